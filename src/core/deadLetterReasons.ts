@@ -1,0 +1,14 @@
+/**
+ * Dead-letter reasons, exactly as operators, alerts and the CLI see them.
+ * The first four are ours; the last two are set by the broker itself.
+ */
+export const DeadLetterReason = {
+  SchemaValidationFailed: 'SchemaValidationFailed',
+  IdempotencyKeyConflict: 'IdempotencyKeyConflict',
+  SequenceConflict: 'SequenceConflict',
+  InvalidTransition: 'InvalidTransition',
+  MaxDeliveryCountExceeded: 'MaxDeliveryCountExceeded',
+  TTLExpiredException: 'TTLExpiredException',
+} as const;
+
+export type DeadLetterReason = (typeof DeadLetterReason)[keyof typeof DeadLetterReason];

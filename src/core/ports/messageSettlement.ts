@@ -1,0 +1,13 @@
+import type { DeadLetterReason } from '../deadLetterReasons.js';
+
+/**
+ * Settles the one message a handler was given. Adapters: the Functions host's settlement actions
+ * (`@azure/functions-extensions-servicebus`) and the in-process host's SDK receiver.
+ * Each message is settled exactly once; the core decides which of the three it is.
+ */
+export interface MessageSettlement {
+  complete(): Promise<void>;
+  /** Hands the message back for redelivery (delivery count + 1). */
+  abandon(): Promise<void>;
+  deadLetter(reason: DeadLetterReason, description: string): Promise<void>;
+}

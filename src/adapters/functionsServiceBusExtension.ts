@@ -1,0 +1,59 @@
+/**
+ * The one place that loads `@azure/functions-extensions-servicebus`. Importing it registers the factory that turns
+ * the host's `AzureServiceBusReceivedMessage` model-binding data into `{ messages, actions }` for triggers declared
+ * with `sdkBinding: true`. Import this module (not the package) from the order processor's registration.
+ */
+import { createRequire } from 'node:module';
+import { FunctionsAdapterError } from './functionsAdapterError.js';
+
+/** The binding source the host sends and the extension registers its factory under. */
+export const serviceBusSdkBindingSource = 'AzureServiceBusReceivedMessage';
+
+/** The extension version whose defects this adapter works around (see `functionsSettlement.ts`). */
+export const supportedExtensionVersion = '0.2.0-preview';
+
+/** The part of `@azure/functions-extensions-base`'s resolver the adapters use. */
+export interface FunctionsResourceFactoryResolver {
+  hasResourceFactory(resourceType: string): boolean;
+  createClient(resourceType: string | null | undefined, modelBindingData: unknown): unknown;
+}
+
+interface ExtensionsBaseModule {
+  ResourceFactoryResolver: { getInstance(): FunctionsResourceFactoryResolver };
+}
+
+const requireHere = createRequire(import.meta.url);
+
+// Loaded with require rather than `import`: the package's typings re-export its raw `.ts` sources, which a static
+// import would drag into our strict compilation (dozens of errors). It is CommonJS, so require is its native form.
+requireHere('@azure/functions-extensions-servicebus');
+
+/**
+ * The resolver of the `@azure/functions-extensions-base` copy that `@azure/functions` itself loads — the copy that
+ * matters: two installed copies made the factory register in the wrong one (bug 1 in the platform notes).
+ */
+export function functionsResourceFactoryResolver(): FunctionsResourceFactoryResolver {
+  const requireFromFunctions = createRequire(requireHere.resolve('@azure/functions'));
+  const base = requireFromFunctions('@azure/functions-extensions-base') as ExtensionsBaseModule;
+  return base.ResourceFactoryResolver.getInstance();
+}
+
+/** The installed extension's version, read from its package.json. */
+export function installedExtensionVersion(): string {
+  const manifest = requireHere('@azure/functions-extensions-servicebus/package.json') as { version?: unknown };
+  return String(manifest.version);
+}
+
+/**
+ * Fails fast at registration time, instead of on the first message, when the SDK binding cannot work: the
+ * factory is missing from the resolver `@azure/functions` uses.
+ */
+export function ensureServiceBusSdkBinding(): void {
+  if (!functionsResourceFactoryResolver().hasResourceFactory(serviceBusSdkBindingSource)) {
+    throw new FunctionsAdapterError(
+      'ExtensionNotRegistered',
+      `Factory for "${serviceBusSdkBindingSource}" is not registered in the @azure/functions-extensions-base copy ` +
+        'used by @azure/functions; check the npm override that pins the extension\'s copy to the same version.',
+    );
+  }
+}

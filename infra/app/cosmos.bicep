@@ -1,0 +1,84 @@
+// Cosmos DB for NoSQL: database `convoy`, container `orders` partitioned on /orderId so an order's inbox
+// records, order document and outbox records share one partition (one transactional batch per entry).
+
+@description('Azure region.')
+param location string
+
+@description('Tags applied to every resource.')
+param tags object
+
+@description('Account name.')
+param name string
+
+@description('Serverless bills per request (no idle cost); Provisioned uses autoscale throughput on the database.')
+@allowed([
+  'Serverless'
+  'Provisioned'
+])
+param capacityMode string = 'Serverless'
+
+@description('Autoscale maximum RU/s for the database when capacityMode is Provisioned.')
+@minValue(1000)
+param autoscaleMaxThroughput int = 1000
+
+@description('Database name (the design fixes it).')
+param databaseName string = 'convoy'
+
+@description('Container name (the design fixes it).')
+param containerName string = 'orders'
+
+resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
+  name: name
+  location: location
+  tags: tags
+  kind: 'GlobalDocumentDB'
+  properties: {
+    databaseAccountOfferType: 'Standard'
+    consistencyPolicy: { defaultConsistencyLevel: 'Session' }
+    locations: [
+      {
+        locationName: location
+        failoverPriority: 0
+        isZoneRedundant: false
+      }
+    ]
+    capabilities: capacityMode == 'Serverless' ? [{ name: 'EnableServerless' }] : []
+    // Entra ID only for data; metadata changes only through ARM (this template), never from the app.
+    disableLocalAuth: true
+    disableKeyBasedMetadataWriteAccess: true
+    minimalTlsVersion: 'Tls12'
+    publicNetworkAccess: 'Enabled'
+  }
+}
+
+resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15' = {
+  parent: account
+  name: databaseName
+  properties: {
+    resource: { id: databaseName }
+    options: capacityMode == 'Serverless' ? {} : { autoscaleSettings: { maxThroughput: autoscaleMaxThroughput } }
+  }
+}
+
+resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+  parent: database
+  name: containerName
+  properties: {
+    resource: {
+      id: containerName
+      partitionKey: {
+        paths: ['/orderId']
+        kind: 'Hash'
+        version: 2
+      }
+      // TTL on, no default expiry: only documents with their own `ttl` (inbox records) expire.
+      defaultTtl: -1
+    }
+  }
+}
+
+output name string = account.name
+output id string = account.id
+output endpoint string = account.properties.documentEndpoint
+output databaseName string = database.name
+output containerName string = container.name

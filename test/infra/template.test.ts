@@ -1,0 +1,291 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BicepRestoreError, compileAndLint, findBicepCompiler } from '../../scripts/infraBuild.js';
+import type { BicepCompiler, InfraBuildResult } from '../../scripts/infraBuild.js';
+import { declaredResources, ofType, single, snapshotMainBicep } from './armTemplate.js';
+import type { ArmTemplate, DeploymentSnapshot } from './armTemplate.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const mainBicep = join(root, 'infra', 'main.bicep');
+const entityFile = JSON.parse(readFileSync(join(root, 'infra', 'servicebus.config.json'), 'utf8')) as {
+  UserConfig: { Namespaces: { Queues: { Name: string; Properties: Record<string, unknown> }[] }[] };
+};
+const entityQueues = entityFile.UserConfig.Namespaces[0]?.Queues ?? [];
+
+function locateCompiler(): BicepCompiler | undefined {
+  try {
+    return findBicepCompiler({ rootDir: root, log: () => undefined });
+  } catch (error) {
+    // A failed NuGet restore skips visibly on a developer machine, but must fail in CI.
+    if (error instanceof BicepRestoreError && !process.env.CI) return undefined;
+    throw error;
+  }
+}
+
+// Resolved at collection time so machines without bicep/az/dotnet report these suites as skipped.
+const compiler = locateCompiler();
+
+const ROLE = {
+  serviceBusDataOwner: '090c5cfd-751d-490a-894a-3ce6f1109419',
+  serviceBusDataReceiver: '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0',
+  serviceBusDataSender: '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39',
+  storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b',
+  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88',
+  storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3',
+  monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb',
+  cosmosDataContributor: '00000000-0000-0000-0000-000000000002',
+} as const;
+
+const USER = '11111111-2222-3333-4444-555555555555';
+
+describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
+  let build: InfraBuildResult;
+  let template: ArmTemplate;
+  let text: string;
+  let outDir: string | undefined;
+
+  beforeAll(() => {
+    outDir = mkdtempSync(join(tmpdir(), 'convoy-arm-'));
+    build = compileAndLint(compiler as BicepCompiler, mainBicep, join(outDir, 'main.json'));
+    text = readFileSync(build.outFile, 'utf8');
+    template = JSON.parse(text) as ArmTemplate;
+  }, 600_000);
+
+  afterAll(() => {
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('compiles and lints with zero warnings', () => {
+    expect(build.diagnostics.filter((d) => d.level !== 'Info')).toEqual([]);
+  });
+
+  it('contains no keys, SAS or secret connection strings', () => {
+    expect(text).not.toMatch(/AccountKey|SharedAccessKey|listKeys|listConnectionStrings|primaryKey|primaryMasterKey/i);
+  });
+
+  it('uses only local modules (nothing fetched from a registry)', () => {
+    const bicepFiles = readdirSync(join(root, 'infra'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.bicep'));
+    expect(bicepFiles.length).toBeGreaterThanOrEqual(9);
+    for (const file of bicepFiles) expect(readFileSync(join(root, 'infra', file), 'utf8'), file).not.toMatch(/'(br|ts)[:/]/);
+    expect(declaredResources(template).filter((d) => d.resource.type === 'Microsoft.Resources/deployments').length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('loops the queues over the entity file and maps each property to its ARM name', () => {
+    const queues = declaredResources(template).filter((d) => d.resource.type === 'Microsoft.ServiceBus/namespaces/queues');
+    expect(queues).toHaveLength(1);
+    const { resource, template: module } = queues[0] as (typeof queues)[number];
+    expect(resource.copy?.count).toBe("[length(variables('queues'))]");
+    // Bicep inlines the loaded file as a variable: it must be the entity file itself, unchanged.
+    const loaded = Object.values(module.variables ?? {}).filter((v) => JSON.stringify(v) === JSON.stringify(entityFile));
+    expect(loaded).toHaveLength(1);
+    const properties = String(resource.properties);
+    for (const [arm, file] of [
+      ['requiresSession', 'RequiresSession'],
+      ['requiresDuplicateDetection', 'RequiresDuplicateDetection'],
+      ['duplicateDetectionHistoryTimeWindow', 'DuplicateDetectionHistoryTimeWindow'],
+      ['lockDuration', 'LockDuration'],
+      ['maxDeliveryCount', 'MaxDeliveryCount'],
+      ['defaultMessageTimeToLive', 'DefaultMessageTimeToLive'],
+      ['deadLetteringOnMessageExpiration', 'DeadLetteringOnMessageExpiration'],
+    ]) {
+      expect(properties).toContain(`'${arm}', variables('queues')[copyIndex()].Properties.${file}`);
+    }
+  });
+
+  it('turns local auth off on Service Bus, Cosmos DB and Application Insights, and shared keys off on storage', () => {
+    const byType = (type: string) => declaredResources(template).filter((d) => d.resource.type === type).map((d) => d.resource.properties ?? {});
+    expect(byType('Microsoft.ServiceBus/namespaces')).toEqual([expect.objectContaining({ disableLocalAuth: true })]);
+    expect(byType('Microsoft.DocumentDB/databaseAccounts')).toEqual([expect.objectContaining({ disableLocalAuth: true })]);
+    expect(byType('Microsoft.Insights/components')).toEqual([expect.objectContaining({ DisableLocalAuth: true })]);
+    expect(byType('Microsoft.Storage/storageAccounts')).toEqual([expect.objectContaining({ allowSharedKeyAccess: false })]);
+  });
+
+  it('runs the function app on Node 22 on a Flex Consumption plan', () => {
+    const site = declaredResources(template).find((d) => d.resource.type === 'Microsoft.Web/sites')?.resource;
+    expect(site?.properties?.functionAppConfig).toMatchObject({ runtime: { name: 'node', version: '22' } });
+    const plan = declaredResources(template).find((d) => d.resource.type === 'Microsoft.Web/serverfarms')?.resource;
+    expect(plan?.sku).toEqual({ name: 'FC1', tier: 'FlexConsumption' });
+  });
+
+  it('assigns the Cosmos DB data role through sqlRoleAssignments, never through Azure RBAC', () => {
+    const sql = declaredResources(template).filter((d) => d.resource.type === 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+    expect(sql.length).toBeGreaterThanOrEqual(1);
+    const armRoles = declaredResources(template).filter((d) => d.resource.type === 'Microsoft.Authorization/roleAssignments');
+    expect(JSON.stringify(armRoles.map((d) => d.resource))).not.toContain(ROLE.cosmosDataContributor);
+  });
+
+  it('exposes the settings the app needs as outputs', () => {
+    expect(Object.keys(template.outputs ?? {})).toEqual(
+      expect.arrayContaining([
+        'AZURE_CLIENT_ID',
+        'AZURE_FUNCTION_APP_NAME',
+        'SERVICEBUS_FULLY_QUALIFIED_NAMESPACE',
+        'COSMOS_ENDPOINT',
+        'COSMOS_DATABASE',
+        'COSMOS_CONTAINER',
+        'APPLICATIONINSIGHTS_CONNECTION_STRING',
+        'ServiceBusConnection__fullyQualifiedNamespace',
+        'CosmosConnection__accountEndpoint',
+      ]),
+    );
+  });
+});
+
+describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated for a deployment (bicep snapshot)', () => {
+  let defaults: DeploymentSnapshot;
+  let alternative: DeploymentSnapshot;
+
+  beforeAll(() => {
+    defaults = snapshotMainBicep(compiler as BicepCompiler, mainBicep, { environmentName: 'ci', location: 'westeurope', principalId: USER, alertEmail: 'ops@example.com' });
+    alternative = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
+      environmentName: 'ci',
+      location: 'westeurope',
+      serviceBusSku: 'Premium',
+      cosmosCapacityMode: 'Provisioned',
+      maxConcurrentSessions: 32,
+    });
+  }, 300_000);
+
+  it('creates exactly the entity file queues, with its names, flags and durations (drift check)', () => {
+    const deployed = ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => ({ name: q.name.split('/').pop(), properties: q.properties }));
+    const expected = entityQueues.map((q) => ({
+      name: q.Name,
+      properties: {
+        requiresSession: q.Properties.RequiresSession,
+        requiresDuplicateDetection: q.Properties.RequiresDuplicateDetection,
+        duplicateDetectionHistoryTimeWindow: q.Properties.DuplicateDetectionHistoryTimeWindow,
+        lockDuration: q.Properties.LockDuration,
+        maxDeliveryCount: q.Properties.MaxDeliveryCount,
+        defaultMessageTimeToLive: q.Properties.DefaultMessageTimeToLive,
+        deadLetteringOnMessageExpiration: q.Properties.DeadLetteringOnMessageExpiration,
+        ...(q.Properties.ForwardTo ? { forwardTo: q.Properties.ForwardTo } : {}),
+        ...(q.Properties.ForwardDeadLetteredMessagesTo ? { forwardDeadLetteredMessagesTo: q.Properties.ForwardDeadLetteredMessagesTo } : {}),
+      },
+    }));
+    expect(deployed).toEqual(expected);
+  });
+
+  it('matches the design: ledger deduplicated without sessions, orders and order-events with sessions', () => {
+    const flags = Object.fromEntries(
+      ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => [q.name.split('/').pop(), [q.properties?.requiresSession, q.properties?.requiresDuplicateDetection]]),
+    );
+    expect(flags).toEqual({ ledger: [false, true], orders: [true, true], 'order-events': [true, true] });
+  });
+
+  it('references only queues that exist in the entity file (role scopes and dead-letter alerts)', () => {
+    const names = new Set(entityQueues.map((q) => q.Name));
+    const referenced = [
+      ...ofType(defaults, 'Microsoft.Authorization/roleAssignments').flatMap((r) => [...r.id.matchAll(/\/queues\/([^/',]+)/g)].map((m) => m[1])),
+      ...ofType(defaults, 'Microsoft.Insights/metricAlerts').flatMap((a) => JSON.stringify(a.properties).match(/"EntityName","operator":"Include","values":\["([^"]+)"/)?.slice(1) ?? []),
+    ];
+    expect(referenced.length).toBeGreaterThan(0);
+    for (const name of referenced) expect(names).toContain(name);
+  });
+
+  it('grants least-privilege roles: per-queue send/receive, host storage, telemetry, and data owner only to the user', () => {
+    const rows = ofType(defaults, 'Microsoft.Authorization/roleAssignments').map((r) => {
+      const scope = /extensionResourceId\('([^']+)'/.exec(r.id)?.[1] ?? r.id.replace(/\/providers\/Microsoft\.Authorization\/roleAssignments\/.*$/, '');
+      const principal = String(r.properties?.principalId).includes('userAssignedIdentities') ? 'app' : String(r.properties?.principalId);
+      const role = String(r.properties?.roleDefinitionId).split('/').pop();
+      return `${principal} ${role} ${scope.split('/providers/').pop()}`;
+    });
+    expect(rows.sort()).toEqual(expectedRoleRows(defaults));
+  });
+
+  it('assigns the Cosmos DB Built-in Data Contributor on the convoy database to the app and the user', () => {
+    const assignments = ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+    expect(assignments).toHaveLength(2);
+    for (const a of assignments) {
+      expect(a.properties?.roleDefinitionId).toMatch(/\/sqlRoleDefinitions\/00000000-0000-0000-0000-000000000002$/);
+      expect(a.properties?.scope).toMatch(/\/databaseAccounts\/[^/]+\/dbs\/convoy$/);
+    }
+    expect(assignments.map((a) => a.properties?.principalId)).toContain(USER);
+  });
+
+  it('grants nothing to a user when principalId is empty', () => {
+    const principals = [...ofType(alternative, 'Microsoft.Authorization/roleAssignments'), ...ofType(alternative, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments')].map((r) =>
+      String(r.properties?.principalId),
+    );
+    expect(principals.every((p) => p.includes('userAssignedIdentities'))).toBe(true);
+  });
+
+  it('sets the identity-based app settings and host.json tuning, with no secrets', () => {
+    const settings = single(defaults, 'Microsoft.Web/sites/config').properties ?? {};
+    expect(settings).toMatchObject({
+      AzureWebJobsStorage__credential: 'managedidentity',
+      ServiceBusConnection__credential: 'managedidentity',
+      CosmosConnection__credential: 'managedidentity',
+      COSMOS_DATABASE: 'convoy',
+      COSMOS_CONTAINER: 'orders',
+      AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentSessions: '8',
+    });
+    for (const key of [
+      'AzureWebJobsStorage__clientId',
+      'AzureWebJobsStorage__blobServiceUri',
+      'AzureWebJobsStorage__queueServiceUri',
+      'AzureWebJobsStorage__tableServiceUri',
+      'ServiceBusConnection__fullyQualifiedNamespace',
+      'ServiceBusConnection__clientId',
+      'CosmosConnection__accountEndpoint',
+      'CosmosConnection__clientId',
+      'AZURE_CLIENT_ID',
+      'APPLICATIONINSIGHTS_CONNECTION_STRING',
+    ]) {
+      expect(settings, key).toHaveProperty(key);
+    }
+    expect(String(settings.APPLICATIONINSIGHTS_AUTHENTICATION_STRING)).toMatch(/^\[format\('Authorization=AAD;ClientId=\{0\}', reference\(.*userAssignedIdentities/);
+    expect(single(alternative, 'Microsoft.Web/sites/config').properties).toMatchObject({ AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentSessions: '32' });
+  });
+
+  it('defaults to Standard Service Bus and serverless Cosmos DB; Premium and provisioned are parameters', () => {
+    expect(single(defaults, 'Microsoft.ServiceBus/namespaces').sku).toMatchObject({ name: 'Standard', tier: 'Standard' });
+    expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts').properties?.capabilities).toEqual([{ name: 'EnableServerless' }]);
+    expect(single(alternative, 'Microsoft.ServiceBus/namespaces').sku).toMatchObject({ name: 'Premium', tier: 'Premium', capacity: 1 });
+    expect(single(alternative, 'Microsoft.DocumentDB/databaseAccounts').properties?.capabilities).toEqual([]);
+    expect(single(alternative, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases').properties).toMatchObject({ options: { autoscaleSettings: { maxThroughput: 1000 } } });
+  });
+
+  it('creates the orders container partitioned on /orderId with TTL enabled', () => {
+    expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers').properties).toMatchObject({
+      resource: { id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 },
+    });
+  });
+
+  it('alerts on dead letters in ledger and orders and on every app alert event', () => {
+    const metric = ofType(defaults, 'Microsoft.Insights/metricAlerts');
+    expect(metric.map((m) => JSON.stringify(m.properties))).toEqual([
+      expect.stringMatching(/"metricName":"DeadletteredMessages".*"values":\["ledger"\].*"operator":"GreaterThan","threshold":0/),
+      expect.stringMatching(/"metricName":"DeadletteredMessages".*"values":\["orders"\].*"operator":"GreaterThan","threshold":0/),
+    ]);
+    const query = JSON.stringify(single(defaults, 'Microsoft.Insights/scheduledQueryRules').properties);
+    for (const event of ['GapTooOld', 'IdempotencyKeyConflict', 'SequenceConflict', 'ParkedEntryRejected', 'OutboxFailed']) expect(query).toContain(event);
+  });
+
+  it('sends alerts to the e-mail parameter, and creates no e-mail receiver when it is empty', () => {
+    expect(single(defaults, 'Microsoft.Insights/actionGroups').properties?.emailReceivers).toEqual([expect.objectContaining({ emailAddress: 'ops@example.com' })]);
+    expect(single(alternative, 'Microsoft.Insights/actionGroups').properties?.emailReceivers).toEqual([]);
+  });
+});
+
+function expectedRoleRows(snapshot: DeploymentSnapshot): string[] {
+  const nameOf = (type: string): string => `${type}/${single(snapshot, type).name}`;
+  const namespace = nameOf('Microsoft.ServiceBus/namespaces');
+  const storage = nameOf('Microsoft.Storage/storageAccounts');
+  const insights = nameOf('Microsoft.Insights/components');
+  return [
+    `app ${ROLE.serviceBusDataReceiver} ${namespace}/queues/ledger`,
+    `app ${ROLE.serviceBusDataSender} ${namespace}/queues/ledger`,
+    `app ${ROLE.serviceBusDataReceiver} ${namespace}/queues/orders`,
+    `app ${ROLE.serviceBusDataSender} ${namespace}/queues/orders`,
+    `app ${ROLE.serviceBusDataSender} ${namespace}/queues/order-events`,
+    `app ${ROLE.storageBlobDataOwner} ${storage}`,
+    `app ${ROLE.storageQueueDataContributor} ${storage}`,
+    `app ${ROLE.storageTableDataContributor} ${storage}`,
+    `app ${ROLE.monitoringMetricsPublisher} ${insights}`,
+    `${USER} ${ROLE.serviceBusDataOwner} ${namespace}`,
+    `${USER} ${ROLE.monitoringMetricsPublisher} ${insights}`,
+  ].sort();
+}
+

@@ -1,0 +1,43 @@
+import { badRequest, crossPartitionQueryNeedsPlan } from '../errors/errorFactory.js';
+import type { Reply } from '../http/reply.js';
+import { json } from '../http/reply.js';
+import type { RequestContext } from '../http/requestContext.js';
+import { header } from '../http/requestContext.js';
+import { runQuery, shapeOfText } from '../query/queryEngine.js';
+import { buildQueryPlan } from '../query/queryPlan.js';
+import { needsQueryPlan } from '../query/queryShape.js';
+import type { AccountStore } from '../store/accountStore.js';
+import { partitionKeyFromHeader } from '../store/partitionKey.js';
+import type { ContainerRef } from './documents.js';
+import { sessionToken } from './documents.js';
+import { pageSize, querySpec } from './feed.js';
+
+/** `POST .../docs` with `x-ms-cosmos-is-query-plan-request`: the plan the SDK's pipeline follows. */
+export function queryPlan(ctx: RequestContext, ref: ContainerRef, store: AccountStore): Reply {
+  store.container(ref.db, ref.coll);
+  const spec = querySpec(ctx);
+  if (typeof spec.query !== 'string') throw badRequest('The query text is missing.');
+  return json(200, buildQueryPlan(spec.query));
+}
+
+/**
+ * `POST .../docs` with `x-ms-documentdb-isquery`. With a partition key header the query sees only that
+ * partition. Without one (and without a partition key range id, which the SDK adds once it follows a
+ * plan) ORDER BY / TOP / VALUE-aggregate queries are refused with substatus 1004 and the plan attached,
+ * exactly the signal the SDK waits for before switching to its cross-partition pipeline.
+ */
+export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: AccountStore): Reply {
+  const state = store.container(ref.db, ref.coll);
+  const spec = querySpec(ctx);
+  if (typeof spec.query !== 'string') throw badRequest('The query text is missing.');
+  const pk = partitionKeyFromHeader(header(ctx, 'x-ms-documentdb-partitionkey'), state.res.partitionKey);
+  const targetsRange = header(ctx, 'x-ms-documentdb-partitionkeyrangeid') !== undefined || header(ctx, 'x-ms-start-epk') !== undefined;
+  if (pk === undefined && !targetsRange && needsQueryPlan(shapeOfText(spec.query))) {
+    throw crossPartitionQueryNeedsPlan(JSON.stringify(buildQueryPlan(spec.query)));
+  }
+  const docs = store.documents(ref.db, ref.coll, pk).map((d) => d.body);
+  const page = runQuery(spec, docs, { maxItemCount: pageSize(ctx), continuation: header(ctx, 'x-ms-continuation') });
+  const headers: Record<string, string | number> = { 'x-ms-item-count': page.items.length, 'x-ms-session-token': sessionToken(store) };
+  if (page.continuation !== undefined) headers['x-ms-continuation'] = page.continuation;
+  return json(200, { _rid: state.res._rid, Documents: page.items, _count: page.items.length }, headers);
+}

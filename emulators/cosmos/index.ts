@@ -1,0 +1,96 @@
+import type { AddressInfo } from 'node:net';
+import { RequestCounters } from './counters.js';
+import type { CounterSnapshot } from './counters.js';
+import { FaultInjector } from './faults.js';
+import type { FaultRuleInput } from './faults.js';
+import { EMULATOR_KEY } from './http/auth.js';
+import { createEmulatorServer } from './http/server.js';
+import { AccountStore } from './store/accountStore.js';
+
+export { EMULATOR_KEY } from './http/auth.js';
+export { FaultInjector } from './faults.js';
+export type { FaultRule, FaultRuleInput } from './faults.js';
+export type { CounterSnapshot } from './counters.js';
+export { OperationKind } from './operations.js';
+
+/** Options for {@link start}. */
+export interface StartOptions {
+  /** Port to listen on; 0 picks a free one. @default 8081 */
+  port?: number;
+  /** Interface to bind. @default '127.0.0.1' */
+  host?: string;
+  /** Directory for the durable write-ahead log; in memory when unset. @default undefined */
+  dataDir?: string;
+  /**
+   * Serve HTTPS with a generated self-signed certificate. Not supported yet: generating an X.509
+   * certificate needs a library that is not installed, so `true` is rejected. @default false
+   */
+  https?: boolean;
+  /** Fault rules active from the start. @default [] */
+  faults?: FaultRuleInput[];
+  /** How often expired documents are swept from memory, in ms (reads check expiry anyway). @default 1000 */
+  ttlSweepIntervalMs?: number;
+  /** Receives unexpected errors (500s). @default undefined (ignored) */
+  onError?: (error: unknown) => void;
+}
+
+/** A running emulator. */
+export interface CosmosEmulator {
+  /** `http://host:port/`. */
+  endpoint: string;
+  /** The account key (the well-known emulator key). */
+  key: string;
+  /** `AccountEndpoint=...;AccountKey=...;` for `CosmosClient`/app settings. */
+  connectionString: string;
+  /** The port actually bound. */
+  port: number;
+  /** Fault injection handle (also reachable at `/_emulator/faults`). */
+  faults: FaultInjector;
+  /** Request counts per operation kind (also `GET /_emulator/counters`). */
+  counters(): CounterSnapshot;
+  /** Sets the counters back to zero. */
+  resetCounters(): void;
+  /** Stops listening, closes connections and flushes the log. */
+  close(): Promise<void>;
+}
+
+/** Starts a Cosmos DB NoSQL emulator in this process. */
+export async function start(options: StartOptions = {}): Promise<CosmosEmulator> {
+  if (options.https === true) {
+    throw new Error('HTTPS is not supported by this emulator build: no X.509 certificate generator is installed.');
+  }
+  const host = options.host ?? '127.0.0.1';
+  const store = await AccountStore.open(options.dataDir);
+  const counters = new RequestCounters();
+  const faults = new FaultInjector();
+  for (const rule of options.faults ?? []) faults.add(rule);
+  const server = createEmulatorServer({ store, key: EMULATOR_KEY, counters, faults, onError: options.onError });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8081, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const sweep = setInterval(() => store.sweepExpired(), options.ttlSweepIntervalMs ?? 1000);
+  sweep.unref();
+  const port = (server.address() as AddressInfo).port;
+  const endpoint = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+  return {
+    endpoint,
+    key: EMULATOR_KEY,
+    connectionString: `AccountEndpoint=${endpoint};AccountKey=${EMULATOR_KEY};`,
+    port,
+    faults,
+    counters: () => counters.snapshot(),
+    resetCounters: () => counters.reset(),
+    close: async () => {
+      clearInterval(sweep);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await store.close();
+    },
+  };
+}

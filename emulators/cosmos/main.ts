@@ -1,0 +1,47 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { start } from './index.js';
+
+/*
+ * CLI: `npm run emulator:cosmos -- --port 8081 [--host 127.0.0.1] [--data-dir ./.cosmos]`.
+ * Fault rules can be added at run time with `POST /_emulator/faults`.
+ */
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be 0-65535');
+  return port;
+}
+
+const program = new Command()
+  .name('emulator:cosmos')
+  .description('Cosmos DB NoSQL emulator (HTTP) for the @azure/cosmos SDK')
+  .option('--port <port>', 'port to listen on (0 = any free port)', parsePort, 8081)
+  .option('--host <host>', 'interface to bind', '127.0.0.1')
+  .option('--data-dir <dir>', 'keep data durably in this directory (in memory otherwise)')
+  .parse();
+
+const options = program.opts<{ port: number; host: string; dataDir?: string }>();
+const emulator = await start({
+  port: options.port,
+  host: options.host,
+  dataDir: options.dataDir,
+  onError: (error) => console.error('cosmos emulator: unexpected error', error),
+});
+console.log(`Cosmos DB emulator listening on ${emulator.endpoint}`);
+console.log(`Connection string: ${emulator.connectionString}`);
+if (options.dataDir !== undefined) console.log(`Durable data in ${options.dataDir}`);
+
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Operation kinds the emulator counts and can inject faults into. Document-level kinds use the SDK's
+ * operation names; metadata kinds are prefixed with their resource.
+ */
+export const OperationKind = {
+  Account: 'account',
+  DatabaseCreate: 'database.create',
+  DatabaseRead: 'database.read',
+  DatabaseList: 'database.list',
+  DatabaseDelete: 'database.delete',
+  ContainerCreate: 'container.create',
+  ContainerRead: 'container.read',
+  ContainerList: 'container.list',
+  ContainerReplace: 'container.replace',
+  ContainerDelete: 'container.delete',
+  PartitionKeyRanges: 'pkranges',
+  Create: 'create',
+  Read: 'read',
+  Replace: 'replace',
+  Upsert: 'upsert',
+  Delete: 'delete',
+  Patch: 'patch',
+  Batch: 'batch',
+  Query: 'query',
+  QueryPlan: 'queryPlan',
+  ReadFeed: 'readFeed',
+  Unknown: 'unknown',
+} as const;
+
+/** One of {@link OperationKind}. */
+export type OperationKind = (typeof OperationKind)[keyof typeof OperationKind];

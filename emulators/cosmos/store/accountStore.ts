@@ -1,0 +1,316 @@
+import { isCosmosError } from '../errors/cosmosError.js';
+import { badRequest, conflict, failedDependency, notFound, serviceUnavailable } from '../errors/errorFactory.js';
+import type { CosmosError } from '../errors/cosmosError.js';
+import { AppendLog } from './appendLog.js';
+import type { LogRecord } from './appendLog.js';
+import { PartitionTransaction } from './documentOps.js';
+import type { DocumentOperation, OperationOutcome } from './documentOps.js';
+import { KeyedMutex } from './keyedMutex.js';
+import { documentRid, epochSeconds, newContainerRid, newDatabaseRid, newEtag } from './resources.js';
+import { isExpired } from './ttl.js';
+import type { ContainerResource, DatabaseResource, JsonObject, StoredDocument } from './types.js';
+
+/** A container with its documents, grouped by partition. */
+export interface ContainerState {
+  res: ContainerResource;
+  partitions: Map<string, Map<string, StoredDocument>>;
+  sequence: number;
+}
+
+interface DatabaseState {
+  res: DatabaseResource;
+  containers: Map<string, ContainerState>;
+}
+
+/** Per-operation result of {@link AccountStore.execute}: an outcome or the error it failed with. */
+export type OperationResult = { ok: true; outcome: OperationOutcome } | { ok: false; error: CosmosError };
+
+const DEFAULT_INDEXING_POLICY = {
+  indexingMode: 'consistent',
+  automatic: true,
+  includedPaths: [{ path: '/*' }],
+  excludedPaths: [{ path: '/"_etag"/?' }],
+};
+
+/**
+ * All state of the emulated account. Metadata changes and each partition's writes are serialised with
+ * a {@link KeyedMutex}; a write is staged, made durable (when a data dir is set) and only then applied
+ * to memory, so readers never see a change that was not acknowledged.
+ */
+export class AccountStore {
+  private readonly databases = new Map<string, DatabaseState>();
+  private readonly mutex = new KeyedMutex();
+  private lsn = 0;
+
+  private constructor(private readonly log: AppendLog | undefined) {}
+
+  /** Opens a store, replaying and compacting the log in `dataDir` when given. */
+  static async open(dataDir?: string): Promise<AccountStore> {
+    if (dataDir === undefined) return new AccountStore(undefined);
+    const { log, records } = await AppendLog.open(dataDir);
+    const store = new AccountStore(log);
+    for (const record of records) store.replay(record);
+    await log.compact(store.snapshot());
+    return store;
+  }
+
+  /** Session LSN, advanced by every committed write. */
+  get currentLsn(): number {
+    return this.lsn;
+  }
+
+  // ---- databases -------------------------------------------------------------------------------
+
+  listDatabases(): DatabaseResource[] {
+    return [...this.databases.values()].map((d) => d.res);
+  }
+
+  getDatabase(id: string): DatabaseResource {
+    return this.database(id).res;
+  }
+
+  async createDatabase(body: JsonObject): Promise<DatabaseResource> {
+    const id = requireId(body);
+    return this.mutex.run('meta', async () => {
+      if (this.databases.has(id)) throw conflict('Database');
+      const rid = newDatabaseRid();
+      const res: DatabaseResource = { ...body, id, _rid: rid, _self: `dbs/${rid}/`, _etag: newEtag(), _ts: epochSeconds(Date.now()), _colls: 'colls/', _users: 'users/' };
+      await this.persist({ k: 'db', res });
+      this.replay({ k: 'db', res });
+      return res;
+    });
+  }
+
+  async deleteDatabase(id: string): Promise<void> {
+    await this.mutex.run('meta', async () => {
+      this.database(id);
+      await this.persist({ k: 'dbdel', id });
+      this.replay({ k: 'dbdel', id });
+    });
+  }
+
+  // ---- containers ------------------------------------------------------------------------------
+
+  listContainers(dbId: string): ContainerResource[] {
+    return [...this.database(dbId).containers.values()].map((c) => c.res);
+  }
+
+  /** The container's state. @throws 404 when the database or container does not exist. */
+  container(dbId: string, collId: string): ContainerState {
+    const state = this.database(dbId).containers.get(collId);
+    if (state === undefined) throw notFound('Container');
+    return state;
+  }
+
+  async createContainer(dbId: string, body: JsonObject): Promise<ContainerResource> {
+    const id = requireId(body);
+    return this.mutex.run('meta', async () => {
+      const db = this.database(dbId);
+      if (db.containers.has(id)) throw conflict('Container');
+      const rid = newContainerRid(db.res._rid);
+      const res = this.containerResource(body, id, rid, db.res);
+      await this.persist({ k: 'coll', db: dbId, res });
+      this.replay({ k: 'coll', db: dbId, res });
+      return res;
+    });
+  }
+
+  async replaceContainer(dbId: string, collId: string, body: JsonObject): Promise<ContainerResource> {
+    return this.mutex.run('meta', async () => {
+      const current = this.container(dbId, collId).res;
+      if (requireId(body) !== collId) throw badRequest('The container id cannot be changed.');
+      const pk = body['partitionKey'] as { paths?: unknown } | undefined;
+      if (pk !== undefined && JSON.stringify(pk.paths) !== JSON.stringify(current.partitionKey.paths)) {
+        throw badRequest('The partition key of a container cannot be changed.');
+      }
+      const res = this.containerResource({ ...body, partitionKey: current.partitionKey }, collId, current._rid, this.database(dbId).res);
+      await this.persist({ k: 'coll', db: dbId, res });
+      this.replay({ k: 'coll', db: dbId, res });
+      return res;
+    });
+  }
+
+  async deleteContainer(dbId: string, collId: string): Promise<void> {
+    await this.mutex.run('meta', async () => {
+      this.container(dbId, collId);
+      await this.persist({ k: 'colldel', db: dbId, id: collId });
+      this.replay({ k: 'colldel', db: dbId, id: collId });
+    });
+  }
+
+  // ---- documents -------------------------------------------------------------------------------
+
+  /**
+   * Runs operations on one partition as one transaction. With `atomic`, the first failure rolls the
+   * whole set back: that operation reports its error and every other one a 424.
+   */
+  async execute(dbId: string, collId: string, pk: string, ops: DocumentOperation[]): Promise<OperationResult[]> {
+    const state = this.container(dbId, collId);
+    return this.mutex.run(`${dbId}\u0000${collId}\u0000${pk}`, async () => {
+      const live = this.container(dbId, collId);
+      if (live !== state) throw notFound('Container');
+      const documents = state.partitions.get(pk) ?? new Map<string, StoredDocument>();
+      const txn = new PartitionTransaction({
+        container: state.res,
+        documents,
+        pk,
+        now: Date.now(),
+        newRid: () => documentRid(state.res._rid, ++state.sequence),
+      });
+      const results: OperationResult[] = [];
+      for (const op of ops) {
+        try {
+          results.push({ ok: true, outcome: txn.apply(op) });
+        } catch (error) {
+          if (!isCosmosError(error)) throw error;
+          return ops.map((_, i) => (i === results.length ? { ok: false as const, error } : { ok: false as const, error: failedDependency() }));
+        }
+      }
+      if (txn.dirty) {
+        const record: LogRecord = { k: 'docs', db: dbId, coll: collId, puts: txn.puts, dels: txn.dels.map((id) => ({ pk, id })) };
+        await this.persist(record);
+        this.replay(record);
+      }
+      return results;
+    });
+  }
+
+  /** Live documents of one partition, or of the whole container when `pk` is undefined. */
+  documents(dbId: string, collId: string, pk?: string): StoredDocument[] {
+    const state = this.container(dbId, collId);
+    const now = Date.now();
+    const partitions = pk === undefined ? [...state.partitions.values()] : [state.partitions.get(pk) ?? new Map()];
+    const out: StoredDocument[] = [];
+    for (const partition of partitions) {
+      for (const doc of partition.values()) if (!isExpired(doc, state.res, now)) out.push(doc);
+    }
+    return out;
+  }
+
+  /** Drops expired documents from memory (their expiry is derived from durable data, so no log write). */
+  sweepExpired(now = Date.now()): number {
+    let removed = 0;
+    for (const db of this.databases.values()) {
+      for (const state of db.containers.values()) {
+        if (state.res.defaultTtl === undefined) continue;
+        for (const partition of state.partitions.values()) {
+          for (const [id, doc] of partition) {
+            if (isExpired(doc, state.res, now)) {
+              partition.delete(id);
+              removed += 1;
+            }
+          }
+        }
+      }
+    }
+    return removed;
+  }
+
+  /** Waits for pending durable writes and closes the log. */
+  async close(): Promise<void> {
+    await this.log?.close();
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private database(id: string): DatabaseState {
+    const db = this.databases.get(id);
+    if (db === undefined) throw notFound('Database');
+    return db;
+  }
+
+  private containerResource(body: JsonObject, id: string, rid: string, db: DatabaseResource): ContainerResource {
+    const pk = (body['partitionKey'] as ContainerResource['partitionKey'] | undefined) ?? { paths: ['/_partitionKey'], kind: 'Hash' };
+    if (!Array.isArray(pk.paths) || pk.paths.length === 0 || pk.paths.some((p) => typeof p !== 'string' || !p.startsWith('/'))) {
+      throw badRequest('The partition key definition is invalid.');
+    }
+    const ttl = body['defaultTtl'];
+    if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl === 0 || ttl < -1)) {
+      throw badRequest('The value of defaultTtl must be -1 or a positive integer.');
+    }
+    const res: ContainerResource = {
+      ...body,
+      id,
+      partitionKey: { kind: 'Hash', version: 2, ...pk },
+      indexingPolicy: (body['indexingPolicy'] as JsonObject | undefined) ?? DEFAULT_INDEXING_POLICY,
+      _rid: rid,
+      _self: `${db._self}colls/${rid}/`,
+      _etag: newEtag(),
+      _ts: epochSeconds(Date.now()),
+      _docs: 'docs/',
+      _sprocs: 'sprocs/',
+      _triggers: 'triggers/',
+      _udfs: 'udfs/',
+      _conflicts: 'conflicts/',
+    };
+    if (ttl === null || ttl === undefined) delete res.defaultTtl;
+    return res;
+  }
+
+  private async persist(record: LogRecord): Promise<void> {
+    if (this.log === undefined) return;
+    try {
+      await this.log.append(record);
+    } catch (error) {
+      throw Object.assign(serviceUnavailable('The durable write failed; the change was not applied.'), { cause: error });
+    }
+  }
+
+  /** Applies a record to memory (used for live commits and for log replay alike). */
+  private replay(record: LogRecord): void {
+    this.lsn += 1;
+    switch (record.k) {
+      case 'db':
+        this.databases.set(record.res.id, { res: record.res, containers: this.databases.get(record.res.id)?.containers ?? new Map() });
+        return;
+      case 'dbdel':
+        this.databases.delete(record.id);
+        return;
+      case 'coll': {
+        const db = this.databases.get(record.db);
+        const existing = db?.containers.get(record.res.id);
+        if (existing) existing.res = record.res;
+        else db?.containers.set(record.res.id, { res: record.res, partitions: new Map(), sequence: 0 });
+        return;
+      }
+      case 'colldel':
+        this.databases.get(record.db)?.containers.delete(record.id);
+        return;
+      case 'docs': {
+        const state = this.databases.get(record.db)?.containers.get(record.coll);
+        if (state === undefined) return;
+        for (const doc of record.puts) {
+          let partition = state.partitions.get(doc.pk);
+          if (partition === undefined) state.partitions.set(doc.pk, (partition = new Map()));
+          partition.set(doc.body.id, doc);
+          state.sequence = Math.max(state.sequence, ridSequence(doc.body._rid));
+        }
+        for (const { pk, id } of record.dels) state.partitions.get(pk)?.delete(id);
+      }
+    }
+  }
+
+  private snapshot(): LogRecord[] {
+    const records: LogRecord[] = [];
+    for (const [dbId, db] of this.databases) {
+      records.push({ k: 'db', res: db.res });
+      for (const [collId, state] of db.containers) {
+        records.push({ k: 'coll', db: dbId, res: state.res });
+        const puts = [...state.partitions.values()].flatMap((p) => [...p.values()]).filter((d) => !isExpired(d, state.res, Date.now()));
+        if (puts.length > 0) records.push({ k: 'docs', db: dbId, coll: collId, puts, dels: [] });
+      }
+    }
+    return records;
+  }
+}
+
+function requireId(body: JsonObject): string {
+  const id = body['id'];
+  if (typeof id !== 'string' || id === '' || /[/\\?#]/.test(id)) throw badRequest("The input content is invalid because the required property 'id' is missing or invalid.");
+  return id;
+}
+
+function ridSequence(rid: string): number {
+  const bytes = Buffer.from(rid.replace(/-/g, '/'), 'base64');
+  return bytes.length >= 16 ? Number(bytes.readBigUInt64LE(8)) : 0;
+}

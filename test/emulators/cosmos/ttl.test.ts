@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness } from './harness.js';
+import type { Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ ttlSweepIntervalMs: 200 });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('time to live', () => {
+  it('expires items with their own ttl under defaultTtl -1, keeps the rest, in reads and queries', async () => {
+    const c = await h.container({ defaultTtl: -1 });
+    await c.items.create({ id: 'inbox', orderId: 't-1', ttl: 1 });
+    await c.items.create({ id: 'state', orderId: 't-1' });
+    await c.items.create({ id: 'forever', orderId: 't-1', ttl: -1 });
+    expect((await c.item('inbox', 't-1').read()).statusCode).toBe(200);
+    await sleep(1_100);
+    expect((await c.item('inbox', 't-1').read()).statusCode).toBe(404);
+    const { resources } = await c.items.query('SELECT VALUE c.id FROM c', { partitionKey: 't-1' }).fetchAll();
+    expect(resources.sort()).toEqual(['forever', 'state']);
+    const cross = await c.items.query('SELECT VALUE COUNT(1) FROM c').fetchAll();
+    expect(cross.resources).toEqual([2]);
+    // An expired id is free again.
+    expect((await c.items.create({ id: 'inbox', orderId: 't-1' })).statusCode).toBe(201);
+  });
+
+  it('applies a positive defaultTtl to items without ttl; item ttl -1 overrides it', async () => {
+    const c = await h.container({ defaultTtl: 1 });
+    await c.items.create({ id: 'short', orderId: 't-2' });
+    await c.items.create({ id: 'pinned', orderId: 't-2', ttl: -1 });
+    await sleep(1_100);
+    expect((await c.item('short', 't-2').read()).statusCode).toBe(404);
+    expect((await c.item('pinned', 't-2').read()).statusCode).toBe(200);
+  });
+
+  it('ignores item ttl when the container has no defaultTtl', async () => {
+    const c = await h.container();
+    await c.items.create({ id: 'stays', orderId: 't-3', ttl: 1 });
+    await sleep(1_100);
+    expect((await c.item('stays', 't-3').read()).statusCode).toBe(200);
+  });
+});

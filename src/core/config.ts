@@ -1,0 +1,162 @@
+import { ConfigError } from './errors.js';
+import { parseIsoDuration } from './duration.js';
+
+/** Queue properties that bound how long Service Bus may still deliver a message. */
+export interface QueueDeliveryWindow {
+  /** `LockDuration`. @default PT1M */
+  lockDurationMs: number;
+  /** `MaxDeliveryCount`. @default 10 */
+  maxDeliveryCount: number;
+  /** `DefaultMessageTimeToLive`. @default P14D */
+  messageTtlMs: number;
+}
+
+/** Settings of the core, resolved once at the entry point by {@link resolveCoreConfig}. */
+export interface CoreConfig {
+  /** Inbox consumer name (prefix of inbox record ids). Env `INBOX_CONSUMER_NAME`. @default 'order-processor' */
+  consumerName: string;
+  /** Time spent retrying transient store failures of one step before abandoning (rule 8). Env `TRANSIENT_RETRY_BUDGET` (ms or ISO). @default 30000 */
+  transientRetryBudgetMs: number;
+  /** First backoff delay. Env `TRANSIENT_RETRY_BASE_DELAY` (ms or ISO). @default 100 */
+  retryBaseDelayMs: number;
+  /** Largest backoff delay. Env `TRANSIENT_RETRY_MAX_DELAY` (ms or ISO). @default 5000 */
+  retryMaxDelayMs: number;
+  /** Age of a gap that raises `GapTooOld`. Env `GAP_ALERT_AGE`. @default PT15M */
+  gapAlertAgeMs: number;
+  /** The `orders` queue's delivery window. Env `ORDERS_LOCK_DURATION`, `ORDERS_MAX_DELIVERY_COUNT`, `ORDERS_MESSAGE_TTL`. */
+  ordersQueue: Readonly<QueueDeliveryWindow>;
+  /** Extra inbox life for operators resubmitting dead letters. Env `INBOX_RESUBMISSION_MARGIN`. @default P7D */
+  resubmissionMarginMs: number;
+  /** Inbox record TTL in seconds. Env `INBOX_TTL` (seconds or ISO) overrides the formula. @default inboxTtlSeconds(ordersQueue, resubmissionMarginMs) */
+  inboxTtlSeconds: number;
+  /** How long an outbox dispatcher holds a claimed record. Env `OUTBOX_LEASE`. @default PT1M */
+  outboxLeaseMs: number;
+  /** Dispatch attempts before an outbox record is marked failed and `OutboxFailed` is raised. Env `OUTBOX_MAX_ATTEMPTS`. @default 10 */
+  outboxMaxAttempts: number;
+}
+
+/** Defaults of {@link CoreConfig}, in milliseconds where a duration. */
+export const CORE_DEFAULTS = {
+  consumerName: 'order-processor',
+  transientRetryBudgetMs: 30_000,
+  retryBaseDelayMs: 100,
+  retryMaxDelayMs: 5_000,
+  gapAlertAgeMs: 15 * 60_000,
+  lockDurationMs: 60_000,
+  maxDeliveryCount: 10,
+  messageTtlMs: 14 * 86_400_000,
+  resubmissionMarginMs: 7 * 86_400_000,
+  outboxLeaseMs: 60_000,
+  outboxMaxAttempts: 10,
+} as const;
+
+/**
+ * Inbox record TTL in seconds, rounded up:
+ *
+ *     ttl = lockDuration × maxDeliveryCount + messageTtl + resubmissionMargin
+ *
+ * A message can be redelivered while it is alive on the queue (its TTL) and, in the worst case, each of its
+ * `maxDeliveryCount` deliveries holds the lock to the end; after that it is dead-lettered, and an operator may
+ * resubmit it within the margin. Until then its inbox record must still exist, or a late copy would not be
+ * recognised as seen (rule 4 then still catches applied sequences via the order's history). With the
+ * production queue (PT1M, 10, P14D) and the default margin P7D: 21 days 10 minutes.
+ */
+export function inboxTtlSeconds(queue: QueueDeliveryWindow, resubmissionMarginMs: number): number {
+  const ms = queue.lockDurationMs * queue.maxDeliveryCount + queue.messageTtlMs + resubmissionMarginMs;
+  return Math.ceil(ms / 1000);
+}
+
+/** Environment-like input: `process.env`, or a record built from CLI flags. */
+export type SettingsSource = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Resolves the core's settings from an environment-like record into a frozen {@link CoreConfig}. Durations
+ * accept ISO 8601 (`PT30S`) or, where noted, plain milliseconds. Throws a `ConfigError` (code
+ * `ConfigInvalid`) naming the first unreadable setting.
+ */
+export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig> {
+  const ordersQueue = Object.freeze({
+    lockDurationMs: isoDuration(env, 'ORDERS_LOCK_DURATION', CORE_DEFAULTS.lockDurationMs),
+    maxDeliveryCount: positiveInteger(env, 'ORDERS_MAX_DELIVERY_COUNT', CORE_DEFAULTS.maxDeliveryCount),
+    messageTtlMs: isoDuration(env, 'ORDERS_MESSAGE_TTL', CORE_DEFAULTS.messageTtlMs),
+  });
+  const resubmissionMarginMs = isoDuration(env, 'INBOX_RESUBMISSION_MARGIN', CORE_DEFAULTS.resubmissionMarginMs);
+  const transientRetryBudgetMs = msOrIso(env, 'TRANSIENT_RETRY_BUDGET', CORE_DEFAULTS.transientRetryBudgetMs);
+  // The budget must end before the message lock does, or the retried step races a redelivery.
+  if (transientRetryBudgetMs >= ordersQueue.lockDurationMs) {
+    throw new ConfigError('TRANSIENT_RETRY_BUDGET', `must be below the lock duration (${ordersQueue.lockDurationMs} ms)`);
+  }
+  const inboxTtlMs = env.INBOX_TTL === undefined || env.INBOX_TTL === '' ? undefined : msOrIso({ INBOX_TTL: env.INBOX_TTL }, 'INBOX_TTL', 0, 1000);
+  const consumerName = env.INBOX_CONSUMER_NAME || CORE_DEFAULTS.consumerName;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(consumerName)) {
+    throw new ConfigError('INBOX_CONSUMER_NAME', 'expected 1–64 characters of [A-Za-z0-9._-]');
+  }
+  return Object.freeze({
+    consumerName,
+    transientRetryBudgetMs,
+    retryBaseDelayMs: msOrIso(env, 'TRANSIENT_RETRY_BASE_DELAY', CORE_DEFAULTS.retryBaseDelayMs),
+    retryMaxDelayMs: msOrIso(env, 'TRANSIENT_RETRY_MAX_DELAY', CORE_DEFAULTS.retryMaxDelayMs),
+    gapAlertAgeMs: isoDuration(env, 'GAP_ALERT_AGE', CORE_DEFAULTS.gapAlertAgeMs),
+    ordersQueue,
+    resubmissionMarginMs,
+    inboxTtlSeconds: inboxTtlMs === undefined ? inboxTtlSeconds(ordersQueue, resubmissionMarginMs) : Math.ceil(inboxTtlMs / 1000),
+    outboxLeaseMs: isoDuration(env, 'OUTBOX_LEASE', CORE_DEFAULTS.outboxLeaseMs),
+    outboxMaxAttempts: positiveInteger(env, 'OUTBOX_MAX_ATTEMPTS', CORE_DEFAULTS.outboxMaxAttempts),
+  });
+}
+
+function isoDuration(env: SettingsSource, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const ms = parseIsoDuration(raw);
+  if (ms === undefined || ms <= 0) throw new ConfigError(name, `expected a positive ISO 8601 duration such as PT1M, got "${raw}"`);
+  return ms;
+}
+
+/** A plain number is in `unitMs` (milliseconds by default); otherwise an ISO 8601 duration. */
+function msOrIso(env: SettingsSource, name: string, fallback: number, unitMs = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^\d+$/.test(raw.trim())) {
+    const value = Number(raw) * unitMs;
+    if (value > 0 && Number.isSafeInteger(value)) return value;
+  } else {
+    const ms = parseIsoDuration(raw);
+    if (ms !== undefined && ms > 0) return ms;
+  }
+  throw new ConfigError(name, `expected a positive number or an ISO 8601 duration, got "${raw}"`);
+}
+
+function positiveInteger(env: SettingsSource, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(name, `expected a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Entity properties as the Service Bus `Config.json` (and `infra/servicebus.config.json`) spell them. */
+export interface QueueEntityProperties {
+  LockDuration?: string;
+  MaxDeliveryCount?: number;
+  DefaultMessageTimeToLive?: string;
+}
+
+/**
+ * Reads a queue's delivery window from its entity properties, so the inbox TTL can follow the entity file.
+ * Missing properties take the {@link CORE_DEFAULTS}.
+ */
+export function deliveryWindowOf(properties: QueueEntityProperties): QueueDeliveryWindow {
+  const source: Record<string, string | undefined> = {
+    ORDERS_LOCK_DURATION: properties.LockDuration,
+    ORDERS_MAX_DELIVERY_COUNT: properties.MaxDeliveryCount === undefined ? undefined : String(properties.MaxDeliveryCount),
+    ORDERS_MESSAGE_TTL: properties.DefaultMessageTimeToLive,
+  };
+  return {
+    lockDurationMs: isoDuration(source, 'ORDERS_LOCK_DURATION', CORE_DEFAULTS.lockDurationMs),
+    maxDeliveryCount: positiveInteger(source, 'ORDERS_MAX_DELIVERY_COUNT', CORE_DEFAULTS.maxDeliveryCount),
+    messageTtlMs: isoDuration(source, 'ORDERS_MESSAGE_TTL', CORE_DEFAULTS.messageTtlMs),
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * Ids of the documents in the `orders` container (partition key `/orderId`). All of an order's documents share
+ * its partition, so one transactional batch can write any mix of them. Ids use `:` as separator: `entryId` is
+ * limited to `[A-Za-z0-9._-]`, so the prefixes cannot collide.
+ */
+
+/** The single order document of a partition. */
+export const ORDER_DOCUMENT_ID = 'order';
+
+/** Inbox record id: consumer name + `entryId`, so independent consumers sharing the container never block each other. */
+export function inboxRecordId(consumer: string, entryId: string): string {
+  return `inbox:${consumer}:${entryId}`;
+}
+
+/** Parked entry id: one per parked sequence (rule 5). */
+export function parkedEntryId(sequence: number): string {
+  return `parked:${sequence}`;
+}
+
+/** Outbox record id: derived from the `entryId`, which is also the idempotency key sent downstream. */
+export function outboxRecordId(entryId: string): string {
+  return `outbox:${entryId}`;
+}

@@ -1,0 +1,33 @@
+import type { BusinessState } from '../order/orderView.js';
+import type { EntryType } from '../schemas/entry.js';
+
+/** Dispatch state of an outbox record (two-phase: claimed `in-progress`, then `completed`). */
+export const OutboxStatus = { Pending: 'pending', InProgress: 'in-progress', Completed: 'completed', Failed: 'failed' } as const;
+/** One of {@link OutboxStatus}. */
+export type OutboxStatus = (typeof OutboxStatus)[keyof typeof OutboxStatus];
+
+/**
+ * The transactional outbox record (`id = outbox:<entryId>`), written in the same batch as the entry it
+ * reports. The dispatcher sends `order` to `order-events` with `messageId` = `entryId` (the idempotency key).
+ */
+export interface OutboxRecord {
+  id: string;
+  docType: 'outbox';
+  orderId: string;
+  entryId: string;
+  sequence: number;
+  type: EntryType;
+  /** `ledgerId` of the entry, for tracing. */
+  correlationId: string | undefined;
+  /** The business state right after this entry. */
+  order: BusinessState;
+  status: OutboxStatus;
+  /** Dispatch attempts started so far. */
+  attempts: number;
+  createdAt: string;
+  /** While `in-progress`: when the claim lapses and another dispatcher may take over. */
+  leaseUntil?: string;
+  /** The last dispatch failure, for operators. */
+  lastError?: string;
+  completedAt?: string;
+}

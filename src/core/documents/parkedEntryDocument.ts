@@ -1,0 +1,22 @@
+import type { Entry } from '../schemas/entry.js';
+
+/**
+ * A parked entry (rule 5), one document per sequence (`id = parked:<sequence>`), no TTL: parked entries are
+ * never dropped. Kept out of the order document on purpose: the order document is rewritten by every step,
+ * and a long gap may hold many entries, so inlining them would make each write grow with the backlog (and
+ * could reach the 2 MB item limit). The order document keeps only a small index (`parked`), which is enough
+ * for rule 4 and the GET view; draining costs one point read per parked entry, on the rare path only.
+ */
+export interface ParkedEntryDocument {
+  id: string;
+  docType: 'parked';
+  orderId: string;
+  sequence: number;
+  entryId: string;
+  requestHash: string;
+  entry: Entry;
+  /** The ledger it came from (`correlationId`), carried on to the outbox. */
+  correlationId: string | undefined;
+  messageId: string | undefined;
+  parkedAt: string;
+}

@@ -1,0 +1,118 @@
+/**
+ * Error codes of the core, one closed set. Callers branch on `error.code`, never on `instanceof`: errors cross
+ * module copies (bundles, test doubles) where class identity is not reliable.
+ */
+export const CoreErrorCode = {
+  /** A message or ledger body is not JSON or fails the schema (rules 6 and 9). Same string as the dead-letter reason. */
+  SchemaValidationFailed: 'SchemaValidationFailed',
+  /** An entry is impossible for the order's state (rule 7). Same string as the dead-letter reason. */
+  InvalidTransition: 'InvalidTransition',
+  /** Store failure worth retrying: Cosmos 408/429/449/503 or a network error (rule 8). */
+  StoreTransient: 'StoreTransient',
+  /** A write may or may not have committed (timeout after send). Retried like a transient failure. */
+  StoreOutcomeUnknown: 'StoreOutcomeUnknown',
+  /** Any other store failure: not retried within the handler; the message is abandoned. */
+  StoreFailed: 'StoreFailed',
+  /** The stored documents contradict each other (e.g. a parked index entry without its document). */
+  StoreInconsistent: 'StoreInconsistent',
+  /** A setting could not be parsed. */
+  ConfigInvalid: 'ConfigInvalid',
+} as const;
+
+/** One of {@link CoreErrorCode}. */
+export type CoreErrorCode = (typeof CoreErrorCode)[keyof typeof CoreErrorCode];
+
+/** A validation issue: `path` like `entries[3].orderId`, empty for the whole body. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Schema failures of a ledger or an entry (rules 6 and 9). */
+export class ValidationError extends Error {
+  readonly code = CoreErrorCode.SchemaValidationFailed;
+  constructor(readonly issues: readonly ValidationIssue[]) {
+    super(describeIssues(issues));
+    this.name = 'ValidationError';
+  }
+}
+
+/** An entry the order's state machine refuses (rule 7). */
+export class TransitionError extends Error {
+  readonly code = CoreErrorCode.InvalidTransition;
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransitionError';
+  }
+}
+
+/** Store error codes an adapter may raise. */
+export type StoreErrorCode =
+  | typeof CoreErrorCode.StoreTransient
+  | typeof CoreErrorCode.StoreOutcomeUnknown
+  | typeof CoreErrorCode.StoreFailed
+  | typeof CoreErrorCode.StoreInconsistent;
+
+/** Details an adapter may attach to a {@link StoreError}. */
+export interface StoreErrorDetails {
+  /** HTTP status of the underlying failure, when there was one. */
+  status?: number;
+  substatus?: number;
+  /** Server-suggested wait (Cosmos `x-ms-retry-after-ms`). */
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+/** Failure of an `OrderStore` call, translated by the adapter from its SDK error. */
+export class StoreError extends Error {
+  readonly status: number | undefined;
+  readonly substatus: number | undefined;
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    details: StoreErrorDetails = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'StoreError';
+    this.status = details.status;
+    this.substatus = details.substatus;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** A setting that could not be parsed; `setting` names the variable. */
+export class ConfigError extends Error {
+  readonly code = CoreErrorCode.ConfigInvalid;
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`${setting}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads the `code` of anything thrown; `undefined` when it has none. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+/** True for store errors the processor retries within its budget (rule 8). */
+export function isRetryableStoreError(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === CoreErrorCode.StoreTransient || code === CoreErrorCode.StoreOutcomeUnknown;
+}
+
+/** HTTP statuses Cosmos uses for failures that are worth retrying (rule 8). */
+export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 449, 503]);
+
+function describeIssues(issues: readonly ValidationIssue[]): string {
+  const shown = issues.slice(0, 5).map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`));
+  const more = issues.length > 5 ? ` (+${issues.length - 5} more)` : '';
+  return `${shown.join('; ')}${more}`;
+}

@@ -1,0 +1,104 @@
+/**
+ * The pure core of Ledger Convoy: contracts, hashing, the order state machine, the inbox/parking decisions, the
+ * splitter's plan, configuration and the ports adapters implement. No Azure SDK or Functions imports.
+ */
+export { DeadLetterReason } from './deadLetterReasons.js';
+export {
+  ConfigError,
+  CoreErrorCode,
+  StoreError,
+  TRANSIENT_STATUSES,
+  TransitionError,
+  ValidationError,
+  errorCode,
+  isRetryableStoreError,
+  type StoreErrorCode,
+  type StoreErrorDetails,
+  type ValidationIssue,
+} from './errors.js';
+export {
+  CORE_DEFAULTS,
+  deliveryWindowOf,
+  inboxTtlSeconds,
+  resolveCoreConfig,
+  type CoreConfig,
+  type QueueDeliveryWindow,
+  type QueueEntityProperties,
+  type SettingsSource,
+} from './config.js';
+export { formatIsoDuration, parseIsoDuration } from './duration.js';
+export { MESSAGE_ID_HASH_DIGITS, entryMessageId, readResubmitCount, requestHash, resubmission, type Resubmission } from './hash.js';
+
+export { bodyByteLength, normaliseBody, type NormalisedBody } from './schemas/body.js';
+export {
+  EntryType,
+  amountSchema,
+  entryIdSchema,
+  entrySchema,
+  orderCreatedSchema,
+  orderDeletedSchema,
+  orderIdSchema,
+  transactionAddedSchema,
+  transactionAmendedSchema,
+  type Entry,
+} from './schemas/entry.js';
+export { formatPath, toValidationIssues } from './schemas/issues.js';
+export { exceedsLedgerByteLimit, ledgerSchema, validateEntry, validateLedger, type Ledger, type Validated } from './schemas/ledger.js';
+export {
+  ENTRY_ID_MAX_LENGTH,
+  LEDGER_MAX_BYTES,
+  LEDGER_MAX_ENTRIES,
+  LEDGER_MIN_ENTRIES,
+  ORDER_ID_MAX_LENGTH,
+} from './schemas/limits.js';
+
+export { OrderStatus, initialOrderState, type OrderState, type Transaction } from './order/orderState.js';
+export { applyTransition, type TransitionResult } from './order/transition.js';
+export { businessState, orderView, type BusinessState, type OrderView } from './order/orderView.js';
+export { staleGap, type StaleGap } from './order/gapCheck.js';
+
+export { ORDER_DOCUMENT_ID, inboxRecordId, outboxRecordId, parkedEntryId } from './documents/documentIds.js';
+export { InboxStatus, inboxRecord, type InboxRecord, type InboxRecordInput } from './documents/inboxRecord.js';
+export type { AppliedRecord, OrderDocument, ParkedRecord, RejectedRecord } from './documents/orderDocument.js';
+export type { ParkedEntryDocument } from './documents/parkedEntryDocument.js';
+export { OutboxStatus, type OutboxRecord } from './documents/outboxRecord.js';
+
+export { systemClock, timerSleep, type Clock, type Sleep } from './ports/clock.js';
+export type { MessageSettlement } from './ports/messageSettlement.js';
+export type {
+  CommitConflictStatus,
+  CommitResult,
+  OrderContainerDocument,
+  OrderStore,
+  StoreOperation,
+  Stored,
+} from './ports/orderStore.js';
+export {
+  AlertName,
+  CounterName,
+  silentTelemetry,
+  type AlertFields,
+  type LogLevel,
+  type Telemetry,
+} from './ports/telemetry.js';
+
+export { OrderCache } from './processor/orderCache.js';
+export {
+  OrderProcessor,
+  type OrderProcessorDeps,
+  type OrderProcessorOptions,
+  type ProcessContext,
+} from './processor/orderProcessor.js';
+export { ProcessOutcome, type ProcessResult, type ReceivedOrderMessage } from './processor/processResult.js';
+export { backoffDelay, retryTransient, type RetryOptions } from './processor/retry.js';
+export { MAX_DEAD_LETTER_DESCRIPTION } from './processor/settle.js';
+
+export { planEntryMessage, planLedger, type LedgerPlan, type PlannedEntryMessage } from './splitter/planLedger.js';
+export {
+  claimOutboxRecord,
+  completeOutboxRecord,
+  failOutboxRecord,
+  orderEventMessage,
+  type OrderEventMessage,
+  type OutboxDispatchOptions,
+} from './outbox/outboxDispatch.js';

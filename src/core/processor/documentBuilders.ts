@@ -1,0 +1,82 @@
+import { ORDER_DOCUMENT_ID, outboxRecordId, parkedEntryId } from '../documents/documentIds.js';
+import type { OrderDocument, ParkedRecord } from '../documents/orderDocument.js';
+import type { OutboxRecord } from '../documents/outboxRecord.js';
+import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
+import { initialOrderState, type OrderState } from '../order/orderState.js';
+import { businessState } from '../order/orderView.js';
+import type { Entry } from '../schemas/entry.js';
+
+/** Where an entry came from; carried into the documents for tracing. */
+export interface EntryOrigin {
+  correlationId: string | undefined;
+  messageId: string | undefined;
+}
+
+/** An order document with nothing applied (status `pending`). */
+export function emptyOrderDocument(orderId: string, now: string): OrderDocument {
+  return {
+    id: ORDER_DOCUMENT_ID,
+    docType: 'order',
+    orderId,
+    lastSequence: 0,
+    state: initialOrderState(),
+    applied: [],
+    parked: [],
+    rejected: [],
+    updatedAt: now,
+  };
+}
+
+/** The order after applying `entry`: new state and position, history extended, the sequence leaves `parked`/`rejected`. */
+export function orderAfterApply(doc: OrderDocument, entry: Entry, hash: string, state: OrderState, now: string): OrderDocument {
+  return {
+    ...doc,
+    lastSequence: entry.sequence,
+    state,
+    applied: [...doc.applied, { sequence: entry.sequence, entryId: entry.entryId, requestHash: hash }],
+    parked: doc.parked.filter((p) => p.sequence !== entry.sequence),
+    rejected: doc.rejected.filter((r) => r.sequence !== entry.sequence),
+    updatedAt: now,
+  };
+}
+
+/** The order with `entry` added to its parked index, kept ascending. */
+export function orderAfterPark(doc: OrderDocument, entry: Entry, hash: string, now: string): OrderDocument {
+  const record: ParkedRecord = { sequence: entry.sequence, entryId: entry.entryId, requestHash: hash, parkedAt: now };
+  const parked = [...doc.parked, record].sort((a, b) => a.sequence - b.sequence);
+  return { ...doc, parked, updatedAt: now };
+}
+
+/** The document that holds a parked entry. */
+export function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, now: string): ParkedEntryDocument {
+  return {
+    id: parkedEntryId(entry.sequence),
+    docType: 'parked',
+    orderId: entry.orderId,
+    sequence: entry.sequence,
+    entryId: entry.entryId,
+    requestHash: hash,
+    entry,
+    correlationId: origin.correlationId,
+    messageId: origin.messageId,
+    parkedAt: now,
+  };
+}
+
+/** The outbox record of an applied entry, carrying the business state right after it. */
+export function outboxRecord(entry: Entry, next: OrderDocument, correlationId: string | undefined, now: string): OutboxRecord {
+  return {
+    id: outboxRecordId(entry.entryId),
+    docType: 'outbox',
+    orderId: entry.orderId,
+    entryId: entry.entryId,
+    sequence: entry.sequence,
+    type: entry.type,
+    correlationId,
+    order: businessState(next),
+    status: 'pending',
+    attempts: 0,
+    createdAt: now,
+  };
+}
+

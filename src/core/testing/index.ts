@@ -1,0 +1,3 @@
+/** Test doubles of the core's ports, for unit tests and local runs without Cosmos DB. */
+export { InMemoryOrderStore, type InjectedFault } from './inMemoryOrderStore.js';
+export { ManualClock, RecordingSettlement, RecordingTelemetry, type SettlementCall } from './recorders.js';

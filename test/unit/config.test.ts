@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CORE_DEFAULTS,
+  deliveryWindowOf,
+  formatIsoDuration,
+  inboxTtlSeconds,
+  parseIsoDuration,
+  resolveCoreConfig,
+} from '../../src/core/index.js';
+
+describe('ISO 8601 durations', () => {
+  it.each([
+    ['PT1M', 60_000],
+    ['P14D', 14 * 86_400_000],
+    ['PT15M', 900_000],
+    ['P1DT2H30M', 95_400_000],
+    ['PT0.5S', 500],
+    ['P2W', 14 * 86_400_000],
+    ['pt30s', 30_000],
+  ])('parses %s', (text, ms) => {
+    // Act + Assess
+    expect(parseIsoDuration(text)).toBe(ms);
+  });
+
+  it.each(['', 'P', 'PT', '1M', 'P1Y', 'P1M', 'PT1H2', 'P1DT', 'abc'])('refuses "%s"', (text) => {
+    // Act + Assess
+    expect(parseIsoDuration(text)).toBeUndefined();
+  });
+
+  it('formats milliseconds back into a duration', () => {
+    // Act + Assess
+    expect(formatIsoDuration(21 * 86_400_000 + 600_000)).toBe('P21DT10M');
+    expect(formatIsoDuration(1_500)).toBe('PT1.5S');
+    expect(formatIsoDuration(0)).toBe('PT0S');
+  });
+});
+
+describe('core configuration', () => {
+  it('has documented defaults, frozen', () => {
+    // Act
+    const config = resolveCoreConfig({});
+    // Assess
+    expect(config).toEqual({
+      consumerName: 'order-processor',
+      transientRetryBudgetMs: 30_000,
+      retryBaseDelayMs: 100,
+      retryMaxDelayMs: 5_000,
+      gapAlertAgeMs: 900_000,
+      ordersQueue: { lockDurationMs: 60_000, maxDeliveryCount: 10, messageTtlMs: 14 * 86_400_000 },
+      resubmissionMarginMs: 7 * 86_400_000,
+      inboxTtlSeconds: 21 * 86_400 + 600,
+      outboxLeaseMs: 60_000,
+      outboxMaxAttempts: 10,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.ordersQueue)).toBe(true);
+  });
+
+  it('reads settings from the environment, durations as ISO or milliseconds', () => {
+    // Act
+    const config = resolveCoreConfig({
+      TRANSIENT_RETRY_BUDGET: 'PT20S',
+      TRANSIENT_RETRY_BASE_DELAY: '50',
+      GAP_ALERT_AGE: 'PT5M',
+      ORDERS_LOCK_DURATION: 'PT2M',
+      ORDERS_MAX_DELIVERY_COUNT: '5',
+      ORDERS_MESSAGE_TTL: 'P1D',
+      INBOX_RESUBMISSION_MARGIN: 'P1D',
+      INBOX_CONSUMER_NAME: 'audit',
+      OUTBOX_MAX_ATTEMPTS: '3',
+    });
+    // Assess
+    expect(config).toMatchObject({
+      transientRetryBudgetMs: 20_000,
+      retryBaseDelayMs: 50,
+      gapAlertAgeMs: 300_000,
+      consumerName: 'audit',
+      outboxMaxAttempts: 3,
+      inboxTtlSeconds: 2 * 86_400 + 600,
+    });
+  });
+
+  it('lets INBOX_TTL override the formula, in seconds or as a duration', () => {
+    // Act + Assess
+    expect(resolveCoreConfig({ INBOX_TTL: '3600' }).inboxTtlSeconds).toBe(3600);
+    expect(resolveCoreConfig({ INBOX_TTL: 'P1D' }).inboxTtlSeconds).toBe(86_400);
+  });
+
+  it.each([
+    ['TRANSIENT_RETRY_BUDGET', 'soon'],
+    ['GAP_ALERT_AGE', '15'],
+    ['ORDERS_MAX_DELIVERY_COUNT', '0'],
+    ['ORDERS_MAX_DELIVERY_COUNT', '2.5'],
+    ['INBOX_CONSUMER_NAME', 'has space'],
+    ['INBOX_TTL', '-1'],
+  ])('refuses %s=%s with ConfigInvalid naming the setting', (name, value) => {
+    // Act
+    const act = () => resolveCoreConfig({ [name]: value });
+    // Assess
+    expect(act).toThrow(expect.objectContaining({ code: 'ConfigInvalid', setting: name }));
+  });
+
+  it('refuses a retry budget that does not end before the message lock', () => {
+    // Act
+    const act = () => resolveCoreConfig({ TRANSIENT_RETRY_BUDGET: '60000', ORDERS_LOCK_DURATION: 'PT1M' });
+    // Assess
+    expect(act).toThrow(expect.objectContaining({ code: 'ConfigInvalid', setting: 'TRANSIENT_RETRY_BUDGET' }));
+  });
+
+  it('computes the inbox TTL as lock × deliveries + message TTL + margin, rounded up to seconds', () => {
+    // Act + Assess
+    expect(inboxTtlSeconds({ lockDurationMs: 60_000, maxDeliveryCount: 10, messageTtlMs: 3_600_000 }, 1_500)).toBe(600 + 3600 + 2);
+  });
+
+  it('reads the delivery window from the entity file properties', () => {
+    // Act
+    const window = deliveryWindowOf({ LockDuration: 'PT30S', MaxDeliveryCount: 3, DefaultMessageTimeToLive: 'PT1H' });
+    // Assess
+    expect(window).toEqual({ lockDurationMs: 30_000, maxDeliveryCount: 3, messageTtlMs: 3_600_000 });
+    expect(deliveryWindowOf({})).toEqual({
+      lockDurationMs: CORE_DEFAULTS.lockDurationMs,
+      maxDeliveryCount: CORE_DEFAULTS.maxDeliveryCount,
+      messageTtlMs: CORE_DEFAULTS.messageTtlMs,
+    });
+  });
+});

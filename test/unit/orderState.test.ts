@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import {
+  applyTransition,
+  initialOrderState,
+  orderView,
+  staleGap,
+  type Entry,
+  type OrderDocument,
+  type OrderState,
+} from '../../src/core/index.js';
+import { entriesFor } from './support/fixtures.js';
+
+const e = entriesFor('o-1');
+
+function run(entries: Entry[]): OrderState {
+  return entries.reduce((state, entry) => {
+    const result = applyTransition(state, entry);
+    if (!result.ok) throw result.error;
+    return result.state;
+  }, initialOrderState());
+}
+
+describe('order state machine', () => {
+  it('opens an order on OrderCreated with its customer and currency', () => {
+    // Act
+    const state = run([e.created()]);
+    // Assess
+    expect(state).toEqual({ status: 'open', customerId: 'c-9', currency: 'EUR', total: 0, transactions: [] });
+  });
+
+  it('keeps the total as the sum of current amounts through adds, amends and credits', () => {
+    // Act
+    const state = run([e.created(), e.added(2, 't-1', 1250), e.added(3, 't-2', -250), e.amended(4, 't-1', 1100), e.added(5, 't-3', 0)]);
+    // Assess
+    expect(state.total).toBe(850);
+    expect(state.transactions).toEqual([
+      { transactionId: 't-1', amount: 1100 },
+      { transactionId: 't-2', amount: -250 },
+      { transactionId: 't-3', amount: 0 },
+    ]);
+  });
+
+  it('keeps transactions and total when the order is deleted', () => {
+    // Act
+    const state = run([e.created(), e.added(2, 't-1', 5), e.deleted(3)]);
+    // Assess
+    expect(state).toMatchObject({ status: 'deleted', total: 5, transactions: [{ transactionId: 't-1', amount: 5 }] });
+  });
+
+  it('does not change the state it was given', () => {
+    // Prepare
+    const before = run([e.created(), e.added(2, 't-1', 5)]);
+    const snapshot = structuredClone(before);
+    // Act
+    run([e.created(), e.added(2, 't-1', 5), e.amended(3, 't-1', 9)]);
+    applyTransition(before, e.amended(3, 't-1', 9));
+    // Assess
+    expect(before).toEqual(snapshot);
+  });
+
+  it.each([
+    ['TransactionAdded at sequence 1', [], e.added(1, 't-1', 1), /must be OrderCreated/],
+    ['OrderDeleted on a pending order', [], e.deleted(1), /must be OrderCreated/],
+    ['OrderCreated twice', [e.created()], e.created(2), /cannot come twice/],
+    ['OrderCreated at a later sequence on a pending order', [], e.created(2), /must be sequence 1/],
+    ['TransactionAdded of an existing transaction', [e.created(), e.added(2, 't-1', 1)], e.added(3, 't-1', 1), /already exists/],
+    ['TransactionAmended of an unknown transaction', [e.created()], e.amended(2, 't-1', 1), /does not exist/],
+    ['anything after OrderDeleted', [e.created(), e.deleted(2)], e.added(3, 't-1', 1), /cannot follow OrderDeleted/],
+    ['OrderDeleted twice', [e.created(), e.deleted(2)], e.deleted(3), /cannot follow OrderDeleted/],
+    [
+      'a total beyond the safe integers',
+      [e.created(), e.added(2, 't-1', Number.MAX_SAFE_INTEGER)],
+      e.added(3, 't-2', 1),
+      /safe integer/,
+    ],
+  ])('refuses %s with InvalidTransition', (_name, history, entry, message) => {
+    // Prepare
+    const state = run(history as Entry[]);
+    // Act
+    const result = applyTransition(state, entry as Entry);
+    // Assess
+    expect(result.ok).toBe(false);
+    expect(result.ok ? undefined : { code: result.error.code, message: result.error.message }).toEqual({
+      code: 'InvalidTransition',
+      message: expect.stringMatching(message as RegExp),
+    });
+  });
+});
+
+function docWith(partial: Partial<OrderDocument>): OrderDocument {
+  return {
+    id: 'order',
+    docType: 'order',
+    orderId: 'o-1',
+    lastSequence: 0,
+    state: initialOrderState(),
+    applied: [],
+    parked: [],
+    rejected: [],
+    updatedAt: '2025-01-01T00:00:00.000Z',
+    ...partial,
+  };
+}
+
+describe('order views', () => {
+  it('sorts parked and rejected by sequence and leaves internal fields out', () => {
+    // Prepare
+    const doc = docWith({
+      lastSequence: 2,
+      state: run([e.created(), e.added(2, 't', 3)]),
+      parked: [
+        { sequence: 9, entryId: 'e-9', requestHash: 'h', parkedAt: '2025-01-01T00:00:00.000Z' },
+        { sequence: 5, entryId: 'e-5', requestHash: 'h', parkedAt: '2025-01-01T00:00:00.000Z' },
+      ],
+      rejected: [
+        { sequence: 4, entryId: 'e-4', requestHash: 'h', reason: 'InvalidTransition', description: 'd', rejectedAt: 'x', entry: e.deleted(4), correlationId: undefined },
+        { sequence: 3, entryId: 'e-3', requestHash: 'h', reason: 'IdempotencyKeyConflict', description: 'd', rejectedAt: 'x', entry: e.deleted(3), correlationId: undefined },
+      ],
+    });
+    // Act
+    const view = orderView(doc);
+    // Assess
+    expect(view).toEqual({
+      orderId: 'o-1',
+      status: 'open',
+      customerId: 'c-9',
+      currency: 'EUR',
+      lastSequence: 2,
+      total: 3,
+      transactions: [{ transactionId: 't', amount: 3 }],
+      parked: [
+        { sequence: 5, entryId: 'e-5' },
+        { sequence: 9, entryId: 'e-9' },
+      ],
+      rejected: [
+        { sequence: 3, entryId: 'e-3', reason: 'IdempotencyKeyConflict' },
+        { sequence: 4, entryId: 'e-4', reason: 'InvalidTransition' },
+      ],
+    });
+  });
+
+  it('reports a gap older than GAP_ALERT_AGE by its oldest parked entry, and none younger', () => {
+    // Prepare
+    const doc = docWith({
+      lastSequence: 3,
+      parked: [
+        { sequence: 6, entryId: 'e-6', requestHash: 'h', parkedAt: '2025-01-01T00:10:00.000Z' },
+        { sequence: 5, entryId: 'e-5', requestHash: 'h', parkedAt: '2025-01-01T00:00:00.000Z' },
+      ],
+    });
+    const at = (iso: string) => Date.parse(iso);
+    // Act
+    const young = staleGap(doc, { nowMs: at('2025-01-01T00:14:59.999Z'), gapAlertAgeMs: 15 * 60_000 });
+    const old = staleGap(doc, { nowMs: at('2025-01-01T00:15:00.000Z'), gapAlertAgeMs: 15 * 60_000 });
+    // Assess
+    expect(young).toBeUndefined();
+    expect(old).toEqual({ orderId: 'o-1', waitingFor: 4, entryId: 'e-5', sequence: 5, ageMs: 15 * 60_000, parked: 2 });
+    expect(staleGap(docWith({}), { nowMs: at('2030-01-01T00:00:00Z'), gapAlertAgeMs: 1 })).toBeUndefined();
+  });
+});

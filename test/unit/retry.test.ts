@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { StoreError, backoffDelay, retryTransient } from '../../src/core/index.js';
+import { ManualClock } from '../../src/core/testing/index.js';
+
+const transient = (retryAfterMs?: number) => new StoreError('StoreTransient', 'busy', { status: 429, retryAfterMs });
+
+describe('transient retry', () => {
+  it('grows delays exponentially up to the cap, with jitter in the upper half', () => {
+    // Prepare
+    const options = { baseDelayMs: 100, maxDelayMs: 1_000 };
+    // Act
+    const low = [0, 1, 2, 3, 4, 10].map((n) => backoffDelay(n, { ...options, random: () => 0 }));
+    const high = [0, 1, 2, 3, 4, 10].map((n) => backoffDelay(n, { ...options, random: () => 0.999999 }));
+    // Assess
+    expect(low).toEqual([50, 100, 200, 400, 500, 500]);
+    expect(high).toEqual([100, 200, 400, 800, 1000, 1000]);
+  });
+
+  it('honours a longer server retry-after hint', async () => {
+    // Prepare
+    const clock = new ManualClock();
+    let calls = 0;
+    // Act
+    const result = await retryTransient(
+      async () => {
+        if (calls++ === 0) throw transient(700);
+        return 'ok';
+      },
+      { budgetMs: 30_000, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0 },
+    );
+    // Assess
+    expect(result).toBe('ok');
+    expect(clock.sleeps).toEqual([700]);
+  });
+
+  it('gives up with the last error when the next wait would pass the budget', async () => {
+    // Prepare
+    const clock = new ManualClock();
+    // Act
+    const act = retryTransient(
+      async () => {
+        throw transient();
+      },
+      { budgetMs: 1_000, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0 },
+    );
+    // Assess
+    await expect(act).rejects.toMatchObject({ code: 'StoreTransient' });
+    expect(clock.sleeps).toEqual([50, 100, 200, 400]);
+  });
+
+  it('does not retry other errors', async () => {
+    // Prepare
+    const clock = new ManualClock();
+    // Act
+    const act = retryTransient(
+      async () => {
+        throw new Error('bug');
+      },
+      { budgetMs: 1_000, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep },
+    );
+    // Assess
+    await expect(act).rejects.toThrow('bug');
+    expect(clock.sleeps).toEqual([]);
+  });
+});

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import {
+  LEDGER_MAX_BYTES,
+  bodyByteLength,
+  exceedsLedgerByteLimit,
+  formatPath,
+  ledgerSchema,
+  toValidationIssues,
+  normaliseBody,
+  validateEntry,
+  validateLedger,
+} from '../../src/core/index.js';
+import { entriesFor } from './support/fixtures.js';
+
+const e = entriesFor('o-1');
+const ledgerOf = (entries: unknown[]) => ({ ledgerId: 'L-0001', entries });
+
+function issuesOf(result: ReturnType<typeof validateLedger> | ReturnType<typeof validateEntry>) {
+  return result.ok ? [] : result.issues;
+}
+
+describe('entry schema', () => {
+  it('accepts the four entry types of the design', () => {
+    // Prepare
+    const entries = [e.created(), e.added(2, 't-1', 1250), e.amended(3, 't-1', -1100), e.added(4, 't-2', 0), e.deleted(5)];
+    // Act
+    const results = entries.map((entry) => validateEntry(entry));
+    // Assess
+    expect(results.every((r) => r.ok)).toBe(true);
+  });
+
+  it.each([
+    ['a float amount', { ...e.added(2, 't', 1), data: { transactionId: 't', amount: 12.5 } }, 'data.amount'],
+    ['an amount beyond the safe integers', { ...e.added(2, 't', 1), data: { transactionId: 't', amount: 2 ** 53 } }, 'data.amount'],
+    ['an amount as a string', { ...e.added(2, 't', 1), data: { transactionId: 't', amount: '12' } }, 'data.amount'],
+    ['sequence 0', { ...e.created(), sequence: 0 }, 'sequence'],
+    ['a fractional sequence', { ...e.created(), sequence: 1.5 }, 'sequence'],
+    ['an entryId with a slash', { ...e.created(), entryId: 'a/b' }, 'entryId'],
+    ['an entryId of 101 characters', { ...e.created(), entryId: 'x'.repeat(101) }, 'entryId'],
+    ['an empty entryId', { ...e.created(), entryId: '' }, 'entryId'],
+    ['an orderId of 129 characters', { ...e.created(), orderId: 'o'.repeat(129) }, 'orderId'],
+    ['an unknown property', { ...e.created(), note: 'x' }, 'note'],
+    ['an unknown data property', { ...e.deleted(2), data: { reason: 'x' } }, 'data.reason'],
+    ['an unknown type', { ...e.created(), type: 'OrderShipped' }, 'type'],
+    ['a lowercase currency', { ...e.created(), data: { customerId: 'c', currency: 'eur' } }, 'data.currency'],
+    ['a missing data', { entryId: 'e', orderId: 'o', sequence: 1, type: 'OrderCreated' }, 'data'],
+  ])('refuses %s at path "%s"', (_name, body, path) => {
+    // Act
+    const result = validateEntry(body);
+    // Assess
+    expect(issuesOf(result).map((i) => i.path)).toEqual([path]);
+  });
+
+  it('accepts the longest allowed ids', () => {
+    // Act
+    const result = validateEntry({ ...e.created(), entryId: 'A-z.0_'.repeat(16) + 'abcd', orderId: 'o'.repeat(128) });
+    // Assess
+    expect(result.ok).toBe(true);
+  });
+});
+
+describe('ledger schema (rule 9)', () => {
+  it('accepts interleaved orders, each in increasing sequence', () => {
+    // Prepare
+    const f = entriesFor('o-2');
+    // Act
+    const result = validateLedger(ledgerOf([e.created(), f.created(), e.added(2, 't', 1), f.deleted(2)]));
+    // Assess
+    expect(result.ok).toBe(true);
+  });
+
+  it('reports the exact path of a bad entry deep in the ledger', () => {
+    // Prepare
+    const entries = [e.created(), e.added(2, 't', 1), e.added(3, 'u', 1), { ...e.added(4, 'v', 1), orderId: 7 }];
+    // Act
+    const result = validateLedger(ledgerOf(entries));
+    // Assess
+    expect(issuesOf(result)).toEqual([{ path: 'entries[3].orderId', message: expect.any(String) }]);
+  });
+
+  it('refuses a repeated entryId, naming the second one', () => {
+    // Act
+    const result = validateLedger(ledgerOf([e.created(), e.added(2, 't', 1, 'o-1-e1')]));
+    // Assess
+    expect(issuesOf(result)).toEqual([{ path: 'entries[1].entryId', message: 'Repeats entries[0].entryId' }]);
+  });
+
+  it('refuses a repeated (orderId, sequence)', () => {
+    // Act
+    const result = validateLedger(ledgerOf([e.created(), e.added(1, 't', 1, 'other')]));
+    // Assess
+    expect(issuesOf(result).map((i) => i.path)).toEqual(['entries[1].sequence']);
+  });
+
+  it('refuses an order whose entries go back in sequence, even when other orders lie between', () => {
+    // Prepare
+    const f = entriesFor('o-2');
+    // Act
+    const result = validateLedger(ledgerOf([e.added(3, 't', 1), f.created(), e.added(2, 'u', 1)]));
+    // Assess
+    expect(issuesOf(result).map((i) => i.path)).toEqual(['entries[2].sequence']);
+  });
+
+  it('refuses an empty ledger', () => {
+    // Act
+    const empty = validateLedger(ledgerOf([]));
+    // Assess
+    expect(issuesOf(empty).map((i) => i.path)).toEqual(['entries']);
+  });
+
+  it('holds 5,000 entries at most (the schema alone; in bytes such a ledger is already too large)', () => {
+    // Prepare
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ entryId: `e${i}`, orderId: `o${i % 7}`, sequence: Math.floor(i / 7) + 1, type: 'OrderDeleted', data: {} }));
+    // Act
+    const atLimit = ledgerSchema.safeParse(ledgerOf(many(5000)));
+    const overLimit = ledgerSchema.safeParse(ledgerOf(many(5001)));
+    // Assess
+    expect(atLimit.success).toBe(true);
+    expect(overLimit.success ? [] : toValidationIssues(overLimit.error.issues).map((i) => i.path)).toEqual(['entries']);
+  });
+
+  it('reports the whole body with an empty path when it is not a ledger object or not JSON', () => {
+    // Act
+    const notObject = validateLedger([1, 2]);
+    const notJson = validateLedger('{"ledgerId":');
+    // Assess
+    expect(issuesOf(notObject)).toEqual([{ path: '', message: expect.any(String) }]);
+    expect(issuesOf(notJson)).toEqual([{ path: '', message: 'The body is not valid JSON' }]);
+  });
+
+  it('refuses a ledger above 262,144 bytes before parsing it', () => {
+    // Prepare
+    const big = JSON.stringify(ledgerOf([{ ...e.created(), pad: 'x'.repeat(LEDGER_MAX_BYTES) }]));
+    // Act
+    const result = validateLedger(big);
+    // Assess
+    expect(exceedsLedgerByteLimit(big)).toBe(true);
+    expect(issuesOf(result)).toEqual([{ path: '', message: expect.stringContaining('262144') }]);
+  });
+
+  it('accepts a body of exactly 262,144 bytes as far as size goes', () => {
+    // Prepare
+    const text = 'x'.repeat(LEDGER_MAX_BYTES);
+    // Act + Assess
+    expect(exceedsLedgerByteLimit(text)).toBe(false);
+    expect(exceedsLedgerByteLimit(text + 'x')).toBe(true);
+  });
+});
+
+describe('body normalisation', () => {
+  const value = { a: 1, b: 'é' };
+
+  it.each([
+    ['an object', value],
+    ['a string', JSON.stringify(value)],
+    ['a Buffer', Buffer.from(JSON.stringify(value))],
+    ['a Uint8Array', new Uint8Array(Buffer.from(JSON.stringify(value)))],
+    ['an ArrayBuffer', new Uint8Array(Buffer.from(JSON.stringify(value))).buffer],
+    ['text with a byte-order mark', `\uFEFF${JSON.stringify(value)}`],
+  ])('parses %s into the same value', (_name, body) => {
+    // Act
+    const result = normaliseBody(body);
+    // Assess
+    expect(result).toEqual({ ok: true, value });
+  });
+
+  it.each([
+    ['text that is not JSON', 'hello'],
+    ['bytes that are not UTF-8', Buffer.from([0xff, 0xfe, 0xfd])],
+    ['no body', undefined],
+  ])('refuses %s as not JSON', (_name, body) => {
+    // Act
+    const result = normaliseBody(body);
+    // Assess
+    expect(result.ok).toBe(false);
+  });
+
+  it('measures bodies in UTF-8 bytes', () => {
+    // Act + Assess
+    expect(bodyByteLength('é')).toBe(2);
+    expect(bodyByteLength({ a: 'é' })).toBe(10);
+    expect(bodyByteLength(Buffer.from('abc'))).toBe(3);
+  });
+
+  it('formats paths with brackets for indexes and dots for keys', () => {
+    // Act + Assess
+    expect(formatPath(['entries', 3, 'data', 'amount'])).toBe('entries[3].data.amount');
+    expect(formatPath([])).toBe('');
+    expect(formatPath([0, 'a'])).toBe('[0].a');
+  });
+});

@@ -31,7 +31,7 @@ function inbox(orderId: string, entryId: string, requestHash = 'a'.repeat(64)) {
 
 function parked(orderId: string, sequence: number): ParkedEntryDocument {
   const entry = { entryId: `e-${sequence}`, orderId, sequence, type: 'OrderDeleted' as const, data: {} };
-  return { id: parkedEntryId(sequence), docType: 'parked', orderId, sequence, entryId: entry.entryId, requestHash: 'b'.repeat(64), entry, correlationId: 'L-1', messageId: undefined, parkedAt: '2025-01-01T00:00:00.000Z' };
+  return { id: parkedEntryId(sequence), docType: 'parked', orderId, sequence, entryId: entry.entryId, requestHash: 'b'.repeat(64), entry, correlationId: 'L-1', parkedAt: '2025-01-01T00:00:00.000Z' };
 }
 
 /**

@@ -1,0 +1,104 @@
+/**
+ * The core's `Telemetry` port on pino (structured JSON logs) and `@opentelemetry/api` (counters, alert events).
+ * The OpenTelemetry API is a no-op until an SDK is registered (Application Insights via `enableApplicationInsights`),
+ * so this costs nothing offline and in tests.
+ */
+import { metrics, trace } from '@opentelemetry/api';
+import type { Attributes, Counter, Meter, MeterProvider, Tracer } from '@opentelemetry/api';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import type { AlertFields, AlertName, CounterName, LogLevel, Telemetry } from '../core/ports/telemetry.js';
+
+/** Instrumentation scope name of the app's meters and tracers. */
+export const TELEMETRY_SCOPE = 'ledger-convoy';
+
+/** Options of {@link createTelemetry}. */
+export interface CreateTelemetryOptions {
+  /** Where log lines go. @default pino at `level`, JSON to stdout */
+  logger?: Logger;
+  /** Level of the default logger (env `LOG_LEVEL`). @default 'info' */
+  level?: string;
+  /** Meter provider for counters. @default the global one, looked up at each use (it may be registered later) */
+  meterProvider?: MeterProvider;
+  /** Tracer for alert events when no span is active. @default `trace.getTracer('ledger-convoy')` (a proxy) */
+  tracer?: Tracer;
+}
+
+/** Log fields every line may carry, kept first so they are easy to query. */
+const KEY_FIELDS = ['entryId', 'orderId', 'sequence', 'ledgerId', 'outcome'] as const;
+
+/**
+ * Builds the {@link Telemetry} the app uses.
+ * - `log`: a pino line at `level` with the fields (`entryId`, `orderId`, `sequence`, `ledgerId`, `outcome`, ...).
+ * - `alert`: a warn-level line with `alert: <name>`, an OpenTelemetry event named exactly `<name>` on the active span
+ *   (or on a short span of its own), and one increment of a counter also named exactly `<name>`.
+ * - `count`: one increment of the named OpenTelemetry counter.
+ */
+export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry {
+  const logger = options.logger ?? pino({ level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } });
+  const tracer = options.tracer ?? trace.getTracer(TELEMETRY_SCOPE);
+  const counters = counterCache(options.meterProvider);
+
+  return {
+    log(level: LogLevel, message: string, fields: Readonly<Record<string, unknown>>): void {
+      logger[level](orderedFields(fields), message);
+    },
+    alert(name: AlertName, fields: AlertFields): void {
+      logger.warn({ alert: name, ...orderedFields(fields) }, `alert ${name}`);
+      const attributes = toAttributes(fields);
+      const active = trace.getActiveSpan();
+      if (active) {
+        active.addEvent(name, attributes);
+      } else {
+        const span = tracer.startSpan(`alert ${name}`, { attributes });
+        span.addEvent(name, attributes);
+        span.end();
+      }
+      // Low-cardinality attributes only: order and entry ids belong in the logs and the event, not in a metric.
+      counters.get(name).add(1);
+    },
+    count(name: CounterName, attributes?: Readonly<Record<string, string>>): void {
+      counters.get(name).add(1, attributes ? { ...attributes } : undefined);
+    },
+  };
+}
+
+/** Counters by name, rebuilt when the global meter provider changes (it is registered after startup). */
+function counterCache(fixed: MeterProvider | undefined): { get(name: string): Counter } {
+  let provider: MeterProvider | undefined;
+  let meter: Meter | undefined;
+  const byName = new Map<string, Counter>();
+  return {
+    get(name: string): Counter {
+      const current = fixed ?? metrics.getMeterProvider();
+      if (current !== provider || meter === undefined) {
+        provider = current;
+        meter = current.getMeter(TELEMETRY_SCOPE);
+        byName.clear();
+      }
+      let counter = byName.get(name);
+      if (counter === undefined) {
+        counter = meter.createCounter(name);
+        byName.set(name, counter);
+      }
+      return counter;
+    },
+  };
+}
+
+function orderedFields(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of KEY_FIELDS) if (fields[key] !== undefined) out[key] = fields[key];
+  for (const [key, value] of Object.entries(fields)) if (!(key in out) && value !== undefined) out[key] = value;
+  return out;
+}
+
+/** Span/event attributes: primitives as they are, anything else as JSON. */
+function toAttributes(fields: Readonly<Record<string, unknown>>): Attributes {
+  const out: Attributes = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) continue;
+    out[key] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+/**
+ * `GET /api/orders/{orderId}`: an order's view (business state plus its `parked` and `rejected` lists).
+ */
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { orderView } from '../core/order/orderView.js';
+import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
+import { appContext } from './appContext.js';
+import { unavailable } from './httpErrors.js';
+import { register } from './register.js';
+
+/**
+ * 200 with the view; 404 when nothing of the order exists (no order document, not even a pending one); 503 when
+ * Cosmos DB is throttling or unreachable.
+ */
+export async function getOrder(request: HttpRequest, _context: InvocationContext): Promise<HttpResponseInit> {
+  const orderId = request.params.orderId ?? '';
+  let stored;
+  try {
+    // An id no order can have (empty, or beyond the SessionId limit) is simply not found.
+    const possible = orderId !== '' && orderId.length <= ORDER_ID_MAX_LENGTH;
+    stored = possible ? await appContext().store().readOrder(orderId) : undefined;
+  } catch (error) {
+    const answer = unavailable(error);
+    if (answer) return answer;
+    throw error;
+  }
+  if (stored === undefined) return { status: 404, jsonBody: { error: 'NotFound', orderId } };
+  return { status: 200, jsonBody: orderView(stored.doc) };
+}
+
+register.http('getOrder', {
+  route: 'orders/{orderId}',
+  methods: ['GET'],
+  authLevel: 'function',
+  handler: getOrder,
+});

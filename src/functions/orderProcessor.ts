@@ -1,0 +1,43 @@
+/**
+ * Order processor: `orders` session queue → the core's processor (rules 1–8, 10, 11), one message at a time.
+ */
+import type { InvocationContext } from '@azure/functions';
+import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
+import { inMessageSpan, traceparentOf } from '../adapters/telemetryTraceContext.js';
+import type { ProcessResult } from '../core/processor/processResult.js';
+import { QueueName, SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
+import { register } from './register.js';
+
+/**
+ * Handles one `orders` message (`sdkBinding` input `{ messages, actions }`): normalises it, lets the core decide and
+ * settle it through the host's actions, and returns what happened. The order documents the core remembers live in
+ * the app context's order cache (module scope, LRU keyed by order = session), so the next message of the same
+ * session applies with one Cosmos round trip.
+ */
+export async function orderProcessor(input: unknown, _context: InvocationContext): Promise<ProcessResult> {
+  const { message, body, actions } = normaliseTriggerInput(input);
+  const app = appContext();
+  const traceparent = traceparentOf(message.applicationProperties);
+  return inMessageSpan(`${QueueName.Orders} process`, traceparent, () => app.processor().process(
+    {
+      body,
+      messageId: message.messageId === undefined ? undefined : String(message.messageId),
+      sessionId: message.sessionId,
+      correlationId: message.correlationId === undefined ? undefined : String(message.correlationId),
+      applicationProperties: message.applicationProperties,
+      deliveryCount: message.deliveryCount,
+    },
+    { settlement: settlementFor(actions, message), cache: app.orderCache },
+  ));
+}
+
+ensureServiceBusSdkBinding();
+register.serviceBusQueue('orderProcessor', {
+  connection: SERVICE_BUS_CONNECTION,
+  queueName: QueueName.Orders,
+  isSessionsEnabled: true,
+  sdkBinding: true,
+  autoCompleteMessages: false,
+  cardinality: 'one',
+  handler: orderProcessor,
+});

@@ -1,0 +1,67 @@
+/**
+ * `POST /api/ledgers`: validates a ledger and enqueues it to `ledger` for the splitter.
+ */
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { isServiceBusError } from '@azure/service-bus';
+import { currentOrNewTraceparent, inMessageSpan, isTraceparent, traceProperties } from '../adapters/telemetryTraceContext.js';
+import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
+import { validateLedger } from '../core/schemas/ledger.js';
+import { CoreErrorCode } from '../core/errors.js';
+import { QueueName, appContext } from './appContext.js';
+import { unavailable } from './httpErrors.js';
+import { register } from './register.js';
+
+/** Service Bus failures worth a retry by the client (503) rather than a 500. */
+const RETRYABLE_SEND_CODES = new Set(['ServiceBusy', 'ServiceTimeout', 'ServiceCommunicationProblem', 'QuotaExceeded']);
+
+function tooLarge(bytes: number): HttpResponseInit {
+  return { status: 413, jsonBody: { error: 'PayloadTooLarge', message: `The ledger is ${bytes} bytes; at most ${LEDGER_MAX_BYTES} are accepted` } };
+}
+
+/**
+ * - 413 when `Content-Length` or the body actually read exceeds 262,144 bytes (the Standard tier's message size);
+ * - 400 `{ error: 'SchemaValidationFailed', issues: [{ path, message }] }` for a body that is not UTF-8 JSON or
+ *   fails the ledger rules (rule 9's validation, so nothing invalid reaches the queue);
+ * - 202 `{ ledgerId, entries }` once the ledger is on the `ledger` queue, sent with `messageId = ledgerId`,
+ *   `contentType: application/json` and the request's W3C trace context in `traceparent` / `Diagnostic-Id`
+ *   (the invocation's, else a new span's, else a generated one);
+ * - 503 when Service Bus is busy or unreachable.
+ */
+export async function postLedger(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > LEDGER_MAX_BYTES) return tooLarge(declared);
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > LEDGER_MAX_BYTES) return tooLarge(bytes.byteLength);
+
+  const validated = validateLedger(bytes);
+  if (!validated.ok) return { status: 400, jsonBody: { error: CoreErrorCode.SchemaValidationFailed, issues: validated.issues } };
+  const ledger = validated.value;
+
+  const incoming = context.traceContext?.traceParent ?? request.headers.get('traceparent') ?? undefined;
+  const app = appContext();
+  return inMessageSpan('POST /api/ledgers', isTraceparent(incoming) ? incoming : undefined, async (span) => {
+    const traceparent = currentOrNewTraceparent(span);
+    try {
+      await app.sender(QueueName.Ledger).sendMessages({
+        messageId: ledger.ledgerId,
+        contentType: 'application/json',
+        body: ledger,
+        applicationProperties: traceProperties(traceparent),
+      });
+    } catch (error) {
+      if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') return tooLarge(bytes.byteLength);
+      const answer = unavailable(error, isServiceBusError(error) && (error.retryable || RETRYABLE_SEND_CODES.has(error.code)));
+      if (answer) return answer;
+      throw error;
+    }
+    app.telemetry.log('info', 'ledger accepted', { ledgerId: ledger.ledgerId, entries: ledger.entries.length, outcome: 'accepted', traceparent });
+    return { status: 202, jsonBody: { ledgerId: ledger.ledgerId, entries: ledger.entries.length } };
+  });
+}
+
+register.http('postLedger', {
+  route: 'ledgers',
+  methods: ['POST'],
+  authLevel: 'function',
+  handler: postLedger,
+});

@@ -1,0 +1,108 @@
+import type { Span, SpanOptions, Tracer } from '@opentelemetry/api';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createTelemetry } from '../../src/adapters/telemetry.js';
+import { currentOrNewTraceparent, isTraceparent, spanContextOf, traceparentOf } from '../../src/adapters/telemetryTraceContext.js';
+
+class CollectingReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+}
+
+/** Sums of every counter the reader has seen, by name. */
+async function counterSums(reader: CollectingReader): Promise<Record<string, number>> {
+  const { resourceMetrics } = await reader.collect();
+  const sums: Record<string, number> = {};
+  for (const scope of resourceMetrics.scopeMetrics) {
+    for (const metric of scope.metrics) {
+      sums[metric.descriptor.name] = metric.dataPoints.reduce((sum, point) => sum + Number(point.value), 0);
+    }
+  }
+  return sums;
+}
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: pino({ level: 'debug' }, stream) };
+}
+
+/** A tracer that records the spans it starts and their events. */
+function recordingTracer() {
+  const spans: { name: string; events: { name: string; attributes: unknown }[]; ended: boolean }[] = [];
+  const tracer = {
+    startSpan(name: string, _options?: SpanOptions): Span {
+      const record = { name, events: [] as { name: string; attributes: unknown }[], ended: false };
+      spans.push(record);
+      return {
+        addEvent(event: string, attributes?: unknown) {
+          record.events.push({ name: event, attributes });
+          return this;
+        },
+        end() {
+          record.ended = true;
+        },
+      } as unknown as Span;
+    },
+  } as unknown as Tracer;
+  return { spans, tracer };
+}
+
+describe('pino + OpenTelemetry telemetry adapter', () => {
+  it('writes structured log lines with the key fields first and drops undefined ones', () => {
+    // Prepare
+    const { lines, logger } = capture();
+    const telemetry = createTelemetry({ logger });
+    // Act
+    telemetry.log('info', 'entry applied', { durationMs: 3, outcome: 'applied', orderId: 'o-1', entryId: 'e-1', sequence: 2, ledgerId: 'L-1', reason: undefined });
+    // Assess
+    expect(lines).toHaveLength(1);
+    expect(Object.keys(lines[0]!).filter((k) => !['level', 'time', 'pid', 'hostname'].includes(k))).toEqual([
+      'entryId', 'orderId', 'sequence', 'ledgerId', 'outcome', 'durationMs', 'msg',
+    ]);
+    expect(lines[0]).toMatchObject({ level: 30, msg: 'entry applied' });
+  });
+
+  it('raises an alert as a warn line, an event and a counter, all named exactly after the alert', async () => {
+    // Prepare
+    const { lines, logger } = capture();
+    const reader = new CollectingReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const { spans, tracer } = recordingTracer();
+    const telemetry = createTelemetry({ logger, meterProvider, tracer });
+    // Act
+    telemetry.alert('IdempotencyKeyConflict', { orderId: 'o-1', entryId: 'e-1', sequence: 3, description: 'hash differs' });
+    telemetry.alert('IdempotencyKeyConflict', { orderId: 'o-2', entryId: 'e-9', sequence: undefined });
+    telemetry.count('convoy.entries.applied', { via: 'drain' });
+    // Assess
+    expect(lines[0]).toMatchObject({ level: 40, alert: 'IdempotencyKeyConflict', orderId: 'o-1', entryId: 'e-1', sequence: 3 });
+    expect(spans[0]).toMatchObject({ ended: true, events: [{ name: 'IdempotencyKeyConflict', attributes: { orderId: 'o-1', entryId: 'e-1', sequence: 3 } }] });
+    expect(spans[1]!.events[0]!.attributes).toEqual({ orderId: 'o-2', entryId: 'e-9' });
+    expect(await counterSums(reader)).toEqual({ IdempotencyKeyConflict: 2, 'convoy.entries.applied': 1 });
+    await meterProvider.shutdown();
+  });
+});
+
+describe('W3C trace context on messages', () => {
+  it('reads Diagnostic-Id or traceparent whatever the key case, ignoring malformed values', () => {
+    const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    expect(traceparentOf({ 'Diagnostic-Id': tp })).toBe(tp);
+    expect(traceparentOf({ 'diagnostic-Id': tp })).toBe(tp);
+    expect(traceparentOf({ traceparent: 'garbage', 'Diagnostic-Id': '|abc.1.' })).toBeUndefined();
+    expect(spanContextOf(tp)).toEqual({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1, isRemote: true });
+  });
+
+  it('generates a valid sampled traceparent when no span is active', () => {
+    const generated = currentOrNewTraceparent();
+    expect(isTraceparent(generated)).toBe(true);
+    expect(generated.endsWith('-01')).toBe(true);
+    expect(currentOrNewTraceparent()).not.toBe(generated);
+  });
+});

@@ -1,0 +1,169 @@
+import { CosmosClient } from '@azure/cosmos';
+import type { Container } from '@azure/cosmos';
+import functions from '@azure/functions';
+import type { HttpHandler, HttpResponseInit, ServiceBusQueueHandler } from '@azure/functions';
+import { ServiceBusClient } from '@azure/service-bus';
+import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSessionReceiver } from '@azure/service-bus';
+import { randomUUID } from 'node:crypto';
+import { start as startCosmos } from '../../../emulators/cosmos/index.js';
+import type { CosmosEmulator } from '../../../emulators/cosmos/index.js';
+import { start as startServiceBus } from '../../../emulators/servicebus/index.js';
+import type { RunningEmulator } from '../../../emulators/servicebus/index.js';
+import { closeAppContext } from '../../../src/functions/appContext.js';
+import { registeredFunctions } from '../../../src/functions/register.js';
+import { receiverActions } from './settlementActions.js';
+import type { ReceiverActionsOptions, RecordedSettlement } from './settlementActions.js';
+
+// CommonJS bundle: only app/trigger/output import by name in native ESM (platform notes).
+const { InvocationContext, HttpRequest } = functions;
+
+const queue = (name: string, props: Record<string, unknown> = {}) => ({
+  Name: name,
+  Properties: { LockDuration: 'PT30S', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'PT1H', RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT10M', ...props },
+});
+
+/** The test namespace: the app's three queues with short locks. */
+export const testServiceBusConfig = {
+  UserConfig: {
+    Namespaces: [{ Name: 'convoytest', Queues: [queue('ledger'), queue('orders', { RequiresSession: true }), queue('order-events', { RequiresSession: true })], Topics: [] }],
+    Logging: { Type: 'Console' },
+  },
+};
+
+/** Both emulators, SDK clients on them, and the app's registered handlers wired to them through `process.env`. */
+export interface Stack {
+  serviceBus: RunningEmulator;
+  cosmos: CosmosEmulator;
+  bus: ServiceBusClient;
+  container: Container;
+  handlers: { ledgerSplitter: ServiceBusQueueHandler; orderProcessor: ServiceBusQueueHandler; getOrder: HttpHandler; postLedger: HttpHandler };
+  close(): Promise<void>;
+}
+
+const APP_SETTINGS = ['ServiceBusConnection', 'CosmosConnection', 'TRANSIENT_RETRY_BUDGET', 'TRANSIENT_RETRY_BASE_DELAY', 'TRANSIENT_RETRY_MAX_DELAY', 'LOG_LEVEL'];
+
+/** Starts the emulators on port 0, creates `convoy`/`orders`, points the app settings at them and loads the functions. */
+export async function startStack(): Promise<Stack> {
+  const serviceBus = await startServiceBus({ port: 0, adminPort: 0, config: testServiceBusConfig });
+  const cosmos = await startCosmos({ port: 0 });
+  const cosmosClient = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
+  const { database } = await cosmosClient.databases.createIfNotExists({ id: 'convoy' });
+  const { container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 });
+  const previous = new Map(APP_SETTINGS.map((key) => [key, process.env[key]]));
+  Object.assign(process.env, {
+    ServiceBusConnection: serviceBus.connectionString,
+    CosmosConnection: cosmos.connectionString,
+    TRANSIENT_RETRY_BUDGET: '5000',
+    TRANSIENT_RETRY_BASE_DELAY: '5',
+    TRANSIENT_RETRY_MAX_DELAY: '50',
+    LOG_LEVEL: 'silent',
+  });
+  await import('../../../src/functions/index.js');
+  const handler = (name: string) => {
+    const found = registeredFunctions().find((r) => r.name === name);
+    if (!found) throw new Error(`function ${name} is not registered`);
+    return found.options.handler;
+  };
+  const bus = new ServiceBusClient(serviceBus.connectionString, { retryOptions: { maxRetries: 1, timeoutInMs: 5_000, retryDelayInMs: 50 } });
+  return {
+    serviceBus,
+    cosmos,
+    bus,
+    container,
+    handlers: {
+      ledgerSplitter: handler('ledgerSplitter') as ServiceBusQueueHandler,
+      orderProcessor: handler('orderProcessor') as ServiceBusQueueHandler,
+      getOrder: handler('getOrder') as HttpHandler,
+      postLedger: handler('postLedger') as HttpHandler,
+    },
+    async close() {
+      await closeAppContext();
+      await bus.close();
+      cosmosClient.dispose();
+      await Promise.all([serviceBus.close(), cosmos.close()]);
+      for (const [key, value] of previous) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    },
+  };
+}
+
+/** A fresh invocation context, as the host would pass it. */
+export function invocation(functionName: string): InstanceType<typeof InvocationContext> {
+  return new InvocationContext({ invocationId: randomUUID(), functionName, logHandler: () => undefined });
+}
+
+/** Calls an SDK-binding handler with one received message and a receiver-backed `actions`. */
+export async function invokeWith(
+  handler: ServiceBusQueueHandler,
+  functionName: string,
+  receiver: ServiceBusReceiver | ServiceBusSessionReceiver,
+  message: ServiceBusReceivedMessage,
+  options: ReceiverActionsOptions = {},
+): Promise<{ result: unknown; settled: RecordedSettlement[]; renewals: string[] }> {
+  const { actions, settled, renewals } = receiverActions(receiver, options);
+  const result = await handler({ messages: message, actions }, invocation(functionName));
+  return { result, settled, renewals };
+}
+
+/** Receives the next ledger message (waiting up to `waitMs`) and runs the splitter on it. */
+export async function runSplitter(stack: Stack, options: ReceiverActionsOptions = {}, waitMs = 2_000) {
+  const receiver = stack.bus.createReceiver('ledger');
+  try {
+    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: waitMs });
+    if (!message) throw new Error('no ledger message arrived');
+    return { message, ...(await invokeWith(stack.handlers.ledgerSplitter, 'ledgerSplitter', receiver, message, options)) };
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** Accepts `orderId`'s session and runs the processor on each message until none arrives for `idleMs`. */
+export async function drainSession(stack: Stack, orderId: string, idleMs = 300): Promise<{ results: unknown[]; settled: RecordedSettlement[] }> {
+  const receiver = await stack.bus.acceptSession('orders', orderId);
+  const results: unknown[] = [];
+  const settled: RecordedSettlement[] = [];
+  try {
+    for (;;) {
+      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: idleMs });
+      if (!message) break;
+      const run = await invokeWith(stack.handlers.orderProcessor, 'orderProcessor', receiver, message);
+      results.push(run.result);
+      settled.push(...run.settled);
+    }
+  } finally {
+    await receiver.close();
+  }
+  return { results, settled };
+}
+
+/** Reads an order through the registered GET handler. */
+export async function getOrder(stack: Stack, orderId: string): Promise<HttpResponseInit> {
+  const request = new HttpRequest({ method: 'GET', url: `http://localhost/api/orders/${orderId}`, params: { orderId } });
+  return (await stack.handlers.getOrder(request, invocation('getOrder'))) as HttpResponseInit;
+}
+
+/** Posts a body through the registered POST handler. */
+export async function postLedger(stack: Stack, body: string, headers: Record<string, string> = {}): Promise<HttpResponseInit> {
+  const request = new HttpRequest({ method: 'POST', url: 'http://localhost/api/ledgers', body: { string: body }, headers });
+  return (await stack.handlers.postLedger(request, invocation('postLedger'))) as HttpResponseInit;
+}
+
+/** Dead letters of a queue (sessions or not), received and completed. */
+export async function deadLetters(stack: Stack, queueName: string, waitMs = 500): Promise<ServiceBusReceivedMessage[]> {
+  const receiver = stack.bus.createReceiver(queueName, { subQueueType: 'deadLetter' });
+  try {
+    const out: ServiceBusReceivedMessage[] = [];
+    for (;;) {
+      const batch = await receiver.receiveMessages(10, { maxWaitTimeInMs: waitMs });
+      if (batch.length === 0) return out;
+      for (const message of batch) {
+        await receiver.completeMessage(message);
+        out.push(message);
+      }
+    }
+  } finally {
+    await receiver.close();
+  }
+}

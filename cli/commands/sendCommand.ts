@@ -1,0 +1,51 @@
+import { randomInt } from 'node:crypto';
+import { Command, Option } from 'commander';
+import type { CliIo } from '../io.js';
+import { ratio, wholeNumber } from '../options.js';
+import { createProgress } from '../progress.js';
+import { DEFAULT_SEND_OUT, runSend, type SendTarget } from '../send.js';
+import { addConnectionOptions, resolveCliSettings, type ConnectionFlags } from '../settings.js';
+import { formatSendReport } from '../summary.js';
+
+interface SendFlags extends ConnectionFlags {
+  orders: number;
+  entries: number;
+  ledgers: number;
+  duplicates: number;
+  conflicts: number;
+  poison: number;
+  gaps: number;
+  seed?: number;
+  run?: string;
+  to: SendTarget;
+  out: string;
+  quiet?: boolean;
+}
+
+/** `convoy send`. */
+export function sendCommand(io: CliIo): Command {
+  const command = new Command('send')
+    .description('Generate test ledgers, send them, and write the expected final state and dead letters')
+    .option('--orders <n>', 'orders to generate', wholeNumber(1), 10)
+    .option('--entries <m>', 'entries per order (OrderCreated, transactions, maybe OrderDeleted)', wholeNumber(1), 5)
+    .option('--ledgers <k>', 'ledgers to spread the entries over (interleaved)', wholeNumber(1), 3)
+    .option('--duplicates <ratio>', 'ratio of entries re-sent in other ledgers and of ledgers re-sent whole', ratio, 0)
+    .option('--conflicts <n>', 'entryIds reused with another body (expect IdempotencyKeyConflict)', wholeNumber(), 0)
+    .option('--poison <n>', 'non-JSON and schema-breaking messages (expect SchemaValidationFailed)', wholeNumber(), 0)
+    .option('--gaps <n>', "orders with a later entry sent in an earlier ledger (parked until the gap fills)", wholeNumber(), 0)
+    .option('--seed <n>', 'PRNG seed, for a reproducible run (default: random)', wholeNumber())
+    .option('--run <id>', 'prefix of every generated id (default: derived from the seed)')
+    .addOption(new Option('--to <target>', 'queue: the ledger queue; http: POST /api/ledgers').choices(['queue', 'http']).default('queue'))
+    .option('--out <file>', 'where to write the expectation', DEFAULT_SEND_OUT)
+    .option('-q, --quiet', 'no progress bar')
+    .addHelpText('after', '\nExample:\n  convoy send --orders 50 --entries 8 --ledgers 5 --duplicates 0.1 --conflicts 2 --poison 4 --gaps 3 --seed 7');
+  return addConnectionOptions(command).action(async (flags: SendFlags) => {
+    const report = await runSend({
+      ...flags,
+      seed: flags.seed ?? randomInt(0, 2 ** 32 - 1),
+      settings: resolveCliSettings(flags),
+      progress: createProgress({ quiet: flags.quiet }),
+    });
+    io.out(formatSendReport(report));
+  });
+}

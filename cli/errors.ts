@@ -1,0 +1,37 @@
+/** What went wrong, as a closed set of codes the CLI maps to messages and exit codes in one place. */
+export const CliErrorCode = {
+  /** A flag has an unusable value. */
+  InvalidOption: 'InvalidOption',
+  /** A connection setting is missing or malformed. */
+  Settings: 'Settings',
+  /** The function app's HTTP API cannot be reached or answered unexpectedly. */
+  Http: 'Http',
+  /** Service Bus cannot be reached or refused the operation. */
+  ServiceBus: 'ServiceBus',
+  /** A file (expectation, body) cannot be read or is malformed. */
+  File: 'File',
+  /** The requested message or order does not exist. */
+  NotFound: 'NotFound',
+} as const;
+/** One of {@link CliErrorCode}. */
+export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
+
+/** An error the CLI reports as one line plus, when known, what to do about it. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+    /** What the user can do, e.g. "Start the stack with `npm start`." */
+    readonly hint?: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Checks `name`, not `instanceof`, so it works across module copies. */
+export function isCliError(error: unknown): error is CliError {
+  return error instanceof Error && error.name === 'CliError';
+}

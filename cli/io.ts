@@ -1,0 +1,21 @@
+/** Where commands write: stdout for results, stderr for notes; tests pass their own. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** The exit code the command asks for (verify: 1 on a mismatch). */
+  exitCode: number;
+}
+
+/** The process's own streams. */
+export function processIo(): CliIo {
+  // `convoy dlq list | head` closes stdout early: that is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+  return {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    exitCode: 0,
+  };
+}

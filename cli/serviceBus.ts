@@ -1,0 +1,73 @@
+import Long from 'long';
+import { isServiceBusError, type ServiceBusClient, type ServiceBusReceivedMessage } from '@azure/service-bus';
+import { createServiceBusClient } from '../src/adapters/azureClients.js';
+import { CliError, isCliError } from './errors.js';
+import { requireServiceBus, type CliSettings } from './settings.js';
+
+/** Queues of the system (design: "Names everyone shares"). */
+export const QUEUES = { ledger: 'ledger', orders: 'orders' } as const;
+
+/** The Service Bus client for these settings; few, short retries so a stopped emulator fails in seconds. */
+export function openServiceBus(settings: CliSettings): ServiceBusClient {
+  requireServiceBus(settings);
+  return createServiceBusClient(settings.app, { retryOptions: { maxRetries: 2, retryDelayInMs: 500, timeoutInMs: 15_000 } });
+}
+
+/** Runs `work` with a client and always closes it. */
+export async function withServiceBus<T>(settings: CliSettings, work: (client: ServiceBusClient) => Promise<T>): Promise<T> {
+  const client = openServiceBus(settings);
+  try {
+    return await work(client);
+  } catch (error) {
+    throw asCliError(error);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Peeks every message of a queue or its dead-letter queue (nothing is locked or changed). */
+export async function peekAll(
+  client: ServiceBusClient,
+  queue: string,
+  subQueue?: 'deadLetter',
+  limit = 10_000,
+): Promise<ServiceBusReceivedMessage[]> {
+  const receiver = client.createReceiver(queue, subQueue ? { subQueueType: subQueue } : {});
+  try {
+    const out: ServiceBusReceivedMessage[] = [];
+    // Always from an explicit sequence number: without one the SDK goes on from a peek cursor it shares between
+    // every receiver of the entity on this client, so a second look would start where the first one ended.
+    let from = Long.fromNumber(0);
+    while (out.length < limit) {
+      const page = await receiver.peekMessages(Math.min(250, limit - out.length), { fromSequenceNumber: from });
+      if (page.length === 0) break;
+      out.push(...page);
+      const last = page[page.length - 1]?.sequenceNumber;
+      if (last === undefined) break;
+      from = last.add(1);
+    }
+    return out;
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** Maps Service Bus failures to errors that say what to do; other errors pass through. */
+export function asCliError(error: unknown): unknown {
+  if (isCliError(error) || !(error instanceof Error)) return error;
+  // Socket failures surface as core-amqp MessagingErrors (code GeneralError) rather than ServiceBusErrors.
+  const network = (error as { syscall?: string }).syscall !== undefined || /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET/.test(error.message);
+  if (!isServiceBusError(error) && !network) return error;
+  const code = network ? 'ServiceCommunicationProblem' : (error as unknown as { code: string }).code;
+  switch (code) {
+    case 'ServiceCommunicationProblem':
+    case 'ServiceTimeout':
+      return new CliError('ServiceBus', `Cannot reach Service Bus (${error.message}).`, 'Start the local stack with `npm start`, or pass --servicebus "<connection string>".', { cause: error });
+    case 'MessagingEntityNotFound':
+      return new CliError('ServiceBus', `A queue is missing: ${error.message}`, 'The namespace needs the queues ledger, orders and order-events (infra/servicebus.config.json).', { cause: error });
+    case 'UnauthorizedAccess':
+      return new CliError('ServiceBus', `Service Bus refused the credentials: ${error.message}`, 'Check the connection string, or the role assignments of your identity.', { cause: error });
+    default:
+      return new CliError('ServiceBus', `Service Bus: ${code}: ${error.message}`, undefined, { cause: error });
+  }
+}

@@ -1,0 +1,146 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { runDlqList } from '../../cli/dlq/list.js';
+import { runDlqPurge } from '../../cli/dlq/purge.js';
+import { runDlqResubmit } from '../../cli/dlq/resubmit.js';
+import { runDlqShow } from '../../cli/dlq/show.js';
+import { peekAll } from '../../cli/serviceBus.js';
+import { resolveCliSettings } from '../../cli/settings.js';
+import { deadLetterEntries, startCliBus, type CliTestBus } from './support.js';
+
+const entry = (orderId: string, sequence: number, amount = 100) => ({
+  entryId: `${orderId}-e${sequence}`,
+  orderId,
+  sequence,
+  type: 'TransactionAdded',
+  data: { transactionId: `t${sequence}`, amount },
+});
+
+/** A stand-in for the function app's GET /api/orders/{id}: order o-2 has a rejected entry. */
+async function fakeOrdersApi(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const id = decodeURIComponent((req.url ?? '').replace('/api/orders/', ''));
+    if (id !== 'o-2') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        orderId: 'o-2', status: 'open', customerId: 'c', currency: 'EUR', lastSequence: 3, total: 0, transactions: [],
+        parked: [{ sequence: 6, entryId: 'o-2-e6' }],
+        rejected: [{ sequence: 5, entryId: 'o-2-e5', reason: 'InvalidTransition' }],
+      }),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('convoy dlq against the Service Bus emulator', () => {
+  let bus: CliTestBus;
+  const api = fakeOrdersApi();
+  beforeEach(async () => {
+    bus = await startCliBus();
+  });
+  afterEach(async () => bus.close());
+  afterAll(async () => (await api).server.close());
+
+  it('lists dead letters with reason, entry, sequence and session, plus the rejected entries of their orders', async () => {
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2:0123456789abcdef', reason: 'InvalidTransition' },
+      { body: Buffer.from('{oops'), sessionId: 'o-2', messageId: 'p-1', reason: 'SchemaValidationFailed' },
+    ]);
+    const { url } = await api;
+    const settings = resolveCliSettings({ servicebus: bus.emulator.connectionString, http: url }, {}, '/nonexistent');
+    const listing = await runDlqList({ settings });
+    expect(listing.deadLetters.map((d) => [d.reason, d.entryId, d.sequence, d.sessionId, d.description])).toEqual([
+      ['InvalidTransition', 'o-1-e2', 2, 'o-1', 'test: InvalidTransition'],
+      ['SchemaValidationFailed', 'p-1', undefined, 'o-2', 'test: SchemaValidationFailed'],
+    ]);
+    expect(listing.rejected).toEqual([{ orderId: 'o-2', sequence: 5, entryId: 'o-2-e5', reason: 'InvalidTransition' }]);
+    expect(listing.ordersUnavailable).toBeUndefined();
+  });
+
+  it('peeks the whole dead-letter queue on every look, not from where the last look ended', async () => {
+    await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'm-1', reason: 'InvalidTransition' }]);
+    const first = await peekAll(bus.client, 'orders', 'deadLetter');
+    const second = await peekAll(bus.client, 'orders', 'deadLetter');
+    expect(second.map((m) => m.messageId)).toEqual(first.map((m) => m.messageId));
+    expect(second).toHaveLength(1);
+  });
+
+  it('still lists the dead letters when the function app is down, saying why the orders are missing', async () => {
+    await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'm-1', reason: 'InvalidTransition' }]);
+    const listing = await runDlqList({ settings: bus.settings });
+    expect(listing.deadLetters).toHaveLength(1);
+    expect(listing.ordersUnavailable).toMatch(/Cannot reach the function app/);
+  });
+
+  it('shows one dead letter in full by sequence number or entry id', async () => {
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'm-1', reason: 'InvalidTransition', applicationProperties: { sequence: 2, type: 'TransactionAdded' } },
+    ]);
+    const [byEntry] = await runDlqShow({ settings: bus.settings, id: 'o-1-e2' });
+    expect(byEntry).toMatchObject({ messageId: 'm-1', correlationId: 'L-test', reason: 'InvalidTransition', body: entry('o-1', 2) });
+    expect(byEntry?.applicationProperties).toMatchObject({ sequence: 2, type: 'TransactionAdded' });
+    const [bySequence] = await runDlqShow({ settings: bus.settings, id: String(byEntry?.sequenceNumber) });
+    expect(bySequence?.messageId).toBe('m-1');
+    await expect(runDlqShow({ settings: bus.settings, id: 'nope' })).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  it('resubmits only the selected dead letters with <entryId>.r<n>, keeping session, correlation and properties, and leaves the others', async () => {
+    // Selected and unselected interleave, so one receive batch completes some and abandons others.
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'a', reason: 'InvalidTransition', applicationProperties: { sequence: 2, type: 'TransactionAdded' } },
+      { body: entry('o-2', 3), sessionId: 'o-2', messageId: 'b', reason: 'SequenceConflict' },
+      { body: entry('o-3', 4), sessionId: 'o-3', messageId: 'c', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 2 } },
+      { body: entry('o-4', 5), sessionId: 'o-4', messageId: 'd', reason: 'SequenceConflict' },
+    ]);
+    const report = await runDlqResubmit({ settings: bus.settings, reason: 'InvalidTransition', receiveWaitMs: 500 });
+    expect(report.resubmitted.map((r) => r.messageId).sort()).toEqual(['o-1-e2.r1', 'o-3-e4.r3']);
+
+    const left = await runDlqList({ settings: bus.settings });
+    expect(left.deadLetters.map((d) => d.entryId).sort()).toEqual(['o-2-e3', 'o-4-e5']);
+
+    const receiver = await bus.client.acceptSession('orders', 'o-1');
+    const [copy] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    expect(copy).toMatchObject({ messageId: 'o-1-e2.r1', sessionId: 'o-1', correlationId: 'L-test', contentType: 'application/json', body: entry('o-1', 2) });
+    expect(copy?.applicationProperties).toEqual({ sequence: 2, type: 'TransactionAdded', resubmitCount: 1 });
+
+    // Dead-lettered again, the next resubmission counts on from the copy's resubmitCount.
+    await receiver.deadLetterMessage(copy!, { deadLetterReason: 'InvalidTransition', deadLetterErrorDescription: 'again' });
+    await receiver.close();
+    const again = await runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'], receiveWaitMs: 500 });
+    expect(again.resubmitted.map((r) => r.messageId)).toEqual(['o-1-e2.r2']);
+  });
+
+  it('resubmits a corrected body and reports ids it cannot find', async () => {
+    await deadLetterEntries(bus.client, [{ body: Buffer.from('{broken'), sessionId: 'o-9', messageId: 'o-9-e1:0123456789abcdef', reason: 'SchemaValidationFailed' }]);
+    const fixed = { ...entry('o-9', 1), type: 'OrderCreated', data: { customerId: 'c-1', currency: 'EUR' } };
+    const report = await runDlqResubmit({ settings: bus.settings, ids: ['o-9-e1', 'missing'], correct: () => fixed, receiveWaitMs: 500 });
+    expect(report).toMatchObject({ resubmitted: [{ messageId: 'o-9-e1.r1', sessionId: 'o-9' }], notFound: ['missing'] });
+    const receiver = await bus.client.acceptSession('orders', 'o-9');
+    const [copy] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    expect(copy?.body).toEqual(fixed);
+    expect(copy?.applicationProperties).toEqual({ sequence: 1, type: 'OrderCreated', resubmitCount: 1 });
+    await receiver.close();
+  });
+
+  it('keeps a dead letter whose correction fails', async () => {
+    await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'a', reason: 'InvalidTransition' }]);
+    const failing = () => {
+      throw new Error('editor crashed');
+    };
+    await expect(runDlqResubmit({ settings: bus.settings, all: true, correct: failing, receiveWaitMs: 500 })).rejects.toThrow('editor crashed');
+    expect((await runDlqList({ settings: bus.settings })).deadLetters).toHaveLength(1);
+  });
+
+  it('refuses to resubmit without a selection and to purge without --yes, then purges', async () => {
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'a', reason: 'InvalidTransition' },
+      { body: entry('o-2', 2), sessionId: 'o-2', messageId: 'b', reason: 'InvalidTransition' },
+    ]);
+    await expect(runDlqResubmit({ settings: bus.settings })).rejects.toMatchObject({ code: 'InvalidOption' });
+    await expect(runDlqPurge({ settings: bus.settings, yes: false })).rejects.toMatchObject({ code: 'InvalidOption' });
+    expect(await runDlqPurge({ settings: bus.settings, yes: true })).toBe(2);
+    expect((await runDlqList({ settings: bus.settings })).deadLetters).toHaveLength(0);
+  });
+});

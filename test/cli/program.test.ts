@@ -1,0 +1,64 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../../cli/io.js';
+import { runCli } from '../../cli/program.js';
+import { resolveCliSettings, requireServiceBus } from '../../cli/settings.js';
+import { editBody } from '../../cli/dlq/editor.js';
+
+function captureIo(): CliIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, exitCode: 0, out: (t) => stdout.push(t), err: (t) => stderr.push(t) };
+}
+
+describe('convoy program', () => {
+  it.each(['send', 'verify', 'dlq', 'dlq list', 'dlq show', 'dlq resubmit', 'dlq purge', 'sessions'])('prints help for %s and exits 0', async (command) => {
+    const io = captureIo();
+    expect(await runCli([...command.split(' '), '--help'], io)).toBe(0);
+    expect(io.stdout.join('\n')).toContain(`Usage: convoy ${command}`);
+  });
+
+  it('exits 2 with what to do when an option is invalid or a setting is missing', async () => {
+    const bad = captureIo();
+    expect(await runCli(['send', '--duplicates', '2'], bad)).toBe(2);
+    expect(bad.stderr.join('\n')).toMatch(/ratio between 0 and 1/);
+    const dir = mkdtempSync(join(tmpdir(), 'convoy-cli-'));
+    const missing = captureIo();
+    expect(await runCli(['verify', '--file', join(dir, 'none.json')], missing)).toBe(2);
+    expect(missing.stderr.join('\n')).toMatch(/Run `convoy send` first/);
+  });
+});
+
+describe('resolveCliSettings', () => {
+  it('takes flags over the environment over local.settings.json Values', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'convoy-settings-'));
+    writeFileSync(join(dir, 'local.settings.json'), JSON.stringify({ Values: { ServiceBusConnection: 'file', CONVOY_HTTP: 'http://file:1', CONVOY_FUNCTION_KEY: 'k-file' } }));
+    expect(resolveCliSettings({}, {}, dir)).toMatchObject({ app: { ServiceBusConnection: 'file' }, httpBaseUrl: 'http://file:1', functionKey: 'k-file' });
+    expect(resolveCliSettings({}, { ServiceBusConnection: 'env', CONVOY_HTTP: 'http://env:2/' }, dir)).toMatchObject({
+      app: { ServiceBusConnection: 'env' },
+      httpBaseUrl: 'http://env:2',
+    });
+    expect(resolveCliSettings({ servicebus: 'flag', http: 'http://flag:3', functionKey: 'k' }, { ServiceBusConnection: 'env' }, dir)).toMatchObject({
+      app: { ServiceBusConnection: 'flag' },
+      httpBaseUrl: 'http://flag:3',
+      functionKey: 'k',
+    });
+  });
+
+  it('defaults to the local host and says how to configure Service Bus', () => {
+    const settings = resolveCliSettings({}, {}, mkdtempSync(join(tmpdir(), 'convoy-settings-')));
+    expect(settings.httpBaseUrl).toBe('http://127.0.0.1:7071');
+    expect(() => requireServiceBus(settings)).toThrow(expect.objectContaining({ code: 'Settings', hint: expect.stringContaining('--servicebus') }));
+  });
+});
+
+describe('editBody', () => {
+  it('returns what the editor saved, and refuses a body that is no longer JSON', () => {
+    const script = (text: string) => `node -e "require('fs').writeFileSync(process.argv[1], '${text}')"`;
+    expect(editBody({ a: 1 }, 'e-1', { EDITOR: script('{\\"a\\":2}') })).toEqual({ a: 2 });
+    expect(() => editBody({ a: 1 }, 'e-1', { EDITOR: script('nope') })).toThrow(/not JSON/);
+    expect(() => editBody({ a: 1 }, 'e-1', {})).toThrow(/needs an editor/);
+  });
+});

@@ -6,6 +6,7 @@ import type { FaultRuleInput } from './faults.js';
 import { EMULATOR_KEY } from './http/auth.js';
 import { createEmulatorServer } from './http/server.js';
 import { AccountStore } from './store/accountStore.js';
+import { loadOrCreateCertificate } from './tls/certificate.js';
 
 export { EMULATOR_KEY } from './http/auth.js';
 export { FaultInjector } from './faults.js';
@@ -22,8 +23,10 @@ export interface StartOptions {
   /** Directory for the durable write-ahead log; in memory when unset. @default undefined */
   dataDir?: string;
   /**
-   * Serve HTTPS with a generated self-signed certificate. Not supported yet: generating an X.509
-   * certificate needs a library that is not installed, so `true` is rejected. @default false
+   * Serve HTTPS with a self-signed certificate for `localhost`, `127.0.0.1` and `::1`, generated at
+   * start and kept in `dataDir` (when set) so restarts present the same one. Clients must trust
+   * {@link CosmosEmulator.certificatePem} (`NODE_EXTRA_CA_CERTS`, or `new https.Agent({ ca })` passed
+   * as the `agent` option of `CosmosClient`). @default false
    */
   https?: boolean;
   /** Fault rules active from the start. @default [] */
@@ -36,8 +39,10 @@ export interface StartOptions {
 
 /** A running emulator. */
 export interface CosmosEmulator {
-  /** `http://host:port/`. */
+  /** `http://host:port/`, or `https://host:port/` with {@link StartOptions.https}. */
   endpoint: string;
+  /** The served certificate (PEM) when HTTPS is on, for clients to trust; `undefined` over HTTP. */
+  certificatePem: string | undefined;
   /** The account key (the well-known emulator key). */
   key: string;
   /** `AccountEndpoint=...;AccountKey=...;` for `CosmosClient`/app settings. */
@@ -56,15 +61,13 @@ export interface CosmosEmulator {
 
 /** Starts a Cosmos DB NoSQL emulator in this process. */
 export async function start(options: StartOptions = {}): Promise<CosmosEmulator> {
-  if (options.https === true) {
-    throw new Error('HTTPS is not supported by this emulator build: no X.509 certificate generator is installed.');
-  }
   const host = options.host ?? '127.0.0.1';
+  const tls = options.https === true ? await loadOrCreateCertificate(options.dataDir) : undefined;
   const store = await AccountStore.open(options.dataDir);
   const counters = new RequestCounters();
   const faults = new FaultInjector();
   for (const rule of options.faults ?? []) faults.add(rule);
-  const server = createEmulatorServer({ store, key: EMULATOR_KEY, counters, faults, onError: options.onError });
+  const server = createEmulatorServer({ store, key: EMULATOR_KEY, counters, faults, onError: options.onError, tls });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8081, host, () => {
@@ -75,9 +78,10 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
   const sweep = setInterval(() => store.sweepExpired(), options.ttlSweepIntervalMs ?? 1000);
   sweep.unref();
   const port = (server.address() as AddressInfo).port;
-  const endpoint = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+  const endpoint = `${tls === undefined ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}/`;
   return {
     endpoint,
+    certificatePem: tls?.certPem,
     key: EMULATOR_KEY,
     connectionString: `AccountEndpoint=${endpoint};AccountKey=${EMULATOR_KEY};`,
     port,

@@ -1,8 +1,10 @@
+import { writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { start } from './index.js';
 
 /*
- * CLI: `npm run emulator:cosmos -- --port 8081 [--host 127.0.0.1] [--data-dir ./.cosmos]`.
+ * CLI: `npm run emulator:cosmos -- --port 8081 [--host 127.0.0.1] [--data-dir ./.cosmos]
+ *   [--https [--cert-out ./cosmos-cert.pem]]`.
  * Fault rules can be added at run time with `POST /_emulator/faults`.
  */
 
@@ -14,19 +16,27 @@ function parsePort(value: string): number {
 
 const program = new Command()
   .name('emulator:cosmos')
-  .description('Cosmos DB NoSQL emulator (HTTP) for the @azure/cosmos SDK')
+  .description('Cosmos DB NoSQL emulator (HTTP or HTTPS) for the @azure/cosmos SDK')
   .option('--port <port>', 'port to listen on (0 = any free port)', parsePort, 8081)
   .option('--host <host>', 'interface to bind', '127.0.0.1')
   .option('--data-dir <dir>', 'keep data durably in this directory (in memory otherwise)')
+  .option('--https', 'serve HTTPS with a self-signed certificate (kept in --data-dir when given)')
+  .option('--cert-out <file>', 'with --https: write the certificate (PEM) here for clients to trust')
   .parse();
 
-const options = program.opts<{ port: number; host: string; dataDir?: string }>();
+const options = program.opts<{ port: number; host: string; dataDir?: string; https?: true; certOut?: string }>();
+if (options.certOut !== undefined && options.https !== true) program.error('--cert-out needs --https');
 const emulator = await start({
   port: options.port,
   host: options.host,
   dataDir: options.dataDir,
+  https: options.https === true,
   onError: (error) => console.error('cosmos emulator: unexpected error', error),
 });
+if (options.certOut !== undefined && emulator.certificatePem !== undefined) {
+  await writeFile(options.certOut, emulator.certificatePem);
+  console.log(`Certificate written to ${options.certOut} (trust it with NODE_EXTRA_CA_CERTS=${options.certOut})`);
+}
 console.log(`Cosmos DB emulator listening on ${emulator.endpoint}`);
 console.log(`Connection string: ${emulator.connectionString}`);
 if (options.dataDir !== undefined) console.log(`Durable data in ${options.dataDir}`);

@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { RequestCounters } from '../counters.js';
 import { isCosmosError } from '../errors/cosmosError.js';
@@ -13,6 +15,7 @@ import { errorReply, writeReply } from './reply.js';
 import type { RequestContext } from './requestContext.js';
 import { parseAddress } from './requestContext.js';
 import { route } from './router.js';
+import type { TlsMaterial } from '../tls/certificate.js';
 
 /** Requests larger than this are refused with 413 without being buffered (documents cap at 2 MiB). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -25,6 +28,8 @@ export interface HttpDependencies {
   faults: FaultInjector;
   /** Called with unexpected errors (500s), for logging. */
   onError?: (error: unknown) => void;
+  /** Serve HTTPS with this key pair; plain HTTP when unset. */
+  tls?: TlsMaterial;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
@@ -64,7 +69,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     writeReply(res, errorReply(badRequest('The request path is not valid.')));
     return;
   }
-  const ctx: RequestContext = { method: (req.method ?? 'GET').toUpperCase(), address, headers: req.headers, body, origin: `http://${req.headers.host ?? 'localhost'}` };
+  const ctx: RequestContext = { method: (req.method ?? 'GET').toUpperCase(), address, headers: req.headers, body, origin: `${deps.tls === undefined ? 'http' : 'https'}://${req.headers.host ?? 'localhost'}` };
   if (address.segments[0] === ADMIN_PREFIX) {
     writeReply(res, handleAdmin(ctx, deps.counters, deps.faults));
     return;
@@ -93,15 +98,19 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
   writeReply(res, reply);
 }
 
-/** Creates the emulator's HTTP server (not yet listening). */
-export function createEmulatorServer(deps: HttpDependencies): Server {
-  const server = createServer({ keepAlive: true }, (req, res) => {
+/** Creates the emulator's HTTP server, or HTTPS server when `deps.tls` is set (not yet listening). */
+export function createEmulatorServer(deps: HttpDependencies): Server | HttpsServer {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     answer(req, res, deps).catch((error: unknown) => {
       const cosmos = isCosmosError(error) ? error : internalError(error);
       if (!isCosmosError(error)) deps.onError?.(error);
       if (!res.headersSent && !res.destroyed) writeReply(res, errorReply(cosmos));
     });
-  });
+  };
+  const server =
+    deps.tls === undefined
+      ? createServer({ keepAlive: true }, listener)
+      : createHttpsServer({ keepAlive: true, cert: deps.tls.certPem, key: deps.tls.keyPem }, listener);
   // Garbage on the socket: answer 400 when we still can, drop only that connection.
   server.on('clientError', (_error: Error, socket: Socket) => {
     if (socket.writable) {

@@ -1,0 +1,66 @@
+import { pathToFileURL } from 'node:url';
+import type { Logger } from 'pino';
+import { registeredFunctions } from '../src/functions/register.js';
+import type { FunctionRegistration } from '../src/functions/register.js';
+import { repoPath } from './paths.js';
+import { assertSupported } from './registrations.js';
+import type { RegistrationOf } from './registrations.js';
+
+/** Registrations split by trigger kind. */
+export interface FunctionsByKind {
+  http: RegistrationOf<'http'>[];
+  timer: RegistrationOf<'timer'>[];
+  serviceBusQueue: RegistrationOf<'serviceBusQueue'>[];
+}
+
+/**
+ * Imports the app's function modules (`src/functions/index.ts`), which register every function through
+ * `register.ts` as a side effect, and returns that one list — the same definitions the Functions host gets.
+ * Settings must be in `process.env` before this runs: modules may read them at import.
+ */
+export async function loadAppFunctions(logger: Logger): Promise<readonly FunctionRegistration[]> {
+  // A computed specifier: the module is the app's entry point, resolved at run time (tsx maps .js to .ts).
+  const entry = pathToFileURL(repoPath('src/functions/index.js')).href;
+  // Outside the Functions host `@azure/functions` announces "test mode" and that it skips each `app.*` call: true
+  // for `app`, misleading here (this host serves them all), so those lines go to debug instead of the console.
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].includes('"@azure/functions" package')) logger.debug(args[0]);
+    else warn(...args);
+  };
+  try {
+    await import(entry);
+  } finally {
+    console.warn = warn;
+  }
+  return registeredFunctions();
+}
+
+/**
+ * Closes the app's shared clients and senders (`closeAppContext` of `src/functions/appContext.ts`), as a host does
+ * on shutdown, so nothing talks to the emulators after they stop.
+ */
+export async function closeAppFunctions(): Promise<void> {
+  const module = (await import(pathToFileURL(repoPath('src/functions/appContext.js')).href)) as {
+    closeAppContext?: () => Promise<void>;
+  };
+  await module.closeAppContext?.();
+}
+
+/**
+ * Checks every registration is something the local host can run (see `assertSupported`) and groups them.
+ * @throws TypeError on an unsupported definition or a duplicate function name.
+ */
+export function groupFunctions(registrations: readonly FunctionRegistration[]): FunctionsByKind {
+  const groups: FunctionsByKind = { http: [], timer: [], serviceBusQueue: [] };
+  const names = new Set<string>();
+  for (const registration of registrations) {
+    assertSupported(registration);
+    if (names.has(registration.name)) throw new TypeError(`function ${registration.name} is registered twice`);
+    names.add(registration.name);
+    if (registration.kind === 'http') groups.http.push(registration);
+    else if (registration.kind === 'timer') groups.timer.push(registration);
+    else groups.serviceBusQueue.push(registration);
+  }
+  return groups;
+}

@@ -1,0 +1,149 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { HttpRequest } from '../azureFunctions.js';
+import { createInvocationContext } from '../logging/invocationContext.js';
+import type { RegistrationOf } from '../registrations.js';
+import { compileRoute } from './routeTemplate.js';
+import type { RouteTemplate } from './routeTemplate.js';
+import { writeFunctionResponse } from './toNodeResponse.js';
+
+/** Options of {@link startHttpHost}. */
+export interface HttpHostOptions {
+  functions: readonly RegistrationOf<'http'>[];
+  logger: Logger;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** 0 picks a free port. @default 7071 */
+  port?: number;
+  /** host.json `extensions.http.routePrefix`. @default 'api' */
+  routePrefix?: string;
+}
+
+/** A running HTTP trigger host. */
+export interface HttpHost {
+  /** `http://host:port/api`, with the port actually bound. */
+  readonly url: string;
+  /** Stops accepting connections and resolves once in-flight requests have been answered. */
+  close(): Promise<void>;
+}
+
+interface Route {
+  registration: RegistrationOf<'http'>;
+  template: RouteTemplate;
+  methods: ReadonlySet<string>;
+}
+
+/**
+ * Serves HTTP functions as the Functions host does: `/<routePrefix>/<route>` (route defaults to the function
+ * name), `methods` defaulting to GET and POST, the library's `HttpRequest`/`HttpResponse`, 500 on a thrown
+ * error and 404 when no function matches. authLevel is not enforced, as under `func start`.
+ */
+export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
+  const { logger } = options;
+  const prefix = (options.routePrefix ?? 'api').replace(/^\/+|\/+$/g, '');
+  const routes: Route[] = options.functions.map((registration) => ({
+    registration,
+    template: compileRoute(registration.options.route ?? registration.name),
+    methods: new Set((registration.options.methods ?? ['GET', 'POST']).map((m) => m.toUpperCase())),
+  }));
+
+  let closing = false;
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error({ err: error, url: req.url }, 'http request failed');
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+    const found = findRoute(routes, prefix, url.pathname, method);
+    const body = await readBody(req);
+    if (!found) {
+      res.writeHead(404, { 'content-length': '0' });
+      res.end();
+      return;
+    }
+    const { route, params } = found;
+    const request = new HttpRequest({
+      method,
+      url: url.toString(),
+      headers: flattenHeaders(req),
+      body: body.length > 0 ? { bytes: body } : undefined,
+      params,
+    });
+    const traceParent = request.headers.get('traceparent') ?? undefined;
+    const context = createInvocationContext(logger, {
+      functionName: route.registration.name,
+      traceContext: traceParent ? { traceParent, traceState: request.headers.get('tracestate') ?? undefined } : undefined,
+    });
+    const started = performance.now();
+    let status = 500;
+    try {
+      const result: unknown = await route.registration.options.handler(request, context);
+      // While draining, end each connection with its response so close() does not wait for keep-alive timeouts.
+      if (closing) res.shouldKeepAlive = false;
+      await writeFunctionResponse(result, res, method);
+      status = res.statusCode;
+    } catch (error) {
+      context.error('function threw', error);
+      if (!res.headersSent) res.writeHead(500, { 'content-length': '0' });
+      res.end();
+    } finally {
+      logger.debug({ function: route.registration.name, method, path: url.pathname, status, durationMs: Math.round(performance.now() - started) }, 'http request');
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 7071, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${address.address}:${address.port}/${prefix}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing = true;
+        // close() waits for in-flight requests; idle keep-alive sockets would otherwise hold it open.
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+function findRoute(
+  routes: readonly Route[],
+  prefix: string,
+  pathname: string,
+  method: string,
+): { route: Route; params: Record<string, string> } | undefined {
+  const segments = pathname.split('/').filter((s) => s !== '');
+  if (prefix !== '' && segments.shift()?.toLowerCase() !== prefix.toLowerCase()) return undefined;
+  const path = segments.join('/');
+  // The most specific template wins (fewest captured parameters), as with ASP.NET route precedence.
+  let best: { route: Route; params: Record<string, string> } | undefined;
+  for (const route of routes) {
+    if (!route.methods.has(method)) continue;
+    const params = route.template.match(path);
+    if (params && (!best || Object.keys(params).length < Object.keys(best.params).length)) best = { route, params };
+  }
+  return best;
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,146 @@
+import type { DeadLetterOptions, ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSessionReceiver } from '@azure/service-bus';
+import { decodePropertiesToModify } from './propertiesToModify.js';
+import type { SettlementQueue } from './settlementQueue.js';
+
+/** How a message left the handler. */
+export type SettlementOutcome = 'completed' | 'abandoned' | 'deadLettered' | 'deferred';
+
+/** A dead-letter reason or description as the extension's callers pass it: plain, or a protobuf `StringValue`. */
+export type StringOrStringValue = string | { value: string } | null | undefined;
+
+/** A protobuf `Timestamp` as the extension's gRPC client decodes it (`longs: String`). */
+export interface ProtobufTimestamp {
+  seconds: string;
+  nanos: number;
+}
+
+/**
+ * The settlement actions an `sdkBinding` handler receives, with the signatures of
+ * `@azure/functions-extensions-servicebus` 0.2.0-preview, backed here by the SDK receiver instead of gRPC.
+ */
+export interface LocalServiceBusMessageActions {
+  complete(message: ServiceBusReceivedMessage): Promise<void>;
+  abandon(message: ServiceBusReceivedMessage, propertiesToModify?: Uint8Array): Promise<void>;
+  deadletter(
+    message: ServiceBusReceivedMessage,
+    propertiesToModify?: Uint8Array,
+    deadletterReason?: StringOrStringValue,
+    deadletterErrorDescription?: StringOrStringValue,
+  ): Promise<void>;
+  defer(message: ServiceBusReceivedMessage, propertiesToModify?: Uint8Array): Promise<void>;
+  renewMessageLock(message: ServiceBusReceivedMessage): Promise<void>;
+  setSessionState(sessionId: string, sessionState: Uint8Array): Promise<void>;
+  releaseSession(sessionId: string): Promise<void>;
+  renewSessionLock(sessionId: string): Promise<ProtobufTimestamp>;
+}
+
+/** The session a message came from, for the session actions. */
+export interface SessionControl {
+  readonly receiver: ServiceBusSessionReceiver;
+  /** Ask the session worker to release the session once the current message is done. */
+  requestRelease(): void;
+}
+
+/** Options of {@link createInvocationSettlement}. */
+export interface InvocationSettlementOptions {
+  receiver: ServiceBusReceiver;
+  queue: SettlementQueue;
+  /** The message exactly as the SDK receiver delivered it (settlement needs the SDK's own object). */
+  message: ServiceBusReceivedMessage;
+  session?: SessionControl;
+}
+
+/** Settlement of one invocation's message: the handler's actions plus the host's own complete/abandon. */
+export interface InvocationSettlement {
+  readonly actions: LocalServiceBusMessageActions;
+  /** The outcome once settled; undefined while unsettled. */
+  outcome(): SettlementOutcome | undefined;
+  /** The dead-letter reason, when dead-lettered. */
+  deadLetterReason(): string | undefined;
+  complete(): Promise<void>;
+  abandon(): Promise<void>;
+}
+
+/**
+ * Creates the settlement of one message. Every settlement goes through the receiver's {@link SettlementQueue};
+ * a message settles once (a second attempt throws, as the SDK does); actions refuse a message of another
+ * invocation, since its lock token means nothing to this receiver.
+ */
+export function createInvocationSettlement(options: InvocationSettlementOptions): InvocationSettlement {
+  const { receiver, queue, message, session } = options;
+  let outcome: SettlementOutcome | undefined;
+  let pending: SettlementOutcome | undefined;
+  let reason: string | undefined;
+
+  const own = (candidate: ServiceBusReceivedMessage, action: string): ServiceBusReceivedMessage => {
+    if (candidate?.lockToken !== message.lockToken) {
+      throw new TypeError(`${action}: the message is not this invocation's message (lock token mismatch)`);
+    }
+    return message;
+  };
+
+  const settle = async (next: SettlementOutcome, run: () => Promise<void>): Promise<void> => {
+    const previous = outcome ?? pending;
+    if (previous) throw new Error(`Cannot ${next}: message ${String(message.messageId)} is already ${previous}`);
+    pending = next;
+    try {
+      await queue.run(run);
+      outcome = next;
+    } finally {
+      pending = undefined;
+    }
+  };
+
+  const sessionReceiver = (sessionId: string, action: string): ServiceBusSessionReceiver => {
+    if (!session) throw new Error(`${action}: the trigger is not session-enabled`);
+    if (session.receiver.sessionId !== sessionId) throw new Error(`${action}: session "${sessionId}" is not held by this invocation`);
+    return session.receiver;
+  };
+
+  const actions: LocalServiceBusMessageActions = {
+    complete: (m) => settle('completed', () => receiver.completeMessage(own(m, 'complete'))),
+    abandon: (m, props) =>
+      settle('abandoned', () => receiver.abandonMessage(own(m, 'abandon'), decodePropertiesToModify(props))),
+    deadletter: (m, props, deadletterReason, description) => {
+      const target = own(m, 'deadletter');
+      reason = unwrap(deadletterReason);
+      type Details = DeadLetterOptions & Record<string, string | number | boolean | Date | null>;
+      const details = { ...decodePropertiesToModify(props) } as Details;
+      if (reason !== undefined) details.deadLetterReason = reason;
+      const text = unwrap(description);
+      if (text !== undefined) details.deadLetterErrorDescription = text;
+      return settle('deadLettered', () => receiver.deadLetterMessage(target, details));
+    },
+    defer: (m, props) => settle('deferred', () => receiver.deferMessage(own(m, 'defer'), decodePropertiesToModify(props))),
+    renewMessageLock: async (m) => {
+      const target = own(m, 'renewMessageLock');
+      // Session messages are locked through their session, as on the real host.
+      if (session) throw new Error('renewMessageLock: messages of a session are locked by the session; use renewSessionLock');
+      await receiver.renewMessageLock(target);
+    },
+    setSessionState: (sessionId, state) =>
+      sessionReceiver(sessionId, 'setSessionState').setSessionState(Buffer.from(state)),
+    releaseSession: async (sessionId) => {
+      sessionReceiver(sessionId, 'releaseSession');
+      session?.requestRelease();
+    },
+    renewSessionLock: async (sessionId) => {
+      const lockedUntil = await sessionReceiver(sessionId, 'renewSessionLock').renewSessionLock();
+      const ms = lockedUntil.getTime();
+      return { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 };
+    },
+  };
+
+  return {
+    actions,
+    outcome: () => outcome,
+    deadLetterReason: () => reason,
+    complete: () => actions.complete(message),
+    abandon: () => actions.abandon(message),
+  };
+}
+
+function unwrap(value: StringOrStringValue): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return typeof value === 'string' ? value : value.value;
+}

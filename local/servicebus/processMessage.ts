@@ -1,0 +1,110 @@
+import type { ServiceBusReceivedMessage, ServiceBusReceiver } from '@azure/service-bus';
+import type { TraceContext } from '@azure/functions';
+import type { Logger } from 'pino';
+import { createInvocationContext } from '../logging/invocationContext.js';
+import type { RegistrationOf } from '../registrations.js';
+import { createInvocationSettlement } from './messageActions.js';
+import type { SessionControl, SettlementOutcome } from './messageActions.js';
+import type { SettlementQueue } from './settlementQueue.js';
+import { toExtensionMessage, toHostBody, toTriggerMetadata } from './triggerInput.js';
+
+/** One message to run through one Service Bus function. */
+export interface ProcessMessageOptions {
+  registration: RegistrationOf<'serviceBusQueue'>;
+  receiver: ServiceBusReceiver;
+  settlementQueue: SettlementQueue;
+  message: ServiceBusReceivedMessage;
+  session?: SessionControl;
+  /** host.json's value, overridden by the registration's own `autoCompleteMessages`. */
+  autoCompleteMessages: boolean;
+  logger: Logger;
+}
+
+/** What happened to the message; `unsettled` when nobody settled it (auto-complete off). */
+export type ProcessOutcome = SettlementOutcome | 'unsettled';
+
+/**
+ * Invokes the function for one message with the host's trigger semantics and logs one structured line.
+ * On success an unsettled message is completed when auto-complete is on. On a thrown error an unsettled message
+ * is abandoned when auto-complete is on (the Service Bus processor's behaviour); with it off the message stays
+ * unsettled, as on the real host, and the caller decides what to do (a session worker releases the session).
+ */
+export async function processMessage(options: ProcessMessageOptions): Promise<ProcessOutcome> {
+  const { registration, message, logger } = options;
+  const started = performance.now();
+  const settlement = createInvocationSettlement({
+    receiver: options.receiver,
+    queue: options.settlementQueue,
+    message,
+    session: options.session,
+  });
+  const sdkBinding = registration.options.sdkBinding === true;
+  const extensionMessage = sdkBinding ? toExtensionMessage(message) : undefined;
+  const input = extensionMessage ? { messages: extensionMessage, actions: settlement.actions } : toHostBody(message);
+  const context = createInvocationContext(logger, {
+    functionName: registration.name,
+    triggerMetadata: toTriggerMetadata(message),
+    traceContext: traceContextOf(message),
+  });
+  const autoComplete = registration.options.autoCompleteMessages ?? options.autoCompleteMessages;
+
+  let failed = false;
+  try {
+    await registration.options.handler(input, context);
+  } catch (error) {
+    failed = true;
+    context.error('function threw', error);
+  }
+  if (autoComplete && settlement.outcome() === undefined) {
+    try {
+      await (failed ? settlement.abandon() : settlement.complete());
+    } catch (error) {
+      context.error(`automatic ${failed ? 'abandon' : 'complete'} failed`, error);
+    }
+  }
+
+  const outcome: ProcessOutcome = settlement.outcome() ?? 'unsettled';
+  const body = extensionMessage ? extensionMessage.body : input;
+  const line = {
+    function: registration.name,
+    queue: registration.options.queueName,
+    invocationId: context.invocationId,
+    messageId: message.messageId,
+    ...describeEntry(message, body),
+    deliveryCount: message.deliveryCount,
+    outcome,
+    ...(outcome === 'deadLettered' ? { deadLetterReason: settlement.deadLetterReason() } : {}),
+    ...(failed ? { failed: true } : {}),
+    durationMs: Math.round(performance.now() - started),
+  };
+  if (outcome === 'unsettled') logger.warn(line, 'message processed but not settled');
+  else logger.info(line, 'message processed');
+  return outcome;
+}
+
+/** The W3C trace context the Azure SDKs put on a message (`Diagnostic-Id`, or `traceparent`). */
+function traceContextOf(message: ServiceBusReceivedMessage): TraceContext | undefined {
+  const properties = message.applicationProperties ?? {};
+  const traceParent = properties['Diagnostic-Id'] ?? properties.traceparent;
+  return typeof traceParent === 'string' ? { traceParent } : undefined;
+}
+
+/**
+ * What the message is about: an order entry's entryId, orderId (the session) and sequence, or a ledger's ledgerId;
+ * from the body when it parsed, else from the transport fields (messageId, sessionId, applicationProperties).
+ */
+function describeEntry(message: ServiceBusReceivedMessage, body: unknown): Record<string, unknown> {
+  const parsed = typeof body === 'object' && body !== null && !Buffer.isBuffer(body) ? (body as Record<string, unknown>) : {};
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  const properties = message.applicationProperties ?? {};
+  const ledgerId = message.sessionId === undefined && parsed.entryId === undefined ? text(parsed.ledgerId) : undefined;
+  const fields: Record<string, unknown> = ledgerId
+    ? { ledgerId }
+    : {
+        entryId: text(parsed.entryId) ?? message.messageId,
+        orderId: message.sessionId ?? text(parsed.orderId),
+        sequence: properties.sequence ?? (typeof parsed.sequence === 'number' ? parsed.sequence : undefined),
+      };
+  for (const key of Object.keys(fields)) if (fields[key] === undefined) delete fields[key];
+  return fields;
+}

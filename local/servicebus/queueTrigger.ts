@@ -1,0 +1,65 @@
+import type { ServiceBusClient } from '@azure/service-bus';
+import type { Logger } from 'pino';
+import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
+import type { RegistrationOf } from '../registrations.js';
+import { processMessage } from './processMessage.js';
+import { createSettlementQueue } from './settlementQueue.js';
+import type { TriggerListener } from './triggerListener.js';
+
+/** Options of {@link startQueueTrigger}. */
+export interface QueueTriggerOptions {
+  client: ServiceBusClient;
+  registration: RegistrationOf<'serviceBusQueue'>;
+  hostOptions: ServiceBusHostOptions;
+  logger: Logger;
+}
+
+/**
+ * Runs a non-session queue trigger like the host's message processor: one receiver, up to `maxConcurrentCalls`
+ * handlers at once, automatic lock renewal up to `maxAutoLockRenewalDuration`. The handlers share one link, so
+ * their settlements go through one {@link SettlementQueue} (see there for why).
+ */
+export function startQueueTrigger(options: QueueTriggerOptions): TriggerListener {
+  const { client, registration, hostOptions, logger } = options;
+  const log = logger.child({ function: registration.name, queue: registration.options.queueName });
+  const receiver = client.createReceiver(registration.options.queueName, {
+    maxAutoLockRenewalDurationInMs: hostOptions.maxAutoLockRenewalDurationMs,
+    skipParsingBodyAsJson: true,
+  });
+  const settlementQueue = createSettlementQueue();
+  const inFlight = new Set<Promise<unknown>>();
+
+  const subscription = receiver.subscribe(
+    {
+      processMessage: async (message) => {
+        const run = processMessage({
+          registration,
+          receiver,
+          settlementQueue,
+          message,
+          autoCompleteMessages: hostOptions.autoCompleteMessages,
+          logger,
+        });
+        inFlight.add(run);
+        try {
+          await run;
+        } finally {
+          inFlight.delete(run);
+        }
+      },
+      processError: async ({ error, errorSource }) => {
+        log.warn({ err: error, errorSource }, 'receiver error');
+      },
+    },
+    { autoCompleteMessages: false, maxConcurrentCalls: hostOptions.maxConcurrentCalls },
+  );
+
+  return {
+    async close() {
+      // Stopping the subscription keeps the link open, so in-flight handlers can still settle on it.
+      await subscription.close();
+      await Promise.all([...inFlight]);
+      await receiver.close();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import { isServiceBusError } from '@azure/service-bus';
+import type { ServiceBusClient, ServiceBusSessionReceiver } from '@azure/service-bus';
+import type { Logger } from 'pino';
+import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
+import type { RegistrationOf } from '../registrations.js';
+import { processMessage } from './processMessage.js';
+import { createSettlementQueue } from './settlementQueue.js';
+import type { TriggerListener } from './triggerListener.js';
+
+/** Options of {@link startSessionTrigger}. */
+export interface SessionTriggerOptions {
+  client: ServiceBusClient;
+  registration: RegistrationOf<'serviceBusQueue'>;
+  hostOptions: ServiceBusHostOptions;
+  logger: Logger;
+}
+
+// After an unexpected receive error, wait before asking for a session again instead of spinning.
+const RETRY_DELAY_MS = 1000;
+
+/**
+ * Runs a session-enabled queue trigger like the host's session processor: `maxConcurrentSessions` workers, each
+ * accepting the next free session, processing its messages one at a time in order, and releasing it after
+ * `sessionIdleTimeout` without a message (or when the handler calls `releaseSession`). Each session has its own
+ * receiver, so concurrent sessions never share a link; message and session locks renew automatically up to
+ * `maxAutoLockRenewalDuration`.
+ */
+export function startSessionTrigger(options: SessionTriggerOptions): TriggerListener {
+  const { client, registration, hostOptions, logger } = options;
+  const queueName = registration.options.queueName;
+  const abort = new AbortController();
+  const log = logger.child({ function: registration.name, queue: queueName });
+
+  const accept = async (): Promise<ServiceBusSessionReceiver | undefined> => {
+    const started = Date.now();
+    const pending = client.acceptNextSession(queueName, {
+      maxAutoLockRenewalDurationInMs: hostOptions.maxAutoLockRenewalDurationMs,
+      skipParsingBodyAsJson: true,
+      abortSignal: abort.signal,
+    });
+    // The SDK cannot abort a pending session accept (its link creation ignores the abort signal, and closing the
+    // client leaves the promise pending until the operation timeout), so closing races it against the abort and a
+    // session granted late is handed straight back.
+    let onAbort: () => void = () => undefined;
+    const aborted = new Promise<undefined>((resolve) => {
+      onAbort = () => resolve(undefined);
+      abort.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const receiver = await Promise.race([pending, aborted]);
+      if (abort.signal.aborted) {
+        void pending.then((late) => late.close(), () => undefined);
+        if (receiver) await receiver.close().catch(() => undefined);
+        return undefined;
+      }
+      return receiver;
+    } catch (error) {
+      if (abort.signal.aborted) return undefined;
+      // No session became available within the operation timeout: ask again (pausing if the broker answered
+      // at once rather than holding the request, so an idle queue does not turn into a busy loop).
+      if (isServiceBusError(error) && error.code === 'ServiceTimeout') {
+        if (Date.now() - started < RETRY_DELAY_MS) await delay(RETRY_DELAY_MS, abort.signal);
+        return undefined;
+      }
+      log.warn({ err: error }, 'accepting a session failed');
+      await delay(RETRY_DELAY_MS, abort.signal);
+      return undefined;
+    } finally {
+      abort.signal.removeEventListener('abort', onAbort);
+    }
+  };
+
+  const drainSession = async (receiver: ServiceBusSessionReceiver): Promise<void> => {
+    const settlementQueue = createSettlementQueue();
+    let release = false;
+    const session = { receiver, requestRelease: () => { release = true; } };
+    log.debug({ sessionId: receiver.sessionId }, 'session accepted');
+    while (!abort.signal.aborted && !release) {
+      let messages;
+      try {
+        messages = await receiver.receiveMessages(1, {
+          maxWaitTimeInMs: hostOptions.sessionIdleTimeoutMs,
+          abortSignal: abort.signal,
+        });
+      } catch (error) {
+        if (!abort.signal.aborted) log.warn({ err: error, sessionId: receiver.sessionId }, 'session receive failed');
+        return;
+      }
+      const [message] = messages;
+      if (!message) return; // idle: release the session so another worker (or host) can take it
+      const outcome = await processMessage({
+        registration,
+        receiver,
+        settlementQueue,
+        message,
+        session,
+        autoCompleteMessages: hostOptions.autoCompleteMessages,
+        logger,
+      });
+      // An unsettled message stays locked inside the session; handing the session back is the only way to let it
+      // be redelivered without breaking the session's order.
+      if (outcome === 'unsettled') release = true;
+    }
+  };
+
+  const worker = async (): Promise<void> => {
+    while (!abort.signal.aborted) {
+      const receiver = await accept();
+      if (!receiver) continue;
+      try {
+        await drainSession(receiver);
+      } finally {
+        // While draining, the session stays held until the client's connection closes: releasing it here would let
+        // one of the other workers' pending accepts (which cannot be cancelled) take it over during shutdown.
+        if (!abort.signal.aborted) {
+          await receiver.close().catch((error: unknown) => log.warn({ err: error }, 'closing a session receiver failed'));
+          log.debug({ sessionId: receiver.sessionId }, 'session released');
+        }
+      }
+    }
+  };
+
+  const workers = Array.from({ length: hostOptions.maxConcurrentSessions }, () => worker());
+  return {
+    async close() {
+      abort.abort();
+      await Promise.all(workers);
+    },
+  };
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,184 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { InvocationContext, ServiceBusQueueHandler } from '@azure/functions';
+import type { ServiceBusClient, ServiceBusReceivedMessage } from '@azure/service-bus';
+import { defaultServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
+import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
+import type { RegistrationOf } from '../../local/registrations.js';
+import type { LocalServiceBusMessageActions } from '../../local/servicebus/messageActions.js';
+import { startServiceBusHost } from '../../local/servicebus/serviceBusHost.js';
+import type { ServiceBusHost } from '../../local/servicebus/serviceBusHost.js';
+import { capturingLogger } from './support/logCapture.js';
+import { drainDeadLetters, gate, startServiceBusFixture, testQueues, waitFor } from './support/serviceBusFixture.js';
+
+let fixture: Awaited<ReturnType<typeof startServiceBusFixture>>;
+let client: ServiceBusClient;
+let host: ServiceBusHost | undefined;
+
+beforeAll(async () => {
+  fixture = await startServiceBusFixture();
+  client = fixture.client;
+});
+afterAll(async () => {
+  await fixture.close();
+});
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+});
+
+const queueFunction = (
+  queueName: string,
+  handler: (input: never, context: InvocationContext) => Promise<void> | void,
+  extra: Partial<RegistrationOf<'serviceBusQueue'>['options']> = {},
+): RegistrationOf<'serviceBusQueue'> => ({
+  kind: 'serviceBusQueue',
+  name: `test-${queueName}`,
+  options: { connection: 'ServiceBusConnection', queueName, handler: handler as ServiceBusQueueHandler, ...extra },
+});
+
+function startHost(registration: RegistrationOf<'serviceBusQueue'>, options: Partial<ServiceBusHostOptions> = {}) {
+  const { logger, lines } = capturingLogger();
+  host = startServiceBusHost({
+    functions: [registration],
+    settings: { ServiceBusConnection: fixture.connectionString },
+    hostOptions: { ...defaultServiceBusHostOptions, ...options },
+    logger,
+  });
+  return lines;
+}
+
+async function send(queueName: string, bodies: unknown[]): Promise<void> {
+  const sender = client.createSender(queueName);
+  await sender.sendMessages(bodies.map((body, i) => ({ body, messageId: `m-${i}`, contentType: 'application/json' })));
+  await sender.close();
+}
+
+async function remaining(queueName: string): Promise<ServiceBusReceivedMessage[]> {
+  const receiver = client.createReceiver(queueName, { receiveMode: 'receiveAndDelete' });
+  try {
+    return await receiver.receiveMessages(50, { maxWaitTimeInMs: 500 });
+  } finally {
+    await receiver.close();
+  }
+}
+
+describe('non-session triggers in the local host', () => {
+  it('auto-completes on success and abandons on a throw, so the message comes back with a higher delivery count', async () => {
+    // Prepare
+    await send(testQueues.autoOn, [{ ledgerId: 'L-1' }]);
+    const attempts: { body: unknown; deliveryCount: unknown }[] = [];
+    // Act: a plain handler (no sdkBinding) that fails the first delivery.
+    const lines = startHost(
+      queueFunction(testQueues.autoOn, (body: never, context) => {
+        attempts.push({ body, deliveryCount: context.triggerMetadata?.deliveryCount });
+        if (attempts.length === 1) throw new Error('transient');
+      }),
+      { autoCompleteMessages: true },
+    );
+    await waitFor(() => lines.filter((l) => l.msg === 'message processed').length === 2, 10_000, 'two attempts');
+    // Assess
+    expect(attempts).toEqual([
+      { body: { ledgerId: 'L-1' }, deliveryCount: 1 },
+      { body: { ledgerId: 'L-1' }, deliveryCount: 2 },
+    ]);
+    expect(lines.filter((l) => l.msg === 'message processed').map((l) => l.outcome)).toEqual(['abandoned', 'completed']);
+    await host?.close();
+    host = undefined;
+    expect(await remaining(testQueues.autoOn)).toHaveLength(0);
+  });
+
+  it('leaves the message alone when auto-complete is off and the handler does not settle', async () => {
+    await send(testQueues.autoOff, [{ n: 1 }]);
+    let calls = 0;
+    const lines = startHost(
+      queueFunction(testQueues.autoOff, () => { calls += 1; }, { autoCompleteMessages: false }),
+      { autoCompleteMessages: true },
+    );
+    await waitFor(() => calls === 1, 10_000, 'the call');
+    await waitFor(() => lines.some((l) => l.outcome === 'unsettled'), 5_000, 'the log line');
+    await host?.close();
+    host = undefined;
+    // Neither completed nor abandoned: still in the queue (locked until its lock expires, as on Azure).
+    const peeker = client.createReceiver(testQueues.autoOff);
+    const peeked = await peeker.peekMessages(10);
+    await peeker.close();
+    expect(peeked.map((m) => m.messageId)).toEqual(['m-0']);
+    expect(await drainDeadLetters(client, testQueues.autoOff)).toHaveLength(0);
+    expect(lines.find((l) => l.outcome === 'unsettled')).toMatchObject({ level: 40, entryId: 'm-0' });
+  });
+
+  it('settles a dead-letter and a complete issued in the same tick on one receiver with their own outcomes', async () => {
+    // Prepare: two concurrent handlers that settle at exactly the same moment.
+    await send(testQueues.coalesceHost, [{ kind: 'poison' }, { kind: 'good' }]);
+    const both = gate();
+    let arrived = 0;
+    startHost(
+      queueFunction(
+        testQueues.coalesceHost,
+        async ({ messages: message, actions }: { messages: ServiceBusReceivedMessage; actions: LocalServiceBusMessageActions }) => {
+          arrived += 1;
+          if (arrived === 2) both.open();
+          await both.promise;
+          if ((message.body as { kind: string }).kind === 'poison') {
+            await actions.deadletter(message, undefined, { value: 'SchemaValidationFailed' }, 'bad body');
+          } else {
+            await actions.complete(message);
+          }
+        },
+        { sdkBinding: true, autoCompleteMessages: false },
+      ),
+      { maxConcurrentCalls: 2 },
+    );
+    await waitFor(() => arrived === 2, 10_000, 'both messages');
+    await host?.close();
+    host = undefined;
+    // Assess
+    const deadLetters = await drainDeadLetters(client, testQueues.coalesceHost);
+    expect(deadLetters.map((m) => [m.body, m.deadLetterReason, m.deadLetterErrorDescription])).toEqual([
+      [{ kind: 'poison' }, 'SchemaValidationFailed', 'bad body'],
+    ]);
+    expect(await remaining(testQueues.coalesceHost)).toHaveLength(0);
+  });
+
+  it('(control) shows why: the same two settlements issued together on a bare SDK receiver collapse into one outcome', async () => {
+    await send(testQueues.coalesceRaw, [{ kind: 'poison' }, { kind: 'good' }]);
+    const receiver = client.createReceiver(testQueues.coalesceRaw);
+    const messages = await receiver.receiveMessages(2, { maxWaitTimeInMs: 2000 });
+    expect(messages).toHaveLength(2);
+    const [poison, good] = messages as [ServiceBusReceivedMessage, ServiceBusReceivedMessage];
+    await Promise.all([
+      receiver.deadLetterMessage(poison, { deadLetterReason: 'SchemaValidationFailed', deadLetterErrorDescription: 'bad body' }),
+      receiver.completeMessage(good),
+    ]);
+    await receiver.close();
+    const deadLetters = await drainDeadLetters(client, testQueues.coalesceRaw);
+    // Both were dead-lettered: the complete was lost to rhea's coalescing.
+    expect(deadLetters).toHaveLength(2);
+  });
+
+  it('drains on close: in-flight handlers finish and settle before the receiver closes', async () => {
+    await send(testQueues.drain, [{ n: 1 }]);
+    const hold = gate();
+    let started = 0;
+    let finished = 0;
+    startHost(
+      queueFunction(testQueues.drain, async () => {
+        started += 1;
+        await hold.promise;
+        finished += 1;
+      }),
+      { autoCompleteMessages: true },
+    );
+    await waitFor(() => started === 1, 10_000, 'the message');
+    const closing = host?.close();
+    host = undefined;
+    let closed = false;
+    void closing?.then(() => { closed = true; });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(closed).toBe(false);
+    hold.open();
+    await closing;
+    expect(finished).toBe(1);
+    expect(await remaining(testQueues.drain)).toHaveLength(0);
+  });
+});

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { dlqCommand } from './commands/dlqCommand.js';
+import { outboxCommand } from './commands/outboxRetry.js';
 import { sendCommand } from './commands/sendCommand.js';
 import { sessionsCommand } from './commands/sessionsCommand.js';
 import { verifyCommand } from './commands/verifyCommand.js';
@@ -15,7 +16,7 @@ export function buildProgram(io: CliIo): Command {
       'after',
       '\nConnections: flags, then the environment (ServiceBusConnection, CONVOY_HTTP, CONVOY_FUNCTION_KEY, CONVOY_ADMIN),\nthen local.settings.json Values. Quick start: `npm start`, then `convoy send` and `convoy verify`.',
     );
-  for (const command of [sendCommand(io), verifyCommand(io), dlqCommand(io), sessionsCommand(io)]) program.addCommand(command);
+  for (const command of [sendCommand(io), verifyCommand(io), dlqCommand(io), sessionsCommand(io), outboxCommand(io)]) program.addCommand(command);
   routeOutput(program, io);
   return program;
 }

@@ -7,6 +7,7 @@ import { ORDER_DOCUMENT_ID } from '../core/documents/documentIds.js';
 import type { InboxRecord } from '../core/documents/inboxRecord.js';
 import type { OrderDocument } from '../core/documents/orderDocument.js';
 import type { ParkedEntryDocument } from '../core/documents/parkedEntryDocument.js';
+import type { AppliedEntryDocument } from '../core/documents/appliedEntryDocument.js';
 import { CoreErrorCode, StoreError, TRANSIENT_STATUSES } from '../core/errors.js';
 import type { CommitResult, OrderContainerDocument, OrderStore, StoreOperation, Stored } from '../core/ports/orderStore.js';
 import { isCommitConflictStatus, toStoreError } from './cosmosErrors.js';
@@ -37,6 +38,10 @@ export class CosmosOrderStore implements OrderStore {
 
   readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined> {
     return this.read<ParkedEntryDocument>(orderId, id);
+  }
+
+  readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined> {
+    return this.read<AppliedEntryDocument>(orderId, id);
   }
 
   async commit(orderId: string, operations: readonly StoreOperation[]): Promise<CommitResult> {

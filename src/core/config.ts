@@ -15,7 +15,11 @@ export interface QueueDeliveryWindow {
 export interface CoreConfig {
   /** Inbox consumer name (prefix of inbox record ids). Env `INBOX_CONSUMER_NAME`. @default 'order-processor' */
   consumerName: string;
-  /** Time spent retrying transient store failures of one step before abandoning (rule 8). Env `TRANSIENT_RETRY_BUDGET` (ms or ISO). @default 30000 */
+  /**
+   * Time, from the start of a message, by which its last store retry must have started; then it is abandoned
+   * (rule 8). One budget per message, shared by its entry, its drain and its alerts. Must end at least
+   * {@link IN_FLIGHT_REQUEST_ALLOWANCE_MS} before the lock does. Env `TRANSIENT_RETRY_BUDGET` (ms or ISO). @default 30000
+   */
   transientRetryBudgetMs: number;
   /** First backoff delay. Env `TRANSIENT_RETRY_BASE_DELAY` (ms or ISO). @default 100 */
   retryBaseDelayMs: number;
@@ -34,6 +38,14 @@ export interface CoreConfig {
   /** Dispatch attempts before an outbox record is marked failed and `OutboxFailed` is raised. Env `OUTBOX_MAX_ATTEMPTS`. @default 10 */
   outboxMaxAttempts: number;
 }
+
+/**
+ * Room left between the end of the retry budget and the end of the message lock: a request started just before
+ * the deadline may still run for the store client's request timeout (the Cosmos adapter's default is 10 s,
+ * `orderStoreClientOptions`), and the message must then still be settled under its lock. A deployment that
+ * raises that timeout must keep `TRANSIENT_RETRY_BUDGET` + its timeout below `LockDuration`.
+ */
+export const IN_FLIGHT_REQUEST_ALLOWANCE_MS = 10_000;
 
 /** Defaults of {@link CoreConfig}, in milliseconds where a duration. */
 export const CORE_DEFAULTS = {
@@ -82,9 +94,13 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
   });
   const resubmissionMarginMs = isoDuration(env, 'INBOX_RESUBMISSION_MARGIN', CORE_DEFAULTS.resubmissionMarginMs);
   const transientRetryBudgetMs = msOrIso(env, 'TRANSIENT_RETRY_BUDGET', CORE_DEFAULTS.transientRetryBudgetMs);
-  // The budget must end before the message lock does, or the retried step races a redelivery.
-  if (transientRetryBudgetMs >= ordersQueue.lockDurationMs) {
-    throw new ConfigError('TRANSIENT_RETRY_BUDGET', `must be below the lock duration (${ordersQueue.lockDurationMs} ms)`);
+  // The budget, plus one request still in flight at its end, must end before the message lock does, or the
+  // retried step races a redelivery.
+  if (transientRetryBudgetMs + IN_FLIGHT_REQUEST_ALLOWANCE_MS >= ordersQueue.lockDurationMs) {
+    throw new ConfigError(
+      'TRANSIENT_RETRY_BUDGET',
+      `must end ${IN_FLIGHT_REQUEST_ALLOWANCE_MS} ms (one request in flight) before the lock duration (${ordersQueue.lockDurationMs} ms)`,
+    );
   }
   const inboxTtlMs = env.INBOX_TTL === undefined || env.INBOX_TTL === '' ? undefined : msOrIso({ INBOX_TTL: env.INBOX_TTL }, 'INBOX_TTL', 0, 1000);
   const consumerName = env.INBOX_CONSUMER_NAME || CORE_DEFAULTS.consumerName;

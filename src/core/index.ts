@@ -18,6 +18,7 @@ export {
 } from './errors.js';
 export {
   CORE_DEFAULTS,
+  IN_FLIGHT_REQUEST_ALLOWANCE_MS,
   deliveryWindowOf,
   inboxTtlSeconds,
   resolveCoreConfig,
@@ -56,10 +57,12 @@ export { OrderStatus, initialOrderState, type OrderState, type Transaction } fro
 export { applyTransition, type TransitionResult } from './order/transition.js';
 export { businessState, orderView, type BusinessState, type OrderView } from './order/orderView.js';
 export { staleGap, type StaleGap } from './order/gapCheck.js';
+export { nextDueSequence, orderNeedsFollowUp } from './order/followUpCheck.js';
 
-export { ORDER_DOCUMENT_ID, inboxRecordId, outboxRecordId, parkedEntryId } from './documents/documentIds.js';
+export { ORDER_DOCUMENT_ID, appliedEntryId, inboxRecordId, outboxRecordId, parkedEntryId } from './documents/documentIds.js';
 export { InboxStatus, inboxRecord, type InboxRecord, type InboxRecordInput } from './documents/inboxRecord.js';
-export type { AppliedRecord, OrderDocument, ParkedRecord, RejectedRecord } from './documents/orderDocument.js';
+export type { OrderDocument, ParkedRecord, RejectedRecord } from './documents/orderDocument.js';
+export type { AppliedEntryDocument } from './documents/appliedEntryDocument.js';
 export type { ParkedEntryDocument } from './documents/parkedEntryDocument.js';
 export { OutboxStatus, type OutboxRecord } from './documents/outboxRecord.js';
 
@@ -85,6 +88,7 @@ export {
 export { OrderCache } from './processor/orderCache.js';
 export {
   OrderProcessor,
+  type DrainReport,
   type OrderProcessorDeps,
   type OrderProcessorOptions,
   type ProcessContext,
@@ -92,6 +96,7 @@ export {
 export { ProcessOutcome, type ProcessResult, type ReceivedOrderMessage } from './processor/processResult.js';
 export { backoffDelay, retryTransient, type RetryOptions } from './processor/retry.js';
 export { MAX_DEAD_LETTER_DESCRIPTION } from './processor/settle.js';
+
 
 export { planEntryMessage, planLedger, type LedgerPlan, type PlannedEntryMessage } from './splitter/planLedger.js';
 export {

@@ -6,3 +6,5 @@ import './ledgerSplitter.js';
 import './orderProcessor.js';
 import './getOrder.js';
 import './postLedger.js';
+import './outboxSweep.js';
+import './gapMonitor.js';

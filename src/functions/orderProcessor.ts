@@ -6,6 +6,7 @@ import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from
 import { inMessageSpan, traceparentOf } from '../adapters/telemetryTraceContext.js';
 import type { ProcessResult } from '../core/processor/processResult.js';
 import { QueueName, SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
+import { afterOrderProcessed } from './outboxDispatcher.js';
 import { register } from './register.js';
 
 /**
@@ -18,7 +19,7 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
   const { message, body, actions } = normaliseTriggerInput(input);
   const app = appContext();
   const traceparent = traceparentOf(message.applicationProperties);
-  return inMessageSpan(`${QueueName.Orders} process`, traceparent, () => app.processor().process(
+  const result = await inMessageSpan(`${QueueName.Orders} process`, traceparent, () => app.processor().process(
     {
       body,
       messageId: message.messageId === undefined ? undefined : String(message.messageId),
@@ -29,6 +30,9 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
     },
     { settlement: settlementFor(actions, message), cache: app.orderCache },
   ));
+  // The message is settled by now; the outbox's fast path runs on its own and cannot fail this invocation.
+  afterOrderProcessed(app, result, traceparent);
+  return result;
 }
 
 ensureServiceBusSdkBinding();

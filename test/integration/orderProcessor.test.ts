@@ -139,6 +139,9 @@ describe('order processor on the Service Bus and Cosmos emulators', () => {
     const counts = stack.cosmos.counters();
     // Assess
     expect(outcomes(drained.results)).toEqual(Array(8).fill('applied'));
-    expect(counts).toEqual({ total: 8, batch: 8 });
+    // The processor's own traffic: one batch per applied entry and no reads. The outbox's fast path (claim and
+    // complete under ETag, after a partition query) runs beside it and touches neither batches nor point reads.
+    expect(counts.batch).toBe(8);
+    expect(counts.read ?? 0).toBe(0);
   });
 });

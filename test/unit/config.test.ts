@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CORE_DEFAULTS,
+  IN_FLIGHT_REQUEST_ALLOWANCE_MS,
   deliveryWindowOf,
   formatIsoDuration,
   inboxTtlSeconds,
@@ -105,6 +106,15 @@ describe('core configuration', () => {
     const act = () => resolveCoreConfig({ TRANSIENT_RETRY_BUDGET: '60000', ORDERS_LOCK_DURATION: 'PT1M' });
     // Assess
     expect(act).toThrow(expect.objectContaining({ code: 'ConfigInvalid', setting: 'TRANSIENT_RETRY_BUDGET' }));
+  });
+
+  it('refuses a retry budget that leaves no room for one request in flight before the lock ends', () => {
+    // Act
+    const tooLong = () => resolveCoreConfig({ TRANSIENT_RETRY_BUDGET: 'PT50S', ORDERS_LOCK_DURATION: 'PT1M' });
+    const fits = resolveCoreConfig({ TRANSIENT_RETRY_BUDGET: 'PT49S', ORDERS_LOCK_DURATION: 'PT1M' });
+    // Assess
+    expect(tooLong).toThrow(expect.objectContaining({ code: 'ConfigInvalid', setting: 'TRANSIENT_RETRY_BUDGET' }));
+    expect(fits.transientRetryBudgetMs + IN_FLIGHT_REQUEST_ALLOWANCE_MS).toBeLessThan(fits.ordersQueue.lockDurationMs);
   });
 
   it('computes the inbox TTL as lock × deliveries + message TTL + margin, rounded up to seconds', () => {

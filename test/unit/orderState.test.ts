@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   applyTransition,
   initialOrderState,
+  nextDueSequence,
+  orderNeedsFollowUp,
   orderView,
   staleGap,
   type Entry,
@@ -94,7 +96,6 @@ function docWith(partial: Partial<OrderDocument>): OrderDocument {
     orderId: 'o-1',
     lastSequence: 0,
     state: initialOrderState(),
-    applied: [],
     parked: [],
     rejected: [],
     updatedAt: '2025-01-01T00:00:00.000Z',
@@ -156,5 +157,28 @@ describe('order views', () => {
     expect(young).toBeUndefined();
     expect(old).toEqual({ orderId: 'o-1', waitingFor: 4, entryId: 'e-5', sequence: 5, ageMs: 15 * 60_000, parked: 2 });
     expect(staleGap(docWith({}), { nowMs: at('2030-01-01T00:00:00Z'), gapAlertAgeMs: 1 })).toBeUndefined();
+  });
+
+  it('tells the gap timer which orders have a due parked entry or an owed alert', () => {
+    // Prepare
+    const parked = (sequence: number) => ({ sequence, entryId: `e-${sequence}`, requestHash: 'h', parkedAt: '2025-01-01T00:00:00.000Z' });
+    const rejected = (alerted: boolean | undefined) => ({
+      sequence: 3, entryId: 'e-3', requestHash: 'h', reason: 'InvalidTransition' as const, description: 'd', rejectedAt: 'then',
+      entry: e.added(3, 't', 1), correlationId: undefined, ...(alerted !== undefined && { alerted }),
+    });
+    const open = run([e.created(), e.added(2, 't', 3)]);
+    const deleted = run([e.created(), e.deleted(2)]);
+    // Act
+    const cases = [
+      docWith({ lastSequence: 2, state: open, parked: [parked(3)] }),
+      docWith({ lastSequence: 2, state: open, parked: [parked(4)] }),
+      docWith({ lastSequence: 2, state: deleted, parked: [parked(6), parked(4)] }),
+      docWith({ lastSequence: 2, state: open, rejected: [rejected(false)] }),
+      docWith({ lastSequence: 2, state: open, rejected: [rejected(true)] }),
+      docWith({ lastSequence: 2, state: open, rejected: [rejected(undefined)] }),
+    ];
+    // Assess
+    expect(cases.map(nextDueSequence)).toEqual([3, undefined, 4, undefined, undefined, undefined]);
+    expect(cases.map(orderNeedsFollowUp)).toEqual([true, false, true, true, false, false]);
   });
 });

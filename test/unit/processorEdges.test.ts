@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { orderView } from '../../src/core/index.js';
+import { inboxRecord, orderView } from '../../src/core/index.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
 describe('order processor, stored-state edge cases', () => {
@@ -19,21 +19,113 @@ describe('order processor, stored-state edge cases', () => {
     expect(h.store.documents(orderId).has(`inbox:order-processor:${orderId}-e2`)).toBe(false);
   });
 
-  it('rejects a parked entry whose entryId already has an outbox record when its turn comes', async () => {
+  it('dead-letters at the door an entryId applied at another sequence once its inbox expired, recording nothing (rule 3)', async () => {
+    // Prepare: X applied at 2, its inbox record expired, then X arrives at 4 (a gap) with other content
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.added(2, 't-1', 10, 'X'));
+    h.store.expire(orderId, 'inbox:order-processor:X');
+    // Act
+    const { result } = await h.send(e.added(4, 't-4', 5, 'X'));
+    const fill = await h.send(e.added(3, 't-3', 1));
+    // Assess
+    expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
+    expect(h.telemetry.alerts.map((a) => a.name)).toEqual(['IdempotencyKeyConflict']);
+    const docs = h.store.documents(orderId);
+    expect(docs.has('inbox:order-processor:X')).toBe(false);
+    expect(docs.has('parked:4')).toBe(false);
+    expect(fill.result).toMatchObject({ outcome: 'applied', drained: 0, rejected: 0 });
+    expect((await h.store.readOrder(orderId))?.doc).toMatchObject({ lastSequence: 3, parked: [], rejected: [] });
+  });
+
+  it('lets a corrected entry with a fresh entryId fill the sequence an entryId reuse was refused at', async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
     const e = entriesFor(orderId);
     await h.send(e.created());
-    await h.send(e.added(2, 't-1', 10));
-    h.store.expire(orderId, `inbox:order-processor:${orderId}-e2`);
-    await h.send(e.added(4, 't-4', 5, `${orderId}-e2`));
+    await h.send(e.added(2, 't-1', 10, 'X'));
+    h.store.expire(orderId, 'inbox:order-processor:X');
+    await h.send(e.added(3, 't-3', 5, 'X'));
     // Act
-    const { result } = await h.send(e.added(3, 't-3', 1));
+    const { result } = await h.send(e.added(3, 't-3', 5, 'Y'));
+    // Assess
+    expect(result.outcome).toBe('applied');
+    expect((await h.store.readOrder(orderId))?.doc.lastSequence).toBe(3);
+  });
+
+  it('dead-letters an entryId parked or rejected at another sequence instead of parking it twice (rule 3)', async () => {
+    // Prepare: X parked at 4, its inbox record expired; then X at 3 and X at 6
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.amended(4, 't-unknown', 5, 'X'));
+    h.store.expire(orderId, 'inbox:order-processor:X');
+    // Act
+    const atNext = await h.send(e.added(2, 't-2', 5, 'X'));
+    const atGap = await h.send(e.added(6, 't-6', 5, 'X'));
+    await h.send(e.added(2, 't-2', 1));
+    await h.send(e.added(3, 't-3', 1)); // 4 is due and now impossible: rejected (rule 11)
+    const afterRejection = await h.send(e.added(7, 't-7', 5, 'X'));
+    // Assess
+    expect(atNext.result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
+    expect(atNext.result.description).toContain('parked at sequence 4');
+    expect(atGap.result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
+    expect(afterRejection.result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
+    expect(afterRejection.result.description).toContain('rejected at sequence 4');
+    expect((await h.store.readOrder(orderId))?.doc).toMatchObject({ lastSequence: 3, parked: [], rejected: [{ sequence: 4, entryId: 'X' }] });
+  });
+
+  it('still dead-letters a reused entryId whose only trace is an outbox record (documents older than applied records)', async () => {
+    // Prepare
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.added(2, 't-1', 10, 'X'));
+    h.store.expire(orderId, 'inbox:order-processor:X');
+    h.store.expire(orderId, 'applied:X');
+    // Act
+    const { result } = await h.send(e.added(3, 't-2', 5, 'X'));
+    // Assess
+    expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
+  });
+
+  it('rejects a parked entry whose entryId turns out applied elsewhere when its turn comes', async () => {
+    // Prepare: the door cannot see this (the applied record appears only after the park), so the drain must
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.added(3, 't-3', 5, 'X'));
+    const trace = { id: 'applied:X', docType: 'applied' as const, orderId, entryId: 'X', sequence: 9, requestHash: 'f'.repeat(64), appliedAt: 'then' };
+    await h.store.commit(orderId, [{ kind: 'create', doc: trace }]);
+    // Act
+    const { result } = await h.send(e.added(2, 't-2', 1));
     // Assess
     expect(result).toMatchObject({ outcome: 'applied', drained: 0, rejected: 1 });
     const stored = await h.store.readOrder(orderId);
-    expect(stored && orderView(stored.doc).rejected).toEqual([{ sequence: 4, entryId: `${orderId}-e2`, reason: 'IdempotencyKeyConflict' }]);
+    expect(stored && orderView(stored.doc).rejected).toEqual([{ sequence: 3, entryId: 'X', reason: 'IdempotencyKeyConflict' }]);
+  });
+
+  it('leaves alone an inbox record of the same entryId that is not the rejected entry\'s own', async () => {
+    // Prepare: the parked entry's inbox record expired and a record of the same entryId now says something else
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.amended(3, 't-unknown', 5, 'X'));
+    h.store.expire(orderId, 'inbox:order-processor:X');
+    const foreign = inboxRecord({ consumer: 'order-processor', orderId, entryId: 'X', requestHash: 'f'.repeat(64), sequence: 8, status: 'parked', now: 'now', ttlSeconds: 3600 });
+    await h.store.commit(orderId, [{ kind: 'create', doc: foreign }]);
+    // Act
+    const { result } = await h.send(e.added(2, 't-2', 1));
+    // Assess
+    expect(result).toMatchObject({ outcome: 'applied', rejected: 1 });
+    expect(h.store.documents(orderId).get('inbox:order-processor:X')).toMatchObject({ sequence: 8, requestHash: 'f'.repeat(64) });
   });
 
   it('abandons with StoreInconsistent when a listed parked entry has no document', async () => {

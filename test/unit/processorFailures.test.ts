@@ -147,6 +147,7 @@ describe('order processor, failures (rule 8) and settlement', () => {
       readOrder: (id) => inner.readOrder(id),
       readInbox: (o, id) => inner.readInbox(o, id),
       readParked: (o, id) => inner.readParked(o, id),
+      readApplied: (o, id) => inner.readApplied(o, id),
       commit: async (): Promise<CommitResult> => ({ ok: false, failedIndex: 1, status: 412 }),
     };
     const processor = new OrderProcessor({ store, telemetry: new RecordingTelemetry(), options: { ...testOptions, transientRetryBudgetMs: 1_000 }, clock, sleep: clock.sleep });

@@ -33,6 +33,24 @@ describe('transient retry', () => {
     expect(clock.sleeps).toEqual([700]);
   });
 
+  it('gives up by an absolute deadline that an earlier step already used up in part', async () => {
+    // Prepare: 4 s of a 5 s message budget are gone before this step starts
+    const clock = new ManualClock();
+    const deadline = clock.now() + 5_000;
+    clock.advance(4_000);
+    // Act
+    const act = retryTransient(
+      async () => {
+        throw transient();
+      },
+      { budgetMs: 5_000, deadline, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0.5 },
+    );
+    // Assess
+    await expect(act).rejects.toMatchObject({ code: 'StoreTransient' });
+    expect(clock.now()).toBeLessThanOrEqual(deadline);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1_000);
+  });
+
   it('gives up with the last error when the next wait would pass the budget', async () => {
     // Prepare
     const clock = new ManualClock();

@@ -42,13 +42,26 @@ describe('entry schema', () => {
     ['an unknown property', { ...e.created(), note: 'x' }, 'note'],
     ['an unknown data property', { ...e.deleted(2), data: { reason: 'x' } }, 'data.reason'],
     ['an unknown type', { ...e.created(), type: 'OrderShipped' }, 'type'],
-    ['a lowercase currency', { ...e.created(), data: { customerId: 'c', currency: 'eur' } }, 'data.currency'],
+    ['an empty currency', { ...e.created(), data: { customerId: 'c', currency: '' } }, 'data.currency'],
+    ['an empty customerId', { ...e.created(), data: { customerId: '', currency: 'EUR' } }, 'data.customerId'],
+    ['an empty transactionId', { ...e.added(2, '', 1) }, 'data.transactionId'],
     ['a missing data', { entryId: 'e', orderId: 'o', sequence: 1, type: 'OrderCreated' }, 'data'],
   ])('refuses %s at path "%s"', (_name, body, path) => {
     // Act
     const result = validateEntry(body);
     // Assess
     expect(issuesOf(result).map((i) => i.path)).toEqual([path]);
+  });
+
+  it('accepts any non-empty currency, customerId and transactionId, as the public contract does', () => {
+    // Prepare
+    const created = { ...e.created(), data: { customerId: 'c'.repeat(200), currency: 'eur' } };
+    const added = e.added(2, 't'.repeat(200), 1);
+    const amended = e.amended(3, 't'.repeat(200), 2);
+    // Act
+    const results = [created, added, amended, { ...created, data: { customerId: 'c', currency: 'EURO' } }].map((body) => validateEntry(body));
+    // Assess
+    expect(results.map((r) => r.ok)).toEqual([true, true, true, true]);
   });
 
   it('accepts the longest allowed ids', () => {

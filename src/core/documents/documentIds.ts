@@ -17,6 +17,11 @@ export function parkedEntryId(sequence: number): string {
   return `parked:${sequence}`;
 }
 
+/** Applied entry id: one per applied `entryId`, the permanent rule 4 history (see `AppliedEntryDocument`). */
+export function appliedEntryId(entryId: string): string {
+  return `applied:${entryId}`;
+}
+
 /** Outbox record id: derived from the `entryId`, which is also the idempotency key sent downstream. */
 export function outboxRecordId(entryId: string): string {
   return `outbox:${entryId}`;

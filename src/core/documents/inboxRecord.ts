@@ -21,6 +21,11 @@ export interface InboxRecord {
   status: InboxStatus;
   recordedAt: string;
   ttl: number;
+  /**
+   * Token of the processing attempt that wrote it. After a commit with an unknown outcome, finding the record
+   * with our own token proves that commit went through; any other token means a concurrent processor wrote it.
+   */
+  attempt?: string;
 }
 
 /** Fields of a new inbox record. */
@@ -33,6 +38,7 @@ export interface InboxRecordInput {
   status: InboxStatus;
   now: string;
   ttlSeconds: number;
+  attempt?: string;
 }
 
 /** Builds an inbox record. */
@@ -48,5 +54,6 @@ export function inboxRecord(input: InboxRecordInput): InboxRecord {
     status: input.status,
     recordedAt: input.now,
     ttl: input.ttlSeconds,
+    ...(input.attempt !== undefined && { attempt: input.attempt }),
   };
 }

@@ -2,13 +2,6 @@ import type { DeadLetterReason } from '../deadLetterReasons.js';
 import type { OrderState } from '../order/orderState.js';
 import type { Entry } from '../schemas/entry.js';
 
-/** What the order remembers about each applied sequence, for rule 4 once the inbox record has expired. */
-export interface AppliedRecord {
-  sequence: number;
-  entryId: string;
-  requestHash: string;
-}
-
 /** Index entry of a parked entry (the entry itself is its own document, see `ParkedEntryDocument`). */
 export interface ParkedRecord {
   sequence: number;
@@ -29,12 +22,19 @@ export interface RejectedRecord {
   /** The entry as it was parked, so operators can correct and resubmit it. */
   entry: Entry;
   correlationId: string | undefined;
+  /**
+   * Whether its `ParkedEntryRejected` alert has been raised. Written `false` in the rejecting commit and set once
+   * the alert is out, so the alert survives a crash or a lost reply (at least once; a lost mark only repeats it).
+   * Absent on records older than this field: treated as raised.
+   */
+  alerted?: boolean;
 }
 
 /**
  * The order document (`id: 'order'`): position, business state and the operational lists. It is replaced under
- * its ETag by every step, which serialises all writers of the order. Size: about 200 bytes per applied sequence
- * (the rule 4 history), so an order stays far below Cosmos DB's 2 MB item limit up to several thousand entries.
+ * its ETag by every step, which serialises all writers of the order. It holds no per-applied-entry history (that
+ * is one `AppliedEntryDocument` per entry), so it grows only with the order's transactions and its operational
+ * lists, not with the number of entries applied.
  */
 export interface OrderDocument {
   id: 'order';
@@ -43,8 +43,6 @@ export interface OrderDocument {
   /** Highest applied sequence; 0 before `OrderCreated`. */
   lastSequence: number;
   state: OrderState;
-  /** One record per applied sequence, ascending: `applied[s - 1].sequence === s`. */
-  applied: AppliedRecord[];
   /** Parked sequences, ascending. */
   parked: ParkedRecord[];
   /** Rejected parked entries, ascending by sequence. */

@@ -17,6 +17,7 @@ export interface ParkedEntryDocument {
   entry: Entry;
   /** The ledger it came from (`correlationId`), carried on to the outbox. */
   correlationId: string | undefined;
-  messageId: string | undefined;
+  /** Optional: a store may drop an undefined field on the way through. */
+  messageId?: string;
   parkedAt: string;
 }

@@ -1,10 +1,11 @@
+import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
 import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
 
 /** Any document of the `orders` container. Every one carries its partition key `orderId`. */
-export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | OutboxRecord;
+export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | OutboxRecord | AppliedEntryDocument;
 
 /** A document read from the store with its ETag. Adapters may leave system properties (`_ts`, ...) on `doc`. */
 export interface Stored<T> {
@@ -45,6 +46,8 @@ export interface OrderStore {
   readOrder(orderId: string): Promise<Stored<OrderDocument> | undefined>;
   readInbox(orderId: string, id: string): Promise<Stored<InboxRecord> | undefined>;
   readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined>;
+  /** Reads an `applied:<entryId>` document (the rule 4 history); a point read like the others. */
+  readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined>;
   /** Runs 1–100 operations on documents of partition `orderId`, atomically. */
   commit(orderId: string, operations: readonly StoreOperation[]): Promise<CommitResult>;
 }

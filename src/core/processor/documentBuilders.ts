@@ -1,4 +1,5 @@
-import { ORDER_DOCUMENT_ID, outboxRecordId, parkedEntryId } from '../documents/documentIds.js';
+import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
+import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId } from '../documents/documentIds.js';
 import type { OrderDocument, ParkedRecord } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
@@ -20,23 +21,37 @@ export function emptyOrderDocument(orderId: string, now: string): OrderDocument 
     orderId,
     lastSequence: 0,
     state: initialOrderState(),
-    applied: [],
     parked: [],
     rejected: [],
     updatedAt: now,
   };
 }
 
-/** The order after applying `entry`: new state and position, history extended, the sequence leaves `parked`/`rejected`. */
-export function orderAfterApply(doc: OrderDocument, entry: Entry, hash: string, state: OrderState, now: string): OrderDocument {
+/**
+ * The order after applying `entry`: new state and position; the sequence leaves `parked` (the drain applies the
+ * parked entry itself; planners never apply another entry over a parked one) and `rejected`.
+ */
+export function orderAfterApply(doc: OrderDocument, entry: Entry, state: OrderState, now: string): OrderDocument {
   return {
     ...doc,
     lastSequence: entry.sequence,
     state,
-    applied: [...doc.applied, { sequence: entry.sequence, entryId: entry.entryId, requestHash: hash }],
     parked: doc.parked.filter((p) => p.sequence !== entry.sequence),
     rejected: doc.rejected.filter((r) => r.sequence !== entry.sequence),
     updatedAt: now,
+  };
+}
+
+/** The permanent rule 4 record of an applied entry, created in the apply's batch. */
+export function appliedDocument(entry: Entry, hash: string, now: string): AppliedEntryDocument {
+  return {
+    id: appliedEntryId(entry.entryId),
+    docType: 'applied',
+    orderId: entry.orderId,
+    entryId: entry.entryId,
+    sequence: entry.sequence,
+    requestHash: hash,
+    appliedAt: now,
   };
 }
 

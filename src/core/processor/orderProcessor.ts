@@ -5,12 +5,12 @@ import { requestHash } from '../hash.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
 import type { OrderStore } from '../ports/orderStore.js';
-import { AlertName, CounterName, type Telemetry } from '../ports/telemetry.js';
+import { CounterName, type AlertName, type Telemetry } from '../ports/telemetry.js';
 import { normaliseBody } from '../schemas/body.js';
 import { validateEntry } from '../schemas/ledger.js';
 import type { Entry } from '../schemas/entry.js';
-import { drainStep } from './drainStep.js';
 import { entryStep, type EntryStepOutcome } from './entryStep.js';
+import { drainDue, raiseOwedAlerts, type FollowUpReport, type RunStep } from './followUp.js';
 import { OrderCache } from './orderCache.js';
 import { ProcessOutcome, type ProcessResult, type ReceivedOrderMessage } from './processResult.js';
 import { retryTransient } from './retry.js';
@@ -43,6 +43,14 @@ export interface ProcessContext {
   cache?: OrderCache;
 }
 
+/** What {@link OrderProcessor.drain} did to one order. */
+export interface DrainReport extends FollowUpReport {
+  orderId: string;
+}
+
+/** Keys carried into logs and alerts. */
+type LogKeys = { orderId: string; entryId?: string; sequence?: number };
+
 /**
  * The order processor: decides what an order entry message means for its order (rules 1–8, 10, 11 in the
  * design's order), writes it with one atomic store commit per step, drains parked entries that became due, and
@@ -58,7 +66,10 @@ export class OrderProcessor {
     this.sleep = deps.sleep ?? timerSleep;
   }
 
-  /** Processes one message from the `orders` queue. */
+  /**
+   * Processes one message from the `orders` queue. All of its store work — the entry, the drain it triggers and
+   * the alerts it owes — shares one deadline, `TRANSIENT_RETRY_BUDGET` from its start (rule 8).
+   */
   async process(message: ReceivedOrderMessage, context: ProcessContext): Promise<ProcessResult> {
     const startedAt = this.clock.now();
     const validated = validateEntry(message.body);
@@ -84,7 +95,10 @@ export class OrderProcessor {
       settled = { kind: 'deadLetter', reason: DeadLetterReason.SchemaValidationFailed, description };
     } else {
       result.requestHash = requestHash(validated.value);
-      settled = await this.handle(validated.value, result.requestHash, message, context.cache ?? new OrderCache(1), result);
+      const ctx = this.stepContext(context.cache ?? new OrderCache(1));
+      const { orderId, entryId, sequence } = validated.value;
+      const run = this.runner({ orderId, entryId, sequence }, startedAt + this.deps.options.transientRetryBudgetMs);
+      settled = await this.handle(ctx, validated.value, result.requestHash, message, run, result);
     }
 
     await settle(context.settlement, settled, result);
@@ -93,73 +107,105 @@ export class OrderProcessor {
     return result;
   }
 
-  private async handle(entry: Entry, hash: string, message: ReceivedOrderMessage, cache: OrderCache, result: ProcessResult): Promise<Settled> {
-    const ctx: StepContext = {
-      store: this.deps.store,
-      cache,
-      clock: this.clock,
-      consumer: this.deps.options.consumerName,
-      inboxTtlSeconds: this.deps.options.inboxTtlSeconds,
-    };
+  /**
+   * For the gap timer (an idle session never looks again): applies the parked entries of `orderId` that are due —
+   * e.g. after the message that filled the gap was dead-lettered by the broker before its drain succeeded — rejects
+   * those that became impossible, and raises the `ParkedEntryRejected` alerts still owed. Safe to run while a
+   * session works on the same order (every commit is conditional). Rejects with the store error once the retry
+   * budget is spent; nothing is lost, the next call resumes.
+   */
+  async drain(orderId: string, context: { cache?: OrderCache } = {}): Promise<DrainReport> {
+    const ctx = this.stepContext(context.cache ?? new OrderCache(1));
+    const run = this.runner({ orderId }, this.clock.now() + this.deps.options.transientRetryBudgetMs);
+    const report: DrainReport = { orderId, drained: 0, rejected: 0, alerted: 0 };
+    await drainDue(ctx, orderId, run, this.deps.telemetry, report);
+    await raiseOwedAlerts(ctx, orderId, run, this.deps.telemetry, report);
+    return report;
+  }
+
+  private async handle(ctx: StepContext, entry: Entry, hash: string, message: ReceivedOrderMessage, run: RunStep, result: ProcessResult): Promise<Settled> {
     const origin = { correlationId: message.correlationId, messageId: message.messageId };
+    let outcome: EntryStepOutcome;
     try {
-      const outcome = await this.retrying(entryStep(ctx, entry, hash, origin), entry);
-      if (outcome.kind === 'deadLetter') {
-        if (outcome.alert) this.alert(outcome.alert, entry, outcome.description);
-        return { kind: 'deadLetter', reason: outcome.reason, description: outcome.description };
-      }
-      // Drain also after a duplicate: a crash mid-drain is resumed by the redelivered message.
-      if (outcome.kind !== 'parked') await this.drain(ctx, entry, result);
-      return { kind: 'complete', outcome: completedOutcome(outcome) };
+      outcome = await run(entryStep(ctx, entry, hash, origin));
     } catch (error) {
-      const code = errorCode(error);
-      const description = error instanceof Error ? error.message : String(error);
-      this.deps.telemetry.log('error', 'entry abandoned', { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, code, description });
-      return { kind: 'abandon', errorCode: code, description };
+      return this.abandon(error, entry, 'entry abandoned');
     }
-  }
+    if (outcome.kind === 'deadLetter' && outcome.alert) this.alert(outcome.alert, entry, outcome.description);
 
-  private async drain(ctx: StepContext, trigger: Entry, result: ProcessResult): Promise<void> {
-    for (;;) {
-      const step = await this.retrying(drainStep(ctx, trigger.orderId), trigger);
-      if (step.kind === 'none') return;
-      if (step.kind === 'applied') {
-        result.drained++;
-        this.deps.telemetry.count(CounterName.EntriesApplied, { via: 'drain' });
-        continue;
+    // Drain after every outcome: a parked entry may be due whatever this message was (a crash mid-drain, a
+    // message dead-lettered by the broker before its drain succeeded). Without the order cached, only an entry
+    // that is now applied can have made something due.
+    let drainFailure: unknown;
+    const report: FollowUpReport = { drained: 0, rejected: 0, alerted: 0 };
+    if (ctx.cache.get(entry.orderId) || outcome.kind === 'applied' || outcome.kind === 'duplicate') {
+      try {
+        await drainDue(ctx, entry.orderId, run, this.deps.telemetry, report);
+      } catch (error) {
+        drainFailure = error;
       }
-      result.rejected++;
-      this.deps.telemetry.count(CounterName.ParkedRejected);
-      this.alert(AlertName.ParkedEntryRejected, step.entry, step.description, { reason: step.reason });
-      return; // the order waits at this sequence (rules 10 and 11)
+      await this.raiseOwedAlertsQuietly(ctx, entry, run, report);
+    }
+    result.drained = report.drained;
+    result.rejected = report.rejected;
+
+    if (outcome.kind === 'deadLetter') {
+      // The decision stands; the drain is resumed by the next message or the gap timer.
+      if (drainFailure !== undefined) this.logFailure('warn', 'drain failed after a dead letter', drainFailure, entry);
+      return { kind: 'deadLetter', reason: outcome.reason, description: outcome.description };
+    }
+    // The redelivery resumes the drain (it meets the inbox record and drains again).
+    if (drainFailure !== undefined) return this.abandon(drainFailure, entry, 'drain abandoned');
+    return { kind: 'complete', outcome: completedOutcome(outcome) };
+  }
+
+  /** Alerts are owed durably: a failure here only delays them to the next step on the order or the gap timer. */
+  private async raiseOwedAlertsQuietly(ctx: StepContext, entry: Entry, run: RunStep, report: FollowUpReport): Promise<void> {
+    try {
+      await raiseOwedAlerts(ctx, entry.orderId, run, this.deps.telemetry, report);
+    } catch (error) {
+      this.logFailure('warn', 'owed alerts not raised yet', error, entry);
     }
   }
 
-  private retrying<T>(work: () => Promise<T>, entry: Entry): Promise<T> {
-    const { options, telemetry } = this.deps;
-    return retryTransient(work, {
-      budgetMs: options.transientRetryBudgetMs,
-      baseDelayMs: options.retryBaseDelayMs,
-      maxDelayMs: options.retryMaxDelayMs,
-      clock: this.clock,
-      sleep: this.sleep,
-      random: this.deps.random,
-      onRetry: (error, attempt, delayMs) => {
-        telemetry.count(CounterName.StoreRetries);
-        telemetry.log('warn', 'transient store failure, retrying', {
-          orderId: entry.orderId,
-          entryId: entry.entryId,
-          sequence: entry.sequence,
-          code: errorCode(error),
-          attempt,
-          delayMs,
-        });
-      },
-    });
+  private stepContext(cache: OrderCache): StepContext {
+    const { options } = this.deps;
+    return { store: this.deps.store, cache, clock: this.clock, consumer: options.consumerName, inboxTtlSeconds: options.inboxTtlSeconds };
   }
 
-  private alert(name: AlertName, entry: Entry, description: string, extra: Record<string, unknown> = {}): void {
-    this.deps.telemetry.alert(name, { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, description, ...extra });
+  /** Runs re-runnable steps with retries that all end by one `deadline`. */
+  private runner(keys: LogKeys, deadline: number): RunStep {
+    const { options, telemetry } = this.deps;
+    return (work) =>
+      retryTransient(work, {
+        budgetMs: options.transientRetryBudgetMs,
+        deadline,
+        baseDelayMs: options.retryBaseDelayMs,
+        maxDelayMs: options.retryMaxDelayMs,
+        clock: this.clock,
+        sleep: this.sleep,
+        random: this.deps.random,
+        onRetry: (error, attempt, delayMs) => {
+          telemetry.count(CounterName.StoreRetries);
+          telemetry.log('warn', 'transient store failure, retrying', { ...keys, code: errorCode(error), attempt, delayMs });
+        },
+      });
+  }
+
+  private abandon(error: unknown, entry: Entry, message: string): Settled {
+    const { code, description } = this.logFailure('error', message, error, entry);
+    return { kind: 'abandon', errorCode: code, description };
+  }
+
+  private logFailure(level: 'warn' | 'error', message: string, error: unknown, entry: Entry) {
+    const code = errorCode(error);
+    const description = error instanceof Error ? error.message : String(error);
+    this.deps.telemetry.log(level, message, { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, code, description });
+    return { code, description };
+  }
+
+  private alert(name: AlertName, entry: Entry, description: string): void {
+    this.deps.telemetry.alert(name, { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, description });
   }
 
   private report(result: ProcessResult): void {

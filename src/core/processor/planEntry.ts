@@ -1,10 +1,12 @@
 import { DeadLetterReason } from '../deadLetterReasons.js';
 import { inboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
+import { OrderStatus } from '../order/orderState.js';
 import { applyTransition } from '../order/transition.js';
 import type { StoreOperation, Stored } from '../ports/orderStore.js';
 import type { Entry } from '../schemas/entry.js';
 import {
+  appliedDocument,
   emptyOrderDocument,
   orderAfterApply,
   orderAfterPark,
@@ -12,10 +14,10 @@ import {
   parkedDocument,
   type EntryOrigin,
 } from './documentBuilders.js';
-import { verdictFromHistory, verdictFromParked, type Verdict } from './verdict.js';
+import { verdictFromOtherSequence, verdictFromParked, type Verdict } from './verdict.js';
 
 /** What an operation in a planned commit stands for, so a conflict at its index can be read. */
-export type OperationRole = 'inbox' | 'order' | 'parked' | 'outbox';
+export type OperationRole = 'inbox' | 'applied' | 'order' | 'parked' | 'outbox';
 
 /** A planned atomic step: operations, their roles, and the order document it leaves behind. */
 export interface CommitPlan {
@@ -26,10 +28,13 @@ export interface CommitPlan {
   next: OrderDocument;
 }
 
-/** The entry cannot be written: look its inbox record up (rules 2/3) and, if there is none, apply `fallback`. */
+/**
+ * The entry cannot be written: look its inbox record up (rules 2/3) and, if there is none, apply `fallback` —
+ * for `history`, read this `entryId`'s applied record first (rule 4).
+ */
 export interface LookupPlan {
   kind: 'lookup';
-  fallback: Verdict;
+  fallback: Verdict | 'history';
 }
 
 /** Inputs shared by every planner. */
@@ -38,43 +43,45 @@ export interface PlanContext extends EntryOrigin {
   /** ISO time of the step. */
   now: string;
   inboxTtlSeconds: number;
+  /** Token of this attempt, written into the inbox record (see `InboxRecord.attempt`). */
+  attempt?: string;
 }
 
 /**
- * Plans one incoming entry against the order as last seen (rules 1, 4, 5 and 7, in the design's order). An apply
- * or park plan starts with the inbox create, which doubles as the inbox lookup of rule (b): a 409 on it sends
- * the caller to rules 2/3. Every other case reads the inbox first and falls back to the plan's verdict.
+ * Plans one incoming entry against the order as last seen (rules 1, 3, 4, 5 and 7, in the design's order). An
+ * apply or park plan starts with the inbox create, which doubles as the inbox lookup of rule (b): a 409 on it
+ * sends the caller to rules 2/3. Every other case reads the inbox first and falls back to the plan's verdict.
+ *
+ * A sequence that is parked is never applied over, even when it is the next one: the parked entry is due and the
+ * drain applies it, so an incoming entry there is the parked one again (rules 2/3) or another one (rule 4's last
+ * sentence). A deleted order accepts nothing after its `OrderDeleted` (rule 7), parked or not.
  */
 export function planEntry(current: Stored<OrderDocument> | undefined, entry: Entry, hash: string, ctx: PlanContext): CommitPlan | LookupPlan {
-  const doc = current?.doc;
-  const lastSequence = doc?.lastSequence ?? 0;
-  if (entry.sequence <= lastSequence && doc) {
-    return { kind: 'lookup', fallback: verdictFromHistory(doc, entry, hash) };
-  }
-  if (entry.sequence > lastSequence + 1) {
-    if (doc?.parked.some((p) => p.sequence === entry.sequence)) {
-      return { kind: 'lookup', fallback: verdictFromParked(doc, entry, hash) };
-    }
-    return planPark(current, entry, hash, ctx);
-  }
-  const base = doc ?? emptyOrderDocument(entry.orderId, ctx.now);
-  const transition = applyTransition(base.state, entry);
+  const doc = current?.doc ?? emptyOrderDocument(entry.orderId, ctx.now);
+  if (entry.sequence <= doc.lastSequence) return { kind: 'lookup', fallback: 'history' };
+  const elsewhere = verdictFromOtherSequence(doc, entry);
+  if (elsewhere) return { kind: 'lookup', fallback: elsewhere };
+  if (doc.parked.some((p) => p.sequence === entry.sequence)) return { kind: 'lookup', fallback: verdictFromParked(doc, entry, hash) };
+  if (entry.sequence > doc.lastSequence + 1 && doc.state.status !== OrderStatus.Deleted) return planPark(current, entry, hash, ctx);
+
+  const transition = applyTransition(doc.state, entry);
   if (!transition.ok) {
     return {
       kind: 'lookup',
       fallback: { kind: 'deadLetter', reason: DeadLetterReason.InvalidTransition, description: transition.error.message },
     };
   }
-  const next = orderAfterApply(base, entry, hash, transition.state, ctx.now);
+  const next = orderAfterApply(doc, entry, transition.state, ctx.now);
   return {
     kind: 'commit',
     action: 'apply',
     operations: [
       { kind: 'create', doc: inboxRecord({ ...inboxFields(entry, hash, ctx), status: 'applied' }) },
+      { kind: 'create', doc: appliedDocument(entry, hash, ctx.now) },
       current ? { kind: 'replace', doc: next, ifMatch: current.etag } : { kind: 'create', doc: next },
       { kind: 'create', doc: outboxRecord(entry, next, ctx.correlationId, ctx.now) },
     ],
-    roles: ['inbox', 'order', 'outbox'],
+    roles: ['inbox', 'applied', 'order', 'outbox'],
     next,
   };
 }
@@ -104,5 +111,6 @@ export function inboxFields(entry: Entry, hash: string, ctx: PlanContext) {
     sequence: entry.sequence,
     now: ctx.now,
     ttlSeconds: ctx.inboxTtlSeconds,
+    attempt: ctx.attempt,
   };
 }

@@ -3,8 +3,13 @@ import type { Clock, Sleep } from '../ports/clock.js';
 
 /** How {@link retryTransient} backs off. */
 export interface RetryOptions {
-  /** Longest time from the first failure to giving up. @default 30000 */
+  /** Longest time from the first failure to giving up, when no `deadline` is given. @default 30000 */
   budgetMs: number;
+  /**
+   * Clock time (ms since the epoch) after which no retry may start, whatever the step: the processor sets one per
+   * message so that all of a message's steps share one budget (rule 8). Overrides `budgetMs` when given.
+   */
+  deadline?: number;
   /** First delay; doubles per attempt. @default 100 */
   baseDelayMs: number;
   /** Cap of a single delay. @default 5000 */
@@ -34,8 +39,9 @@ export function backoffDelay(
 
 /**
  * Runs `work`, retrying it while it throws a retryable store error (`StoreTransient`, `StoreOutcomeUnknown`)
- * and the next wait still ends within the budget, counted from the first failure. Then rethrows the last error
- * (rule 8: the caller abandons). `work` must be safe to rerun: ours re-plans from the store on every run.
+ * and the next wait still ends by the deadline (or within the budget, counted from the first failure). Then
+ * rethrows the last error (rule 8: the caller abandons). `work` must be safe to rerun: ours re-plans from the
+ * store on every run.
  */
 export async function retryTransient<T>(work: () => Promise<T>, options: RetryOptions): Promise<T> {
   let firstFailureAt: number | undefined;
@@ -48,7 +54,8 @@ export async function retryTransient<T>(work: () => Promise<T>, options: RetryOp
       firstFailureAt ??= now;
       const hint = (error as { retryAfterMs?: unknown }).retryAfterMs;
       const delay = backoffDelay(attempt, { ...options, retryAfterMs: typeof hint === 'number' ? hint : 0 });
-      if (now - firstFailureAt + delay > options.budgetMs) throw error;
+      const giveUpAt = options.deadline ?? firstFailureAt + options.budgetMs;
+      if (now + delay > giveUpAt) throw error;
       options.onRetry?.(error, attempt, delay);
       await options.sleep(delay);
     }

@@ -1,4 +1,5 @@
 import { DeadLetterReason } from '../deadLetterReasons.js';
+import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
 import type { InboxRecord, InboxStatus } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import { AlertName } from '../ports/telemetry.js';
@@ -16,19 +17,37 @@ export function verdictFromInbox(inbox: InboxRecord, entry: Entry, hash: string)
 }
 
 /**
- * Rule 4, for `sequence <= lastSequence` without an inbox record (it expired): the order's history decides.
+ * Rule 4, for `sequence <= lastSequence` without an inbox record (it expired): the permanent applied record of
+ * this `entryId` decides. Applied sequences are dense, so without a record for this `entryId` the sequence was
+ * applied from another entry.
  */
-export function verdictFromHistory(doc: OrderDocument, entry: Entry, hash: string): Verdict {
-  // The history is dense and ascending, so the record is normally at index sequence - 1.
-  const candidate = doc.applied[entry.sequence - 1];
-  const applied = candidate?.sequence === entry.sequence ? candidate : doc.applied.find((a) => a.sequence === entry.sequence);
-  if (applied?.entryId === entry.entryId) {
-    return applied.requestHash === hash
-      ? { kind: 'duplicate', seenAs: 'applied' }
-      : keyConflict(entry, `sequence ${entry.sequence} was applied from this entryId with another hash`);
+export function verdictFromHistory(applied: AppliedEntryDocument | undefined, entry: Entry, hash: string): Verdict {
+  if (!applied) {
+    return sequenceConflict(entry, `sequence ${entry.sequence} of order ${entry.orderId} was already applied from another entry`);
   }
-  const other = applied ? `entry ${applied.entryId}` : 'another entry';
-  return sequenceConflict(entry, `sequence ${entry.sequence} of order ${entry.orderId} was already applied from ${other}`);
+  if (applied.sequence !== entry.sequence) return appliedElsewhere(entry, applied);
+  return applied.requestHash === hash
+    ? { kind: 'duplicate', seenAs: 'applied' }
+    : keyConflict(entry, `sequence ${entry.sequence} was applied from this entryId with another hash`);
+}
+
+/** Rule 3 at the door: this `entryId` was applied at another sequence (its inbox record has expired). */
+export function appliedElsewhere(entry: Entry, applied: Pick<AppliedEntryDocument, 'sequence'>): Verdict {
+  return keyConflict(entry, `it was applied at sequence ${applied.sequence}, not ${entry.sequence}`);
+}
+
+/**
+ * Rule 3 at the door, from the order document alone: this `entryId` is parked or rejected at another sequence.
+ * Parking it again would hold two sequences under one key, and the inbox record of one would be taken for the
+ * other's.
+ */
+export function verdictFromOtherSequence(doc: OrderDocument, entry: Entry): Verdict | undefined {
+  const elsewhere = (r: { entryId: string; sequence: number }) => r.entryId === entry.entryId && r.sequence !== entry.sequence;
+  const parked = doc.parked.find(elsewhere);
+  if (parked) return keyConflict(entry, `it is parked at sequence ${parked.sequence}, not ${entry.sequence}`);
+  const rejected = doc.rejected.find(elsewhere);
+  if (rejected) return keyConflict(entry, `it was rejected at sequence ${rejected.sequence}, not ${entry.sequence}`);
+  return undefined;
 }
 
 /** Rule 4's last sentence, for a sequence that is parked, when the inbox holds nothing for this `entryId`. */

@@ -1,5 +1,6 @@
 import { CoreErrorCode, StoreError, type StoreErrorCode } from '../errors.js';
 import { ORDER_DOCUMENT_ID } from '../documents/documentIds.js';
+import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
 import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
@@ -58,6 +59,10 @@ export class InMemoryOrderStore implements OrderStore {
     return this.read<ParkedEntryDocument>(orderId, id);
   }
 
+  readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined> {
+    return this.read<AppliedEntryDocument>(orderId, id);
+  }
+
   async commit(orderId: string, operations: readonly StoreOperation[]): Promise<CommitResult> {
     this.calls.commits++;
     const fault = this.takeFault('commit');
@@ -92,6 +97,11 @@ export class InMemoryOrderStore implements OrderStore {
   /** Makes the next matching call(s) fail. @internal test hook */
   injectFault(fault: InjectedFault): void {
     this.faults.push({ times: 1, skip: 0, ...fault });
+  }
+
+  /** Drops every injected fault not yet spent (the store "recovers"). @internal test hook */
+  clearFaults(): void {
+    this.faults.length = 0;
   }
 
   /** Every live document of an order, by id (copies). @internal test hook */

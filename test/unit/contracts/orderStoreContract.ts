@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ORDER_DOCUMENT_ID,
+  appliedEntryId,
   inboxRecord,
   initialOrderState,
   parkedEntryId,
+  type AppliedEntryDocument,
   type OrderDocument,
   type OrderStore,
   type ParkedEntryDocument,
@@ -18,7 +20,6 @@ function orderDoc(orderId: string, lastSequence = 0): OrderDocument {
     orderId,
     lastSequence,
     state: initialOrderState(),
-    applied: [],
     parked: [],
     rejected: [],
     updatedAt: '2025-01-01T00:00:00.000Z',
@@ -32,6 +33,10 @@ function inbox(orderId: string, entryId: string, requestHash = 'a'.repeat(64)) {
 function parked(orderId: string, sequence: number): ParkedEntryDocument {
   const entry = { entryId: `e-${sequence}`, orderId, sequence, type: 'OrderDeleted' as const, data: {} };
   return { id: parkedEntryId(sequence), docType: 'parked', orderId, sequence, entryId: entry.entryId, requestHash: 'b'.repeat(64), entry, correlationId: 'L-1', parkedAt: '2025-01-01T00:00:00.000Z' };
+}
+
+function applied(orderId: string, entryId: string): AppliedEntryDocument {
+  return { id: appliedEntryId(entryId), docType: 'applied', orderId, entryId, sequence: 1, requestHash: 'a'.repeat(64), appliedAt: '2025-01-01T00:00:00.000Z' };
 }
 
 /**
@@ -51,32 +56,35 @@ export function describeOrderStoreContract(name: string, makeStore: () => OrderS
       // Prepare
       const orderId = newOrderId();
       // Act
-      const [order, inboxRead, parkedRead] = await Promise.all([
+      const [order, inboxRead, parkedRead, appliedRead] = await Promise.all([
         store.readOrder(orderId),
         store.readInbox(orderId, 'inbox:order-processor:none'),
         store.readParked(orderId, parkedEntryId(7)),
+        store.readApplied(orderId, appliedEntryId('none')),
       ]);
       // Assess
-      expect([order, inboxRead, parkedRead]).toEqual([undefined, undefined, undefined]);
+      expect([order, inboxRead, parkedRead, appliedRead]).toEqual([undefined, undefined, undefined, undefined]);
     });
 
     it('creates several documents in one commit and reads each back with the ETag the commit returned', async () => {
       // Prepare
       const orderId = newOrderId();
-      const docs = [inbox(orderId, 'e-1'), orderDoc(orderId), parked(orderId, 3)];
+      const docs = [inbox(orderId, 'e-1'), orderDoc(orderId), parked(orderId, 3), applied(orderId, 'e-1')];
       // Act
       const result = await store.commit(orderId, docs.map((doc) => ({ kind: 'create' as const, doc })));
       // Assess
       expect(result.ok).toBe(true);
       if (!result.ok) return;
-      expect(result.etags).toHaveLength(3);
+      expect(result.etags).toHaveLength(4);
       const order = await store.readOrder(orderId);
       const inboxRead = await store.readInbox(orderId, docs[0]!.id);
       const parkedRead = await store.readParked(orderId, parkedEntryId(3));
+      const appliedRead = await store.readApplied(orderId, appliedEntryId('e-1'));
       expect(order?.doc).toMatchObject(orderDoc(orderId));
       expect(inboxRead?.doc).toMatchObject(docs[0]!);
       expect(parkedRead?.doc).toMatchObject(docs[2]!);
-      expect([inboxRead?.etag, order?.etag, parkedRead?.etag]).toEqual(result.etags);
+      expect(appliedRead?.doc).toEqual(docs[3]);
+      expect([inboxRead?.etag, order?.etag, parkedRead?.etag, appliedRead?.etag]).toEqual(result.etags);
     });
 
     it('fails a create of an existing id with 409 and writes nothing of the batch', async () => {

@@ -1,0 +1,140 @@
+/**
+ * The app's OpenTelemetry instruments beyond the counters `createTelemetry` keeps (entries applied, duplicates,
+ * parked, dead-lettered by reason, abandoned, store retries, one counter per alert): conflicts, processing
+ * duration, outbox delivery counts and gauges, and the gap gauges. Everything goes through `@opentelemetry/api`,
+ * a no-op until an SDK is registered (Application Insights, or a test's `MeterProvider`).
+ */
+import { metrics } from '@opentelemetry/api';
+import type { Counter, Histogram, Meter, MeterProvider, ObservableGauge } from '@opentelemetry/api';
+import { DeadLetterReason } from '../core/deadLetterReasons.js';
+import type { OutboxCounts, OutboxObserver } from '../core/outbox/outboxPorts.js';
+import type { OutboxDispatchRecord } from '../core/outbox/outboxRecordState.js';
+import type { ProcessResult } from '../core/processor/processResult.js';
+import { TELEMETRY_SCOPE } from './telemetry.js';
+
+/** Names of the instruments defined here. */
+export const MetricName = {
+  /** Counter: entries dead-lettered for a conflict (`IdempotencyKeyConflict`, `SequenceConflict`), by `reason`. */
+  EntriesConflicts: 'convoy.entries.conflicts',
+  /** Histogram (ms): time to process one `orders` message, by `outcome`. */
+  ProcessingDuration: 'convoy.entries.processing_duration',
+  /** Counter: outbox records delivered to every target. */
+  OutboxDelivered: 'convoy.outbox.delivered',
+  /** Counter: failed delivery attempts, `exhausted` = `true` for the last one. */
+  OutboxAttemptsFailed: 'convoy.outbox.attempts_failed',
+  /** Gauge: outbox records waiting to be delivered (`pending` or `in-progress`). */
+  OutboxPending: 'convoy.outbox.pending',
+  /** Gauge: outbox records marked `failed` (each holds its order until retried). */
+  OutboxFailed: 'convoy.outbox.failed',
+  /** Gauge: parked entries across all orders. */
+  ParkedEntries: 'convoy.parked.entries',
+  /** Gauge (s): age of the oldest parked entry, 0 when none. */
+  OldestGapAge: 'convoy.gap.oldest_age',
+} as const;
+/** One of {@link MetricName}. */
+export type MetricName = (typeof MetricName)[keyof typeof MetricName];
+
+/** What the gap monitor saw in one scan. */
+export interface GapSnapshot {
+  parkedEntries: number;
+  oldestGapAgeMs: number;
+}
+
+/** Options of {@link ConvoyMetrics}. */
+export interface ConvoyMetricsOptions {
+  /** @default the global meter provider, looked up at each use (it may be registered after startup) */
+  meterProvider?: MeterProvider;
+}
+
+const CONFLICTS: ReadonlySet<string> = new Set([DeadLetterReason.IdempotencyKeyConflict, DeadLetterReason.SequenceConflict]);
+
+interface Instruments {
+  conflicts: Counter;
+  duration: Histogram;
+  delivered: Counter;
+  attemptsFailed: Counter;
+  gauges: ObservableGauge[];
+}
+
+/**
+ * The instruments, and the last values of the gauges (the outbox counts from the sweep, the gap figures from the
+ * gap monitor), which the gauges report at each collection. Implements the outbox dispatcher's observer.
+ */
+export class ConvoyMetrics implements OutboxObserver {
+  private provider: MeterProvider | undefined;
+  private instruments: Instruments | undefined;
+  private outbox: OutboxCounts | undefined;
+  private gap: GapSnapshot | undefined;
+
+  constructor(private readonly options: ConvoyMetricsOptions = {}) {}
+
+  /** Records one processed `orders` message: its duration, and a conflict when it was dead-lettered for one. */
+  processed(result: Pick<ProcessResult, 'outcome' | 'reason' | 'durationMs'>): void {
+    const i = this.current();
+    i.duration.record(result.durationMs, { outcome: result.outcome });
+    if (result.outcome === 'deadLettered' && result.reason !== undefined && CONFLICTS.has(result.reason)) i.conflicts.add(1, { reason: result.reason });
+  }
+
+  delivered(_record: OutboxDispatchRecord): void {
+    this.current().delivered.add(1);
+  }
+
+  attemptFailed(_record: OutboxDispatchRecord, exhausted: boolean): void {
+    this.current().attemptsFailed.add(1, { exhausted: String(exhausted) });
+  }
+
+  counts(counts: OutboxCounts): void {
+    this.current();
+    this.outbox = { ...counts };
+  }
+
+  /** Keeps the gap monitor's latest figures for the gap gauges. */
+  gaps(snapshot: GapSnapshot): void {
+    this.current();
+    this.gap = { ...snapshot };
+  }
+
+  /** The instruments of the current meter provider, created on first use and again when the provider changes. */
+  private current(): Instruments {
+    const provider = this.options.meterProvider ?? metrics.getMeterProvider();
+    if (this.instruments === undefined || provider !== this.provider) {
+      this.provider = provider;
+      this.instruments = this.create(provider.getMeter(TELEMETRY_SCOPE));
+    }
+    return this.instruments;
+  }
+
+  private create(meter: Meter): Instruments {
+    const gauge = (name: MetricName, description: string, unit: string, read: () => number | undefined): ObservableGauge => {
+      const g = meter.createObservableGauge(name, { description, unit });
+      g.addCallback((result) => {
+        const value = read();
+        // Nothing observed yet (no sweep or scan has run in this process): report nothing rather than a false 0.
+        if (value !== undefined) result.observe(value);
+      });
+      return g;
+    };
+    return {
+      conflicts: meter.createCounter(MetricName.EntriesConflicts, { description: 'Entries dead-lettered for an idempotency-key or sequence conflict' }),
+      duration: meter.createHistogram(MetricName.ProcessingDuration, { description: 'Time to process one orders message', unit: 'ms' }),
+      delivered: meter.createCounter(MetricName.OutboxDelivered, { description: 'Outbox records delivered to every target' }),
+      attemptsFailed: meter.createCounter(MetricName.OutboxAttemptsFailed, { description: 'Failed outbox delivery attempts' }),
+      gauges: [
+        gauge(MetricName.OutboxPending, 'Outbox records waiting for delivery', '{record}', () => this.outbox && this.outbox.pending + this.outbox.inProgress),
+        gauge(MetricName.OutboxFailed, 'Outbox records that ran out of attempts', '{record}', () => this.outbox?.failed),
+        gauge(MetricName.ParkedEntries, 'Entries parked behind a gap', '{entry}', () => this.gap?.parkedEntries),
+        gauge(MetricName.OldestGapAge, 'Age of the oldest parked entry', 's', () => this.gap && this.gap.oldestGapAgeMs / 1000),
+      ],
+    };
+  }
+}
+
+let shared: ConvoyMetrics | undefined;
+
+/**
+ * The process's metrics on the global meter provider. One instance per process, so each observable gauge is
+ * registered once however often the app context is rebuilt.
+ */
+export function sharedMetrics(): ConvoyMetrics {
+  return (shared ??= new ConvoyMetrics());
+}

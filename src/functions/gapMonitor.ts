@@ -1,0 +1,33 @@
+/**
+ * Gap monitor: a timer that raises `GapTooOld` for gaps older than `GAP_ALERT_AGE`, reports the parked gauges,
+ * and resumes drains that stopped half-way (design rule 5).
+ */
+import type { InvocationContext, Timer } from '@azure/functions';
+import { ordersContainer } from '../adapters/cosmosClientOptions.js';
+import { sharedMetrics } from '../adapters/metrics.js';
+import { CosmosParkedOrders, runGapMonitor, type GapMonitorReport } from '../adapters/metricsGapMonitor.js';
+import { appContext } from './appContext.js';
+import { outboxRuntime } from './outboxDispatcher.js';
+import { register } from './register.js';
+
+/** Every minute, on the minute (NCRONTAB with seconds). */
+export const GAP_MONITOR_SCHEDULE = '0 * * * * *';
+
+/** One scan; rejects if Cosmos cannot be queried (the next occurrence tries again). */
+export async function gapMonitor(_timer: Timer, _context: InvocationContext): Promise<GapMonitorReport> {
+  const app = appContext();
+  return runGapMonitor({
+    orders: new CosmosParkedOrders(ordersContainer(app.cosmosClient())),
+    telemetry: app.telemetry,
+    gapAlertAgeMs: app.config.gapAlertAgeMs,
+    metrics: sharedMetrics(),
+    drain: (orderId) => app.processor().drain(orderId, { cache: app.orderCache }),
+    afterDrain: (orderId) => {
+      outboxRuntime(app)
+        .dispatcher.dispatchOrder(orderId)
+        .catch(() => undefined); // the dispatcher logs its own failures; the sweep retries
+    },
+  });
+}
+
+register.timer('gapMonitor', { schedule: GAP_MONITOR_SCHEDULE, handler: gapMonitor });

@@ -1,0 +1,62 @@
+/**
+ * The outbox dispatcher of the app: built once per app context from its settings (Cosmos container, the
+ * `order-events` sender, the optional webhook), and the order processor's fast path into it.
+ */
+import { ordersContainer } from '../adapters/cosmosClientOptions.js';
+import { sharedMetrics } from '../adapters/metrics.js';
+import { CosmosOutboxStore } from '../adapters/outboxCosmosStore.js';
+import { ServiceBusOrderEventTarget } from '../adapters/outboxServiceBusTarget.js';
+import { WebhookOrderEventTarget } from '../adapters/outboxWebhookTarget.js';
+import { errorCode } from '../core/errors.js';
+import { resolveOutboxConfig, type OutboxConfig } from '../core/outbox/outboxConfig.js';
+import { OutboxDispatcher } from '../core/outbox/outboxDispatcher.js';
+import type { OrderEventTarget } from '../core/outbox/outboxPorts.js';
+import type { ProcessResult } from '../core/processor/processResult.js';
+import { QueueName, type AppContext } from './appContext.js';
+
+/** The dispatcher of one app context and what it was built from. */
+export interface OutboxRuntime {
+  readonly config: Readonly<OutboxConfig>;
+  readonly store: CosmosOutboxStore;
+  readonly dispatcher: OutboxDispatcher;
+}
+
+const runtimes = new WeakMap<AppContext, OutboxRuntime>();
+
+/** The outbox runtime of `app`, built on first use (a rebuilt context gets a new one). Throws `ConfigError`. */
+export function outboxRuntime(app: AppContext): OutboxRuntime {
+  let runtime = runtimes.get(app);
+  if (runtime === undefined) {
+    const config = resolveOutboxConfig(app.settings, app.config);
+    const store = new CosmosOutboxStore(ordersContainer(app.cosmosClient()));
+    const targets: OrderEventTarget[] = [new ServiceBusOrderEventTarget(app.sender(QueueName.OrderEvents))];
+    if (config.webhookUrl !== undefined) targets.push(new WebhookOrderEventTarget({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs }));
+    const dispatcher = new OutboxDispatcher({ store, targets, telemetry: app.telemetry, options: config, observer: sharedMetrics() });
+    runtime = { config, store, dispatcher };
+    runtimes.set(app, runtime);
+  }
+  return runtime;
+}
+
+/**
+ * The order processor's follow-up, called once the message is settled: records the processing metrics and, when
+ * entries were applied, starts dispatching the order's outbox records without waiting for it (the timer's sweep
+ * catches whatever this misses). Never throws and never delays the caller; failures are logged.
+ */
+export function afterOrderProcessed(app: AppContext, result: ProcessResult, traceparent: string | undefined): void {
+  try {
+    sharedMetrics().processed(result);
+    const { orderId, entryId } = result;
+    if (orderId === undefined || (result.outcome !== 'applied' && result.drained === 0)) return;
+    const traceparents = traceparent !== undefined && entryId !== undefined ? new Map([[entryId, traceparent]]) : undefined;
+    outboxRuntime(app)
+      .dispatcher.dispatchOrder(orderId, { traceparents })
+      .catch((error: unknown) => logFailure(app, orderId, error));
+  } catch (error) {
+    logFailure(app, result.orderId, error);
+  }
+}
+
+function logFailure(app: AppContext, orderId: string | undefined, error: unknown): void {
+  app.telemetry.log('warn', 'outbox fast path failed', { orderId, code: errorCode(error), description: error instanceof Error ? error.message : String(error) });
+}

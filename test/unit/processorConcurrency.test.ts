@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CoreErrorCode,
+  OrderCache,
+  OrderProcessor,
+  StoreError,
+  orderView,
+  type Entry,
+  type OrderStore,
+} from '../../src/core/index.js';
+import { drainStep } from '../../src/core/processor/drainStep.js';
+import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../src/core/testing/index.js';
+import { entriesFor, messageFor, testOptions, uniqueOrderId } from './support/fixtures.js';
+
+/** A processor of its own (its own cache and telemetry) over `store`, as a second instance would be. */
+function instance(store: OrderStore, clock: ManualClock) {
+  const telemetry = new RecordingTelemetry();
+  const cache = new OrderCache();
+  const processor = new OrderProcessor({ store, telemetry, options: testOptions, clock, sleep: clock.sleep, random: () => 0.5 });
+  const send = async (entry: Entry) => {
+    const settlement = new RecordingSettlement();
+    const result = await processor.process(messageFor(entry), { settlement, cache });
+    return { result, settlement };
+  };
+  return { telemetry, cache, processor, send };
+}
+
+/** Delegates to `inner`, running `before` ahead of each call it names. */
+function hooked(inner: InMemoryOrderStore, before: { commit?: () => Promise<void>; readParked?: () => Promise<void> }): OrderStore {
+  return {
+    readOrder: (orderId) => inner.readOrder(orderId),
+    readInbox: (orderId, id) => inner.readInbox(orderId, id),
+    readApplied: (orderId, id) => inner.readApplied(orderId, id),
+    readParked: async (orderId, id) => {
+      await before.readParked?.();
+      return inner.readParked(orderId, id);
+    },
+    commit: async (orderId, operations) => {
+      await before.commit?.();
+      return inner.commit(orderId, operations);
+    },
+  };
+}
+
+describe('order processor, two instances on one order (a session lock lost)', () => {
+  it('reports a duplicate, not applied, when a concurrent instance committed the entry during an unknown outcome', async () => {
+    // Prepare: A's commit never reaches the store and its reply is lost; meanwhile B applies the same message
+    const clock = new ManualClock();
+    const store = new InMemoryOrderStore(clock);
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    const b = instance(store, clock);
+    let lost = true;
+    const a = instance(
+      hooked(store, {
+        commit: async () => {
+          if (!lost) return;
+          lost = false;
+          await b.send(e.created());
+          throw new StoreError(CoreErrorCode.StoreOutcomeUnknown, 'reply lost', { status: 408 });
+        },
+      }),
+      clock,
+    );
+    // Act
+    const fromA = await a.send(e.created());
+    // Assess
+    expect(fromA.result.outcome).toBe('duplicate');
+    expect(b.telemetry.counted('convoy.entries.applied') + a.telemetry.counted('convoy.entries.applied')).toBe(1);
+  });
+
+  it('does not take a parked entry drained by the other instance for a store inconsistency', async () => {
+    // Prepare: the order at 2 with 3 and 4 parked (the drain after 2 failed); each time A is about to read a
+    // parked entry, B drains exactly that one first
+    const clock = new ManualClock();
+    const store = new InMemoryOrderStore(clock);
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    const b = instance(store, clock);
+    await b.send(e.created());
+    await b.send(e.added(3, 't-3', 3));
+    await b.send(e.added(4, 't-4', 4));
+    store.injectFault({ on: 'read', kind: 'failed' });
+    expect((await b.send(e.added(2, 't-2', 2))).result.outcome).toBe('abandoned');
+    const bContext = { store, cache: new OrderCache(), clock, consumer: testOptions.consumerName, inboxTtlSeconds: 3600 };
+    let interleaved = 2;
+    const a = instance(hooked(store, { readParked: async () => void (interleaved-- > 0 && (await drainStep(bContext, orderId)())) }), clock);
+    // Act
+    const report = await a.processor.drain(orderId);
+    // Assess
+    expect(interleaved).toBe(0); // B drained both, each between A's read of the order and of the entry
+    expect(report).toMatchObject({ drained: 0 });
+    const stored = await store.readOrder(orderId);
+    expect(stored && orderView(stored.doc)).toMatchObject({ lastSequence: 4, total: 9, parked: [] });
+  });
+
+  it('still reports a parked entry missing twice under an unchanged order as StoreInconsistent', async () => {
+    // Prepare
+    const clock = new ManualClock();
+    const store = new InMemoryOrderStore(clock);
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    const a = instance(store, clock);
+    await a.send(e.created());
+    await a.send(e.added(3, 't-3', 3));
+    store.expire(orderId, 'parked:3');
+    store.injectFault({ on: 'read', kind: 'failed', skip: 1 }); // apply 2; its drain's first read finds parked:3 missing
+    await a.send(e.added(2, 't-2', 2));
+    // Act
+    const act = a.processor.drain(orderId);
+    // Assess
+    await expect(act).rejects.toMatchObject({ code: 'StoreInconsistent' });
+  });
+});

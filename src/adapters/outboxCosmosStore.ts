@@ -4,11 +4,7 @@
  * replaces for the two phases.
  */
 import type { Container, ItemDefinition, SqlQuerySpec } from '@azure/cosmos';
-import type { OutboxStatus } from '../core/documents/outboxRecord.js';
-import type { Stored } from '../core/ports/orderStore.js';
-import type { OutboxSummary } from '../core/outbox/outboxOrdering.js';
-import type { OutboxCounts, OutboxStore } from '../core/outbox/outboxPorts.js';
-import type { OutboxDispatchRecord } from '../core/outbox/outboxRecordState.js';
+import type { OutboxCounts, OutboxDispatchRecord, OutboxStatus, OutboxStore, OutboxSummary, Stored } from '../core/index.js';
 import { describeCosmosFailure, toStoreError } from './cosmosErrors.js';
 
 /** Filter of {@link CosmosOutboxStore.list}. */

@@ -4,8 +4,7 @@
  * trace context as the `Diagnostic-Id` / `traceparent` application properties.
  */
 import type { ServiceBusMessage, ServiceBusSender } from '@azure/service-bus';
-import type { OrderEventTarget, OutboundOrderEvent } from '../core/outbox/outboxPorts.js';
-import type { DeliveryReceipt } from '../core/outbox/outboxRecordState.js';
+import type { DeliveryReceipt, OrderEventTarget, OutboundOrderEvent } from '../core/index.js';
 import { traceProperties } from './telemetryTraceContext.js';
 import { producerTraceparent } from './outboxTrace.js';
 

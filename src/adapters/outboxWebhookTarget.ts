@@ -3,8 +3,7 @@
  * id as `Idempotency-Key`, so the receiver can dedupe a re-delivery, and the W3C `traceparent` header. Anything
  * but a 2xx answer, a network error or a timeout fails the attempt.
  */
-import type { OrderEventTarget, OutboundOrderEvent } from '../core/outbox/outboxPorts.js';
-import type { DeliveryReceipt } from '../core/outbox/outboxRecordState.js';
+import type { DeliveryReceipt, OrderEventTarget, OutboundOrderEvent } from '../core/index.js';
 import { producerTraceparent } from './outboxTrace.js';
 
 /** Name of this target in outbox records. */

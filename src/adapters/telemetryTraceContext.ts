@@ -5,30 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context as otelContext, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Span, SpanContext } from '@opentelemetry/api';
+import { isTraceparent } from '../core/traceContext.js';
 
 /** Application properties that carry a traceparent. */
 export const TRACE_PROPERTIES = ['Diagnostic-Id', 'traceparent'] as const;
-
-const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
-
-/** True for a well-formed W3C `traceparent` (version, trace id, parent id, flags). */
-export function isTraceparent(value: unknown): value is string {
-  return typeof value === 'string' && TRACEPARENT.test(value) && !/^[0-9a-f]{2}-0{32}-/.test(value) && !/-0{16}-[0-9a-f]{2}$/.test(value);
-}
-
-/**
- * The traceparent a message carries, if any. Keys are compared without case: the Functions host lower-camel-cases
- * them (`diagnostic-Id`), the SDK keeps them as sent.
- */
-export function traceparentOf(properties: Readonly<Record<string, unknown>> | undefined): string | undefined {
-  if (!properties) return undefined;
-  for (const wanted of TRACE_PROPERTIES) {
-    for (const [key, value] of Object.entries(properties)) {
-      if (key.toLowerCase() === wanted.toLowerCase() && isTraceparent(value)) return value;
-    }
-  }
-  return undefined;
-}
 
 /** The `traceparent` of a span, when its context is valid. */
 export function traceparentOfSpan(span: Span | undefined): string | undefined {

@@ -97,13 +97,41 @@ export { ProcessOutcome, type ProcessResult, type ReceivedOrderMessage } from '.
 export { backoffDelay, retryTransient, type RetryOptions } from './processor/retry.js';
 export { MAX_DEAD_LETTER_DESCRIPTION } from './processor/settle.js';
 
-
 export { planEntryMessage, planLedger, type LedgerPlan, type PlannedEntryMessage } from './splitter/planLedger.js';
+export { TRACEPARENT_PROPERTIES, isTraceparent, messageTraceparent } from './traceContext.js';
+
+export { orderEventMessage, type OrderEventBody, type OrderEventMessage } from './outbox/orderEvent.js';
 export {
   claimOutboxRecord,
   completeOutboxRecord,
   failOutboxRecord,
-  orderEventMessage,
-  type OrderEventMessage,
+  isClaimable,
+  outboxBackoffMs,
+  retryOutboxRecord,
+  type FailedAttempt,
   type OutboxDispatchOptions,
 } from './outbox/outboxDispatch.js';
+export { OUTBOX_DEFAULTS, resolveOutboxConfig, type OutboxConfig } from './outbox/outboxConfig.js';
+export {
+  OPEN_OUTBOX_STATUSES,
+  decideOrderDispatch,
+  planSweep,
+  type OrderDispatchDecision,
+  type OutboxSummary,
+  type SweepPlan,
+} from './outbox/outboxOrdering.js';
+export {
+  silentOutboxObserver,
+  type OrderEventTarget,
+  type OutboundOrderEvent,
+  type OutboxCounts,
+  type OutboxObserver,
+  type OutboxStore,
+} from './outbox/outboxPorts.js';
+export type { DeliveryReceipt, OutboxDispatchRecord } from './outbox/outboxRecordState.js';
+export {
+  OutboxDispatcher,
+  type OrderDispatchReport,
+  type OutboxDispatcherDeps,
+  type SweepReport,
+} from './outbox/outboxDispatcher.js';

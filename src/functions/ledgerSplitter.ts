@@ -6,7 +6,8 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
 import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
 import type { FunctionsSettlementActions, FunctionsTriggerInput } from '../adapters/functionsSettlement.js';
-import { currentOrNewTraceparent, inMessageSpan, traceProperties, traceparentOf } from '../adapters/telemetryTraceContext.js';
+import { currentOrNewTraceparent, inMessageSpan, traceProperties } from '../adapters/telemetryTraceContext.js';
+import { messageTraceparent } from '../core/traceContext.js';
 import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/processor/settle.js';
 import { planLedger } from '../core/splitter/planLedger.js';
@@ -29,7 +30,7 @@ import { register } from './register.js';
  */
 export async function ledgerSplitter(input: unknown, _context: InvocationContext): Promise<void> {
   const trigger = normaliseTriggerInput(input);
-  await inMessageSpan(`${QueueName.Ledger} process`, traceparentOf(trigger.message.applicationProperties), () => split(trigger));
+  await inMessageSpan(`${QueueName.Ledger} process`, messageTraceparent(trigger.message.applicationProperties), () => split(trigger));
 }
 
 async function split({ message, body, actions }: FunctionsTriggerInput): Promise<void> {
@@ -47,7 +48,7 @@ async function split({ message, body, actions }: FunctionsTriggerInput): Promise
   }
 
   const ledgerId = plan.ledger.ledgerId;
-  const traceparent = traceparentOf(message.applicationProperties) ?? currentOrNewTraceparent();
+  const traceparent = messageTraceparent(message.applicationProperties) ?? currentOrNewTraceparent();
   const messages = plan.messages.map((planned) => toOrderEntryMessage(planned, traceProperties(traceparent)));
   const renew = lockRenewal(actions, message, app.functionSettings.ledgerLockDurationMs / 2, telemetry);
   let sent;

@@ -3,8 +3,8 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
-import { inMessageSpan, traceparentOf } from '../adapters/telemetryTraceContext.js';
-import type { ProcessResult } from '../core/processor/processResult.js';
+import { inMessageSpan } from '../adapters/telemetryTraceContext.js';
+import { messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName, SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
 import { afterOrderProcessed } from './outboxDispatcher.js';
 import { register } from './register.js';
@@ -18,7 +18,8 @@ import { register } from './register.js';
 export async function orderProcessor(input: unknown, _context: InvocationContext): Promise<ProcessResult> {
   const { message, body, actions } = normaliseTriggerInput(input);
   const app = appContext();
-  const traceparent = traceparentOf(message.applicationProperties);
+  // The core reads the same trace context and stores it with the entry's documents for the outbox.
+  const traceparent = messageTraceparent(message.applicationProperties);
   const result = await inMessageSpan(`${QueueName.Orders} process`, traceparent, () => app.processor().process(
     {
       body,
@@ -31,7 +32,7 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
     { settlement: settlementFor(actions, message), cache: app.orderCache },
   ));
   // The message is settled by now; the outbox's fast path runs on its own and cannot fail this invocation.
-  afterOrderProcessed(app, result, traceparent);
+  afterOrderProcessed(app, result);
   return result;
 }
 

@@ -7,11 +7,7 @@ import { sharedMetrics } from '../adapters/metrics.js';
 import { CosmosOutboxStore } from '../adapters/outboxCosmosStore.js';
 import { ServiceBusOrderEventTarget } from '../adapters/outboxServiceBusTarget.js';
 import { WebhookOrderEventTarget } from '../adapters/outboxWebhookTarget.js';
-import { errorCode } from '../core/errors.js';
-import { resolveOutboxConfig, type OutboxConfig } from '../core/outbox/outboxConfig.js';
-import { OutboxDispatcher } from '../core/outbox/outboxDispatcher.js';
-import type { OrderEventTarget } from '../core/outbox/outboxPorts.js';
-import type { ProcessResult } from '../core/processor/processResult.js';
+import { OutboxDispatcher, errorCode, resolveOutboxConfig, type OrderEventTarget, type OutboxConfig, type ProcessResult } from '../core/index.js';
 import { QueueName, type AppContext } from './appContext.js';
 
 /** The dispatcher of one app context and what it was built from. */
@@ -41,16 +37,16 @@ export function outboxRuntime(app: AppContext): OutboxRuntime {
 /**
  * The order processor's follow-up, called once the message is settled: records the processing metrics and, when
  * entries were applied, starts dispatching the order's outbox records without waiting for it (the timer's sweep
- * catches whatever this misses). Never throws and never delays the caller; failures are logged.
+ * catches whatever this misses). The records carry their entries' trace context themselves. Never throws and
+ * never delays the caller; failures are logged.
  */
-export function afterOrderProcessed(app: AppContext, result: ProcessResult, traceparent: string | undefined): void {
+export function afterOrderProcessed(app: AppContext, result: ProcessResult): void {
   try {
     sharedMetrics().processed(result);
-    const { orderId, entryId } = result;
+    const { orderId } = result;
     if (orderId === undefined || (result.outcome !== 'applied' && result.drained === 0)) return;
-    const traceparents = traceparent !== undefined && entryId !== undefined ? new Map([[entryId, traceparent]]) : undefined;
     outboxRuntime(app)
-      .dispatcher.dispatchOrder(orderId, { traceparents })
+      .dispatcher.dispatchOrder(orderId)
       .catch((error: unknown) => logFailure(app, orderId, error));
   } catch (error) {
     logFailure(app, result.orderId, error);

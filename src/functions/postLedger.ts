@@ -3,7 +3,8 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { isServiceBusError } from '@azure/service-bus';
-import { currentOrNewTraceparent, inMessageSpan, isTraceparent, traceProperties } from '../adapters/telemetryTraceContext.js';
+import { currentOrNewTraceparent, inMessageSpan, traceProperties } from '../adapters/telemetryTraceContext.js';
+import { isTraceparent } from '../core/traceContext.js';
 import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
 import { validateLedger } from '../core/schemas/ledger.js';
 import { CoreErrorCode } from '../core/errors.js';

@@ -4,7 +4,8 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createTelemetry } from '../../src/adapters/telemetry.js';
-import { currentOrNewTraceparent, isTraceparent, spanContextOf, traceparentOf } from '../../src/adapters/telemetryTraceContext.js';
+import { currentOrNewTraceparent, spanContextOf } from '../../src/adapters/telemetryTraceContext.js';
+import { isTraceparent, messageTraceparent as traceparentOf } from '../../src/core/traceContext.js';
 
 class CollectingReader extends MetricReader {
   protected async onForceFlush(): Promise<void> {}

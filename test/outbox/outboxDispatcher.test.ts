@@ -44,10 +44,11 @@ describe('outbox dispatcher', () => {
     const bus = target('order-events');
     const hook = target('webhook');
     const { store, dispatcher, observed } = setup([bus, hook]);
-    for (const s of [3, 1, 2]) store.put(pendingRecord('o', s));
+    for (const s of [3, 1]) store.put(pendingRecord('o', s));
+    store.put(pendingRecord('o', 2, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }));
     store.put(pendingRecord('other', 1));
     // Act
-    const report = await dispatcher.dispatchOrder('o', { traceparents: new Map([['o-2', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01']]) });
+    const report = await dispatcher.dispatchOrder('o');
     // Assess
     expect(report).toEqual({ orderId: 'o', delivered: ['outbox:o-1', 'outbox:o-2', 'outbox:o-3'], failed: [], blockedBy: undefined });
     expect(bus.got.map((e) => e.messageId)).toEqual(['outbox:o-1', 'outbox:o-2', 'outbox:o-3']);
@@ -59,12 +60,22 @@ describe('outbox dispatcher', () => {
     expect(observed.delivered).toBe(3);
   });
 
-  it('prefers the trace context stored on the record', async () => {
-    const bus = target('order-events');
-    const { store, dispatcher } = setup([bus]);
-    store.put(pendingRecord('o', 1, { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' }));
-    await dispatcher.dispatchOrder('o', { traceparents: new Map([['o-1', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01']]) });
-    expect(bus.got[0]!.traceparent).toBe('00-11111111111111111111111111111111-2222222222222222-01');
+  it("keeps a record's trace context across a failed attempt and a sweep by a dispatcher with no memory of it", async () => {
+    // Prepare: the first dispatcher's only attempt fails; a second one, as after a restart, sweeps the same store.
+    const traceparent = '00-11111111111111111111111111111111-2222222222222222-01';
+    let down = true;
+    const bus = target('order-events', () => down);
+    const first = setup([bus]);
+    first.store.put(pendingRecord('o', 1, { traceparent }));
+    await first.dispatcher.dispatchOrder('o');
+    down = false;
+    const second = new OutboxDispatcher({ store: first.store, targets: [bus], telemetry: first.telemetry, options, clock: { now: () => first.clock.nowMs + 60_000 } });
+    // Act
+    const report = await second.sweep();
+    // Assess
+    expect(report).toMatchObject({ orders: 1, delivered: 1, failed: 0 });
+    expect(bus.got.map((e) => e.traceparent)).toEqual([traceparent, traceparent]);
+    expect(first.store.get('outbox:o-1')).toMatchObject({ status: 'completed', attempts: 2, traceparent });
   });
 
   it('backs off after a failed attempt, holds later records, and skips targets that already took the record', async () => {

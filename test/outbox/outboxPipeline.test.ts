@@ -1,5 +1,9 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CosmosOutboxStore } from '../../src/adapters/outboxCosmosStore.js';
+import { ServiceBusOrderEventTarget } from '../../src/adapters/outboxServiceBusTarget.js';
+import { WebhookOrderEventTarget } from '../../src/adapters/outboxWebhookTarget.js';
+import { OutboxDispatcher, silentTelemetry, type MessageSettlement } from '../../src/core/index.js';
 import { appContext } from '../../src/functions/appContext.js';
 import { outboxRuntime } from '../../src/functions/outboxDispatcher.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
@@ -100,6 +104,59 @@ describe('transactional outbox → order-events and webhook, on both emulators',
     expect(records).toHaveLength(keys.length);
     for (const r of records) {
       expect(r).toMatchObject({ status: 'completed', attempts: 3, ttl: 604_800, result: [{ target: 'order-events', detail: 'taken in an earlier attempt' }, { target: 'webhook', detail: 'HTTP 204' }] });
+    }
+  });
+
+  it("lets a fresh dispatcher's sweep deliver records written by a processor that stopped before its fast path, with the ledger's trace", async () => {
+    // Prepare: a ledger posted under a known trace, split, and its entries applied by the app's processor alone —
+    // as if the instance died right after each commit: no fast path, nothing about the records in any memory.
+    const traceId = '5cf92f3577b34da6a3ce929d0e0e4737';
+    const orderId = uid('o');
+    const entries = orderEntries(orderId, [40]);
+    await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries }), { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    await runSplitter(stack);
+    const receiver = await stack.bus.acceptSession('orders', orderId);
+    for (;;) {
+      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 300 });
+      if (!message) break;
+      const settlement: MessageSettlement = {
+        complete: () => receiver.completeMessage(message),
+        abandon: () => receiver.abandonMessage(message),
+        deadLetter: (reason, description) => receiver.deadLetterMessage(message, { deadLetterReason: reason, deadLetterErrorDescription: description }),
+      };
+      const { body, messageId, sessionId, correlationId, applicationProperties, deliveryCount } = message;
+      await appContext().processor().process({ body, messageId: String(messageId), sessionId, correlationId: String(correlationId), applicationProperties, deliveryCount }, { settlement });
+    }
+    await receiver.close();
+    const hook = await startWebhook();
+    const sender = stack.bus.createSender('order-events');
+    const fresh = new OutboxDispatcher({
+      store: new CosmosOutboxStore(stack.container),
+      targets: [new ServiceBusOrderEventTarget(sender), new WebhookOrderEventTarget({ url: hook.url, timeoutMs: 2_000 })],
+      telemetry: silentTelemetry,
+      options: { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 20, backoffMaxMs: 50, completedTtlSeconds: 60 },
+    });
+    try {
+      // Act
+      const report = await fresh.sweep();
+      const events = await orderEvents(orderId);
+      // Assess: every record went out from the fresh dispatcher, each still in the ledger's trace.
+      expect(report.delivered).toBeGreaterThanOrEqual(entries.length);
+      expect(events.map((m) => m.body.sequence)).toEqual([1, 2]);
+      for (const event of events) {
+        expect(traceIdOf(event.applicationProperties?.traceparent)).toBe(traceId);
+        expect(traceIdOf(event.applicationProperties?.['Diagnostic-Id'])).toBe(traceId);
+      }
+      const calls = hook.calls.filter((c) => c.body.orderId === orderId);
+      expect(calls.map((c) => c.body.sequence)).toEqual([1, 2]);
+      expect(calls.map((c) => traceIdOf(c.traceparent))).toEqual([traceId, traceId]);
+      const { resources: records } = await stack.container.items
+        .query({ query: "SELECT * FROM c WHERE c.docType = 'outbox' AND c.orderId = @o", parameters: [{ name: '@o', value: orderId }] })
+        .fetchAll();
+      expect(records.map((r) => [r.status, traceIdOf(r.traceparent)])).toEqual([['completed', traceId], ['completed', traceId]]);
+    } finally {
+      await sender.close();
+      await hook.close();
     }
   });
 });

@@ -8,7 +8,8 @@ export type OutboxStatus = (typeof OutboxStatus)[keyof typeof OutboxStatus];
 
 /**
  * The transactional outbox record (`id = outbox:<entryId>`), written in the same batch as the entry it
- * reports. The dispatcher sends `order` to `order-events` with `messageId` = `entryId` (the idempotency key).
+ * reports. The dispatcher sends `order` to `order-events` with `messageId` = the record id `outbox:<entryId>`
+ * (the idempotency key every target dedupes on).
  */
 export interface OutboxRecord {
   id: string;
@@ -19,6 +20,11 @@ export interface OutboxRecord {
   type: EntryType;
   /** `ledgerId` of the entry, for tracing. */
   correlationId: string | undefined;
+  /**
+   * W3C `traceparent` of the message that carried the entry, when it had one. Stored so that any dispatcher,
+   * at any time, continues the entry's trace on `order-events` and the webhook.
+   */
+  traceparent?: string;
   /** The business state right after this entry. */
   order: BusinessState;
   status: OutboxStatus;

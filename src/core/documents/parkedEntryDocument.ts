@@ -19,5 +19,7 @@ export interface ParkedEntryDocument {
   correlationId: string | undefined;
   /** Optional: a store may drop an undefined field on the way through. */
   messageId?: string;
+  /** W3C `traceparent` of the message that carried the entry, carried on to its outbox record when drained. */
+  traceparent?: string;
   parkedAt: string;
 }

@@ -26,15 +26,6 @@ export interface OutboxDispatcherDeps {
   observer?: OutboxObserver;
 }
 
-/** Extra knowledge a caller may pass for one order. */
-export interface DispatchHints {
-  /**
-   * `traceparent` by `entryId`, for records that do not carry their own. Remembered in this process (bounded)
-   * until the record is completed, so a delivery after a backoff still continues the entry's trace.
-   */
-  traceparents?: ReadonlyMap<string, string>;
-}
-
 /** What one pass over an order did. */
 export interface OrderDispatchReport {
   orderId: string;
@@ -57,8 +48,6 @@ export interface SweepReport {
 const DELIVERY_SHARE_OF_LEASE = 0.8;
 // Records one pass takes for an order before leaving the rest to the next pass.
 const MAX_RECORDS_PER_PASS = 200;
-// Trace hints kept for records not yet completed; the oldest are dropped first.
-const MAX_TRACE_HINTS = 10_000;
 
 /**
  * The two-phase outbox dispatcher: claims an order's lowest open record under its ETag (`in-progress` + lease),
@@ -72,7 +61,6 @@ export class OutboxDispatcher {
   private readonly clock: Clock;
   private readonly observer: OutboxObserver;
   private readonly running = new Map<string, { promise: Promise<OrderDispatchReport>; again: boolean }>();
-  private readonly traceHints = new Map<string, string>();
 
   constructor(private readonly deps: OutboxDispatcherDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -84,8 +72,7 @@ export class OutboxDispatcher {
    * when done (to pick up records written meanwhile) and the same promise is returned. Never rejects for a
    * store or target failure (those are logged and retried later); rejects only on a programming error.
    */
-  dispatchOrder(orderId: string, hints: DispatchHints = {}): Promise<OrderDispatchReport> {
-    for (const [entryId, traceparent] of hints.traceparents ?? []) this.rememberTrace(entryId, traceparent);
+  dispatchOrder(orderId: string): Promise<OrderDispatchReport> {
     const active = this.running.get(orderId);
     if (active) {
       active.again = true;
@@ -131,12 +118,6 @@ export class OutboxDispatcher {
     };
   }
 
-  private rememberTrace(entryId: string, traceparent: string): void {
-    this.traceHints.delete(entryId);
-    this.traceHints.set(entryId, traceparent);
-    if (this.traceHints.size > MAX_TRACE_HINTS) this.traceHints.delete(this.traceHints.keys().next().value as string);
-  }
-
   private async pass(orderId: string, report: OrderDispatchReport): Promise<void> {
     let taken = 0;
     try {
@@ -177,7 +158,8 @@ export class OutboxDispatcher {
       attempt: claimed.attempts,
     };
 
-    const event = { ...orderEventMessage(claimed), traceparent: claimed.traceparent ?? this.traceHints.get(claimed.entryId) };
+    // The trace is the record's own, written with the entry: it survives restarts and other instances.
+    const event = { ...orderEventMessage(claimed), traceparent: claimed.traceparent };
     const done = new Set(claimed.delivered ?? []);
     const receipts: DeliveryReceipt[] = [...done].map((target) => ({ target, detail: 'taken in an earlier attempt' }));
     const abort = new AbortController();
@@ -203,7 +185,6 @@ export class OutboxDispatcher {
         return false;
       }
       report.delivered.push(claimed.id);
-      this.traceHints.delete(claimed.entryId);
       this.observer.delivered(completed);
       telemetry.log('info', 'outbox record delivered', { ...fields, outcome: 'delivered' });
       return true;

@@ -21,8 +21,6 @@ export interface OutboxDispatchRecord extends OutboxRecord {
   result?: DeliveryReceipt[];
   /** On `failed`: when the attempts ran out. */
   failedAt?: string;
-  /** W3C `traceparent` of the entry that produced the record, when the processor recorded it. */
-  traceparent?: string;
   /** Seconds to live, set on `completed` only: nothing else may expire before it is delivered. */
   ttl?: number;
 }

@@ -11,7 +11,12 @@ import type { Entry } from '../schemas/entry.js';
 export interface EntryOrigin {
   correlationId: string | undefined;
   messageId: string | undefined;
+  /** W3C `traceparent` of the message (see `messageTraceparent`), when it carried one. */
+  traceparent: string | undefined;
 }
+
+/** The trace fields an outbox record takes from its entry's origin (the message, or the parked document). */
+export type TraceOrigin = Pick<EntryOrigin, 'correlationId'> & { traceparent?: string | undefined };
 
 /** An order document with nothing applied (status `pending`). */
 export function emptyOrderDocument(orderId: string, now: string): OrderDocument {
@@ -74,12 +79,14 @@ export function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, 
     entry,
     correlationId: origin.correlationId,
     messageId: origin.messageId,
+    // Kept with the entry: a drain, by any processor and at any time, gives its outbox record this trace.
+    ...(origin.traceparent !== undefined && { traceparent: origin.traceparent }),
     parkedAt: now,
   };
 }
 
-/** The outbox record of an applied entry, carrying the business state right after it. */
-export function outboxRecord(entry: Entry, next: OrderDocument, correlationId: string | undefined, now: string): OutboxRecord {
+/** The outbox record of an applied entry, carrying the business state right after it and the entry's trace. */
+export function outboxRecord(entry: Entry, next: OrderDocument, origin: TraceOrigin, now: string): OutboxRecord {
   return {
     id: outboxRecordId(entry.entryId),
     docType: 'outbox',
@@ -87,7 +94,8 @@ export function outboxRecord(entry: Entry, next: OrderDocument, correlationId: s
     entryId: entry.entryId,
     sequence: entry.sequence,
     type: entry.type,
-    correlationId,
+    correlationId: origin.correlationId,
+    ...(origin.traceparent !== undefined && { traceparent: origin.traceparent }),
     order: businessState(next),
     status: 'pending',
     attempts: 0,

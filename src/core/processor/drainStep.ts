@@ -50,7 +50,7 @@ export function drainStep(ctx: StepContext, orderId: string): () => Promise<Drai
       }
       const decision = drainDecision(current.doc, parked.doc.entry, options);
       const inbox = decision.action === 'reject' ? await ownInbox(ctx, parked.doc) : undefined;
-      const origin = { correlationId: parked.doc.correlationId, messageId: parked.doc.messageId };
+      const origin = { correlationId: parked.doc.correlationId, messageId: parked.doc.messageId, traceparent: parked.doc.traceparent };
       const plan = planDrain(current, parked, planContext(ctx, origin), decision, inbox);
       const result = await commitPlan(ctx, orderId, plan, () => (doubt = { plan, entry: parked.doc.entry }));
       if (result.ok) {

@@ -9,6 +9,7 @@ import { CounterName, type AlertName, type Telemetry } from '../ports/telemetry.
 import { normaliseBody } from '../schemas/body.js';
 import { validateEntry } from '../schemas/ledger.js';
 import type { Entry } from '../schemas/entry.js';
+import { messageTraceparent } from '../traceContext.js';
 import { entryStep, type EntryStepOutcome } from './entryStep.js';
 import { drainDue, raiseOwedAlerts, type FollowUpReport, type RunStep } from './followUp.js';
 import { OrderCache } from './orderCache.js';
@@ -124,7 +125,8 @@ export class OrderProcessor {
   }
 
   private async handle(ctx: StepContext, entry: Entry, hash: string, message: ReceivedOrderMessage, run: RunStep, result: ProcessResult): Promise<Settled> {
-    const origin = { correlationId: message.correlationId, messageId: message.messageId };
+    // Read once here and kept on the documents, so the outbox delivery continues this message's trace.
+    const origin = { correlationId: message.correlationId, messageId: message.messageId, traceparent: messageTraceparent(message.applicationProperties) };
     let outcome: EntryStepOutcome;
     try {
       outcome = await run(entryStep(ctx, entry, hash, origin));

@@ -79,7 +79,7 @@ export function planEntry(current: Stored<OrderDocument> | undefined, entry: Ent
       { kind: 'create', doc: inboxRecord({ ...inboxFields(entry, hash, ctx), status: 'applied' }) },
       { kind: 'create', doc: appliedDocument(entry, hash, ctx.now) },
       current ? { kind: 'replace', doc: next, ifMatch: current.etag } : { kind: 'create', doc: next },
-      { kind: 'create', doc: outboxRecord(entry, next, ctx.correlationId, ctx.now) },
+      { kind: 'create', doc: outboxRecord(entry, next, ctx, ctx.now) },
     ],
     roles: ['inbox', 'applied', 'order', 'outbox'],
     next,

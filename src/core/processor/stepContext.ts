@@ -35,6 +35,7 @@ export function planContext(ctx: StepContext, origin: EntryOrigin): PlanContext 
     now: new Date(ctx.clock.now()).toISOString(),
     correlationId: origin.correlationId,
     messageId: origin.messageId,
+    traceparent: origin.traceparent,
   };
 }
 

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { isTraceparent, messageTraceparent, type Entry } from '../../src/core/index.js';
+import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
+
+const tp = (n: number) => `00-${String(n).padStart(32, 'a')}-${String(n).padStart(16, 'b')}-01`;
+
+/** The message the splitter sends for `entry`, carrying `traceparent` as both SDK properties do. */
+function tracedMessage(entry: Entry, traceparent: string) {
+  return messageFor(entry, { applicationProperties: { sequence: entry.sequence, type: entry.type, 'Diagnostic-Id': traceparent, traceparent } });
+}
+
+describe('W3C trace context of order messages', () => {
+  it('takes traceparent first, else a Diagnostic-Id in traceparent format, whatever the key casing', () => {
+    expect(messageTraceparent({ traceparent: tp(1), 'Diagnostic-Id': tp(2) })).toBe(tp(1));
+    expect(messageTraceparent({ 'diagnostic-Id': tp(2) })).toBe(tp(2));
+    expect(messageTraceparent({ traceparent: 'garbage', 'Diagnostic-Id': tp(3) })).toBe(tp(3));
+    expect(messageTraceparent({ 'Diagnostic-Id': '|4bf92f3577b34da6.1.' })).toBeUndefined();
+    expect(messageTraceparent({ sequence: 1 })).toBeUndefined();
+    expect(messageTraceparent(undefined)).toBeUndefined();
+  });
+
+  it('accepts only well-formed traceparents', () => {
+    expect(isTraceparent(tp(7))).toBe(true);
+    expect(isTraceparent(`ff-${'a'.repeat(32)}-${'b'.repeat(16)}-01`)).toBe(false);
+    expect(isTraceparent(`00-${'0'.repeat(32)}-${'b'.repeat(16)}-01`)).toBe(false);
+    expect(isTraceparent(`00-${'a'.repeat(32)}-${'0'.repeat(16)}-01`)).toBe(false);
+    expect(isTraceparent(`00-${'A'.repeat(32)}-${'b'.repeat(16)}-01`)).toBe(false);
+    expect(isTraceparent(42)).toBe(false);
+  });
+});
+
+describe('order processor, trace context on the outbox', () => {
+  it("stores the message's traceparent on the outbox record of an applied entry, and none when it had none", async () => {
+    // Prepare
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    // Act
+    await h.send(tracedMessage(e.created(), tp(1)));
+    await h.send(messageFor(e.added(2, 't-1', 5), { applicationProperties: { sequence: 2, 'Diagnostic-Id': '|legacy.1.' } }));
+    // Assess
+    const docs = h.store.documents(orderId);
+    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({ status: 'pending', traceparent: tp(1) });
+    expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({ status: 'pending' });
+    expect(docs.get(`outbox:${orderId}-e2`)).not.toHaveProperty('traceparent');
+  });
+
+  it('keeps each parked entry\'s own traceparent and gives it to its outbox record when drained', async () => {
+    // Prepare: 3 and 2 park behind the missing OrderCreated, each with its own trace.
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(tracedMessage(e.added(3, 't-2', 5), tp(3)));
+    await h.send(tracedMessage(e.added(2, 't-1', 7), tp(2)));
+    const parked = h.store.documents(orderId).get('parked:3');
+    // Act: the message that fills the gap has another trace; the drain runs under it.
+    const { result } = await h.send(tracedMessage(e.created(), tp(1)));
+    // Assess
+    expect(parked).toMatchObject({ docType: 'parked', traceparent: tp(3) });
+    expect(result).toMatchObject({ outcome: 'applied', drained: 2 });
+    const docs = h.store.documents(orderId);
+    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({ traceparent: tp(1) });
+    expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({ traceparent: tp(2) });
+    expect(docs.get(`outbox:${orderId}-e3`)).toMatchObject({ traceparent: tp(3) });
+  });
+});

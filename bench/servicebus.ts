@@ -1,0 +1,164 @@
+/**
+ * Service Bus emulator throughput and memory (`npm run bench:servicebus`). The emulator runs as a child process
+ * (so its resident memory is its own) and the unmodified @azure/service-bus SDK drives it over loopback.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ServiceBusClient } from '@azure/service-bus';
+import type { ServiceBusMessage, ServiceBusSender } from '@azure/service-bus';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const props = { LockDuration: 'PT1M', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'P1D' };
+const config = {
+  UserConfig: {
+    Namespaces: [{
+      Name: 'bench',
+      Queues: [
+        { Name: 'bench-send', Properties: props },
+        { Name: 'bench-recv1', Properties: props },
+        { Name: 'bench-recv16', Properties: props },
+        { Name: 'bench-sessions', Properties: { ...props, RequiresSession: true } },
+        { Name: 'bench-memory', Properties: props },
+      ],
+      Topics: [],
+    }],
+    Logging: { Type: 'Console' },
+  },
+};
+
+async function launch(configPath: string): Promise<{ child: ChildProcess; connectionString: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'emulators/servicebus/main.ts', '--port', '0', '--admin-port', '0', '--config', configPath], {
+    cwd: root, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.includes('"listening"'));
+      if (line) resolve({ child, connectionString: (JSON.parse(line) as { connectionString: string }).connectionString });
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+  });
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function sendAll(sender: ServiceBusSender, messages: ServiceBusMessage[]): Promise<void> {
+  let batch = await sender.createMessageBatch();
+  for (const m of messages) {
+    if (!batch.tryAddMessage(m)) {
+      await sender.sendMessages(batch);
+      batch = await sender.createMessageBatch();
+      batch.tryAddMessage(m);
+    }
+  }
+  if (batch.count > 0) await sender.sendMessages(batch);
+}
+
+const payload = (i: number): ServiceBusMessage => ({ body: { order: i, amount: 12.5, note: 'benchmark payload' }, messageId: `m-${i}` });
+
+async function timed(fn: () => Promise<number>): Promise<{ count: number; seconds: number }> {
+  const t0 = performance.now();
+  const count = await fn();
+  return { count, seconds: (performance.now() - t0) / 1000 };
+}
+
+async function drainPeekLock(client: ServiceBusClient, queue: string, receivers: number, expected: number): Promise<number> {
+  let done = 0;
+  await Promise.all(
+    [...Array(receivers).keys()].map(async () => {
+      const r = client.createReceiver(queue, { maxAutoLockRenewalDurationInMs: 0 });
+      while (done < expected) {
+        const ms = await r.receiveMessages(50, { maxWaitTimeInMs: 300 });
+        if (ms.length === 0 && done >= expected) break;
+        for (const m of ms) {
+          await r.completeMessage(m);
+          done++;
+        }
+      }
+      await r.close();
+    }),
+  );
+  return done;
+}
+
+async function drainSessions(clients: ServiceBusClient[], queue: string, expected: number): Promise<number> {
+  let done = 0;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (done < expected) {
+        const r = await client.acceptNextSession(queue, { maxAutoLockRenewalDurationInMs: 0 }).catch(() => undefined);
+        if (!r) continue;
+        for (;;) {
+          const ms = await r.receiveMessages(50, { maxWaitTimeInMs: 200 });
+          if (ms.length === 0) break;
+          for (const m of ms) {
+            await r.completeMessage(m);
+            done++;
+          }
+        }
+        await r.close();
+      }
+    }),
+  );
+  return done;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
+  const configPath = join(dir, 'config.json');
+  writeFileSync(configPath, JSON.stringify(config));
+  const { child, connectionString } = await launch(configPath);
+  const client = new ServiceBusClient(connectionString);
+  const rows: { scenario: string; messages: number; seconds: string; 'msgs/s': string }[] = [];
+  const row = (scenario: string, r: { count: number; seconds: number }): void => {
+    console.error(`  done: ${scenario}`);
+    rows.push({ scenario, messages: r.count, seconds: r.seconds.toFixed(2), 'msgs/s': Math.round(r.count / r.seconds).toString() });
+  };
+  try {
+    const sendN = Number(process.env.BENCH_SEND ?? 20_000);
+    row('batch send', await timed(async () => {
+      await sendAll(client.createSender('bench-send'), [...Array(sendN).keys()].map(payload));
+      return sendN;
+    }));
+
+    const recvN = 5_000;
+    await sendAll(client.createSender('bench-recv1'), [...Array(recvN).keys()].map(payload));
+    row('peekLock receive + complete, 1 receiver', await timed(() => drainPeekLock(client, 'bench-recv1', 1, recvN)));
+    await sendAll(client.createSender('bench-recv16'), [...Array(recvN).keys()].map(payload));
+    row('peekLock receive + complete, 16 receivers', await timed(() => drainPeekLock(client, 'bench-recv16', 16, recvN)));
+
+    const sessions = 50;
+    const perSession = 100;
+    const sessionMsgs: ServiceBusMessage[] = [];
+    for (let i = 0; i < perSession; i++) for (let s = 0; s < sessions; s++) sessionMsgs.push({ ...payload(i), messageId: `s${s}-${i}`, sessionId: `s${s}` });
+    await sendAll(client.createSender('bench-sessions'), sessionMsgs);
+    const sessionClients = [...Array(8).keys()].map(() => new ServiceBusClient(connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 1000 } }));
+    row('sessions 50 x 100, 8 session receivers', await timed(() => drainSessions(sessionClients, 'bench-sessions', sessions * perSession)));
+    await Promise.all(sessionClients.map((c) => c.close()));
+
+    const before = rssMb(child.pid as number);
+    const memN = 100_000;
+    await sendAll(client.createSender('bench-memory'), [...Array(memN).keys()].map(payload));
+    const after = rssMb(child.pid as number);
+    console.table(rows);
+    console.log(`resident memory: ${before.toFixed(0)} MB idle -> ${after.toFixed(0)} MB with ${memN.toLocaleString('en')} queued messages (${((after - before) * 1024 * 1024 / memN).toFixed(0)} bytes/message)`);
+  } finally {
+    await client.close();
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

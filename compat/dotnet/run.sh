@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the .NET compatibility check against a freshly started emulator on a free port.
+# Prints a SKIP line and exits 0 when dotnet is not installed.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+if ! command -v dotnet >/dev/null 2>&1; then
+  echo "SKIP: dotnet not found on PATH; the .NET Service Bus compatibility check did not run"
+  exit 0
+fi
+log="$(mktemp)"
+cd "$root"
+# node --import tsx keeps the emulator a single process, so the trap below stops exactly it.
+node --import tsx emulators/servicebus/main.ts --port 0 --admin-port 0 --config "$here/emulator.config.json" >"$log" 2>&1 &
+pid=$!
+cleanup() {
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  if [ -n "${SB_EMULATOR_LOG:-}" ]; then cp "$log" "$SB_EMULATOR_LOG"; fi
+  rm -f "$log"
+}
+trap cleanup EXIT
+for _ in $(seq 1 200); do
+  grep -q '"listening"' "$log" && break
+  kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "emulator failed to start"; exit 1; }
+  sleep 0.1
+done
+conn="$(node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").split("\n").find(x=>x.includes("\"listening\""));console.log(JSON.parse(l).connectionString)' "$log")"
+echo "emulator: $conn"
+SB_CONNECTION="$conn" dotnet run --project "$here/ServiceBusCompat.csproj" -c Release

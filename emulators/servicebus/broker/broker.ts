@@ -1,0 +1,176 @@
+import type { EntitySettings, NamespaceConfig } from '../config.js';
+import { brokerErrors } from '../errors/brokerError.js';
+import type { MessageStore } from '../store/messageStore.js';
+import { parseAddress } from './entityAddress.js';
+import type { EntityCounts, EntityContext } from './queueEntity.js';
+import { QueueEntity } from './queueEntity.js';
+import type { SessionInfo } from './sessionCoordinator.js';
+import type { StoredMessage } from './storedMessage.js';
+import { TimerQueue } from './timerQueue.js';
+import { TopicEntity } from './topicEntity.js';
+import { mergeAppProps, readAppProps } from './wireMessage.js';
+import type { ParsedMessage } from './wireMessage.js';
+import { restoreInto } from './restore.js';
+
+/** Forwarding chains longer than this are cut, as Service Bus does (4 hops). */
+const MAX_HOPS = 4;
+
+/** Stats of one entity for the admin port. */
+export interface EntityStats extends EntityCounts {
+  name: string;
+  kind: 'queue' | 'subscription';
+  deadLettered: number;
+  sessions?: SessionInfo[];
+}
+
+/** Either a queue-like entity or a topic, as a sender address resolves. */
+export type SendTarget = { kind: 'queue'; entity: QueueEntity } | { kind: 'topic'; topic: TopicEntity };
+
+/**
+ * The engine: all entities of the namespace, message routing (forwarding, topics, dead-lettering) and the
+ * shared timer. It knows nothing about AMQP links; the server calls it.
+ */
+export class Broker implements EntityContext {
+  readonly timers = new TimerQueue();
+  private readonly entities = new Map<string, QueueEntity>();
+  private readonly topics = new Map<string, TopicEntity>();
+
+  constructor(
+    config: NamespaceConfig,
+    readonly store: MessageStore,
+  ) {
+    for (const q of config.queues) this.addQueueLike(q.name, q.settings, 'queue');
+    for (const t of config.topics) {
+      const subs = t.subscriptions.map((s) => ({
+        entity: this.addQueueLike(`${t.name}/Subscriptions/${s.name}`, s.settings, 'subscription'),
+        filters: s.filters,
+      }));
+      this.topics.set(t.name.toLowerCase(), new TopicEntity(t.name, t.settings, subs));
+    }
+    restoreInto(this, store.load());
+  }
+
+  private addQueueLike(name: string, settings: EntitySettings, kind: 'queue' | 'subscription'): QueueEntity {
+    const entity = new QueueEntity(name, settings, kind, this);
+    const dlqSettings: EntitySettings = { ...settings, requiresSession: false, requiresDuplicateDetection: false, forwardTo: undefined };
+    entity.dlq = new QueueEntity(`${name}/$DeadLetterQueue`, dlqSettings, 'deadletter', this);
+    this.entities.set(name.toLowerCase(), entity);
+    return entity;
+  }
+
+  /** The queue, subscription or dead-letter queue an address names; throws EntityNotFound. */
+  queueFor(address: string): QueueEntity {
+    const a = parseAddress(address);
+    const entity = this.entities.get(a.key);
+    if (!entity) throw brokerErrors.entityNotFound(a.path);
+    return a.deadLetter ? (entity.dlq as QueueEntity) : entity;
+  }
+
+  /** Where a sender's messages go; throws EntityNotFound. */
+  sendTarget(address: string): SendTarget {
+    const a = parseAddress(address);
+    const topic = this.topics.get(a.key);
+    if (topic && !a.deadLetter) return { kind: 'topic', topic };
+    const entity = this.entities.get(a.key);
+    if (!entity || a.deadLetter || entity.kind === 'subscription') throw brokerErrors.entityNotFound(a.path);
+    return { kind: 'queue', entity };
+  }
+
+  /** Whether the address names a topic. */
+  isTopic(address: string): boolean {
+    return this.topics.has(parseAddress(address).key);
+  }
+
+  /** Looks up an entity by its full name (for restore). */
+  entityByName(name: string): QueueEntity | undefined {
+    const a = parseAddress(name);
+    const entity = this.entities.get(a.key);
+    return a.deadLetter ? entity?.dlq : entity;
+  }
+
+  /** Largest message the target accepts. */
+  maxMessageSize(target: SendTarget): number {
+    return target.kind === 'queue' ? target.entity.settings.maxMessageSizeBytes : target.topic.settings.maxMessageSizeBytes;
+  }
+
+  /** Accepts sent messages: duplicate detection, forwarding, topic fan-out. */
+  send(target: SendTarget, messages: ParsedMessage[]): void {
+    const now = Date.now();
+    for (const p of messages) {
+      if (target.kind === 'topic') {
+        if (target.topic.isDuplicate(p.messageId, now)) continue;
+        for (const sub of target.topic.targets(p.filterFields)) this.routeInto(sub, p, 0, now);
+      } else {
+        if (target.entity.isDuplicate(p.messageId, now)) continue;
+        this.routeInto(target.entity, p, 0, now);
+      }
+    }
+  }
+
+  private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, now: number): void {
+    const forward = entity.settings.forwardTo;
+    if (forward !== undefined && hops < MAX_HOPS) {
+      this.forward(forward, p, hops + 1, now);
+      return;
+    }
+    entity.enqueue(p, now);
+  }
+
+  private forward(address: string, p: ParsedMessage, hops: number, now: number): void {
+    const target = this.sendTarget(address);
+    if (target.kind === 'topic') {
+      for (const sub of target.topic.targets(p.filterFields)) this.routeInto(sub, p, hops, now);
+    } else {
+      this.routeInto(target.entity, p, hops, now);
+    }
+  }
+
+  /** Moves a message to the dead-letter queue (or `ForwardDeadLetteredMessagesTo`). */
+  deadLetter(from: QueueEntity, m: StoredMessage, reason: string | undefined, description: string | undefined): void {
+    const props: Record<string, unknown> = {};
+    if (reason !== undefined) props.DeadLetterReason = reason;
+    if (description !== undefined) props.DeadLetterErrorDescription = description;
+    const sections = { ...m.sections, appProps: mergeAppProps(m.sections.appProps, props) };
+    from.remove(m);
+    const p: ParsedMessage = {
+      sections, messageId: m.messageId, sessionId: m.sessionId, ttlMs: m.ttlMs, scheduledEnqueueTime: undefined, size: m.size,
+      filterFields: { messageId: m.messageId, sessionId: m.sessionId, appProps: readAppProps(sections.appProps) },
+    };
+    const now = Date.now();
+    const forward = from.settings.forwardDeadLetteredMessagesTo;
+    if (forward !== undefined) {
+      this.forward(forward, p, 1, now);
+      return;
+    }
+    from.dlq?.enqueue(p, now, { deadLetterSource: from.name, deliveryCount: m.deliveryCount, enqueuedTime: m.enqueuedTime });
+  }
+
+  /** Sets a session's state and records it. */
+  setSessionState(entity: QueueEntity, sessionId: string, state: Buffer | undefined): void {
+    if (!entity.sessions) throw brokerErrors.invalid(`${entity.name} is not session-enabled.`);
+    entity.sessions.setState(sessionId, state);
+    this.store.append({ t: 'state', e: entity.name, id: sessionId, v: state ? state.toString('base64') : null });
+  }
+
+  /** Counts per queue and subscription, with sessions for session entities. */
+  stats(): EntityStats[] {
+    return [...this.entities.values()].map((e) => ({
+      name: e.name,
+      kind: e.kind === 'subscription' ? 'subscription' : 'queue',
+      ...e.counts(),
+      deadLettered: e.dlq?.counts().active ?? 0,
+      ...(e.sessions ? { sessions: e.sessions.list() } : {}),
+    }));
+  }
+
+  /** Every queue-like entity including dead-letter queues (for restore). */
+  allQueues(): QueueEntity[] {
+    return [...this.entities.values()].flatMap((e) => (e.dlq ? [e, e.dlq] : [e]));
+  }
+
+  /** Stops timers and held requests. */
+  close(): void {
+    this.timers.close();
+    for (const e of this.entities.values()) e.sessions?.close();
+  }
+}

@@ -1,0 +1,199 @@
+import type { BrokerError } from '../errors/brokerError.js';
+import { brokerErrors } from '../errors/brokerError.js';
+import type { Consumer } from './consumer.js';
+import type { QueueEntity } from './queueEntity.js';
+import { SessionTable } from './sessionTable.js';
+import type { SessionEntry } from './sessionTable.js';
+import type { TimerQueue } from './timerQueue.js';
+
+/** Result of accepting a session. */
+export interface AcceptedSession {
+  sessionId: string;
+  lockedUntil: number;
+}
+
+interface Waiter {
+  consumer: Consumer;
+  done: (r: AcceptedSession | BrokerError) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** Summary of one session for stats and listings. */
+export interface SessionInfo {
+  id: string;
+  depth: number;
+  holder: string | undefined;
+  lockedUntil: number | undefined;
+  hasState: boolean;
+}
+
+/**
+ * Session locks of one entity: accept a named or the next free session, hold "next session" requests until
+ * one frees up, expire locks (taking the message locks with them) and hand unsettled messages back in order.
+ */
+export class SessionCoordinator {
+  private readonly table = new SessionTable();
+  private waiters: Waiter[] = [];
+
+  constructor(
+    private readonly entity: QueueEntity,
+    private readonly timers: TimerQueue,
+  ) {}
+
+  /** The session entry, created when absent. */
+  entry(id: string): SessionEntry {
+    return this.table.get(id);
+  }
+
+  /** Drops an entry that holds nothing. */
+  prune(e: SessionEntry): void {
+    this.table.prune(e);
+  }
+
+  /** Whether `owner` holds a live lock on the session. */
+  holds(sessionId: string, owner: string | undefined, now = Date.now()): boolean {
+    const e = this.table.find(sessionId);
+    return e !== undefined && owner !== undefined && e.holder === owner && e.until > now;
+  }
+
+  /**
+   * Locks `sessionId` (or, when undefined, the next session with messages) for `consumer`. With no session
+   * free, waits up to `timeoutMs`. Returns a function that cancels the wait.
+   */
+  accept(sessionId: string | undefined, consumer: Consumer, timeoutMs: number, done: (r: AcceptedSession | BrokerError) => void): () => void {
+    const now = Date.now();
+    if (sessionId !== undefined) {
+      const e = this.table.get(sessionId);
+      if (this.table.isLocked(e, now) && e.holder !== consumer.id) {
+        done(brokerErrors.sessionCannotBeLocked(sessionId));
+      } else {
+        done(this.lockFor(e, consumer));
+      }
+      return () => {};
+    }
+    const free = this.table.pickNext(now);
+    if (free) {
+      done(this.lockFor(free, consumer));
+      return () => {};
+    }
+    const waiter: Waiter = {
+      consumer,
+      done,
+      timer: setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        done(brokerErrors.noSession(timeoutMs));
+      }, timeoutMs),
+    };
+    this.waiters.push(waiter);
+    return () => {
+      clearTimeout(waiter.timer);
+      this.waiters = this.waiters.filter((w) => w !== waiter);
+    };
+  }
+
+  private lockFor(e: SessionEntry, c: Consumer): AcceptedSession {
+    if (e.holder !== undefined && e.holder !== c.id) this.releaseEntry(e, false);
+    e.holder = c.id;
+    e.until = Date.now() + this.entity.lockDurationMs;
+    e.lastUpdated = Date.now();
+    c.sessionId = e.id;
+    this.armExpiry(e);
+    queueMicrotask(() => this.entity.pump());
+    return { sessionId: e.id, lockedUntil: e.until };
+  }
+
+  private armExpiry(e: SessionEntry): void {
+    const { until, holder } = e;
+    this.timers.at(until, () => {
+      if (e.holder !== holder || e.until !== until || holder === undefined) return;
+      const consumer = this.entity.consumerById(holder);
+      this.releaseEntry(e, true);
+      consumer?.sessionLost(brokerErrors.sessionLockLost(e.id));
+    });
+  }
+
+  /** A message became available in `sessionId`: a waiting "next session" request may take it. */
+  onAvailable(sessionId: string): void {
+    if (this.waiters.length === 0) return;
+    const e = this.table.get(sessionId);
+    if (this.table.isLocked(e, Date.now())) return;
+    this.serveWaiters();
+  }
+
+  private serveWaiters(): void {
+    while (this.waiters.length > 0) {
+      const free = this.table.pickNext(Date.now());
+      if (!free) return;
+      const w = this.waiters.shift() as Waiter;
+      clearTimeout(w.timer);
+      w.done(this.lockFor(free, w.consumer));
+    }
+  }
+
+  /** Gives back every session `owner` holds (its link closed). */
+  release(owner: string): void {
+    for (const e of [...this.table.all()]) if (e.holder === owner) this.releaseEntry(e, true);
+  }
+
+  private releaseEntry(e: SessionEntry, serve: boolean): void {
+    const owner = e.holder;
+    e.holder = undefined;
+    e.until = 0;
+    if (owner !== undefined) {
+      // Unsettled messages go back into the session queue by sequence number, so the next holder sees them in order.
+      for (const lock of this.entity.locksOf(owner, e.id)) this.entity.unlock(lock, undefined);
+    }
+    this.table.prune(e);
+    if (serve) {
+      this.serveWaiters();
+      this.entity.pump();
+    }
+  }
+
+  /** Extends a held session lock and the message locks bound to it. */
+  renew(sessionId: string): number {
+    const e = this.table.find(sessionId);
+    if (!e || e.holder === undefined || e.until <= Date.now()) throw brokerErrors.sessionLockLost(sessionId);
+    e.until = Date.now() + this.entity.lockDurationMs;
+    for (const lock of this.entity.locksOf(e.holder, sessionId)) lock.until = e.until;
+    this.armExpiry(e);
+    return e.until;
+  }
+
+  /** Session state, or undefined. */
+  getState(sessionId: string): Buffer | undefined {
+    return this.table.find(sessionId)?.state;
+  }
+
+  /** Sets (or clears, with undefined) the session state. */
+  setState(sessionId: string, state: Buffer | undefined): void {
+    const e = this.table.get(sessionId);
+    e.state = state;
+    e.lastUpdated = Date.now();
+    this.table.prune(e);
+  }
+
+  /** Whether a session is locked right now (for management calls that need the lock). */
+  requireLocked(sessionId: string): void {
+    const e = this.table.find(sessionId);
+    if (!e || !this.table.isLocked(e, Date.now())) throw brokerErrors.sessionLockLost(sessionId);
+  }
+
+  /** Every known session. */
+  list(): SessionInfo[] {
+    const now = Date.now();
+    return [...this.table.all()].map((e) => ({
+      id: e.id,
+      depth: e.count,
+      holder: this.table.isLocked(e, now) ? e.holder : undefined,
+      lockedUntil: this.table.isLocked(e, now) ? e.until : undefined,
+      hasState: e.state !== undefined,
+    }));
+  }
+
+  /** Cancels all held "next session" requests (shutdown). */
+  close(): void {
+    for (const w of this.waiters) clearTimeout(w.timer);
+    this.waiters = [];
+  }
+}

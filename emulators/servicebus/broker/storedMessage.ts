@@ -1,0 +1,45 @@
+import type { WireSections } from './wireMessage.js';
+
+/** Where a message currently is inside its entity. */
+export type MessagePlace = 'available' | 'locked' | 'deferred' | 'scheduled' | 'gone';
+
+/** `x-opt-message-state`: 0 active, 1 deferred, 2 scheduled. */
+export type MessageStateCode = 0 | 1 | 2;
+
+/** A message held by an entity. */
+export interface StoredMessage {
+  sequenceNumber: number;
+  messageId: string;
+  sessionId: string | undefined;
+  /** Epoch ms the message became (or will become) active. */
+  enqueuedTime: number;
+  /** Epoch ms after which it expires; `Infinity` when never. */
+  expiresAt: number;
+  /** Time to live requested by the sender (header ttl), ms. */
+  ttlMs: number | undefined;
+  /** Deliveries made so far (the header `delivery-count` of the next delivery). */
+  deliveryCount: number;
+  /** Deferred messages stay deferred when their lock is released. */
+  deferred: boolean;
+  place: MessagePlace;
+  deadLetterSource: string | undefined;
+  sections: WireSections;
+  size: number;
+}
+
+/** A peek-lock held on a message. */
+export interface MessageLock {
+  token: string;
+  until: number;
+  /** Id of the consumer (link) that received it, if any. */
+  owner: string | undefined;
+  message: StoredMessage;
+  /** The header `delivery-count` of this delivery: attempts made before it. */
+  priorDeliveries: number;
+}
+
+/** State code of a message for `x-opt-message-state`. */
+export function stateCode(m: StoredMessage): MessageStateCode {
+  if (m.place === 'scheduled') return 2;
+  return m.deferred ? 1 : 0;
+}

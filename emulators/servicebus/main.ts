@@ -1,0 +1,36 @@
+import { Command } from 'commander';
+import { defaultConfigPath, start } from './index.js';
+
+/** CLI: `npm run emulator:servicebus -- --port 5672 --config infra/servicebus.config.json [--data-dir d] [--admin-port 5300]`. */
+async function main(): Promise<void> {
+  const program = new Command()
+    .name('servicebus-emulator')
+    .description('Service Bus emulator: AMQP 1.0 for the unmodified Azure SDKs, no Docker')
+    .option('--port <port>', 'AMQP port (0 = any free port)', '5672')
+    .option('--config <file>', 'Config.json in the official emulator format', defaultConfigPath)
+    .option('--data-dir <dir>', 'keep messages and session state on disk')
+    .option('--admin-port <port>', 'HTTP admin port (0 disables)', '5300')
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .parse();
+  const o = program.opts<{ port: string; config: string; dataDir?: string; adminPort: string; host: string }>();
+  const emulator = await start({
+    port: Number(o.port),
+    config: o.config,
+    dataDir: o.dataDir,
+    adminPort: Number(o.adminPort),
+    host: o.host,
+    log: (level, message) => console.error(`[servicebus] ${level}: ${message}`),
+  });
+  // One line on stdout, machine-readable, so scripts can pick up the bound ports.
+  console.log(JSON.stringify({ status: 'listening', port: emulator.port, adminPort: emulator.adminPort ?? null, connectionString: emulator.connectionString }));
+  const stop = (): void => {
+    void emulator.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(`[servicebus] ${(err as Error).message ?? String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,58 @@
+import type { Connection, Message } from 'rhea';
+import { amqp } from '../broker/amqpTypes.js';
+import type { Broker } from '../broker/broker.js';
+import { brokerErrors, isBrokerError } from '../errors/brokerError.js';
+import type { ReplyRouter } from '../server/replyRouter.js';
+import { peekMessage } from './peekMessage.js';
+import { receiveBySequenceNumber } from './receiveBySequenceNumber.js';
+import { renewLock } from './renewLock.js';
+import { cancelScheduledMessage, scheduleMessage } from './scheduleMessage.js';
+import { getMessageSessions, getSessionState, renewSessionLock, setSessionState } from './sessionOperations.js';
+import type { ManagementOperation, ManagementReply } from './types.js';
+import { updateDisposition } from './updateDisposition.js';
+
+const operations: Record<string, ManagementOperation> = {
+  'com.microsoft:renew-lock': renewLock,
+  'com.microsoft:update-disposition': updateDisposition,
+  'com.microsoft:schedule-message': scheduleMessage,
+  'com.microsoft:cancel-scheduled-message': cancelScheduledMessage,
+  'com.microsoft:peek-message': peekMessage,
+  'com.microsoft:receive-by-sequence-number': receiveBySequenceNumber,
+  'com.microsoft:renew-session-lock': renewSessionLock,
+  'com.microsoft:get-session-state': getSessionState,
+  'com.microsoft:set-session-state': setSessionState,
+  'com.microsoft:get-message-sessions': getMessageSessions,
+};
+
+/**
+ * Runs one `$management` request and replies with `statusCode`/`statusDescription` (the management names,
+ * not CBS's) and, on failure, the `errorCondition` the SDKs translate.
+ */
+export function handleManagement(broker: Broker, router: ReplyRouter, conn: Connection, address: string, request: Message): void {
+  const props = (request.application_properties ?? {}) as Record<string, unknown>;
+  const op = String(props.operation ?? '');
+  let reply: ManagementReply;
+  let error: { condition: string; description: string } | undefined;
+  try {
+    const handler = operations[op];
+    if (!handler) throw brokerErrors.notImplemented(`Operation ${op}`);
+    reply = handler({ broker, address, body: (request.body ?? {}) as Record<string, unknown> });
+  } catch (err) {
+    const e = isBrokerError(err) ? err : brokerErrors.badRequest(String((err as Error).message ?? err));
+    reply = { status: e.status };
+    error = e.toAmqp();
+  }
+  const message = {
+    correlation_id: request.message_id,
+    application_properties: {
+      statusCode: amqp.wrap_int(reply.status),
+      statusDescription: error?.description ?? (reply.status === 204 ? 'No Content' : 'OK'),
+      ...(error ? { errorCondition: amqp.wrap_symbol(error.condition) } : {}),
+      'com.microsoft:tracking-id': props['com.microsoft:tracking-id'],
+    },
+    body: reply.body ?? {},
+  } as Message;
+  // With a data directory, state changes (settlements, session state, schedules) are on disk before the reply.
+  if (!broker.store.durable) router.reply(conn, request.reply_to, message);
+  else void broker.store.flush().then(() => router.reply(conn, request.reply_to, message), () => undefined);
+}

@@ -1,0 +1,219 @@
+import type { AddressInfo, Server, Socket } from 'node:net';
+import type { Connection, Delivery, EventContext, Receiver, Sender } from 'rhea';
+import rhea from 'rhea';
+import type { Broker } from '../broker/broker.js';
+import { parseAddress } from '../broker/entityAddress.js';
+import { isBrokerError } from '../errors/brokerError.js';
+import { handleManagement } from '../management/router.js';
+import { handleCbs } from './cbsHandler.js';
+import { DeliveryLink } from './deliveryLink.js';
+import { acceptIncoming, rejectIncoming } from './dispositionGate.js';
+import { IncomingLink } from './incomingLink.js';
+import { installRawCapture, takeRaw } from './rawCapture.js';
+import { ReplyRouter } from './replyRouter.js';
+import { internals } from './rheaLink.js';
+import { configureSasl } from './sasl.js';
+import { MAX_FRAME_SIZE, guardFrames } from './frameGuard.js';
+import { attachSession, requestedSession } from './sessionAttach.js';
+
+/** What the server logs; the CLI passes a console logger, tests nothing. */
+export type ServerLog = (level: 'info' | 'warn', message: string) => void;
+
+type Handler =
+  | { kind: 'cbs' }
+  | { kind: 'management'; address: string }
+  | { kind: 'incoming'; link: IncomingLink }
+  | { kind: 'delivery'; link: DeliveryLink; cancel: () => void };
+
+/**
+ * The AMQP 1.0 transport on rhea: SASL, CBS, `$management`, and links to entities. Each link gets a handler;
+ * a connection that drops takes its links (and their session locks) with it, and nothing one peer sends can
+ * stop the others being served.
+ */
+export class AmqpServer {
+  private readonly container = rhea.create_container({ id: 'ledger-convoy-servicebus' });
+  private readonly router = new ReplyRouter();
+  private readonly handlers = new WeakMap<Sender | Receiver, Handler>();
+  private readonly links = new Map<Connection, Set<Sender | Receiver>>();
+  private readonly sockets = new Set<Socket>();
+  private server: Server | undefined;
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly log: ServerLog = () => {},
+  ) {
+    installRawCapture();
+    configureSasl(this.container);
+    this.wire();
+  }
+
+  /** Listens; resolves with the bound port. */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const server = this.container.listen({
+        host, port, autosettle: false, autoaccept: false, treat_modified_as_released: false, max_frame_size: MAX_FRAME_SIZE,
+        // Unsettled deliveries per session before rhea stops sending (peek-locked messages held by clients).
+        session_buffer_size: 16384,
+      } as never) as unknown as Server;
+      this.server = server;
+      server.on('connection', (s: Socket) => {
+        guardFrames(s, (reason) => this.log('warn', `dropping a connection: ${reason}`));
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+      });
+      server.once('error', reject);
+      server.once('listening', () => resolve((server.address() as AddressInfo).port));
+    });
+  }
+
+  /** Stops listening and drops every connection. */
+  close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private track(link: Sender | Receiver, handler: Handler): void {
+    this.handlers.set(link, handler);
+    let set = this.links.get(link.connection);
+    if (!set) this.links.set(link.connection, (set = new Set()));
+    set.add(link);
+  }
+
+  private wire(): void {
+    const c = this.container;
+    c.on('receiver_open', (ctx: EventContext) => this.guard(() => this.onReceiverOpen(ctx.receiver as Receiver)));
+    c.on('sender_open', (ctx: EventContext) => this.guard(() => this.onSenderOpen(ctx.sender as Sender)));
+    c.on('message', (ctx: EventContext) => this.guard(() => this.onMessage(ctx)));
+    for (const outcome of ['accepted', 'rejected', 'modified', 'released'] as const) {
+      c.on(outcome, (ctx: EventContext) => this.guard(() => this.onOutcome(ctx, outcome)));
+    }
+    const pump = (ctx: EventContext): void => this.guard(() => this.deliveryOf(ctx.sender)?.entity.pump());
+    c.on('sendable', pump);
+    c.on('sender_flow', pump);
+    c.on('sender_draining', (ctx: EventContext) => this.guard(() => this.deliveryOf(ctx.sender)?.onDrain()));
+    const closed = (ctx: EventContext): void => this.guard(() => this.onLinkClosed((ctx.sender ?? ctx.receiver) as Sender | Receiver));
+    c.on('sender_close', closed);
+    c.on('receiver_close', closed);
+    c.on('sender_error', () => {});
+    c.on('receiver_error', () => {});
+    c.on('session_error', () => {});
+    c.on('connection_error', () => {});
+    c.on('disconnected', (ctx: EventContext) => this.guard(() => this.onDisconnected(ctx.connection)));
+    c.on('protocol_error', (err: unknown) => this.log('warn', `protocol error from a peer: ${String(err)}`));
+    c.on('error', (err: unknown) => this.log('warn', `connection error: ${String(err)}`));
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log('warn', `handler failed: ${(err as Error).stack ?? String(err)}`);
+    }
+  }
+
+  private deliveryOf(link: Sender | undefined): DeliveryLink | undefined {
+    const h = link ? this.handlers.get(link) : undefined;
+    return h?.kind === 'delivery' ? h.link : undefined;
+  }
+
+  private onReceiverOpen(link: Receiver): void {
+    const li = internals(link);
+    const address = li.remote.attach?.target?.address ?? '';
+    // Echo the settle modes: .NET tracks unsettled CBS sends (and fails on reused tags) unless we agree to settled.
+    li.local.attach.snd_settle_mode = li.remote.attach?.snd_settle_mode;
+    li.local.attach.rcv_settle_mode = li.remote.attach?.rcv_settle_mode;
+    if (address === '$cbs') {
+      li.local.attach.target = li.remote.attach?.target ?? null;
+      this.track(link, { kind: 'cbs' });
+      return;
+    }
+    const parsed = parseAddress(address);
+    if (parsed.management) {
+      li.local.attach.target = li.remote.attach?.target ?? null;
+      try {
+        this.broker.queueFor(address.replace(/\/\$management$/i, ''));
+      } catch (err) {
+        if (!this.broker.isTopic(address)) return void link.close(isBrokerError(err) ? err.toAmqp() : undefined);
+      }
+      this.track(link, { kind: 'management', address: address.replace(/\/\$management$/i, '') });
+      return;
+    }
+    const incoming = IncomingLink.open(this.broker, link, address);
+    if (incoming) this.track(link, { kind: 'incoming', link: incoming });
+  }
+
+  private onSenderOpen(link: Sender): void {
+    const li = internals(link);
+    const address = li.remote.attach?.source?.address ?? '';
+    li.local.attach.source = li.remote.attach?.source ?? null;
+    li.local.attach.target = li.remote.attach?.target ?? null;
+    li.local.attach.snd_settle_mode = li.remote.attach?.snd_settle_mode;
+    li.local.attach.rcv_settle_mode = li.remote.attach?.rcv_settle_mode;
+    const parsed = parseAddress(address);
+    if (address === '$cbs' || parsed.management) {
+      this.router.register(link);
+      return;
+    }
+    let entity;
+    try {
+      entity = this.broker.queueFor(address);
+    } catch (err) {
+      link.close(isBrokerError(err) ? err.toAmqp() : undefined);
+      return;
+    }
+    const consumer = new DeliveryLink(entity, link, DeliveryLink.modeOf(link), this.broker.store);
+    const session = requestedSession(link);
+    if (entity.sessions && !session.present) {
+      link.close({ condition: 'amqp:not-allowed', description: `It is not possible for an entity that requires sessions to create a non-sessionful message receiver (${entity.name}).` });
+      return;
+    }
+    if (!entity.sessions && session.present) {
+      link.close({ condition: 'amqp:not-allowed', description: `The entity ${entity.name} does not require sessions; a session receiver cannot be created.` });
+      return;
+    }
+    entity.addConsumer(consumer);
+    const cancel = entity.sessions ? attachSession(entity, consumer, session.sessionId) : () => {};
+    this.track(link, { kind: 'delivery', link: consumer, cancel });
+  }
+
+  private onMessage(ctx: EventContext): void {
+    const link = ctx.receiver as Receiver;
+    const delivery = ctx.delivery as Delivery;
+    const handler = this.handlers.get(link);
+    const format = (ctx as unknown as { format?: number }).format ?? 0;
+    const raw = format === 0 ? takeRaw() : (ctx.message as unknown as Buffer);
+    if (!handler) {
+      rejectIncoming(delivery, { condition: 'amqp:not-found', description: 'The link is not attached to an entity.' });
+      return;
+    }
+    if (handler.kind === 'cbs') {
+      acceptIncoming(delivery);
+      handleCbs(this.router, link.connection, ctx.message as never);
+    } else if (handler.kind === 'management') {
+      acceptIncoming(delivery);
+      handleManagement(this.broker, this.router, link.connection, handler.address, ctx.message as never);
+    } else if (handler.kind === 'incoming') {
+      handler.link.onTransfer(delivery, raw ?? rhea.message.encode(ctx.message as never), format);
+    }
+  }
+
+  private onOutcome(ctx: EventContext, outcome: 'accepted' | 'rejected' | 'modified' | 'released'): void {
+    this.deliveryOf(ctx.sender)?.onOutcome(ctx.delivery as Delivery, outcome);
+  }
+
+  private onLinkClosed(link: Sender | Receiver): void {
+    const h = this.handlers.get(link);
+    this.handlers.delete(link);
+    this.links.get(link.connection)?.delete(link);
+    if (h?.kind === 'delivery') {
+      h.cancel();
+      h.link.entity.removeConsumer(h.link);
+    }
+    if (link.is_open()) link.close();
+  }
+
+  private onDisconnected(conn: Connection): void {
+    for (const link of this.links.get(conn) ?? []) this.onLinkClosed(link);
+    this.links.delete(conn);
+  }
+}

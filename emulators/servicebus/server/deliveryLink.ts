@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import type { Delivery, Sender } from 'rhea';
+import rhea from 'rhea';
+import type { Consumer, ReceiveMode, Settlement } from '../broker/consumer.js';
+import { tokenToDeliveryTag } from '../broker/lockToken.js';
+import type { QueueEntity } from '../broker/queueEntity.js';
+import type { MessageLock, StoredMessage } from '../broker/storedMessage.js';
+import { stateCode } from '../broker/storedMessage.js';
+import { renderMessage } from '../broker/wireMessage.js';
+import { tokenToUuidBytes } from '../broker/lockToken.js';
+import type { BrokerError } from '../errors/brokerError.js';
+import type { MessageStore } from '../store/messageStore.js';
+import { isBrokerError } from '../errors/brokerError.js';
+import { settleOutgoing } from './dispositionGate.js';
+import { internals } from './rheaLink.js';
+
+let nextId = 0;
+
+/** Disposition state as rhea hands it over on the sending side. */
+interface RemoteOutcome {
+  undeliverable_here?: boolean;
+  message_annotations?: Record<string, unknown>;
+  error?: { condition?: string; info?: Record<string, unknown> };
+}
+
+/** Renders a stored message for a delivery or a `$management` reply. */
+export function renderFor(m: StoredMessage, lock: MessageLock | undefined, deliveryCount: number): Buffer {
+  return renderMessage(m.sections, {
+    sequenceNumber: m.sequenceNumber,
+    enqueuedTime: m.enqueuedTime,
+    deliveryCount,
+    state: stateCode(m),
+    lockToken: lock ? tokenToUuidBytes(lock.token) : undefined,
+    lockedUntil: lock?.until,
+    deadLetterSource: m.deadLetterSource,
+  });
+}
+
+/**
+ * A client's receiving link: the engine's {@link Consumer} over a rhea sender. Deliveries carry the lock token
+ * as their tag; the client's outcomes (accepted / modified / rejected / released) become settlements, echoed
+ * back as a settled `accepted`, or `rejected{message-lock-lost}` when the lock is gone.
+ */
+export class DeliveryLink implements Consumer {
+  readonly id = `link-${++nextId}`;
+  sessionId: string | undefined = undefined;
+  private readonly tokens = new WeakMap<Delivery, string>();
+  /** rhea takes credit only when a transfer is written, so deliveries still queued in rhea count against it. */
+  private unsent: number[] = [];
+
+  constructor(
+    readonly entity: QueueEntity,
+    readonly link: Sender,
+    readonly mode: ReceiveMode,
+    private readonly store: MessageStore,
+  ) {}
+
+  /** Receive mode from the client's attach: settled sends mean receiveAndDelete. */
+  static modeOf(link: Sender): ReceiveMode {
+    return internals(link).remote.attach?.snd_settle_mode === 1 ? 'receiveAndDelete' : 'peekLock';
+  }
+
+  credit(): number {
+    const li = internals(this.link);
+    if (!this.link.is_open() || !li.sendable()) return 0;
+    if (this.unsent.length > 0) {
+      const next = (this.link.session as unknown as { outgoing: { next_pending_delivery: number } }).outgoing.next_pending_delivery;
+      this.unsent = this.unsent.filter((id) => id >= next);
+    }
+    return li.credit - this.unsent.length;
+  }
+
+  deliver(m: StoredMessage, lock: MessageLock | undefined): void {
+    const payload = renderFor(m, lock, lock ? lock.priorDeliveries : m.deliveryCount);
+    const tag = lock ? tokenToDeliveryTag(lock.token) : randomBytes(16);
+    const delivery = (this.link as unknown as { send(p: Buffer, tag: Buffer, format: number): Delivery }).send(payload, tag, 0);
+    if (lock) this.tokens.set(delivery, lock.token);
+    this.unsent.push(delivery.id);
+  }
+
+  sessionLost(error: BrokerError): void {
+    this.link.close(error.toAmqp());
+  }
+
+  /** The client answered a flow with drain: deliver what is there, then give the rest of the credit back. */
+  onDrain(): void {
+    this.entity.pump();
+    internals(this.link).set_drained(true);
+  }
+
+  /** Handles a disposition from the client. */
+  onOutcome(delivery: Delivery, kind: 'accepted' | 'modified' | 'rejected' | 'released'): void {
+    const token = this.tokens.get(delivery);
+    if (token === undefined) return;
+    const outcome = (delivery as unknown as { remote_state?: RemoteOutcome }).remote_state ?? {};
+    const settlement = toSettlement(kind, outcome);
+    this.tokens.delete(delivery);
+    try {
+      if (settlement) this.entity.settle(token, settlement);
+      else this.entity.release(token);
+    } catch (err) {
+      settleOutgoing(delivery, isBrokerError(err) ? err.toAmqp() : { condition: 'amqp:internal-error', description: String(err) });
+      return;
+    }
+    // With a data directory, a settlement is confirmed only once it is on disk.
+    if (!this.store.durable) settleOutgoing(delivery);
+    else void this.store.flush().then(() => settleOutgoing(delivery), () => settleOutgoing(delivery, { condition: 'amqp:internal-error', description: 'store write failed' }));
+  }
+}
+
+function toSettlement(kind: string, o: RemoteOutcome): Settlement | undefined {
+  switch (kind) {
+    case 'accepted':
+      return { kind: 'complete' };
+    case 'modified':
+      return o.undeliverable_here ? { kind: 'defer', props: o.message_annotations } : { kind: 'abandon', props: o.message_annotations };
+    case 'rejected': {
+      const info = { ...(o.error?.info ?? {}) };
+      const reason = info.DeadLetterReason as string | undefined;
+      const description = info.DeadLetterErrorDescription as string | undefined;
+      delete info.DeadLetterReason;
+      delete info.DeadLetterErrorDescription;
+      return { kind: 'deadLetter', reason, description, props: info };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Ticks of .NET's DateTime for an epoch-ms time, as the 8-byte big-endian long AMQP carries. */
+export function toDotNetTicks(ms: number): Buffer {
+  const ticks = BigInt(ms) * 10000n + 621355968000000000n;
+  const b = Buffer.alloc(8);
+  b.writeBigInt64BE(ticks);
+  return b;
+}
+
+/** The `com.microsoft:locked-until-utc` link property value. */
+export function lockedUntilProperty(ms: number): unknown {
+  return rhea.types.wrap_long(toDotNetTicks(ms));
+}

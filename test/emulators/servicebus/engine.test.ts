@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { DedupWindow } from '../../../emulators/servicebus/broker/dedupWindow.js';
+import { parseAddress } from '../../../emulators/servicebus/broker/entityAddress.js';
+import { tokenToDeliveryTag, tokenToUuidBytes, uuidBytesToToken } from '../../../emulators/servicebus/broker/lockToken.js';
+import { TimerQueue } from '../../../emulators/servicebus/broker/timerQueue.js';
+import { parseDurationMs } from '../../../emulators/servicebus/duration.js';
+
+describe('engine building blocks', () => {
+  it('puts the lock token in the delivery tag in .NET Guid byte order', () => {
+    const token = '00112233-4455-6677-8899-aabbccddeeff';
+    expect(tokenToDeliveryTag(token).toString('hex')).toBe('33221100554477668899aabbccddeeff');
+    expect(uuidBytesToToken(tokenToUuidBytes(token))).toBe(token);
+  });
+
+  it('parses Config.json durations of any length', () => {
+    expect(parseDurationMs('PT1M')).toBe(60_000);
+    expect(parseDurationMs('P14D')).toBe(14 * 86_400_000);
+    expect(parseDurationMs('PT0.5S')).toBe(500);
+    expect(parseDurationMs('P1DT2H3M4S')).toBe(((24 + 2) * 3600 + 3 * 60 + 4) * 1000);
+    expect(parseDurationMs('1 minute')).toBeUndefined();
+    expect(parseDurationMs('P')).toBeUndefined();
+  });
+
+  it('remembers message ids for exactly the window', () => {
+    const w = new DedupWindow(1000);
+    w.add('a', 0);
+    expect(w.seen('a', 999)).toBe(true);
+    expect(w.seen('a', 1000)).toBe(false);
+  });
+
+  it('normalises link addresses', () => {
+    expect(parseAddress('/Orders')).toMatchObject({ key: 'orders', deadLetter: false, management: false });
+    expect(parseAddress('sb://host:5672/orders/$DeadLetterQueue')).toMatchObject({ key: 'orders', deadLetter: true });
+    expect(parseAddress('t/Subscriptions/s/$management')).toMatchObject({ key: 't/subscriptions/s', management: true });
+  });
+
+  it('fires timers in due order', async () => {
+    const q = new TimerQueue();
+    const fired: number[] = [];
+    const now = Date.now();
+    for (const d of [30, 10, 20, 0]) q.at(now + d, () => fired.push(d));
+    await new Promise((r) => setTimeout(r, 80));
+    expect(fired).toEqual([0, 10, 20, 30]);
+    q.close();
+  });
+});

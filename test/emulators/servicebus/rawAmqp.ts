@@ -1,0 +1,38 @@
+import rhea from 'rhea';
+import type { Connection, Message } from 'rhea';
+
+/** A plain rhea connection to the emulator, for what the SDK cannot send. */
+export async function rawConnect(port: number, options: Record<string, unknown> = {}): Promise<Connection> {
+  const container = rhea.create_container();
+  const conn = container.connect({ host: '127.0.0.1', port, reconnect: false, ...options } as never);
+  await new Promise<void>((resolve, reject) => {
+    conn.once('connection_open', () => resolve());
+    conn.once('connection_error', (ctx) => reject(ctx.connection.error));
+    conn.once('disconnected', (ctx) => reject(ctx.error ?? new Error('disconnected')));
+  });
+  return conn;
+}
+
+/** Sends one `$management` request and returns the reply. */
+export async function managementRequest(conn: Connection, entity: string, operation: string, body: Record<string, unknown>): Promise<Message> {
+  const replyTo = `reply-${Math.random().toString(16).slice(2)}`;
+  const receiver = conn.open_receiver({ source: { address: `${entity}/$management` }, target: { address: replyTo }, name: replyTo } as never);
+  const sender = conn.open_sender({ target: { address: `${entity}/$management` } } as never);
+  await new Promise<void>((resolve) => receiver.once('receiver_open', () => resolve()));
+  await new Promise<void>((resolve) => (sender.sendable() ? resolve() : sender.once('sendable', () => resolve())));
+  const reply = new Promise<Message>((resolve) => receiver.once('message', (ctx) => resolve(ctx.message as Message)));
+  sender.send({ message_id: replyTo, reply_to: replyTo, application_properties: { operation }, body } as Message);
+  const m = await reply;
+  sender.close();
+  receiver.close();
+  return m;
+}
+
+/** Attaches a link and resolves with the detach error (or undefined when it opened). */
+export function attachError(conn: Connection, kind: 'sender' | 'receiver', address: string): Promise<{ condition?: string } | undefined> {
+  return new Promise((resolve) => {
+    const link = kind === 'sender' ? conn.open_sender(address) : conn.open_receiver(address);
+    link.once(kind === 'sender' ? 'sender_error' : 'receiver_error', (ctx) => resolve((ctx.sender ?? ctx.receiver)?.error as { condition?: string }));
+    link.once(kind === 'sender' ? 'sender_open' : 'receiver_open', () => setTimeout(() => resolve(undefined), 100));
+  });
+}

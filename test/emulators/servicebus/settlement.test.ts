@@ -1,0 +1,158 @@
+import { isServiceBusError } from '@azure/service-bus';
+import type { ServiceBusReceivedMessage } from '@azure/service-bus';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configWith, queue, sleep, startBus } from './helpers.js';
+import type { TestBus } from './helpers.js';
+
+const Q = {
+  complete: 'settle-complete', abandon: 'settle-abandon', dead: 'settle-dead', defer: 'settle-defer',
+  renew: 'settle-renew', expiry: 'settle-expiry', max: 'settle-max', peek: 'settle-peek', compete: 'settle-compete',
+};
+
+async function receiveOne(bus: TestBus, name: string, wait = 2000): Promise<{ m: ServiceBusReceivedMessage; receiver: ReturnType<TestBus['client']['createReceiver']> }> {
+  // Auto lock renewal off: lock expiry is what some tests observe.
+  const receiver = bus.client.createReceiver(name, { maxAutoLockRenewalDurationInMs: 0 });
+  const [m] = await receiver.receiveMessages(1, { maxWaitTimeInMs: wait });
+  if (!m) throw new Error(`no message on ${name}`);
+  return { m, receiver };
+}
+
+describe('peekLock settlement with the real SDK', () => {
+  let bus: TestBus;
+  beforeAll(async () => {
+    bus = await startBus(
+      configWith([
+        queue(Q.complete), queue(Q.abandon), queue(Q.dead), queue(Q.defer), queue(Q.renew, { LockDuration: 'PT1S' }),
+        queue(Q.expiry, { LockDuration: 'PT1S' }), queue(Q.max, { MaxDeliveryCount: 2 }), queue(Q.peek), queue(Q.compete),
+      ]),
+    );
+  });
+  afterAll(() => bus.close());
+
+  it('complete removes the message; receiveAndDelete needs no settlement', async () => {
+    await bus.client.createSender(Q.complete).sendMessages([{ body: 'a' }, { body: 'b' }]);
+    const { m, receiver } = await receiveOne(bus, Q.complete);
+    expect(m.lockedUntilUtc?.getTime()).toBeGreaterThan(Date.now());
+    await receiver.completeMessage(m);
+    const rad = bus.client.createReceiver(Q.complete, { receiveMode: 'receiveAndDelete' });
+    expect((await rad.receiveMessages(1, { maxWaitTimeInMs: 2000 }))[0]?.body).toBe('b');
+    expect(await rad.receiveMessages(1, { maxWaitTimeInMs: 200 })).toHaveLength(0);
+  });
+
+  it('abandon merges properties and redelivers with delivery count + 1', async () => {
+    await bus.client.createSender(Q.abandon).sendMessages({ body: 'x', applicationProperties: { keep: 1, change: 'old' } });
+    const { m, receiver } = await receiveOne(bus, Q.abandon);
+    expect(m.deliveryCount).toBe(0);
+    await receiver.abandonMessage(m, { change: 'new', added: true });
+    const [again] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    expect(again?.deliveryCount).toBe(1);
+    expect(again?.applicationProperties).toEqual({ keep: 1, change: 'new', added: true });
+    await receiver.completeMessage(again as ServiceBusReceivedMessage);
+  });
+
+  it('dead-letter moves the message to $DeadLetterQueue with reason, description and source', async () => {
+    await bus.client.createSender(Q.dead).sendMessages({ body: 'poison', messageId: 'p-1', applicationProperties: { tenant: 't' } });
+    const { m, receiver } = await receiveOne(bus, Q.dead);
+    await receiver.deadLetterMessage(m, { deadLetterReason: 'SchemaValidationFailed', deadLetterErrorDescription: 'bad field', extra: 'e' } as never);
+    const dlq = bus.client.createReceiver(Q.dead, { subQueueType: 'deadLetter' });
+    const [d] = await dlq.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    expect(d?.messageId).toBe('p-1');
+    expect(d?.deadLetterReason).toBe('SchemaValidationFailed');
+    expect(d?.deadLetterErrorDescription).toBe('bad field');
+    expect(d?.deadLetterSource).toBe(Q.dead);
+    expect(d?.applicationProperties?.tenant).toBe('t');
+    await dlq.completeMessage(d as ServiceBusReceivedMessage);
+    expect(await receiver.peekMessages(1)).toHaveLength(0);
+  });
+
+  it('defer sets a message aside, reachable only by sequence number', async () => {
+    await bus.client.createSender(Q.defer).sendMessages([{ body: 'later' }, { body: 'next' }]);
+    const { m, receiver } = await receiveOne(bus, Q.defer);
+    await receiver.deferMessage(m);
+    const [next] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    expect(next?.body).toBe('next');
+    await receiver.completeMessage(next as ServiceBusReceivedMessage);
+    expect(await receiver.receiveMessages(1, { maxWaitTimeInMs: 200 })).toHaveLength(0);
+    const [deferred] = await receiver.receiveDeferredMessages(m.sequenceNumber as never);
+    expect(deferred?.body).toBe('later');
+    expect(deferred?.state).toBe('deferred');
+    await receiver.completeMessage(deferred as ServiceBusReceivedMessage);
+    const err = await receiver.receiveDeferredMessages(m.sequenceNumber as never).catch((e: unknown) => e);
+    expect(isServiceBusError(err) && err.code).toBe('MessageNotFound');
+  });
+
+  it('renewMessageLock extends the lock past its original expiry', async () => {
+    await bus.client.createSender(Q.renew).sendMessages({ body: 'long job' });
+    const { m, receiver } = await receiveOne(bus, Q.renew);
+    const first = m.lockedUntilUtc?.getTime() ?? 0;
+    await sleep(600);
+    const renewed = await receiver.renewMessageLock(m);
+    expect(renewed.getTime()).toBeGreaterThan(first);
+    await sleep(600); // past the original lock, inside the renewed one
+    await receiver.completeMessage(m);
+    expect(await receiver.peekMessages(1)).toHaveLength(0);
+  });
+
+  it('an expired lock redelivers the message and settling with the stale lock fails with MessageLockLost', async () => {
+    await bus.client.createSender(Q.expiry).sendMessages({ body: 'slow' });
+    const { m, receiver } = await receiveOne(bus, Q.expiry);
+    await sleep(1300);
+    const other = bus.newClient().createReceiver(Q.expiry);
+    const [again] = await other.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    expect(again?.body).toBe('slow');
+    expect(again?.deliveryCount).toBe(1);
+    const err = await receiver.completeMessage(m).catch((e: unknown) => e);
+    expect(isServiceBusError(err) && err.code).toBe('MessageLockLost');
+    await other.completeMessage(again as ServiceBusReceivedMessage);
+  });
+
+  it('dead-letters with MaxDeliveryCountExceeded after MaxDeliveryCount deliveries', async () => {
+    await bus.client.createSender(Q.max).sendMessages({ body: 'retry me' });
+    const receiver = bus.client.createReceiver(Q.max);
+    for (let i = 0; i < 2; i++) {
+      const [m] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+      expect(m?.deliveryCount).toBe(i);
+      await receiver.abandonMessage(m as ServiceBusReceivedMessage);
+    }
+    expect(await receiver.receiveMessages(1, { maxWaitTimeInMs: 200 })).toHaveLength(0);
+    const dlq = bus.client.createReceiver(Q.max, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
+    const [d] = await dlq.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    expect(d?.body).toBe('retry me');
+    expect(d?.deadLetterReason).toBe('MaxDeliveryCountExceeded');
+  });
+
+  it('peek returns messages in order without locking, including deferred ones', async () => {
+    const sender = bus.client.createSender(Q.peek);
+    await sender.sendMessages([{ body: 1 }, { body: 2 }, { body: 3 }]);
+    const receiver = bus.client.createReceiver(Q.peek);
+    const peeked = await receiver.peekMessages(2);
+    expect(peeked.map((m) => m.body)).toEqual([1, 2]);
+    expect(peeked[0]?.lockToken).toBeUndefined();
+    expect((await receiver.peekMessages(5)).map((m) => m.body)).toEqual([3]);
+    const got = await receiver.receiveMessages(3, { maxWaitTimeInMs: 1000 });
+    expect(got.map((m) => m.body)).toEqual([1, 2, 3]);
+  });
+
+  it('competing receivers each get distinct messages and together get all of them', async () => {
+    const total = 60;
+    await bus.client.createSender(Q.compete).sendMessages([...Array(total).keys()].map((i) => ({ body: i })));
+    const receivers = [bus.client, bus.newClient(), bus.newClient()].map((c) => c.createReceiver(Q.compete));
+    const seen: number[] = [];
+    const perReceiver = await Promise.all(
+      receivers.map(async (r) => {
+        let count = 0;
+        for (;;) {
+          const ms = await r.receiveMessages(5, { maxWaitTimeInMs: 500 });
+          if (ms.length === 0) return count;
+          for (const m of ms) {
+            seen.push(m.body as number);
+            await r.completeMessage(m);
+            count++;
+          }
+        }
+      }),
+    );
+    expect(seen.slice().sort((a, b) => a - b)).toEqual([...Array(total).keys()]);
+    expect(perReceiver.filter((c) => c > 0).length).toBeGreaterThan(1);
+  });
+});

@@ -1,5 +1,5 @@
 import type { AddressInfo, Server, Socket } from 'node:net';
-import type { Connection, Delivery, EventContext, Receiver, Sender } from 'rhea';
+import type { Delivery, EventContext, Receiver, Sender, Session } from 'rhea';
 import rhea from 'rhea';
 import type { Broker } from '../broker/broker.js';
 import { parseAddress } from '../broker/entityAddress.js';
@@ -9,6 +9,8 @@ import { handleCbs } from './cbsHandler.js';
 import { DeliveryLink } from './deliveryLink.js';
 import { acceptIncoming, rejectIncoming } from './dispositionGate.js';
 import { IncomingLink } from './incomingLink.js';
+import { LinkRegistry } from './linkRegistry.js';
+import type { Link } from './linkRegistry.js';
 import { installRawCapture, takeRaw } from './rawCapture.js';
 import { ReplyRouter } from './replyRouter.js';
 import { internals } from './rheaLink.js';
@@ -27,14 +29,13 @@ type Handler =
 
 /**
  * The AMQP 1.0 transport on rhea: SASL, CBS, `$management`, and links to entities. Each link gets a handler;
- * a connection that drops takes its links (and their session locks) with it, and nothing one peer sends can
- * stop the others being served.
+ * a link that detaches, or whose session ends, or whose connection closes or drops, takes its held attach
+ * and session locks with it, and nothing one peer sends can stop the others being served.
  */
 export class AmqpServer {
   private readonly container = rhea.create_container({ id: 'ledger-convoy-servicebus' });
   private readonly router = new ReplyRouter();
-  private readonly handlers = new WeakMap<Sender | Receiver, Handler>();
-  private readonly links = new Map<Connection, Set<Sender | Receiver>>();
+  private readonly links = new LinkRegistry<Handler>((h) => this.onReleased(h));
   private readonly sockets = new Set<Socket>();
   private server: Server | undefined;
 
@@ -72,13 +73,6 @@ export class AmqpServer {
     return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  private track(link: Sender | Receiver, handler: Handler): void {
-    this.handlers.set(link, handler);
-    let set = this.links.get(link.connection);
-    if (!set) this.links.set(link.connection, (set = new Set()));
-    set.add(link);
-  }
-
   private wire(): void {
     const c = this.container;
     c.on('receiver_open', (ctx: EventContext) => this.guard(() => this.onReceiverOpen(ctx.receiver as Receiver)));
@@ -91,14 +85,18 @@ export class AmqpServer {
     c.on('sendable', pump);
     c.on('sender_flow', pump);
     c.on('sender_draining', (ctx: EventContext) => this.guard(() => this.deliveryOf(ctx.sender)?.onDrain()));
-    const closed = (ctx: EventContext): void => this.guard(() => this.onLinkClosed((ctx.sender ?? ctx.receiver) as Sender | Receiver));
+    const closed = (ctx: EventContext): void => this.guard(() => this.onLinkClosed((ctx.sender ?? ctx.receiver) as Link));
     c.on('sender_close', closed);
     c.on('receiver_close', closed);
     c.on('sender_error', () => {});
     c.on('receiver_error', () => {});
+    // rhea raises no link events when a whole session or connection ends: release their links here.
+    c.on('session_close', (ctx: EventContext) => this.guard(() => this.links.releaseSession(ctx.session as Session)));
     c.on('session_error', () => {});
     c.on('connection_error', () => {});
-    c.on('disconnected', (ctx: EventContext) => this.guard(() => this.onDisconnected(ctx.connection)));
+    // A close frame (with or without an error) raises connection_close; a dropped socket raises disconnected.
+    c.on('connection_close', (ctx: EventContext) => this.guard(() => this.links.releaseConnection(ctx.connection)));
+    c.on('disconnected', (ctx: EventContext) => this.guard(() => this.links.releaseConnection(ctx.connection)));
     c.on('protocol_error', (err: unknown) => this.log('warn', `protocol error from a peer: ${String(err)}`));
     c.on('error', (err: unknown) => this.log('warn', `connection error: ${String(err)}`));
   }
@@ -112,7 +110,7 @@ export class AmqpServer {
   }
 
   private deliveryOf(link: Sender | undefined): DeliveryLink | undefined {
-    const h = link ? this.handlers.get(link) : undefined;
+    const h = link ? this.links.get(link) : undefined;
     return h?.kind === 'delivery' ? h.link : undefined;
   }
 
@@ -124,7 +122,7 @@ export class AmqpServer {
     li.local.attach.rcv_settle_mode = li.remote.attach?.rcv_settle_mode;
     if (address === '$cbs') {
       li.local.attach.target = li.remote.attach?.target ?? null;
-      this.track(link, { kind: 'cbs' });
+      this.links.track(link, { kind: 'cbs' });
       return;
     }
     const parsed = parseAddress(address);
@@ -135,11 +133,11 @@ export class AmqpServer {
       } catch (err) {
         if (!this.broker.isTopic(address)) return void link.close(isBrokerError(err) ? err.toAmqp() : undefined);
       }
-      this.track(link, { kind: 'management', address: address.replace(/\/\$management$/i, '') });
+      this.links.track(link, { kind: 'management', address: address.replace(/\/\$management$/i, '') });
       return;
     }
     const incoming = IncomingLink.open(this.broker, link, address);
-    if (incoming) this.track(link, { kind: 'incoming', link: incoming });
+    if (incoming) this.links.track(link, { kind: 'incoming', link: incoming });
   }
 
   private onSenderOpen(link: Sender): void {
@@ -173,13 +171,13 @@ export class AmqpServer {
     }
     entity.addConsumer(consumer);
     const cancel = entity.sessions ? attachSession(entity, consumer, session.sessionId) : () => {};
-    this.track(link, { kind: 'delivery', link: consumer, cancel });
+    this.links.track(link, { kind: 'delivery', link: consumer, cancel });
   }
 
   private onMessage(ctx: EventContext): void {
     const link = ctx.receiver as Receiver;
     const delivery = ctx.delivery as Delivery;
-    const handler = this.handlers.get(link);
+    const handler = this.links.get(link);
     const format = (ctx as unknown as { format?: number }).format ?? 0;
     const raw = format === 0 ? takeRaw() : (ctx.message as unknown as Buffer);
     if (!handler) {
@@ -201,19 +199,19 @@ export class AmqpServer {
     this.deliveryOf(ctx.sender)?.onOutcome(ctx.delivery as Delivery, outcome);
   }
 
-  private onLinkClosed(link: Sender | Receiver): void {
-    const h = this.handlers.get(link);
-    this.handlers.delete(link);
-    this.links.get(link.connection)?.delete(link);
-    if (h?.kind === 'delivery') {
-      h.cancel();
-      h.link.entity.removeConsumer(h.link);
-    }
+  /** The client detached the link: release it and answer with our detach. */
+  private onLinkClosed(link: Link): void {
+    this.links.release(link);
     if (link.is_open()) link.close();
   }
 
-  private onDisconnected(conn: Connection): void {
-    for (const link of this.links.get(conn) ?? []) this.onLinkClosed(link);
-    this.links.delete(conn);
+  /**
+   * Undoes what a link holds in the engine: a held "next session" request is dropped, a session lock is given
+   * back (its unsettled messages return in order) and the consumer stops getting messages.
+   */
+  private onReleased(h: Handler): void {
+    if (h.kind !== 'delivery') return;
+    h.cancel();
+    h.link.entity.removeConsumer(h.link);
   }
 }

@@ -1,0 +1,118 @@
+/**
+ * The embedded stack for the pipeline bench: the same emulators `npm start` runs (started once), and the
+ * in-process Functions host started per phase with that phase's host options and functions.
+ */
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { ServiceBusClient } from '@azure/service-bus';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { startEmulatorStack, type EmulatorStack } from '../../local/emulatorStack.js';
+import { loadAppFunctions } from '../../local/functionRegistry.js';
+import { startLocalHost, type LocalHost } from '../../local/localHost.js';
+import type { FunctionRegistration } from '../../src/functions/register.js';
+import { closeAppContext } from '../../src/functions/appContext.js';
+import { ProcessedCounter } from './processedCounter.js';
+
+/** Request counts of the Cosmos emulator by operation kind, plus `total`. */
+export type CosmosCounts = Record<string, number> & { total: number };
+
+/** The emulators, a client of them, and the app's function definitions. */
+export interface BenchStack {
+  readonly emulators: EmulatorStack;
+  /** The bench's own client, for sending input. */
+  readonly bus: ServiceBusClient;
+  /** The app's functions without its timers (their periodic queries would blur the Cosmos counts). */
+  readonly appFunctions: readonly FunctionRegistration[];
+  /** Starts the in-process host with these functions and session settings; count what it processes. */
+  startHost(options: HostPhaseOptions): Promise<BenchHost>;
+  cosmosCounters(): Promise<CosmosCounts>;
+  resetCosmosCounters(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Host settings of one phase. */
+export interface HostPhaseOptions {
+  registrations: readonly FunctionRegistration[];
+  maxConcurrentSessions: number;
+  sessionIdleTimeoutMs: number;
+}
+
+/** A running host and the messages its functions have processed so far. */
+export interface BenchHost {
+  readonly host: LocalHost;
+  readonly processed: ProcessedCounter;
+  /** Stops the host and drops the app's clients and order cache (the next phase starts cold). */
+  close(): Promise<void>;
+}
+
+/** Starts the emulators on free ports and points the app settings (`process.env`) at them. */
+export async function startBenchStack(): Promise<BenchStack> {
+  const emulators = await startEmulatorStack({ serviceBusPort: 0, cosmosPort: 0, adminPort: 0 });
+  const previous = { ServiceBusConnection: process.env.ServiceBusConnection, CosmosConnection: process.env.CosmosConnection };
+  process.env.ServiceBusConnection = emulators.serviceBusConnectionString;
+  process.env.CosmosConnection = emulators.cosmosConnectionString;
+  const bus = new ServiceBusClient(emulators.serviceBusConnectionString);
+  const silent = pino({ level: 'silent' });
+  const appFunctions = (await loadAppFunctions(silent)).filter((r) => r.kind !== 'timer');
+  const counters = `${emulators.cosmosEndpoint.replace(/\/?$/, '/')}_emulator/counters`;
+  // No local.settings.json: the environment alone configures the host.
+  const settingsFile = join(tmpdir(), `convoy-bench-absent-${process.pid}.json`);
+
+  return {
+    emulators,
+    bus,
+    appFunctions,
+    async startHost(options) {
+      const processed = new ProcessedCounter();
+      const host = await startLocalHost({
+        emulators: false,
+        httpPort: 0,
+        settingsFile,
+        registrations: options.registrations,
+        quiet: true,
+        logger: countingLogger(processed),
+        serviceBus: { maxConcurrentSessions: options.maxConcurrentSessions, sessionIdleTimeoutMs: options.sessionIdleTimeoutMs },
+      });
+      return {
+        host,
+        processed,
+        async close() {
+          await host.close();
+          await closeAppContext();
+        },
+      };
+    },
+    async cosmosCounters() {
+      const response = await fetch(counters);
+      if (!response.ok) throw new Error(`GET ${counters}: ${response.status}`);
+      return (await response.json()) as CosmosCounts;
+    },
+    async resetCosmosCounters() {
+      const response = await fetch(counters, { method: 'DELETE' });
+      if (!response.ok) throw new Error(`DELETE ${counters}: ${response.status}`);
+    },
+    async close() {
+      await bus.close();
+      await emulators.close();
+      for (const [key, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    },
+  };
+}
+
+/** The host's logger: info lines are parsed and counted, warnings and errors still reach stderr. */
+function countingLogger(processed: ProcessedCounter): Logger {
+  return pino(
+    { level: 'info', base: { host: 'local' } },
+    {
+      write(line: string) {
+        const record = JSON.parse(line) as Record<string, unknown>;
+        processed.record(record);
+        if (typeof record.level === 'number' && record.level >= 40) process.stderr.write(line);
+      },
+    },
+  );
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { smallChaosOptions } from './chaosOptions.js';
+import { formatReport } from './report.js';
+import { runChaos, type ChaosReport } from './runChaos.js';
+
+/*
+ * The small fault-injection run (fixed seed, 1,500 entries over 50 orders): the same stack, faults and invariants
+ * as `npm run chaos`, sized for the suite. Two function hosts, the Service Bus emulator as child processes.
+ */
+describe('chaos: exactly once and in order under faults', () => {
+  it('keeps every invariant while hosts crash, Cosmos fails and the broker restarts', { timeout: 180_000 }, async () => {
+    // Prepare
+    const options = smallChaosOptions();
+    // Act
+    let report: ChaosReport | undefined;
+    try {
+      report = await runChaos(options);
+    } finally {
+      if (report && !report.ok) process.stderr.write(`${formatReport(report)}\n`);
+    }
+    // Assess: the faults really happened…
+    expect(report.workload.entries).toBeLessThanOrEqual(2_000);
+    expect(report.faults.hostKill).toBeGreaterThan(0);
+    expect(report.faults.serviceBusRestart).toBe(1);
+    expect(report.faults.commitThenFail).toBe(options.commitThenFail);
+    expect(report.faults.throttle429).toBe(options.throttleBursts);
+    expect(report.faults.unavailable503).toBe(options.unavailableBursts);
+    const { crashBeforeSettle = 0, slowBeforeHandler = 0, slowBeforeSettle = 0 } = report.faults;
+    expect(crashBeforeSettle + slowBeforeHandler + slowBeforeSettle).toBeGreaterThan(0);
+    expect(report.faults.directDuplicateEntrySends).toBeGreaterThan(0);
+    expect(report.faults.duplicateLedgerSends).toBeGreaterThan(0);
+    expect(report.faults.competingHosts).toBe(2);
+    // …and every invariant held.
+    expect(report.invariants.filter((i) => !i.ok).map((i) => `${i.name}: ${i.violations.join(' | ')}`)).toEqual([]);
+    expect(report.observed.unexpectedHostExits).toBe(0);
+    expect(report.ok).toBe(true);
+  });
+});

@@ -1,0 +1,54 @@
+import type { FaultRuleInput } from '../../emulators/cosmos/index.js';
+import { Prng } from '../../cli/prng.js';
+import type { ChaosOptions } from './chaosOptions.js';
+
+/** One fault the run injects from outside the hosts, at `atMs` after the start of the window. */
+export type PlannedFault =
+  | { atMs: number; kind: 'hostKill'; host: number; downMs: number }
+  | { atMs: number; kind: 'serviceBusRestart'; downMs: number }
+  | { atMs: number; kind: 'cosmos'; label: 'throttle429' | 'unavailable503' | 'commitThenFail'; rule: FaultRuleInput };
+
+/**
+ * The run's external faults, from its seed: which, with what parameters, and when (offsets into the window). The
+ * plan is reproducible; what the system is doing at each moment is not (real time, real processes).
+ */
+export function planFaults(options: ChaosOptions): PlannedFault[] {
+  const rng = new Prng(options.seed ^ 0x5eed_fa17);
+  const window = options.durationMs;
+  const at = (from = 0.05, to = 0.95): number => Math.round(window * (from + rng.next() * (to - from)));
+  const plan: PlannedFault[] = [];
+  for (let i = 0; i < options.hostKills; i++) {
+    plan.push({ atMs: at(), kind: 'hostKill', host: rng.int(0, options.hosts - 1), downMs: rng.int(200, 1_500) });
+  }
+  // Spread the broker restarts over the middle of the window, where sends and processing overlap.
+  for (let i = 0; i < options.serviceBusRestarts; i++) {
+    const slice = 0.5 / Math.max(1, options.serviceBusRestarts);
+    plan.push({ atMs: at(0.2 + i * slice, 0.2 + (i + 1) * slice), kind: 'serviceBusRestart', downMs: rng.int(300, 2_000) });
+  }
+  const operation = (): 'batch' | '*' => (rng.chance(0.6) ? 'batch' : '*');
+  for (let i = 0; i < options.throttleBursts; i++) {
+    plan.push({ atMs: at(), kind: 'cosmos', label: 'throttle429', rule: { operation: operation(), status: 429, count: rng.int(5, 40), retryAfterMs: rng.int(20, 400) } });
+  }
+  for (let i = 0; i < options.unavailableBursts; i++) {
+    plan.push({ atMs: at(), kind: 'cosmos', label: 'unavailable503', rule: { operation: operation(), status: 503, count: rng.int(5, 30) } });
+  }
+  for (let i = 0; i < options.commitThenFail; i++) {
+    plan.push({
+      atMs: at(),
+      kind: 'cosmos',
+      label: 'commitThenFail',
+      rule: { mode: 'commit-then-fail', operation: 'batch', reply: rng.chance(0.5) ? 'destroy' : '503', count: rng.int(1, 3) },
+    });
+  }
+  return plan.sort((a, b) => a.atMs - b.atMs);
+}
+
+/** Counts of a plan by kind, for the report. */
+export function countPlan(plan: readonly PlannedFault[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const fault of plan) {
+    const key = fault.kind === 'cosmos' ? fault.label : fault.kind;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}

@@ -1,0 +1,127 @@
+import { readFileSync, writeSync } from 'node:fs';
+import type { FunctionRegistration } from '../../src/functions/register.js';
+import { Prng } from '../../cli/prng.js';
+
+/** Faults a host child injects into its own order processor (read from `CHAOS_*` environment variables). */
+export interface HostFaultSettings {
+  /** Seed of this host incarnation's generator. */
+  seed: number;
+  /** Probability that the process kills itself (SIGKILL) right before completing an `orders` message. */
+  crashBeforeSettleP: number;
+  /** Probability that a handler call sleeps `slowMs` first (before the handler, or between its commit and settlement). */
+  slowP: number;
+  /** How long a slow handler sleeps: longer than the `orders` lock, so the session lock is lost mid-session. */
+  slowMs: number;
+  /**
+   * A file holding the epoch ms at which the fault window ends (absent: no window yet). The run writes it once its
+   * hosts are up, so every incarnation, first or restarted, stops injecting at the same moment.
+   */
+  windowFile: string | undefined;
+}
+
+/** A line a host child writes on stdout so the run can count what it injected and what it saw. */
+export type HostEvent =
+  | { chaos: 'ready'; httpUrl: string }
+  | { chaos: 'crash'; entryId?: string }
+  | { chaos: 'slow'; where: 'beforeHandler' | 'beforeSettle'; entryId?: string }
+  | { chaos: 'settleFailed'; action: string; entryId?: string; error: string };
+
+/** Writes one event line synchronously: it must be out before a SIGKILL the next statement sends. */
+export function emitHostEvent(event: HostEvent): void {
+  writeSync(1, `${JSON.stringify(event)}\n`);
+}
+
+/** Reads the fault settings of a host child from its environment. */
+export function hostFaultSettingsFrom(env: NodeJS.ProcessEnv): HostFaultSettings {
+  const num = (name: string, fallback: number): number => {
+    const value = Number(env[name] ?? fallback);
+    if (!Number.isFinite(value)) throw new Error(`${name} must be a number`);
+    return value;
+  };
+  return { seed: num('CHAOS_SEED', 1), crashBeforeSettleP: num('CHAOS_CRASH_P', 0), slowP: num('CHAOS_SLOW_P', 0), slowMs: num('CHAOS_SLOW_MS', 0), windowFile: env.CHAOS_WINDOW_FILE };
+}
+
+interface Actions {
+  complete(message: unknown): Promise<void>;
+  deadletter(message: unknown, ...rest: unknown[]): Promise<void>;
+  abandon(message: unknown, ...rest: unknown[]): Promise<void>;
+}
+
+/**
+ * Wraps the `orderProcessor` registration so that, at random but from a seed, it sleeps past the lock duration or
+ * crashes the process between the handler's store commit and the message's settlement (the processor settles only
+ * after its commit). Failed settlements (a lost lock) are reported. Other registrations pass through unchanged.
+ */
+export function withHostFaults(registrations: readonly FunctionRegistration[], settings: HostFaultSettings): FunctionRegistration[] {
+  const rng = new Prng(settings.seed);
+  const window = faultWindow(settings.windowFile);
+  return registrations.map((registration) => {
+    if (registration.kind !== 'serviceBusQueue' || registration.name !== 'orderProcessor') return registration;
+    const handler = registration.options.handler;
+    const wrapped: typeof handler = async (input, context) => {
+      const { messages, actions } = input as { messages: { body?: unknown }; actions: Actions };
+      const entryId = entryIdOf(messages?.body);
+      const active = window();
+      const slow = active && rng.chance(settings.slowP) ? (rng.chance(0.5) ? 'beforeHandler' : 'beforeSettle') : undefined;
+      const crash = active && rng.chance(settings.crashBeforeSettleP);
+      if (slow === 'beforeHandler') {
+        emitHostEvent({ chaos: 'slow', where: slow, entryId });
+        await sleep(settings.slowMs);
+      }
+      const faulty: Actions = {
+        ...actions,
+        complete: async (message) => {
+          if (slow === 'beforeSettle') {
+            emitHostEvent({ chaos: 'slow', where: slow, entryId });
+            await sleep(settings.slowMs);
+          }
+          if (crash) {
+            emitHostEvent({ chaos: 'crash', entryId });
+            process.kill(process.pid, 'SIGKILL');
+          }
+          return reported('complete', entryId, () => actions.complete(message));
+        },
+        deadletter: (message, ...rest) => reported('deadletter', entryId, () => actions.deadletter(message, ...rest)),
+        abandon: (message, ...rest) => reported('abandon', entryId, () => actions.abandon(message, ...rest)),
+      };
+      return handler({ ...(input as object), actions: faulty }, context);
+    };
+    return { ...registration, options: { ...registration.options, handler: wrapped } };
+  });
+}
+
+/** Whether the fault window is open now; the file is read at most once a second. */
+function faultWindow(file: string | undefined): () => boolean {
+  let checkedAt = 0;
+  let until = 0;
+  return () => {
+    const now = Date.now();
+    if (file !== undefined && now - checkedAt > 1_000) {
+      checkedAt = now;
+      try {
+        until = Number(readFileSync(file, 'utf8')) || 0;
+      } catch {
+        until = 0;
+      }
+    }
+    return now < until;
+  };
+}
+
+async function reported(action: string, entryId: string | undefined, settle: () => Promise<void>): Promise<void> {
+  try {
+    await settle();
+  } catch (error) {
+    emitHostEvent({ chaos: 'settleFailed', action, entryId, error: error instanceof Error ? error.message : String(error) });
+    throw error;
+  }
+}
+
+function entryIdOf(body: unknown): string | undefined {
+  const value = typeof body === 'object' && body !== null ? (body as { entryId?: unknown }).entryId : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

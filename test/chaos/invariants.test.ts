@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { Entry, OrderView } from '../../src/core/index.js';
+import { expectationOf } from '../../cli/expectation.js';
+import { generateRun } from '../../cli/generator.js';
+import { checkInvariants, oraclePrefixes } from './invariants.js';
+import type { Observation } from './observe.js';
+
+// A tiny generated run with one reused key, and the observation a correct system would give for it.
+const run = generateRun({ seed: 7, orders: 2, entries: 4, ledgers: 2, duplicates: 0, conflicts: 1, poison: 1, gaps: 0 });
+const expectation = expectationOf(run);
+const reused: Entry[] = run.sends.flatMap((s) => (s.kind === 'ledger' ? s.ledger.entries : [])).filter((e) => {
+  const valid = run.entries.find((v) => v.entryId === e.entryId);
+  return valid !== undefined && JSON.stringify(valid) !== JSON.stringify(e);
+});
+
+function correct(): Observation {
+  const prefixes = oraclePrefixes(run.entries);
+  const orders = new Map<string, OrderView | undefined>(expectation.orders.map((o) => [o.orderId, { ...o, parked: [], rejected: [] }]));
+  return {
+    orders,
+    deadLetters: expectation.deadLetters.map((d) => ({ queue: d.queue, id: d.id, reason: d.reason, messageId: d.id, description: undefined })),
+    eventDeadLetters: 0,
+    events: run.entries.map((e) => ({ messageId: `outbox:${e.entryId}`, sessionId: e.orderId, sequence: e.sequence, order: prefixes.get(`${e.orderId}#${e.sequence}`)?.[0] })),
+    rows: run.entries.flatMap((e, i) => [
+      { id: `applied:${e.entryId}`, docType: 'applied' as const, orderId: e.orderId, entryId: e.entryId, sequence: e.sequence, appliedAt: new Date(1e12 + i).toISOString() },
+      { id: `outbox:${e.entryId}`, docType: 'outbox' as const, orderId: e.orderId, entryId: e.entryId, sequence: e.sequence, status: 'completed' },
+    ]),
+    backlog: 0,
+  };
+}
+
+const failing = (observation: Observation): string[] =>
+  checkInvariants(expectation, run.entries, reused, observation).filter((i) => !i.ok).map((i) => i.name);
+
+describe('chaos invariants', () => {
+  it('all hold for the state a correct system shows', () => {
+    expect(reused).toHaveLength(1);
+    expect(failing(correct())).toEqual([]);
+  });
+
+  it('catch a double apply, in the view and in the applied history', () => {
+    const seen = correct();
+    const [first] = expectation.orders;
+    seen.orders.set(first!.orderId, { ...first!, total: first!.total * 2 + 1, parked: [], rejected: [] });
+    seen.rows.push({ ...seen.rows[2]!, id: 'applied:again' });
+    expect(failing(seen)).toEqual(['every valid entry applied exactly once (order view = oracle)', 'applied history: each entry once, at its sequence']);
+  });
+
+  it('catch events out of order, repeated, or with a state the oracle never had', () => {
+    const seen = correct();
+    [seen.events[1], seen.events[2]] = [seen.events[2]!, seen.events[1]!];
+    seen.events.push({ ...seen.events[0]! });
+    expect(failing(seen)).toEqual(['per-order order preserved (order-events 1..n, state = oracle after each entry)', 'no order-event delivered twice']);
+  });
+
+  it('accept the reused key\'s other body at its sequence, and nothing else there', () => {
+    const other = reused[0]!;
+    const swapped = run.entries.map((e) => (e.entryId === other.entryId ? other : e)).filter((e) => e.orderId === other.orderId && e.sequence <= other.sequence);
+    const seen = correct();
+    const at = seen.events.findIndex((e) => e.messageId === `outbox:${other.entryId}`);
+    const state = oraclePrefixes(swapped).get(`${other.orderId}#${other.sequence}`)?.[0];
+    seen.events[at] = { ...seen.events[at]!, order: state };
+    expect(failing(seen)).toEqual([]);
+    seen.events[at] = { ...seen.events[at]!, order: { ...state!, total: state!.total + 1 } };
+    expect(failing(seen)).toEqual(['per-order order preserved (order-events 1..n, state = oracle after each entry)']);
+  });
+
+  it('catch a missing or extra dead letter, a parked leftover, an undelivered outbox record and a backlog', () => {
+    const seen = correct();
+    const lost = seen.deadLetters.shift()!;
+    seen.deadLetters.push({ ...lost, id: `${expectation.run}-o0001-e9`, reason: 'MaxDeliveryCountExceeded' }, { ...lost, id: 'someone-else' });
+    seen.rows.push({ id: 'parked:9', docType: 'parked', orderId: run.orderIds[0]!, sequence: 9 });
+    seen.rows[1] = { ...seen.rows[1]!, status: 'in-progress' };
+    seen.backlog = 1;
+    expect(failing(seen)).toEqual([
+      'every outbox record delivered',
+      'every expected dead letter present with its exact reason',
+      'nothing else in any dead-letter queue',
+      'no parked entry left behind',
+      'queues drained',
+    ]);
+  });
+});

@@ -1,0 +1,168 @@
+import type { BusinessState, Entry } from '../../src/core/index.js';
+import { compareWithExpectation, orderDifferences } from '../../cli/compare.js';
+import type { Expectation } from '../../cli/expectation.js';
+import { expectedOrders } from '../../cli/oracle.js';
+import type { Observation, SeenEvent } from './observe.js';
+
+/** The verdict on one invariant, with up to a few examples of what broke it. */
+export interface InvariantResult {
+  name: string;
+  ok: boolean;
+  /** What was checked, in numbers. */
+  summary: string;
+  /** Examples of violations (at most {@link MAX_EXAMPLES}). */
+  violations: string[];
+}
+
+const MAX_EXAMPLES = 8;
+
+/**
+ * Checks every invariant of the run against what was observed. `reusedKeys` are the other bodies sent under a
+ * valid entry's `entryId` (IdempotencyKeyConflict on purpose): whichever body arrives first is the one applied.
+ */
+export function checkInvariants(expectation: Expectation, entries: readonly Entry[], reusedKeys: readonly Entry[], seen: Observation): InvariantResult[] {
+  const comparison = compareWithExpectation(expectation, seen.orders, seen.deadLetters);
+  const prefixes = oraclePrefixes(entries, reusedKeys);
+  const results: InvariantResult[] = [];
+
+  // 1. Exactly once, as the business state shows it: a lost entry or a double apply changes lastSequence/total.
+  const stateProblems: string[] = comparison.orders.missing.map((id) => `${id}: not found (404)`);
+  for (const expected of expectation.orders) {
+    const view = seen.orders.get(expected.orderId);
+    if (!view) continue;
+    const fields = orderDifferences(expected, view).filter((d) => !/^(parked|rejected):/.test(d));
+    if (fields.length > 0) stateProblems.push(`${expected.orderId}: ${fields.join('; ')}`);
+  }
+  results.push(result('every valid entry applied exactly once (order view = oracle)', stateProblems, `${expectation.orders.length} orders, ${entries.length} entries`));
+
+  // 2. The applied history: one record per valid entry, at its own sequence, nothing else.
+  const expectedAt = new Map(entries.map((e) => [`${e.orderId}#${e.sequence}`, e.entryId]));
+  const historyProblems: string[] = [];
+  const appliedRows = seen.rows.filter((r) => r.docType === 'applied');
+  const appliedSeen = new Set<string>();
+  for (const row of appliedRows) {
+    const key = `${row.orderId}#${String(row.sequence)}`;
+    if (expectedAt.get(key) !== row.entryId) historyProblems.push(`${row.orderId}: applied ${String(row.entryId)} at ${String(row.sequence)}, expected ${String(expectedAt.get(key))}`);
+    if (appliedSeen.has(key)) historyProblems.push(`${key}: applied twice`);
+    appliedSeen.add(key);
+  }
+  for (const [key, entryId] of expectedAt) if (!appliedSeen.has(key)) historyProblems.push(`${key}: ${entryId} never applied`);
+  results.push(result('applied history: each entry once, at its sequence', historyProblems, `${appliedRows.length} applied records`));
+
+  // 3. Per-order order, as a downstream consumer sees it: order-events of each order are 1..n in order, and each
+  //    carries exactly the oracle's state after that entry.
+  const { orderProblems, repeats } = checkEvents(seen.events, prefixes);
+  results.push(result('per-order order preserved (order-events 1..n, state = oracle after each entry)', orderProblems, `${seen.events.length} events`));
+  results.push(result('no order-event delivered twice', repeats, `${repeats.length} repeated message ids`));
+
+  // 4. Apply times follow sequence within each order (hosts share the machine's clock).
+  const timeProblems: string[] = [];
+  const byOrder = groupBy(appliedRows, (r) => r.orderId);
+  for (const [orderId, rows] of byOrder) {
+    const sorted = [...rows].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
+    for (let i = 1; i < sorted.length; i++) {
+      const [prev, cur] = [sorted[i - 1], sorted[i]];
+      if ((prev?.appliedAt ?? '') > (cur?.appliedAt ?? '')) timeProblems.push(`${orderId}: ${String(cur?.sequence)} applied at ${String(cur?.appliedAt)}, before ${String(prev?.sequence)} (${String(prev?.appliedAt)})`);
+    }
+  }
+  results.push(result('applied in sequence order (appliedAt)', timeProblems, `${byOrder.size} orders`));
+
+  const outbox = seen.rows.filter((r) => r.docType === 'outbox');
+  const undelivered = outbox.filter((r) => r.status !== 'completed').map((r) => `${r.id}: ${String(r.status)}`);
+  results.push(result('every outbox record delivered', undelivered, `${outbox.length} outbox records`));
+
+  // 5. Dead letters: every expected one, with its exact reason, and nothing else anywhere.
+  const missing = comparison.deadLetters.missing.map((d) => `${d.queue}: ${d.id} ${d.reason} (${d.cause})`);
+  results.push(result('every expected dead letter present with its exact reason', missing, `${expectation.deadLetters.length} expected`));
+  const ours = new Set(comparison.deadLetters.unexpected);
+  const foreign = seen.deadLetters.filter((d) => !d.id.startsWith(`${expectation.run}-`));
+  const extra = [...ours, ...foreign].map((d) => `${d.queue}: ${d.id} ${d.reason} (${d.messageId}) ${d.description ?? ''}`.trim());
+  if (seen.eventDeadLetters > 0) extra.push(`order-events: ${seen.eventDeadLetters} dead letters`);
+  results.push(result('nothing else in any dead-letter queue', extra, `${seen.deadLetters.length + seen.eventDeadLetters} found`));
+
+  // 6. Nothing left waiting.
+  const waiting: string[] = [];
+  for (const [orderId, view] of seen.orders) {
+    if (view?.parked?.length) waiting.push(`${orderId}: parked ${view.parked.map((p) => p.sequence).join(',')}`);
+    if (view?.rejected?.length) waiting.push(`${orderId}: rejected ${view.rejected.map((r) => `${r.sequence} ${r.reason}`).join(',')}`);
+  }
+  for (const row of seen.rows) if (row.docType === 'parked' || row.docType === 'inbox') waiting.push(`${row.orderId}: ${row.id} still stored (${row.docType})`);
+  results.push(result('no parked entry left behind', waiting, 'views, parked documents, parked inbox records'));
+  results.push(result('queues drained', seen.backlog > 0 ? [`${seen.backlog}+ messages still on ledger/orders`] : [], 'ledger, orders'));
+  return results;
+}
+
+/**
+ * The oracle's possible states of each order after each of its sequences (`orderId#sequence` → states): one per
+ * sequence, two where a reused key's other body may have been applied at that sequence instead.
+ */
+export function oraclePrefixes(entries: readonly Entry[], reusedKeys: readonly Entry[] = []): Map<string, BusinessState[]> {
+  const out = new Map<string, BusinessState[]>();
+  const add = (key: string, state: BusinessState | undefined): void => {
+    if (state) out.set(key, [...(out.get(key) ?? []), state]);
+  };
+  for (const [orderId, list] of groupBy(entries, (e) => e.orderId)) {
+    const sorted = [...list].sort((a, b) => a.sequence - b.sequence);
+    for (let s = 1; s <= sorted.length; s++) add(`${orderId}#${s}`, expectedOrders(sorted.slice(0, s))[0]);
+    for (const other of reusedKeys.filter((e) => e.orderId === orderId)) {
+      const swapped = sorted.slice(0, other.sequence).map((e) => (e.sequence === other.sequence ? other : e));
+      add(`${orderId}#${other.sequence}`, expectedOrders(swapped)[0]);
+    }
+  }
+  return out;
+}
+
+function checkEvents(events: readonly SeenEvent[], prefixes: ReadonlyMap<string, BusinessState[]>): { orderProblems: string[]; repeats: string[] } {
+  const orderProblems: string[] = [];
+  const repeats: string[] = [];
+  const ids = new Set<string>();
+  const next = new Map<string, number>();
+  for (const event of events) {
+    if (ids.has(event.messageId)) {
+      repeats.push(`${event.messageId} (sequence ${String(event.sequence)})`);
+      continue;
+    }
+    ids.add(event.messageId);
+    const orderId = event.sessionId ?? '(no session)';
+    const want = (next.get(orderId) ?? 0) + 1;
+    if (event.sequence !== want) orderProblems.push(`${orderId}: event for sequence ${String(event.sequence)} where ${want} was due`);
+    next.set(orderId, Math.max(want, event.sequence ?? 0));
+    const expected = prefixes.get(`${orderId}#${String(event.sequence)}`);
+    if (!expected) orderProblems.push(`${orderId}: event for sequence ${String(event.sequence)} the oracle does not have`);
+    else if (!expected.some((state) => sameState(state, event.order))) {
+      orderProblems.push(`${orderId}#${String(event.sequence)}: state ${JSON.stringify(event.order)} ≠ oracle ${JSON.stringify(expected[0])}`);
+    }
+  }
+  const lastByOrder = new Map<string, number>();
+  for (const key of prefixes.keys()) {
+    const [orderId, s] = key.split('#') as [string, string];
+    lastByOrder.set(orderId, Math.max(lastByOrder.get(orderId) ?? 0, Number(s)));
+  }
+  for (const [orderId, last] of lastByOrder) {
+    const got = next.get(orderId) ?? 0;
+    if (got < last) orderProblems.push(`${orderId}: events stop at ${got} of ${last}`);
+  }
+  return { orderProblems, repeats };
+}
+
+function sameState(expected: BusinessState, found: BusinessState | undefined): boolean {
+  if (!found) return false;
+  const pick = (s: BusinessState) =>
+    JSON.stringify([s.orderId, s.status, s.customerId, s.currency, s.lastSequence, s.total, s.transactions.map((t) => [t.transactionId, t.amount])]);
+  return pick(expected) === pick(found);
+}
+
+function result(name: string, problems: readonly string[], summary: string): InvariantResult {
+  return { name, ok: problems.length === 0, summary: problems.length ? `${summary}; ${problems.length} violation(s)` : summary, violations: problems.slice(0, MAX_EXAMPLES) };
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}

@@ -1,0 +1,108 @@
+import type { Container } from '@azure/cosmos';
+import type { ServiceBusClient } from '@azure/service-bus';
+import type { BusinessState, OrderView } from '../../src/core/index.js';
+import { foundDeadLetter } from '../../cli/verify.js';
+import type { FoundDeadLetter } from '../../cli/compare.js';
+import { FunctionApi } from '../../cli/httpApi.js';
+import { messageIdText } from '../../cli/ids.js';
+import { peekAll } from '../../cli/serviceBus.js';
+
+/** An `order-events` message as peeked. */
+export interface SeenEvent {
+  messageId: string;
+  sessionId: string | undefined;
+  sequence: number | undefined;
+  order: BusinessState | undefined;
+}
+
+/** The documents of the container the checks read (everything but order documents and applied inbox records). */
+export interface StoredRow {
+  id: string;
+  docType: 'applied' | 'parked' | 'outbox' | 'inbox';
+  orderId: string;
+  entryId?: string;
+  sequence?: number;
+  status?: string;
+  appliedAt?: string;
+}
+
+/** Everything the invariants look at, read once the system has settled. */
+export interface Observation {
+  orders: Map<string, OrderView | undefined>;
+  /** Dead letters of `orders` and `ledger`, keyed as the CLI keys them. */
+  deadLetters: FoundDeadLetter[];
+  /** Dead letters of `order-events` (there should be none). */
+  eventDeadLetters: number;
+  events: SeenEvent[];
+  rows: StoredRow[];
+  /** Active messages still on `ledger` and `orders`. */
+  backlog: number;
+}
+
+/** Reads orders over HTTP (`concurrency` at a time) into `into`; `ids` only. */
+export async function readOrders(baseUrl: string, ids: readonly string[], into: Map<string, OrderView | undefined>, concurrency = 8): Promise<void> {
+  const api = new FunctionApi({ httpBaseUrl: baseUrl, functionKey: undefined });
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ids.length) {
+      const id = ids[next++] as string;
+      into.set(id, await api.getOrder(id));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, ids.length)) }, worker));
+}
+
+/** Dead letters of `orders` and `ledger`, plus the number on `order-events`. */
+export async function readDeadLetters(client: ServiceBusClient): Promise<{ deadLetters: FoundDeadLetter[]; eventDeadLetters: number }> {
+  const [orders, ledger, events] = await Promise.all([
+    peekAll(client, 'orders', 'deadLetter'),
+    peekAll(client, 'ledger', 'deadLetter'),
+    peekAll(client, 'order-events', 'deadLetter'),
+  ]);
+  return {
+    deadLetters: [...orders.map((m) => foundDeadLetter('orders', m)), ...ledger.map((m) => foundDeadLetter('ledger', m))],
+    eventDeadLetters: events.length,
+  };
+}
+
+/** Every message on `order-events`, in the queue's order (sequence numbers, i.e. each session's order too). */
+export async function readEvents(client: ServiceBusClient, limit: number): Promise<SeenEvent[]> {
+  const messages = await peekAll(client, 'order-events', undefined, limit);
+  return messages.map((m) => {
+    const body = parseBody(m.body);
+    return {
+      messageId: messageIdText(m.messageId),
+      sessionId: m.sessionId,
+      sequence: typeof body?.sequence === 'number' ? body.sequence : undefined,
+      order: body?.order as BusinessState | undefined,
+    };
+  });
+}
+
+/** Active messages left on `ledger` and `orders` (only zero matters). */
+export async function readBacklog(client: ServiceBusClient): Promise<number> {
+  const counts = await Promise.all(['ledger', 'orders'].map(async (queue) => (await peekAll(client, queue, undefined, 5)).length));
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+/** The applied history, outbox records, parked entries and parked inbox records of every order. */
+export async function readRows(container: Container): Promise<StoredRow[]> {
+  const query =
+    'SELECT c.id, c.docType, c.orderId, c.entryId, c.sequence, c.status, c.appliedAt FROM c ' +
+    "WHERE c.docType = 'applied' OR c.docType = 'outbox' OR c.docType = 'parked' OR (c.docType = 'inbox' AND c.status = 'parked')";
+  const { resources } = await container.items.query<StoredRow>(query, { maxItemCount: 5_000 }).fetchAll();
+  return resources;
+}
+
+function parseBody(body: unknown): Record<string, unknown> | undefined {
+  let value = body;
+  if (Buffer.isBuffer(value)) value = value.toString('utf8');
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+}

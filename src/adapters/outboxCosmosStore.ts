@@ -23,6 +23,10 @@ const OPEN = "c.docType = 'outbox' AND c.status IN ('pending', 'in-progress', 'f
  * {@link OutboxStore} over the `orders` container (partition key `/orderId`). The sweep's query sorts on one
  * field only (`orderId`; sequences are sorted here): ordering on two fields needs a composite index, which the
  * container's default indexing policy does not have.
+ *
+ * Every query costs two requests: `@azure/cosmos` 4.x asks the gateway for a query plan alongside any item query,
+ * even one scoped to a partition, and has no option to skip it (`readAll` is a query too). So the dispatcher's
+ * fast path claims the records the processor hands over without {@link CosmosOutboxStore.openRecords}.
  */
 export class CosmosOutboxStore implements OutboxStore {
   constructor(private readonly container: Container) {}

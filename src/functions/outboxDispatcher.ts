@@ -35,19 +35,24 @@ export function outboxRuntime(app: AppContext): OutboxRuntime {
 }
 
 /**
- * The order processor's follow-up, called once the message is settled: records the processing metrics and, when
- * entries were applied, starts dispatching the order's outbox records without waiting for it (the timer's sweep
- * catches whatever this misses). The records carry their entries' trace context themselves. Never throws and
- * never delays the caller; failures are logged.
+ * The order processor's follow-up, called once the message is settled: records the processing metrics and starts
+ * dispatching the outbox records its commits created, without waiting for it (the timer's sweep catches whatever
+ * this misses). The records come with their batches' ETags, so the dispatcher claims them with no read when it
+ * knows they are next in their order; an apply whose record is missing (its commit was in doubt) has the order's
+ * open records read instead. The records carry their entries' trace context themselves. Never throws and never
+ * delays the caller; failures are logged.
  */
 export function afterOrderProcessed(app: AppContext, result: ProcessResult): void {
   try {
     sharedMetrics().processed(result);
     const { orderId } = result;
-    if (orderId === undefined || (result.outcome !== 'applied' && result.drained === 0)) return;
-    outboxRuntime(app)
-      .dispatcher.dispatchOrder(orderId)
-      .catch((error: unknown) => logFailure(app, orderId, error));
+    const created = result.outbox ?? [];
+    const applied = (result.outcome === 'applied' ? 1 : 0) + result.drained;
+    if (orderId === undefined || (created.length === 0 && applied === 0)) return;
+    const { dispatcher } = outboxRuntime(app);
+    const log = (error: unknown) => logFailure(app, orderId, error);
+    if (created.length > 0) dispatcher.dispatchOrder(orderId, created).catch(log);
+    if (created.length < applied) dispatcher.dispatchOrder(orderId).catch(log);
   } catch (error) {
     logFailure(app, result.orderId, error);
   }

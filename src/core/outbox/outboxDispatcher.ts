@@ -5,6 +5,7 @@ import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { orderEventMessage } from './orderEvent.js';
 import { claimOutboxRecord, completeOutboxRecord, failOutboxRecord, type OutboxDispatchOptions } from './outboxDispatch.js';
 import { decideOrderDispatch, planSweep } from './outboxOrdering.js';
+import { OutboxProgress } from './outboxProgress.js';
 import { silentOutboxObserver, type OrderEventTarget, type OutboxObserver, type OutboxStore } from './outboxPorts.js';
 import type { DeliveryReceipt, OutboxDispatchRecord } from './outboxRecordState.js';
 
@@ -19,6 +20,8 @@ export interface OutboxDispatcherDeps {
     sweepLimit?: number;
     /** Orders a sweep dispatches at once. @default 8 */
     sweepConcurrency?: number;
+    /** Orders whose delivery position the fast path remembers (see {@link OutboxProgress}). @default 4096 */
+    progressOrders?: number;
   };
   /** @default systemClock */
   clock?: Clock;
@@ -49,6 +52,21 @@ const DELIVERY_SHARE_OF_LEASE = 0.8;
 // Records one pass takes for an order before leaving the rest to the next pass.
 const MAX_RECORDS_PER_PASS = 200;
 
+/** What became of one attempt at a record. */
+type AttemptOutcome = 'delivered' | 'claimLost' | 'stopped';
+
+/** The work asked of an order's running pass. */
+interface OrderRun {
+  promise: Promise<OrderDispatchReport>;
+  /** Records just created, by sequence, with the ETags their batches answered: fast-path candidates. */
+  created: Map<number, Stored<OutboxDispatchRecord>>;
+  /**
+   * Whether the order's open records must be read: `asked` by a caller (and read again once all read are
+   * delivered, for records written meanwhile), or to fill a `gap` the created records leave in what is known.
+   */
+  read: 'no' | 'gap' | 'asked';
+}
+
 /**
  * The two-phase outbox dispatcher: claims an order's lowest open record under its ETag (`in-progress` + lease),
  * delivers it to every target with its record id as idempotency key, then marks it `completed` (with a TTL) under
@@ -56,43 +74,48 @@ const MAX_RECORDS_PER_PASS = 200;
  * record `failed`, raises `OutboxFailed` and holds the order. Losing any ETag race just ends the pass: someone
  * else owns the record. Passes for the same order are coalesced in this process; across processes the ETags
  * arbitrate.
+ *
+ * The lowest open record is found with a partition query, except on the fast path: a record the processor just
+ * created, handed over with its batch's ETag, is claimed straight away when this dispatcher knows every lower
+ * record of its order is `completed` (see {@link OutboxProgress}) — two replaces per record, no read.
  */
 export class OutboxDispatcher {
   private readonly clock: Clock;
   private readonly observer: OutboxObserver;
-  private readonly running = new Map<string, { promise: Promise<OrderDispatchReport>; again: boolean }>();
+  private readonly progress: OutboxProgress;
+  private readonly running = new Map<string, OrderRun>();
 
   constructor(private readonly deps: OutboxDispatcherDeps) {
     this.clock = deps.clock ?? systemClock;
     this.observer = deps.observer ?? silentOutboxObserver;
+    this.progress = new OutboxProgress(deps.options.progressOrders);
   }
 
   /**
-   * Dispatches what is due for `orderId`. If a pass for the order is already running here, it runs once more
-   * when done (to pick up records written meanwhile) and the same promise is returned. Never rejects for a
-   * store or target failure (those are logged and retried later); rejects only on a programming error.
+   * Dispatches what is due for `orderId`. With `created` — records the processor just created, with the ETags
+   * its batches answered — those are taken in sequence order without reading the order's open records whenever
+   * that is known to be safe, and the open records are read otherwise; without it, they are read. If a pass for
+   * the order is already running here, the request joins it (it runs once more when done) and the same promise
+   * is returned. Never rejects for a store or target failure (those are logged and retried later); rejects only
+   * on a programming error.
    */
-  dispatchOrder(orderId: string): Promise<OrderDispatchReport> {
+  dispatchOrder(orderId: string, created?: readonly Stored<OutboxDispatchRecord>[]): Promise<OrderDispatchReport> {
     const active = this.running.get(orderId);
-    if (active) {
-      active.again = true;
-      return active.promise;
-    }
-    const state = { promise: undefined as unknown as Promise<OrderDispatchReport>, again: false };
-    state.promise = (async () => {
+    const run: OrderRun = active ?? { promise: undefined as unknown as Promise<OrderDispatchReport>, created: new Map(), read: 'no' };
+    if (created === undefined) run.read = 'asked';
+    else for (const record of created) run.created.set(record.doc.sequence, record);
+    if (active) return active.promise;
+    run.promise = (async () => {
       const report: OrderDispatchReport = { orderId, delivered: [], failed: [], blockedBy: undefined };
       try {
-        do {
-          state.again = false;
-          await this.pass(orderId, report);
-        } while (state.again);
+        await this.runOrder(orderId, run, report);
       } finally {
         this.running.delete(orderId);
       }
       return report;
     })();
-    this.running.set(orderId, state);
-    return state.promise;
+    this.running.set(orderId, run);
+    return run.promise;
   }
 
   /** Resolves once every pass running in this process has finished. */
@@ -118,7 +141,47 @@ export class OutboxDispatcher {
     };
   }
 
-  private async pass(orderId: string, report: OrderDispatchReport): Promise<void> {
+  /**
+   * Works through what was asked of an order until nothing is left: created records in sequence order while each
+   * is the next after the known-completed position, else one read of the open records (which also settles every
+   * created record it saw). Ends: each round consumes a created record or a query request.
+   */
+  private async runOrder(orderId: string, run: OrderRun, report: OrderDispatchReport): Promise<void> {
+    for (;;) {
+      const next = this.progress.completedThrough(orderId) + 1;
+      for (const sequence of run.created.keys()) if (sequence < next) run.created.delete(sequence);
+      const record = run.created.get(next);
+      if (record !== undefined) {
+        run.created.delete(next);
+        const outcome = await this.guarded(orderId, () => this.attempt(record, report));
+        // Someone else changed the record since its batch (claimed, or even delivered it): read what is open now.
+        if (outcome === 'claimLost' && run.read === 'no') run.read = 'gap';
+        // A failed attempt holds the order's later records: the fast path has nothing more to do.
+        if (outcome === 'stopped') run.created.clear();
+        continue;
+      }
+      // Created records not next in line: a gap in what this dispatcher knows (a restart, another instance).
+      if (run.created.size > 0 && run.read === 'no') run.read = 'gap';
+      run.created.clear();
+      const { read } = run;
+      if (read === 'no') return;
+      run.read = 'no';
+      await this.pass(orderId, report, read === 'asked');
+    }
+  }
+
+  /** Runs `work`, logging a store failure (as the end of the pass) instead of rejecting. */
+  private async guarded(orderId: string, work: () => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+    try {
+      return await work();
+    } catch (error) {
+      this.deps.telemetry.log('warn', 'outbox pass stopped', { orderId, code: errorCode(error), description: describe(error) });
+      return 'stopped';
+    }
+  }
+
+  /** Reads the order's open records and delivers the lowest while it is claimable; `reread`: see `OrderRun.read`. */
+  private async pass(orderId: string, report: OrderDispatchReport, reread: boolean): Promise<void> {
     let taken = 0;
     try {
       for (;;) {
@@ -130,11 +193,14 @@ export class OutboxDispatcher {
           const index = open.findIndex((s) => s.doc.id === decision.record.id);
           const stored = open[index]!;
           taken++;
-          const delivered = await this.attempt(stored, report);
-          if (!delivered) return;
+          if ((await this.attempt(stored, report)) !== 'delivered') return;
           open.splice(index, 1);
-          // Every record read was delivered: read again for records written meanwhile.
-          if (open.length === 0) break;
+          // Every record read was delivered: read again for records written meanwhile (this process's own come
+          // as created records, so only a caller's request needs it).
+          if (open.length === 0) {
+            if (!reread) return;
+            break;
+          }
         }
       }
     } catch (error) {
@@ -142,13 +208,17 @@ export class OutboxDispatcher {
     }
   }
 
-  /** Claims, delivers and completes one record. True when it was completed by this call. */
-  private async attempt(stored: Stored<OutboxDispatchRecord>, report: OrderDispatchReport): Promise<boolean> {
+  /**
+   * Claims, delivers and completes one record, which must be its order's lowest open record: its completion
+   * advances the order's known-completed position.
+   */
+  private async attempt(stored: Stored<OutboxDispatchRecord>, report: OrderDispatchReport): Promise<AttemptOutcome> {
     const { store, options, telemetry } = this.deps;
-    // Claimable when decided, so claimable now: time only moves leases and backoffs towards expiry.
-    const claimed = claimOutboxRecord(stored.doc, { leaseMs: options.leaseMs, nowMs: this.clock.now() })!;
-    const claimEtag = await store.replace(claimed, stored.etag);
-    if (claimEtag === undefined) return false; // another dispatcher claimed it first
+    // A record read open is claimable when decided, so now (time only moves leases and backoffs towards expiry);
+    // a record handed over by the processor is `pending` with no backoff.
+    const claimed = claimOutboxRecord(stored.doc, { leaseMs: options.leaseMs, nowMs: this.clock.now() });
+    const claimEtag = claimed && (await store.replace(claimed, stored.etag));
+    if (claimed === undefined || claimEtag === undefined) return 'claimLost'; // another dispatcher got there first
     const fields = {
       orderId: claimed.orderId,
       entryId: claimed.entryId,
@@ -182,25 +252,26 @@ export class OutboxDispatcher {
       if ((await store.replace(completed, claimEtag)) === undefined) {
         // The lease lapsed and another dispatcher took over; it re-delivers with the same key.
         telemetry.log('warn', 'outbox completion lost its claim', { ...fields, outcome: 'claimLost' });
-        return false;
+        return 'stopped';
       }
+      this.progress.completed(claimed.orderId, claimed.sequence);
       report.delivered.push(claimed.id);
       this.observer.delivered(completed);
       telemetry.log('info', 'outbox record delivered', { ...fields, outcome: 'delivered' });
-      return true;
+      return 'delivered';
     }
 
     const failed = failOutboxRecord(claimed, { error: describe(failure), nowMs: this.clock.now(), delivered: [...done] }, options);
     report.failed.push(claimed.id);
     this.observer.attemptFailed(failed.record, failed.exhausted);
-    if ((await store.replace(failed.record, claimEtag)) === undefined) return false;
+    if ((await store.replace(failed.record, claimEtag)) === undefined) return 'stopped';
     if (failed.exhausted) {
       report.blockedBy = claimed.id;
       telemetry.alert(AlertName.OutboxFailed, { ...fields, attempts: claimed.attempts, lastError: failed.record.lastError });
     } else {
       telemetry.log('warn', 'outbox delivery failed', { ...fields, outcome: 'retrying', nextAttemptAt: failed.record.nextAttemptAt, description: failed.record.lastError });
     }
-    return false;
+    return 'stopped';
   }
 }
 

@@ -4,7 +4,8 @@ import { errorCode } from '../errors.js';
 import { requestHash } from '../hash.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
-import type { OrderStore } from '../ports/orderStore.js';
+import type { OutboxRecord } from '../documents/outboxRecord.js';
+import type { OrderStore, Stored } from '../ports/orderStore.js';
 import { CounterName, type AlertName, type Telemetry } from '../ports/telemetry.js';
 import { normaliseBody } from '../schemas/body.js';
 import { validateEntry } from '../schemas/ledger.js';
@@ -96,10 +97,12 @@ export class OrderProcessor {
       settled = { kind: 'deadLetter', reason: DeadLetterReason.SchemaValidationFailed, description };
     } else {
       result.requestHash = requestHash(validated.value);
-      const ctx = this.stepContext(context.cache ?? new OrderCache(1));
+      const createdOutbox: Stored<OutboxRecord>[] = [];
+      const ctx: StepContext = { ...this.stepContext(context.cache ?? new OrderCache(1)), createdOutbox };
       const { orderId, entryId, sequence } = validated.value;
       const run = this.runner({ orderId, entryId, sequence }, startedAt + this.deps.options.transientRetryBudgetMs);
       settled = await this.handle(ctx, validated.value, result.requestHash, message, run, result);
+      if (createdOutbox.length > 0) result.outbox = createdOutbox;
     }
 
     await settle(context.settlement, settled, result);
@@ -221,7 +224,9 @@ export class OrderProcessor {
     }[result.outcome];
     telemetry.count(counter, result.reason ? { reason: result.reason } : undefined);
     const level = result.outcome === 'deadLettered' || result.outcome === 'abandoned' ? 'warn' : 'info';
-    telemetry.log(level, `entry ${result.outcome}`, { ...result });
+    // The outbox documents are for the dispatcher, not the log line.
+    const { outbox: _outbox, ...fields } = result;
+    telemetry.log(level, `entry ${result.outcome}`, fields);
   }
 }
 

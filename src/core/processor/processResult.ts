@@ -1,4 +1,6 @@
 import type { DeadLetterReason } from '../deadLetterReasons.js';
+import type { OutboxRecord } from '../documents/outboxRecord.js';
+import type { Stored } from '../ports/orderStore.js';
 
 /** How a message ended; each maps to exactly one settlement. */
 export const ProcessOutcome = {
@@ -37,6 +39,12 @@ export interface ProcessResult {
   /** Parked entries moved to `rejected` (rule 11) in the same invocation. */
   rejected: number;
   durationMs: number;
+  /**
+   * The outbox records this message's commits created (its entry's and its drain's), in sequence order, each with
+   * the ETag its batch answered: the dispatcher's fast path claims them without reading them again. Absent when
+   * none was created; an apply whose outcome was in doubt is not listed. Kept out of the logs.
+   */
+  outbox?: Stored<OutboxRecord>[];
 }
 
 /** A message as the host received it, whatever the host. */

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { isServiceBusError } from '@azure/service-bus';
 import type { ServiceBusClient, ServiceBusSessionReceiver } from '@azure/service-bus';
 import type { Logger } from 'pino';
@@ -17,6 +18,9 @@ export interface SessionTriggerOptions {
 
 // After an unexpected receive error, wait before asking for a session again instead of spinning.
 const RETRY_DELAY_MS = 1000;
+// Abort listeners one worker keeps on the trigger's signal at once: its accept's own, the SDK's while it accepts,
+// and its session's link (or its retry delay's).
+const LISTENERS_PER_WORKER = 3;
 
 /**
  * Runs a session-enabled queue trigger like the host's session processor: `maxConcurrentSessions` workers, each
@@ -29,6 +33,8 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
   const { client, registration, hostOptions, logger } = options;
   const queueName = registration.options.queueName;
   const abort = new AbortController();
+  // Every worker listens on this one signal, so more than ten workers is normal, not a leak.
+  setMaxListeners(hostOptions.maxConcurrentSessions * LISTENERS_PER_WORKER + 10, abort.signal);
   const log = logger.child({ function: registration.name, queue: queueName });
 
   const accept = async (): Promise<ServiceBusSessionReceiver | undefined> => {
@@ -75,31 +81,40 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
     let release = false;
     const session = { receiver, requestRelease: () => { release = true; } };
     log.debug({ sessionId: receiver.sessionId }, 'session accepted');
-    while (!abort.signal.aborted && !release) {
-      let messages;
-      try {
-        messages = await receiver.receiveMessages(1, {
-          maxWaitTimeInMs: hostOptions.sessionIdleTimeoutMs,
-          abortSignal: abort.signal,
+    // The SDK leaves one abort listener behind on the signal of each session receiver's receiveMessages, so each
+    // session gets its own signal (dropped with the session), linked to the trigger's by one listener removed here.
+    const sessionAbort = new AbortController();
+    const onAbort = (): void => sessionAbort.abort();
+    abort.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (!abort.signal.aborted && !release) {
+        let messages;
+        try {
+          messages = await receiver.receiveMessages(1, {
+            maxWaitTimeInMs: hostOptions.sessionIdleTimeoutMs,
+            abortSignal: sessionAbort.signal,
+          });
+        } catch (error) {
+          if (!abort.signal.aborted) log.warn({ err: error, sessionId: receiver.sessionId }, 'session receive failed');
+          return;
+        }
+        const [message] = messages;
+        if (!message) return; // idle: release the session so another worker (or host) can take it
+        const outcome = await processMessage({
+          registration,
+          receiver,
+          settlementQueue,
+          message,
+          session,
+          autoCompleteMessages: hostOptions.autoCompleteMessages,
+          logger,
         });
-      } catch (error) {
-        if (!abort.signal.aborted) log.warn({ err: error, sessionId: receiver.sessionId }, 'session receive failed');
-        return;
+        // An unsettled message stays locked inside the session; handing the session back is the only way to let it
+        // be redelivered without breaking the session's order.
+        if (outcome === 'unsettled') release = true;
       }
-      const [message] = messages;
-      if (!message) return; // idle: release the session so another worker (or host) can take it
-      const outcome = await processMessage({
-        registration,
-        receiver,
-        settlementQueue,
-        message,
-        session,
-        autoCompleteMessages: hostOptions.autoCompleteMessages,
-        logger,
-      });
-      // An unsettled message stays locked inside the session; handing the session back is the only way to let it
-      // be redelivered without breaking the session's order.
-      if (outcome === 'unsettled') release = true;
+    } finally {
+      abort.signal.removeEventListener('abort', onAbort);
     }
   };
 

@@ -34,6 +34,7 @@ export interface SessionInfo {
 export class SessionCoordinator {
   private readonly table = new SessionTable();
   private waiters: Waiter[] = [];
+  private returning = false;
 
   constructor(
     private readonly entity: QueueEntity,
@@ -92,12 +93,18 @@ export class SessionCoordinator {
   }
 
   private lockFor(e: SessionEntry, c: Consumer): AcceptedSession {
-    if (e.holder !== undefined && e.holder !== c.id) this.releaseEntry(e, false);
+    // A lock that ran out before its expiry timer fired is taken over here: the session changes hands first, so
+    // the old holder's messages come back under the new lock and no waiting request is handed the same session.
+    const previous = e.holder !== undefined && e.holder !== c.id ? e.holder : undefined;
     e.holder = c.id;
     e.until = Date.now() + this.entity.lockDurationMs;
     e.lastUpdated = Date.now();
     c.sessionId = e.id;
     this.armExpiry(e);
+    if (previous !== undefined) {
+      this.returnLocks(previous, e);
+      this.entity.consumerById(previous)?.sessionLost(brokerErrors.sessionLockLost(e.id));
+    }
     queueMicrotask(() => this.entity.pump());
     return { sessionId: e.id, lockedUntil: e.until };
   }
@@ -107,14 +114,15 @@ export class SessionCoordinator {
     this.timers.at(until, () => {
       if (e.holder !== holder || e.until !== until || holder === undefined) return;
       const consumer = this.entity.consumerById(holder);
-      this.releaseEntry(e, true);
+      this.releaseEntry(e);
       consumer?.sessionLost(brokerErrors.sessionLockLost(e.id));
     });
   }
 
   /** A message became available in `sessionId`: a waiting "next session" request may take it. */
   onAvailable(sessionId: string): void {
-    if (this.waiters.length === 0) return;
+    // While a holder's messages go back one by one, the session is served once they all are (releaseEntry).
+    if (this.waiters.length === 0 || this.returning) return;
     const e = this.table.get(sessionId);
     if (this.table.isLocked(e, Date.now())) return;
     this.serveWaiters();
@@ -132,21 +140,26 @@ export class SessionCoordinator {
 
   /** Gives back every session `owner` holds (its link closed). */
   release(owner: string): void {
-    for (const e of [...this.table.all()]) if (e.holder === owner) this.releaseEntry(e, true);
+    for (const e of [...this.table.all()]) if (e.holder === owner) this.releaseEntry(e);
   }
 
-  private releaseEntry(e: SessionEntry, serve: boolean): void {
+  private releaseEntry(e: SessionEntry): void {
     const owner = e.holder;
     e.holder = undefined;
     e.until = 0;
-    if (owner !== undefined) {
-      // Unsettled messages go back into the session queue by sequence number, so the next holder sees them in order.
-      for (const lock of this.entity.locksOf(owner, e.id)) this.entity.unlock(lock, undefined);
-    }
+    if (owner !== undefined) this.returnLocks(owner, e);
     this.table.prune(e);
-    if (serve) {
-      this.serveWaiters();
-      this.entity.pump();
+    this.serveWaiters();
+    this.entity.pump();
+  }
+
+  /** Unsettled messages go back into the session queue by sequence number, so the next holder sees them in order. */
+  private returnLocks(owner: string, e: SessionEntry): void {
+    this.returning = true;
+    try {
+      for (const lock of this.entity.locksOf(owner, e.id)) this.entity.unlock(lock, undefined);
+    } finally {
+      this.returning = false;
     }
   }
 

@@ -12,6 +12,7 @@ import type { BrokerError } from '../errors/brokerError.js';
 import type { MessageStore } from '../store/messageStore.js';
 import { isBrokerError } from '../errors/brokerError.js';
 import { settleOutgoing } from './dispositionGate.js';
+import { answerDrain } from './drainReply.js';
 import { internals } from './rheaLink.js';
 
 let nextId = 0;
@@ -82,10 +83,10 @@ export class DeliveryLink implements Consumer {
     this.link.close(error.toAmqp());
   }
 
-  /** The client answered a flow with drain: deliver what is there, then give the rest of the credit back. */
+  /** The client asked for a drain: deliver what is there, then answer with the rest of the credit consumed. */
   onDrain(): void {
     this.entity.pump();
-    internals(this.link).set_drained(true);
+    answerDrain(this.link);
   }
 
   /** Handles a disposition from the client. */

@@ -21,7 +21,6 @@ export interface LinkInternals {
   state: { local_open: boolean; open_requests: number };
   credit: number;
   sendable(): boolean;
-  set_drained(drained: boolean): void;
 }
 
 /** Typed view of a link's internals. */

@@ -32,6 +32,20 @@ param alertEmail string = ''
 ])
 param serviceBusSku string = 'Standard'
 
+@description('Maximum size of each Service Bus queue in MB (not part of the entity file).')
+@allowed([
+  1024
+  2048
+  3072
+  4096
+  5120
+])
+param serviceBusQueueMaxSizeInMegabytes int = 1024
+
+@description('Active messages on order-events (kept until their TTL, since nothing in the app consumes them) above which an alert fires.')
+@minValue(1)
+param orderEventsBacklogThreshold int = 100000
+
 @description('Cosmos DB capacity: Serverless has no idle cost; Provisioned uses autoscale throughput.')
 @allowed([
   'Serverless'
@@ -118,6 +132,7 @@ module serviceBus 'app/serviceBus.bicep' = {
     tags: tags
     name: '${abbrs.serviceBusNamespaces}${resourceToken}'
     sku: serviceBusSku
+    maxQueueSizeInMegabytes: serviceBusQueueMaxSizeInMegabytes
   }
 }
 
@@ -187,6 +202,7 @@ module alerts 'app/alerts.bicep' = {
     alertNamePrefix: '${abbrs.insightsMetricAlerts}${resourceToken}-'
     alertEmail: alertEmail
     serviceBusNamespaceName: serviceBus.outputs.name
+    eventQueueBacklogThreshold: orderEventsBacklogThreshold
     applicationInsightsName: monitoring.outputs.applicationInsightsName
   }
 }

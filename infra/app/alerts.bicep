@@ -1,10 +1,11 @@
-// Operator alerts: dead letters on the work queues, and the app's alert events (design: "An alert is a
-// warn-level structured log line plus an OpenTelemetry event named ..."), routed to one action group.
+// Operator alerts, routed to one action group: dead letters on the work queues, the backlog of the event queue,
+// the app's alerts (design: "An alert is a warn-level structured log line plus an OpenTelemetry event named ...";
+// the app also counts each one in a metric of the same name) and failed outbox records.
 
 @description('Tags applied to every resource.')
 param tags object
 
-@description('Azure region for the log alert (metric alerts and action groups are global).')
+@description('Azure region for the log alerts (metric alerts and action groups are global).')
 param location string
 
 @description('Action group name.')
@@ -25,10 +26,17 @@ param deadLetterQueues array = [
   'orders'
 ]
 
+@description('Queue that only collects events (nothing in the app consumes it); its backlog is watched.')
+param eventQueue string = 'order-events'
+
+@description('Active messages on the event queue above which the backlog alert fires.')
+@minValue(1)
+param eventQueueBacklogThreshold int = 100000
+
 @description('Application Insights component that receives the app telemetry.')
 param applicationInsightsName string
 
-@description('Alert event names the app emits (design: alerts).')
+@description('Alert names the app emits, as events and as counters (design: alerts; src/core/ports/telemetry.ts).')
 param alertEvents array = [
   'GapTooOld'
   'IdempotencyKeyConflict'
@@ -36,6 +44,9 @@ param alertEvents array = [
   'ParkedEntryRejected'
   'OutboxFailed'
 ]
+
+@description('Gauge the app reports for outbox records that ran out of attempts (src/adapters/metrics.ts).')
+param outboxFailedMetric string = 'convoy.outbox.failed'
 
 resource serviceBus 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
   name: serviceBusNamespaceName
@@ -104,19 +115,62 @@ resource deadLetterAlerts 'Microsoft.Insights/metricAlerts@2018-03-01' = [
   }
 ]
 
-// The events reach Application Insights as custom events or as log lines carrying the event name,
-// depending on the exporter path, so the query looks at both and splits by event name.
+// Nothing consumes the event queue, so its messages live until their TTL and expire without dead-lettering
+// (DeadLetteringOnMessageExpiration is off for it). A backlog far above normal means the queue is heading for
+// its size limit, at which point sends fail (QuotaExceeded) and outbox records stop: act before that.
+resource eventBacklogAlert 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: '${alertNamePrefix}backlog-${eventQueue}'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'More than ${eventQueueBacklogThreshold} active messages in ${eventQueue}: subscribe a consumer or lower its TTL before the queue fills.'
+    severity: 3
+    enabled: true
+    scopes: [serviceBus.id]
+    evaluationFrequency: 'PT15M'
+    windowSize: 'PT15M'
+    autoMitigate: true
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+      allOf: [
+        {
+          criterionType: 'StaticThresholdCriterion'
+          name: 'ActiveMessages'
+          metricNamespace: 'Microsoft.ServiceBus/namespaces'
+          metricName: 'ActiveMessages'
+          dimensions: [
+            {
+              name: 'EntityName'
+              operator: 'Include'
+              values: [eventQueue]
+            }
+          ]
+          operator: 'GreaterThan'
+          threshold: eventQueueBacklogThreshold
+          timeAggregation: 'Maximum'
+        }
+      ]
+    }
+    actions: [{ actionGroupId: actionGroup.id }]
+  }
+}
+
+// The app raises each alert three ways: a warn log line (pino to stdout, collected by the host as a trace), an
+// OpenTelemetry event, and one increment of a counter named after the alert. Traces and events may be sampled
+// (host.json and the OpenTelemetry distro sample them); metrics never are, so `customMetrics` is the reliable
+// branch and the other two stay as a fallback. A counter row's `value` is the increments of one export interval.
 var eventList = join(map(alertEvents, e => '\'${e}\''), ', ')
 var eventPattern = join(alertEvents, '|')
 var eventQuery = '''
 let names = dynamic([{0}]);
 union isfuzzy=true
-  (customEvents | where name in (names) | project timestamp, alert = name),
+  (customMetrics | where name in (names) | project timestamp, alert = name, n = todouble(value)),
+  (customEvents | where name in (names) | project timestamp, alert = name, n = 1.0),
   (traces
     | extend alert = extract(@"\b({1})\b", 1, strcat(message, " ", tostring(customDimensions)))
     | where alert in (names)
-    | project timestamp, alert)
-| summarize events = count() by alert
+    | project timestamp, alert, n = 1.0)
+| summarize events = sum(n) by alert
 '''
 
 resource eventAlert 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
@@ -147,6 +201,50 @@ resource eventAlert 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
               values: ['*']
             }
           ]
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    actions: {
+      actionGroups: [actionGroup.id]
+    }
+  }
+}
+
+// `convoy.outbox.failed` is a gauge: outbox records that ran out of attempts, each holding its order. It is a
+// state, not an event, so this rule is stateful (resolves when the gauge is back to 0) instead of re-firing
+// every evaluation like the event rule above.
+var outboxFailedQuery = '''
+customMetrics
+| where name == '{0}'
+| summarize failed = max(todouble(value))
+'''
+
+resource outboxFailedAlert 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: '${alertNamePrefix}outbox-failed'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'Ledger Convoy outbox records failed'
+    description: 'convoy.outbox.failed > 0: outbox records ran out of attempts and block their orders; retry them.'
+    severity: 2
+    enabled: true
+    scopes: [applicationInsights.id]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    autoMitigate: true
+    criteria: {
+      allOf: [
+        {
+          query: format(outboxFailedQuery, outboxFailedMetric)
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'failed'
           operator: 'GreaterThan'
           threshold: 0
           failingPeriods: {

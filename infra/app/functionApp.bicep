@@ -37,10 +37,10 @@ param serviceBusFullyQualifiedNamespace string
 @description('Cosmos DB account endpoint.')
 param cosmosEndpoint string
 
-@description('Cosmos DB database name.')
+@description('Cosmos DB database name: pass the cosmos module output.')
 param cosmosDatabaseName string
 
-@description('Cosmos DB container name.')
+@description('Cosmos DB container name: pass the cosmos module output.')
 param cosmosContainerName string
 
 @description('Flex Consumption scale-out limit.')
@@ -77,6 +77,12 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   }
 }
 
+// The app derives the inbox TTL and its retry-budget check from the queues' delivery windows; reading them from the
+// entity file (the same file that creates the queues) keeps the app and the broker in step.
+var entityQueues = loadJsonContent('../servicebus.config.json').UserConfig.Namespaces[0].Queues
+var ordersQueue = filter(entityQueues, q => q.Name == 'orders')[0].Properties
+var ledgerQueue = filter(entityQueues, q => q.Name == 'ledger')[0].Properties
+
 var identitySettings = {
   credential: 'managedidentity'
   clientId: identityClientId
@@ -101,8 +107,13 @@ var appSettings = union(
     AZURE_CLIENT_ID: identityClientId
     APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsightsConnectionString
     APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD;ClientId=${identityClientId}'
+    // The names the cosmos module created (its outputs), never a second copy of them.
     COSMOS_DATABASE: cosmosDatabaseName
     COSMOS_CONTAINER: cosmosContainerName
+    ORDERS_LOCK_DURATION: ordersQueue.LockDuration
+    ORDERS_MAX_DELIVERY_COUNT: string(ordersQueue.MaxDeliveryCount)
+    ORDERS_MESSAGE_TTL: ordersQueue.DefaultMessageTimeToLive
+    LEDGER_LOCK_DURATION: ledgerQueue.LockDuration
   },
   extraAppSettings
 )

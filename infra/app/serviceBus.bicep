@@ -27,6 +27,16 @@ param sku string = 'Standard'
 ])
 param premiumCapacity int = 1
 
+@description('Maximum size of each queue in MB. The entity file cannot carry it (the emulator Config.json format has no such property), so it is set here; the values are the ones Standard accepts, Premium accepts them too.')
+@allowed([
+  1024
+  2048
+  3072
+  4096
+  5120
+])
+param maxQueueSizeInMegabytes int = 1024
+
 var entityFile = loadJsonContent('../servicebus.config.json')
 // The file holds one namespace; its name only matters to the emulators.
 var queues = entityFile.UserConfig.Namespaces[0].Queues
@@ -48,7 +58,8 @@ resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
   }
 }
 
-// ISO 8601 durations pass through unchanged; forwarding is set only when the file names a target.
+// ISO 8601 durations pass through unchanged; forwarding is set only when the file names a target. The size is
+// explicit so a queue nobody drains (order-events) has a known ceiling that its backlog alert is sized against.
 resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
   for q in queues: {
     parent: namespace
@@ -62,6 +73,7 @@ resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
         maxDeliveryCount: q.Properties.MaxDeliveryCount
         defaultMessageTimeToLive: q.Properties.DefaultMessageTimeToLive
         deadLetteringOnMessageExpiration: q.Properties.DeadLetteringOnMessageExpiration
+        maxSizeInMegabytes: maxQueueSizeInMegabytes
       },
       empty(q.Properties.?ForwardTo ?? '') ? {} : { forwardTo: q.Properties.ForwardTo },
       empty(q.Properties.?ForwardDeadLetteredMessagesTo ?? '')

@@ -4,8 +4,25 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { BicepRestoreError, findBicepCompiler } from '../../scripts/infraBuild.js';
 import type { BicepCompiler } from '../../scripts/infraBuild.js';
+
+/** Repository root. */
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+
+/**
+ * The Bicep compiler the template tests use, or `undefined` (suites skip) when the machine has none.
+ * A failed NuGet restore skips visibly on a developer machine, but must fail in CI.
+ */
+export function locateBicepCompiler(): BicepCompiler | undefined {
+  try {
+    return findBicepCompiler({ rootDir: REPO_ROOT, log: () => undefined });
+  } catch (error) {
+    if (error instanceof BicepRestoreError && !process.env.CI) return undefined;
+    throw error;
+  }
+}
 
 /** A resource of an ARM template, as JSON. */
 export interface ArmResource {

@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { BicepCompiler } from '../../scripts/infraBuild.js';
+import { MetricName } from '../../src/adapters/metrics.js';
+import { AlertName } from '../../src/core/ports/telemetry.js';
+import { locateBicepCompiler, ofType, REPO_ROOT, snapshotMainBicep } from './armTemplate.js';
+import type { DeploymentSnapshot, PredictedResource } from './armTemplate.js';
+
+const root = REPO_ROOT;
+const mainBicep = join(REPO_ROOT, 'infra', 'main.bicep');
+
+const compiler = locateBicepCompiler();
+
+/** Types `samplingSettings.excludedTypes` recognizes (Azure Functions host.json reference). */
+const SAMPLING_TYPES = new Set(['Dependency', 'Event', 'Exception', 'PageView', 'Request', 'Trace']);
+
+describe('host.json sampling', () => {
+  it('never samples the telemetry alerts are built from: requests, traces (pino lines), events and exceptions', () => {
+    const host = JSON.parse(readFileSync(join(root, 'host.json'), 'utf8')) as {
+      logging: { applicationInsights: { samplingSettings: { isEnabled: boolean; excludedTypes: string } } };
+    };
+    const excluded = host.logging.applicationInsights.samplingSettings.excludedTypes.split(';');
+    for (const type of excluded) expect(SAMPLING_TYPES, type).toContain(type);
+    expect(excluded.sort()).toEqual(['Event', 'Exception', 'Request', 'Trace']);
+  });
+});
+
+function queryOf(rule: PredictedResource): string {
+  const criteria = rule.properties?.criteria as { allOf: { query: string }[] };
+  return criteria.allOf.map((c) => c.query).join('\n');
+}
+
+describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapshot)', () => {
+  let defaults: DeploymentSnapshot;
+  let tuned: DeploymentSnapshot;
+
+  beforeAll(() => {
+    defaults = snapshotMainBicep(compiler as BicepCompiler, mainBicep, { environmentName: 'ci', location: 'westeurope' });
+    tuned = snapshotMainBicep(compiler as BicepCompiler, mainBicep, { environmentName: 'ci', location: 'westeurope', orderEventsBacklogThreshold: 5000 });
+  }, 300_000);
+
+  const rule = (snapshot: DeploymentSnapshot, suffix: string): PredictedResource => {
+    const found = [...ofType(snapshot, 'Microsoft.Insights/metricAlerts'), ...ofType(snapshot, 'Microsoft.Insights/scheduledQueryRules')].find((r) => r.name.endsWith(suffix));
+    if (!found) throw new Error(`no alert rule named *${suffix}`);
+    return found;
+  };
+
+  it('alerts on any dead letter in ledger and orders, and on an order-events backlog above the threshold parameter', () => {
+    const metric = ofType(defaults, 'Microsoft.Insights/metricAlerts').map((m) => JSON.stringify(m.properties?.criteria));
+    expect(metric).toEqual([
+      expect.stringMatching(/"metricName":"DeadletteredMessages".*"values":\["ledger"\].*"operator":"GreaterThan","threshold":0,/),
+      expect.stringMatching(/"metricName":"DeadletteredMessages".*"values":\["orders"\].*"operator":"GreaterThan","threshold":0,/),
+      expect.stringMatching(/"metricName":"ActiveMessages".*"values":\["order-events"\].*"operator":"GreaterThan","threshold":100000,/),
+    ]);
+    expect(JSON.stringify(rule(tuned, 'backlog-order-events').properties?.criteria)).toContain('"threshold":5000,');
+  });
+
+  it('fires on every alert the app raises, from its per-alert counters as well as from events and log lines', () => {
+    const query = queryOf(rule(defaults, 'app-events'));
+    const names = Object.values(AlertName);
+    expect(names.length).toBeGreaterThan(0);
+    const list = /let names = dynamic\(\[([^\]]*)\]\);/.exec(query)?.[1] ?? '';
+    expect(list.split(',').map((n) => n.trim().replace(/'/g, '')).sort()).toEqual([...names].sort());
+    // The counters are named exactly after the alerts (src/adapters/telemetry.ts) and are never sampled.
+    expect(query).toMatch(/customMetrics \| where name in \(names\)/);
+    expect(query).toMatch(/customEvents \| where name in \(names\)/);
+    expect(query).toMatch(/\btraces\b[\s\S]*where alert in \(names\)/);
+    expect(query).toMatch(/summarize events = sum\(n\) by alert/);
+  });
+
+  it('raises a stateful alert while the outbox-failed gauge is above zero', () => {
+    const failed = rule(defaults, 'outbox-failed');
+    expect(queryOf(failed)).toContain(`where name == '${MetricName.OutboxFailed}'`);
+    expect(failed.properties).toMatchObject({
+      autoMitigate: true,
+      criteria: { allOf: [{ metricMeasureColumn: 'failed', timeAggregation: 'Maximum', operator: 'GreaterThan', threshold: 0 }] },
+    });
+  });
+
+  it('routes every rule to the one action group', () => {
+    const group = ofType(defaults, 'Microsoft.Insights/actionGroups');
+    expect(group).toHaveLength(1);
+    const groupName = String(group[0]?.name);
+    const rules = [...ofType(defaults, 'Microsoft.Insights/metricAlerts'), ...ofType(defaults, 'Microsoft.Insights/scheduledQueryRules')];
+    expect(rules).toHaveLength(5);
+    for (const r of rules) expect(JSON.stringify(r.properties?.actions), r.name).toContain(`/actionGroups/${groupName}`);
+  });
+});

@@ -8,6 +8,8 @@ export const CliErrorCode = {
   Http: 'Http',
   /** Service Bus cannot be reached or refused the operation. */
   ServiceBus: 'ServiceBus',
+  /** Cosmos DB cannot be reached or refused the operation. */
+  Cosmos: 'Cosmos',
   /** A file (expectation, body) cannot be read or is malformed. */
   File: 'File',
   /** The requested message or order does not exist. */

@@ -1,16 +1,21 @@
 import { CosmosClient } from '@azure/cosmos';
+import { DEFAULT_COSMOS_RESOURCES, ORDERS_PARTITION_KEY } from '../src/adapters/cosmosClientOptions.js';
+import type { CosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
 
-/** The database and container the app expects (design: "Names everyone shares"). */
-export const cosmosResources = { database: 'convoy', container: 'orders', partitionKey: '/orderId' } as const;
+/** The database and container the app expects by default (design: "Names everyone shares"). */
+export const cosmosResources = { ...DEFAULT_COSMOS_RESOURCES, partitionKey: ORDERS_PARTITION_KEY } as const;
 
-/** Creates the app's database and container if missing (idempotent, safe on a durable emulator). */
-export async function ensureCosmosResources(connectionString: string): Promise<void> {
+/**
+ * Creates the app's database and container if missing (idempotent, safe on a durable emulator). `names` are the
+ * ones the app resolves from `COSMOS_DATABASE` / `COSMOS_CONTAINER` (`resolveCosmosResourceNames`).
+ */
+export async function ensureCosmosResources(connectionString: string, names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES): Promise<void> {
   const client = new CosmosClient(connectionString);
   try {
-    const { database } = await client.databases.createIfNotExists({ id: cosmosResources.database });
+    const { database } = await client.databases.createIfNotExists({ id: names.database });
     await database.containers.createIfNotExists({
-      id: cosmosResources.container,
-      partitionKey: { paths: [cosmosResources.partitionKey] },
+      id: names.container,
+      partitionKey: { paths: [ORDERS_PARTITION_KEY] },
       // -1: TTL on without a default, so records carrying their own `ttl` (the inbox) expire and others stay.
       defaultTtl: -1,
     });

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
 import { start as startCosmos } from '../emulators/cosmos/index.js';
 import { start as startServiceBus } from '../emulators/servicebus/index.js';
 import { ensureCosmosResources } from './cosmosResources.js';
@@ -17,6 +18,8 @@ export interface EmulatorStackOptions {
   dataDir?: string;
   /** The Service Bus entity file. @default `infra/servicebus.config.json` */
   entityFile?: string;
+  /** The database and container to create (the app's `COSMOS_DATABASE` / `COSMOS_CONTAINER`). @default convoy / orders */
+  cosmosResources?: CosmosResourceNames;
 }
 
 /** The running emulators and the connection strings the app's settings take. */
@@ -49,7 +52,7 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
   let cosmos;
   try {
     cosmos = await startCosmos({ port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined });
-    await ensureCosmosResources(cosmos.connectionString);
+    await ensureCosmosResources(cosmos.connectionString, options.cosmosResources);
   } catch (error) {
     await cosmos?.close();
     await serviceBus.close();

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
-import { registeredFunctions } from '../src/functions/register.js';
+import { AppTerminateContext } from './azureFunctions.js';
+import { registeredFunctions, registeredTerminateHooks } from '../src/functions/register.js';
 import type { FunctionRegistration } from '../src/functions/register.js';
 import { repoPath } from './paths.js';
 import { assertSupported } from './registrations.js';
@@ -37,10 +38,18 @@ export async function loadAppFunctions(logger: Logger): Promise<readonly Functio
 }
 
 /**
- * Closes the app's shared clients and senders (`closeAppContext` of `src/functions/appContext.ts`), as a host does
- * on shutdown, so nothing talks to the emulators after they stop.
+ * Shuts the app down as the Functions host does on a graceful stop: runs its `appTerminate` hooks (registered
+ * through `register.ts`, the list the real host gets) one after another, each failure logged, then closes the app
+ * context (`closeAppContext`, idempotent) in case no hook did — so nothing talks to the emulators after they stop.
  */
-export async function closeAppFunctions(): Promise<void> {
+export async function closeAppFunctions(logger: Logger): Promise<void> {
+  for (const hook of registeredTerminateHooks()) {
+    try {
+      await hook(new AppTerminateContext());
+    } catch (error) {
+      logger.warn({ err: error }, 'an appTerminate hook failed');
+    }
+  }
   const module = (await import(pathToFileURL(repoPath('src/functions/appContext.js')).href)) as {
     closeAppContext?: () => Promise<void>;
   };

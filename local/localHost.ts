@@ -1,5 +1,8 @@
 import type { Logger } from 'pino';
+import { resolveCosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
 import type { FunctionRegistration } from '../src/functions/register.js';
+import { startLocalTelemetry } from './applicationInsights.js';
+import type { LocalApplicationInsightsModule, LocalTelemetry } from './applicationInsights.js';
 import { applyToProcessEnv, mergeSettings, readLocalSettings } from './config/appSettings.js';
 import type { AppSettings } from './config/appSettings.js';
 import { loadServiceBusHostOptions } from './config/serviceBusHostOptions.js';
@@ -43,6 +46,11 @@ export interface LocalHostOptions {
   logger?: Logger;
   /** Log warnings and errors only, the app included (sets LOG_LEVEL=warn). @default false */
   quiet?: boolean;
+  /**
+   * Loads the Application Insights SDK, started for the app's own functions when `APPLICATIONINSIGHTS_CONNECTION_STRING`
+   * is set (tests pass a stand-in). @default `import('applicationinsights')`
+   */
+  loadApplicationInsights?: () => Promise<LocalApplicationInsightsModule>;
 }
 
 /** The running local stack. */
@@ -58,7 +66,8 @@ export interface LocalHost {
   readonly logger: Logger;
   /**
    * Drains and stops everything: no new requests, messages or timer runs; in-flight ones finish and settle;
-   * receivers and clients close; the emulators stop; `process.env` is restored.
+   * the app's `appTerminate` hooks run and its clients close; Application Insights flushes; the emulators stop;
+   * `process.env` is restored.
    */
   close(): Promise<void>;
 }
@@ -70,6 +79,8 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     ...options.serviceBus,
   };
   const fileValues = await readLocalSettings(options.settingsFile ?? repoPath('local.settings.json'));
+  // The emulator gets the database and container the app will look for (COSMOS_DATABASE / COSMOS_CONTAINER).
+  const cosmosResources = resolveCosmosResourceNames(mergeSettings(fileValues, process.env));
   // Loaded on demand: against real Azure resources the (dev-only) emulator code is never imported.
   const stack: EmulatorStack | undefined =
     options.emulators === false
@@ -79,6 +90,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
           cosmosPort: options.cosmosPort,
           adminPort: options.serviceBusAdminPort,
           dataDir: options.dataDir,
+          cosmosResources,
         });
 
   // --quiet also quiets the app's own logger, which reads LOG_LEVEL like the host's.
@@ -91,17 +103,21 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
 
   const stoppers: (() => Promise<void>)[] = [];
   let restoreEnv: () => void = () => undefined;
+  let telemetry: LocalTelemetry | undefined;
   const appFunctions = options.registrations === undefined;
   const stopAll = async (): Promise<void> => {
     await Promise.allSettled(stoppers.splice(0).map((stop) => stop()));
     // The app's own clients go before the emulators they talk to.
-    if (appFunctions) await closeAppFunctions().catch((error: unknown) => logger.warn({ err: error }, 'closing the app failed'));
+    if (appFunctions) await closeAppFunctions(logger).catch((error: unknown) => logger.warn({ err: error }, 'closing the app failed'));
+    await telemetry?.close();
     await stack?.close();
     restoreEnv();
   };
 
   try {
     restoreEnv = applyToProcessEnv(settings);
+    // Like src/index.ts on Azure: Application Insights first (when configured), so the app's clients are instrumented.
+    if (appFunctions) telemetry = await startLocalTelemetry(settings, logger, options.loadApplicationInsights);
     const functions = groupFunctions(appFunctions ? await loadAppFunctions(logger) : (options.registrations ?? []));
 
     // Triggers first, HTTP last: once the URL answers, messages are already being consumed.

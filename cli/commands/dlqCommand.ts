@@ -6,6 +6,7 @@ import { runDlqPurge } from '../dlq/purge.js';
 import { runDlqResubmit } from '../dlq/resubmit.js';
 import { runResubmitRejected } from '../dlq/resubmitRejected.js';
 import { runDlqShow } from '../dlq/show.js';
+import { withCosmosFlag } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { collect, wholeNumber } from '../options.js';
@@ -55,9 +56,12 @@ export function dlqCommand(io: CliIo): Command {
       .option('--order <id>', "resubmit the order's rejected entry at --sequence instead of a dead letter")
       .option('--sequence <n>', 'the rejected sequence (with --order)', wholeNumber(1))
       .option('--attempt <n>', 'n of <entryId>.r<n> for a rejected entry (raise it to send another correction)', wholeNumber(1), 1)
+      .option('--correlation-id <ledgerId>', "with --order: the correction's correlationId, its ledger id (else read from Cosmos DB)")
+      .option('--cosmos <connection>', 'Cosmos DB connection string, to read a rejected entry\'s ledger id (else $CosmosConnection, else local.settings.json)')
       .addHelpText('after', '\nExamples:\n  convoy dlq resubmit --reason SchemaValidationFailed --edit\n  convoy dlq resubmit 42 --body fixed.json\n  convoy dlq resubmit --order o-1 --sequence 4 --edit')
       .action(async (ids: string[], flags: QueueFlags & ResubmitFlags) => {
-        const settings = resolveCliSettings(flags);
+        const resolved = resolveCliSettings(flags);
+        const settings = { ...resolved, app: withCosmosFlag(resolved.app, flags.cosmos) };
         if (flags.edit && flags.body) throw new CliError('InvalidOption', 'Use --edit or --body, not both.');
         const corrected = flags.body !== undefined ? readJsonBody(flags.body) : undefined;
         if (flags.order !== undefined) {
@@ -68,9 +72,13 @@ export function dlqCommand(io: CliIo): Command {
             orderId: flags.order,
             sequence: flags.sequence,
             attempt: flags.attempt,
+            correlationId: flags.correlationId,
             correct: (template) => corrected ?? editBody(template, `${flags.order}-${flags.sequence}`),
           });
-          io.out(`resubmitted ${done.entryId} to session ${done.sessionId} as ${done.messageId}`);
+          io.out(`resubmitted ${done.entryId} to session ${done.sessionId} as ${done.messageId}${done.correlationId ? ` (correlationId ${done.correlationId})` : ''}`);
+          if (done.correlationId === undefined) {
+            io.err('warning: sent without a correlationId (its ledger id): none was given and none could be read; pass --correlation-id or --cosmos next time.');
+          }
           return;
         }
         const report = await runDlqResubmit({
@@ -108,6 +116,8 @@ interface ResubmitFlags {
   order?: string;
   sequence?: number;
   attempt: number;
+  correlationId?: string;
+  cosmos?: string;
 }
 
 function corrector(flags: ResubmitFlags, corrected: unknown): ((body: unknown, row: DeadLetterRow) => unknown) | undefined {

@@ -1,10 +1,9 @@
 import { Command, Option } from 'commander';
-import { createCosmosClient, resolveCosmosConnection } from '../../src/adapters/azureClients.js';
-import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer } from '../../src/adapters/cosmosClientOptions.js';
 import { CosmosOutboxStore } from '../../src/adapters/outboxCosmosStore.js';
 import { OutboxStatus } from '../../src/core/documents/outboxRecord.js';
 import { retryOutboxRecord } from '../../src/core/outbox/outboxDispatch.js';
 import type { OutboxDispatchRecord } from '../../src/core/outbox/outboxRecordState.js';
+import { withCosmosFlag, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { wholeNumber } from '../options.js';
@@ -93,19 +92,7 @@ export function outboxCommand(io: CliIo): Command {
 }
 
 async function withStore(flags: OutboxFlags, work: (store: CosmosOutboxStore) => Promise<void>): Promise<void> {
-  const app = { ...resolveCliSettings(flags).app, ...(flags.cosmos !== undefined && { CosmosConnection: flags.cosmos }) };
-  let endpoint: string;
-  try {
-    endpoint = resolveCosmosConnection(app).endpoint;
-  } catch (error) {
-    throw new CliError('Settings', error instanceof Error ? error.message : String(error), 'Pass --cosmos "<connection string>" or set CosmosConnection.', { cause: error });
-  }
-  const client = createCosmosClient(app, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(endpoint) }));
-  try {
-    await work(new CosmosOutboxStore(ordersContainer(client)));
-  } finally {
-    client.dispose();
-  }
+  await withOrdersContainer(withCosmosFlag(resolveCliSettings(flags).app, flags.cosmos), (container) => work(new CosmosOutboxStore(container)));
 }
 
 function formatRecords(records: readonly OutboxDispatchRecord[]): string {

@@ -1,10 +1,11 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
+import { resubmission } from '../../src/core/index.js';
 import { CliError } from '../errors.js';
 import { messageIdText } from '../ids.js';
 import { QUEUES, peekAll, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterRow, matchesId, type DeadLetterRow } from './deadLetterRow.js';
-import { resubmissionMessage } from './resubmission.js';
+import { assertMessageIdLength, resubmissionMessage } from './resubmission.js';
 
 /** Options of {@link runDlqResubmit}. Select with `ids`, `reason` (both narrow) or `all`. */
 export interface DlqResubmitOptions {
@@ -43,6 +44,8 @@ export interface ResubmitReport {
  * Resubmits dead letters to their queue (rule 10). Each selected dead letter is received with a lock, its copy
  * sent, and only then completed; the others received on the way are abandoned at the end. Settlements run one
  * at a time, each awaited: rhea merges same-tick dispositions of one receiver into the first one's outcome.
+ * A copy whose `<id>.r<n>` would exceed 128 characters (a `ledger` dead letter with a long `ledgerId`) is refused
+ * with a `CliError` before it is sent — before anything is, when no correction is given.
  */
 export async function runDlqResubmit(options: DlqResubmitOptions): Promise<ResubmitReport> {
   const queue = options.queue ?? QUEUES.orders;
@@ -56,6 +59,10 @@ export async function runDlqResubmit(options: DlqResubmitOptions): Promise<Resub
   return withServiceBus(options.settings, async (client) => {
     const peeked = (await peekAll(client, queue, 'deadLetter')).map(deadLetterRow);
     const notFound = ids.filter((id) => !peeked.some((row) => matchesId(row, id)));
+    // Uncorrected copies keep their ids: refuse an over-long one before anything is received or sent.
+    if (!options.correct) {
+      for (const row of peeked.filter(selected)) assertMessageIdLength(resubmission(row.entryId, { resubmitCount: row.resubmitCount }).messageId);
+    }
     const wanted = new Set(peeked.filter(selected).map((row) => row.sequenceNumber));
     const resubmitted: Resubmitted[] = [];
     if (wanted.size === 0) return { resubmitted, notFound };

@@ -19,7 +19,15 @@ export interface HttpHostOptions {
   port?: number;
   /** host.json `extensions.http.routePrefix`. @default 'api' */
   routePrefix?: string;
+  /**
+   * Largest request body read; a longer one is answered 413 without reaching a function.
+   * @default {@link DEFAULT_MAX_REQUEST_BODY_BYTES}
+   */
+  maxRequestBodyBytes?: number;
 }
+
+/** The Functions host's documented HTTP request length limit: 100 MB (104,857,600 bytes). */
+export const DEFAULT_MAX_REQUEST_BODY_BYTES = 104_857_600;
 
 /** A running HTTP trigger host. */
 export interface HttpHost {
@@ -38,11 +46,14 @@ interface Route {
 /**
  * Serves HTTP functions as the Functions host does: `/<routePrefix>/<route>` (route defaults to the function
  * name), `methods` defaulting to GET and POST, the library's `HttpRequest`/`HttpResponse`, 500 on a thrown
- * error and 404 when no function matches. authLevel is not enforced, as under `func start`.
+ * error and 404 when no function matches. The route is found before the body is read (a 404 reads none), and a
+ * body over `maxRequestBodyBytes` — declared in `content-length` or counted while reading — is answered 413.
+ * authLevel is not enforced, as under `func start`.
  */
 export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
   const { logger } = options;
   const prefix = (options.routePrefix ?? 'api').replace(/^\/+|\/+$/g, '');
+  const maxBodyBytes = options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   const routes: Route[] = options.functions.map((registration) => ({
     registration,
     template: compileRoute(registration.options.route ?? registration.name),
@@ -62,10 +73,14 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
     const found = findRoute(routes, prefix, url.pathname, method);
-    const body = await readBody(req);
     if (!found) {
       res.writeHead(404, { 'content-length': '0' });
       res.end();
+      return;
+    }
+    const body = await readBody(req, maxBodyBytes);
+    if (body === undefined) {
+      tooLarge(req, res);
       return;
     }
     const { route, params } = found;
@@ -142,8 +157,34 @@ function flattenHeaders(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** The whole body, or undefined as soon as it is known to exceed `maxBytes` (the rest is left unread). */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve(undefined);
+  // Events rather than `for await`: leaving that loop early destroys the request, and with it the socket the 413
+  // still has to go out on.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const onData = (chunk: Buffer): void => {
+      length += chunk.length;
+      if (length <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData).off('end', onEnd).off('error', reject);
+      req.pause();
+      resolve(undefined);
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks, length));
+    req.on('data', onData).once('end', onEnd).once('error', reject);
+  });
+}
+
+/** 413, then the connection is closed: the unread rest of the body is not worth receiving. */
+function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  res.writeHead(413, { 'content-length': '0', connection: 'close' });
+  // Keep draining what the client is still sending until the socket closes, so it sees the answer, not a reset.
+  res.end(() => req.resume());
 }

@@ -2,13 +2,44 @@
  * Cosmos DB client settings for the order store, and the names of its resources (design: "Names everyone shares").
  */
 import type { CosmosClient, CosmosClientOptions, Container } from '@azure/cosmos';
+import { SettingsError } from './azureClients.js';
+import type { AppSettings } from './azureClients.js';
 
-/** The app's database. */
+/** The app's database when the `COSMOS_DATABASE` app setting is unset. */
 export const COSMOS_DATABASE = 'convoy';
-/** The app's container, partitioned on {@link ORDERS_PARTITION_KEY}. */
+/** The app's container when the `COSMOS_CONTAINER` app setting is unset; partitioned on {@link ORDERS_PARTITION_KEY}. */
 export const ORDERS_CONTAINER = 'orders';
-/** Partition key path of {@link ORDERS_CONTAINER}. */
+/** Partition key path of the orders container. */
 export const ORDERS_PARTITION_KEY = '/orderId';
+
+/** Where the app keeps its documents: one database, one container partitioned on {@link ORDERS_PARTITION_KEY}. */
+export interface CosmosResourceNames {
+  readonly database: string;
+  readonly container: string;
+}
+
+/** `convoy` / `orders`, the names Bicep and the local host provision by default. */
+export const DEFAULT_COSMOS_RESOURCES: CosmosResourceNames = Object.freeze({ database: COSMOS_DATABASE, container: ORDERS_CONTAINER });
+
+// Cosmos DB resource ids: 1-255 characters, none of / \ ? #, not ending in a space.
+const RESOURCE_ID = /^[^/\\?#]{0,254}[^/\\?# ]$/;
+
+/**
+ * Reads the app settings `COSMOS_DATABASE` (default `convoy`) and `COSMOS_CONTAINER` (default `orders`) — the
+ * names Bicep outputs and sets on the function app. An empty setting counts as unset.
+ * @throws SettingsError (`InvalidSetting`) for a name Cosmos DB would refuse.
+ */
+export function resolveCosmosResourceNames(settings: AppSettings): CosmosResourceNames {
+  const read = (name: string, fallback: string): string => {
+    const value = settings[name]?.trim();
+    if (!value) return fallback;
+    if (!RESOURCE_ID.test(value)) {
+      throw new SettingsError('InvalidSetting', name, `${name} must be a Cosmos DB resource id: 1-255 characters, none of / \\ ? #, not ending in a space.`);
+    }
+    return value;
+  };
+  return Object.freeze({ database: read('COSMOS_DATABASE', COSMOS_DATABASE), container: read('COSMOS_CONTAINER', ORDERS_CONTAINER) });
+}
 
 /** Options of {@link orderStoreClientOptions}. */
 export interface OrderStoreClientOptions {
@@ -46,7 +77,10 @@ export function isLoopbackEndpoint(endpoint: string): boolean {
   }
 }
 
-/** The orders container; nothing is created here (Bicep provisions it on Azure, the local host on the emulator). */
-export function ordersContainer(client: CosmosClient): Container {
-  return client.database(COSMOS_DATABASE).container(ORDERS_CONTAINER);
+/**
+ * The orders container (named by {@link resolveCosmosResourceNames}); nothing is created here (Bicep provisions it
+ * on Azure, the local host on the emulator).
+ */
+export function ordersContainer(client: CosmosClient, names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES): Container {
+  return client.database(names.database).container(names.container);
 }

@@ -1,12 +1,14 @@
 /**
  * The app's long-lived objects — settings, SDK clients, the order store, senders, telemetry, the processor and its
- * order cache — built lazily on first use from the app settings (`process.env`) and shared by every invocation.
+ * order cache — built lazily on first use from the app settings (`process.env`) and shared by every invocation
+ * until {@link closeAppContext}.
  */
-import type { CosmosClient } from '@azure/cosmos';
+import type { Container, CosmosClient } from '@azure/cosmos';
 import type { ServiceBusClient, ServiceBusSender } from '@azure/service-bus';
 import { createCosmosClient, createServiceBusClient, resolveCosmosConnection } from '../adapters/azureClients.js';
 import type { AppSettings } from '../adapters/azureClients.js';
-import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer } from '../adapters/cosmosClientOptions.js';
+import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
+import type { CosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';
 import { createTelemetry } from '../adapters/telemetry.js';
 import { resolveCoreConfig } from '../core/config.js';
@@ -40,10 +42,14 @@ export interface AppContext {
   readonly settings: AppSettings;
   readonly config: Readonly<CoreConfig>;
   readonly functionSettings: Readonly<FunctionSettings>;
+  /** The database and container: app settings `COSMOS_DATABASE` / `COSMOS_CONTAINER`, default `convoy` / `orders`. */
+  readonly cosmosResources: CosmosResourceNames;
   readonly telemetry: Telemetry;
   /** The order documents the processor remembers across invocations of the same session (LRU). */
   readonly orderCache: OrderCache;
   cosmosClient(): CosmosClient;
+  /** The orders container named by {@link AppContext.cosmosResources}. */
+  container(): Container;
   store(): OrderStore;
   serviceBusClient(): ServiceBusClient;
   /** One cached sender per queue. */
@@ -53,33 +59,25 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
-/** Setting names that shape the context: when any of them changes, the next call builds a new one. */
-const RELEVANT = /^(ServiceBusConnection|CosmosConnection|AZURE_CLIENT_ID|LOG_LEVEL|INBOX_|TRANSIENT_|ORDERS_|LEDGER_|GAP_ALERT_AGE|OUTBOX_)/;
-
-let current: { fingerprint: string; context: AppContext } | undefined;
+let current: AppContext | undefined;
 
 /**
- * The app context for the current settings. Built once and cached; settings are read from `settings` (default
- * `process.env`) on each call only to notice a change — a host restarted in-process on other emulators gets a
- * fresh context, and the old one is closed. Throws `ConfigError`/`SettingsError` for unusable settings.
+ * The app context. Built on the first call from `settings` (default `process.env`: the app settings, read once)
+ * and cached until {@link closeAppContext} — per invocation this is a variable read. Whoever changes the settings
+ * (a host restarted in-process on other emulators, a test) resets it with `closeAppContext()` first.
+ * Throws `ConfigError`/`SettingsError` for unusable settings (and builds nothing, so the next call tries again).
  */
 export function appContext(settings: AppSettings = process.env): AppContext {
-  const fingerprint = JSON.stringify(
-    Object.keys(settings)
-      .filter((key) => RELEVANT.test(key))
-      .sort()
-      .map((key) => [key, settings[key]]),
-  );
-  if (current?.fingerprint === fingerprint) return current.context;
-  const previous = current?.context;
-  current = { fingerprint, context: buildAppContext({ ...settings }) };
-  void previous?.close().catch(() => undefined);
-  return current.context;
+  return (current ??= buildAppContext({ ...settings }));
 }
 
-/** Closes the cached context (hosts call this on shutdown; tests between suites). */
+/**
+ * Closes the cached context and forgets it, so the next {@link appContext} call reads the settings again. Hosts
+ * call it on shutdown (the `appTerminate` hook on Azure, `close()` of the local host); tests call it before they
+ * change settings. Safe to call when nothing is cached.
+ */
 export async function closeAppContext(): Promise<void> {
-  const context = current?.context;
+  const context = current;
   current = undefined;
   await context?.close();
 }
@@ -97,10 +95,12 @@ function buildAppContext(settings: AppSettings): AppContext {
   const frozen = Object.freeze(settings);
   const config = resolveCoreConfig(frozen);
   const functionSettings = resolveFunctionSettings(frozen);
+  const cosmosResources = resolveCosmosResourceNames(frozen);
   const telemetry = createTelemetry({ level: frozen.LOG_LEVEL || 'info' });
   const orderCache = new OrderCache(ORDER_CACHE_SIZE);
   const senders = new Map<QueueName, ServiceBusSender>();
   let cosmos: CosmosClient | undefined;
+  let orders: Container | undefined;
   let store: OrderStore | undefined;
   let serviceBus: ServiceBusClient | undefined;
   let processor: OrderProcessor | undefined;
@@ -114,15 +114,18 @@ function buildAppContext(settings: AppSettings): AppContext {
     return cosmos;
   };
   const serviceBusClient = (): ServiceBusClient => (serviceBus ??= createServiceBusClient(frozen));
-  const orderStore = (): OrderStore => (store ??= new CosmosOrderStore(ordersContainer(cosmosClient())));
+  const container = (): Container => (orders ??= ordersContainer(cosmosClient(), cosmosResources));
+  const orderStore = (): OrderStore => (store ??= new CosmosOrderStore(container()));
 
   return {
     settings: frozen,
     config,
     functionSettings,
+    cosmosResources,
     telemetry,
     orderCache,
     cosmosClient,
+    container,
     store: orderStore,
     serviceBusClient,
     sender(queue: QueueName): ServiceBusSender {

@@ -3,7 +3,6 @@
  * and resumes drains that stopped half-way (design rule 5).
  */
 import type { InvocationContext, Timer } from '@azure/functions';
-import { ordersContainer } from '../adapters/cosmosClientOptions.js';
 import { sharedMetrics } from '../adapters/metrics.js';
 import { CosmosParkedOrders, runGapMonitor, type GapMonitorReport } from '../adapters/metricsGapMonitor.js';
 import { appContext } from './appContext.js';
@@ -17,7 +16,7 @@ export const GAP_MONITOR_SCHEDULE = '0 * * * * *';
 export async function gapMonitor(_timer: Timer, _context: InvocationContext): Promise<GapMonitorReport> {
   const app = appContext();
   return runGapMonitor({
-    orders: new CosmosParkedOrders(ordersContainer(app.cosmosClient())),
+    orders: new CosmosParkedOrders(app.container()),
     telemetry: app.telemetry,
     gapAlertAgeMs: app.config.gapAlertAgeMs,
     metrics: sharedMetrics(),

@@ -1,6 +1,7 @@
 /**
  * Every function of the app. Importing this module registers them all (through `register.ts`) with the Functions
- * host and in the list the in-process host (`local/`) serves. Add new function modules here.
+ * host and in the list the in-process host (`local/`) serves, together with the app's lifecycle hooks. Add new
+ * function modules here.
  */
 import './ledgerSplitter.js';
 import './orderProcessor.js';
@@ -8,3 +9,4 @@ import './getOrder.js';
 import './postLedger.js';
 import './outboxSweep.js';
 import './gapMonitor.js';
+import './appLifecycle.js';

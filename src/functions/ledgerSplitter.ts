@@ -3,10 +3,12 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import { sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
+import { MessageTooLargeError, sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
 import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
 import type { FunctionsSettlementActions, FunctionsTriggerInput } from '../adapters/functionsSettlement.js';
 import { currentOrNewTraceparent, inMessageSpan, traceProperties } from '../adapters/telemetryTraceContext.js';
+import { normaliseBody } from '../core/schemas/body.js';
+import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
 import { messageTraceparent } from '../core/traceContext.js';
 import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/processor/settle.js';
@@ -20,9 +22,15 @@ import { register } from './register.js';
  *
  * - Invalid ledger (size, JSON, schema, cross-entry rules): dead-lettered whole as `SchemaValidationFailed` with the
  *   issues as description; nothing is sent (rule 9).
+ * - An entry whose message exceeds the `orders` queue's maximum message size (a ledger under its own byte limit can
+ *   still hold one): found while every batch is built, before the first send, so the ledger is dead-lettered whole
+ *   as `SchemaValidationFailed` naming the entry, and nothing is sent (rule 9). Abandoning it instead would fail
+ *   the same way on every delivery until `MaxDeliveryCountExceeded`.
  * - Valid: every entry goes to `orders` in ledger order, in as few batches as fit, each carrying the ledger's
  *   trace context; the ledger is completed only after the last batch was sent. A failed send abandons it: the
  *   redelivery re-sends identical messages, which broker duplicate detection and rule 2 absorb.
+ *
+ * Logs name the ledger by the body's `ledgerId` (the `messageId` is transport only), when the body has one.
  *
  * Lock: the host renews the ledger's lock automatically up to `maxAutoLockRenewalDuration` (host.json, 5 minutes);
  * for ledgers that take longer to send, the splitter also renews it itself before a batch once half the
@@ -37,13 +45,13 @@ async function split({ message, body, actions }: FunctionsTriggerInput): Promise
   const app = appContext();
   const { telemetry } = app;
   const settlement = settlementFor(actions, message);
-  const fields = { ledgerId: String(message.messageId ?? ''), messageId: message.messageId, deliveryCount: message.deliveryCount };
+  const fields = { messageId: message.messageId, deliveryCount: message.deliveryCount };
 
   const plan = planLedger(body);
   if (!plan.ok) {
     const description = plan.description.slice(0, MAX_DEAD_LETTER_DESCRIPTION);
     await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
-    telemetry.log('warn', 'ledger dead-lettered', { ...fields, outcome: 'deadLettered', reason: DeadLetterReason.SchemaValidationFailed, description });
+    telemetry.log('warn', 'ledger dead-lettered', { ...fields, ledgerId: readableLedgerId(body), outcome: 'deadLettered', reason: DeadLetterReason.SchemaValidationFailed, description });
     return;
   }
 
@@ -55,12 +63,31 @@ async function split({ message, body, actions }: FunctionsTriggerInput): Promise
   try {
     sent = await sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
   } catch (error) {
+    if (error instanceof MessageTooLargeError) {
+      // Nothing was sent: the batches are all built before the first send.
+      const entry = plan.ledger.entries[error.index];
+      const description = (
+        `entries[${error.index}] (entryId ${entry?.entryId ?? '?'}): its ${QueueName.Orders} message does not fit the queue's ` +
+        `maximum message size (${error.maxSizeInBytes} bytes); nothing of the ledger was sent`
+      ).slice(0, MAX_DEAD_LETTER_DESCRIPTION);
+      await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
+      telemetry.log('warn', 'ledger dead-lettered', { ...fields, ledgerId, outcome: 'deadLettered', reason: DeadLetterReason.SchemaValidationFailed, description });
+      return;
+    }
     telemetry.log('error', 'ledger fan-out failed; abandoning it', { ...fields, ledgerId, outcome: 'abandoned', error: describe(error) });
     await settlement.abandon();
     return;
   }
   await settlement.complete();
   telemetry.log('info', 'ledger fanned out', { ...fields, ledgerId, outcome: 'completed', entries: sent.messages, batches: sent.batches, traceparent });
+}
+
+/** The body's `ledgerId` when it is readable text (an invalid ledger may still name itself); else undefined. */
+function readableLedgerId(body: unknown): string | undefined {
+  const parsed = normaliseBody(body);
+  if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) return undefined;
+  const ledgerId = (parsed.value as { ledgerId?: unknown }).ledgerId;
+  return typeof ledgerId === 'string' && ledgerId !== '' ? ledgerId.slice(0, ORDER_ID_MAX_LENGTH) : undefined;
 }
 
 /** A `beforeSend` hook renewing the ledger's lock when `everyMs` have passed since it was last taken or renewed. */

@@ -2,7 +2,6 @@
  * The outbox dispatcher of the app: built once per app context from its settings (Cosmos container, the
  * `order-events` sender, the optional webhook), and the order processor's fast path into it.
  */
-import { ordersContainer } from '../adapters/cosmosClientOptions.js';
 import { sharedMetrics } from '../adapters/metrics.js';
 import { CosmosOutboxStore } from '../adapters/outboxCosmosStore.js';
 import { ServiceBusOrderEventTarget } from '../adapters/outboxServiceBusTarget.js';
@@ -24,7 +23,7 @@ export function outboxRuntime(app: AppContext): OutboxRuntime {
   let runtime = runtimes.get(app);
   if (runtime === undefined) {
     const config = resolveOutboxConfig(app.settings, app.config);
-    const store = new CosmosOutboxStore(ordersContainer(app.cosmosClient()));
+    const store = new CosmosOutboxStore(app.container());
     const targets: OrderEventTarget[] = [new ServiceBusOrderEventTarget(app.sender(QueueName.OrderEvents))];
     if (config.webhookUrl !== undefined) targets.push(new WebhookOrderEventTarget({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs }));
     const dispatcher = new OutboxDispatcher({ store, targets, telemetry: app.telemetry, options: config, observer: sharedMetrics() });

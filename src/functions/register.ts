@@ -1,5 +1,5 @@
 import { app } from '@azure/functions';
-import type { HttpFunctionOptions, ServiceBusQueueFunctionOptions, TimerFunctionOptions } from '@azure/functions';
+import type { AppTerminateHandler, HttpFunctionOptions, ServiceBusQueueFunctionOptions, TimerFunctionOptions } from '@azure/functions';
 
 /** One function definition, as given to the Functions host. */
 export type FunctionRegistration =
@@ -8,10 +8,11 @@ export type FunctionRegistration =
   | { kind: 'timer'; name: string; options: TimerFunctionOptions };
 
 const registrations: FunctionRegistration[] = [];
+const terminateHooks: AppTerminateHandler[] = [];
 
 /**
- * Every function goes through here: the definition is forwarded to `app` (the real host) and recorded, so the
- * in-process host (`local/`) serves exactly the same list — one definition, two hosts.
+ * Every function and app hook goes through here: the definition is forwarded to `app` (the real host) and
+ * recorded, so the in-process host (`local/`) serves exactly the same list — one definition, two hosts.
  */
 export const register = {
   serviceBusQueue(name: string, options: ServiceBusQueueFunctionOptions): void {
@@ -26,9 +27,22 @@ export const register = {
     registrations.push({ kind: 'timer', name, options });
     app.timer(name, options);
   },
+  /**
+   * A graceful-shutdown hook (`app.hook.appTerminate`): the Functions host runs it within its termination grace
+   * period, the in-process host when it closes. Neither runs it on a forced kill.
+   */
+  appTerminate(handler: AppTerminateHandler): void {
+    terminateHooks.push(handler);
+    app.hook.appTerminate(handler);
+  },
 };
 
 /** The functions registered so far, in registration order. */
 export function registeredFunctions(): readonly FunctionRegistration[] {
   return registrations;
+}
+
+/** The `appTerminate` hooks registered so far, in registration order. */
+export function registeredTerminateHooks(): readonly AppTerminateHandler[] {
+  return terminateHooks;
 }

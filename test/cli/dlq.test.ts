@@ -124,6 +124,26 @@ describe('convoy dlq against the Service Bus emulator', () => {
     await receiver.close();
   });
 
+  it("refuses, before sending anything, a ledger whose <ledgerId>.r<n> would exceed Service Bus's 128-character messageId", async () => {
+    // Prepare: a dead-lettered ledger whose id is already the longest allowed.
+    const ledgerId = 'L'.repeat(128);
+    const sender = bus.client.createSender('ledger');
+    await sender.sendMessages({ messageId: ledgerId, contentType: 'application/json', body: { ledgerId, entries: [] } });
+    await sender.close();
+    const receiver = bus.client.createReceiver('ledger');
+    const [ledger] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    await receiver.deadLetterMessage(ledger!, { deadLetterReason: 'SchemaValidationFailed', deadLetterErrorDescription: 'test' });
+    await receiver.close();
+    // Act
+    const act = runDlqResubmit({ settings: bus.settings, queue: 'ledger', all: true, receiveWaitMs: 500 });
+    // Assess
+    await expect(act).rejects.toMatchObject({ code: 'InvalidOption', message: expect.stringMatching(/131 characters, over the Service Bus limit of 128/) });
+    expect((await runDlqList({ settings: bus.settings, queue: 'ledger' })).deadLetters.map((d) => d.messageId)).toEqual([ledgerId]);
+    const peeker = bus.client.createReceiver('ledger');
+    expect(await peeker.peekMessages(5)).toEqual([]);
+    await peeker.close();
+  });
+
   it('keeps a dead letter whose correction fails', async () => {
     await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'a', reason: 'InvalidTransition' }]);
     const failing = () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeAppContext } from '../../src/functions/appContext.js';
 import { deadLetters, drainSession, getOrder, postLedger, runSplitter, startStack } from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { interleave, orderEntries, uid } from './support/ledgers.js';
@@ -88,8 +89,9 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
   });
 
   it('renews the ledger lock between batches when sending outlasts the renewal interval', async () => {
-    // Prepare: a lock duration so short that every batch is past half of it.
+    // Prepare: a lock duration so short that every batch is past half of it (the cached context is rebuilt to see it).
     process.env.LEDGER_LOCK_DURATION = 'PT0.002S';
+    await closeAppContext();
     const orderId = uid('o');
     const ledgerId = uid('L');
     await postLedger(stack, JSON.stringify({ ledgerId, entries: orderEntries(orderId, [1, 2, 3]) }));
@@ -102,6 +104,7 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
       expect(split.settled).toEqual([{ action: 'complete', messageId: ledgerId }]);
     } finally {
       delete process.env.LEDGER_LOCK_DURATION;
+      await closeAppContext();
       await drainSession(stack, orderId);
     }
   });

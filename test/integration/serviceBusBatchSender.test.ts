@@ -56,7 +56,26 @@ describe('sendInBatches on the Service Bus emulator', () => {
     const sender = client.createSender('ledger');
     const act = sendInBatches(sender, [{ messageId: 'huge', body: 'x'.repeat(5_000) }], { maxSizeInBytes: 1_000 });
     await expect(act).rejects.toBeInstanceOf(MessageTooLargeError);
-    await expect(act).rejects.toMatchObject({ code: 'MessageTooLarge', messageId: 'huge' });
+    await expect(act).rejects.toMatchObject({ code: 'MessageTooLarge', messageId: 'huge', index: 0 });
     await sender.close();
+  });
+
+  it('sends nothing when a message further down the list cannot fit, even after earlier batches filled up', async () => {
+    // Prepare: three batches' worth of small messages, then one that fits no batch.
+    const small: ServiceBusMessage[] = Array.from({ length: 20 }, (_, i) => ({ messageId: `s-${i}`, body: { i, pad: 'x'.repeat(200) } }));
+    const sender = client.createSender('ledger');
+    const hooked: number[] = [];
+    // Act
+    const act = sendInBatches(sender, [...small, { messageId: 'huge', body: 'x'.repeat(5_000) }], {
+      maxSizeInBytes: 2_000,
+      beforeSend: async (index) => void hooked.push(index),
+    });
+    // Assess
+    await expect(act).rejects.toMatchObject({ code: 'MessageTooLarge', messageId: 'huge', index: 20 });
+    const receiver = client.createReceiver('ledger', { receiveMode: 'receiveAndDelete' });
+    const received = await receiver.receiveMessages(30, { maxWaitTimeInMs: 300 });
+    await Promise.all([receiver.close(), sender.close()]);
+    expect(received).toEqual([]);
+    expect(hooked).toEqual([]);
   });
 });

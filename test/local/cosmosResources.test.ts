@@ -29,4 +29,15 @@ describe('ensureCosmosResources', () => {
       client.dispose();
     }
   });
+
+  it('creates the database and container the app is configured for (COSMOS_DATABASE / COSMOS_CONTAINER)', async () => {
+    await ensureCosmosResources(emulator.connectionString, { database: 'convoy-green', container: 'orders-green' });
+    const client = new CosmosClient(emulator.connectionString);
+    try {
+      const { resource } = await client.database('convoy-green').container('orders-green').read();
+      expect(resource?.partitionKey?.paths).toEqual(['/orderId']);
+    } finally {
+      client.dispose();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpHandler, HttpMethod } from '@azure/functions';
 import { HttpResponse } from '../../local/azureFunctions.js';
-import { startHttpHost } from '../../local/http/httpHost.js';
+import { DEFAULT_MAX_REQUEST_BODY_BYTES, startHttpHost } from '../../local/http/httpHost.js';
 import type { HttpHost } from '../../local/http/httpHost.js';
 import type { RegistrationOf } from '../../local/registrations.js';
 import { capturingLogger } from './support/logCapture.js';
@@ -18,9 +18,9 @@ afterEach(async () => {
   host = undefined;
 });
 
-async function start(functions: RegistrationOf<'http'>[]): Promise<{ url: string; lines: Record<string, unknown>[] }> {
+async function start(functions: RegistrationOf<'http'>[], maxRequestBodyBytes?: number): Promise<{ url: string; lines: Record<string, unknown>[] }> {
   const { logger, lines } = capturingLogger();
-  host = await startHttpHost({ functions, logger, port: 0 });
+  host = await startHttpHost({ functions, logger, port: 0, maxRequestBodyBytes });
   return { url: host.url, lines };
 }
 
@@ -83,6 +83,35 @@ describe('the local HTTP host', () => {
     const { url, lines } = await start([http('boom', () => { throw new Error('kaput'); })]);
     expect((await fetch(`${url}/boom`)).status).toBe(500);
     expect(lines.some((l) => l.function === 'boom' && l.level === 50 && String(l.msg).includes('kaput'))).toBe(true);
+  });
+
+  it('answers 413 for a body over the limit, declared or counted, without calling the function', async () => {
+    // Prepare
+    let calls = 0;
+    const { url } = await start([http('echo', async (req) => { calls++; return { body: String((await req.arrayBuffer()).byteLength) }; }, 'echo', ['POST'])], 1_000);
+    const chunks = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode('y'.repeat(500)));
+        controller.close();
+      },
+    });
+    // Act
+    const atLimit = await fetch(`${url}/echo`, { method: 'POST', body: 'x'.repeat(1_000) });
+    const declared = await fetch(`${url}/echo`, { method: 'POST', body: 'x'.repeat(1_001) });
+    const counted = await fetch(`${url}/echo`, { method: 'POST', body: chunks, duplex: 'half' } as RequestInit);
+    const after = await fetch(`${url}/echo`, { method: 'POST', body: 'abc' });
+    // Assess
+    expect([atLimit.status, await atLimit.text()]).toEqual([200, '1000']);
+    expect(declared.status).toBe(413);
+    expect(counted.status).toBe(413);
+    expect(await after.text()).toBe('3');
+    expect(calls).toBe(2);
+    expect(DEFAULT_MAX_REQUEST_BODY_BYTES).toBe(104_857_600);
+  });
+
+  it('finds the route before reading the body: an unknown route answers 404 whatever the body', async () => {
+    const { url } = await start([http('echo', () => ({ body: 'never' }), 'echo', ['POST'])], 10);
+    expect((await fetch(`${url}/elsewhere`, { method: 'POST', body: 'x'.repeat(100) })).status).toBe(404);
   });
 
   it('lets an in-flight request finish when closed', async () => {

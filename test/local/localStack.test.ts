@@ -1,6 +1,11 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CosmosClient } from '@azure/cosmos';
 import { describe, expect, it } from 'vitest';
 import { startLocalHost } from '../../local/localHost.js';
+import { register } from '../../src/functions/register.js';
 import { capturingLogger } from './support/logCapture.js';
 import { waitFor } from './support/serviceBusFixture.js';
 
@@ -24,9 +29,19 @@ function portOpen(port: number): Promise<boolean> {
 
 describe('the whole local stack in-process', () => {
   it("runs the app's own functions on the embedded emulators: POST a ledger, read the orders, then drain and stop", async () => {
-    // Prepare
+    // Prepare: settings naming another database and container, and Application Insights (a stand-in SDK).
     const { logger, lines } = capturingLogger();
-    const host = await startLocalHost({ httpPort: 0, serviceBusPort: 0, cosmosPort: 0, serviceBusAdminPort: 0, logger });
+    const dir = await mkdtemp(join(tmpdir(), 'local-stack-'));
+    const settingsFile = join(dir, 'local.settings.json');
+    await writeFile(settingsFile, JSON.stringify({ Values: { COSMOS_DATABASE: 'convoy-local', COSMOS_CONTAINER: 'orders-local', APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=x' } }));
+    const insights: string[] = [];
+    const loadApplicationInsights = async () => ({
+      useAzureMonitor: () => void insights.push('started'),
+      shutdownAzureMonitor: async () => void insights.push('shut down'),
+    });
+    const terminated: string[] = [];
+    register.appTerminate(() => void terminated.push(process.env.ServiceBusConnection ?? ''));
+    const host = await startLocalHost({ httpPort: 0, serviceBusPort: 0, cosmosPort: 0, serviceBusAdminPort: 0, logger, settingsFile, loadApplicationInsights });
     const sbPort = Number(/sb:\/\/127\.0\.0\.1:(\d+)/.exec(host.connectionStrings.ServiceBusConnection ?? '')?.[1]);
     const cosmosPort = Number(/AccountEndpoint=http:\/\/127\.0\.0\.1:(\d+)/.exec(host.connectionStrings.CosmosConnection ?? '')?.[1]);
     let closed = false;
@@ -48,14 +63,24 @@ describe('the whole local stack in-process', () => {
       expect(lines.find((l) => l.function === 'ledgerSplitter' && l.msg === 'message processed')).toMatchObject({
         ledgerId: 'L-stack-1', outcome: 'completed',
       });
+      const cosmos = new CosmosClient(host.connectionStrings.CosmosConnection ?? '');
+      const { resource: stored } = await cosmos.database('convoy-local').container('orders-local').item('order', 'st-o1').read<{ lastSequence: number }>();
+      cosmos.dispose();
+      expect(stored?.lastSequence).toBe(3);
+      expect(insights).toEqual(['started']);
+      expect(terminated).toEqual([]);
       await host.close();
       closed = true;
+      // The hooks ran on close, before the settings were restored.
+      expect(terminated).toEqual([host.connectionStrings.ServiceBusConnection]);
+      expect(insights).toEqual(['started', 'shut down']);
       expect(await portOpen(sbPort)).toBe(false);
       expect(await portOpen(cosmosPort)).toBe(false);
       await expect(fetch(`${host.httpUrl}/orders/st-o1`)).rejects.toThrow();
       expect(process.env.ServiceBusConnection).not.toBe(host.connectionStrings.ServiceBusConnection);
     } finally {
       if (!closed) await host.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -22,13 +22,34 @@ const queue = (name: string, props: Record<string, unknown> = {}) => ({
   Properties: { LockDuration: 'PT30S', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'PT1H', RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT10M', ...props },
 });
 
+/** The test namespace's queues, each with extra `Properties` from `overrides` (by queue name). */
+export function serviceBusConfig(overrides: Readonly<Record<string, Record<string, unknown>>> = {}) {
+  return {
+    UserConfig: {
+      Namespaces: [
+        {
+          Name: 'convoytest',
+          Queues: [
+            queue('ledger', overrides.ledger),
+            queue('orders', { RequiresSession: true, ...overrides.orders }),
+            queue('order-events', { RequiresSession: true, ...overrides['order-events'] }),
+          ],
+          Topics: [],
+        },
+      ],
+      Logging: { Type: 'Console' },
+    },
+  };
+}
+
 /** The test namespace: the app's three queues with short locks. */
-export const testServiceBusConfig = {
-  UserConfig: {
-    Namespaces: [{ Name: 'convoytest', Queues: [queue('ledger'), queue('orders', { RequiresSession: true }), queue('order-events', { RequiresSession: true })], Topics: [] }],
-    Logging: { Type: 'Console' },
-  },
-};
+export const testServiceBusConfig = serviceBusConfig();
+
+/** Options of {@link startStack}. */
+export interface StackOptions {
+  /** Extra queue `Properties` by queue name (e.g. a small `MaxMessageSizeInKilobytes`). @default none */
+  queueProperties?: Readonly<Record<string, Record<string, unknown>>>;
+}
 
 /** Both emulators, SDK clients on them, and the app's registered handlers wired to them through `process.env`. */
 export interface Stack {
@@ -42,9 +63,13 @@ export interface Stack {
 
 const APP_SETTINGS = ['ServiceBusConnection', 'CosmosConnection', 'TRANSIENT_RETRY_BUDGET', 'TRANSIENT_RETRY_BASE_DELAY', 'TRANSIENT_RETRY_MAX_DELAY', 'LOG_LEVEL'];
 
-/** Starts the emulators on port 0, creates `convoy`/`orders`, points the app settings at them and loads the functions. */
-export async function startStack(): Promise<Stack> {
-  const serviceBus = await startServiceBus({ port: 0, adminPort: 0, config: testServiceBusConfig });
+/**
+ * Starts the emulators on port 0, creates `convoy`/`orders`, points the app settings at them and loads the
+ * functions. The app context is reset first (it is cached until then) and on close.
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  await closeAppContext();
+  const serviceBus = await startServiceBus({ port: 0, adminPort: 0, config: serviceBusConfig(options.queueProperties) });
   const cosmos = await startCosmos({ port: 0 });
   const cosmosClient = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
   const { database } = await cosmosClient.databases.createIfNotExists({ id: 'convoy' });

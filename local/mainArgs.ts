@@ -1,0 +1,62 @@
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import type { LocalHostOptions } from './localHost.js';
+
+/** What `npm start -- <flags>` asks for. */
+export interface MainArgs {
+  /** The options `startLocalHost` takes. */
+  readonly host: LocalHostOptions;
+  /** `--data-dir`, for the banner. */
+  readonly dataDir?: string;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be an integer 0-65535');
+  return port;
+}
+
+interface Flags {
+  emulators: boolean;
+  quiet?: boolean;
+  port: number;
+  dataDir?: string;
+  servicebusPort: number;
+  cosmosPort: number;
+  servicebusAdminPort: number;
+  hostJson?: string;
+}
+
+/**
+ * Parses the flags of `npm start` (`argv` without node and the script). Paths are resolved against `cwd`.
+ * Commander prints help or an error and exits the process on `--help` or a bad flag.
+ */
+export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): MainArgs {
+  const flags = new Command()
+    .name('npm start --')
+    .description('Run Ledger Convoy locally: embedded Service Bus and Cosmos DB emulators and the functions in-process.')
+    .option('--no-emulators', 'use local.settings.json (Values) and the environment instead of the embedded emulators')
+    .option('--quiet', 'log warnings and errors only (otherwise LOG_LEVEL, default info)')
+    .option('--port <port>', 'HTTP port of the functions (/api)', parsePort, 7071)
+    .option('--data-dir <dir>', 'keep emulator data durably in this directory (in memory otherwise)')
+    .option('--servicebus-port <port>', 'AMQP port of the Service Bus emulator', parsePort, 5672)
+    .option('--cosmos-port <port>', 'HTTP port of the Cosmos DB emulator', parsePort, 8081)
+    .option('--servicebus-admin-port <port>', "port of the Service Bus emulator's admin view (0 turns it off)", parsePort, 5300)
+    .option('--host-json <file>', "host.json whose extensions.serviceBus settings the triggers use (default: the repository's)")
+    .parse([...argv], { from: 'user' })
+    .opts<Flags>();
+  const dataDir = flags.dataDir === undefined ? undefined : resolve(cwd, flags.dataDir);
+  return {
+    dataDir,
+    host: {
+      emulators: flags.emulators,
+      quiet: flags.quiet,
+      httpPort: flags.port,
+      dataDir,
+      serviceBusPort: flags.servicebusPort,
+      cosmosPort: flags.cosmosPort,
+      serviceBusAdminPort: flags.servicebusAdminPort,
+      hostJsonFile: flags.hostJson === undefined ? undefined : resolve(cwd, flags.hostJson),
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { appContext } from '../../src/functions/appContext.js';
+import { deadLetters, runSplitter, startStack } from './support/stack.js';
+import type { Stack } from './support/stack.js';
+import { interleave, orderEntries, uid } from './support/ledgers.js';
+
+// `orders` takes messages of at most 4 KB here, so one entry with a long field outgrows it while its ledger stays
+// far under the ledger's own 256 KB limit.
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({ queueProperties: { orders: { MaxMessageSizeInKilobytes: 4 } } });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function peekOrders(): Promise<{ sessionId?: string; entryId: string }[]> {
+  const peeker = stack.bus.createReceiver('orders');
+  try {
+    const messages = await peeker.peekMessages(200);
+    return messages.map((m) => ({ sessionId: m.sessionId, entryId: (m.body as { entryId: string }).entryId }));
+  } finally {
+    await peeker.close();
+  }
+}
+
+async function sendLedger(body: unknown, messageId: string): Promise<void> {
+  const sender = stack.bus.createSender('ledger');
+  await sender.sendMessages({ messageId, contentType: 'application/json', body });
+  await sender.close();
+}
+
+describe('ledger splitter against a queue with a small maximum message size', () => {
+  it('dead-letters a ledger whose entry cannot fit any message, naming the entry, and sends none of its entries', async () => {
+    // Prepare: entries that fit come first, so a splitter that sends while it packs would already have sent them.
+    const small = uid('o');
+    const large = uid('o');
+    const [created] = orderEntries(large, []);
+    const huge = { ...created!, data: { customerId: 'c'.repeat(6_000), currency: 'EUR' } };
+    const entries = [...orderEntries(small, [1, 2, 3]), huge, ...orderEntries(small, [4], { from: 6 })];
+    const ledgerId = uid('L');
+    await sendLedger({ ledgerId, entries }, ledgerId);
+    // Act
+    const split = await runSplitter(stack);
+    const dead = await deadLetters(stack, 'ledger');
+    const fanned = await peekOrders();
+    // Assess
+    expect(split.settled).toMatchObject([{ action: 'deadletter', reason: 'SchemaValidationFailed' }]);
+    expect(split.settled[0]!.description).toContain(`entries[4] (entryId ${huge.entryId})`);
+    expect(split.settled[0]!.description).toMatch(/maximum message size \(\d+ bytes\)/);
+    expect(dead.map((m) => m.messageId)).toEqual([ledgerId]);
+    expect(fanned.filter((m) => m.sessionId === small || m.sessionId === large)).toEqual([]);
+  });
+
+  it('fans a ledger that needs several batches out whole, in ledger order, in as few sends as fit', async () => {
+    // Prepare: ~40 entries of a few hundred bytes each against 4 KB batches.
+    const orders = Array.from({ length: 4 }, () => uid('o'));
+    const entries = interleave(...orders.map((orderId) => orderEntries(orderId, Array.from({ length: 9 }, (_, i) => i + 1))));
+    const ledgerId = uid('L');
+    await sendLedger({ ledgerId, entries }, ledgerId);
+    const log = vi.spyOn(appContext().telemetry, 'log');
+    try {
+      // Act
+      const split = await runSplitter(stack);
+      const fanned = await peekOrders();
+      // Assess
+      expect(split.settled).toEqual([{ action: 'complete', messageId: ledgerId }]);
+      expect(fanned.filter((m) => orders.includes(m.sessionId ?? '')).map((m) => m.entryId)).toEqual(entries.map((e) => e.entryId));
+      const done = log.mock.calls.find(([, message]) => message === 'ledger fanned out')?.[2];
+      expect(done).toMatchObject({ ledgerId, entries: 40 });
+      const batches = (done as { batches: number }).batches;
+      // Each entry message is a few hundred bytes: more than one batch is needed, and no batch holds a single one.
+      expect(batches).toBeGreaterThan(1);
+      expect(batches).toBeLessThan(20);
+    } finally {
+      log.mockRestore();
+      await drainOrders(orders);
+    }
+  });
+
+  it("logs an invalid ledger under its body's ledgerId, not the transport messageId", async () => {
+    // Prepare
+    const ledgerId = uid('L');
+    const messageId = uid('transport');
+    await sendLedger({ ledgerId, entries: [] }, messageId);
+    const log = vi.spyOn(appContext().telemetry, 'log');
+    try {
+      // Act
+      const split = await runSplitter(stack);
+      await deadLetters(stack, 'ledger');
+      // Assess
+      expect(split.settled).toMatchObject([{ action: 'deadletter', reason: 'SchemaValidationFailed' }]);
+      const line = log.mock.calls.find(([, message]) => message === 'ledger dead-lettered')?.[2];
+      expect(line).toMatchObject({ ledgerId, messageId });
+    } finally {
+      log.mockRestore();
+    }
+  });
+});
+
+async function drainOrders(orderIds: readonly string[]): Promise<void> {
+  for (const orderId of orderIds) {
+    const receiver = await stack.bus.acceptSession('orders', orderId);
+    for (;;) {
+      const batch = await receiver.receiveMessages(50, { maxWaitTimeInMs: 200 });
+      if (batch.length === 0) break;
+      for (const message of batch) await receiver.completeMessage(message);
+    }
+    await receiver.close();
+  }
+}

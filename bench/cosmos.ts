@@ -1,15 +1,22 @@
 import { CosmosClient } from '@azure/cosmos';
-import type { Container } from '@azure/cosmos';
+import type { Container, Database, JSONObject, SqlQuerySpec } from '@azure/cosmos';
 import { start } from '../emulators/cosmos/index.js';
 
 /*
  * `npm run bench:cosmos`: ops/s of the embedded Cosmos emulator driven by the real SDK, for create,
  * point read, transactional batch (create + upsert + replace) and a partition-scoped query, at
- * concurrency 1 and 50. Prints a table. Set BENCH_SECONDS to change the time per cell (default 2).
+ * concurrency 1 and 50; then query latency in a 50,000-document container shaped like the app's
+ * `orders` container (the outbox, sweep, count and parked-order queries). Prints two tables.
+ * BENCH_SECONDS sets the time per cell (default 2; a query cell always runs at least once);
+ * BENCH_CASES=ops or BENCH_CASES=query runs one table only.
  */
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
+const CASES = process.env['BENCH_CASES'] ?? 'all';
 const CONCURRENCY = [1, 50];
+/** The large container: 200 orders × 250 documents, like the chaos run's `orders` container. */
+const ORDERS = 200;
+const DOCS_PER_ORDER = 250;
 
 type Operation = (worker: number, i: number) => Promise<unknown>;
 
@@ -47,10 +54,77 @@ function operations(c: Container, run: string): Record<string, Operation> {
   };
 }
 
-const emulator = await start({ port: 0 });
-const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
-try {
-  const { database } = await client.databases.createIfNotExists({ id: 'bench' });
+/** One order's documents: 1 order, 100 inbox, 99 applied and 50 outbox records (2 pending, 1 failed). */
+function orderDocuments(order: number): Record<string, unknown>[] {
+  const orderId = `order-${order}`;
+  const docs: Record<string, unknown>[] = [{ id: 'order', orderId, docType: 'order', parked: order % 10 === 0 ? [{ sequence: 7 }] : [], rejected: [] }];
+  for (let i = 0; i < 100; i += 1) docs.push({ id: `inbox-${i}`, orderId, docType: 'inbox', sequence: i, ttl: 86_400 });
+  for (let i = 0; i < 99; i += 1) docs.push({ id: `applied-${i}`, orderId, docType: 'applied', sequence: i });
+  for (let i = 0; i < 50; i += 1) {
+    const status = i === 10 ? 'failed' : i >= 48 ? 'pending' : 'done';
+    docs.push({ id: `outbox-${i}`, orderId, docType: 'outbox', entryId: `e-${i}`, sequence: i, status, attempts: 0 });
+  }
+  return docs;
+}
+
+async function loadLargeContainer(c: Container): Promise<void> {
+  const batches = Array.from({ length: ORDERS }, (_, order) => orderDocuments(order));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      for (let order = next++; order < ORDERS; order = next++) {
+        const docs = batches[order] ?? [];
+        for (let i = 0; i < docs.length; i += 100) {
+          const ops = docs.slice(i, i + 100).map((resourceBody) => ({ operationType: 'Create' as const, resourceBody: resourceBody as JSONObject }));
+          const response = await c.items.batch(ops, `order-${order}`);
+          if (response.code !== 200) throw new Error(`loading order-${order} failed with ${response.code}`);
+        }
+      }
+    }),
+  );
+}
+
+const OPEN = "c.docType = 'outbox' AND c.status IN ('pending', 'in-progress', 'failed')";
+
+function largeQueries(c: Container): Record<string, () => Promise<unknown>> {
+  let order = 0;
+  const fetchAll = (spec: SqlQuerySpec, partitionKey?: string) => c.items.query(spec, partitionKey === undefined ? {} : { partitionKey }).fetchAll();
+  return {
+    'partition: open outbox (IN)': () => fetchAll({ query: `SELECT * FROM c WHERE ${OPEN}` }, `order-${order++ % ORDERS}`),
+    'cross: open-outbox sweep (TOP, ORDER BY)': () =>
+      fetchAll({ query: `SELECT TOP 1000 c.id, c.orderId, c.sequence, c.status FROM c WHERE ${OPEN} ORDER BY c.orderId` }),
+    'cross: COUNT(1) docType + @status': () =>
+      fetchAll({ query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox' AND c.status = @status", parameters: [{ name: '@status', value: 'pending' }] }),
+    'cross: COUNT(1) docType (10,000 matches)': () => fetchAll({ query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox'" }),
+    'cross: parked orders (ARRAY_LENGTH)': () => fetchAll({ query: "SELECT * FROM c WHERE c.docType = 'order' AND ARRAY_LENGTH(c.parked) > 0" }),
+  };
+}
+
+/** Mean latency of `op`, repeated for BENCH_SECONDS (at least once). */
+async function latency(op: () => Promise<unknown>): Promise<{ ms: number; runs: number }> {
+  const started = Date.now();
+  let runs = 0;
+  do {
+    await op();
+    runs += 1;
+  } while (Date.now() - started < SECONDS * 1000);
+  return { ms: (Date.now() - started) / runs, runs };
+}
+
+/** Mean time per page while paging through 20,000 inbox records, 1,000 a page, for BENCH_SECONDS (at least 2 pages). */
+async function pagingLatency(c: Container): Promise<{ ms: number; runs: number }> {
+  const iterator = c.items.query("SELECT * FROM c WHERE c.docType = 'inbox'", { maxItemCount: 1000 });
+  const started = Date.now();
+  let runs = 0;
+  do {
+    const page = await iterator.fetchNext();
+    if (page.resources.length === 0 && !iterator.hasMoreResults()) break;
+    runs += 1;
+  } while (iterator.hasMoreResults() && (runs < 2 || Date.now() - started < SECONDS * 1000));
+  return { ms: (Date.now() - started) / Math.max(runs, 1), runs };
+}
+
+async function benchOperations(database: Database): Promise<void> {
   const { container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 });
   for (let i = 0; i < 100; i += 1) await container.items.create({ id: `seed-${i}`, orderId: `seed-p-${i % 10}`, n: i });
   // Warm up the JIT on both sides so the first cell is not penalised.
@@ -69,6 +143,35 @@ try {
   }
   console.log(`Cosmos emulator, in-memory, ${SECONDS}s per cell, @azure/cosmos SDK over loopback HTTP`);
   console.table(rows);
+}
+
+async function benchLargeContainer(database: Database): Promise<void> {
+  const { container } = await database.containers.createIfNotExists({ id: 'large', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 });
+  const loadStarted = Date.now();
+  await loadLargeContainer(container);
+  console.log(`Loaded ${ORDERS * DOCS_PER_ORDER} documents over ${ORDERS} orders in ${((Date.now() - loadStarted) / 1000).toFixed(1)}s`);
+  const rows: Record<string, string | number>[] = [];
+  const cells: [string, () => Promise<{ ms: number; runs: number }>][] = [
+    ...Object.entries(largeQueries(container)).map(([name, op]): [string, () => Promise<{ ms: number; runs: number }>] => [name, () => latency(op)]),
+    ['cross: page through 20,000 inbox docs (ms/page)', () => pagingLatency(container)],
+  ];
+  for (const [name, run] of cells) {
+    emulator.resetCounters();
+    const { ms, runs } = await run();
+    rows.push({ query: name, 'ms/op': Number(ms.toFixed(2)), runs, 'HTTP requests / op': Number((emulator.counters().total / runs).toFixed(2)) });
+    console.log(`  ${name}: ${ms.toFixed(2)} ms/op over ${runs} run(s)`);
+  }
+  console.log(`Queries in a ${ORDERS * DOCS_PER_ORDER}-document container, concurrency 1, ${SECONDS}s per cell (at least one run)`);
+  console.table(rows);
+}
+
+const emulator = await start({ port: 0 });
+// A long request timeout: without the query pre-filter one cross-partition query can take minutes.
+const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: 600_000 } });
+try {
+  const { database } = await client.databases.createIfNotExists({ id: 'bench' });
+  if (CASES !== 'query') await benchOperations(database);
+  if (CASES !== 'ops') await benchLargeContainer(database);
 } finally {
   client.dispose();
   await emulator.close();

@@ -4,6 +4,7 @@ import { json } from '../http/reply.js';
 import type { RequestContext } from '../http/requestContext.js';
 import { header } from '../http/requestContext.js';
 import { runQuery, shapeOfText } from '../query/queryEngine.js';
+import type { CandidateFilter } from '../query/queryEngine.js';
 import { buildQueryPlan } from '../query/queryPlan.js';
 import { needsQueryPlan } from '../query/queryShape.js';
 import type { AccountStore } from '../store/accountStore.js';
@@ -35,8 +36,10 @@ export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: Ac
   if (pk === undefined && !targetsRange && needsQueryPlan(shapeOfText(spec.query))) {
     throw crossPartitionQueryNeedsPlan(JSON.stringify(buildQueryPlan(spec.query)));
   }
-  const docs = store.documents(ref.db, ref.coll, pk).map((d) => d.body);
-  const page = runQuery(spec, docs, { maxItemCount: pageSize(ctx), continuation: header(ctx, 'x-ms-continuation') });
+  // Only this partition's documents (or, across partitions, the index's candidates) reach the query.
+  const source = (filter: CandidateFilter | undefined): unknown[] => store.queryDocuments(ref.db, ref.coll, pk, filter).map((d) => d.body);
+  const scope = `${ref.db}/${ref.coll}/${pk ?? '*'}`;
+  const page = runQuery(spec, source, { maxItemCount: pageSize(ctx), continuation: header(ctx, 'x-ms-continuation'), scope });
   const headers: Record<string, string | number> = { 'x-ms-item-count': page.items.length, 'x-ms-session-token': sessionToken(store) };
   if (page.continuation !== undefined) headers['x-ms-continuation'] = page.continuation;
   return json(200, { _rid: state.res._rid, Documents: page.items, _count: page.items.length }, headers);

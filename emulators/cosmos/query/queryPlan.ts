@@ -1,5 +1,6 @@
-import { parseSql } from './cosmosdbQuery.js';
-import { AGGREGATES, expressionText, shapeOf } from './queryShape.js';
+import { LruCache } from './lruCache.js';
+import { prepare } from './preparedQuery.js';
+import { AGGREGATES, expressionText } from './queryShape.js';
 import { REWRITE_MARKER } from './rewrite.js';
 
 /** The only partition key range the emulator serves (the whole hash space). */
@@ -12,7 +13,14 @@ export const FULL_RANGE = { min: '', max: 'FF', isMinInclusive: true, isMaxInclu
  * `[{ item }]` partials, which the SDK's pipeline merges exactly as it does for the real service.
  */
 export function buildQueryPlan(sql: string): Record<string, unknown> {
-  const shape = shapeOf(parseSql(sql));
+  // The SDK asks for a plan before every query, partition-scoped ones included: plans are cached by text.
+  return plans.get(sql, () => planOf(sql));
+}
+
+const plans = new LruCache<Record<string, unknown>>(256);
+
+function planOf(sql: string): Record<string, unknown> {
+  const shape = prepare(sql).shape;
   let rewrittenQuery = '';
   if (shape.orderBy.length > 0) rewrittenQuery = `${REWRITE_MARKER.orderBy}\n${sql}`;
   else if (shape.valueAggregate !== null) rewrittenQuery = `${REWRITE_MARKER.aggregate}\n${sql}`;

@@ -64,36 +64,34 @@ export function toOrderByShape(query: ParsedQuery): ParsedQuery {
   return query;
 }
 
-type Parameters = { name: string; value: unknown }[] | undefined;
-
-/** Runs `SELECT VALUE <fn>(<same arguments>) ...` over the items and returns the single value. */
-function aggregateValue(sql: string, fn: AggregateName, items: unknown[], parameters: Parameters): unknown {
+/** `SELECT VALUE <fn>(<same arguments>) ...`: the original aggregate query with the function swapped. */
+export function aggregateVariant(sql: string, fn: AggregateName): ParsedQuery {
   const query = parseSql(sql);
   const value = (query.ast.body['select'] as AstNode)['value'] as AstNode & { name: { name: string } };
   value.name.name = fn;
-  return query.exec(items, { parameters }).result[0];
+  return query;
 }
 
 /**
  * Computes one range's partial result for `SELECT VALUE <AGG>(...)` in the shape the SDK's
  * aggregators merge: a row `[{ item: partial }]`, where MIN/MAX carry `{ min|max, count }` and AVG
- * carries `{ sum, count }`.
+ * carries `{ sum, count }`. `valueOf(fn)` runs the query's variant with aggregate `fn`.
  */
-export function aggregatePartial(sql: string, fn: AggregateName, items: unknown[], parameters: Parameters): unknown[] {
+export function aggregatePartial(fn: AggregateName, valueOf: (fn: AggregateName) => unknown): unknown[] {
   let partial: unknown;
   switch (fn) {
     case 'COUNT':
     case 'SUM':
-      partial = aggregateValue(sql, fn, items, parameters);
+      partial = valueOf(fn);
       break;
     case 'MIN':
     case 'MAX': {
-      const count = aggregateValue(sql, 'COUNT', items, parameters);
-      partial = count === 0 ? { count } : { [fn.toLowerCase()]: aggregateValue(sql, fn, items, parameters), count };
+      const count = valueOf('COUNT');
+      partial = count === 0 ? { count } : { [fn.toLowerCase()]: valueOf(fn), count };
       break;
     }
     case 'AVG':
-      partial = { sum: aggregateValue(sql, 'SUM', items, parameters), count: aggregateValue(sql, 'COUNT', items, parameters) };
+      partial = { sum: valueOf('SUM'), count: valueOf('COUNT') };
       break;
   }
   // One result row per range, itself an array, as `SELECT VALUE [{"item": ...}]` yields on the service.

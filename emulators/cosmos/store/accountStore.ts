@@ -1,20 +1,25 @@
 import { isCosmosError } from '../errors/cosmosError.js';
 import { badRequest, conflict, failedDependency, notFound, serviceUnavailable } from '../errors/errorFactory.js';
 import type { CosmosError } from '../errors/cosmosError.js';
+import type { CandidateFilter } from '../query/queryEngine.js';
 import { AppendLog } from './appendLog.js';
 import type { LogRecord } from './appendLog.js';
 import { PartitionTransaction } from './documentOps.js';
 import type { DocumentOperation, OperationOutcome } from './documentOps.js';
 import { KeyedMutex } from './keyedMutex.js';
 import { documentRid, epochSeconds, newContainerRid, newDatabaseRid, newEtag } from './resources.js';
+import { candidateDocuments } from './candidates.js';
+import { PropertyIndex } from './propertyIndex.js';
 import { isExpired } from './ttl.js';
 import type { ContainerResource, DatabaseResource, JsonObject, StoredDocument } from './types.js';
 
-/** A container with its documents, grouped by partition. */
+/** A container with its documents, grouped by partition, and its secondary index. */
 export interface ContainerState {
   res: ContainerResource;
   partitions: Map<string, Map<string, StoredDocument>>;
   sequence: number;
+  /** Kept in step with `partitions` by {@link AccountStore} (every put, delete and sweep). */
+  index: PropertyIndex;
 }
 
 interface DatabaseState {
@@ -187,6 +192,14 @@ export class AccountStore {
     return out;
   }
 
+  /**
+   * Live documents a query must see: one partition's when `pk` is set (never any other partition's),
+   * else the container's; narrowed by `filter` when given (see {@link CandidateFilter}).
+   */
+  queryDocuments(dbId: string, collId: string, pk: string | undefined, filter: CandidateFilter | undefined): StoredDocument[] {
+    return candidateDocuments(this.container(dbId, collId), pk, filter, Date.now());
+  }
+
   /** Drops expired documents from memory (their expiry is derived from durable data, so no log write). */
   sweepExpired(now = Date.now()): number {
     let removed = 0;
@@ -197,6 +210,7 @@ export class AccountStore {
           for (const [id, doc] of partition) {
             if (isExpired(doc, state.res, now)) {
               partition.delete(id);
+              state.index.remove(doc);
               removed += 1;
             }
           }
@@ -270,7 +284,7 @@ export class AccountStore {
         const db = this.databases.get(record.db);
         const existing = db?.containers.get(record.res.id);
         if (existing) existing.res = record.res;
-        else db?.containers.set(record.res.id, { res: record.res, partitions: new Map(), sequence: 0 });
+        else db?.containers.set(record.res.id, { res: record.res, partitions: new Map(), sequence: 0, index: new PropertyIndex() });
         return;
       }
       case 'colldel':
@@ -282,10 +296,19 @@ export class AccountStore {
         for (const doc of record.puts) {
           let partition = state.partitions.get(doc.pk);
           if (partition === undefined) state.partitions.set(doc.pk, (partition = new Map()));
+          const previous = partition.get(doc.body.id);
+          if (previous !== undefined) state.index.remove(previous);
           partition.set(doc.body.id, doc);
+          state.index.add(doc);
           state.sequence = Math.max(state.sequence, ridSequence(doc.body._rid));
         }
-        for (const { pk, id } of record.dels) state.partitions.get(pk)?.delete(id);
+        for (const { pk, id } of record.dels) {
+          const partition = state.partitions.get(pk);
+          const previous = partition?.get(id);
+          if (previous === undefined) continue;
+          partition?.delete(id);
+          state.index.remove(previous);
+        }
       }
     }
   }

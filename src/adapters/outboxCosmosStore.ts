@@ -89,7 +89,9 @@ export class CosmosOutboxStore implements OutboxStore {
 
   private async query<T>(spec: SqlQuerySpec, partitionKey: string | undefined, what: string): Promise<T[]> {
     try {
-      const iterator = this.container.items.query<T>(spec, partitionKey === undefined ? {} : { partitionKey });
+      // A large page size: the SDK's ORDER BY pipeline otherwise pages by 10, and a sweep costs dozens of requests.
+      const options = { maxItemCount: 1000, ...(partitionKey === undefined ? {} : { partitionKey }) };
+      const iterator = this.container.items.query<T>(spec, options);
       const { resources } = await iterator.fetchAll();
       return resources;
     } catch (error) {

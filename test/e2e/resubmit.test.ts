@@ -94,7 +94,8 @@ describe('repairing a dead letter with convoy dlq resubmit, on the whole local s
 
     // Assess
     expect(resubmitted.code, resubmitted.err).toBe(0);
-    expect(resubmitted.out).toBe(`resubmitted ${o}-e3 to session ${o} as ${o}-e3.r1`);
+    // The correction keeps the original ledger as its correlationId, read from the order's documents (rule 10).
+    expect(resubmitted.out).toBe(`resubmitted ${o}-e3 to session ${o} as ${o}-e3.r1 (correlationId e2e-rs-L2)`);
     const done = await waitForValue(() => view(o), (v) => v?.lastSequence === 4, 'sequence 4 applied');
     expect(done).toMatchObject({ parked: [], rejected: [] });
     expect(businessStateOf(done!)).toEqual({

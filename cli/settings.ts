@@ -27,13 +27,24 @@ export interface CliSettings {
 
 /** Default function app URL: the local host `npm start` and `func start` serve. */
 export const DEFAULT_HTTP_BASE_URL = 'http://127.0.0.1:7071';
+/**
+ * What the CLI talks to when nothing else is configured: the embedded emulators `npm start` runs on their default
+ * ports (their well-known, non-secret keys), so the quick start needs no settings file.
+ */
+export const EMBEDDED_STACK_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
+  ServiceBusConnection:
+    'Endpoint=sb://127.0.0.1:5672;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;',
+  CosmosConnection:
+    'AccountEndpoint=http://127.0.0.1:8081/;AccountKey=C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==;',
+});
+
 /** Default settings file, looked up in the working directory; absent is fine. */
 export const DEFAULT_SETTINGS_FILE = 'local.settings.json';
 
 /** Adds `--servicebus`, `--http`, `--function-key` and `--settings` to a command. */
 export function addConnectionOptions(command: Command): Command {
   return command
-    .option('--servicebus <connection>', 'Service Bus connection string (else $ServiceBusConnection, else local.settings.json)')
+    .option('--servicebus <connection>', 'Service Bus connection string (else $ServiceBusConnection, else local.settings.json, else the embedded emulator on 127.0.0.1:5672)')
     .option('--http <url>', `function app base URL (else $CONVOY_HTTP, else ${DEFAULT_HTTP_BASE_URL})`)
     .option('--function-key <key>', 'function key sent as x-functions-key (else $CONVOY_FUNCTION_KEY)')
     .option('--settings <file>', 'settings file whose Values are read for connections', DEFAULT_SETTINGS_FILE);
@@ -41,12 +52,17 @@ export function addConnectionOptions(command: Command): Command {
 
 /**
  * Resolves the connection settings: flags win over the environment, which wins over the settings file's
- * `Values` (so a `local.settings.json` made from the sample works as is).
+ * `Values` (so a `local.settings.json` made from the sample works as is); a service configured nowhere — neither a
+ * connection string nor identity settings — falls back to the embedded emulator of `npm start`.
  */
 export function resolveCliSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): CliSettings {
   const fileValues = readSettingsFile(resolve(cwd, flags.settings ?? DEFAULT_SETTINGS_FILE), flags.settings !== undefined && flags.settings !== DEFAULT_SETTINGS_FILE);
   const app: Record<string, string | undefined> = { ...fileValues, ...definedOnly(env) };
   if (flags.servicebus) app.ServiceBusConnection = flags.servicebus;
+  for (const prefix of ['ServiceBusConnection', 'CosmosConnection'] as const) {
+    const configured = Object.keys(app).some((key) => (key === prefix || key.startsWith(`${prefix}__`)) && app[key]);
+    if (!configured) app[prefix] = EMBEDDED_STACK_SETTINGS[prefix];
+  }
   const httpBaseUrl = (flags.http ?? app.CONVOY_HTTP ?? DEFAULT_HTTP_BASE_URL).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/i.test(httpBaseUrl)) {
     throw new CliError('Settings', `--http must be an http(s) URL, not "${httpBaseUrl}".`, 'For the local host: --http http://127.0.0.1:7071');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../cli/io.js';
 import { runCli } from '../../cli/program.js';
-import { resolveCliSettings, requireServiceBus } from '../../cli/settings.js';
+import { EMBEDDED_STACK_SETTINGS, resolveCliSettings, requireServiceBus } from '../../cli/settings.js';
 import { editBody } from '../../cli/dlq/editor.js';
 
 function captureIo(): CliIo & { stdout: string[]; stderr: string[] } {
@@ -47,9 +47,23 @@ describe('resolveCliSettings', () => {
     });
   });
 
-  it('defaults to the local host and says how to configure Service Bus', () => {
+  it('defaults to the embedded stack of npm start when nothing is configured', () => {
     const settings = resolveCliSettings({}, {}, mkdtempSync(join(tmpdir(), 'convoy-settings-')));
     expect(settings.httpBaseUrl).toBe('http://127.0.0.1:7071');
+    expect(settings.app.ServiceBusConnection).toBe(EMBEDDED_STACK_SETTINGS.ServiceBusConnection);
+    expect(settings.app.CosmosConnection).toBe(EMBEDDED_STACK_SETTINGS.CosmosConnection);
+    expect(() => requireServiceBus(settings)).not.toThrow();
+  });
+
+  it('keeps identity-based settings instead of falling back to the emulator', () => {
+    const env = { ServiceBusConnection__fullyQualifiedNamespace: 'convoy.servicebus.windows.net', CosmosConnection__accountEndpoint: 'https://convoy.documents.azure.com/' };
+    const settings = resolveCliSettings({}, env, mkdtempSync(join(tmpdir(), 'convoy-settings-')));
+    expect(settings.app.ServiceBusConnection).toBeUndefined();
+    expect(settings.app.CosmosConnection).toBeUndefined();
+  });
+
+  it('says how to configure Service Bus when the configured connection is unusable', () => {
+    const settings = resolveCliSettings({ servicebus: 'not a connection string' }, {}, mkdtempSync(join(tmpdir(), 'convoy-settings-')));
     expect(() => requireServiceBus(settings)).toThrow(expect.objectContaining({ code: 'Settings', hint: expect.stringContaining('--servicebus') }));
   });
 });

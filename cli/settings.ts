@@ -23,7 +23,12 @@ export interface CliSettings {
   /** Function app base URL, without a trailing slash. */
   readonly httpBaseUrl: string;
   readonly functionKey: string | undefined;
+  /** Connections configured nowhere, so taken from {@link EMBEDDED_STACK_SETTINGS}. */
+  readonly embeddedDefaults: readonly EmbeddedConnection[];
 }
+
+/** A connection the CLI can default to the embedded stack. */
+export type EmbeddedConnection = 'ServiceBusConnection' | 'CosmosConnection';
 
 /** Default function app URL: the local host `npm start` and `func start` serve. */
 export const DEFAULT_HTTP_BASE_URL = 'http://127.0.0.1:7071';
@@ -59,15 +64,29 @@ export function resolveCliSettings(flags: ConnectionFlags, env: NodeJS.ProcessEn
   const fileValues = readSettingsFile(resolve(cwd, flags.settings ?? DEFAULT_SETTINGS_FILE), flags.settings !== undefined && flags.settings !== DEFAULT_SETTINGS_FILE);
   const app: Record<string, string | undefined> = { ...fileValues, ...definedOnly(env) };
   if (flags.servicebus) app.ServiceBusConnection = flags.servicebus;
+  const embeddedDefaults: EmbeddedConnection[] = [];
   for (const prefix of ['ServiceBusConnection', 'CosmosConnection'] as const) {
     const configured = Object.keys(app).some((key) => (key === prefix || key.startsWith(`${prefix}__`)) && app[key]);
-    if (!configured) app[prefix] = EMBEDDED_STACK_SETTINGS[prefix];
+    if (!configured) {
+      app[prefix] = EMBEDDED_STACK_SETTINGS[prefix];
+      embeddedDefaults.push(prefix);
+    }
   }
   const httpBaseUrl = (flags.http ?? app.CONVOY_HTTP ?? DEFAULT_HTTP_BASE_URL).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/i.test(httpBaseUrl)) {
     throw new CliError('Settings', `--http must be an http(s) URL, not "${httpBaseUrl}".`, 'For the local host: --http http://127.0.0.1:7071');
   }
-  return Object.freeze({ app: Object.freeze(app), httpBaseUrl, functionKey: flags.functionKey ?? app.CONVOY_FUNCTION_KEY });
+  return Object.freeze({
+    app: Object.freeze(app),
+    httpBaseUrl,
+    functionKey: flags.functionKey ?? app.CONVOY_FUNCTION_KEY,
+    embeddedDefaults: Object.freeze(embeddedDefaults),
+  });
+}
+
+/** Whether `app` still uses the embedded stack's default for `connection` (nothing configured, no flag merged in). */
+export function usesEmbeddedDefault(settings: CliSettings, app: AppSettings, connection: EmbeddedConnection): boolean {
+  return settings.embeddedDefaults.includes(connection) && app[connection] === EMBEDDED_STACK_SETTINGS[connection];
 }
 
 /**

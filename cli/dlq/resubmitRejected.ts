@@ -5,7 +5,7 @@ import { hasCosmosConnection, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import { FunctionApi } from '../httpApi.js';
 import { QUEUES, withServiceBus } from '../serviceBus.js';
-import type { CliSettings } from '../settings.js';
+import { usesEmbeddedDefault, type CliSettings } from '../settings.js';
 import { assertMessageIdLength } from './resubmission.js';
 import type { Resubmitted } from './resubmit.js';
 
@@ -55,7 +55,7 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
   }
   const next = resubmission(entry.entryId, { resubmitCount: (options.attempt ?? 1) - 1 });
   assertMessageIdLength(next.messageId);
-  const correlationId = options.correlationId ?? (await storedCorrelationId(options.settings.app, options.orderId, options.sequence));
+  const correlationId = options.correlationId ?? (await storedCorrelationId(options.settings, options.orderId, options.sequence));
   await withServiceBus(options.settings, async (client) => {
     const sender = client.createSender(QUEUES.orders);
     try {
@@ -76,13 +76,18 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
 
 /**
  * The `correlationId` of the order's rejected record at `sequence`, read from the order document; undefined when
- * no Cosmos DB account is configured or the record has none.
- * @throws CliError `Cosmos` when the account is configured but cannot be read (nothing has been sent).
+ * no Cosmos DB account is configured, only the embedded emulator was assumed and it does not answer, or the record
+ * has none.
+ * @throws CliError `Cosmos` when a configured account cannot be read (nothing has been sent).
  */
-async function storedCorrelationId(app: AppSettings, orderId: string, sequence: number): Promise<string | undefined> {
+async function storedCorrelationId(settings: CliSettings, orderId: string, sequence: number): Promise<string | undefined> {
+  const app: AppSettings = settings.app;
   if (!hasCosmosConnection(app)) return undefined;
+  const assumed = usesEmbeddedDefault(settings, app, 'CosmosConnection');
   const order = await withOrdersContainer(app, (container) => new CosmosOrderStore(container).readOrder(orderId)).catch((error: unknown) => {
     if (error instanceof CliError) throw error;
+    // Nobody named this account: the embedded emulator was a guess, so its absence only costs the lookup.
+    if (assumed) return undefined;
     throw new CliError(
       'Cosmos',
       `Cannot read order ${orderId} from Cosmos DB for its ledger id (${error instanceof Error ? error.message : String(error)}).`,

@@ -2,16 +2,13 @@
  * Service Bus emulator throughput and memory (`npm run bench:servicebus`). The emulator runs as a child process
  * (so its resident memory is its own) and the unmodified @azure/service-bus SDK drives it over loopback.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusMessage, ServiceBusSender } from '@azure/service-bus';
+import { launchServiceBusEmulator } from '../test/chaos/serviceBusProcess.js';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
 const props = { LockDuration: 'PT1M', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'P1D' };
 const config = {
   UserConfig: {
@@ -29,21 +26,6 @@ const config = {
     Logging: { Type: 'Console' },
   },
 };
-
-async function launch(configPath: string): Promise<{ child: ChildProcess; connectionString: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'emulators/servicebus/main.ts', '--port', '0', '--admin-port', '0', '--config', configPath], {
-    cwd: root, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.includes('"listening"'));
-      if (line) resolve({ child, connectionString: (JSON.parse(line) as { connectionString: string }).connectionString });
-    });
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
-  });
-}
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -116,7 +98,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(config));
-  const { child, connectionString } = await launch(configPath);
+  const { child, connectionString } = await launchServiceBusEmulator(['--port', '0', '--admin-port', '0', '--config', configPath], join(dir, 'emulator.log'));
   const client = new ServiceBusClient(connectionString);
   const rows: { scenario: string; messages: number; seconds: string; 'msgs/s': string }[] = [];
   const row = (scenario: string, r: { count: number; seconds: number }): void => {
@@ -153,7 +135,7 @@ async function main(): Promise<void> {
     console.log(`resident memory: ${before.toFixed(0)} MB idle -> ${after.toFixed(0)} MB with ${memN.toLocaleString('en')} queued messages (${((after - before) * 1024 * 1024 / memN).toFixed(0)} bytes/message)`);
   } finally {
     await client.close();
-    child.kill('SIGTERM');
+    await child.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

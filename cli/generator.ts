@@ -11,21 +11,21 @@ import { RUN_ID_PATTERN, entryIdOf, ledgerIdOf, orderIdOf, poisonIdOf, runIdOf }
 import { Prng } from './prng.js';
 import { poisonSend, type PoisonKind } from './poison.js';
 
-/** Options of {@link generateRun}; the CLI flags of `send` with the same names. */
+/** Options of {@link generateRun}; the CLI flags of `send` with the same names (defaults: {@link DEFAULT_GENERATE_OPTIONS}). */
 export interface GenerateOptions {
-  /** Orders to generate. @default 10 */
+  /** Orders to generate. */
   orders: number;
-  /** Entries per order: `OrderCreated`, then transactions, maybe ending with `OrderDeleted`. @default 5 */
+  /** Entries per order: `OrderCreated`, then transactions, maybe ending with `OrderDeleted`. */
   entries: number;
-  /** Ledgers to spread the entries over (empty ones are dropped). @default 3 */
+  /** Ledgers to spread the entries over (empty ones are dropped). */
   ledgers: number;
-  /** Ratio (0–1) of entries re-sent in another ledger, and of ledgers re-sent whole. @default 0 */
+  /** Ratio (0–1) of entries re-sent in another ledger, and of ledgers re-sent whole. */
   duplicates: number;
-  /** Entries whose `entryId` is reused with another body (IdempotencyKeyConflict). @default 0 */
+  /** Entries whose `entryId` is reused with another body (IdempotencyKeyConflict). */
   conflicts: number;
-  /** Poison messages: non-JSON, schema-breaking and invalid ledgers. @default 0 */
+  /** Poison messages: non-JSON, schema-breaking and invalid ledgers. */
   poison: number;
-  /** Orders with a later entry sent in an earlier ledger than the one before it. @default 0 */
+  /** Orders with a later entry sent in an earlier ledger than the one before it. */
   gaps: number;
   /** PRNG seed (uint32); the same seed gives the same run. */
   seed: number;
@@ -34,6 +34,17 @@ export interface GenerateOptions {
   /** Probability that an order ends with `OrderDeleted`. @default 0.25 */
   deleteRatio?: number;
 }
+
+/** The shape of a run when `send` is not told otherwise; the flags' defaults. */
+export const DEFAULT_GENERATE_OPTIONS = {
+  orders: 10,
+  entries: 5,
+  ledgers: 3,
+  duplicates: 0,
+  conflicts: 0,
+  poison: 0,
+  gaps: 0,
+} as const satisfies Omit<GenerateOptions, 'seed' | 'run' | 'deleteRatio'>;
 
 /** What one dead letter a run should produce looks like. */
 export interface ExpectedDeadLetter {

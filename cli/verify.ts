@@ -110,7 +110,8 @@ async function queuesBacklog(client: ServiceBusClient): Promise<number> {
   return counts.reduce((a, b) => a + b, 0);
 }
 
-async function readOrders(api: FunctionApi, ids: string[], into: Map<string, OrderView | undefined>, concurrency: number): Promise<void> {
+/** Reads orders through `api`, `concurrency` at a time, into `into` (missing ones as `undefined`). */
+export async function readOrders(api: FunctionApi, ids: readonly string[], into: Map<string, OrderView | undefined>, concurrency: number): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < ids.length) {

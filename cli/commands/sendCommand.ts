@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { Command, Option } from 'commander';
+import { DEFAULT_GENERATE_OPTIONS, type GenerateOptions } from '../generator.js';
 import type { CliIo } from '../io.js';
 import { ratio, wholeNumber } from '../options.js';
 import { createProgress } from '../progress.js';
@@ -7,16 +8,9 @@ import { DEFAULT_SEND_OUT, runSend, type SendTarget } from '../send.js';
 import { addConnectionOptions, resolveCliSettings, type ConnectionFlags } from '../settings.js';
 import { formatSendReport } from '../summary.js';
 
-interface SendFlags extends ConnectionFlags {
-  orders: number;
-  entries: number;
-  ledgers: number;
-  duplicates: number;
-  conflicts: number;
-  poison: number;
-  gaps: number;
+// The generator's options under the same names, with what commander adds or leaves unset.
+interface SendFlags extends ConnectionFlags, Omit<GenerateOptions, 'seed' | 'deleteRatio'> {
   seed?: number;
-  run?: string;
   to: SendTarget;
   out: string;
   quiet?: boolean;
@@ -26,13 +20,13 @@ interface SendFlags extends ConnectionFlags {
 export function sendCommand(io: CliIo): Command {
   const command = new Command('send')
     .description('Generate test ledgers, send them, and write the expected final state and dead letters')
-    .option('--orders <n>', 'orders to generate', wholeNumber(1), 10)
-    .option('--entries <m>', 'entries per order (OrderCreated, transactions, maybe OrderDeleted)', wholeNumber(1), 5)
-    .option('--ledgers <k>', 'ledgers to spread the entries over (interleaved)', wholeNumber(1), 3)
-    .option('--duplicates <ratio>', 'ratio of entries re-sent in other ledgers and of ledgers re-sent whole', ratio, 0)
-    .option('--conflicts <n>', 'entryIds reused with another body (expect IdempotencyKeyConflict)', wholeNumber(), 0)
-    .option('--poison <n>', 'non-JSON and schema-breaking messages (expect SchemaValidationFailed)', wholeNumber(), 0)
-    .option('--gaps <n>', "orders with a later entry sent in an earlier ledger (parked until the gap fills)", wholeNumber(), 0)
+    .option('--orders <n>', 'orders to generate', wholeNumber(1), DEFAULT_GENERATE_OPTIONS.orders)
+    .option('--entries <m>', 'entries per order (OrderCreated, transactions, maybe OrderDeleted)', wholeNumber(1), DEFAULT_GENERATE_OPTIONS.entries)
+    .option('--ledgers <k>', 'ledgers to spread the entries over (interleaved)', wholeNumber(1), DEFAULT_GENERATE_OPTIONS.ledgers)
+    .option('--duplicates <ratio>', 'ratio of entries re-sent in other ledgers and of ledgers re-sent whole', ratio, DEFAULT_GENERATE_OPTIONS.duplicates)
+    .option('--conflicts <n>', 'entryIds reused with another body (expect IdempotencyKeyConflict)', wholeNumber(), DEFAULT_GENERATE_OPTIONS.conflicts)
+    .option('--poison <n>', 'non-JSON and schema-breaking messages (expect SchemaValidationFailed)', wholeNumber(), DEFAULT_GENERATE_OPTIONS.poison)
+    .option('--gaps <n>', "orders with a later entry sent in an earlier ledger (parked until the gap fills)", wholeNumber(), DEFAULT_GENERATE_OPTIONS.gaps)
     .option('--seed <n>', 'PRNG seed, for a reproducible run (default: random)', wholeNumber())
     .option('--run <id>', 'prefix of every generated id (default: derived from the seed)')
     .addOption(new Option('--to <target>', 'queue: the ledger queue; http: POST /api/ledgers').choices(['queue', 'http']).default('queue'))

@@ -1,7 +1,7 @@
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusClient } from '@azure/service-bus';
 import type { BusinessState, OrderView } from '../../src/core/index.js';
-import { foundDeadLetter } from '../../cli/verify.js';
+import { foundDeadLetter, readOrders as readOrdersVia } from '../../cli/verify.js';
 import type { FoundDeadLetter } from '../../cli/compare.js';
 import { FunctionApi } from '../../cli/httpApi.js';
 import { messageIdText } from '../../cli/ids.js';
@@ -41,15 +41,7 @@ export interface Observation {
 
 /** Reads orders over HTTP (`concurrency` at a time) into `into`; `ids` only. */
 export async function readOrders(baseUrl: string, ids: readonly string[], into: Map<string, OrderView | undefined>, concurrency = 8): Promise<void> {
-  const api = new FunctionApi({ httpBaseUrl: baseUrl, functionKey: undefined });
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < ids.length) {
-      const id = ids[next++] as string;
-      into.set(id, await api.getOrder(id));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, ids.length)) }, worker));
+  await readOrdersVia(new FunctionApi({ httpBaseUrl: baseUrl, functionKey: undefined }), ids, into, concurrency);
 }
 
 /** Dead letters of `orders` and `ledger`, plus the number on `order-events`. */

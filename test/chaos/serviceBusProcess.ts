@@ -24,20 +24,26 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * Starts `emulators/servicebus/main.ts` with `args` as a child process (its output appended to `logFile`) and
+ * resolves once it prints its listening line. The one way the tests, the chaos run and the benchmark spawn it.
+ */
+export async function launchServiceBusEmulator(args: readonly string[], logFile: string): Promise<{ child: Child; connectionString: string }> {
+  const { child, ready } = await startChild({
+    script: 'emulators/servicebus/main.ts',
+    args: [...args],
+    logFile,
+    isReady: (line) => line.status === 'listening',
+  });
+  return { child, connectionString: String(ready.connectionString) };
+}
+
 /** Starts `emulators/servicebus/main.ts` with durable data in `dataDir` and the entity file `configFile`. */
 export async function startServiceBusProcess(options: { configFile: string; dataDir: string; logDir: string }): Promise<ServiceBusProcess> {
   const port = await freePort();
   const args = ['--port', String(port), '--admin-port', '0', '--config', options.configFile, '--data-dir', options.dataDir];
   let runs = 0;
-  const launch = async (): Promise<{ child: Child; connectionString: string }> => {
-    const { child, ready } = await startChild({
-      script: 'emulators/servicebus/main.ts',
-      args,
-      logFile: join(options.logDir, `servicebus-${++runs}.log`),
-      isReady: (line) => line.status === 'listening',
-    });
-    return { child, connectionString: String(ready.connectionString) };
-  };
+  const launch = () => launchServiceBusEmulator(args, join(options.logDir, `servicebus-${++runs}.log`));
   let current = await launch();
   return {
     port,

@@ -1,30 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InvocationContext, ServiceBusQueueHandler } from '@azure/functions';
-import type { ServiceBusClient, ServiceBusReceivedMessage } from '@azure/service-bus';
-import { defaultServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
-import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
+import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import type { RegistrationOf } from '../../local/registrations.js';
 import type { LocalServiceBusMessageActions } from '../../local/servicebus/messageActions.js';
-import { startServiceBusHost } from '../../local/servicebus/serviceBusHost.js';
-import type { ServiceBusHost } from '../../local/servicebus/serviceBusHost.js';
-import { capturingLogger } from './support/logCapture.js';
-import { drainDeadLetters, gate, startServiceBusFixture, testQueues, waitFor } from './support/serviceBusFixture.js';
+import { useServiceBusHost } from './support/hostHarness.js';
+import { drainDeadLetters, gate, testQueues, waitFor } from './support/serviceBusFixture.js';
 
-let fixture: Awaited<ReturnType<typeof startServiceBusFixture>>;
-let client: ServiceBusClient;
-let host: ServiceBusHost | undefined;
-
-beforeAll(async () => {
-  fixture = await startServiceBusFixture();
-  client = fixture.client;
-});
-afterAll(async () => {
-  await fixture.close();
-});
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-});
+const sb = useServiceBusHost();
 
 const queueFunction = (
   queueName: string,
@@ -36,25 +18,14 @@ const queueFunction = (
   options: { connection: 'ServiceBusConnection', queueName, handler: handler as ServiceBusQueueHandler, ...extra },
 });
 
-function startHost(registration: RegistrationOf<'serviceBusQueue'>, options: Partial<ServiceBusHostOptions> = {}) {
-  const { logger, lines } = capturingLogger();
-  host = startServiceBusHost({
-    functions: [registration],
-    settings: { ServiceBusConnection: fixture.connectionString },
-    hostOptions: { ...defaultServiceBusHostOptions, ...options },
-    logger,
-  });
-  return lines;
-}
-
 async function send(queueName: string, bodies: unknown[]): Promise<void> {
-  const sender = client.createSender(queueName);
+  const sender = sb.client.createSender(queueName);
   await sender.sendMessages(bodies.map((body, i) => ({ body, messageId: `m-${i}`, contentType: 'application/json' })));
   await sender.close();
 }
 
 async function remaining(queueName: string): Promise<ServiceBusReceivedMessage[]> {
-  const receiver = client.createReceiver(queueName, { receiveMode: 'receiveAndDelete' });
+  const receiver = sb.client.createReceiver(queueName, { receiveMode: 'receiveAndDelete' });
   try {
     return await receiver.receiveMessages(50, { maxWaitTimeInMs: 500 });
   } finally {
@@ -68,7 +39,7 @@ describe('non-session triggers in the local host', () => {
     await send(testQueues.autoOn, [{ ledgerId: 'L-1' }]);
     const attempts: { body: unknown; deliveryCount: unknown }[] = [];
     // Act: a plain handler (no sdkBinding) that fails the first delivery.
-    const lines = startHost(
+    const lines = sb.startHost(
       queueFunction(testQueues.autoOn, (body: never, context) => {
         attempts.push({ body, deliveryCount: context.triggerMetadata?.deliveryCount });
         if (attempts.length === 1) throw new Error('transient');
@@ -82,28 +53,26 @@ describe('non-session triggers in the local host', () => {
       { body: { ledgerId: 'L-1' }, deliveryCount: 2 },
     ]);
     expect(lines.filter((l) => l.msg === 'message processed').map((l) => l.outcome)).toEqual(['abandoned', 'completed']);
-    await host?.close();
-    host = undefined;
+    await sb.closeHost();
     expect(await remaining(testQueues.autoOn)).toHaveLength(0);
   });
 
   it('leaves the message alone when auto-complete is off and the handler does not settle', async () => {
     await send(testQueues.autoOff, [{ n: 1 }]);
     let calls = 0;
-    const lines = startHost(
+    const lines = sb.startHost(
       queueFunction(testQueues.autoOff, () => { calls += 1; }, { autoCompleteMessages: false }),
       { autoCompleteMessages: true },
     );
     await waitFor(() => calls === 1, 10_000, 'the call');
     await waitFor(() => lines.some((l) => l.outcome === 'unsettled'), 5_000, 'the log line');
-    await host?.close();
-    host = undefined;
+    await sb.closeHost();
     // Neither completed nor abandoned: still in the queue (locked until its lock expires, as on Azure).
-    const peeker = client.createReceiver(testQueues.autoOff);
+    const peeker = sb.client.createReceiver(testQueues.autoOff);
     const peeked = await peeker.peekMessages(10);
     await peeker.close();
     expect(peeked.map((m) => m.messageId)).toEqual(['m-0']);
-    expect(await drainDeadLetters(client, testQueues.autoOff)).toHaveLength(0);
+    expect(await drainDeadLetters(sb.client, testQueues.autoOff)).toHaveLength(0);
     expect(lines.find((l) => l.outcome === 'unsettled')).toMatchObject({ level: 40, entryId: 'm-0' });
   });
 
@@ -112,7 +81,7 @@ describe('non-session triggers in the local host', () => {
     await send(testQueues.coalesceHost, [{ kind: 'poison' }, { kind: 'good' }]);
     const both = gate();
     let arrived = 0;
-    startHost(
+    sb.startHost(
       queueFunction(
         testQueues.coalesceHost,
         async ({ messages: message, actions }: { messages: ServiceBusReceivedMessage; actions: LocalServiceBusMessageActions }) => {
@@ -130,10 +99,9 @@ describe('non-session triggers in the local host', () => {
       { maxConcurrentCalls: 2 },
     );
     await waitFor(() => arrived === 2, 10_000, 'both messages');
-    await host?.close();
-    host = undefined;
+    await sb.closeHost();
     // Assess
-    const deadLetters = await drainDeadLetters(client, testQueues.coalesceHost);
+    const deadLetters = await drainDeadLetters(sb.client, testQueues.coalesceHost);
     expect(deadLetters.map((m) => [m.body, m.deadLetterReason, m.deadLetterErrorDescription])).toEqual([
       [{ kind: 'poison' }, 'SchemaValidationFailed', 'bad body'],
     ]);
@@ -142,7 +110,7 @@ describe('non-session triggers in the local host', () => {
 
   it('(control) shows why: the same two settlements issued together on a bare SDK receiver collapse into one outcome', async () => {
     await send(testQueues.coalesceRaw, [{ kind: 'poison' }, { kind: 'good' }]);
-    const receiver = client.createReceiver(testQueues.coalesceRaw);
+    const receiver = sb.client.createReceiver(testQueues.coalesceRaw);
     const messages = await receiver.receiveMessages(2, { maxWaitTimeInMs: 2000 });
     expect(messages).toHaveLength(2);
     const [poison, good] = messages as [ServiceBusReceivedMessage, ServiceBusReceivedMessage];
@@ -151,7 +119,7 @@ describe('non-session triggers in the local host', () => {
       receiver.completeMessage(good),
     ]);
     await receiver.close();
-    const deadLetters = await drainDeadLetters(client, testQueues.coalesceRaw);
+    const deadLetters = await drainDeadLetters(sb.client, testQueues.coalesceRaw);
     // Both were dead-lettered: the complete was lost to rhea's coalescing.
     expect(deadLetters).toHaveLength(2);
   });
@@ -161,7 +129,7 @@ describe('non-session triggers in the local host', () => {
     const hold = gate();
     let started = 0;
     let finished = 0;
-    startHost(
+    sb.startHost(
       queueFunction(testQueues.drain, async () => {
         started += 1;
         await hold.promise;
@@ -170,10 +138,9 @@ describe('non-session triggers in the local host', () => {
       { autoCompleteMessages: true },
     );
     await waitFor(() => started === 1, 10_000, 'the message');
-    const closing = host?.close();
-    host = undefined;
+    const closing = sb.closeHost();
     let closed = false;
-    void closing?.then(() => { closed = true; });
+    void closing.then(() => { closed = true; });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(closed).toBe(false);
     hold.open();

@@ -1,14 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InvocationContext, ServiceBusQueueHandler } from '@azure/functions';
-import type { ServiceBusClient, ServiceBusReceivedMessage } from '@azure/service-bus';
-import { defaultServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
-import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
+import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import type { RegistrationOf } from '../../local/registrations.js';
 import type { LocalServiceBusMessageActions } from '../../local/servicebus/messageActions.js';
-import { startServiceBusHost } from '../../local/servicebus/serviceBusHost.js';
-import type { ServiceBusHost } from '../../local/servicebus/serviceBusHost.js';
-import { capturingLogger } from './support/logCapture.js';
-import { entryMessage, gate, startServiceBusFixture, testQueues, waitFor } from './support/serviceBusFixture.js';
+import { useServiceBusHost } from './support/hostHarness.js';
+import { entryMessage, gate, testQueues, waitFor } from './support/serviceBusFixture.js';
 
 interface SdkInput {
   messages: ServiceBusReceivedMessage;
@@ -16,21 +12,7 @@ interface SdkInput {
 }
 type SdkHandler = (input: SdkInput, context: InvocationContext) => Promise<void>;
 
-let fixture: Awaited<ReturnType<typeof startServiceBusFixture>>;
-let client: ServiceBusClient;
-let host: ServiceBusHost | undefined;
-
-beforeAll(async () => {
-  fixture = await startServiceBusFixture();
-  client = fixture.client;
-});
-afterAll(async () => {
-  await fixture.close();
-});
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-});
+const sb = useServiceBusHost({ sessionIdleTimeoutMs: 300 });
 
 // Registered exactly like the order processor.
 const sessionFunction = (queueName: string, handler: SdkHandler): RegistrationOf<'serviceBusQueue'> => ({
@@ -47,29 +29,18 @@ const sessionFunction = (queueName: string, handler: SdkHandler): RegistrationOf
   },
 });
 
-function startHost(registration: RegistrationOf<'serviceBusQueue'>, options: Partial<ServiceBusHostOptions> = {}) {
-  const { logger, lines } = capturingLogger();
-  host = startServiceBusHost({
-    functions: [registration],
-    settings: { ServiceBusConnection: fixture.connectionString },
-    hostOptions: { ...defaultServiceBusHostOptions, sessionIdleTimeoutMs: 300, ...options },
-    logger,
-  });
-  return lines;
-}
-
 describe('session-enabled triggers in the local host', () => {
   it('applies each session strictly in order, one message at a time, and logs one line per message', async () => {
     // Prepare: three orders, entries interleaved as a ledger would fan them out.
     const orders = ['o-a', 'o-b', 'o-c'];
-    const sender = client.createSender(testQueues.fifo);
+    const sender = sb.client.createSender(testQueues.fifo);
     await sender.sendMessages([1, 2, 3, 4, 5].flatMap((sequence) => orders.map((o) => entryMessage(o, sequence))));
     await sender.close();
     const seen = new Map<string, number[]>();
     const active = new Set<string>();
     let overlap = false;
     // Act
-    const lines = startHost(
+    const lines = sb.startHost(
       sessionFunction(testQueues.fifo, async ({ messages: message, actions }) => {
         const sessionId = String(message.sessionId);
         if (active.has(sessionId)) overlap = true;
@@ -99,11 +70,11 @@ describe('session-enabled triggers in the local host', () => {
   });
 
   it('hands the extension shape to the handler (JSON body, actions, trigger metadata) and honours releaseSession', async () => {
-    const sender = client.createSender(testQueues.release);
+    const sender = sb.client.createSender(testQueues.release);
     await sender.sendMessages(entryMessage('o-shape', 1));
     await sender.close();
     let received: { body: unknown; metadata: unknown; lock: unknown; releasedAt: number } | undefined;
-    const lines = startHost(
+    const lines = sb.startHost(
       sessionFunction(testQueues.release, async ({ messages: message, actions }, context) => {
         const lock = await actions.renewSessionLock(String(message.sessionId));
         await actions.complete(message);
@@ -122,14 +93,14 @@ describe('session-enabled triggers in the local host', () => {
 
   it('runs up to maxConcurrentSessions sessions at once', async () => {
     const orders = ['c-1', 'c-2', 'c-3', 'c-4'];
-    const sender = client.createSender(testQueues.concurrency);
+    const sender = sb.client.createSender(testQueues.concurrency);
     await sender.sendMessages(orders.flatMap((o) => [entryMessage(o, 1), entryMessage(o, 2)]));
     await sender.close();
     let active = 0;
     let peak = 0;
     let done = 0;
     const release = gate();
-    startHost(
+    sb.startHost(
       sessionFunction(testQueues.concurrency, async ({ messages: message, actions }) => {
         active += 1;
         peak = Math.max(peak, active);
@@ -149,11 +120,11 @@ describe('session-enabled triggers in the local host', () => {
   });
 
   it('renews the session lock while a handler outlasts the lock duration (5 s)', async () => {
-    const sender = client.createSender(testQueues.renewal);
+    const sender = sb.client.createSender(testQueues.renewal);
     await sender.sendMessages(entryMessage('r-1', 1));
     await sender.close();
     let settled: string | undefined;
-    const lines = startHost(
+    const lines = sb.startHost(
       sessionFunction(testQueues.renewal, async ({ messages: message, actions }) => {
         await new Promise((resolve) => setTimeout(resolve, 6_500));
         await actions.complete(message);
@@ -167,12 +138,12 @@ describe('session-enabled triggers in the local host', () => {
   }, 20_000);
 
   it('drains on close: the in-flight message finishes and settles, nothing new starts', async () => {
-    const sender = client.createSender(testQueues.drainSessions);
+    const sender = sb.client.createSender(testQueues.drainSessions);
     await sender.sendMessages([entryMessage('d-1', 1), entryMessage('d-1', 2)]);
     const hold = gate();
     const started: number[] = [];
     const completed: number[] = [];
-    startHost(
+    sb.startHost(
       sessionFunction(testQueues.drainSessions, async ({ messages: message, actions }) => {
         const sequence = Number(message.applicationProperties?.sequence);
         started.push(sequence);
@@ -182,15 +153,14 @@ describe('session-enabled triggers in the local host', () => {
       }),
     );
     await waitFor(() => started.length === 1, 10_000, 'the first message');
-    const closing = host?.close();
-    host = undefined;
+    const closing = sb.closeHost();
     await new Promise((resolve) => setTimeout(resolve, 200));
     hold.open();
     await closing;
     expect(completed).toEqual([1]);
     expect(started).toEqual([1]);
     // The first entry is gone for good; the second still waits in its session.
-    expect(fixture.sessionDepth(testQueues.drainSessions, 'd-1')).toBe(1);
+    expect(sb.fixture.sessionDepth(testQueues.drainSessions, 'd-1')).toBe(1);
     await sender.close();
   });
 });

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { orderView, type OrderStore } from '../../src/core/index.js';
-import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
-
-async function viewOf(store: OrderStore, orderId: string) {
-  const stored = await store.readOrder(orderId);
-  return stored ? orderView(stored.doc) : undefined;
-}
+import { entriesFor, makeHarness, uniqueOrderId, viewOf } from './support/fixtures.js';
 
 describe('order processor, nothing may follow OrderDeleted (rules 7, 11)', () => {
   it('dead-letters an entry after a gap behind OrderDeleted as InvalidTransition instead of parking it', async () => {

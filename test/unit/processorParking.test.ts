@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { orderView, resubmission, type OrderStore } from '../../src/core/index.js';
-import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
-
-async function viewOf(store: OrderStore, orderId: string) {
-  const stored = await store.readOrder(orderId);
-  return stored ? orderView(stored.doc) : undefined;
-}
+import { resubmission } from '../../src/core/index.js';
+import { entriesFor, makeHarness, messageFor, uniqueOrderId, viewOf } from './support/fixtures.js';
 
 describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
   it('parks entries behind a gap, then applies them in order once the gap fills (rule 5)', async () => {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OrderCache, orderView, requestHash, type OrderStore } from '../../src/core/index.js';
-import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
-
-async function viewOf(store: OrderStore, orderId: string) {
-  const stored = await store.readOrder(orderId);
-  return stored ? orderView(stored.doc) : undefined;
-}
+import { OrderCache, requestHash } from '../../src/core/index.js';
+import { entriesFor, makeHarness, messageFor, uniqueOrderId, viewOf } from './support/fixtures.js';
 
 describe('order processor, rules 1–4 and 6–7', () => {
   it('applies consecutive entries (rule 1) and keeps the order state, inbox and outbox in step', async () => {

@@ -1,39 +1,16 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ServiceBusClient } from '@azure/service-bus';
 import { afterAll, describe, expect, it } from 'vitest';
+import { launchServiceBusEmulator } from '../../chaos/serviceBusProcess.js';
 import { configWith, fastClientOptions, queue } from './helpers.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const Q = { plain: 'durable-plain', sessions: 'durable-sessions' };
 
-/** Starts the CLI as a child process and resolves with it and its connection string. */
-function launch(configPath: string, dataDir: string): Promise<{ child: ChildProcess; connectionString: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'emulators/servicebus/main.ts', '--port', '0', '--admin-port', '0', '--config', configPath, '--data-dir', dataDir], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.includes('"listening"'));
-      if (line) resolve({ child, connectionString: (JSON.parse(line) as { connectionString: string }).connectionString });
-    });
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`emulator exited (${code}): ${out}`)));
-  });
-}
-
-function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
+/** Starts the CLI as a child process on free ports with durable data in `dataDir`. */
+function launch(configPath: string, dataDir: string, logFile: string) {
+  return launchServiceBusEmulator(['--port', '0', '--admin-port', '0', '--config', configPath, '--data-dir', dataDir], logFile);
 }
 
 describe('--data-dir durability', () => {
@@ -45,7 +22,7 @@ describe('--data-dir durability', () => {
     const configPath = join(dir, 'config.json');
     writeFileSync(configPath, JSON.stringify(configWith([queue(Q.plain, { RequiresDuplicateDetection: true }), queue(Q.sessions, { RequiresSession: true })])));
     const dataDir = join(dir, 'data');
-    const first = await launch(configPath, dataDir);
+    const first = await launch(configPath, dataDir, join(dir, 'emulator.log'));
     const client = new ServiceBusClient(first.connectionString, fastClientOptions);
     const sender = client.createSender(Q.plain);
     await sender.sendMessages([...Array(50).keys()].map((i) => ({ body: i, messageId: `m-${i}`, applicationProperties: { big: 2 ** 40 } })));
@@ -61,9 +38,9 @@ describe('--data-dir durability', () => {
     const session = await client.acceptSession(Q.sessions, 'S');
     await session.setSessionState({ step: 1 });
     // Act: crash without any chance to flush, then restart on the same directory.
-    await killHard(first.child);
+    await first.child.kill9();
     await client.close().catch(() => {});
-    const second2 = await launch(configPath, dataDir);
+    const second2 = await launch(configPath, dataDir, join(dir, 'emulator.log'));
     const after = new ServiceBusClient(second2.connectionString, fastClientOptions);
     try {
       // Assess
@@ -86,7 +63,7 @@ describe('--data-dir durability', () => {
       expect((await s.receiveMessages(2, { maxWaitTimeInMs: 2000 })).map((m) => m.body)).toEqual(['a', 'b']);
     } finally {
       await after.close();
-      await killHard(second2.child);
+      await second2.child.kill9();
     }
   }, 30_000);
 });

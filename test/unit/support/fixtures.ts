@@ -2,8 +2,10 @@ import {
   OrderCache,
   OrderProcessor,
   entryMessageId,
+  orderView,
   requestHash,
   type Entry,
+  type OrderStore,
   type ProcessResult,
   type ReceivedOrderMessage,
 } from '../../../src/core/index.js';
@@ -59,6 +61,12 @@ export function messageFor(entry: Entry, overrides: Partial<ReceivedOrderMessage
     deliveryCount: 1,
     ...overrides,
   };
+}
+
+/** The order as the API would show it, read straight from `store`; `undefined` when there is no order document. */
+export async function viewOf(store: OrderStore, orderId: string) {
+  const stored = await store.readOrder(orderId);
+  return stored ? orderView(stored.doc) : undefined;
 }
 
 /** Options a processor gets in tests: fast backoff, a short budget. */

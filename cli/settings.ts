@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolveServiceBusConnection, type AppSettings } from '../src/adapters/azureClients.js';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../local/emulatorKeys.js';
 import { CliError } from './errors.js';
 
 /** Connection flags every command that talks to the system accepts. */
@@ -37,10 +38,8 @@ export const DEFAULT_HTTP_BASE_URL = 'http://127.0.0.1:7071';
  * ports (their well-known, non-secret keys), so the quick start needs no settings file.
  */
 export const EMBEDDED_STACK_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
-  ServiceBusConnection:
-    'Endpoint=sb://127.0.0.1:5672;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;',
-  CosmosConnection:
-    'AccountEndpoint=http://127.0.0.1:8081/;AccountKey=C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==;',
+  ServiceBusConnection: `Endpoint=sb://127.0.0.1:5672;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=${SERVICE_BUS_EMULATOR_KEY};UseDevelopmentEmulator=true;`,
+  CosmosConnection: `AccountEndpoint=http://127.0.0.1:8081/;AccountKey=${COSMOS_EMULATOR_KEY};`,
 });
 
 /** Default settings file, looked up in the working directory; absent is fine. */

@@ -1,13 +1,6 @@
 import { parseServiceBusConnectionString } from '@azure/service-bus';
 import type { AppSettings } from './config/appSettings.js';
-
-/**
- * The Cosmos DB emulators' published account key (the official emulator's, which the embedded one also accepts).
- * Kept here rather than imported from `emulators/` so the banner of a host run against Azure loads no emulator code.
- */
-export const COSMOS_EMULATOR_KEY = 'C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==';
-/** The Service Bus emulators' placeholder key (`SharedAccessKey=SAS_KEY_VALUE`). */
-export const SERVICE_BUS_EMULATOR_KEY = 'SAS_KEY_VALUE';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from './emulatorKeys.js';
 
 const KEY_FROM_SETTINGS = '(key from settings)';
 

@@ -1,27 +1,17 @@
-import type { Container, OperationInput } from '@azure/cosmos';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, startHarness } from './harness.js';
-import type { Harness } from './harness.js';
+import type { OperationInput } from '@azure/cosmos';
+import { describe, expect, it } from 'vitest';
+import { rawRequest, useOrdersHarness } from './harness.js';
 
-let h: Harness;
-let orders: Container;
-
-beforeAll(async () => {
-  h = await startHarness();
-  orders = await h.container({ defaultTtl: -1 });
-});
-afterAll(async () => {
-  await h.close();
-});
+const t = useOrdersHarness();
 
 async function exists(id: string, pk: string): Promise<boolean> {
-  return (await orders.item(id, pk).read()).statusCode === 200;
+  return (await t.orders.item(id, pk).read()).statusCode === 200;
 }
 
 describe('transactional batch', () => {
   it('applies create/replace(ifMatch)/upsert/delete together and answers 200 with per-operation results', async () => {
-    const { resource: state } = await orders.items.create({ id: 'state', orderId: 'b-1', seq: 0 });
-    await orders.items.create({ id: 'old', orderId: 'b-1' });
+    const { resource: state } = await t.orders.items.create({ id: 'state', orderId: 'b-1', seq: 0 });
+    await t.orders.items.create({ id: 'old', orderId: 'b-1' });
     const ops: OperationInput[] = [
       { operationType: 'Create', resourceBody: { id: 'inbox-1', orderId: 'b-1', ttl: 60 } },
       { operationType: 'Replace', id: 'state', resourceBody: { id: 'state', orderId: 'b-1', seq: 1 }, ifMatch: state!._etag },
@@ -29,7 +19,7 @@ describe('transactional batch', () => {
       { operationType: 'Delete', id: 'old' },
       { operationType: 'Read', id: 'state' },
     ];
-    const response = await orders.items.batch(ops, 'b-1');
+    const response = await t.orders.items.batch(ops, 'b-1');
     expect(response.code).toBe(200);
     expect(response.result?.map((r) => r.statusCode)).toEqual([201, 200, 201, 204, 200]);
     expect(response.result?.[1]?.eTag).toMatch(/^".+"$/);
@@ -39,8 +29,8 @@ describe('transactional batch', () => {
   });
 
   it('applies nothing when one operation fails: 207, the failing status, 424 for the others', async () => {
-    await orders.items.create({ id: 'taken', orderId: 'b-2' });
-    const response = await orders.items.batch(
+    await t.orders.items.create({ id: 'taken', orderId: 'b-2' });
+    const response = await t.orders.items.batch(
       [
         { operationType: 'Create', resourceBody: { id: 'fresh', orderId: 'b-2' } },
         { operationType: 'Create', resourceBody: { id: 'taken', orderId: 'b-2' } },
@@ -55,9 +45,9 @@ describe('transactional batch', () => {
   });
 
   it('honours ifMatch per operation (412 rolls the batch back)', async () => {
-    const { resource } = await orders.items.create({ id: 's', orderId: 'b-3', v: 1 });
-    await orders.item('s', 'b-3').replace({ id: 's', orderId: 'b-3', v: 2 });
-    const response = await orders.items.batch(
+    const { resource } = await t.orders.items.create({ id: 's', orderId: 'b-3', v: 1 });
+    await t.orders.item('s', 'b-3').replace({ id: 's', orderId: 'b-3', v: 2 });
+    const response = await t.orders.items.batch(
       [
         { operationType: 'Create', resourceBody: { id: 'inbox', orderId: 'b-3' } },
         { operationType: 'Replace', id: 's', resourceBody: { id: 's', orderId: 'b-3', v: 3 }, ifMatch: resource!._etag },
@@ -67,11 +57,11 @@ describe('transactional batch', () => {
     expect(response.code).toBe(207);
     expect(response.result?.map((r) => r.statusCode)).toEqual([424, 412]);
     expect(await exists('inbox', 'b-3')).toBe(false);
-    expect((await orders.item('s', 'b-3').read()).resource).toMatchObject({ v: 2 });
+    expect((await t.orders.item('s', 'b-3').read()).resource).toMatchObject({ v: 2 });
   });
 
   it('refuses an operation whose own partition key differs from the batch (400, nothing applied)', async () => {
-    const error = await orders.items
+    const error = await t.orders.items
       .batch([{ operationType: 'Create', resourceBody: { id: 'a', orderId: 'b-4' } }, { operationType: 'Create', partitionKey: 'b-5', resourceBody: { id: 'b', orderId: 'b-5' } }], 'b-4')
       .then(() => undefined, (e: unknown) => e as Error);
     expect(error?.message).toMatch(/different partition key/);
@@ -80,12 +70,12 @@ describe('transactional batch', () => {
 
   it('enforces at most 100 operations and 2 MiB on the wire', async () => {
     const ops = Array.from({ length: 101 }, (_, i) => ({ operationType: 'Create', resourceBody: { id: `n${i}`, orderId: 'b-6' } }));
-    const path = `/${(orders.url as string).replace(/^\//, '')}/docs`;
+    const path = `/${(t.orders.url as string).replace(/^\//, '')}/docs`;
     const headers = { 'x-ms-cosmos-is-batch-request': 'true', 'x-ms-cosmos-batch-atomic': 'true', 'x-ms-documentdb-partitionkey': '["b-6"]' };
-    const tooMany = await rawRequest(h.emulator, 'POST', path, { body: JSON.stringify(ops), headers });
+    const tooMany = await rawRequest(t.h.emulator, 'POST', path, { body: JSON.stringify(ops), headers });
     expect(tooMany.status).toBe(400);
     const huge = [{ operationType: 'Create', resourceBody: { id: 'h', orderId: 'b-6', blob: 'x'.repeat(2 * 1024 * 1024) } }];
-    const tooBig = await rawRequest(h.emulator, 'POST', path, { body: JSON.stringify(huge), headers });
+    const tooBig = await rawRequest(t.h.emulator, 'POST', path, { body: JSON.stringify(huge), headers });
     expect(tooBig.status).toBe(413);
     expect(await exists('n0', 'b-6')).toBe(false);
   });
@@ -98,14 +88,14 @@ describe('transactional batch', () => {
         { operationType: 'Create', resourceBody: { id: 'inbox', orderId: pk, winner: name } },
         { operationType: 'Create', resourceBody: { id: `more-${name}`, orderId: pk } },
       ];
-      const [a, b] = await Promise.all([orders.items.batch(contender('a'), pk), orders.items.batch(contender('b'), pk)]);
+      const [a, b] = await Promise.all([t.orders.items.batch(contender('a'), pk), t.orders.items.batch(contender('b'), pk)]);
       const codes = [a.code, b.code].sort();
       expect(codes).toEqual([200, 207]);
       const winner = a.code === 200 ? 'a' : 'b';
       const loser = winner === 'a' ? 'b' : 'a';
       const loserResult = (winner === 'a' ? b : a).result?.map((r) => r.statusCode);
       expect(loserResult).toEqual([424, 409, 424]);
-      expect((await orders.item('inbox', pk).read()).resource).toMatchObject({ winner });
+      expect((await t.orders.item('inbox', pk).read()).resource).toMatchObject({ winner });
       expect(await exists(`own-${winner}`, pk)).toBe(true);
       expect(await exists(`own-${loser}`, pk)).toBe(false);
       expect(await exists(`more-${loser}`, pk)).toBe(false);
@@ -114,13 +104,13 @@ describe('transactional batch', () => {
 
   it('serialises a batch with concurrent single writes on the same partition', async () => {
     const pk = 'mixed';
-    const singles = Array.from({ length: 10 }, (_, i) => orders.items.create({ id: `k${i}`, orderId: pk }).then((r) => r.statusCode, (e: { code: number }) => e.code));
-    const batch = orders.items.batch(
+    const singles = Array.from({ length: 10 }, (_, i) => t.orders.items.create({ id: `k${i}`, orderId: pk }).then((r) => r.statusCode, (e: { code: number }) => e.code));
+    const batch = t.orders.items.batch(
       Array.from({ length: 10 }, (_, i) => ({ operationType: 'Create' as const, resourceBody: { id: `k${i}`, orderId: pk, fromBatch: true } })),
       pk,
     );
     const [codes, batchResponse] = await Promise.all([Promise.all(singles), batch]);
-    const { resources } = await orders.items.query('SELECT * FROM c', { partitionKey: pk }).fetchAll();
+    const { resources } = await t.orders.items.query('SELECT * FROM c', { partitionKey: pk }).fetchAll();
     expect(resources).toHaveLength(10);
     if (batchResponse.code === 200) {
       expect(resources.every((d) => d.fromBatch === true)).toBe(true);

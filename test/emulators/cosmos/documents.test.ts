@@ -1,18 +1,8 @@
-import type { Container, PatchOperation } from '@azure/cosmos';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.js';
-import type { Harness } from './harness.js';
+import type { PatchOperation } from '@azure/cosmos';
+import { describe, expect, it } from 'vitest';
+import { useOrdersHarness } from './harness.js';
 
-let h: Harness;
-let orders: Container;
-
-beforeAll(async () => {
-  h = await startHarness();
-  orders = await h.container({ defaultTtl: -1 });
-});
-afterAll(async () => {
-  await h.close();
-});
+const t = useOrdersHarness();
 
 async function statusOf(promise: Promise<unknown>): Promise<{ code: number; substatus?: number; body?: { code?: string } }> {
   try {
@@ -25,7 +15,7 @@ async function statusOf(promise: Promise<unknown>): Promise<{ code: number; subs
 
 describe('documents', () => {
   it('creates a document with system properties and a quoted etag (201)', async () => {
-    const { statusCode, resource, headers } = await orders.items.create({ id: 'd1', orderId: 'o-1', total: 10 });
+    const { statusCode, resource, headers } = await t.orders.items.create({ id: 'd1', orderId: 'o-1', total: 10 });
     expect(statusCode).toBe(201);
     expect(resource).toMatchObject({ id: 'd1', orderId: 'o-1', total: 10 });
     expect(resource?._rid).toMatch(/^[A-Za-z0-9+\-=]+$/);
@@ -37,84 +27,84 @@ describe('documents', () => {
   });
 
   it('answers 409 Conflict for a duplicate id in the same partition, and allows it in another', async () => {
-    await orders.items.create({ id: 'dup', orderId: 'o-2' });
-    const error = await statusOf(orders.items.create({ id: 'dup', orderId: 'o-2' }));
+    await t.orders.items.create({ id: 'dup', orderId: 'o-2' });
+    const error = await statusOf(t.orders.items.create({ id: 'dup', orderId: 'o-2' }));
     expect(error.code).toBe(409);
     expect(error.body?.code).toBe('Conflict');
-    const other = await orders.items.create({ id: 'dup', orderId: 'o-3' });
+    const other = await t.orders.items.create({ id: 'dup', orderId: 'o-3' });
     expect(other.statusCode).toBe(201);
   });
 
   it('reads 200, answers 404 for a missing id and 304 for a matching If-None-Match', async () => {
-    const { resource } = await orders.items.create({ id: 'r1', orderId: 'o-4' });
-    const read = await orders.item('r1', 'o-4').read();
+    const { resource } = await t.orders.items.create({ id: 'r1', orderId: 'o-4' });
+    const read = await t.orders.item('r1', 'o-4').read();
     expect(read.statusCode).toBe(200);
     expect(read.resource?._etag).toBe(resource?._etag);
-    const missing = await orders.item('nope', 'o-4').read();
+    const missing = await t.orders.item('nope', 'o-4').read();
     expect(missing.statusCode).toBe(404);
-    const wrongPartition = await orders.item('r1', 'o-5').read();
+    const wrongPartition = await t.orders.item('r1', 'o-5').read();
     expect(wrongPartition.statusCode).toBe(404);
-    const notModified = await orders.item('r1', 'o-4').read({ accessCondition: { type: 'IfNoneMatch', condition: resource!._etag } });
+    const notModified = await t.orders.item('r1', 'o-4').read({ accessCondition: { type: 'IfNoneMatch', condition: resource!._etag } });
     expect(notModified.statusCode).toBe(304);
   });
 
   it('replaces with a matching If-Match (200, new etag) and refuses a stale one (412)', async () => {
-    const { resource } = await orders.items.create({ id: 'p1', orderId: 'o-6', v: 1 });
-    const replaced = await orders.item('p1', 'o-6').replace({ id: 'p1', orderId: 'o-6', v: 2 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } });
+    const { resource } = await t.orders.items.create({ id: 'p1', orderId: 'o-6', v: 1 });
+    const replaced = await t.orders.item('p1', 'o-6').replace({ id: 'p1', orderId: 'o-6', v: 2 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } });
     expect(replaced.statusCode).toBe(200);
     expect(replaced.resource?._etag).not.toBe(resource?._etag);
     expect(replaced.resource?._rid).toBe(resource?._rid);
-    const stale = await statusOf(orders.item('p1', 'o-6').replace({ id: 'p1', orderId: 'o-6', v: 3 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } }));
+    const stale = await statusOf(t.orders.item('p1', 'o-6').replace({ id: 'p1', orderId: 'o-6', v: 3 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } }));
     expect(stale.code).toBe(412);
-    const missing = await statusOf(orders.item('ghost', 'o-6').replace({ id: 'ghost', orderId: 'o-6' }));
+    const missing = await statusOf(t.orders.item('ghost', 'o-6').replace({ id: 'ghost', orderId: 'o-6' }));
     expect(missing.code).toBe(404);
   });
 
   it('upserts: 201 when new, 200 when it replaces', async () => {
-    const first = await orders.items.upsert({ id: 'u1', orderId: 'o-7', v: 1 });
+    const first = await t.orders.items.upsert({ id: 'u1', orderId: 'o-7', v: 1 });
     expect(first.statusCode).toBe(201);
-    const second = await orders.items.upsert({ id: 'u1', orderId: 'o-7', v: 2 });
+    const second = await t.orders.items.upsert({ id: 'u1', orderId: 'o-7', v: 2 });
     expect(second.statusCode).toBe(200);
-    expect((await orders.item('u1', 'o-7').read()).resource).toMatchObject({ v: 2 });
+    expect((await t.orders.item('u1', 'o-7').read()).resource).toMatchObject({ v: 2 });
   });
 
   it('deletes with 204, then 404; a stale If-Match on delete is 412', async () => {
-    const { resource } = await orders.items.create({ id: 'x1', orderId: 'o-8' });
-    await orders.item('x1', 'o-8').replace({ id: 'x1', orderId: 'o-8', touched: true });
-    const stale = await statusOf(orders.item('x1', 'o-8').delete({ accessCondition: { type: 'IfMatch', condition: resource!._etag } }));
+    const { resource } = await t.orders.items.create({ id: 'x1', orderId: 'o-8' });
+    await t.orders.item('x1', 'o-8').replace({ id: 'x1', orderId: 'o-8', touched: true });
+    const stale = await statusOf(t.orders.item('x1', 'o-8').delete({ accessCondition: { type: 'IfMatch', condition: resource!._etag } }));
     expect(stale.code).toBe(412);
-    const deleted = await orders.item('x1', 'o-8').delete();
+    const deleted = await t.orders.item('x1', 'o-8').delete();
     expect(deleted.statusCode).toBe(204);
-    expect((await statusOf(orders.item('x1', 'o-8').delete())).code).toBe(404);
+    expect((await statusOf(t.orders.item('x1', 'o-8').delete())).code).toBe(404);
   });
 
   it('patches set/incr/add/remove and honours a filter predicate', async () => {
-    await orders.items.create({ id: 'pa', orderId: 'o-9', count: 1, tags: ['a'], drop: true, status: 'open' });
+    await t.orders.items.create({ id: 'pa', orderId: 'o-9', count: 1, tags: ['a'], drop: true, status: 'open' });
     const ops: PatchOperation[] = [
       { op: 'set', path: '/status', value: 'paid' },
       { op: 'incr', path: '/count', value: 2 },
       { op: 'add', path: '/tags/-', value: 'b' },
       { op: 'remove', path: '/drop' },
     ];
-    const patched = await orders.item('pa', 'o-9').patch(ops);
+    const patched = await t.orders.item('pa', 'o-9').patch(ops);
     expect(patched.statusCode).toBe(200);
     expect(patched.resource).toMatchObject({ status: 'paid', count: 3, tags: ['a', 'b'] });
     expect(patched.resource).not.toHaveProperty('drop');
-    const failed = await statusOf(orders.item('pa', 'o-9').patch({ condition: "from c where c.status = 'open'", operations: [{ op: 'set', path: '/x', value: 1 }] }));
+    const failed = await statusOf(t.orders.item('pa', 'o-9').patch({ condition: "from c where c.status = 'open'", operations: [{ op: 'set', path: '/x', value: 1 }] }));
     expect(failed.code).toBe(412);
-    const immutable = await statusOf(orders.item('pa', 'o-9').patch([{ op: 'set', path: '/orderId', value: 'other' }]));
+    const immutable = await statusOf(t.orders.item('pa', 'o-9').patch([{ op: 'set', path: '/orderId', value: 'other' }]));
     expect(immutable.code).toBe(400);
   });
 
   it('rejects documents over 2 MiB with 413 and keeps serving', async () => {
-    const error = await statusOf(orders.items.create({ id: 'big', orderId: 'o-12', blob: 'x'.repeat(2 * 1024 * 1024 + 10) }));
+    const error = await statusOf(t.orders.items.create({ id: 'big', orderId: 'o-12', blob: 'x'.repeat(2 * 1024 * 1024 + 10) }));
     expect(error.code).toBe(413);
-    expect((await orders.items.create({ id: 'small', orderId: 'o-12' })).statusCode).toBe(201);
+    expect((await t.orders.items.create({ id: 'small', orderId: 'o-12' })).statusCode).toBe(201);
   });
 
   it('stores documents without the partition key property in the None partition', async () => {
-    await orders.items.create({ id: 'nopk', other: 1 });
-    const { resources } = await orders.items.query('SELECT * FROM c WHERE c.id = "nopk"').fetchAll();
+    await t.orders.items.create({ id: 'nopk', other: 1 });
+    const { resources } = await t.orders.items.query('SELECT * FROM c WHERE c.id = "nopk"').fetchAll();
     expect(resources).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import { CosmosClient } from '@azure/cosmos';
 import type { Container, Database } from '@azure/cosmos';
+import { afterAll, beforeAll } from 'vitest';
 import { createHmac, randomUUID } from 'node:crypto';
 import { start } from '../../../emulators/cosmos/index.js';
 import type { CosmosEmulator, StartOptions } from '../../../emulators/cosmos/index.js';
@@ -58,6 +59,29 @@ export async function startHarness(options: StartOptions = {}): Promise<Harness>
       await emulator.close();
     },
   };
+}
+
+/** What {@link useOrdersHarness} fills in before the file's tests run. */
+export interface OrdersFixture {
+  readonly h: Harness;
+  /** A `/orderId` container with TTL enabled and no default expiry, like the app's. */
+  readonly orders: Container;
+}
+
+/**
+ * Registers the file-level hooks most suites share: start a harness and one orders container before the tests,
+ * close it after. Read the fields inside tests/hooks only (they are set by `beforeAll`).
+ */
+export function useOrdersHarness(options: StartOptions = {}): OrdersFixture {
+  const fixture = {} as { h: Harness; orders: Container };
+  beforeAll(async () => {
+    fixture.h = await startHarness(options);
+    fixture.orders = await fixture.h.container({ defaultTtl: -1 });
+  });
+  afterAll(async () => {
+    await fixture.h.close();
+  });
+  return fixture;
 }
 
 /** Signs like the SDK does (`utils/headers.js`) so raw requests pass the emulator's auth check. */

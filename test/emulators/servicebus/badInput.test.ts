@@ -27,10 +27,11 @@ function sendRaw(port: number, bytes: Buffer): Promise<{ closed: boolean; reply:
   });
 }
 
-/** A TCP proxy that cuts both sides once `limit` client bytes went through after `armed()`. */
-function cuttingProxy(target: number): Promise<{ port: number; arm(limit: number): void; server: Server }> {
-  let limit = Infinity;
-  let seen = 0;
+/**
+ * A loopback TCP proxy to `target`; `forwarder` builds, per client connection, what that client's bytes do to the
+ * upstream socket (the socket plumbing is shared so each proxy below states only its policy).
+ */
+function tcpProxy(target: number, forwarder: (upstream: Socket, client: Socket) => (d: Buffer) => void): Promise<{ port: number; server: Server }> {
   const server = createServer((client: Socket) => {
     const upstream = createConnection({ host: '127.0.0.1', port: target });
     upstream.on('data', (d) => client.write(d));
@@ -38,42 +39,39 @@ function cuttingProxy(target: number): Promise<{ port: number; arm(limit: number
     client.on('error', () => upstream.destroy());
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
-    client.on('data', (d: Buffer) => {
-      if (seen + d.length > limit) {
-        upstream.write(d.subarray(0, Math.max(0, limit - seen)));
-        upstream.destroy();
-        client.destroy();
-        return;
-      }
-      seen += d.length;
-      upstream.write(d);
-    });
+    client.on('data', forwarder(upstream, client));
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        port: (server.address() as AddressInfo).port,
-        arm: (n) => {
-          seen = 0;
-          limit = n;
-        },
-        server,
-      }),
-    ),
-  );
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as AddressInfo).port, server })));
+}
+
+/** A TCP proxy that cuts both sides once `limit` client bytes went through after `arm()`. */
+async function cuttingProxy(target: number): Promise<{ port: number; arm(limit: number): void; server: Server }> {
+  let limit = Infinity;
+  let seen = 0;
+  const proxy = await tcpProxy(target, (upstream, client) => (d) => {
+    if (seen + d.length > limit) {
+      upstream.write(d.subarray(0, Math.max(0, limit - seen)));
+      upstream.destroy();
+      client.destroy();
+      return;
+    }
+    seen += d.length;
+    upstream.write(d);
+  });
+  return {
+    ...proxy,
+    arm: (n) => {
+      seen = 0;
+      limit = n;
+    },
+  };
 }
 
 /** A TCP proxy that holds client bytes for a moment and forwards them in one write, so frames arrive together. */
 function batchingProxy(target: number): Promise<{ port: number; server: Server }> {
-  const server = createServer((client: Socket) => {
-    const upstream = createConnection({ host: '127.0.0.1', port: target });
+  return tcpProxy(target, (upstream) => {
     let held: Buffer[] = [];
-    upstream.on('data', (d) => client.write(d));
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.on('data', (d: Buffer) => {
+    return (d) => {
       if (held.length === 0) {
         setTimeout(() => {
           upstream.write(Buffer.concat(held));
@@ -81,9 +79,8 @@ function batchingProxy(target: number): Promise<{ port: number; server: Server }
         }, 50);
       }
       held.push(d);
-    });
+    };
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as AddressInfo).port, server })));
 }
 
 describe('bad input: the broker answers clearly and keeps serving everyone else', () => {

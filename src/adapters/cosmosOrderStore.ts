@@ -9,11 +9,8 @@ import type { OrderDocument } from '../core/documents/orderDocument.js';
 import type { ParkedEntryDocument } from '../core/documents/parkedEntryDocument.js';
 import type { AppliedEntryDocument } from '../core/documents/appliedEntryDocument.js';
 import { CoreErrorCode, StoreError, TRANSIENT_STATUSES } from '../core/errors.js';
-import type { CommitResult, OrderContainerDocument, OrderStore, StoreOperation, Stored } from '../core/ports/orderStore.js';
+import { assertCommitShape, type CommitResult, type OrderContainerDocument, type OrderStore, type StoreOperation, type Stored } from '../core/ports/orderStore.js';
 import { isCommitConflictStatus, toStoreError } from './cosmosErrors.js';
-
-/** Cosmos DB's limit on operations per transactional batch. */
-export const MAX_BATCH_OPERATIONS = 100;
 
 /** Status of the operations Cosmos did not run because another one of the batch failed. */
 const FAILED_DEPENDENCY = 424;
@@ -45,7 +42,8 @@ export class CosmosOrderStore implements OrderStore {
   }
 
   async commit(orderId: string, operations: readonly StoreOperation[]): Promise<CommitResult> {
-    checkBatch(orderId, operations);
+    // Refuses what Cosmos would refuse anyway, before spending a round trip on it.
+    assertCommitShape(orderId, operations);
     let results: OperationResponse[] | undefined;
     try {
       const response = await this.container.items.batch(operations.map(toOperationInput), orderId);
@@ -73,18 +71,6 @@ function withoutSystemProperties<T extends OrderContainerDocument>(resource: T &
   const doc: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(resource)) if (!key.startsWith('_')) doc[key] = value;
   return doc as T;
-}
-
-/** Refuses what Cosmos would refuse anyway, before spending a round trip on it. */
-function checkBatch(orderId: string, operations: readonly StoreOperation[]): void {
-  if (operations.length === 0 || operations.length > MAX_BATCH_OPERATIONS) {
-    throw new StoreError(CoreErrorCode.StoreFailed, `A batch holds 1–${MAX_BATCH_OPERATIONS} operations, got ${operations.length}`, { status: 400 });
-  }
-  operations.forEach((op, index) => {
-    if (op.kind !== 'delete' && op.doc.orderId !== orderId) {
-      throw new StoreError(CoreErrorCode.StoreFailed, `Operation ${index} targets partition ${op.doc.orderId}, not ${orderId}`, { status: 400 });
-    }
-  });
 }
 
 function toOperationInput(op: StoreOperation): OperationInput {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { OutboxDispatcher } from '../../src/core/outbox/outboxDispatcher.js';
 import type { OrderEventTarget, OutboundOrderEvent, OutboxCounts } from '../../src/core/outbox/outboxPorts.js';
 import type { OutboxDispatchRecord } from '../../src/core/outbox/outboxRecordState.js';
-import { InMemoryOutboxStore, pendingRecord, recordingTelemetry } from './support/records.js';
+import { InMemoryOutboxStore, pendingRecord } from './support/records.js';
+import { RecordingTelemetry } from '../../src/core/testing/index.js';
 
 const options = { leaseMs: 60_000, maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 10_000, completedTtlSeconds: 3_600 };
 
@@ -24,7 +25,7 @@ function target(name: string, failing: (event: OutboundOrderEvent) => boolean = 
 function setup(targets: OrderEventTarget[], overrides: Partial<typeof options> = {}) {
   const nowMs = Date.parse('2025-01-01T00:00:00.000Z');
   const store = new InMemoryOutboxStore();
-  const telemetry = recordingTelemetry();
+  const telemetry = new RecordingTelemetry();
   const clock = { nowMs, now() { return this.nowMs; } };
   const observed = { delivered: 0, failed: [] as boolean[], counts: [] as OutboxCounts[] };
   const dispatcher = new OutboxDispatcher({
@@ -247,7 +248,7 @@ describe('outbox dispatcher edges', () => {
   it('runs on the system clock with no observer, and reports a non-Error failure as text', async () => {
     // Prepare
     const store = new InMemoryOutboxStore();
-    const telemetry = recordingTelemetry();
+    const telemetry = new RecordingTelemetry();
     const dispatcher = new OutboxDispatcher({
       store,
       telemetry,

@@ -5,7 +5,8 @@ import type { OrderEventTarget, OutboundOrderEvent } from '../../src/core/outbox
 import { OutboxProgress } from '../../src/core/outbox/outboxProgress.js';
 import type { OutboxDispatchRecord } from '../../src/core/outbox/outboxRecordState.js';
 import type { Stored } from '../../src/core/ports/orderStore.js';
-import { InMemoryOutboxStore, pendingRecord, recordingTelemetry } from './support/records.js';
+import { InMemoryOutboxStore, pendingRecord } from './support/records.js';
+import { RecordingTelemetry } from '../../src/core/testing/index.js';
 
 const options = { leaseMs: 60_000, maxAttempts: 1, backoffBaseMs: 1_000, backoffMaxMs: 10_000, completedTtlSeconds: 3_600 };
 
@@ -29,7 +30,7 @@ function setup(fails: (event: OutboundOrderEvent) => boolean = () => false, prog
       return { target: 'order-events', detail: 'sent' };
     },
   };
-  const telemetry = recordingTelemetry();
+  const telemetry = new RecordingTelemetry();
   const dispatcher = new OutboxDispatcher({ store, targets: [bus], telemetry, options: { ...options, progressOrders } });
   /** Writes a record as the processor's batch would, returning it with the ETag the batch answers. */
   const create = (orderId: string, sequence: number): Stored<OutboxDispatchRecord> => {

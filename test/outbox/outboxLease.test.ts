@@ -10,8 +10,9 @@ import { OutboxDispatcher } from '../../src/core/outbox/outboxDispatcher.js';
 import type { Telemetry } from '../../src/core/ports/telemetry.js';
 import { startStack, type Stack } from '../integration/support/stack.js';
 import { uid } from '../integration/support/ledgers.js';
-import { pendingRecord, recordingTelemetry } from './support/records.js';
+import { pendingRecord } from './support/records.js';
 import { startWebhook } from './support/webhookServer.js';
+import { RecordingTelemetry } from '../../src/core/testing/index.js';
 
 let stack: Stack;
 let webhook: Awaited<ReturnType<typeof startWebhook>>;
@@ -33,7 +34,7 @@ afterAll(async () => {
   await webhook?.close();
 });
 
-function dispatcher(telemetry = recordingTelemetry()) {
+function dispatcher(telemetry = new RecordingTelemetry()) {
   const targets = [new ServiceBusOrderEventTarget(sender), new WebhookOrderEventTarget({ url: webhook.url, timeoutMs: 200 })];
   return { telemetry, dispatcher: new OutboxDispatcher({ store, targets, telemetry: telemetry as unknown as Telemetry, options }) };
 }

@@ -4,9 +4,9 @@ import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmo
 import { ConvoyMetrics } from '../../src/adapters/metrics.js';
 import { CosmosParkedOrders, runGapMonitor } from '../../src/adapters/metricsGapMonitor.js';
 import { uid } from '../integration/support/ledgers.js';
-import { recordingTelemetry } from '../outbox/support/records.js';
 import type { Telemetry } from '../../src/core/ports/telemetry.js';
 import { inMemoryMetrics, valueOf } from './support.js';
+import { RecordingTelemetry } from '../../src/core/testing/index.js';
 
 let cosmos: CosmosEmulator;
 let client: CosmosClient;
@@ -56,7 +56,7 @@ describe('gap monitor on the Cosmos DB emulator', () => {
     const metrics = new ConvoyMetrics({ meterProvider: otel.provider });
     const drained: string[] = [];
     const kicked: string[] = [];
-    const run = (nowMs: number, telemetry = recordingTelemetry()) =>
+    const run = (nowMs: number, telemetry = new RecordingTelemetry()) =>
       runGapMonitor({
         orders: new CosmosParkedOrders(container),
         telemetry: telemetry as unknown as Telemetry,

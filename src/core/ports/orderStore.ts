@@ -3,6 +3,7 @@ import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
+import { CoreErrorCode, StoreError } from '../errors.js';
 
 /** Any document of the `orders` container. Every one carries its partition key `orderId`. */
 export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | OutboxRecord | AppliedEntryDocument;
@@ -23,6 +24,24 @@ export type StoreOperation =
   | { kind: 'upsert'; doc: OrderContainerDocument }
   /** Fails with 404 if the id is missing, 412 if `ifMatch` is given and differs. */
   | { kind: 'delete'; id: string; ifMatch?: string };
+
+/** Cosmos DB's limit on operations per transactional batch, hence per {@link OrderStore.commit}. */
+export const MAX_COMMIT_OPERATIONS = 100;
+
+/**
+ * Throws `StoreFailed` (status 400) for a commit Cosmos would refuse outright: no operations, more than
+ * {@link MAX_COMMIT_OPERATIONS}, or a document outside partition `orderId`. Shared so every store refuses alike.
+ */
+export function assertCommitShape(orderId: string, operations: readonly StoreOperation[]): void {
+  if (operations.length === 0 || operations.length > MAX_COMMIT_OPERATIONS) {
+    throw new StoreError(CoreErrorCode.StoreFailed, `A batch holds 1–${MAX_COMMIT_OPERATIONS} operations, got ${operations.length}`, { status: 400 });
+  }
+  operations.forEach((op, index) => {
+    if (op.kind !== 'delete' && op.doc.orderId !== orderId) {
+      throw new StoreError(CoreErrorCode.StoreFailed, `Operation ${index} targets partition ${op.doc.orderId}, not ${orderId}`, { status: 400 });
+    }
+  });
+}
 
 /** The statuses a commit reports as a typed conflict rather than an error. */
 export type CommitConflictStatus = 404 | 409 | 412;

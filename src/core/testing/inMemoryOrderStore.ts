@@ -5,7 +5,7 @@ import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
 import { systemClock, type Clock } from '../ports/clock.js';
-import type { CommitResult, OrderContainerDocument, OrderStore, StoreOperation, Stored } from '../ports/orderStore.js';
+import { assertCommitShape, type CommitResult, type OrderContainerDocument, type OrderStore, type StoreOperation, type Stored } from '../ports/orderStore.js';
 
 /** A failure to inject into the next matching call(s). */
 export interface InjectedFault {
@@ -27,9 +27,6 @@ interface Item {
   etag: string;
   writtenAt: number;
 }
-
-/** Cosmos DB's limit on operations per transactional batch. */
-const MAX_BATCH_OPERATIONS = 100;
 
 /**
  * An {@link OrderStore} in memory with Cosmos DB's semantics: per-partition documents, ETags that change on every
@@ -67,15 +64,10 @@ export class InMemoryOrderStore implements OrderStore {
     this.calls.commits++;
     const fault = this.takeFault('commit');
     if (fault && fault.kind !== 'outcomeUnknown') throw faultError(fault.kind);
-    if (operations.length === 0 || operations.length > MAX_BATCH_OPERATIONS) {
-      throw new StoreError(CoreErrorCode.StoreFailed, `A batch holds 1–${MAX_BATCH_OPERATIONS} operations`, { status: 400 });
-    }
+    assertCommitShape(orderId, operations);
     const working = new Map(this.live(orderId));
     const etags: (string | undefined)[] = [];
     for (const [index, op] of operations.entries()) {
-      if (op.kind !== 'delete' && op.doc.orderId !== orderId) {
-        throw new StoreError(CoreErrorCode.StoreFailed, `Operation ${index} targets partition ${op.doc.orderId}`, { status: 400 });
-      }
       const id = op.kind === 'delete' ? op.id : op.doc.id;
       const existing = working.get(id);
       const status = conflictOf(op, existing);

@@ -62,20 +62,3 @@ export class InMemoryOutboxStore implements OutboxStore {
     return { pending: all.filter((s) => s === 'pending').length, inProgress: all.filter((s) => s === 'in-progress').length, failed: all.filter((s) => s === 'failed').length };
   }
 }
-
-/** Telemetry that records logs and alerts. */
-export function recordingTelemetry() {
-  const logs: { level: string; message: string; fields: Readonly<Record<string, unknown>> }[] = [];
-  const alerts: { name: string; fields: Record<string, unknown> }[] = [];
-  return {
-    logs,
-    alerts,
-    log(level: string, message: string, fields: Readonly<Record<string, unknown>>) {
-      logs.push({ level, message, fields });
-    },
-    alert(name: string, fields: Record<string, unknown>) {
-      alerts.push({ name, fields });
-    },
-    count() {},
-  };
-}

@@ -3,7 +3,8 @@
  *
  * The compiler is found in this order: `bicep` on PATH, `az bicep`, or — when the .NET SDK is present — the
  * self-contained binary of the NuGet package `Azure.Bicep.CommandLine.<rid>`, restored once into `.tools/bicep`.
- * With none of these the script prints `SKIP: …` and exits 0, unless `CI` is set and a restore was attempted.
+ * With none of these the script prints `SKIP: …` and exits 0 on a developer machine; under `CI` it fails, so a CI
+ * run never goes green without compiling the infrastructure.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -211,6 +212,10 @@ function main(): number {
   } catch (error) {
     if (!(error instanceof BicepRestoreError) || process.env.CI) throw error;
     console.error(error.message);
+  }
+  if (!compiler && process.env.CI) {
+    console.error('FAIL: CI is set but no Bicep compiler was found (bicep on PATH, az bicep, or dotnet to restore Azure.Bicep.CommandLine) — install the .NET SDK or Bicep.');
+    return 1;
   }
   if (!compiler) {
     console.log('SKIP: no Bicep compiler (bicep on PATH, az bicep, or dotnet to restore Azure.Bicep.CommandLine) — infra/main.bicep was not compiled or linted.');

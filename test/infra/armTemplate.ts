@@ -13,15 +13,20 @@ export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
 /**
  * The Bicep compiler the template tests use, or `undefined` (suites skip) when the machine has none.
- * A failed NuGet restore skips visibly on a developer machine, but must fail in CI.
+ * A missing compiler or a failed NuGet restore skips visibly on a developer machine, but fails under `CI`.
  */
 export function locateBicepCompiler(): BicepCompiler | undefined {
+  let compiler: BicepCompiler | undefined;
   try {
-    return findBicepCompiler({ rootDir: REPO_ROOT, log: () => undefined });
+    compiler = findBicepCompiler({ rootDir: REPO_ROOT, log: () => undefined });
   } catch (error) {
     if (error instanceof BicepRestoreError && !process.env.CI) return undefined;
     throw error;
   }
+  if (!compiler && process.env.CI) {
+    throw new Error('CI is set but no Bicep compiler was found (bicep, az bicep, or dotnet to restore Azure.Bicep.CommandLine): the infra suites must not skip in CI.');
+  }
+  return compiler;
 }
 
 /** A resource of an ARM template, as JSON. */

@@ -21,4 +21,14 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['@azure/*', 'rhea', '../functions/*', '../adapters/*'] }],
     },
   },
+  {
+    // The test oracle works from the design alone: sharing the core's code would let a state-machine bug agree with itself.
+    files: ['cli/oracle.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/src/**', '../src/*', './*', '../*'], message: 'The oracle imports nothing: it must not share code with the core (src/) it checks.' }] },
+      ],
+    },
+  },
 );

@@ -46,11 +46,16 @@ export {
 export { formatPath, toValidationIssues } from './schemas/issues.js';
 export { exceedsLedgerByteLimit, ledgerSchema, validateEntry, validateLedger, type Ledger, type Validated } from './schemas/ledger.js';
 export {
+  CURRENCY_PATTERN,
+  CUSTOMER_ID_MAX_LENGTH,
   ENTRY_ID_MAX_LENGTH,
   LEDGER_MAX_BYTES,
   LEDGER_MAX_ENTRIES,
   LEDGER_MIN_ENTRIES,
   ORDER_ID_MAX_LENGTH,
+  ORDER_MAX_PARKED,
+  ORDER_MAX_TRANSACTIONS,
+  TRANSACTION_ID_MAX_LENGTH,
 } from './schemas/limits.js';
 
 export { OrderStatus, initialOrderState, type OrderState, type Transaction } from './order/orderState.js';

@@ -1,5 +1,6 @@
 import { TransitionError } from '../errors.js';
 import type { Entry } from '../schemas/entry.js';
+import { ORDER_MAX_TRANSACTIONS } from '../schemas/limits.js';
 import { OrderStatus, type OrderState, type Transaction } from './orderState.js';
 
 /** Outcome of {@link applyTransition}: the next state, or why the entry is impossible (rule 7). */
@@ -8,8 +9,9 @@ export type TransitionResult = { ok: true; state: OrderState } | { ok: false; er
 /**
  * The order state machine. Returns the state after `entry` without touching `state`, or an
  * `InvalidTransition` for: anything but `OrderCreated` at sequence 1, `OrderCreated` twice, `TransactionAdded`
- * of an existing `transactionId`, `TransactionAmended` of an unknown one, anything after `OrderDeleted`, and a
- * total outside the safe integer range. The caller has already checked that `entry.sequence` is the next one.
+ * of an existing `transactionId` or past {@link ORDER_MAX_TRANSACTIONS}, `TransactionAmended` of an unknown one,
+ * anything after `OrderDeleted`, and a total outside the safe integer range. The caller has already checked
+ * that `entry.sequence` is the next one.
  */
 export function applyTransition(state: OrderState, entry: Entry): TransitionResult {
   if (state.status === OrderStatus.Deleted) {
@@ -28,6 +30,9 @@ export function applyTransition(state: OrderState, entry: Entry): TransitionResu
       const { transactionId, amount } = entry.data;
       if (state.transactions.some((t) => t.transactionId === transactionId)) {
         return invalid(`Transaction ${transactionId} already exists in order ${entry.orderId}`);
+      }
+      if (state.transactions.length >= ORDER_MAX_TRANSACTIONS) {
+        return invalid(`Order ${entry.orderId} already holds ${ORDER_MAX_TRANSACTIONS} transactions, the most an order may hold`);
       }
       return withTransactions(state, [...state.transactions, { transactionId, amount }]);
     }

@@ -5,6 +5,7 @@ import { OrderStatus } from '../order/orderState.js';
 import { applyTransition } from '../order/transition.js';
 import type { StoreOperation, Stored } from '../ports/orderStore.js';
 import type { Entry } from '../schemas/entry.js';
+import { ORDER_MAX_PARKED } from '../schemas/limits.js';
 import {
   appliedDocument,
   emptyOrderDocument,
@@ -86,8 +87,20 @@ export function planEntry(current: Stored<OrderDocument> | undefined, entry: Ent
   };
 }
 
-function planPark(current: Stored<OrderDocument> | undefined, entry: Entry, hash: string, ctx: PlanContext): CommitPlan {
-  const next = orderAfterPark(current?.doc ?? emptyOrderDocument(entry.orderId, ctx.now), entry, hash, ctx.now);
+/**
+ * Rule 5, within the parked bound: past {@link ORDER_MAX_PARKED} the entry is dead-lettered `InvalidTransition`
+ * and, never recorded as seen, holds the order at its sequence (rule 10). As a lookup, so a copy of an entry
+ * parked before (its inbox record) is still a duplicate.
+ */
+function planPark(current: Stored<OrderDocument> | undefined, entry: Entry, hash: string, ctx: PlanContext): CommitPlan | LookupPlan {
+  const doc = current?.doc ?? emptyOrderDocument(entry.orderId, ctx.now);
+  if (doc.parked.length >= ORDER_MAX_PARKED) {
+    const description =
+      `Order ${entry.orderId} already holds ${ORDER_MAX_PARKED} parked entries, the most an order may hold; ` +
+      `sequence ${entry.sequence} cannot park behind the gap at ${doc.lastSequence + 1}`;
+    return { kind: 'lookup', fallback: { kind: 'deadLetter', reason: DeadLetterReason.InvalidTransition, description } };
+  }
+  const next = orderAfterPark(doc, entry, hash, ctx.now);
   return {
     kind: 'commit',
     action: 'park',

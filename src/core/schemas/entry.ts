@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENTRY_ID_MAX_LENGTH, ORDER_ID_MAX_LENGTH } from './limits.js';
+import { CURRENCY_PATTERN, CUSTOMER_ID_MAX_LENGTH, ENTRY_ID_MAX_LENGTH, ORDER_ID_MAX_LENGTH, TRANSACTION_ID_MAX_LENGTH } from './limits.js';
 
 /** `entryId`: the business idempotency key, 1–100 characters of `[A-Za-z0-9._-]` (safe in Cosmos ids). */
 export const entryIdSchema = z
@@ -15,8 +15,9 @@ export const orderIdSchema = z.string().min(1).max(ORDER_ID_MAX_LENGTH);
 export const amountSchema = z.int();
 
 const sequenceSchema = z.int().min(1);
-// The contract bounds only entryId, orderId and ledgerId; other strings need only be non-empty.
-const transactionIdSchema = z.string().min(1);
+const transactionIdSchema = z.string().min(1).max(TRANSACTION_ID_MAX_LENGTH);
+const customerIdSchema = z.string().min(1).max(CUSTOMER_ID_MAX_LENGTH);
+const currencySchema = z.string().regex(CURRENCY_PATTERN, { error: 'Expected three upper-case letters (ISO 4217), such as EUR' });
 
 function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
   return z.strictObject({
@@ -28,10 +29,10 @@ function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
   });
 }
 
-/** `OrderCreated { customerId, currency }`: non-empty strings (the contract sets no other format). */
-export const orderCreatedSchema = entryOf('OrderCreated', z.strictObject({ customerId: z.string().min(1), currency: z.string().min(1) }));
+/** `OrderCreated { customerId, currency }`: `customerId` 1–100 characters, `currency` like `EUR`. */
+export const orderCreatedSchema = entryOf('OrderCreated', z.strictObject({ customerId: customerIdSchema, currency: currencySchema }));
 
-/** `TransactionAdded { transactionId, amount }`. */
+/** `TransactionAdded { transactionId, amount }`: `transactionId` 1–100 characters. */
 export const transactionAddedSchema = entryOf(
   'TransactionAdded',
   z.strictObject({ transactionId: transactionIdSchema, amount: amountSchema }),

@@ -4,6 +4,20 @@
 export const ENTRY_ID_MAX_LENGTH = 100;
 /** Longest `orderId` / `ledgerId`: the Service Bus SessionId and MessageId limit. */
 export const ORDER_ID_MAX_LENGTH = 128;
+/** Longest `transactionId` and `customerId`; with the order bounds below it keeps an order within Azure's limits. */
+export const TRANSACTION_ID_MAX_LENGTH = 100;
+export const CUSTOMER_ID_MAX_LENGTH = 100;
+/** `currency`: three upper-case letters, the ISO 4217 form (membership in the ISO list is not checked). */
+export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
+/**
+ * Most transactions one order holds: a `TransactionAdded` beyond it is `InvalidTransition` (rule 7). With the
+ * field lengths above it keeps the order document, every `order-events` message (256 KB) and every
+ * transactional batch (2 MB) within Azure's limits however long an order lives (`test/unit/orderBounds.test.ts`
+ * measures them).
+ */
+export const ORDER_MAX_TRANSACTIONS = 1_000;
+/** Most entries parked on one order: a gap entry beyond it is dead-lettered `InvalidTransition` (rules 7, 10). */
+export const ORDER_MAX_PARKED = 1_000;
 /** Fewest and most entries in one ledger (rule 9). */
 export const LEDGER_MIN_ENTRIES = 1;
 export const LEDGER_MAX_ENTRIES = 5_000;

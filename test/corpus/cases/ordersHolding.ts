@@ -135,6 +135,22 @@ export const holdingCases: EntryCase[] = [
     final: releasedSecond,
   },
   {
+    name: 'a transactionId over 100 characters',
+    build: (o) => brokenSecond(o, brokenData(o, { transactionId: 't'.repeat(101) })),
+    reason: SchemaValidationFailed,
+    description: /^data\.transactionId: Too big: expected string to have <=100 characters$/,
+    holds: true,
+    final: releasedSecond,
+  },
+  {
+    name: 'a currency that is not three upper-case letters at sequence 1',
+    build: (o) => brokenFirst(o, created(o, 1, { customerId: 'c-1', currency: 'EURO' })),
+    reason: SchemaValidationFailed,
+    description: /^data\.currency: Expected three upper-case letters \(ISO 4217\), such as EUR$/,
+    holds: true,
+    final: releasedFirst,
+  },
+  {
     name: 'a customerId of the wrong type at sequence 1',
     build: (o) => brokenFirst(o, created(o, 1, { customerId: 7, currency: 'EUR' })),
     reason: SchemaValidationFailed,

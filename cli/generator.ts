@@ -1,6 +1,7 @@
 import {
   DeadLetterReason,
   LEDGER_MAX_ENTRIES,
+  ORDER_MAX_TRANSACTIONS,
   exceedsLedgerByteLimit,
   ledgerSchema,
   type Entry,
@@ -248,6 +249,11 @@ function checkOptions(o: GenerateOptions): void {
   if (o.conflicts > 0 && o.entries < 3) throw new CliError('InvalidOption', '--conflicts needs --entries 3 or more.');
   if (o.gaps > o.orders) throw new CliError('InvalidOption', `--gaps (${o.gaps}) can be at most --orders (${o.orders}): one per order.`);
   if (o.gaps > 0 && (o.entries < 2 || o.ledgers < 2)) throw new CliError('InvalidOption', '--gaps needs --entries 2 and --ledgers 2 or more.');
+  // OrderCreated plus at most the bound's transactions: the oracle's valid runs never meet the order bounds (and
+  // an order parks fewer entries than it has).
+  if (o.entries > ORDER_MAX_TRANSACTIONS + 1) {
+    throw new CliError('InvalidOption', `--entries can be at most ${ORDER_MAX_TRANSACTIONS + 1}: OrderCreated and ${ORDER_MAX_TRANSACTIONS} transactions, the most an order holds.`);
+  }
 }
 
 /** `count` random integers in [min, max], ascending. */

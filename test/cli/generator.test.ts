@@ -102,6 +102,7 @@ describe('generateRun', () => {
       throw new Error('expected a failure');
     };
     fails({ orders: 0 }, '--orders');
+    fails({ orders: 1, entries: 1_002, ledgers: 1, conflicts: 0, gaps: 0, poison: 0 }, '--entries');
     fails({ duplicates: 1.5 }, '--duplicates');
     fails({ conflicts: 13 }, '--conflicts');
     fails({ gaps: 1, ledgers: 1 }, '--gaps');

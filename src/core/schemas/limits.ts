@@ -11,9 +11,9 @@ export const CUSTOMER_ID_MAX_LENGTH = 100;
 export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 /**
  * Most transactions one order holds: a `TransactionAdded` beyond it is `InvalidTransition` (rule 7). With the
- * field lengths above it keeps the order document, every `order-events` message (256 KB) and every
- * transactional batch (2 MB) within Azure's limits however long an order lives (`test/unit/orderBounds.test.ts`
- * measures them).
+ * field lengths above and {@link ORDER_MAX_PARKED} it keeps the order document and every transactional batch
+ * (2 MB) and every `order-events` message (256 KB) within Azure's limits however long an order lives, for ASCII
+ * fields (`test/unit/orderSizes.test.ts` measures them); lengths count characters, not bytes.
  */
 export const ORDER_MAX_TRANSACTIONS = 1_000;
 /** Most entries parked on one order: a gap entry beyond it is dead-lettered `InvalidTransition` (rules 7, 10). */

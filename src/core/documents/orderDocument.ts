@@ -23,6 +23,11 @@ export interface RejectedRecord {
   entry: Entry;
   correlationId: string | undefined;
   /**
+   * The `resubmitCount` of the message whose entry was parked then rejected: the next resubmission of this entry is
+   * numbered from it (rule 10). Absent = 0 (also on records older than this field).
+   */
+  resubmitCount?: number;
+  /**
    * Whether its `ParkedEntryRejected` alert has been raised. Written `false` in the rejecting commit and set once
    * the alert is out, so the alert survives a crash or a lost reply (at least once; a lost mark only repeats it).
    * Absent on records older than this field: treated as raised.

@@ -21,5 +21,10 @@ export interface ParkedEntryDocument {
   messageId?: string;
   /** W3C `traceparent` of the message that carried the entry, carried on to its outbox record when drained. */
   traceparent?: string;
+  /**
+   * The `resubmitCount` application property of the message that carried the entry (rule 10), kept so that a
+   * rejection can hand it on to its `rejected` record. Absent = 0 (also on documents older than this field).
+   */
+  resubmitCount?: number;
   parkedAt: string;
 }

@@ -13,6 +13,8 @@ export interface EntryOrigin {
   messageId: string | undefined;
   /** W3C `traceparent` of the message (see `messageTraceparent`), when it carried one. */
   traceparent: string | undefined;
+  /** The message's `resubmitCount` application property (see `readResubmitCount`); absent = 0. */
+  resubmitCount?: number | undefined;
 }
 
 /** The trace fields an outbox record takes from its entry's origin (the message, or the parked document). */
@@ -81,6 +83,8 @@ export function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, 
     messageId: origin.messageId,
     // Kept with the entry: a drain, by any processor and at any time, gives its outbox record this trace.
     ...(origin.traceparent !== undefined && { traceparent: origin.traceparent }),
+    // Kept for a later rejection's record, which numbers the next resubmission (rule 10); 0 is left out.
+    ...(origin.resubmitCount !== undefined && origin.resubmitCount > 0 && { resubmitCount: origin.resubmitCount }),
     parkedAt: now,
   };
 }

@@ -1,7 +1,7 @@
 import { DeadLetterReason } from '../deadLetterReasons.js';
 import type { CoreConfig } from '../config.js';
 import { errorCode } from '../errors.js';
-import { requestHash } from '../hash.js';
+import { readResubmitCount, requestHash } from '../hash.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
@@ -129,7 +129,12 @@ export class OrderProcessor {
 
   private async handle(ctx: StepContext, entry: Entry, hash: string, message: ReceivedOrderMessage, run: RunStep, result: ProcessResult): Promise<Settled> {
     // Read once here and kept on the documents, so the outbox delivery continues this message's trace.
-    const origin = { correlationId: message.correlationId, messageId: message.messageId, traceparent: messageTraceparent(message.applicationProperties) };
+    const origin = {
+      correlationId: message.correlationId,
+      messageId: message.messageId,
+      traceparent: messageTraceparent(message.applicationProperties),
+      resubmitCount: readResubmitCount(message.applicationProperties),
+    };
     let outcome: EntryStepOutcome;
     try {
       outcome = await run(entryStep(ctx, entry, hash, origin));

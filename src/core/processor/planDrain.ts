@@ -84,6 +84,7 @@ export function planDrain(
     rejectedAt: ctx.now,
     entry,
     correlationId: parked.doc.correlationId,
+    ...(parked.doc.resubmitCount !== undefined && parked.doc.resubmitCount > 0 && { resubmitCount: parked.doc.resubmitCount }),
     alerted: false,
   };
   const next: OrderDocument = {

@@ -39,6 +39,7 @@ export function planContext(ctx: StepContext, origin: EntryOrigin): PlanContext 
     correlationId: origin.correlationId,
     messageId: origin.messageId,
     traceparent: origin.traceparent,
+    resubmitCount: origin.resubmitCount,
   };
 }
 

@@ -55,7 +55,7 @@ export function dlqCommand(io: CliIo): Command {
       .option('--body <file>', 'the corrected body (one dead letter, or with --order)')
       .option('--order <id>', "resubmit the order's rejected entry at --sequence instead of a dead letter")
       .option('--sequence <n>', 'the rejected sequence (with --order)', wholeNumber(1))
-      .option('--attempt <n>', 'n of <entryId>.r<n> for a rejected entry (raise it to send another correction)', wholeNumber(1), 1)
+      .option('--attempt <n>', 'with --order: n of <entryId>.r<n> when the order document cannot be read (else n = 1 + the highest resubmitCount seen; this can only raise it)', wholeNumber(1))
       .option('--correlation-id <ledgerId>', "with --order: the correction's correlationId, its ledger id (else read from Cosmos DB)")
       .option('--cosmos <connection>', 'Cosmos DB connection string, to read a rejected entry\'s ledger id (else $CosmosConnection, else local.settings.json)')
       .addHelpText('after', '\nExamples:\n  convoy dlq resubmit --reason SchemaValidationFailed --edit\n  convoy dlq resubmit 42 --body fixed.json\n  convoy dlq resubmit --order o-1 --sequence 4 --edit')
@@ -115,7 +115,7 @@ interface ResubmitFlags {
   body?: string;
   order?: string;
   sequence?: number;
-  attempt: number;
+  attempt?: number;
   correlationId?: string;
   cosmos?: string;
 }

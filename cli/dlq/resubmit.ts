@@ -5,7 +5,7 @@ import { messageIdText } from '../ids.js';
 import { QUEUES, peekAll, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterRow, matchesId, type DeadLetterRow } from './deadLetterRow.js';
-import { assertMessageIdLength, resubmissionMessage } from './resubmission.js';
+import { assertMessageIdLength, checkedCorrection, entryKey, highestResubmitCounts, resubmissionMessage } from './resubmission.js';
 
 /** Options of {@link runDlqResubmit}. Select with `ids`, `reason` (both narrow) or `all`. */
 export interface DlqResubmitOptions {
@@ -18,7 +18,10 @@ export interface DlqResubmitOptions {
   reason?: string;
   /** Every dead letter (that matches `reason`, if given). @default false */
   all?: boolean;
-  /** Returns the corrected body of a dead letter (`--edit`, `--body`); the original is sent when absent. */
+  /**
+   * Returns the corrected body of a dead letter (`--edit`, `--body`); the original is sent when absent. A correction
+   * of an entry must be a valid entry that keeps its `entryId`, `sequence` and order (see `checkedCorrection`).
+   */
   correct?: (body: unknown, row: DeadLetterRow) => unknown;
   /** How long one receive waits for more dead letters. @default 2000 */
   receiveWaitMs?: number;
@@ -44,8 +47,11 @@ export interface ResubmitReport {
  * Resubmits dead letters to their queue (rule 10). Each selected dead letter is received with a lock, its copy
  * sent, and only then completed; the others received on the way are abandoned at the end. Settlements run one
  * at a time, each awaited: rhea merges same-tick dispositions of one receiver into the first one's outcome.
- * A copy whose `<id>.r<n>` would exceed 128 characters (a `ledger` dead letter with a long `ledgerId`) is refused
- * with a `CliError` before it is sent — before anything is, when no correction is given.
+ * A copy is numbered `<entryId>.r<n>`, n = 1 + the highest `resubmitCount` on any dead letter of the same entry
+ * (session and `entryId`) — and above the copies this run already sent of it, which the broker would otherwise
+ * drop as duplicates. A copy whose `<id>.r<n>` would exceed 128 characters (a `ledger` dead letter with a long
+ * `ledgerId`), or whose correction changes the entry, is refused with a `CliError` before it is sent — before
+ * anything is, for the length, when no correction is given.
  */
 export async function runDlqResubmit(options: DlqResubmitOptions): Promise<ResubmitReport> {
   const queue = options.queue ?? QUEUES.orders;
@@ -59,9 +65,11 @@ export async function runDlqResubmit(options: DlqResubmitOptions): Promise<Resub
   return withServiceBus(options.settings, async (client) => {
     const peeked = (await peekAll(client, queue, 'deadLetter')).map(deadLetterRow);
     const notFound = ids.filter((id) => !peeked.some((row) => matchesId(row, id)));
+    const highest = highestResubmitCounts(peeked);
+    const next = (row: DeadLetterRow) => resubmission(row.entryId, [highest.get(entryKey(row.sessionId, row.entryId)) ?? 0, row.resubmitCount]);
     // Uncorrected copies keep their ids: refuse an over-long one before anything is received or sent.
     if (!options.correct) {
-      for (const row of peeked.filter(selected)) assertMessageIdLength(resubmission(row.entryId, { resubmitCount: row.resubmitCount }).messageId);
+      for (const row of peeked.filter(selected)) assertMessageIdLength(next(row).messageId);
     }
     const wanted = new Set(peeked.filter(selected).map((row) => row.sequenceNumber));
     const resubmitted: Resubmitted[] = [];
@@ -78,8 +86,15 @@ export async function runDlqResubmit(options: DlqResubmitOptions): Promise<Resub
         for (const message of batch) {
           const row = deadLetterRow(message);
           if (!wanted.has(row.sequenceNumber)) continue;
-          const copy = resubmissionMessage(message, options.correct ? options.correct(message.body, row) : undefined);
+          const corrected = options.correct ? options.correct(message.body, row) : undefined;
+          // Entries (the session queue's messages) keep their identity; a ledger has none of these fields.
+          if (corrected !== undefined && row.sessionId !== '') {
+            checkedCorrection(corrected, { entryId: row.entryId, sequence: row.sequence, sessionId: row.sessionId });
+          }
+          const numbered = next(row);
+          const copy = resubmissionMessage(message, numbered, corrected);
           await sender.sendMessages(copy);
+          highest.set(entryKey(row.sessionId, row.entryId), numbered.resubmitCount);
           await receiver.completeMessage(message);
           held.splice(held.indexOf(message), 1);
           wanted.delete(row.sequenceNumber);

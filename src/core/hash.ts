@@ -32,7 +32,7 @@ export function entryMessageId(entryId: string, hash: string): string {
   return `${entryId}:${hash.slice(0, MESSAGE_ID_HASH_DIGITS)}`;
 }
 
-/** What an operator's resubmission of a dead-lettered entry carries (rule 10). */
+/** What an operator's resubmission of a dead-lettered or rejected entry carries (rule 10). */
 export interface Resubmission {
   /** `<entryId>.r<n>`: a new id so that broker duplicate detection lets it through. */
   messageId: string;
@@ -41,11 +41,15 @@ export interface Resubmission {
 }
 
 /**
- * The id and count of the next resubmission of a dead letter: n = 1 + its `resubmitCount` application property
- * (absent or unreadable = 0).
+ * The id and count of the next resubmission of an entry (rule 10): n = 1 + the highest `resubmitCount` seen for it —
+ * on all its dead letters, not only the one resubmitted (an entry can be dead-lettered, resubmitted and dead-lettered
+ * again), and for a rejected entry the count its `rejected` record keeps. None seen = 0, so n = 1. Reusing an n
+ * inside the duplicate-detection window would have the broker drop the resubmission silently.
  */
-export function resubmission(entryId: string, deadLetterProperties: Readonly<Record<string, unknown>> | undefined): Resubmission {
-  const resubmitCount = readResubmitCount(deadLetterProperties) + 1;
+export function resubmission(entryId: string, seenCounts: Iterable<number>): Resubmission {
+  let highest = 0;
+  for (const count of seenCounts) highest = Math.max(highest, count);
+  const resubmitCount = highest + 1;
   return { messageId: `${entryId}.r${resubmitCount}`, resubmitCount };
 }
 

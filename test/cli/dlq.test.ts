@@ -112,6 +112,55 @@ describe('convoy dlq against the Service Bus emulator', () => {
     expect(again.resubmitted.map((r) => r.messageId)).toEqual(['o-1-e2.r2']);
   });
 
+  it('numbers a copy 1 + the highest resubmitCount over all dead letters of its entry, and each copy of one run apart', async () => {
+    // Prepare: o-1-e2 dead-lettered three times (copies .r3 and .r1 failed again); o-2 has an entry of the same id.
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2:0123456789abcdef', reason: 'InvalidTransition' },
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2.r3', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 3 } },
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2.r1', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 1 } },
+      { body: { ...entry('o-2', 2), entryId: 'o-1-e2' }, sessionId: 'o-2', messageId: 'x.r8', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 8 } },
+    ]);
+    const original = (await runDlqList({ settings: bus.settings })).deadLetters.find((d) => d.messageId === 'o-1-e2:0123456789abcdef');
+    // Act 1: resubmit only the original, whose own count is 0.
+    const one = await runDlqResubmit({ settings: bus.settings, ids: [original!.sequenceNumber], receiveWaitMs: 500 });
+    // Its copy fails again: the processor dead-letters it, with its resubmitCount 4.
+    const session = await bus.client.acceptSession('orders', 'o-1');
+    const [copy] = await session.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    await session.deadLetterMessage(copy!, { deadLetterReason: 'InvalidTransition', deadLetterErrorDescription: 'again' });
+    await session.close();
+    // Act 2: every dead letter of o-1-e2 at once (three in o-1, one in o-2).
+    const rest = await runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'], receiveWaitMs: 500 });
+    // Assess: o-2's entry of the same id is another entry (the inbox is per order), numbered on its own.
+    expect(one.resubmitted.map((r) => r.messageId)).toEqual(['o-1-e2.r4']);
+    expect(copy).toMatchObject({ messageId: 'o-1-e2.r4', applicationProperties: { resubmitCount: 4 } });
+    expect(rest.resubmitted.map((r) => `${r.sessionId} ${r.messageId}`).sort()).toEqual(['o-1 o-1-e2.r5', 'o-1 o-1-e2.r6', 'o-1 o-1-e2.r7', 'o-2 o-1-e2.r9']);
+    // Every copy arrived: none repeated an id that the broker's duplicate detection would have dropped.
+    const receiver = await bus.client.acceptSession('orders', 'o-1');
+    const copies = await receiver.receiveMessages(10, { maxWaitTimeInMs: 1_000 });
+    await receiver.close();
+    expect(copies.map((m) => `${String(m.messageId)} ${String(m.applicationProperties?.resubmitCount)}`).sort()).toEqual(['o-1-e2.r5 5', 'o-1-e2.r6 6', 'o-1-e2.r7 7']);
+  });
+
+  it('refuses, sending nothing for it and keeping the dead letter, a correction that changes the entryId, the sequence or the order', async () => {
+    // Prepare
+    await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2:0123456789abcdef', reason: 'InvalidTransition' }]);
+    const changes = [
+      [{ ...entry('o-1', 2), entryId: 'o-1-e2-fixed' }, 'entryId o-1-e2 (not o-1-e2-fixed)'],
+      [{ ...entry('o-1', 2), sequence: 3 }, 'sequence 2 (not 3)'],
+      [{ ...entry('o-1', 2), orderId: 'o-7' }, 'orderId o-1, its session (not o-7)'],
+    ] as const;
+    for (const [changed, kept] of changes) {
+      // Act
+      const act = runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'], correct: () => changed, receiveWaitMs: 500 });
+      // Assess
+      await expect(act).rejects.toMatchObject({ code: 'InvalidOption', message: `The corrected entry must keep ${kept}.` });
+    }
+    expect((await runDlqList({ settings: bus.settings })).deadLetters.map((d) => d.entryId)).toEqual(['o-1-e2']);
+    const peeker = await bus.client.acceptSession('orders', 'o-1');
+    expect(await peeker.peekMessages(5)).toEqual([]);
+    await peeker.close();
+  });
+
   it('resubmits a corrected body and reports ids it cannot find', async () => {
     await deadLetterEntries(bus.client, [{ body: Buffer.from('{broken'), sessionId: 'o-9', messageId: 'o-9-e1:0123456789abcdef', reason: 'SchemaValidationFailed' }]);
     const fixed = { ...entry('o-9', 1), type: 'OrderCreated', data: { customerId: 'c-1', currency: 'EUR' } };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { messageEntryId, messageSequence, runIdOf, stripMessageIdSuffixes } from '../../cli/ids.js';
 import { resubmissionMessage } from '../../cli/dlq/resubmission.js';
+import { resubmission } from '../../src/core/index.js';
 
 describe('id rules', () => {
   it('reads the entryId from the body, else from the message id without its suffixes', () => {
@@ -38,7 +39,7 @@ describe('resubmissionMessage (rule 10)', () => {
   };
 
   it('keeps body, session, correlation and properties, drops the dead-letter ones, and numbers the copy', () => {
-    expect(resubmissionMessage(dead)).toEqual({
+    expect(resubmissionMessage(dead, resubmission('e-7', []))).toEqual({
       messageId: 'e-7.r1',
       body: dead.body,
       sessionId: 'o-1',
@@ -48,15 +49,15 @@ describe('resubmissionMessage (rule 10)', () => {
     });
   });
 
-  it('counts on from the dead letter’s resubmitCount', () => {
-    const again = resubmissionMessage({ ...dead, messageId: 'e-7.r2', applicationProperties: { resubmitCount: 2 } });
+  it('carries the number it is given as messageId and resubmitCount', () => {
+    const again = resubmissionMessage({ ...dead, messageId: 'e-7.r2', applicationProperties: { resubmitCount: 2 } }, resubmission('e-7', [2]));
     expect(again.messageId).toBe('e-7.r3');
     expect(again.applicationProperties?.resubmitCount).toBe(3);
   });
 
   it('takes sequence and type from a corrected entry', () => {
     const corrected = { ...dead.body, type: 'TransactionAmended' };
-    const copy = resubmissionMessage(dead, corrected);
+    const copy = resubmissionMessage(dead, resubmission('e-7', []), corrected);
     expect(copy.body).toEqual(corrected);
     expect(copy.applicationProperties).toMatchObject({ sequence: 4, type: 'TransactionAmended', resubmitCount: 1 });
   });

@@ -13,16 +13,21 @@ import { runCli } from '../../cli/program.js';
 import { resolveCliSettings, type CliSettings } from '../../cli/settings.js';
 import { startCliBus, type CliTestBus } from './support.js';
 
-const fixed = { entryId: 'o-2-e5', orderId: 'o-2', sequence: 5, type: 'TransactionAdded', data: { transactionId: 't5', amount: 100 } };
+const fixedFor = (orderId: string) => ({ entryId: `${orderId}-e5`, orderId, sequence: 5, type: 'TransactionAdded', data: { transactionId: 't5', amount: 100 } });
+const fixed = fixedFor('o-2');
 
-/** GET /api/orders/o-2: a rejected entry at sequence 5 (the view carries no correlationId). */
+/**
+ * GET /api/orders/o-2 and o-3: a rejected entry at sequence 5 (the view carries no correlationId and no
+ * resubmitCount); o-3's record says its entry came from a resubmission numbered 2.
+ */
 async function fakeOrdersApi(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
-    if (!(req.url ?? '').endsWith('/api/orders/o-2')) return void res.writeHead(404).end();
+    const orderId = /\/api\/orders\/(o-[23])$/.exec(req.url ?? '')?.[1];
+    if (!orderId) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
-        orderId: 'o-2', status: 'open', customerId: 'c', currency: 'EUR', lastSequence: 4, total: 0, transactions: [], parked: [],
-        rejected: [{ sequence: 5, entryId: 'o-2-e5', reason: 'InvalidTransition' }],
+        orderId, status: 'open', customerId: 'c', currency: 'EUR', lastSequence: 4, total: 0, transactions: [], parked: [],
+        rejected: [{ sequence: 5, entryId: `${orderId}-e5`, reason: 'InvalidTransition' }],
       }),
     );
   });
@@ -51,6 +56,10 @@ beforeAll(async () => {
     id: 'order', docType: 'order', orderId: 'o-2', lastSequence: 4, parked: [],
     rejected: [{ sequence: 5, entryId: 'o-2-e5', reason: 'InvalidTransition', description: 'x', correlationId: 'L-original', entry: fixed }],
   });
+  await container.items.create({
+    id: 'order', docType: 'order', orderId: 'o-3', lastSequence: 4, parked: [],
+    rejected: [{ sequence: 5, entryId: 'o-3-e5', reason: 'InvalidTransition', description: 'x', correlationId: 'L-3', entry: fixedFor('o-3'), resubmitCount: 2 }],
+  });
   client.dispose();
 });
 
@@ -70,17 +79,31 @@ function settingsWith(extra: Record<string, string>): CliSettings {
   return resolveCliSettings({ servicebus: bus.emulator.connectionString, http: api.url }, extra, mkdtempSync(join(tmpdir(), 'convoy-rr-')));
 }
 
-async function receiveCorrection(): Promise<ServiceBusReceivedMessage> {
-  const receiver = await bus.client.acceptSession('orders', 'o-2');
+/** The next message on the order's session, completed — or dead-lettered, as the processor does with an invalid one. */
+async function receiveCorrection(orderId = 'o-2', settle: 'complete' | 'deadLetter' = 'complete'): Promise<ServiceBusReceivedMessage> {
+  const receiver = await bus.client.acceptSession('orders', orderId);
   try {
     const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
     if (!message) throw new Error('no correction arrived');
-    await receiver.completeMessage(message);
+    if (settle === 'complete') await receiver.completeMessage(message);
+    else await receiver.deadLetterMessage(message, { deadLetterReason: 'InvalidTransition', deadLetterErrorDescription: 'test: still invalid' });
     return message;
   } finally {
     await receiver.close();
   }
 }
+
+/** Whether the session has nothing waiting (checked by peeking, which takes no lock). */
+async function sessionIsEmpty(orderId: string): Promise<boolean> {
+  const receiver = await bus.client.acceptSession('orders', orderId);
+  try {
+    return (await receiver.peekMessages(1)).length === 0;
+  } finally {
+    await receiver.close();
+  }
+}
+
+const cosmosSettings = () => settingsWith({ CosmosConnection: cosmos.connectionString, COSMOS_DATABASE: 'convoy-cli', COSMOS_CONTAINER: 'orders-cli' });
 
 describe('resubmitting a rejected entry (rule 11) with its correlationId (rule 10)', () => {
   it("reads the ledger id from the order's rejected record in Cosmos DB, in the COSMOS_DATABASE / COSMOS_CONTAINER names", async () => {
@@ -92,6 +115,74 @@ describe('resubmitting a rejected entry (rule 11) with its correlationId (rule 1
     // Assess
     expect(done).toMatchObject({ messageId: 'o-2-e5.r1', correlationId: 'L-original' });
     expect(copy).toMatchObject({ messageId: 'o-2-e5.r1', correlationId: 'L-original', body: fixed });
+  });
+
+  it("numbers the correction 1 + the rejected record's resubmitCount, or its dead letters' when higher (rule 10)", async () => {
+    // Act: o-3's record keeps 2.
+    const first = await runResubmitRejected({ settings: cosmosSettings(), orderId: 'o-3', sequence: 5, correct: () => fixedFor('o-3') });
+    // That correction was still invalid: the processor dead-lettered it, with its resubmitCount 3.
+    const sent = await receiveCorrection('o-3', 'deadLetter');
+    const second = await runResubmitRejected({ settings: cosmosSettings(), orderId: 'o-3', sequence: 5, correct: () => fixedFor('o-3') });
+    const secondSent = await receiveCorrection('o-3');
+    // Assess
+    expect(first).toMatchObject({ messageId: 'o-3-e5.r3', correlationId: 'L-3' });
+    expect(sent).toMatchObject({ messageId: 'o-3-e5.r3', applicationProperties: { sequence: 5, type: 'TransactionAdded', resubmitCount: 3 } });
+    expect(second.messageId).toBe('o-3-e5.r4');
+    expect(secondSent).toMatchObject({ messageId: 'o-3-e5.r4', applicationProperties: { resubmitCount: 4 } });
+  });
+
+  it('sends a second correction of the same entry as .r2, which duplicate detection lets through, and prints what it sent', async () => {
+    // Prepare: the first correction went out as .r1 and was dead-lettered (still invalid); the broker remembers .r1.
+    const dir = mkdtempSync(join(tmpdir(), 'convoy-rr-twice-'));
+    writeFileSync(join(dir, 'fixed.json'), JSON.stringify(fixed));
+    const args = ['dlq', 'resubmit', '--order', 'o-2', '--sequence', '5', '--body', join(dir, 'fixed.json'), '--servicebus', bus.emulator.connectionString, '--http', api.url, '--cosmos', cosmos.connectionString];
+    const saved = { database: process.env.COSMOS_DATABASE, container: process.env.COSMOS_CONTAINER };
+    process.env.COSMOS_DATABASE = 'convoy-cli';
+    process.env.COSMOS_CONTAINER = 'orders-cli';
+    try {
+      const once = captureIo();
+      expect(await runCli(args, once), once.stderr.join('\n')).toBe(0);
+      const first = await receiveCorrection('o-2', 'deadLetter');
+      // Act
+      const twice = captureIo();
+      const code = await runCli(args, twice);
+      // Assess: printed ids are the ones that arrived.
+      expect(code, twice.stderr.join('\n')).toBe(0);
+      expect(once.stdout).toEqual([`resubmitted o-2-e5 to session o-2 as ${String(first.messageId)} (correlationId L-original)`]);
+      expect(first.messageId).toBe('o-2-e5.r1');
+      const second = await receiveCorrection('o-2');
+      expect(twice.stdout).toEqual([`resubmitted o-2-e5 to session o-2 as ${String(second.messageId)} (correlationId L-original)`]);
+      expect(second).toMatchObject({ messageId: 'o-2-e5.r2', body: fixed, applicationProperties: { resubmitCount: 2 } });
+      // The premise: inside the window the broker drops another .r1, as it did the second correction before rule 10's numbering.
+      const sender = bus.client.createSender('orders');
+      await sender.sendMessages({ messageId: 'o-2-e5.r1', sessionId: 'o-2', body: fixed });
+      await sender.close();
+      expect(await sessionIsEmpty('o-2')).toBe(true);
+    } finally {
+      for (const [key, value] of [['COSMOS_DATABASE', saved.database], ['COSMOS_CONTAINER', saved.container]] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+
+  it('refuses, sending nothing, a correction that changes the entryId or the sequence', async () => {
+    for (const changed of [{ ...fixed, entryId: 'o-2-e5-fixed' }, { ...fixed, sequence: 6 }]) {
+      await expect(runResubmitRejected({ settings: cosmosSettings(), orderId: 'o-2', sequence: 5, correct: () => changed })).rejects.toMatchObject({
+        code: 'InvalidOption',
+        message: expect.stringMatching(/^The corrected entry must keep (entryId o-2-e5 \(not o-2-e5-fixed\)|sequence 5 \(not 6\))\.$/),
+      });
+    }
+    expect(await sessionIsEmpty('o-2')).toBe(true);
+  });
+
+  it('refuses, sending nothing, when the order document cannot be read to number the correction and no --attempt is given', async () => {
+    await expect(runResubmitRejected({ settings: settingsWith({}), orderId: 'o-2', sequence: 5, correct: () => fixed })).rejects.toMatchObject({
+      code: 'InvalidOption',
+      message: expect.stringContaining('Cannot number the correction of o-2-e5'),
+      hint: expect.stringContaining('--attempt <n>'),
+    });
+    expect(await sessionIsEmpty('o-2')).toBe(true);
   });
 
   it('takes --correlation-id over the stored one, and sends none (the caller warns) without either', async () => {
@@ -119,7 +210,7 @@ describe('resubmitting a rejected entry (rule 11) with its correlationId (rule 1
   });
 
   it('warns on the command line when the correction goes out without a correlationId', async () => {
-    // Prepare: a settings file with no Cosmos connection, and none in the environment.
+    // Prepare: a settings file with no Cosmos connection, and none in the environment; --attempt says n instead.
     const dir = mkdtempSync(join(tmpdir(), 'convoy-rr-cli-'));
     writeFileSync(join(dir, 'settings.json'), JSON.stringify({ Values: {} }));
     writeFileSync(join(dir, 'fixed.json'), JSON.stringify(fixed));
@@ -130,7 +221,7 @@ describe('resubmitting a rejected entry (rule 11) with its correlationId (rule 1
     try {
       // Act
       const code = await runCli(
-        ['dlq', 'resubmit', '--order', 'o-2', '--sequence', '5', '--body', join(dir, 'fixed.json'), '--servicebus', bus.emulator.connectionString, '--http', api.url, '--settings', join(dir, 'settings.json')],
+        ['dlq', 'resubmit', '--order', 'o-2', '--sequence', '5', '--attempt', '1', '--body', join(dir, 'fixed.json'), '--servicebus', bus.emulator.connectionString, '--http', api.url, '--settings', join(dir, 'settings.json')],
         io,
       );
       // Assess

@@ -104,4 +104,40 @@ describe('repairing a dead letter with convoy dlq resubmit, on the whole local s
     });
     expect((await peekAll(stack.bus, 'orders', 'deadLetter')).filter((m) => m.sessionId === o)).toEqual([]);
   });
+
+  it('numbers each further correction of a rejected entry past the last (rule 10), so duplicate detection drops none, and prints the id it sent', { timeout: 60_000 }, async () => {
+    // Prepare: 3 arrives before 2 (another ledger) and parks; when 2 applies, 3 amends a transaction nobody added.
+    const o = 'e2e-rs-c';
+    await postLedger('e2e-rs-L3', [created(o), amended(o, 3, 't-9', 300)]);
+    await waitForValue(() => view(o), (v) => v?.parked.length === 1, 'sequence 3 parked');
+    await postLedger('e2e-rs-L4', [added(o, 2, 't-1', 100)]);
+    await waitForValue(() => view(o), (v) => v?.rejected.length === 1, 'sequence 3 rejected');
+    const body = async (name: string, entry: Entry): Promise<string> => {
+      const file = join(stack.dir, name);
+      await writeFile(file, JSON.stringify(entry));
+      return file;
+    };
+    const stillWrong = await body('c3-wrong.json', amended(o, 3, 't-8', 300));
+    const stillWrongToo = await body('c3-wrong-too.json', amended(o, 3, 't-7', 300));
+    const right = await body('c3-right.json', added(o, 3, 't-9', 300));
+    const correct = (file: string) => stack.cli(['dlq', 'resubmit', '--order', o, '--sequence', '3', '--body', file]);
+    const printedId = (out: string) => /^resubmitted \S+ to session \S+ as (\S+) /.exec(out)?.[1];
+
+    // Act: two corrections that are still invalid (each dead-lettered by the processor at once), then a right one.
+    const first = await correct(stillWrong);
+    await waitForValue(() => deadLettersOf(`${o}-e3`), (d) => d.length === 1, 'the first correction dead-lettered');
+    const second = await correct(stillWrongToo);
+    const deadLetters = await waitForValue(() => deadLettersOf(`${o}-e3`), (d) => d.length === 2, 'the second correction dead-lettered');
+    const third = await correct(right);
+
+    // Assess: the second went out as .r2 — a second .r1 would have been dropped by the broker inside its window.
+    expect([first, second, third].map((run) => run.code)).toEqual([0, 0, 0]);
+    expect([first, second, third].map((run) => printedId(run.out))).toEqual([`${o}-e3.r1`, `${o}-e3.r2`, `${o}-e3.r3`]);
+    expect(deadLetters.map((m) => [m.messageId, m.applicationProperties?.resubmitCount, m.deadLetterReason])).toEqual([
+      [printedId(first.out), 1, 'InvalidTransition'],
+      [printedId(second.out), 2, 'InvalidTransition'],
+    ]);
+    const done = await waitForValue(() => view(o), (v) => v?.lastSequence === 3, 'the third correction applied');
+    expect(done).toMatchObject({ rejected: [], parked: [], total: 400 });
+  });
 });

@@ -51,11 +51,17 @@ describe('message ids', () => {
     expect(entryMessageId('e-1', '0123456789abcdef0123')).toBe('e-1:0123456789abcdef');
   });
 
-  it('numbers resubmissions from the dead letter resubmitCount', () => {
+  it('numbers a resubmission 1 + the highest resubmitCount seen for the entry, none seen = 0 (rule 10)', () => {
     // Act + Assess
-    expect(resubmission('e-1', undefined)).toEqual({ messageId: 'e-1.r1', resubmitCount: 1 });
-    expect(resubmission('e-1', { resubmitCount: 2 })).toEqual({ messageId: 'e-1.r3', resubmitCount: 3 });
-    expect(resubmission('e-1', { resubmitCount: '4' })).toEqual({ messageId: 'e-1.r5', resubmitCount: 5 });
+    expect(resubmission('e-1', [])).toEqual({ messageId: 'e-1.r1', resubmitCount: 1 });
+    expect(resubmission('e-1', [2])).toEqual({ messageId: 'e-1.r3', resubmitCount: 3 });
+    // Several dead letters of the same entry (and a rejected record's count): the highest wins, wherever it is.
+    expect(resubmission('e-1', [1, 4, 0, 2])).toEqual({ messageId: 'e-1.r5', resubmitCount: 5 });
+    expect(resubmission('e-1', [0, 0])).toEqual({ messageId: 'e-1.r1', resubmitCount: 1 });
+  });
+
+  it('reads the resubmitCount application property, numeric strings too', () => {
+    expect([undefined, {}, { resubmitCount: 2 }, { resubmitCount: '4' }].map((p) => readResubmitCount(p))).toEqual([0, 0, 2, 4]);
   });
 
   it('reads an unusable resubmitCount as none', () => {

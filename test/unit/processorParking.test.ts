@@ -126,7 +126,7 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
     const bad = await h.send(e.amended(2, 't-unknown', 1));
     const later = [await h.send(e.added(3, 't-1', 10)), await h.send(e.added(4, 't-2', 20))];
     const corrected = e.added(2, 't-0', 5); // same entryId, corrected content
-    const resubmit = resubmission(corrected.entryId, { resubmitCount: undefined });
+    const resubmit = resubmission(corrected.entryId, []);
     // Act
     const { result } = await h.send(
       messageFor(corrected, { messageId: resubmit.messageId, applicationProperties: { sequence: 2, type: corrected.type, resubmitCount: resubmit.resubmitCount } }),

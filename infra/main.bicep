@@ -74,6 +74,9 @@ param maxAutoLockRenewalDuration string = '00:05:00'
 @description('Age after which a parked gap raises GapTooOld (ISO 8601 duration).')
 param gapAlertAge string = 'PT15M'
 
+@description('How long a gap stays quiet after its GapTooOld while its first missing sequence is unchanged (ISO 8601 duration).')
+param gapAlertRepeat string = 'PT1H'
+
 @description('Flex Consumption scale-out limit.')
 @minValue(40)
 @maxValue(1000)
@@ -173,6 +176,7 @@ module functionApp 'app/functionApp.bicep' = {
       AzureFunctionsJobHost__extensions__serviceBus__sessionIdleTimeout: sessionIdleTimeout
       AzureFunctionsJobHost__extensions__serviceBus__maxAutoLockRenewalDuration: maxAutoLockRenewalDuration
       GAP_ALERT_AGE: gapAlertAge
+      GAP_ALERT_REPEAT: gapAlertRepeat
     }
   }
 }

@@ -27,6 +27,8 @@ export interface CoreConfig {
   retryMaxDelayMs: number;
   /** Age of a gap that raises `GapTooOld`. Env `GAP_ALERT_AGE`. @default PT15M */
   gapAlertAgeMs: number;
+  /** How long a gap's `GapTooOld` stays quiet while its first missing sequence is unchanged. Env `GAP_ALERT_REPEAT`. @default PT1H */
+  gapAlertRepeatMs: number;
   /** The `orders` queue's delivery window. Env `ORDERS_LOCK_DURATION`, `ORDERS_MAX_DELIVERY_COUNT`, `ORDERS_MESSAGE_TTL`. */
   ordersQueue: Readonly<QueueDeliveryWindow>;
   /** Extra inbox life for operators resubmitting dead letters. Env `INBOX_RESUBMISSION_MARGIN`. @default P7D */
@@ -54,6 +56,7 @@ export const CORE_DEFAULTS = {
   retryBaseDelayMs: 100,
   retryMaxDelayMs: 5_000,
   gapAlertAgeMs: 15 * 60_000,
+  gapAlertRepeatMs: 60 * 60_000,
   lockDurationMs: 60_000,
   maxDeliveryCount: 10,
   messageTtlMs: 14 * 86_400_000,
@@ -113,6 +116,7 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
     retryBaseDelayMs: msOrIso(env, 'TRANSIENT_RETRY_BASE_DELAY', CORE_DEFAULTS.retryBaseDelayMs),
     retryMaxDelayMs: msOrIso(env, 'TRANSIENT_RETRY_MAX_DELAY', CORE_DEFAULTS.retryMaxDelayMs),
     gapAlertAgeMs: isoDuration(env, 'GAP_ALERT_AGE', CORE_DEFAULTS.gapAlertAgeMs),
+    gapAlertRepeatMs: isoDuration(env, 'GAP_ALERT_REPEAT', CORE_DEFAULTS.gapAlertRepeatMs),
     ordersQueue,
     resubmissionMarginMs,
     inboxTtlSeconds: inboxTtlMs === undefined ? inboxTtlSeconds(ordersQueue, resubmissionMarginMs) : Math.ceil(inboxTtlMs / 1000),

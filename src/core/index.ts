@@ -61,14 +61,14 @@ export {
 export { OrderStatus, initialOrderState, type OrderState, type Transaction } from './order/orderState.js';
 export { applyTransition, type TransitionResult } from './order/transition.js';
 export { businessState, orderView, type BusinessState, type OrderView } from './order/orderView.js';
-export { staleGap, type StaleGap } from './order/gapCheck.js';
+export { gapAlertDue, staleGap, type StaleGap } from './order/gapCheck.js';
 export { nextDueSequence, orderNeedsFollowUp } from './order/followUpCheck.js';
 
 export { ORDER_DOCUMENT_ID, appliedEntryId, inboxRecordId, outboxRecordId, parkedEntryId } from './documents/documentIds.js';
 export { InboxStatus, inboxRecord, type InboxRecord, type InboxRecordInput } from './documents/inboxRecord.js';
 export type { OrderDocument, ParkedRecord, RejectedRecord } from './documents/orderDocument.js';
 export type { AppliedEntryDocument } from './documents/appliedEntryDocument.js';
-export type { ParkedEntryDocument } from './documents/parkedEntryDocument.js';
+export type { GapAlertMark, ParkedEntryDocument } from './documents/parkedEntryDocument.js';
 export { OutboxStatus, type OutboxRecord } from './documents/outboxRecord.js';
 
 export { systemClock, timerSleep, type Clock, type Sleep } from './ports/clock.js';

@@ -1,5 +1,5 @@
 /**
- * Gap monitor: a timer that raises `GapTooOld` for gaps older than `GAP_ALERT_AGE`, reports the parked gauges,
+ * Gap monitor: a timer that raises `GapTooOld` once per gap older than `GAP_ALERT_AGE`, reports the parked gauges,
  * and resumes drains that stopped half-way (design rule 5).
  */
 import type { InvocationContext, Timer } from '@azure/functions';
@@ -17,8 +17,10 @@ export async function gapMonitor(_timer: Timer, _context: InvocationContext): Pr
   const app = appContext();
   return runGapMonitor({
     orders: new CosmosParkedOrders(app.container()),
+    store: app.store(),
     telemetry: app.telemetry,
     gapAlertAgeMs: app.config.gapAlertAgeMs,
+    gapAlertRepeatMs: app.config.gapAlertRepeatMs,
     metrics: sharedMetrics(),
     drain: (orderId) => app.processor().drain(orderId, { cache: app.orderCache }),
     afterDrain: (orderId) => {

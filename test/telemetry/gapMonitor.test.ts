@@ -2,6 +2,7 @@ import { CosmosClient, type Container } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmos/index.js';
 import { ConvoyMetrics } from '../../src/adapters/metrics.js';
+import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
 import { CosmosParkedOrders, runGapMonitor } from '../../src/adapters/metricsGapMonitor.js';
 import { uid } from '../integration/support/ledgers.js';
 import type { Telemetry } from '../../src/core/ports/telemetry.js';
@@ -27,6 +28,21 @@ afterAll(async () => {
 const t0 = Date.parse('2025-06-01T12:00:00.000Z');
 const minutes = (n: number) => n * 60_000;
 
+/** The parked entry document behind an order document's parked index entry, as the processor writes it. */
+function parkedDoc(orderId: string, p: { sequence: number; minutesAgo: number }) {
+  const entryId = `${orderId}-${p.sequence}`;
+  return {
+    id: `parked:${p.sequence}`,
+    docType: 'parked',
+    orderId,
+    sequence: p.sequence,
+    entryId,
+    requestHash: 'h',
+    entry: { entryId, orderId, sequence: p.sequence, type: 'TransactionAdded', data: { transactionId: `t-${p.sequence}`, amount: 1 } },
+    parkedAt: new Date(t0 - minutes(p.minutesAgo)).toISOString(),
+  };
+}
+
 /** An order document as far as the monitor reads it: position, parked index, rejected list, status. */
 function orderDoc(orderId: string, lastSequence: number, parked: { sequence: number; minutesAgo: number }[], extra: Record<string, unknown> = {}) {
   return {
@@ -43,11 +59,12 @@ function orderDoc(orderId: string, lastSequence: number, parked: { sequence: num
 }
 
 describe('gap monitor on the Cosmos DB emulator', () => {
-  it('raises GapTooOld once a gap is older than GAP_ALERT_AGE, reports the parked gauges and drains due orders', async () => {
+  it('raises GapTooOld once for a gap older than GAP_ALERT_AGE, marks its parked entry, reports the parked gauges and drains due orders', async () => {
     // Prepare: `old` waits for 2 with 3 and 4 parked (oldest 16 min); `young` waits 5 min; `due` has its next
     // sequence parked (a drain stopped half-way); `owed` owes a ParkedEntryRejected alert; `quiet` has nothing.
     const [old, young, due, owed, quiet] = ['old', 'young', 'due', 'owed', 'quiet'].map(uid) as [string, string, string, string, string];
     await container.items.create(orderDoc(old, 1, [{ sequence: 3, minutesAgo: 16 }, { sequence: 4, minutesAgo: 2 }]));
+    await container.items.create(parkedDoc(old, { sequence: 3, minutesAgo: 16 }));
     await container.items.create(orderDoc(young, 4, [{ sequence: 6, minutesAgo: 5 }]));
     await container.items.create(orderDoc(due, 2, [{ sequence: 3, minutesAgo: 1 }]));
     await container.items.create(orderDoc(owed, 2, [], { rejected: [{ sequence: 3, entryId: `${owed}-3`, reason: 'InvalidTransition', alerted: false }] }));
@@ -59,8 +76,10 @@ describe('gap monitor on the Cosmos DB emulator', () => {
     const run = (nowMs: number, telemetry = new RecordingTelemetry()) =>
       runGapMonitor({
         orders: new CosmosParkedOrders(container),
+        store: new CosmosOrderStore(container),
         telemetry: telemetry as unknown as Telemetry,
         gapAlertAgeMs: minutes(15),
+        gapAlertRepeatMs: minutes(60),
         metrics,
         clock: { now: () => nowMs },
         drain: async (orderId) => {
@@ -76,14 +95,21 @@ describe('gap monitor on the Cosmos DB emulator', () => {
     kicked.length = 0;
     const after = await run(t0);
     const points = await otel.collect();
+    const drainedAtT0 = [...drained];
+    const kickedAtT0 = [...kicked];
+    const { resource: marked } = await container.item('parked:3', old).read<{ gapAlert?: unknown }>();
+    const minuteLater = await run(t0 + minutes(1));
     // Assess
     expect(before.telemetry.alerts).toEqual([]);
     expect(after.telemetry.alerts).toEqual([
       { name: 'GapTooOld', fields: { orderId: old, entryId: `${old}-3`, sequence: 3, missingSequence: 2, ageMs: minutes(16), parked: 2 } },
     ]);
     expect(after.report).toMatchObject({ orders: 4, parkedEntries: 4, oldestGapAgeMs: minutes(16) });
-    expect([...drained].sort()).toEqual([due, owed].sort());
-    expect(kicked).toEqual([due]);
+    expect(marked?.gapAlert).toEqual({ alertedAt: new Date(t0).toISOString(), missingSequence: 2 });
+    expect(minuteLater.report.stale).toHaveLength(1);
+    expect(minuteLater.telemetry.alerts).toEqual([]);
+    expect([...drainedAtT0].sort()).toEqual([due, owed].sort());
+    expect(kickedAtT0).toEqual([due]);
     expect(after.telemetry.logs.find((l) => l.message === 'gap monitor drain failed')?.fields).toMatchObject({ orderId: owed });
     expect(valueOf(points, 'convoy.parked.entries')).toBe(4);
     expect(valueOf(points, 'convoy.gap.oldest_age')).toBe(16 * 60);

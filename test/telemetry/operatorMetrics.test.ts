@@ -59,6 +59,7 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     const later = Date.now() + 20 * 60_000;
     const gaps = await runGapMonitor({
       orders: new CosmosParkedOrders(stack.container),
+      store: appContext().store(),
       telemetry: appContext().telemetry,
       gapAlertAgeMs: appContext().config.gapAlertAgeMs,
       metrics: sharedMetrics(),

@@ -1,5 +1,13 @@
 import type { Entry } from '../schemas/entry.js';
 
+/** The last `GapTooOld` raised for a gap (rule 5), kept on its oldest parked entry: see `ParkedEntryDocument.gapAlert`. */
+export interface GapAlertMark {
+  /** ISO time the alert was raised. */
+  alertedAt: string;
+  /** The gap's first missing sequence (`lastSequence + 1`) it was raised for. */
+  missingSequence: number;
+}
+
 /**
  * A parked entry (rule 5), one document per sequence (`id = parked:<sequence>`), no TTL: parked entries are
  * never dropped. Kept out of the order document on purpose: the order document is rewritten by every step,
@@ -27,4 +35,13 @@ export interface ParkedEntryDocument {
    */
   resubmitCount?: number;
   parkedAt: string;
+  /**
+   * Set by the gap timer on the gap's oldest parked entry when it raises `GapTooOld` (see `gapAlertDue`). Here, not
+   * on the order document: that one is replaced under its ETag by every step of the order's session, so marking it
+   * would fail the session's next commit (and a busy order's commits would keep beating the mark). This document is
+   * written once and only ever deleted (by the drain), so a conditional write of the mark races nothing but the drain
+   * that ends the gap, and no later write can drop it. The oldest parked entry stays behind the gap until the order
+   * moves past it, so the mark stays with the gap.
+   */
+  gapAlert?: GapAlertMark;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ServiceBusClient } from '@azure/service-bus';
 import { start, type RunningEmulator } from '../../emulators/servicebus/index.js';
 import { resolveCliSettings, type CliSettings } from '../../cli/settings.js';
+import { receiveExactly } from '../support/serviceBusWaits.js';
 
 /** The queues the CLI uses, with short test timings. */
 export const testConfig = {
@@ -77,9 +78,8 @@ export async function deadLetterEntries(
   await sender.close();
   for (const item of items) {
     const receiver = await client.acceptSession('orders', item.sessionId);
-    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
-    if (!message) throw new Error(`nothing received for ${item.sessionId}`);
-    await receiver.deadLetterMessage(message, { deadLetterReason: item.reason, deadLetterErrorDescription: `test: ${item.reason}` });
+    const [message] = await receiveExactly(receiver, 1, `messages of session ${item.sessionId}`);
+    await receiver.deadLetterMessage(message!, { deadLetterReason: item.reason, deadLetterErrorDescription: `test: ${item.reason}` });
     await receiver.close();
   }
 }

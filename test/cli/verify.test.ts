@@ -6,18 +6,34 @@ import { generateRun } from '../../cli/generator.js';
 import { resolveCliSettings } from '../../cli/settings.js';
 import { runVerify } from '../../cli/verify.js';
 import type { BusinessState } from '../../src/core/index.js';
+import { receiveExactly } from '../support/serviceBusWaits.js';
 import { deadLetterEntries, startCliBus, type CliTestBus } from './support.js';
 
-/** A stand-in for GET /api/orders/{id} serving `views`, answering 404 until `readyAt`. */
-async function ordersApi(views: Map<string, BusinessState>, readyAt = 0): Promise<{ url: string; server: Server }> {
+/** A stand-in for GET /api/orders/{id} serving `views`; with `held`, it answers 404 for every order until `release()`. */
+async function ordersApi(views: Map<string, BusinessState>, held = false) {
+  let released = !held;
+  // The statuses served per order, so a test can tell that verify saw an order missing and looked again.
+  const served = new Map<string, number[]>();
+  let seenAllMissing!: () => void;
+  const allMissingSeen = new Promise<void>((resolve) => (seenAllMissing = resolve));
   const server = createServer((req, res) => {
     const id = decodeURIComponent((req.url ?? '').replace('/api/orders/', ''));
     const view = views.get(id);
-    if (!view || Date.now() < readyAt) return void res.writeHead(404).end();
+    const status = view && released ? 200 : 404;
+    served.set(id, [...(served.get(id) ?? []), status]);
+    if ([...views.keys()].every((orderId) => served.get(orderId)?.includes(404))) seenAllMissing();
+    if (status === 404) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...view, parked: [], rejected: [] }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
+    served,
+    /** Resolves once verify has asked for every order and been told it is not there (yet). */
+    allMissingSeen,
+    release: () => void (released = true),
+  };
 }
 
 /** Puts the expected dead letters on the dead-letter queues, as the system would. */
@@ -31,7 +47,7 @@ async function produceDeadLetters(bus: CliTestBus, expectation: Expectation, ski
   const receiver = bus.client.createReceiver('ledger');
   for (const d of wanted.filter((x) => x.queue === 'ledger')) {
     await sender.sendMessages({ messageId: d.id, body: {} });
-    const [m] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    const [m] = await receiveExactly(receiver, 1, `ledger ${d.id}`);
     await receiver.deadLetterMessage(m!, { deadLetterReason: d.reason, deadLetterErrorDescription: 'bad ledger' });
   }
   await Promise.all([sender.close(), receiver.close()]);
@@ -50,14 +66,24 @@ describe('convoy verify against the Service Bus emulator', () => {
   });
 
   it('waits until the orders appear and reports a match', async () => {
+    // Prepare: the dead letters are in place; the orders stay missing until verify has looked for each of them.
     const views = new Map(expectation.orders.map((o) => [o.orderId, o]));
-    const api = await ordersApi(views, Date.now() + 600);
+    const api = await ordersApi(views, true);
     server = api.server;
     await produceDeadLetters(bus, expectation);
     const settings = resolveCliSettings({ servicebus: bus.emulator.connectionString, http: api.url }, {}, '/nonexistent');
-    const report = await runVerify({ expectation, settings, pollMs: 100, timeoutMs: 10_000 });
+    // Act: the orders appear only after verify saw every one of them missing, however long that took.
+    const verifying = runVerify({ expectation, settings, pollMs: 100, timeoutMs: 20_000 });
+    await Promise.race([api.allMissingSeen, verifying]);
+    api.release();
+    const report = await verifying;
+    // Assess: a match, found by looking again after each order was missing.
     expect(report).toMatchObject({ ok: true, outcome: 'matched' });
-    expect(report.waitedMs).toBeGreaterThanOrEqual(400);
+    for (const { orderId } of expectation.orders) {
+      const statuses = api.served.get(orderId) ?? [];
+      expect(statuses[0], orderId).toBe(404);
+      expect(statuses.at(-1), orderId).toBe(200);
+    }
     expect(report.comparison.deadLetters.byReason).toEqual([
       { reason: 'IdempotencyKeyConflict', expected: 1, found: 1 },
       { reason: 'SchemaValidationFailed', expected: 4, found: 4 },
@@ -72,7 +98,8 @@ describe('convoy verify against the Service Bus emulator', () => {
     server = api.server;
     await produceDeadLetters(bus, expectation, 1);
     const settings = resolveCliSettings({ servicebus: bus.emulator.connectionString, http: api.url }, {}, '/nonexistent');
-    const report = await runVerify({ expectation, settings, pollMs: 100, quietMs: 500, timeoutMs: 10_000 });
+    // The quiet spell is what ends it; the timeout only guards against a hang, far above any machine's pace.
+    const report = await runVerify({ expectation, settings, pollMs: 100, quietMs: 500, timeoutMs: 25_000 });
     expect(report).toMatchObject({ ok: false, outcome: 'settled' });
     expect(report.comparison.orders.mismatched).toEqual([{ orderId: first.orderId, differences: [`total: expected ${first.total}, found ${first.total + 1}`] }]);
     expect(report.comparison.deadLetters.missing).toEqual([expectation.deadLetters[0]]);

@@ -25,9 +25,10 @@ export type ProcessOutcome = SettlementOutcome | 'unsettled';
 
 /**
  * Invokes the function for one message with the host's trigger semantics and logs one structured line.
- * On success an unsettled message is completed when auto-complete is on. On a thrown error an unsettled message
- * is abandoned when auto-complete is on (the Service Bus processor's behaviour); with it off the message stays
- * unsettled, as on the real host, and the caller decides what to do (a session worker releases the session).
+ * On success an unsettled message is completed when auto-complete is on, and left alone when it is off. On a thrown
+ * error an unsettled message is abandoned whatever auto-complete says: the Service Bus processor abandons every
+ * message a failed handler left unsettled (Azure.Messaging.ServiceBus `ReceiverManager`, after
+ * `ProcessErrorAsync`), and the host's session slot then goes on receiving from the same session.
  */
 export async function processMessage(options: ProcessMessageOptions): Promise<ProcessOutcome> {
   const { registration, message, logger } = options;
@@ -55,7 +56,7 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Pr
     failed = true;
     context.error('function threw', error);
   }
-  if (autoComplete && settlement.outcome() === undefined) {
+  if ((autoComplete || failed) && settlement.outcome() === undefined) {
     try {
       await (failed ? settlement.abandon() : settlement.complete());
     } catch (error) {

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { isServiceBusError } from '@azure/service-bus';
 import type { ServiceBusClient, ServiceBusSessionReceiver } from '@azure/service-bus';
 import type { Logger } from 'pino';
@@ -14,6 +15,18 @@ export interface SessionTriggerOptions {
   registration: RegistrationOf<'serviceBusQueue'>;
   hostOptions: ServiceBusHostOptions;
   logger: Logger;
+  /** Processors the accept limit counts (see {@link acceptLimit}). @default os.availableParallelism() */
+  processorCount?: number;
+}
+
+/**
+ * How many session accepts may be pending at once: the SDK's session processor caps them at
+ * min(maxConcurrentCalls, 2 × processor count) so a host does not flood the broker with accept requests
+ * (Azure.Messaging.ServiceBus `ServiceBusProcessor.ReconcileConcurrencyAsync`); with one call per session,
+ * maxConcurrentCalls is the session count.
+ */
+export function acceptLimit(maxConcurrentSessions: number, processorCount: number): number {
+  return Math.max(1, Math.min(maxConcurrentSessions, 2 * processorCount));
 }
 
 // After an unexpected receive error, wait before asking for a session again instead of spinning.
@@ -23,11 +36,16 @@ const RETRY_DELAY_MS = 1000;
 const LISTENERS_PER_WORKER = 3;
 
 /**
- * Runs a session-enabled queue trigger like the host's session processor: `maxConcurrentSessions` workers, each
- * accepting the next free session, processing its messages one at a time in order, and releasing it after
- * `sessionIdleTimeout` without a message (or when the handler calls `releaseSession`). Each session has its own
- * receiver, so concurrent sessions never share a link; message and session locks renew automatically up to
- * `maxAutoLockRenewalDuration`.
+ * Runs a session-enabled queue trigger like the host's session processor (single dispatch, one call per session):
+ * - `maxConcurrentSessions` slots, each holding one session and processing its messages one at a time in order;
+ *   at most {@link acceptLimit} of them wait for a session at once;
+ * - after each message (handler and auto-complete done) the slot receives again and waits up to
+ *   `sessionIdleTimeout`; an empty receive closes the session and the slot accepts the next one;
+ * - `releaseSession` from the handler starts no new receive: the session closes once the running handler returns;
+ * - a handler that throws has its unsettled message abandoned and the slot stays on the session (the SDK's
+ *   processor swallows the error after `ProcessErrorAsync`); a failed receive (a lost session lock) closes it;
+ * - session locks renew automatically from the accept, idle waits included, up to `maxAutoLockRenewalDuration`.
+ * Each session has its own receiver, so concurrent sessions never share a link.
  */
 export function startSessionTrigger(options: SessionTriggerOptions): TriggerListener {
   const { client, registration, hostOptions, logger } = options;
@@ -36,8 +54,22 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
   // Every worker listens on this one signal, so more than ten workers is normal, not a leak.
   setMaxListeners(hostOptions.maxConcurrentSessions * LISTENERS_PER_WORKER + 10, abort.signal);
   const log = logger.child({ function: registration.name, queue: queueName });
+  let acceptsPending = 0;
+  const accepts = new Gate(acceptLimit(hostOptions.maxConcurrentSessions, options.processorCount ?? availableParallelism()));
 
   const accept = async (): Promise<ServiceBusSessionReceiver | undefined> => {
+    if (!(await accepts.enter(abort.signal))) return undefined;
+    acceptsPending += 1;
+    log.debug({ acceptsPending }, 'accepting a session');
+    try {
+      return await acceptOne();
+    } finally {
+      acceptsPending -= 1;
+      accepts.leave();
+    }
+  };
+
+  const acceptOne = async (): Promise<ServiceBusSessionReceiver | undefined> => {
     const started = Date.now();
     const pending = client.acceptNextSession(queueName, {
       maxAutoLockRenewalDurationInMs: hostOptions.maxAutoLockRenewalDurationMs,
@@ -100,7 +132,7 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
         }
         const [message] = messages;
         if (!message) return; // idle: release the session so another worker (or host) can take it
-        const outcome = await processMessage({
+        await processMessage({
           registration,
           receiver,
           settlementQueue,
@@ -109,9 +141,6 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
           autoCompleteMessages: hostOptions.autoCompleteMessages,
           logger,
         });
-        // An unsettled message stays locked inside the session; handing the session back is the only way to let it
-        // be redelivered without breaking the session's order.
-        if (outcome === 'unsettled') release = true;
       }
     } finally {
       abort.signal.removeEventListener('abort', onAbort);
@@ -142,6 +171,40 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
       await Promise.all(workers);
     },
   };
+}
+
+/** A counting semaphore; a waiter whose `signal` aborts leaves the line without a place (`enter` resolves false). */
+class Gate {
+  private readonly waiters: ((entered: boolean) => void)[] = [];
+
+  constructor(private free: number) {}
+
+  enter(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    if (this.free > 0) {
+      this.free -= 1;
+      return Promise.resolve(true);
+    }
+    return new Promise<boolean>((resolve) => {
+      const onAbort = (): void => {
+        this.waiters.splice(this.waiters.indexOf(wake), 1);
+        resolve(false);
+      };
+      const wake = (entered: boolean): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(entered);
+      };
+      this.waiters.push(wake);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Hands the place to the next waiter, or frees it. */
+  leave(): void {
+    const next = this.waiters.shift();
+    if (next) next(true);
+    else this.free += 1;
+  }
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {

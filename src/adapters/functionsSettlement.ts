@@ -93,3 +93,15 @@ export function lockedUntilToDate(lockedUntil: unknown): Date {
 export async function renewSessionLock(actions: FunctionsSettlementActions, sessionId: string): Promise<Date> {
   return lockedUntilToDate(await actions.renewSessionLock(sessionId));
 }
+
+/**
+ * Asks the host to close the session once this invocation returns (no further receive on it), so the slot accepts
+ * the next session at once instead of idling `sessionIdleTimeout`. A failure is `SettlementFailed`.
+ */
+export async function releaseSession(actions: FunctionsSettlementActions, sessionId: string): Promise<void> {
+  try {
+    await actions.releaseSession(sessionId);
+  } catch (error) {
+    throw new FunctionsAdapterError('SettlementFailed', `The host failed to release session ${sessionId}.`, { cause: error });
+  }
+}

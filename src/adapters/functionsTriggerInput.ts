@@ -23,6 +23,7 @@ export interface FunctionsSettlementActions {
   ): Promise<void>;
   renewMessageLock(message: ServiceBusReceivedMessage): Promise<void>;
   renewSessionLock(sessionId: string): Promise<unknown>;
+  releaseSession(sessionId: string): Promise<void>;
 }
 
 /** One trigger invocation, reduced to the single message it carries. */
@@ -36,7 +37,7 @@ export interface FunctionsTriggerInput {
   actions: FunctionsSettlementActions;
 }
 
-const requiredActions = ['complete', 'abandon', 'deadletter', 'renewMessageLock', 'renewSessionLock'] as const;
+const requiredActions = ['complete', 'abandon', 'deadletter', 'renewMessageLock', 'renewSessionLock', 'releaseSession'] as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;

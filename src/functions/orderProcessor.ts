@@ -2,7 +2,7 @@
  * Order processor: `orders` session queue → the core's processor (rules 1–8, 10, 11), one message at a time.
  */
 import type { InvocationContext } from '@azure/functions';
-import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
+import { ensureServiceBusSdkBinding, normaliseTriggerInput, releaseSession, settlementFor } from '../adapters/functionsSettlement.js';
 import { inMessageSpan } from '../adapters/telemetryTraceContext.js';
 import { messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName, SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
@@ -13,7 +13,8 @@ import { register } from './register.js';
  * Handles one `orders` message (`sdkBinding` input `{ messages, actions }`): normalises it, lets the core decide and
  * settle it through the host's actions, and returns what happened. The order documents the core remembers live in
  * the app context's order cache (module scope, LRU keyed by order = session), so the next message of the same
- * session applies with one Cosmos round trip.
+ * session applies with one Cosmos round trip. A message that leaves its order `deleted` releases the session: end of
+ * sequence, so the slot takes the next order at once instead of idling `sessionIdleTimeout` on this one.
  */
 export async function orderProcessor(input: unknown, _context: InvocationContext): Promise<ProcessResult> {
   const { message, body, actions } = normaliseTriggerInput(input);
@@ -33,6 +34,12 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
   ));
   // The message is settled by now; the outbox's fast path runs on its own and cannot fail this invocation.
   afterOrderProcessed(app, result);
+  if (result.orderDeleted && message.sessionId !== undefined) {
+    // Nothing is lost if this fails: the session then idles out as usual.
+    await releaseSession(actions, message.sessionId).catch((error: unknown) =>
+      app.telemetry.log('warn', 'releasing the session failed', { orderId: result.orderId, description: error instanceof Error ? error.message : String(error) }),
+    );
+  }
   return result;
 }
 

@@ -37,6 +37,19 @@ type Result = { outcome: string; sequence?: number; reason?: string; drained?: n
 const outcomes = (results: unknown[]) => (results as Result[]).map((r) => r.outcome);
 
 describe('order processor on the Service Bus and Cosmos emulators', () => {
+  it('releases its session after the message that deletes the order, and not before', async () => {
+    // Prepare
+    const orderId = uid('o');
+    const [created, added] = orderEntries(orderId, [500]);
+    const deleted: TestEntry = { entryId: `${orderId}-e3`, orderId, sequence: 3, type: 'OrderDeleted', data: {} };
+    await sendEntries([created!, added!, deleted]);
+    // Act
+    const drained = await drainSession(stack, orderId);
+    // Assess
+    expect(outcomes(drained.results)).toEqual(['applied', 'applied', 'applied']);
+    expect(drained.releasedAfter).toEqual([2]);
+  });
+
   it('completes a re-sent entry with another messageId as a duplicate (rule 2)', async () => {
     // Prepare
     const orderId = uid('o');

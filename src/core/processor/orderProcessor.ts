@@ -7,6 +7,7 @@ import type { MessageSettlement } from '../ports/messageSettlement.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { OrderStore, Stored } from '../ports/orderStore.js';
 import { CounterName, type AlertName, type Telemetry } from '../ports/telemetry.js';
+import { OrderStatus } from '../order/orderState.js';
 import { normaliseBody } from '../schemas/body.js';
 import { validateEntry } from '../schemas/ledger.js';
 import type { Entry } from '../schemas/entry.js';
@@ -86,6 +87,7 @@ export class OrderProcessor {
       drained: 0,
       rejected: 0,
       durationMs: 0,
+      orderDeleted: false,
     };
 
     let settled: Settled;
@@ -103,6 +105,8 @@ export class OrderProcessor {
       const run = this.runner({ orderId, entryId, sequence }, startedAt + this.deps.options.transientRetryBudgetMs);
       settled = await this.handle(ctx, validated.value, result.requestHash, message, run, result);
       if (createdOutbox.length > 0) result.outbox = createdOutbox;
+      // The cache holds the order as this message's last step left (or read) it.
+      result.orderDeleted = ctx.cache.get(orderId)?.doc.state.status === OrderStatus.Deleted;
     }
 
     await settle(context.settlement, settled, result);

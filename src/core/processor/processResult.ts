@@ -40,6 +40,12 @@ export interface ProcessResult {
   rejected: number;
   durationMs: number;
   /**
+   * The order is known to be `deleted` after this message (its `OrderDeleted` applied now, directly or by the drain
+   * this message ran, or seen again as a duplicate): end of sequence, nothing can follow, so the host should hand
+   * the session on (`releaseSession`) instead of idling on it for `sessionIdleTimeout`.
+   */
+  orderDeleted: boolean;
+  /**
    * The outbox records this message's commits created (its entry's and its drain's), in sequence order, each with
    * the ETag its batch answered: the dispatcher's fast path claims them without reading them again. Absent when
    * none was created; an apply whose outcome was in doubt is not listed. Kept out of the logs.

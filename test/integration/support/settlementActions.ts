@@ -29,6 +29,8 @@ export interface ReceiverActionsOptions {
 export function receiverActions(receiver: ServiceBusReceiver | ServiceBusSessionReceiver, options: ReceiverActionsOptions = {}) {
   const settled: RecordedSettlement[] = [];
   const renewals: string[] = [];
+  // Sessions the handler asked to release; the real host closes them once the handler returns.
+  const releases: string[] = [];
   let chain: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
     const next = chain.then(work);
@@ -64,8 +66,11 @@ export function receiverActions(receiver: ServiceBusReceiver | ServiceBusSession
         const until = await (receiver as ServiceBusSessionReceiver).renewSessionLock();
         return { seconds: String(Math.floor(until.getTime() / 1000)), nanos: 0 };
       }),
+    releaseSession: async (sessionId: string) => {
+      releases.push(sessionId);
+    },
   };
-  return { actions, settled, renewals };
+  return { actions, settled, renewals, releases };
 }
 
 function idOf(message: ServiceBusReceivedMessage): string | undefined {

@@ -126,10 +126,10 @@ export async function invokeWith(
   receiver: ServiceBusReceiver | ServiceBusSessionReceiver,
   message: ServiceBusReceivedMessage,
   options: ReceiverActionsOptions = {},
-): Promise<{ result: unknown; settled: RecordedSettlement[]; renewals: string[] }> {
-  const { actions, settled, renewals } = receiverActions(receiver, options);
+): Promise<{ result: unknown; settled: RecordedSettlement[]; renewals: string[]; releases: string[] }> {
+  const { actions, settled, renewals, releases } = receiverActions(receiver, options);
   const result = await handler({ messages: message, actions }, invocation(functionName));
-  return { result, settled, renewals };
+  return { result, settled, renewals, releases };
 }
 
 /** Receives the next ledger message (waiting up to `waitMs`) and runs the splitter on it. */
@@ -144,11 +144,20 @@ export async function runSplitter(stack: Stack, options: ReceiverActionsOptions 
   }
 }
 
-/** Accepts `orderId`'s session and runs the processor on each message until none arrives for `idleMs`. */
-export async function drainSession(stack: Stack, orderId: string, idleMs = 300): Promise<{ results: unknown[]; settled: RecordedSettlement[] }> {
+/**
+ * Accepts `orderId`'s session and runs the processor on each message until none arrives for `idleMs`. A release
+ * the handler asks for is recorded (`releasedAfter`: indexes into `results`) and draining goes on, as the host
+ * would after accepting the session again.
+ */
+export async function drainSession(
+  stack: Stack,
+  orderId: string,
+  idleMs = 300,
+): Promise<{ results: unknown[]; settled: RecordedSettlement[]; releasedAfter: number[] }> {
   const receiver = await stack.bus.acceptSession('orders', orderId);
   const results: unknown[] = [];
   const settled: RecordedSettlement[] = [];
+  const releasedAfter: number[] = [];
   try {
     for (;;) {
       const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: idleMs });
@@ -156,11 +165,12 @@ export async function drainSession(stack: Stack, orderId: string, idleMs = 300):
       const run = await invokeWith(stack.handlers.orderProcessor, 'orderProcessor', receiver, message);
       results.push(run.result);
       settled.push(...run.settled);
+      if (run.releases.includes(orderId)) releasedAfter.push(results.length - 1);
     }
   } finally {
     await receiver.close();
   }
-  return { results, settled };
+  return { results, settled, releasedAfter };
 }
 
 /** Reads an order through the registered GET handler. */

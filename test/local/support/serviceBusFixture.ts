@@ -29,9 +29,16 @@ export const testQueues = {
   drain: 'drain-plain',
   drainSessions: 'drain-sessions',
   renewal: 'renewal-sessions',
+  idle: 'idle-sessions',
+  handOff: 'hand-off-sessions',
+  failing: 'failing-sessions',
+  accepts: 'accept-sessions',
 } as const;
 
-const sessionQueues = new Set<string>([testQueues.fifo, testQueues.concurrency, testQueues.release, testQueues.drainSessions, testQueues.renewal]);
+const sessionQueues = new Set<string>([
+  testQueues.fifo, testQueues.concurrency, testQueues.release, testQueues.drainSessions, testQueues.renewal,
+  testQueues.idle, testQueues.handOff, testQueues.failing, testQueues.accepts,
+]);
 // The shortest lock the official emulator allows, where a test outlasts it on purpose.
 const shortLocks = new Set<string>([testQueues.renewal]);
 

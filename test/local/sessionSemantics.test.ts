@@ -1,0 +1,134 @@
+/**
+ * The host's session semantics, point by point, as the in-process host reproduces them (design: "Throughput: how
+ * sessions are handed on"). Sources: Azure.Messaging.ServiceBus `SessionReceiverManager` (receive loop, idle
+ * close, release), `ReceiverManager` (abandon after a failed handler), `ServiceBusProcessor.ReconcileConcurrencyAsync`
+ * (accept limit), and the WebJobs extension's `ServiceBusListener` (releaseSession after the function returns).
+ */
+import { availableParallelism } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import type { InvocationContext, ServiceBusQueueHandler } from '@azure/functions';
+import type { ServiceBusReceivedMessage } from '@azure/service-bus';
+import type { RegistrationOf } from '../../local/registrations.js';
+import type { LocalServiceBusMessageActions } from '../../local/servicebus/messageActions.js';
+import { acceptLimit } from '../../local/servicebus/sessionTrigger.js';
+import { useServiceBusHost } from './support/hostHarness.js';
+import { entryMessage, gate, testQueues, waitFor } from './support/serviceBusFixture.js';
+
+type SdkHandler = (input: { messages: ServiceBusReceivedMessage; actions: LocalServiceBusMessageActions }, context: InvocationContext) => Promise<void>;
+
+const sb = useServiceBusHost();
+
+const sessionFunction = (queueName: string, handler: SdkHandler): RegistrationOf<'serviceBusQueue'> => ({
+  kind: 'serviceBusQueue',
+  name: `test-${queueName}`,
+  options: {
+    connection: 'ServiceBusConnection',
+    queueName,
+    isSessionsEnabled: true,
+    sdkBinding: true,
+    autoCompleteMessages: false,
+    cardinality: 'one',
+    handler: handler as ServiceBusQueueHandler,
+  },
+});
+
+const accepted = (lines: Record<string, unknown>[], sessionId: string) =>
+  lines.filter((l) => l.msg === 'session accepted' && l.sessionId === sessionId).length;
+
+async function send(queueName: string, ...messages: ReturnType<typeof entryMessage>[]): Promise<void> {
+  const sender = sb.client.createSender(queueName);
+  await sender.sendMessages(messages);
+  await sender.close();
+}
+
+describe('the in-process host hands sessions on as the real host does', () => {
+  it('starts the idle wait at the receive after the handler returns, not while the handler runs', async () => {
+    // Prepare: an idle timeout far shorter than the first handler, and the second message sent while it runs.
+    const idleMs = 200;
+    await send(testQueues.idle, entryMessage('idle-1', 1));
+    const seen: number[] = [];
+    const lines = sb.startHost(
+      sessionFunction(testQueues.idle, async ({ messages: message, actions }) => {
+        const sequence = Number(message.applicationProperties?.sequence);
+        if (sequence === 1) {
+          const started = Date.now();
+          await send(testQueues.idle, entryMessage('idle-1', 2));
+          // At least twice the idle timeout inside the handler: a lower bound, true on any machine.
+          while (Date.now() - started < 2 * idleMs) await new Promise((resolve) => setTimeout(resolve, idleMs));
+        }
+        await actions.complete(message);
+        seen.push(sequence);
+      }),
+      { sessionIdleTimeoutMs: idleMs },
+    );
+    // Act: both messages processed, and the session let go after the last one.
+    await waitFor(() => lines.some((l) => l.msg === 'session released' && l.sessionId === 'idle-1'), 20_000, 'the idle release');
+    // Assess: one accept served both messages: the handler's time did not count as idle.
+    expect(seen).toEqual([1, 2]);
+    expect(accepted(lines, 'idle-1')).toBe(1);
+  });
+
+  it('closes a released session once the running handler returns, and takes its next message in a new accept', async () => {
+    await send(testQueues.handOff, entryMessage('hand-1', 1), entryMessage('hand-1', 2));
+    const events: string[] = [];
+    const lines = sb.startHost(
+      sessionFunction(testQueues.handOff, async ({ messages: message, actions }) => {
+        const sequence = Number(message.applicationProperties?.sequence);
+        if (sequence === 1) await actions.releaseSession(String(message.sessionId));
+        // Still running after the release: the session must not close under it.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await actions.complete(message);
+        events.push(`done ${sequence} (releases so far: ${lines.filter((l) => l.msg === 'session released').length})`);
+      }),
+      // A long idle timeout: only the release can let the session go between the two messages.
+      { sessionIdleTimeoutMs: 60_000 },
+    );
+    await waitFor(() => events.length === 2, 20_000, 'both messages');
+    expect(events).toEqual(['done 1 (releases so far: 0)', 'done 2 (releases so far: 1)']);
+    expect(accepted(lines, 'hand-1')).toBe(2);
+  });
+
+  it('abandons the message of a handler that throws (auto-complete off) and stays on the session, order kept', async () => {
+    await send(testQueues.failing, entryMessage('fail-1', 1), entryMessage('fail-1', 2));
+    const seen: string[] = [];
+    const lines = sb.startHost(
+      sessionFunction(testQueues.failing, async ({ messages: message, actions }) => {
+        const sequence = Number(message.applicationProperties?.sequence);
+        seen.push(`${sequence}/${message.deliveryCount}`);
+        if (sequence === 1 && message.deliveryCount === 0) throw new Error('boom');
+        await actions.complete(message);
+      }),
+      { sessionIdleTimeoutMs: 60_000 },
+    );
+    await waitFor(() => seen.length === 3, 20_000, 'three invocations');
+    expect(seen).toEqual(['1/0', '1/1', '2/0']);
+    expect(lines.find((l) => l.msg === 'message processed' && l.failed === true)).toMatchObject({ outcome: 'abandoned' });
+    expect(accepted(lines, 'fail-1')).toBe(1);
+  });
+
+  it('keeps at most min(maxConcurrentSessions, 2 × processors) session accepts pending at once', async () => {
+    // More slots than the limit allows to accept at once on any machine.
+    const slots = 4 * availableParallelism();
+    const limit = acceptLimit(slots, availableParallelism());
+    expect(limit).toBe(2 * availableParallelism());
+    const held = gate();
+    let inHandler = 0;
+    const orders = Array.from({ length: limit + 2 }, (_, i) => `acc-${i}`);
+    const lines = sb.startHost(
+      sessionFunction(testQueues.accepts, async ({ messages: message, actions }) => {
+        inHandler += 1;
+        await held.promise;
+        await actions.complete(message);
+      }),
+      { maxConcurrentSessions: slots, sessionIdleTimeoutMs: 60_000 },
+    );
+    await send(testQueues.accepts, ...orders.map((o) => entryMessage(o, 1)));
+    // Every order is taken by a slot of its own while the handlers hold them: accepts went on past the limit.
+    await waitFor(() => inHandler === orders.length, 20_000, 'every order in a handler');
+    held.open();
+    const pending = lines.filter((l) => l.msg === 'accepting a session').map((l) => Number(l.acceptsPending));
+    expect(Math.max(...pending)).toBe(limit);
+    expect(acceptLimit(8, 1)).toBe(2);
+    expect(acceptLimit(2, 4)).toBe(2);
+  });
+});

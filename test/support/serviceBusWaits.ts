@@ -7,6 +7,7 @@ import Long from 'long';
  * never a pace, and it sits far above what any machine needs while staying under vitest's 30 s test timeout.
  */
 export const PATIENCE_MS = 10_000;
+// The waits below measure on the monotonic clock: a test that freezes or moves `Date` (the broker's clock) does not stop them.
 
 type AnyReceiver = ServiceBusReceiver | ServiceBusSessionReceiver;
 
@@ -15,10 +16,10 @@ type AnyReceiver = ServiceBusReceiver | ServiceBusSessionReceiver;
  * one short batch proves nothing; fails (naming what came) when the rest does not arrive within {@link PATIENCE_MS}.
  */
 export async function receiveExactly(receiver: AnyReceiver, count: number, what = 'messages'): Promise<ServiceBusReceivedMessage[]> {
-  const deadline = Date.now() + PATIENCE_MS;
+  const deadline = performance.now() + PATIENCE_MS;
   const got: ServiceBusReceivedMessage[] = [];
   while (got.length < count) {
-    const left = deadline - Date.now();
+    const left = Math.ceil(deadline - performance.now());
     if (left <= 0) throw new Error(`received ${got.length} of ${count} ${what} within ${PATIENCE_MS} ms: ${JSON.stringify(got.map((m) => m.body))}`);
     got.push(...(await receiver.receiveMessages(count - got.length, { maxWaitTimeInMs: left })));
   }
@@ -48,9 +49,9 @@ export async function nextWhileAny(receiver: AnyReceiver): Promise<ServiceBusRec
 
 /** Polls `check` until it holds; fails after {@link PATIENCE_MS} with `what`. */
 export async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + PATIENCE_MS;
+  const deadline = performance.now() + PATIENCE_MS;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${PATIENCE_MS} ms waiting for ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out after ${PATIENCE_MS} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

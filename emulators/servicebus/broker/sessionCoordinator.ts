@@ -51,6 +51,11 @@ export class SessionCoordinator {
     this.table.prune(e);
   }
 
+  /** Held "next session" requests (for stats and tests). */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
   /** Whether `owner` holds a live lock on the session. */
   holds(sessionId: string, owner: string | undefined, now = Date.now()): boolean {
     const e = this.table.find(sessionId);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminServer } from '../../../emulators/servicebus/admin/adminServer.js';
+import { receiveExactly } from '../../support/serviceBusWaits.js';
 import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
@@ -31,7 +32,7 @@ describe('admin HTTP port', () => {
     await sender.sendMessages([{ body: 1 }, { body: 2 }, { body: 3 }]);
     await sender.scheduleMessages({ body: 'later' }, new Date(Date.now() + 60_000));
     const r = bus.client.createReceiver(Q.plain);
-    const [a, b] = await r.receiveMessages(2, { maxWaitTimeInMs: 2000 });
+    const [a, b] = await receiveExactly(r, 2);
     await r.deferMessage(a as never);
     await r.deadLetterMessage(b as never, { deadLetterReason: 'x', deadLetterErrorDescription: 'y' });
     await bus.client.createSender(Q.sessions).sendMessages([{ body: 1, sessionId: 'A' }, { body: 2, sessionId: 'A' }, { body: 3, sessionId: 'B' }]);

@@ -2,14 +2,15 @@ import { createConnection, createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { ServiceBusClient, isServiceBusError } from '@azure/service-bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configWith, queue, sleep, startBus } from './helpers.js';
+import { PATIENCE_MS, peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
+import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 import { attachError, rawConnect } from './rawAmqp.js';
 import type { Delivery, Message } from 'rhea';
 
 const Q = { ok: 'bad-ok', cut: 'bad-cut', big: 'bad-big', small: 'bad-small' };
 
-/** Sends bytes on a raw socket and resolves when the broker closes it. */
+/** Sends bytes on a raw socket and resolves when the broker closes it (or, failing that, after the hang guard). */
 function sendRaw(port: number, bytes: Buffer): Promise<{ closed: boolean; reply: Buffer }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -18,7 +19,7 @@ function sendRaw(port: number, bytes: Buffer): Promise<{ closed: boolean; reply:
     const timer = setTimeout(() => {
       s.destroy();
       resolve({ closed: false, reply: Buffer.concat(chunks) });
-    }, 2000);
+    }, PATIENCE_MS);
     s.on('close', () => {
       clearTimeout(timer);
       resolve({ closed: true, reply: Buffer.concat(chunks) });
@@ -44,15 +45,18 @@ function tcpProxy(target: number, forwarder: (upstream: Socket, client: Socket) 
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as AddressInfo).port, server })));
 }
 
-/** A TCP proxy that cuts both sides once `limit` client bytes went through after `arm()`. */
-async function cuttingProxy(target: number): Promise<{ port: number; arm(limit: number): void; server: Server }> {
+/** A TCP proxy that cuts both sides once `limit` client bytes went through after `arm()`; `cut` resolves then. */
+async function cuttingProxy(target: number): Promise<{ port: number; arm(limit: number): void; cut: Promise<void>; server: Server }> {
   let limit = Infinity;
   let seen = 0;
+  let onCut!: () => void;
+  const cut = new Promise<void>((resolve) => (onCut = resolve));
   const proxy = await tcpProxy(target, (upstream, client) => (d) => {
     if (seen + d.length > limit) {
       upstream.write(d.subarray(0, Math.max(0, limit - seen)));
       upstream.destroy();
       client.destroy();
+      onCut();
       return;
     }
     seen += d.length;
@@ -60,6 +64,7 @@ async function cuttingProxy(target: number): Promise<{ port: number; arm(limit: 
   });
   return {
     ...proxy,
+    cut,
     arm: (n) => {
       seen = 0;
       limit = n;
@@ -67,20 +72,23 @@ async function cuttingProxy(target: number): Promise<{ port: number; arm(limit: 
   };
 }
 
-/** A TCP proxy that holds client bytes for a moment and forwards them in one write, so frames arrive together. */
-function batchingProxy(target: number): Promise<{ port: number; server: Server }> {
-  return tcpProxy(target, (upstream) => {
-    let held: Buffer[] = [];
-    return (d) => {
-      if (held.length === 0) {
-        setTimeout(() => {
-          upstream.write(Buffer.concat(held));
-          held = [];
-        }, 50);
-      }
-      held.push(d);
-    };
+/**
+ * A TCP proxy that, once `hold` is called, keeps the client's bytes until `complete` says they are all there and then
+ * forwards them in one write, so the frames they carry reach the broker together however the client's writes fell.
+ */
+async function holdingProxy(target: number): Promise<{ port: number; server: Server; hold(complete: (held: Buffer) => boolean): void }> {
+  let complete: ((held: Buffer) => boolean) | undefined;
+  let held: Buffer[] = [];
+  const proxy = await tcpProxy(target, (upstream) => (d) => {
+    if (!complete) return void upstream.write(d);
+    held.push(d);
+    const all = Buffer.concat(held);
+    if (!complete(all)) return;
+    complete = undefined;
+    held = [];
+    upstream.write(all);
   });
+  return { ...proxy, hold: (until) => void (complete = until) };
 }
 
 describe('bad input: the broker answers clearly and keeps serving everyone else', () => {
@@ -93,7 +101,7 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
   async function stillServes(): Promise<void> {
     const body = `alive-${Math.random()}`;
     await bus.client.createSender(Q.ok).sendMessages({ body });
-    const [m] = await bus.client.createReceiver(Q.ok, { receiveMode: 'receiveAndDelete' }).receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    const [m] = await receiveExactly(bus.client.createReceiver(Q.ok, { receiveMode: 'receiveAndDelete' }), 1);
     expect(m?.body).toBe(body);
   }
 
@@ -119,18 +127,22 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
     // Prepare: the SDK talks through a proxy that cuts the TCP stream halfway through a 200 KB message.
     const proxy = await cuttingProxy(bus.emulator.port);
     const viaProxy = new ServiceBusClient(`Endpoint=sb://127.0.0.1:${proxy.port};SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true;`, {
-      retryOptions: { maxRetries: 0, timeoutInMs: 1500 },
+      retryOptions: { maxRetries: 0, timeoutInMs: PATIENCE_MS },
     });
     try {
       const sender = viaProxy.createSender(Q.cut);
       await sender.sendMessages({ body: 'warm-up' });
       proxy.arm(100_000);
-      // Act
-      const err = await sender.sendMessages({ body: 'x'.repeat(200_000) }).catch((e: unknown) => e);
+      // Act: the SDK does not fail a send on a dropped connection before its operation timeout, so the send is
+      // given up once the proxy has cut the stream (the broker never got the whole message, so nothing can ack it).
+      const giveUp = new AbortController();
+      void proxy.cut.then(() => giveUp.abort());
+      const err = await sender.sendMessages({ body: 'x'.repeat(200_000) }, { abortSignal: giveUp.signal }).catch((e: unknown) => e);
       // Assess: the sender saw a failure, the broker kept only the complete message.
       expect(err).toBeInstanceOf(Error);
-      await sleep(100);
-      const peeked = await bus.client.createReceiver(Q.cut).peekMessages(10);
+      // No pause needed: the proxy cut the broker's side first and this process serves both, so the broker had read
+      // the end of its stream before the SDK saw its own, and the peek is a later round trip.
+      const peeked = await peekEverything(bus.client.createReceiver(Q.cut), 10);
       expect(peeked.map((m) => m.body)).toEqual(['warm-up']);
       await stillServes();
     } finally {
@@ -151,11 +163,13 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
   it('keeps an acceptance and a rejection apart when both are settled in the same tick', async () => {
     // rhea writes consecutive dispositions of one tick as one frame with the first outcome; the broker must not
     // let that turn the oversize message's rejection into an acceptance.
-    const proxy = await batchingProxy(bus.emulator.port);
+    const proxy = await holdingProxy(bus.emulator.port);
     const conn = await rawConnect(proxy.port, { tcp_no_delay: true });
     try {
       const sender = conn.open_sender(Q.small);
       await new Promise<void>((resolve) => sender.once('sendable', () => resolve()));
+      const bigBody = 'b'.repeat(2000);
+      proxy.hold((held) => held.includes('small') && held.includes(bigBody));
       const outcome = (d: Delivery): Promise<string> =>
         new Promise((resolve) => {
           sender.on('accepted', (ctx) => ctx.delivery === d && resolve('accepted'));
@@ -163,7 +177,7 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
         });
       // The proxy hands both transfers to the broker in one read, so it settles them in one tick.
       const small = sender.send({ body: 'small' } as Message);
-      const big = sender.send({ body: 'b'.repeat(2000) } as Message);
+      const big = sender.send({ body: bigBody } as Message);
       expect(await Promise.all([outcome(small), outcome(big)])).toEqual(['accepted', 'rejected amqp:link:message-size-exceeded']);
     } finally {
       conn.close();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DedupWindow } from '../../../emulators/servicebus/broker/dedupWindow.js';
 import { parseAddress } from '../../../emulators/servicebus/broker/entityAddress.js';
 import { tokenToDeliveryTag, tokenToUuidBytes, uuidBytesToToken } from '../../../emulators/servicebus/broker/lockToken.js';
@@ -34,13 +34,20 @@ describe('engine building blocks', () => {
     expect(parseAddress('t/Subscriptions/s/$management')).toMatchObject({ key: 't/subscriptions/s', management: true });
   });
 
-  it('fires timers in due order', async () => {
-    const q = new TimerQueue();
-    const fired: number[] = [];
-    const now = Date.now();
-    for (const d of [30, 10, 20, 0]) q.at(now + d, () => fired.push(d));
-    await new Promise((r) => setTimeout(r, 80));
-    expect(fired).toEqual([0, 10, 20, 30]);
-    q.close();
+  it('fires timers in due order, none before its time', () => {
+    vi.useFakeTimers();
+    try {
+      const q = new TimerQueue();
+      const fired: number[] = [];
+      const now = Date.now();
+      for (const d of [30, 10, 20, 0]) q.at(now + d, () => fired.push(d));
+      vi.advanceTimersByTime(15);
+      expect(fired).toEqual([0, 10]);
+      vi.advanceTimersByTime(15);
+      expect(fired).toEqual([0, 10, 20, 30]);
+      q.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configWith, queue, sleep, startBus } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { peekEverything, receiveExactly, until } from '../../support/serviceBusWaits.js';
+import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
 const Q = {
@@ -27,51 +28,59 @@ describe('time to live and forwarding', () => {
 
   it('dead-letters an expired message with TTLExpiredException when the queue asks for it', async () => {
     await bus.client.createSender(Q.ttlDlq).sendMessages([{ body: 'short', timeToLive: 300 }, { body: 'long' }]);
-    await sleep(500);
+    // The dead letter appears once the broker's expiry timer ran: waiting for it is waiting for the expiry.
     const dlq = bus.client.createReceiver(Q.ttlDlq, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
-    const [d] = await dlq.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    const [d] = await receiveExactly(dlq, 1);
     expect(d?.body).toBe('short');
     expect(d?.deadLetterReason).toBe('TTLExpiredException');
     const live = bus.client.createReceiver(Q.ttlDlq, { receiveMode: 'receiveAndDelete' });
-    expect((await live.receiveMessages(5, { maxWaitTimeInMs: 500 })).map((m) => m.body)).toEqual(['long']);
+    expect((await receiveExactly(live, 1)).map((m) => m.body)).toEqual(['long']);
+    expect(await peekEverything(live)).toEqual([]);
   });
 
   it('drops an expired message when expiry dead-lettering is off', async () => {
     await bus.client.createSender(Q.ttlDrop).sendMessages({ body: 'gone', timeToLive: 200 });
-    await sleep(400);
     const r = bus.client.createReceiver(Q.ttlDrop, { receiveMode: 'receiveAndDelete' });
-    expect(await r.receiveMessages(1, { maxWaitTimeInMs: 300 })).toHaveLength(0);
+    // The queue holds it until the expiry timer runs; then it is gone, and not to the dead-letter queue.
+    await until(async () => (await peekEverything(r)).length === 0, 'the expired message to leave the queue');
     const dlq = bus.client.createReceiver(Q.ttlDrop, { subQueueType: 'deadLetter' });
-    expect(await dlq.peekMessages(5)).toHaveLength(0);
+    expect(await peekEverything(dlq)).toHaveLength(0);
   });
 
   it('applies the queue DefaultMessageTimeToLive and reports expiresAtUtc', async () => {
-    await bus.client.createSender(Q.queueTtl).sendMessages({ body: 'default ttl' });
-    const [peeked] = await bus.client.createReceiver(Q.queueTtl).peekMessages(1);
-    expect(peeked?.body).toBe('default ttl');
-    await sleep(700);
-    const dlq = bus.client.createReceiver(Q.queueTtl, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
-    const [d] = await dlq.receiveMessages(1, { maxWaitTimeInMs: 2000 });
-    expect(d?.deadLetterReason).toBe('TTLExpiredException');
+    // The broker's clock is `Date`: frozen, the message outlives its 0.5 s however slow the peek; moved past it, the
+    // broker's next timer run expires it.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      await bus.client.createSender(Q.queueTtl).sendMessages({ body: 'default ttl' });
+      const [peeked] = await peekEverything(bus.client.createReceiver(Q.queueTtl));
+      expect(peeked?.body).toBe('default ttl');
+      vi.setSystemTime(Date.now() + 700);
+      const dlq = bus.client.createReceiver(Q.queueTtl, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
+      const [d] = await receiveExactly(dlq, 1);
+      expect(d?.deadLetterReason).toBe('TTLExpiredException');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('forwards every message sent to a ForwardTo queue', async () => {
     await bus.client.createSender(Q.fwdIn).sendMessages([{ body: 1 }, { body: 2 }]);
-    expect(await bus.client.createReceiver(Q.fwdIn).peekMessages(5)).toHaveLength(0);
+    expect(await peekEverything(bus.client.createReceiver(Q.fwdIn))).toHaveLength(0);
     const out = bus.client.createReceiver(Q.fwdOut, { receiveMode: 'receiveAndDelete' });
-    expect((await out.receiveMessages(2, { maxWaitTimeInMs: 2000 })).map((m) => m.body)).toEqual([1, 2]);
+    expect((await receiveExactly(out, 2)).map((m) => m.body)).toEqual([1, 2]);
   });
 
   it('sends dead-lettered messages to ForwardDeadLetteredMessagesTo', async () => {
     await bus.client.createSender(Q.dlqFwdIn).sendMessages({ body: 'bad' });
     const r = bus.client.createReceiver(Q.dlqFwdIn);
-    const [m] = await r.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    const [m] = await receiveExactly(r, 1);
     await r.deadLetterMessage(m as ServiceBusReceivedMessage, { deadLetterReason: 'Nope', deadLetterErrorDescription: 'd' });
     const out = bus.client.createReceiver(Q.dlqFwdOut, { receiveMode: 'receiveAndDelete' });
-    const [f] = await out.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    const [f] = await receiveExactly(out, 1);
     expect(f?.body).toBe('bad');
     expect(f?.deadLetterReason).toBe('Nope');
     const ownDlq = bus.client.createReceiver(Q.dlqFwdIn, { subQueueType: 'deadLetter' });
-    expect(await ownDlq.peekMessages(5)).toHaveLength(0);
+    expect(await peekEverything(ownDlq)).toHaveLength(0);
   });
 });

@@ -28,11 +28,19 @@ export async function managementRequest(conn: Connection, entity: string, operat
   return m;
 }
 
-/** Attaches a link and resolves with the detach error (or undefined when it opened). */
+/** Attaches a link and resolves with the detach error (or undefined when it opened and stayed open). */
 export function attachError(conn: Connection, kind: 'sender' | 'receiver', address: string): Promise<{ condition?: string } | undefined> {
   return new Promise((resolve) => {
     const link = kind === 'sender' ? conn.open_sender(address) : conn.open_receiver(address);
     link.once(kind === 'sender' ? 'sender_error' : 'receiver_error', (ctx) => resolve((ctx.sender ?? ctx.receiver)?.error as { condition?: string }));
-    link.once(kind === 'sender' ? 'sender_open' : 'receiver_open', () => setTimeout(() => resolve(undefined), 100));
+    link.once(kind === 'sender' ? 'sender_open' : 'receiver_open', () => {
+      // A refusal is an attach followed by a detach. The broker answers frames in order, so once a later attach
+      // on this connection is answered, a detach for this link would have been read already.
+      const probe = conn.open_sender('$cbs');
+      probe.once('sender_open', () => {
+        probe.close();
+        resolve(undefined);
+      });
+    });
   });
 }

@@ -1,9 +1,14 @@
 import { isServiceBusError } from '@azure/service-bus';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configWith, queue, sleep, startBus } from './helpers.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
+import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
 const Q = { plain: 'send-plain', dedup: 'send-dedup', small: 'send-small', scheduled: 'send-scheduled', batch: 'send-batch' };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('sending with the real SDK', () => {
   let bus: TestBus;
@@ -35,7 +40,7 @@ describe('sending with the real SDK', () => {
     });
     // Act
     const receiver = bus.client.createReceiver(Q.plain, { receiveMode: 'receiveAndDelete' });
-    const [m] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    const [m] = await receiveExactly(receiver, 1);
     // Assess
     expect(m?.body).toEqual({ order: 7 });
     expect(m?.messageId).toBe('m-1');
@@ -53,7 +58,7 @@ describe('sending with the real SDK', () => {
     const sender = bus.client.createSender(Q.plain);
     await sender.sendMessages({ body: 'no id' });
     const receiver = bus.client.createReceiver(Q.plain, { receiveMode: 'receiveAndDelete' });
-    const [m] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    const [m] = await receiveExactly(receiver, 1);
     expect(m?.body).toBe('no id');
     expect(typeof m?.messageId === 'string' || typeof m?.messageId === 'number').toBe(true);
   });
@@ -65,13 +70,9 @@ describe('sending with the real SDK', () => {
     for (let i = 0; i < 20; i++) expect(batch.tryAddMessage({ body: i, messageId: `b-${i}` })).toBe(true);
     await sender.sendMessages(batch);
     const receiver = bus.client.createReceiver(Q.batch, { receiveMode: 'receiveAndDelete' });
-    const got: unknown[] = [];
-    while (got.length < 20) {
-      const ms = await receiver.receiveMessages(20, { maxWaitTimeInMs: 1000 });
-      if (ms.length === 0) break;
-      got.push(...ms.map((m) => m.body));
-    }
+    const got = (await receiveExactly(receiver, 20)).map((m) => m.body);
     expect(got).toEqual([...Array(20).keys()]);
+    expect(await peekEverything(receiver)).toEqual([]);
   });
 
   it('honours a per-queue max message size: the batch limit and MessageSizeExceeded', async () => {
@@ -83,21 +84,24 @@ describe('sending with the real SDK', () => {
     // The link still works afterwards.
     await sender.sendMessages({ body: 'fits' });
     const receiver = bus.client.createReceiver(Q.small, { receiveMode: 'receiveAndDelete' });
-    expect((await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 }))[0]?.body).toBe('fits');
+    expect((await receiveExactly(receiver, 1))[0]?.body).toBe('fits');
   });
 
   it('drops a repeated MessageId inside the duplicate-detection window and accepts it after', async () => {
+    // The window (2 s) is judged on the broker's clock, `Date`: frozen, every resend below falls inside it however
+    // slow the sends; moved on, the next one falls outside.
+    vi.useFakeTimers({ toFake: ['Date'] });
     const sender = bus.client.createSender(Q.dedup);
     await sender.sendMessages({ body: 1, messageId: 'dup' });
     await sender.sendMessages({ body: 2, messageId: 'dup' });
     await sender.sendMessages([{ body: 3, messageId: 'dup' }, { body: 4, messageId: 'other' }]);
     const receiver = bus.client.createReceiver(Q.dedup, { receiveMode: 'receiveAndDelete' });
-    const first = await receiver.receiveMessages(2, { maxWaitTimeInMs: 1000 });
+    const first = await receiveExactly(receiver, 2);
     expect(first.map((m) => m.body)).toEqual([1, 4]);
-    expect(await receiver.receiveMessages(1, { maxWaitTimeInMs: 200 })).toHaveLength(0);
-    await sleep(2100);
+    expect(await peekEverything(receiver)).toEqual([]);
+    vi.setSystemTime(Date.now() + 2_100);
     await sender.sendMessages({ body: 5, messageId: 'dup' });
-    const later = await receiver.receiveMessages(1, { maxWaitTimeInMs: 1000 });
+    const later = await receiveExactly(receiver, 1);
     expect(later.map((m) => m.body)).toEqual([5]);
   });
 
@@ -116,21 +120,23 @@ describe('scheduled messages', () => {
   afterAll(() => bus.close());
 
   it('holds scheduled messages until their time, and cancel removes one', async () => {
-    // Prepare
+    // Prepare: the broker's clock (`Date`) frozen, so "before the time" lasts as long as the test needs.
+    vi.useFakeTimers({ toFake: ['Date'] });
     const sender = bus.client.createSender(Q.scheduled);
     const at = new Date(Date.now() + 800);
     const [keep, drop] = await sender.scheduleMessages([{ body: 'keep' }, { body: 'drop' }], at);
     await sender.cancelScheduledMessages(drop as never);
     // scheduledEnqueueTimeUtc on a plain send is honoured too.
-    await sender.sendMessages({ body: 'plain-scheduled', scheduledEnqueueTimeUtc: new Date(Date.now() + 800) });
+    await sender.sendMessages({ body: 'plain-scheduled', scheduledEnqueueTimeUtc: at });
     const receiver = bus.client.createReceiver(Q.scheduled, { receiveMode: 'receiveAndDelete' });
     // Act / Assess: nothing before the time, peek shows them as scheduled.
-    const peeked = await receiver.peekMessages(10);
+    const peeked = await peekEverything(receiver, 10);
     expect(peeked.map((m) => [m.body, m.state])).toEqual([['keep', 'scheduled'], ['plain-scheduled', 'scheduled']]);
     expect(peeked[0]?.sequenceNumber?.toNumber()).toBe(keep?.toNumber());
     expect(await receiver.receiveMessages(5, { maxWaitTimeInMs: 300 })).toHaveLength(0);
-    await sleep(700);
-    const got = await receiver.receiveMessages(5, { maxWaitTimeInMs: 1000 });
+    // The clock reaches the time: the broker's next timer run makes both available.
+    vi.setSystemTime(at);
+    const got = await receiveExactly(receiver, 2);
     expect(got.map((m) => m.body).sort()).toEqual(['keep', 'plain-scheduled']);
   });
 });

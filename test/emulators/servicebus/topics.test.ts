@@ -1,5 +1,6 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
 import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
@@ -26,11 +27,13 @@ describe('topics, subscriptions and correlation filters', () => {
   });
   afterAll(() => bus.close());
 
-  async function bodies(subscription: string): Promise<unknown[]> {
+  /** Takes what `subscription` holds, `count` messages, and makes sure nothing else is there. */
+  async function bodies(subscription: string, count: number): Promise<unknown[]> {
     const r = bus.client.createReceiver(T, subscription, { receiveMode: 'receiveAndDelete' });
-    const got = await r.receiveMessages(10, { maxWaitTimeInMs: 500 });
+    const got = await receiveExactly(r, count, `messages on ${subscription}`);
+    const rest = await peekEverything(r);
     await r.close();
-    return got.map((m) => m.body);
+    return [...got, ...rest].map((m) => m.body);
   }
 
   it('copies each message to every subscription whose filter matches', async () => {
@@ -42,21 +45,21 @@ describe('topics, subscriptions and correlation filters', () => {
       { body: 'r', messageId: 'dup', applicationProperties: { color: 'red' } },
       { body: 'dropped', messageId: 'dup', applicationProperties: { color: 'red' } },
     ]);
-    expect(await bodies('all')).toEqual(['r', 'b', 'u', 'c', 'r']);
-    expect(await bodies('red')).toEqual(['r', 'r']);
-    expect(await bodies('labelled')).toEqual(['u', 'c']);
+    expect(await bodies('all', 5)).toEqual(['r', 'b', 'u', 'c', 'r']);
+    expect(await bodies('red', 2)).toEqual(['r', 'r']);
+    expect(await bodies('labelled', 2)).toEqual(['u', 'c']);
     const fwd = bus.client.createReceiver('topic-forward-target', { receiveMode: 'receiveAndDelete' });
-    expect((await fwd.receiveMessages(5, { maxWaitTimeInMs: 500 })).map((m) => m.body)).toEqual(['b']);
+    expect([...(await receiveExactly(fwd, 1)), ...(await peekEverything(fwd))].map((m) => m.body)).toEqual(['b']);
   });
 
   it('dead-letters per subscription', async () => {
     await bus.client.createSender(T).sendMessages({ body: 'bad', applicationProperties: { color: 'red' } });
     const r = bus.client.createReceiver(T, 'red');
-    const [m] = await r.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    const [m] = await receiveExactly(r, 1);
     await r.deadLetterMessage(m as ServiceBusReceivedMessage, { deadLetterReason: 'Nope', deadLetterErrorDescription: 'd' });
     const dlq = bus.client.createReceiver(T, 'red', { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
-    const [d] = await dlq.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    const [d] = await receiveExactly(dlq, 1);
     expect([d?.body, d?.deadLetterReason, d?.deadLetterSource]).toEqual(['bad', 'Nope', `${T}/Subscriptions/red`]);
-    expect(await bodies('all')).toEqual(['bad']);
+    expect(await bodies('all', 1)).toEqual(['bad']);
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { OutboxDispatcher } from '../../src/core/outbox/outboxDispatcher.js';
 import type { OrderEventTarget, OutboundOrderEvent, OutboxCounts } from '../../src/core/outbox/outboxPorts.js';
 import type { OutboxDispatchRecord } from '../../src/core/outbox/outboxRecordState.js';
@@ -192,21 +192,26 @@ describe('outbox dispatcher', () => {
     // Prepare
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let delivering!: () => void;
+    const firstInFlight = new Promise<void>((resolve) => (delivering = resolve));
     const got: string[] = [];
     const { store, dispatcher } = setup([
       {
         name: 'order-events',
         async deliver(event) {
           got.push(event.messageId);
-          if (event.body.sequence === 1) await gate;
+          if (event.body.sequence === 1) {
+            delivering();
+            await gate;
+          }
           return { target: 'order-events', detail: 'sent' };
         },
       },
     ]);
     store.put(pendingRecord('o', 1));
-    // Act
+    // Act: record 2 is written and its pass asked for while record 1 is being delivered.
     const first = dispatcher.dispatchOrder('o');
-    await new Promise((r) => setTimeout(r, 5));
+    await firstInFlight;
     store.put(pendingRecord('o', 2));
     const second = dispatcher.dispatchOrder('o');
     release();
@@ -246,7 +251,9 @@ describe('outbox dispatcher', () => {
 
 describe('outbox dispatcher edges', () => {
   it('runs on the system clock with no observer, and reports a non-Error failure as text', async () => {
-    // Prepare
+    // Prepare: the system clock reads `Date`, frozen here, so the 1 s backoff cannot run out before the sweep.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => void vi.useRealTimers());
     const store = new InMemoryOutboxStore();
     const telemetry = new RecordingTelemetry();
     const dispatcher = new OutboxDispatcher({

@@ -20,11 +20,13 @@ function setup(fails: (event: OutboundOrderEvent) => boolean = () => false, prog
     return realOpen(orderId);
   };
   const sent: string[] = [];
-  const state = { fails, hold: undefined as Promise<void> | undefined };
+  // `hold` keeps deliveries waiting; `delivering` is told each time one starts (so a test knows one is in flight).
+  const state = { fails, hold: undefined as Promise<void> | undefined, delivering: (): void => undefined };
   const bus: OrderEventTarget = {
     name: 'order-events',
     async deliver(event) {
       sent.push(event.messageId);
+      state.delivering();
       await state.hold;
       if (state.fails(event)) throw new Error('order-events down');
       return { target: 'order-events', detail: 'sent' };
@@ -65,8 +67,9 @@ describe('outbox fast path: records handed over by the processor', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { reads, sent, dispatcher, create, state } = setup();
     state.hold = gate;
+    const firstInFlight = new Promise<void>((resolve) => (state.delivering = resolve));
     const first = dispatcher.dispatchOrder('o', [create('o', 1)]);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await firstInFlight;
     // Act: record 2 arrives while record 1 is being delivered.
     const joined = dispatcher.dispatchOrder('o', [create('o', 2)]);
     expect(sent).toEqual(ids('o', 1));

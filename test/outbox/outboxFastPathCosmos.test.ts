@@ -10,6 +10,7 @@ import { appContext } from '../../src/functions/appContext.js';
 import { afterOrderProcessed, outboxRuntime } from '../../src/functions/outboxDispatcher.js';
 import { orderEntries, uid, type TestEntry } from '../integration/support/ledgers.js';
 import { startStack, type Stack } from '../integration/support/stack.js';
+import { PATIENCE_MS, peekEverything } from '../support/serviceBusWaits.js';
 import { setEnv } from './support/eventually.js';
 import { startWebhook } from './support/webhookServer.js';
 
@@ -22,7 +23,8 @@ beforeAll(async () => {
   stack = await startStack();
   webhook = await startWebhook();
   // One attempt per record, so a refused one is `failed` at once and holds its order.
-  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_MAX_ATTEMPTS: '1', OUTBOX_WEBHOOK_TIMEOUT: '2000' });
+  // The webhook's timeout only guards against a hang: a local call that outlasted it would fail its only attempt.
+  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_MAX_ATTEMPTS: '1', OUTBOX_WEBHOOK_TIMEOUT: String(PATIENCE_MS) });
   sender = stack.bus.createSender('order-events');
 });
 
@@ -58,16 +60,11 @@ async function applyAndDispatch(entry: TestEntry): Promise<ProcessResult> {
   return result;
 }
 
+/** The sequences of every `order-events` message of the order, in session order, read from the broker (peeked). */
 async function orderEventSequences(orderId: string): Promise<number[]> {
   const receiver = await stack.bus.acceptSession('order-events', orderId);
   try {
-    const out: number[] = [];
-    for (;;) {
-      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 300 });
-      if (!message) return out;
-      await receiver.completeMessage(message);
-      out.push((message.body as { sequence: number }).sequence);
-    }
+    return (await peekEverything(receiver)).map((message) => (message.body as { sequence: number }).sequence);
   } finally {
     await receiver.close();
   }

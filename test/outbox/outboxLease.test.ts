@@ -12,14 +12,17 @@ import { startStack, type Stack } from '../integration/support/stack.js';
 import { uid } from '../integration/support/ledgers.js';
 import { pendingRecord } from './support/records.js';
 import { startWebhook } from './support/webhookServer.js';
-import { RecordingTelemetry } from '../../src/core/testing/index.js';
+import { ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
+import { PATIENCE_MS, peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 
 let stack: Stack;
 let webhook: Awaited<ReturnType<typeof startWebhook>>;
 let sender: ServiceBusSender;
 let store: CosmosOutboxStore;
 
-const options = { leaseMs: 300, maxAttempts: 2, backoffBaseMs: 10, backoffMaxMs: 20, completedTtlSeconds: 600 };
+// Leases and backoffs run on the dispatcher's clock, a manual one moved by the tests. The lease also bounds each
+// delivery on real time (80 % of it), so it is kept far above what any machine needs for two local deliveries.
+const options = { leaseMs: 60_000, maxAttempts: 2, backoffBaseMs: 10, backoffMaxMs: 20, completedTtlSeconds: 600 };
 
 beforeAll(async () => {
   stack = await startStack();
@@ -34,9 +37,9 @@ afterAll(async () => {
   await webhook?.close();
 });
 
-function dispatcher(telemetry = new RecordingTelemetry()) {
-  const targets = [new ServiceBusOrderEventTarget(sender), new WebhookOrderEventTarget({ url: webhook.url, timeoutMs: 200 })];
-  return { telemetry, dispatcher: new OutboxDispatcher({ store, targets, telemetry: telemetry as unknown as Telemetry, options }) };
+function dispatcher(clock: ManualClock, telemetry = new RecordingTelemetry()) {
+  const targets = [new ServiceBusOrderEventTarget(sender), new WebhookOrderEventTarget({ url: webhook.url, timeoutMs: PATIENCE_MS })];
+  return { telemetry, dispatcher: new OutboxDispatcher({ store, targets, telemetry: telemetry as unknown as Telemetry, options, clock }) };
 }
 
 async function writeRecords(orderId: string, sequences: number[]): Promise<void> {
@@ -44,7 +47,6 @@ async function writeRecords(orderId: string, sequences: number[]): Promise<void>
 }
 
 const keysOf = (orderId: string) => webhook.calls.filter((c) => c.body.orderId === orderId).map((c) => c.key);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('outbox leases and failures on the Cosmos DB emulator', () => {
   it('lets exactly one of two dispatchers claim a record (the replace is conditional on its ETag)', async () => {
@@ -62,15 +64,16 @@ describe('outbox leases and failures on the Cosmos DB emulator', () => {
   it('reclaims a record whose dispatcher died between claim and completion, re-delivering it with the same key', async () => {
     // Prepare: dispatcher A claims record 1 and delivers it to the webhook, then dies before completing it.
     const orderId = uid('o');
+    const clock = new ManualClock(Date.now());
     await writeRecords(orderId, [1, 2]);
     const [stored] = await store.openRecords(orderId);
-    const claimed = claimOutboxRecord(stored!.doc, { leaseMs: options.leaseMs, nowMs: Date.now() })!;
+    const claimed = claimOutboxRecord(stored!.doc, { leaseMs: options.leaseMs, nowMs: clock.now() })!;
     expect(await store.replace(claimed, stored!.etag)).toBeDefined();
-    await new WebhookOrderEventTarget({ url: webhook.url }).deliver({ ...orderEventMessage(claimed), traceparent: undefined }, AbortSignal.timeout(1_000));
-    const b = dispatcher();
-    // Act
+    await new WebhookOrderEventTarget({ url: webhook.url }).deliver({ ...orderEventMessage(claimed), traceparent: undefined }, AbortSignal.timeout(PATIENCE_MS));
+    const b = dispatcher(clock);
+    // Act: B looks while A's lease runs, and again once it has run out.
     const whileLeased = await b.dispatcher.dispatchOrder(orderId);
-    await sleep(options.leaseMs + 50);
+    clock.advance(options.leaseMs + 50);
     const afterLease = await b.dispatcher.dispatchOrder(orderId);
     // Assess
     expect(whileLeased).toMatchObject({ delivered: [], failed: [] });
@@ -86,11 +89,13 @@ describe('outbox leases and failures on the Cosmos DB emulator', () => {
     const orderId = uid('o');
     await writeRecords(orderId, [1, 2, 3]);
     webhook.state.failWhen = (body) => body.orderId === orderId && body.sequence === 1;
-    const { dispatcher: d, telemetry } = dispatcher();
-    // Act: two attempts (the backoff is 10 ms), then more passes that must not get past record 1.
+    const clock = new ManualClock(Date.now());
+    const { dispatcher: d, telemetry } = dispatcher(clock);
+    // Act: two attempts (the backoff is at most 20 ms, passed on the clock between passes), then more passes that
+    // must not get past record 1.
     for (let i = 0; i < 4; i++) {
       await d.dispatchOrder(orderId);
-      await sleep(30);
+      clock.advance(30);
     }
     const failed = await store.list({ status: 'failed', orderId });
     const callsWhileBlocked = keysOf(orderId);
@@ -109,8 +114,11 @@ describe('outbox leases and failures on the Cosmos DB emulator', () => {
     expect(afterRetry.delivered).toEqual([1, 2, 3].map((s) => `outbox:${orderId}-${s}`));
     expect(webhook.applied.filter((k) => k.startsWith(`outbox:${orderId}-`))).toEqual([1, 2, 3].map((s) => `outbox:${orderId}-${s}`));
     const events = await stack.bus.acceptSession('order-events', orderId);
-    const received = await events.receiveMessages(10, { maxWaitTimeInMs: 500 });
+    const received = await receiveExactly(events, 3);
+    // Nothing else in the session: the three (now locked by this receiver) are all it holds.
+    const held = await peekEverything(events);
     await events.close();
+    expect(held.map((m) => m.messageId)).toEqual(received.map((m) => m.messageId));
     // Service Bus took record 1 on its first attempt; the retries only went to the webhook.
     expect(received.map((m) => m.messageId)).toEqual([1, 2, 3].map((s) => `outbox:${orderId}-${s}`));
   });

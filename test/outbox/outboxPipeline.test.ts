@@ -8,6 +8,7 @@ import { appContext } from '../../src/functions/appContext.js';
 import { outboxRuntime } from '../../src/functions/outboxDispatcher.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
 import { interleave, orderEntries, uid } from '../integration/support/ledgers.js';
+import { PATIENCE_MS, peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 import { eventually, setEnv } from './support/eventually.js';
 import { startWebhook } from './support/webhookServer.js';
 
@@ -19,7 +20,8 @@ beforeAll(async () => {
   stack = await startStack();
   // Every key fails twice at the webhook before it is accepted.
   webhook = await startWebhook({ failFirst: 2 });
-  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_BACKOFF_BASE: '20', OUTBOX_BACKOFF_MAX: '50', OUTBOX_WEBHOOK_TIMEOUT: '2000' });
+  // The webhook's timeout only guards against a hang: a local call that outlasted it would add an attempt.
+  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_BACKOFF_BASE: '20', OUTBOX_BACKOFF_MAX: '50', OUTBOX_WEBHOOK_TIMEOUT: String(PATIENCE_MS) });
 });
 
 afterAll(async () => {
@@ -29,16 +31,11 @@ afterAll(async () => {
   restoreEnv?.();
 });
 
-async function orderEvents(orderId: string, waitMs = 500): Promise<ServiceBusReceivedMessage[]> {
+/** Every `order-events` message of the order, in session order, read from the broker (peeked): all were sent before. */
+async function orderEvents(orderId: string): Promise<ServiceBusReceivedMessage[]> {
   const receiver = await stack.bus.acceptSession('order-events', orderId);
   try {
-    const out: ServiceBusReceivedMessage[] = [];
-    for (;;) {
-      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: waitMs });
-      if (!message) return out;
-      await receiver.completeMessage(message);
-      out.push(message);
-    }
+    return await peekEverything(receiver);
   } finally {
     await receiver.close();
   }
@@ -116,9 +113,9 @@ describe('transactional outbox → order-events and webhook, on both emulators',
     await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries }), { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
     await runSplitter(stack);
     const receiver = await stack.bus.acceptSession('orders', orderId);
-    for (;;) {
-      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 300 });
-      if (!message) break;
+    // The splitter put one message per entry into the session: take exactly those, one at a time.
+    for (let n = 0; n < entries.length; n++) {
+      const [message] = (await receiveExactly(receiver, 1)) as [ServiceBusReceivedMessage];
       const settlement: MessageSettlement = {
         complete: () => receiver.completeMessage(message),
         abandon: () => receiver.abandonMessage(message),
@@ -132,7 +129,7 @@ describe('transactional outbox → order-events and webhook, on both emulators',
     const sender = stack.bus.createSender('order-events');
     const fresh = new OutboxDispatcher({
       store: new CosmosOutboxStore(stack.container),
-      targets: [new ServiceBusOrderEventTarget(sender), new WebhookOrderEventTarget({ url: hook.url, timeoutMs: 2_000 })],
+      targets: [new ServiceBusOrderEventTarget(sender), new WebhookOrderEventTarget({ url: hook.url, timeoutMs: PATIENCE_MS })],
       telemetry: silentTelemetry,
       options: { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 20, backoffMaxMs: 50, completedTtlSeconds: 60 },
     });

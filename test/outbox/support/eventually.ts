@@ -1,10 +1,10 @@
-/** Runs `step` until `done` says so, or fails after `timeoutMs`. */
-export async function eventually(step: () => Promise<void>, done: () => boolean | Promise<boolean>, timeoutMs = 8_000, pauseMs = 40): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** Runs `step` until `done` says so, or fails after `timeoutMs` (a hang guard: it ends as soon as `done` holds). */
+export async function eventually(step: () => Promise<void>, done: () => boolean | Promise<boolean>, timeoutMs = 20_000, pauseMs = 40): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     await step();
     if (await done()) return;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAppContext } from '../../src/functions/appContext.js';
+import { receiveExactly } from '../support/serviceBusWaits.js';
 import { deadLetters, drainSession, getOrder, postLedger, runSplitter, startStack } from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { interleave, orderEntries, uid } from './support/ledgers.js';
@@ -119,7 +120,7 @@ describe('HTTP functions', () => {
     const posted = await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(orderId, [5]) }), { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
     const split = await runSplitter(stack);
     const receiver = await stack.bus.acceptSession('orders', orderId);
-    const entries = await receiver.receiveMessages(2, { maxWaitTimeInMs: 1_000 });
+    const entries = await receiveExactly(receiver, 2);
     await Promise.all(entries.map((m) => receiver.completeMessage(m)));
     await receiver.close();
     // Assess

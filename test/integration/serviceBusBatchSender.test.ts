@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageTooLargeError, sendInBatches } from '../../src/adapters/serviceBusBatchSender.js';
 import { start } from '../../emulators/servicebus/index.js';
 import type { RunningEmulator } from '../../emulators/servicebus/index.js';
+import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 import { testServiceBusConfig } from './support/stack.js';
 
 let emulator: RunningEmulator;
@@ -28,12 +29,8 @@ describe('sendInBatches on the Service Bus emulator', () => {
     // Act
     const result = await sendInBatches(sender, messages, { maxSizeInBytes: 2_000, beforeSend: async (index) => void hooked.push(index) });
     const receiver = client.createReceiver('ledger', { receiveMode: 'receiveAndDelete' });
-    const received = [];
-    while (received.length < 30) {
-      const batch = await receiver.receiveMessages(30, { maxWaitTimeInMs: 500 });
-      if (batch.length === 0) break;
-      received.push(...batch);
-    }
+    const received = await receiveExactly(receiver, 30);
+    const rest = await peekEverything(receiver);
     await Promise.all([receiver.close(), sender.close()]);
     // Assess: ~250 bytes a message, so about 7 per 2,000-byte batch.
     expect(result.messages).toBe(30);
@@ -41,13 +38,15 @@ describe('sendInBatches on the Service Bus emulator', () => {
     expect(result.batches).toBeLessThanOrEqual(6);
     expect(hooked).toEqual(Array.from({ length: result.batches }, (_, i) => i));
     expect(received.map((m) => m.messageId)).toEqual(messages.map((m) => m.messageId));
+    expect(rest).toEqual([]);
   });
 
   it('sends everything in one batch when it fits', async () => {
     const sender = client.createSender('ledger');
     const result = await sendInBatches(sender, [{ body: 1 }, { body: 2 }, { body: 3 }]);
     const receiver = client.createReceiver('ledger', { receiveMode: 'receiveAndDelete' });
-    await receiver.receiveMessages(3, { maxWaitTimeInMs: 500 });
+    // Taken off the queue, so the tests below start from an empty one.
+    expect(await receiveExactly(receiver, 3)).toHaveLength(3);
     await Promise.all([receiver.close(), sender.close()]);
     expect(result).toEqual({ messages: 3, batches: 1 });
   });
@@ -73,7 +72,7 @@ describe('sendInBatches on the Service Bus emulator', () => {
     // Assess
     await expect(act).rejects.toMatchObject({ code: 'MessageTooLarge', messageId: 'huge', index: 20 });
     const receiver = client.createReceiver('ledger', { receiveMode: 'receiveAndDelete' });
-    const received = await receiver.receiveMessages(30, { maxWaitTimeInMs: 300 });
+    const received = await peekEverything(receiver);
     await Promise.all([receiver.close(), sender.close()]);
     expect(received).toEqual([]);
     expect(hooked).toEqual([]);

@@ -11,6 +11,7 @@ import { start as startServiceBus } from '../../../emulators/servicebus/index.js
 import type { RunningEmulator } from '../../../emulators/servicebus/index.js';
 import { closeAppContext } from '../../../src/functions/appContext.js';
 import { registeredFunctions } from '../../../src/functions/register.js';
+import { nextWhileAny, peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
 import { receiverActions } from './settlementActions.js';
 import type { ReceiverActionsOptions, RecordedSettlement } from './settlementActions.js';
 
@@ -132,12 +133,11 @@ export async function invokeWith(
   return { result, settled, renewals, releases };
 }
 
-/** Receives the next ledger message (waiting up to `waitMs`) and runs the splitter on it. */
-export async function runSplitter(stack: Stack, options: ReceiverActionsOptions = {}, waitMs = 2_000) {
+/** Receives the next ledger message (one must be on its way) and runs the splitter on it. */
+export async function runSplitter(stack: Stack, options: ReceiverActionsOptions = {}) {
   const receiver = stack.bus.createReceiver('ledger');
   try {
-    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: waitMs });
-    if (!message) throw new Error('no ledger message arrived');
+    const [message] = (await receiveExactly(receiver, 1, 'ledger messages')) as [ServiceBusReceivedMessage];
     return { message, ...(await invokeWith(stack.handlers.ledgerSplitter, 'ledgerSplitter', receiver, message, options)) };
   } finally {
     await receiver.close();
@@ -145,23 +145,17 @@ export async function runSplitter(stack: Stack, options: ReceiverActionsOptions 
 }
 
 /**
- * Accepts `orderId`'s session and runs the processor on each message until none arrives for `idleMs`. A release
- * the handler asks for is recorded (`releasedAfter`: indexes into `results`) and draining goes on, as the host
- * would after accepting the session again.
+ * Accepts `orderId`'s session and runs the processor on each message until the session is empty (as the broker
+ * shows it, not as a quiet spell suggests). A release the handler asks for is recorded (`releasedAfter`: indexes
+ * into `results`) and draining goes on, as the host would after accepting the session again.
  */
-export async function drainSession(
-  stack: Stack,
-  orderId: string,
-  idleMs = 300,
-): Promise<{ results: unknown[]; settled: RecordedSettlement[]; releasedAfter: number[] }> {
+export async function drainSession(stack: Stack, orderId: string): Promise<{ results: unknown[]; settled: RecordedSettlement[]; releasedAfter: number[] }> {
   const receiver = await stack.bus.acceptSession('orders', orderId);
   const results: unknown[] = [];
   const settled: RecordedSettlement[] = [];
   const releasedAfter: number[] = [];
   try {
-    for (;;) {
-      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: idleMs });
-      if (!message) break;
+    for (let message = await nextWhileAny(receiver); message; message = await nextWhileAny(receiver)) {
       const run = await invokeWith(stack.handlers.orderProcessor, 'orderProcessor', receiver, message);
       results.push(run.result);
       settled.push(...run.settled);
@@ -185,19 +179,14 @@ export async function postLedger(stack: Stack, body: string, headers: Record<str
   return (await stack.handlers.postLedger(request, invocation('postLedger'))) as HttpResponseInit;
 }
 
-/** Dead letters of a queue (sessions or not), received and completed. */
-export async function deadLetters(stack: Stack, queueName: string, waitMs = 500): Promise<ServiceBusReceivedMessage[]> {
+/** Dead letters of a queue (sessions or not): every one it holds (peeked), then received and completed. */
+export async function deadLetters(stack: Stack, queueName: string): Promise<ServiceBusReceivedMessage[]> {
   const receiver = stack.bus.createReceiver(queueName, { subQueueType: 'deadLetter' });
   try {
-    const out: ServiceBusReceivedMessage[] = [];
-    for (;;) {
-      const batch = await receiver.receiveMessages(10, { maxWaitTimeInMs: waitMs });
-      if (batch.length === 0) return out;
-      for (const message of batch) {
-        await receiver.completeMessage(message);
-        out.push(message);
-      }
-    }
+    const held = await peekEverything(receiver);
+    const out = await receiveExactly(receiver, held.length, `dead letters of ${queueName}`);
+    for (const message of out) await receiver.completeMessage(message);
+    return out;
   } finally {
     await receiver.close();
   }

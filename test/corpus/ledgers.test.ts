@@ -15,6 +15,7 @@ import { added, created } from './support/entries.js';
 import { asObject, asText, sendRaw, toAmqp } from './support/rawMessages.js';
 import type { RawBody } from './support/rawMessages.js';
 import { peekOrders, splitNext } from './support/runs.js';
+import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 
 // CommonJS bundle: only app/trigger/output import by name in native ESM (platform notes).
 const { HttpRequest } = functions;
@@ -41,7 +42,7 @@ async function post(body: string | Uint8Array, headers: Record<string, string> =
 async function peekLedgerIds(): Promise<string[]> {
   const peeker = stack.bus.createReceiver('ledger');
   try {
-    return (await peeker.peekMessages(100)).map((m) => String(m.messageId));
+    return (await peekEverything(peeker)).map((m) => String(m.messageId));
   } finally {
     await peeker.close();
   }
@@ -156,10 +157,10 @@ describe('bad-input corpus: an oversize ledger that reaches a queue with a large
     const receiver = client.createReceiver('ledger', { skipParsingBodyAsJson: true });
     const dlq = client.createReceiver('ledger', { subQueueType: 'deadLetter' });
     try {
-      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+      const [message] = await receiveExactly(receiver, 1);
       // Act
       const run = await invokeWith(stack.handlers.ledgerSplitter, 'ledgerSplitter', receiver, message!);
-      const [letter] = await dlq.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+      const [letter] = await receiveExactly(dlq, 1);
       // Assess
       expect(message!.deliveryCount).toBe(0);
       expect(run.settled).toMatchObject([{ action: 'deadletter', messageId: ledgerId, reason: 'SchemaValidationFailed' }]);

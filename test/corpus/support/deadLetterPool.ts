@@ -1,4 +1,5 @@
 import type { ServiceBusClient, ServiceBusReceivedMessage, ServiceBusReceiver } from '@azure/service-bus';
+import { PATIENCE_MS, peekEverything } from '../../support/serviceBusWaits.js';
 
 /**
  * The dead letters of one queue, shared by cases that run side by side: each case claims its own by `messageId`,
@@ -14,22 +15,21 @@ export class DeadLetterPool {
     this.receiver = bus.createReceiver(queue, { subQueueType: 'deadLetter', skipParsingBodyAsJson: true });
   }
 
-  /** The dead letter with `messageId`, waiting up to `waitMs` for it; undefined if it never came. */
-  claim(messageId: string, waitMs = 3_000): Promise<ServiceBusReceivedMessage | undefined> {
+  /** The dead letter with `messageId` (it must be there already or on its way); undefined if it never came. */
+  claim(messageId: string): Promise<ServiceBusReceivedMessage | undefined> {
     return this.serial(async () => {
-      const deadline = Date.now() + waitMs;
-      while (!this.unclaimed.has(messageId) && Date.now() < deadline) await this.receiveSome(100);
+      const deadline = performance.now() + PATIENCE_MS;
+      while (!this.unclaimed.has(messageId) && performance.now() < deadline) await this.receiveSome(100);
       const found = this.unclaimed.get(messageId);
       this.unclaimed.delete(messageId);
       return found;
     });
   }
 
-  /** Everything still unclaimed after waiting `waitMs` for stragglers. */
-  rest(waitMs = 300): Promise<ServiceBusReceivedMessage[]> {
+  /** Everything nobody claimed: what was received for no case, and what the queue still holds (peeked). */
+  rest(): Promise<ServiceBusReceivedMessage[]> {
     return this.serial(async () => {
-      while ((await this.receiveSome(waitMs)) > 0);
-      const out = [...this.unclaimed.values()];
+      const out = [...this.unclaimed.values(), ...(await peekEverything(this.receiver))];
       this.unclaimed.clear();
       return out;
     });

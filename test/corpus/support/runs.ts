@@ -1,6 +1,7 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import type { RecordedSettlement } from '../../integration/support/settlementActions.js';
 import { invokeWith } from '../../integration/support/stack.js';
+import { nextWhileAny, peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
 import type { Stack } from '../../integration/support/stack.js';
 
 /** What the processor or splitter did with one received message. */
@@ -28,28 +29,26 @@ async function handle(stack: Stack, name: 'orderProcessor' | 'ledgerSplitter', r
 
 /**
  * Accepts `orderId`'s session and runs the order processor on each message, bodies untouched
- * (`skipParsingBodyAsJson`), until none arrives for `idleMs`.
+ * (`skipParsingBodyAsJson`), until the broker shows the session empty.
  */
-export async function drainOrder(stack: Stack, orderId: string, idleMs = 250): Promise<Handled[]> {
+export async function drainOrder(stack: Stack, orderId: string): Promise<Handled[]> {
   const receiver = await stack.bus.acceptSession('orders', orderId, { skipParsingBodyAsJson: true });
   const out: Handled[] = [];
   try {
-    for (;;) {
-      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: idleMs });
-      if (!message) return out;
+    for (let message = await nextWhileAny(receiver); message; message = await nextWhileAny(receiver)) {
       out.push(await handle(stack, 'orderProcessor', receiver, message));
     }
+    return out;
   } finally {
     await receiver.close();
   }
 }
 
-/** Receives the next ledger message, body untouched, and runs the splitter on it. */
-export async function splitNext(stack: Stack, waitMs = 2_000): Promise<Handled> {
+/** Receives the next ledger message (one must be on its way), body untouched, and runs the splitter on it. */
+export async function splitNext(stack: Stack): Promise<Handled> {
   const receiver = stack.bus.createReceiver('ledger', { skipParsingBodyAsJson: true });
   try {
-    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: waitMs });
-    if (!message) throw new Error('no ledger message arrived');
+    const [message] = (await receiveExactly(receiver, 1, 'ledger messages')) as [ServiceBusReceivedMessage];
     return await handle(stack, 'ledgerSplitter', receiver, message);
   } finally {
     await receiver.close();
@@ -60,7 +59,7 @@ export async function splitNext(stack: Stack, waitMs = 2_000): Promise<Handled> 
 export async function peekOrders(stack: Stack): Promise<ServiceBusReceivedMessage[]> {
   const peeker = stack.bus.createReceiver('orders');
   try {
-    return await peeker.peekMessages(1_000);
+    return await peekEverything(peeker);
   } finally {
     await peeker.close();
   }

@@ -56,7 +56,10 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     await drainSession(stack, b);
     await runtime.dispatcher.idle();
     const sweep = await runtime.dispatcher.sweep();
-    const later = Date.now() + 20 * 60_000;
+    // The gap monitor runs "20 minutes after" b's entry was parked, counted from the stored parkedAt: counted from now,
+    // the time the drains took would add to the age.
+    const { resource: orderB } = await stack.container.item('order', b).read<{ parked: { parkedAt: string }[] }>();
+    const later = Math.min(...(orderB?.parked ?? []).map((p) => Date.parse(p.parkedAt))) + 20 * 60_000;
     const gaps = await runGapMonitor({
       orders: new CosmosParkedOrders(stack.container),
       store: appContext().store(),

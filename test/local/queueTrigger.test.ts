@@ -4,6 +4,7 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import type { RegistrationOf } from '../../local/registrations.js';
 import type { LocalServiceBusMessageActions } from '../../local/servicebus/messageActions.js';
 import { useServiceBusHost } from './support/hostHarness.js';
+import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 import { drainDeadLetters, gate, testQueues, waitFor } from './support/serviceBusFixture.js';
 
 const sb = useServiceBusHost();
@@ -24,10 +25,11 @@ async function send(queueName: string, bodies: unknown[]): Promise<void> {
   await sender.close();
 }
 
+/** Whatever the queue still holds, locked or not, read from the broker (peeked). */
 async function remaining(queueName: string): Promise<ServiceBusReceivedMessage[]> {
-  const receiver = sb.client.createReceiver(queueName, { receiveMode: 'receiveAndDelete' });
+  const receiver = sb.client.createReceiver(queueName);
   try {
-    return await receiver.receiveMessages(50, { maxWaitTimeInMs: 500 });
+    return await peekEverything(receiver);
   } finally {
     await receiver.close();
   }
@@ -68,10 +70,7 @@ describe('non-session triggers in the local host', () => {
     await waitFor(() => lines.some((l) => l.outcome === 'unsettled'), 5_000, 'the log line');
     await sb.closeHost();
     // Neither completed nor abandoned: still in the queue (locked until its lock expires, as on Azure).
-    const peeker = sb.client.createReceiver(testQueues.autoOff);
-    const peeked = await peeker.peekMessages(10);
-    await peeker.close();
-    expect(peeked.map((m) => m.messageId)).toEqual(['m-0']);
+    expect((await remaining(testQueues.autoOff)).map((m) => m.messageId)).toEqual(['m-0']);
     expect(await drainDeadLetters(sb.client, testQueues.autoOff)).toHaveLength(0);
     expect(lines.find((l) => l.outcome === 'unsettled')).toMatchObject({ level: 40, entryId: 'm-0' });
   });
@@ -111,8 +110,7 @@ describe('non-session triggers in the local host', () => {
   it('(control) shows why: the same two settlements issued together on a bare SDK receiver collapse into one outcome', async () => {
     await send(testQueues.coalesceRaw, [{ kind: 'poison' }, { kind: 'good' }]);
     const receiver = sb.client.createReceiver(testQueues.coalesceRaw);
-    const messages = await receiver.receiveMessages(2, { maxWaitTimeInMs: 2000 });
-    expect(messages).toHaveLength(2);
+    const messages = await receiveExactly(receiver, 2);
     const [poison, good] = messages as [ServiceBusReceivedMessage, ServiceBusReceivedMessage];
     await Promise.all([
       receiver.deadLetterMessage(poison, { deadLetterReason: 'SchemaValidationFailed', deadLetterErrorDescription: 'bad body' }),

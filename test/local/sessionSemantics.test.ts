@@ -43,8 +43,10 @@ async function send(queueName: string, ...messages: ReturnType<typeof entryMessa
 
 describe('the in-process host hands sessions on as the real host does', () => {
   it('starts the idle wait at the receive after the handler returns, not while the handler runs', async () => {
-    // Prepare: an idle timeout far shorter than the first handler, and the second message sent while it runs.
-    const idleMs = 200;
+    // Prepare: an idle timeout far shorter than the first handler, and the second message sent while it runs. After
+    // the handler, the next receive must get that message (already in the session) within the idle timeout: one
+    // second is far above a delivery's round trip on any machine, where 200 ms is not on a loaded one.
+    const idleMs = 1_000;
     await send(testQueues.idle, entryMessage('idle-1', 1));
     const seen: number[] = [];
     const lines = sb.startHost(

@@ -81,10 +81,10 @@ describe('session-enabled triggers in the local host', () => {
         await actions.releaseSession(String(message.sessionId));
         received = { body: message.body, metadata: context.triggerMetadata, lock, releasedAt: Date.now() };
       }),
-      // A long idle timeout: the session can only be let go this soon because the handler asked for it.
-      { sessionIdleTimeoutMs: 10_000 },
+      // An idle timeout far beyond the wait below: the session can only be let go within it because the handler asked.
+      { sessionIdleTimeoutMs: 60_000 },
     );
-    await waitFor(() => lines.some((l) => l.msg === 'session released' && l.sessionId === 'o-shape'), 5_000, 'the release');
+    await waitFor(() => lines.some((l) => l.msg === 'session released' && l.sessionId === 'o-shape'), 20_000, 'the release');
     expect(received?.body).toEqual({ entryId: 'o-shape-e1', orderId: 'o-shape', sequence: 1 });
     expect(received?.metadata).toMatchObject({ sessionId: 'o-shape', deliveryCount: 1, applicationProperties: { sequence: 1 } });
     expect(received?.lock).toEqual({ seconds: expect.stringMatching(/^\d+$/), nanos: expect.any(Number) });
@@ -100,7 +100,7 @@ describe('session-enabled triggers in the local host', () => {
     let peak = 0;
     let done = 0;
     const release = gate();
-    sb.startHost(
+    const lines = sb.startHost(
       sessionFunction(testQueues.concurrency, async ({ messages: message, actions }) => {
         active += 1;
         peak = Math.max(peak, active);
@@ -112,7 +112,9 @@ describe('session-enabled triggers in the local host', () => {
       { maxConcurrentSessions: 3 },
     );
     await waitFor(() => active === 3, 10_000, 'three sessions in flight');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every slot asks for a session as the host starts, before any reply can come: with three in handlers, three
+    // accepts in all proves no fourth slot is waiting to start a fourth session (no pause needed to see it).
+    expect(lines.filter((l) => l.msg === 'accepting a session')).toHaveLength(3);
     expect(active).toBe(3);
     release.open();
     await waitFor(() => done === 8, 10_000, 'all messages');
@@ -153,8 +155,8 @@ describe('session-enabled triggers in the local host', () => {
       }),
     );
     await waitFor(() => started.length === 1, 10_000, 'the first message');
+    // Closing signals the trigger at once (before its first await), so the handler finishes after the close began.
     const closing = sb.closeHost();
-    await new Promise((resolve) => setTimeout(resolve, 200));
     hold.open();
     await closing;
     expect(completed).toEqual([1]);

@@ -1,6 +1,7 @@
 import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusMessage, ServiceBusReceivedMessage } from '@azure/service-bus';
 import { start } from '../../../emulators/servicebus/index.js';
+import { peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
 
 const queue = (name: string, requiresSession: boolean, lockDuration = 'PT30S') => ({
   Name: name,
@@ -82,11 +83,11 @@ export function entryMessage(orderId: string, sequence: number): ServiceBusMessa
   };
 }
 
-/** Receives (and deletes) whatever is in a queue's dead-letter sub-queue. */
+/** Receives (and deletes) whatever is in a queue's dead-letter sub-queue: all it holds, as peeked first. */
 export async function drainDeadLetters(client: ServiceBusClient, queueName: string): Promise<ServiceBusReceivedMessage[]> {
   const receiver = client.createReceiver(queueName, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
   try {
-    return await receiver.receiveMessages(50, { maxWaitTimeInMs: 500 });
+    return await receiveExactly(receiver, (await peekEverything(receiver)).length, `dead letters of ${queueName}`);
   } finally {
     await receiver.close();
   }

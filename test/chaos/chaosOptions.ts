@@ -84,7 +84,8 @@ export function smallChaosOptions(overrides: Partial<ChaosOptions> = {}): ChaosO
     entries: 1_500,
     orders: 50,
     durationMs: 35_000,
-    settleTimeoutMs: 90_000,
+    // A hang guard: settling ends as soon as the system matches the oracle, so only a stuck run waits this long.
+    settleTimeoutMs: 240_000,
     lockDurationS: 15,
     retryBudgetMs: 3_000,
     crashBeforeSettleP: 0.004,

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { startEmulatorStack, type EmulatorStack } from '../../local/emulatorStack.js';
 import { loadAppFunctions } from '../../local/functionRegistry.js';
+import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
 import { startLocalHost, type LocalHost } from '../../local/localHost.js';
 import type { FunctionRegistration } from '../../src/functions/register.js';
 import { closeAppContext } from '../../src/functions/appContext.js';
@@ -24,7 +25,7 @@ export interface BenchStack {
   readonly bus: ServiceBusClient;
   /** The app's functions without its timers (their periodic queries would blur the Cosmos counts). */
   readonly appFunctions: readonly FunctionRegistration[];
-  /** Starts the in-process host with these functions and session settings; count what it processes. */
+  /** Starts the in-process host with these functions (host.json plus the overrides); counts what it processes. */
   startHost(options: HostPhaseOptions): Promise<BenchHost>;
   cosmosCounters(): Promise<CosmosCounts>;
   resetCosmosCounters(): Promise<void>;
@@ -34,8 +35,8 @@ export interface BenchStack {
 /** Host settings of one phase. */
 export interface HostPhaseOptions {
   registrations: readonly FunctionRegistration[];
-  maxConcurrentSessions: number;
-  sessionIdleTimeoutMs: number;
+  /** Applied over the repository's host.json, which the host reads itself; empty measures host.json as committed. */
+  overrides: Partial<ServiceBusHostOptions>;
 }
 
 /** A running host and the messages its functions have processed so far. */
@@ -72,7 +73,7 @@ export async function startBenchStack(): Promise<BenchStack> {
         registrations: options.registrations,
         quiet: true,
         logger: countingLogger(processed),
-        serviceBus: { maxConcurrentSessions: options.maxConcurrentSessions, sessionIdleTimeoutMs: options.sessionIdleTimeoutMs },
+        serviceBus: options.overrides,
       });
       return {
         host,
@@ -103,10 +104,13 @@ export async function startBenchStack(): Promise<BenchStack> {
   };
 }
 
-/** The host's logger: info lines are parsed and counted, warnings and errors still reach stderr. */
+/**
+ * The host's logger: lines are parsed and counted (debug, for the session trigger's "session accepted"), warnings
+ * and errors still reach stderr.
+ */
 function countingLogger(processed: ProcessedCounter): Logger {
   return pino(
-    { level: 'info', base: { host: 'local' } },
+    { level: 'debug', base: { host: 'local' } },
     {
       write(line: string) {
         const record = JSON.parse(line) as Record<string, unknown>;

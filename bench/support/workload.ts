@@ -4,8 +4,9 @@
  */
 import type { ServiceBusClient, ServiceBusMessage } from '@azure/service-bus';
 import { generateRun } from '../../cli/generator.js';
+import { ledgerIdOf } from '../../cli/ids.js';
 import { sendInBatches, toOrderEntryMessage } from '../../src/adapters/serviceBusBatchSender.js';
-import { planLedger, type Ledger } from '../../src/core/index.js';
+import { ledgerSchema, planLedger, type Ledger } from '../../src/core/index.js';
 
 /** The size of one phase's input. */
 export interface WorkloadSize {
@@ -58,4 +59,35 @@ export async function sendEntryMessages(client: ServiceBusClient, messages: read
   } finally {
     await sender.close();
   }
+}
+
+/** A steady stream for the latency phase: `orders` orders whose entries are spread over ledgers of equal size. */
+export interface SteadyWorkload {
+  orderIds: string[];
+  /** In send order; ledger i holds the next entry of each of `entriesPerLedger` consecutive orders (round robin). */
+  ledgers: Ledger[];
+  /** Entries of each order (every order gets the same number). */
+  perOrder: number;
+}
+
+/**
+ * Generates `ledgerCount` ledgers of `entriesPerLedger` entries over `orders` orders: the orders take turns, so
+ * each order's entries go out in sequence, one every `orders / entriesPerLedger` ledgers.
+ */
+export function steadyWorkload(run: string, shape: { orders: number; entriesPerLedger: number; ledgerCount: number }, seed: number): SteadyWorkload {
+  const total = shape.ledgerCount * shape.entriesPerLedger;
+  if (shape.orders % shape.entriesPerLedger !== 0 || total % shape.orders !== 0) {
+    throw new Error(`steady workload: ${shape.orders} orders must split evenly into ledgers of ${shape.entriesPerLedger} and ${total} entries`);
+  }
+  const perOrder = total / shape.orders;
+  const generated = generateRun({ orders: shape.orders, entries: perOrder, ledgers: 1, duplicates: 0, conflicts: 0, poison: 0, gaps: 0, seed, run, deleteRatio: 0 });
+  // generateRun lists each order's entries by sequence, order after order.
+  const entryAt = (flat: number) => generated.entries[(flat % shape.orders) * perOrder + Math.floor(flat / shape.orders)];
+  const ledgers = Array.from({ length: shape.ledgerCount }, (_, i) =>
+    ledgerSchema.parse({
+      ledgerId: ledgerIdOf(run, i),
+      entries: Array.from({ length: shape.entriesPerLedger }, (_, k) => entryAt(i * shape.entriesPerLedger + k)),
+    }),
+  );
+  return { orderIds: generated.orderIds, ledgers, perOrder };
 }

@@ -1,0 +1,140 @@
+/** The pipeline bench's printed report: figures, goals (printed, never asserted) and how each was measured. */
+import { table } from '../../cli/table.js';
+import type { CosmosCounts } from './benchStack.js';
+import { headerLines, idleFloorMs, ms, type BenchSettings } from './benchSettings.js';
+import { LATENCY_LOAD, type LatencyResult } from './latency.js';
+import type { CosmosCosts, PipelineResult } from './phases.js';
+import { RAW_RECEIVE_WAIT_MS, type RawResult } from './rawConsumer.js';
+import type { WorkloadSize } from './workload.js';
+
+/** The goals the bench reports against. */
+export const GOALS = { ratio: 0.5, p50Ms: 250 } as const;
+
+/** Everything one run measured. */
+export interface BenchResults {
+  settings: BenchSettings;
+  small: { size: WorkloadSize; result: PipelineResult };
+  large: { size: WorkloadSize; runs: { raw: RawResult; e2e: PipelineResult }[] };
+  latency: { result: LatencyResult; warmupSeconds: number; measureSeconds: number };
+  cosmos: CosmosCosts;
+}
+
+/** The report as printed. */
+export function report(r: BenchResults): string {
+  const { settings, small, large, latency } = r;
+  const sessions = settings.inForce.maxConcurrentSessions;
+  const runs = large.runs;
+  const e2eMedian = median(runs.map((x) => x.e2e.perSecond));
+  const rawMedian = median(runs.map((x) => x.raw.perSecond));
+  const ratios = runs.map((x) => x.e2e.perSecond / x.raw.perSecond);
+  const ratioMedian = median(ratios);
+  const l = latency.result;
+  const loadReached = l.sentPerSecond >= 0.95 * l.offeredPerSecond;
+
+  const e2eRow = (label: string, run: number | string, x: PipelineResult) => [
+    label, run, x.messages, fixed(x.seconds, 1), fixed(x.perSecond, 1), fixed(x.sessionAccepts / x.messages, 3), fixed(x.cosmos.total / x.messages, 2),
+  ];
+  return [
+    'Pipeline benchmark (npm run bench:pipeline)',
+    ...headerLines(settings),
+    `Each session slot idles sessionIdleTimeout after an order's last entry: at least ceil(orders / ${sessions}) × ` +
+      `${ms(settings.inForce.sessionIdleTimeoutMs)} per workload, (a) ${fixed(idleFloorMs(settings, small.size.orders) / 1000, 1)} s, ` +
+      `(b) ${fixed(idleFloorMs(settings, large.size.orders) / 1000, 1)} s.`,
+    '',
+    'End to end, interleaved ledgers to the ledger queue:',
+    table(
+      ['workload', 'run', 'entries', 'seconds', 'entries/s', 'session accepts/entry', 'Cosmos req/entry'],
+      [
+        e2eRow(`(a) ${describe(small.size)}`, 1, small.result),
+        ...runs.map((x, i) => e2eRow(i === 0 ? `(b) ${describe(large.size)}` : '', i + 1, x.e2e)),
+        ['(b) median', '', '', '', fixed(e2eMedian, 1), '', ''],
+      ],
+      100,
+    ),
+    '',
+    `Raw reference: plain @azure/service-bus on orders, no host running; ${sessions} workers on one client, each ` +
+      `acceptNextSession → receiveMessages(1, { maxWaitTimeInMs: ${RAW_RECEIVE_WAIT_MS} }) → completeMessage, session closed on an empty ` +
+      `receive; peek-lock, no prefetch, SDK defaults otherwise. Workload (b)'s orders messages, sent before timing.`,
+    table(
+      ['run', 'messages', 'seconds', 'msg/s', 'session accepts'],
+      [...runs.map((x, i) => [i + 1, x.raw.messages, fixed(x.raw.seconds, 1), fixed(x.raw.perSecond, 0), x.raw.sessionAccepts]), ['median', '', '', fixed(rawMedian, 0), '']],
+    ),
+    '',
+    'Workload (b), end to end ÷ raw (each pair run back to back):',
+    table(
+      ['run', 'e2e entries/s', 'raw msg/s', 'ratio'],
+      [...runs.map((x, i) => [i + 1, fixed(x.e2e.perSecond, 1), fixed(x.raw.perSecond, 0), percent(ratios[i] as number)]), ['median', fixed(e2eMedian, 1), fixed(rawMedian, 0), percent(ratioMedian)]],
+    ),
+    '',
+    `Latency, POST /api/ledgers → entry applied: ${LATENCY_LOAD.orders} orders, ledgers of ${LATENCY_LOAD.entriesPerLedger} entries, ` +
+      `offered ${l.offeredPerSecond} entries/s (${LATENCY_LOAD.ledgersPerSecond} ledgers/s), ${latency.measureSeconds} s measured after ${latency.warmupSeconds} s warm-up:`,
+    table(
+      ['p50 ms', 'p99 ms', 'max ms', 'samples', 'sent entries/s', 'max send lag ms', 'applied entries/s in window', 'drain after last POST s', 'out of order', 'session accepts/entry'],
+      [[fixed(l.p50Ms, 0), fixed(l.p99Ms, 0), fixed(l.maxMs, 0), l.samples, fixed(l.sentPerSecond, 1), fixed(l.maxSendLagMs, 0), fixed(l.appliedPerSecond, 1), fixed(l.drainSeconds, 1), l.outOfOrder, fixed(l.sessionAccepts / l.entries, 3)]],
+    ),
+    ...(l.appliedPerSecond < 0.95 * l.offeredPerSecond ? [`FELL BEHIND: ${fixed(l.appliedPerSecond, 1)} of ${l.offeredPerSecond} entries/s applied during the window.`] : []),
+    ...(loadReached ? [] : [`LOAD NOT REACHED: ${fixed(l.sentPerSecond, 1)} of ${l.offeredPerSecond} entries/s sent.`]),
+    '',
+    ...cosmosTable(r.cosmos, sessions),
+    '',
+    'Goals (printed, not asserted):',
+    `- workload (b) end to end ≥ ${GOALS.ratio} × raw reference: median ratio ${fixed(ratioMedian, 3)} — ${ratioMedian >= GOALS.ratio ? 'met' : 'not met'}`,
+    `- p50 ≤ ${GOALS.p50Ms} ms at ${l.offeredPerSecond} entries/s: p50 ${fixed(l.p50Ms, 0)} ms at ${fixed(l.sentPerSecond, 1)} entries/s sent — ` +
+      `${l.p50Ms <= GOALS.p50Ms && loadReached ? 'met' : 'not met'}`,
+    '',
+    'How each figure was measured (one process: emulators, host and bench share the CPU):',
+    'e2e: a fresh in-process host per run; all ledgers sent at once to ledger (one message each, as convoy send), timed from the first',
+    '  send until the host logged "message processed" (completed) for every entry; then every order read over HTTP (all applied, nothing parked).',
+    'session accepts/entry: the session trigger\'s "session accepted" log lines ÷ entries. Cosmos req/entry: /_emulator/counters ÷ entries.',
+    'raw: timed from the first acceptNextSession to the last completeMessage. ratio: e2e entries/s ÷ raw msg/s, per pair, median of the pairs.',
+    'latency: each POST\'s start time is computed from the phase start (no drift, at most 64 POSTs awaiting their 202); "applied" is the',
+    '  host\'s log time of the entry\'s completed line, or of its predecessor\'s when it arrived first and was parked (out of order).',
+    'Cosmos round trips: entries sent in order straight to orders; processor = read + batch, outbox dispatcher = replace, query, queryPlan.',
+  ].join('\n');
+}
+
+function cosmosTable(costs: CosmosCosts, sessions: number): string[] {
+  const row = (label: string, c: CosmosCounts) => [label, fixed(c.total / costs.entries, 2), split(c, costs.entries), byKind(c, costs.entries)];
+  return [
+    `Cosmos round trips of the processor (${costs.entries} entries, ${sessions} sessions):`,
+    table(
+      ['', 'per entry', 'processor / outbox', 'by kind (per entry)'],
+      [row('applied entry', costs.fresh), row('duplicate, warm cache', costs.duplicatesWarm), row('duplicate, restarted host', costs.duplicatesCold)],
+      100,
+    ),
+  ];
+}
+
+function byKind(counts: CosmosCounts, per: number): string {
+  return Object.entries(counts)
+    .filter(([kind]) => kind !== 'total')
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([kind, n]) => `${kind} ${fixed(n / per, 2)}`)
+    .join(', ');
+}
+
+function split(counts: CosmosCounts, per: number): string {
+  // Request kinds only the outbox dispatcher makes in these phases (timers are not running).
+  const outboxKinds = new Set(['replace', 'query', 'queryPlan']);
+  const outbox = Object.entries(counts).reduce((n, [kind, count]) => (outboxKinds.has(kind) ? n + count : n), 0);
+  return `${fixed((counts.total - outbox) / per, 2)} / ${fixed(outbox / per, 2)}`;
+}
+
+function describe(size: WorkloadSize): string {
+  return `${size.orders.toLocaleString('en')} orders × ${size.entries} entries in ${size.ledgers} ledgers`;
+}
+
+/** Median of the values (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function percent(ratio: number): string {
+  return `${fixed(100 * ratio, 1)} %`;
+}
+
+function fixed(value: number, digits: number): string {
+  return value.toFixed(digits);
+}

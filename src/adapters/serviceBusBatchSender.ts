@@ -98,7 +98,7 @@ export function toOrderEntryMessage(planned: PlannedEntryMessage, tracePropertie
     sessionId: planned.sessionId,
     correlationId: planned.correlationId,
     contentType: planned.contentType,
-    applicationProperties: { ...traceProperties, sequence: planned.applicationProperties.sequence, type: planned.applicationProperties.type },
+    applicationProperties: { ...traceProperties, ...planned.applicationProperties },
     body: planned.body,
   };
 }

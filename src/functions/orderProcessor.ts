@@ -13,8 +13,9 @@ import { register } from './register.js';
  * Handles one `orders` message (`sdkBinding` input `{ messages, actions }`): normalises it, lets the core decide and
  * settle it through the host's actions, and returns what happened. The order documents the core remembers live in
  * the app context's order cache (module scope, LRU keyed by order = session), so the next message of the same
- * session applies with one Cosmos round trip. A message that leaves its order `deleted` releases the session: end of
- * sequence, so the slot takes the next order at once instead of idling `sessionIdleTimeout` on this one.
+ * session applies with one Cosmos round trip. When the core says so (the order is deleted, or the splitter marked the
+ * order's last entry of its ledger) the session is released, so the slot takes the next order at once instead of
+ * idling `sessionIdleTimeout` on this one.
  */
 export async function orderProcessor(input: unknown, _context: InvocationContext): Promise<ProcessResult> {
   const { message, body, actions } = normaliseTriggerInput(input);
@@ -34,7 +35,7 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
   ));
   // The message is settled by now; the outbox's fast path runs on its own and cannot fail this invocation.
   afterOrderProcessed(app, result);
-  if (result.orderDeleted && message.sessionId !== undefined) {
+  if (result.releaseSession && message.sessionId !== undefined) {
     // Nothing is lost if this fails: the session then idles out as usual.
     await releaseSession(actions, message.sessionId).catch((error: unknown) =>
       app.telemetry.log('warn', 'releasing the session failed', { orderId: result.orderId, description: error instanceof Error ? error.message : String(error) }),

@@ -25,6 +25,19 @@ describe('ledger splitter plan', () => {
     expect(plan.messages[2]?.messageId).toMatch(/^o-a-e2:[0-9a-f]{16}$/);
   });
 
+  it("marks each order's last entry in the ledger with handOff, and no other entry", () => {
+    const plan = planLedger(ledger);
+    expect(plan.ok).toBe(true);
+    if (!plan.ok) return;
+    expect(plan.messages.map((m) => [m.body.entryId, m.applicationProperties.handOff])).toEqual([
+      ['o-a-e1', undefined],
+      ['o-b-e1', undefined],
+      ['o-a-e2', undefined],
+      ['o-b-e2', true],
+      ['o-a-e3', true],
+    ]);
+  });
+
   it('plans identical messages for a redelivered ledger, whatever its key order', () => {
     // Prepare
     const reordered = { entries: ledger.entries.map((x) => ({ data: x.data, type: x.type, sequence: x.sequence, orderId: x.orderId, entryId: x.entryId })), ledgerId: 'L-0001' };

@@ -8,6 +8,7 @@ import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { OrderStore, Stored } from '../ports/orderStore.js';
 import { CounterName, type AlertName, type Telemetry } from '../ports/telemetry.js';
 import { OrderStatus } from '../order/orderState.js';
+import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
 import { normaliseBody } from '../schemas/body.js';
 import { validateEntry } from '../schemas/ledger.js';
 import type { Entry } from '../schemas/entry.js';
@@ -87,7 +88,6 @@ export class OrderProcessor {
       drained: 0,
       rejected: 0,
       durationMs: 0,
-      orderDeleted: false,
     };
 
     let settled: Settled;
@@ -106,9 +106,11 @@ export class OrderProcessor {
       settled = await this.handle(ctx, validated.value, result.requestHash, message, run, result);
       if (createdOutbox.length > 0) result.outbox = createdOutbox;
       // The cache holds the order as this message's last step left (or read) it.
-      result.orderDeleted = ctx.cache.get(orderId)?.doc.state.status === OrderStatus.Deleted;
+      if (ctx.cache.get(orderId)?.doc.state.status === OrderStatus.Deleted) result.releaseSession = 'orderDeleted';
     }
 
+    if (!result.releaseSession && isHandOff(message.applicationProperties)) result.releaseSession = 'handOff';
+    if (settled.kind === 'abandon') delete result.releaseSession;
     await settle(context.settlement, settled, result);
     result.durationMs = this.clock.now() - startedAt;
     this.report(result);
@@ -260,4 +262,9 @@ function readableKeys(message: ReceivedOrderMessage): { orderId?: string; entryI
     entryId: text(body.entryId) ?? message.messageId,
     sequence: int(body.sequence) ?? int(message.applicationProperties?.sequence),
   };
+}
+
+/** The splitter's hand-off marker (an optional application property of the `orders` contract). */
+function isHandOff(properties: Readonly<Record<string, unknown>> | undefined): boolean {
+  return properties?.[HAND_OFF_PROPERTY] === true;
 }

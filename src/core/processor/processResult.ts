@@ -40,11 +40,13 @@ export interface ProcessResult {
   rejected: number;
   durationMs: number;
   /**
-   * The order is known to be `deleted` after this message (its `OrderDeleted` applied now, directly or by the drain
-   * this message ran, or seen again as a duplicate): end of sequence, nothing can follow, so the host should hand
-   * the session on (`releaseSession`) instead of idling on it for `sessionIdleTimeout`.
+   * Whether the host should hand the session on (`releaseSession`) instead of idling on it for `sessionIdleTimeout`:
+   * `orderDeleted` when the order is known deleted after this message (its `OrderDeleted` applied now, directly or by
+   * this message's drain, or seen again as a duplicate: end of sequence, nothing can follow); `handOff` when the
+   * message carries the splitter's `handOff` marker (its order's last entry in that ledger). Never for an abandoned
+   * message: the host stays on the session and the redelivery comes first.
    */
-  orderDeleted: boolean;
+  releaseSession?: 'orderDeleted' | 'handOff';
   /**
    * The outbox records this message's commits created (its entry's and its drain's), in sequence order, each with
    * the ETag its batch answered: the dispatcher's fast path claims them without reading them again. Absent when

@@ -12,9 +12,16 @@ export interface PlannedEntryMessage {
   /** The `ledgerId`. */
   correlationId: string;
   contentType: 'application/json';
-  applicationProperties: { sequence: number; type: EntryType };
+  applicationProperties: { sequence: number; type: EntryType; handOff?: true };
   body: Entry;
 }
+
+/**
+ * Application property marking an order's last entry in its ledger: the processor releases the session after it,
+ * so the slot takes the next order at once instead of idling `sessionIdleTimeout` until the next ledger brings this
+ * order more entries. Optional for other producers; absent means no hint.
+ */
+export const HAND_OFF_PROPERTY = 'handOff';
 
 /** Outcome of {@link planLedger}: the messages in ledger order, or the issues that dead-letter the ledger (rule 9). */
 export type LedgerPlan =
@@ -34,7 +41,15 @@ export function planLedger(body: unknown): LedgerPlan {
     return { ok: false, issues: validated.issues, description };
   }
   const ledger = validated.value;
-  return { ok: true, ledger, messages: ledger.entries.map((entry) => planEntryMessage(entry, ledger.ledgerId)) };
+  const messages = ledger.entries.map((entry) => planEntryMessage(entry, ledger.ledgerId));
+  const marked = new Set<string>();
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i] as PlannedEntryMessage;
+    if (marked.has(message.sessionId)) continue;
+    marked.add(message.sessionId);
+    message.applicationProperties.handOff = true;
+  }
+  return { ok: true, ledger, messages };
 }
 
 /** The message for one validated entry of ledger `ledgerId`. */

@@ -1,9 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
-import { start as startCosmos } from '../emulators/cosmos/index.js';
-import { start as startServiceBus } from '../emulators/servicebus/index.js';
 import { ensureCosmosResources } from './cosmosResources.js';
+import { startEmulatorThread } from './emulatorThread.js';
 import { repoPath } from './paths.js';
 
 /** Options of {@link startEmulatorStack}. */
@@ -34,8 +33,10 @@ export interface EmulatorStack {
 
 /**
  * Starts the embedded Service Bus emulator with the repository's entity file and the Cosmos emulator with the
- * app's database and container. Azurite is not started: the in-process host has no storage triggers, keeps timer
- * schedules in memory and takes no locks, so nothing needs `AzureWebJobsStorage` (only `func start` does).
+ * app's database and container, each in a worker thread of its own: the functions keep the main thread, and on a
+ * machine with two or more cores the broker and the store no longer queue behind them. Azurite is not started: the
+ * in-process host has no storage triggers, keeps timer schedules in memory and takes no locks, so nothing needs
+ * `AzureWebJobsStorage` (only `func start` does).
  */
 export async function startEmulatorStack(options: EmulatorStackOptions = {}): Promise<EmulatorStack> {
   const dataDir = options.dataDir;
@@ -43,29 +44,36 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     await mkdir(join(dataDir, 'servicebus'), { recursive: true });
     await mkdir(join(dataDir, 'cosmos'), { recursive: true });
   }
-  const serviceBus = await startServiceBus({
-    port: options.serviceBusPort ?? 5672,
-    config: options.entityFile ?? repoPath('infra/servicebus.config.json'),
-    dataDir: dataDir ? join(dataDir, 'servicebus') : undefined,
-    adminPort: options.adminPort ?? 5300,
-  });
-  let cosmos;
+  const [serviceBus, cosmos] = await Promise.allSettled([
+    startEmulatorThread({
+      service: 'servicebus',
+      options: {
+        port: options.serviceBusPort ?? 5672,
+        config: options.entityFile ?? repoPath('infra/servicebus.config.json'),
+        dataDir: dataDir ? join(dataDir, 'servicebus') : undefined,
+        adminPort: options.adminPort ?? 5300,
+      },
+    }),
+    startEmulatorThread({ service: 'cosmos', options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined } }),
+  ]);
+  const closeBoth = async () => {
+    await Promise.allSettled([serviceBus, cosmos].map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+  };
+  if (serviceBus.status === 'rejected' || cosmos.status === 'rejected') {
+    await closeBoth();
+    throw serviceBus.status === 'rejected' ? serviceBus.reason : (cosmos as PromiseRejectedResult).reason;
+  }
   try {
-    cosmos = await startCosmos({ port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined });
-    await ensureCosmosResources(cosmos.connectionString, options.cosmosResources);
+    await ensureCosmosResources(cosmos.value.connectionString, options.cosmosResources);
   } catch (error) {
-    await cosmos?.close();
-    await serviceBus.close();
+    await closeBoth();
     throw error;
   }
-  const started = cosmos;
   return {
-    serviceBusConnectionString: serviceBus.connectionString,
-    cosmosConnectionString: started.connectionString,
-    cosmosEndpoint: started.endpoint,
-    serviceBusAdminPort: serviceBus.adminPort,
-    async close() {
-      await Promise.allSettled([started.close(), serviceBus.close()]);
-    },
+    serviceBusConnectionString: serviceBus.value.connectionString,
+    cosmosConnectionString: cosmos.value.connectionString,
+    cosmosEndpoint: cosmos.value.endpoint ?? '',
+    serviceBusAdminPort: serviceBus.value.adminPort,
+    close: closeBoth,
   };
 }

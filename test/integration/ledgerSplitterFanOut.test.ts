@@ -3,6 +3,7 @@ import { appContext } from '../../src/functions/appContext.js';
 import { deadLetters, runSplitter, startStack } from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { interleave, orderEntries, uid } from './support/ledgers.js';
+import { nextWhileAny } from '../support/serviceBusWaits.js';
 
 // `orders` takes messages of at most 4 KB here, so a ledger of a few dozen entries needs several batches.
 let stack: Stack;
@@ -81,11 +82,7 @@ describe('ledger splitter against a queue with a small maximum message size', ()
 async function drainOrders(orderIds: readonly string[]): Promise<void> {
   for (const orderId of orderIds) {
     const receiver = await stack.bus.acceptSession('orders', orderId);
-    for (;;) {
-      const batch = await receiver.receiveMessages(50, { maxWaitTimeInMs: 200 });
-      if (batch.length === 0) break;
-      for (const message of batch) await receiver.completeMessage(message);
-    }
+    for (let message = await nextWhileAny(receiver); message; message = await nextWhileAny(receiver)) await receiver.completeMessage(message);
     await receiver.close();
   }
 }

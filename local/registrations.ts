@@ -19,6 +19,9 @@ export function assertSupported(registration: FunctionRegistration): void {
     throw new TypeError(`function ${name}: a "${output.type}" return binding is not supported by the local host`);
   }
   if (registration.kind === 'serviceBusQueue' && registration.options.cardinality === 'many') {
-    throw new TypeError(`function ${name}: cardinality "many" is not supported by the local host`);
+    // With sessions the real host's batch dispatch holds one session at a time per instance and renews no session
+    // lock (WebJobs Service Bus extension, ServiceBusListener): nothing a local figure should predict.
+    const why = registration.options.isSessionsEnabled ? ' (with sessions the host runs one session at a time and renews no session lock)' : '';
+    throw new TypeError(`function ${name}: cardinality "many" is not supported by the local host${why}; use cardinality "one"`);
   }
 }

@@ -4,10 +4,10 @@ import Long from 'long';
 /**
  * How long a test waits for something it knows will happen (a message that is already on the broker, a state the
  * broker reaches by itself). Only a hang guard: every wait below ends as soon as its condition holds, so this is
- * never a pace, and it sits far above what any machine needs while staying under vitest's 30 s test timeout.
+ * never a pace, and it sits far above what any machine needs while staying under vitest's 30 s test timeout. The
+ * waits measure on the monotonic clock, so a test that freezes or moves `Date` (the emulators' clock) does not stop them.
  */
 export const PATIENCE_MS = 10_000;
-// The waits below measure on the monotonic clock: a test that freezes or moves `Date` (the broker's clock) does not stop them.
 
 type AnyReceiver = ServiceBusReceiver | ServiceBusSessionReceiver;
 

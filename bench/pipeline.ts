@@ -10,13 +10,13 @@
  */
 import { parseArgs } from 'node:util';
 import { QueueName } from '../src/functions/appContext.js';
-import { startBenchStack } from './support/benchStack.js';
+import { startBenchStack, type BenchStack } from './support/benchStack.js';
 import { headerLines, loadBenchSettings, phaseTimeoutMs, type BenchSettings } from './support/benchSettings.js';
-import { LATENCY_LOAD, latencyPhase } from './support/latency.js';
+import { LATENCY_LOAD, latencyPhase, latencyWorkload } from './support/latency.js';
 import { cosmosPhase, pipelinePhase, type PhaseSettings } from './support/phases.js';
-import { drainSessions } from './support/rawConsumer.js';
+import { drainSessions, type RawResult } from './support/rawConsumer.js';
 import { report, type BenchResults } from './support/report.js';
-import { sendEntryMessages, workload, type WorkloadSize } from './support/workload.js';
+import { sendEntryMessages, workload, type Workload, type WorkloadSize } from './support/workload.js';
 
 const { values } = parseArgs({
   options: {
@@ -55,6 +55,13 @@ await main().then(
 );
 
 async function main(): Promise<void> {
+  // Every input up front, so a workload that cannot be generated fails before the long phases run.
+  const smallWork = workload('be2ea', SMALL, seed);
+  const largeWork = Array.from({ length: runs }, (_, i) => ({ raw: workload(`braw${i + 1}`, LARGE, seed), e2e: workload(`be2eb${i + 1}`, LARGE, seed) }));
+  const latencyWork = latencyWorkload(warmupSeconds + measureSeconds, seed);
+  const cosmosSize: WorkloadSize = { orders: cosmosOrders, entries: SMALL.entries, ledgers: SMALL.ledgers };
+  const cosmosWork = workload('bcosmos', cosmosSize, seed);
+
   const stack = await startBenchStack();
   try {
     const phase = (size: WorkloadSize): PhaseSettings => ({ overrides: settings.overrides, timeoutMs: phaseTimeoutMs(settings, size.orders, size.orders * size.entries) });
@@ -63,29 +70,27 @@ async function main(): Promise<void> {
     await pipelinePhase(stack, workload('bwarm', warm, seed), phase(warm));
     progress('warm-up done');
 
-    const small = await pipelinePhase(stack, workload('be2ea', SMALL, seed), phase(SMALL));
+    const small = await pipelinePhase(stack, smallWork, phase(SMALL));
     progress(`(a) end to end: ${small.perSecond.toFixed(1)} entries/s`);
 
     const large: BenchResults['large']['runs'] = [];
-    for (let run = 1; run <= runs; run++) {
-      const raw = await rawRun(stack, settings, `braw${run}`);
-      const e2e = await pipelinePhase(stack, workload(`be2eb${run}`, LARGE, seed), phase(LARGE));
+    for (const [i, work] of largeWork.entries()) {
+      const raw = await rawRun(stack, settings, work.raw);
+      const e2e = await pipelinePhase(stack, work.e2e, phase(LARGE));
       large.push({ raw, e2e });
-      progress(`(b) run ${run}/${runs}: raw ${raw.perSecond.toFixed(0)} msg/s, end to end ${e2e.perSecond.toFixed(1)} entries/s`);
+      progress(`(b) run ${i + 1}/${runs}: raw ${raw.perSecond.toFixed(0)} msg/s, end to end ${e2e.perSecond.toFixed(1)} entries/s`);
     }
 
-    const latencyTotal = (warmupSeconds + measureSeconds) * LATENCY_LOAD.ledgersPerSecond * LATENCY_LOAD.entriesPerLedger;
-    const latency = await latencyPhase(stack, {
+    const latencyTotal = latencyWork.ledgers.length * LATENCY_LOAD.entriesPerLedger;
+    const latency = await latencyPhase(stack, latencyWork, {
       overrides: settings.overrides,
       timeoutMs: phaseTimeoutMs(settings, LATENCY_LOAD.orders, latencyTotal),
       warmupSeconds,
       measureSeconds,
-      seed,
     });
     progress(`latency: p50 ${latency.p50Ms.toFixed(0)} ms, p99 ${latency.p99Ms.toFixed(0)} ms`);
 
-    const cosmosSize: WorkloadSize = { orders: cosmosOrders, entries: SMALL.entries, ledgers: SMALL.ledgers };
-    const cosmos = await cosmosPhase(stack, workload('bcosmos', cosmosSize, seed), phase(cosmosSize));
+    const cosmos = await cosmosPhase(stack, cosmosWork, phase(cosmosSize));
     progress('Cosmos round trips done');
 
     const results: BenchResults = {
@@ -103,8 +108,7 @@ async function main(): Promise<void> {
 }
 
 /** One raw reference run alone (no host running): workload (b)'s `orders` messages sent first, then drained. */
-async function rawRun(stack: Awaited<ReturnType<typeof startBenchStack>>, s: BenchSettings, run: string) {
-  const work = workload(run, LARGE, seed);
+async function rawRun(stack: BenchStack, s: BenchSettings, work: Workload): Promise<RawResult> {
   await sendEntryMessages(stack.bus, work.entryMessages);
   return drainSessions({
     connectionString: stack.emulators.serviceBusConnectionString,

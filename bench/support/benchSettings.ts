@@ -53,17 +53,14 @@ export function headerLines(settings: BenchSettings): string[] {
 }
 
 /**
- * A phase's time limit. Each session slot idles `sessionIdleTimeout` after an order's last entry before it takes
- * the next order, so a workload needs at least {@link idleFloorMs}; the limit allows four times that, plus 50 ms
- * per entry and two minutes, so it holds on a slow machine and still ends a phase that is stuck.
+ * A phase's time limit. A session slot that is not handed the session back idles `sessionIdleTimeout` after an
+ * order's last entry before it takes the next order, so without hand-offs a workload needs
+ * ceil(orders / sessions) × sessionIdleTimeout; the limit allows four times that, plus 50 ms per entry and two
+ * minutes, so it holds on a slow machine whatever the code hands off, and still ends a phase that is stuck.
  */
 export function phaseTimeoutMs(settings: BenchSettings, orders: number, entries: number): number {
-  return 120_000 + 4 * idleFloorMs(settings, orders) + 50 * entries;
-}
-
-/** The least time the session slots spend idling on a workload of `orders` orders. */
-export function idleFloorMs(settings: BenchSettings, orders: number): number {
-  return Math.ceil(orders / settings.inForce.maxConcurrentSessions) * settings.inForce.sessionIdleTimeoutMs;
+  const idleRounds = Math.ceil(orders / settings.inForce.maxConcurrentSessions);
+  return 120_000 + 4 * idleRounds * settings.inForce.sessionIdleTimeoutMs + 50 * entries;
 }
 
 /** `5 s`, `100 ms`, `5 min`. */

@@ -7,7 +7,7 @@ import { FunctionApi } from '../../cli/httpApi.js';
 import type { BenchStack } from './benchStack.js';
 import { checkApplied, type PhaseSettings } from './phases.js';
 import type { ProcessedCounter } from './processedCounter.js';
-import { steadyWorkload } from './workload.js';
+import { steadyWorkload, type SteadyWorkload } from './workload.js';
 
 /** The offered load: ledgers of 10 entries over 50 orders, 5 ledgers a second (50 entries/s). */
 export const LATENCY_LOAD = { orders: 50, entriesPerLedger: 10, ledgersPerSecond: 5 } as const;
@@ -19,7 +19,12 @@ const MAX_POSTS_IN_FLIGHT = 64;
 export interface LatencyOptions extends PhaseSettings {
   warmupSeconds: number;
   measureSeconds: number;
-  seed: number;
+}
+
+/** The steady workload of a latency phase of `seconds` (warm-up included) at {@link LATENCY_LOAD}. */
+export function latencyWorkload(seconds: number, seed: number): SteadyWorkload {
+  const { orders, entriesPerLedger, ledgersPerSecond } = LATENCY_LOAD;
+  return steadyWorkload('blat', { orders, entriesPerLedger, ledgerCount: seconds * ledgersPerSecond }, seed);
 }
 
 /** What the latency phase measured over its measured window (warm-up excluded). */
@@ -48,11 +53,11 @@ export interface LatencyResult {
  * waits until every entry is applied, checks every order, and reports latency percentiles of the entries POSTed
  * after the warm-up.
  */
-export async function latencyPhase(stack: BenchStack, options: LatencyOptions): Promise<LatencyResult> {
-  const { orders, entriesPerLedger, ledgersPerSecond } = LATENCY_LOAD;
+export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, options: LatencyOptions): Promise<LatencyResult> {
+  const { entriesPerLedger, ledgersPerSecond } = LATENCY_LOAD;
   const warmupLedgers = options.warmupSeconds * ledgersPerSecond;
-  const ledgerCount = warmupLedgers + options.measureSeconds * ledgersPerSecond;
-  const work = steadyWorkload('blat', { orders, entriesPerLedger, ledgerCount }, options.seed);
+  const ledgerCount = work.ledgers.length;
+  if (ledgerCount !== warmupLedgers + options.measureSeconds * ledgersPerSecond) throw new Error('latency workload does not match the phase length');
   const phase = await stack.startHost({ registrations: stack.appFunctions, overrides: options.overrides });
   try {
     const api = new FunctionApi({ httpBaseUrl: phase.host.httpUrl.replace(/\/api$/, ''), functionKey: undefined });

@@ -1,7 +1,7 @@
 /** The pipeline bench's printed report: figures, goals (printed, never asserted) and how each was measured. */
 import { table } from '../../cli/table.js';
 import type { CosmosCounts } from './benchStack.js';
-import { headerLines, idleFloorMs, ms, type BenchSettings } from './benchSettings.js';
+import { headerLines, type BenchSettings } from './benchSettings.js';
 import { LATENCY_LOAD, type LatencyResult } from './latency.js';
 import type { CosmosCosts, PipelineResult } from './phases.js';
 import { RAW_RECEIVE_WAIT_MS, type RawResult } from './rawConsumer.js';
@@ -37,9 +37,6 @@ export function report(r: BenchResults): string {
   return [
     'Pipeline benchmark (npm run bench:pipeline)',
     ...headerLines(settings),
-    `Each session slot idles sessionIdleTimeout after an order's last entry: at least ceil(orders / ${sessions}) × ` +
-      `${ms(settings.inForce.sessionIdleTimeoutMs)} per workload, (a) ${fixed(idleFloorMs(settings, small.size.orders) / 1000, 1)} s, ` +
-      `(b) ${fixed(idleFloorMs(settings, large.size.orders) / 1000, 1)} s.`,
     '',
     'End to end, interleaved ledgers to the ledger queue:',
     table(

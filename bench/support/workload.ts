@@ -80,8 +80,9 @@ export function steadyWorkload(run: string, shape: { orders: number; entriesPerL
     throw new Error(`steady workload: ${shape.orders} orders must split evenly into ledgers of ${shape.entriesPerLedger} and ${total} entries`);
   }
   const perOrder = total / shape.orders;
-  const generated = generateRun({ orders: shape.orders, entries: perOrder, ledgers: 1, duplicates: 0, conflicts: 0, poison: 0, gaps: 0, seed, run, deleteRatio: 0 });
-  // generateRun lists each order's entries by sequence, order after order.
+  // Only the entries are used (generateRun lists them by sequence, order after order); its own ledgers are
+  // dropped, and as many of them as ours keep each under the ledger size limit.
+  const generated = generateRun({ orders: shape.orders, entries: perOrder, ledgers: shape.ledgerCount, duplicates: 0, conflicts: 0, poison: 0, gaps: 0, seed, run, deleteRatio: 0 });
   const entryAt = (flat: number) => generated.entries[(flat % shape.orders) * perOrder + Math.floor(flat / shape.orders)];
   const ledgers = Array.from({ length: shape.ledgerCount }, (_, i) =>
     ledgerSchema.parse({

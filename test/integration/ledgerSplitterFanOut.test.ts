@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { appContext } from '../../src/functions/appContext.js';
-import { deadLetters, runSplitter, startStack } from './support/stack.js';
+import { deadLetters, peekOrderEntries, runSplitter, sendLedger, startStack } from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { interleave, orderEntries, uid } from './support/ledgers.js';
 import { nextWhileAny } from '../support/serviceBusWaits.js';
@@ -16,34 +16,18 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function peekOrders(): Promise<{ sessionId?: string; entryId: string }[]> {
-  const peeker = stack.bus.createReceiver('orders');
-  try {
-    const messages = await peeker.peekMessages(200);
-    return messages.map((m) => ({ sessionId: m.sessionId, entryId: (m.body as { entryId: string }).entryId }));
-  } finally {
-    await peeker.close();
-  }
-}
-
-async function sendLedger(body: unknown, messageId: string): Promise<void> {
-  const sender = stack.bus.createSender('ledger');
-  await sender.sendMessages({ messageId, contentType: 'application/json', body });
-  await sender.close();
-}
-
 describe('ledger splitter against a queue with a small maximum message size', () => {
   it('fans a ledger that needs several batches out whole, in ledger order, in as few sends as fit', async () => {
     // Prepare: ~40 entries of a few hundred bytes each against 4 KB batches.
     const orders = Array.from({ length: 4 }, () => uid('o'));
     const entries = interleave(...orders.map((orderId) => orderEntries(orderId, Array.from({ length: 9 }, (_, i) => i + 1))));
     const ledgerId = uid('L');
-    await sendLedger({ ledgerId, entries }, ledgerId);
+    await sendLedger(stack, { ledgerId, entries }, ledgerId);
     const log = vi.spyOn(appContext().telemetry, 'log');
     try {
       // Act
       const split = await runSplitter(stack);
-      const fanned = await peekOrders();
+      const fanned = await peekOrderEntries(stack);
       // Assess
       expect(split.settled).toEqual([{ action: 'complete', messageId: ledgerId }]);
       expect(fanned.filter((m) => orders.includes(m.sessionId ?? '')).map((m) => m.entryId)).toEqual(entries.map((e) => e.entryId));
@@ -63,7 +47,7 @@ describe('ledger splitter against a queue with a small maximum message size', ()
     // Prepare
     const ledgerId = uid('L');
     const messageId = uid('transport');
-    await sendLedger({ ledgerId, entries: [] }, messageId);
+    await sendLedger(stack, { ledgerId, entries: [] }, messageId);
     const log = vi.spyOn(appContext().telemetry, 'log');
     try {
       // Act

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deadLetters, runSplitter, startStack } from './support/stack.js';
+import { deadLetters, peekOrderEntries, runSplitter, sendLedger, startStack } from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { orderEntries, uid } from './support/ledgers.js';
 
@@ -16,22 +16,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function peekOrders(): Promise<{ sessionId?: string; entryId: string }[]> {
-  const peeker = stack.bus.createReceiver('orders');
-  try {
-    const messages = await peeker.peekMessages(200);
-    return messages.map((m) => ({ sessionId: m.sessionId, entryId: (m.body as { entryId: string }).entryId }));
-  } finally {
-    await peeker.close();
-  }
-}
-
-async function sendLedger(body: unknown, messageId: string): Promise<void> {
-  const sender = stack.bus.createSender('ledger');
-  await sender.sendMessages({ messageId, contentType: 'application/json', body });
-  await sender.close();
-}
-
 describe('ledger splitter against a queue whose messages are smaller than an entry can be', () => {
   it('dead-letters a ledger whose entry cannot fit any message, naming the entry, and sends none of its entries', async () => {
     // Prepare: entries that fit come first, so a splitter that sends while it packs would already have sent them.
@@ -42,11 +26,11 @@ describe('ledger splitter against a queue whose messages are smaller than an ent
     const huge = { ...created!, entryId: 'e'.repeat(100), data: { customerId: 'c'.repeat(100), currency: 'EUR' } };
     const entries = [...orderEntries(small, [1, 2, 3]), huge, ...orderEntries(small, [4], { from: 6 })];
     const ledgerId = uid('L');
-    await sendLedger({ ledgerId, entries }, ledgerId);
+    await sendLedger(stack, { ledgerId, entries }, ledgerId);
     // Act
     const split = await runSplitter(stack);
     const dead = await deadLetters(stack, 'ledger');
-    const fanned = await peekOrders();
+    const fanned = await peekOrderEntries(stack);
     // Assess
     expect(split.settled).toMatchObject([{ action: 'deadletter', reason: 'SchemaValidationFailed' }]);
     expect(split.settled[0]!.description).toContain(`entries[4] (entryId ${huge.entryId})`);

@@ -191,3 +191,24 @@ export async function deadLetters(stack: Stack, queueName: string): Promise<Serv
     await receiver.close();
   }
 }
+
+/** Every message on `orders` as (session, entryId), peeked from the start (no lock taken). */
+export async function peekOrderEntries(stack: Stack): Promise<{ sessionId?: string; entryId: string }[]> {
+  const peeker = stack.bus.createReceiver('orders');
+  try {
+    const messages = await peekEverything(peeker);
+    return messages.map((m) => ({ sessionId: m.sessionId, entryId: (m.body as { entryId: string }).entryId }));
+  } finally {
+    await peeker.close();
+  }
+}
+
+/** Sends a ledger body to the `ledger` queue with this transport `messageId`. */
+export async function sendLedger(stack: Stack, body: unknown, messageId: string): Promise<void> {
+  const sender = stack.bus.createSender('ledger');
+  try {
+    await sender.sendMessages({ messageId, contentType: 'application/json', body });
+  } finally {
+    await sender.close();
+  }
+}

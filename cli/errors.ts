@@ -14,6 +14,8 @@ export const CliErrorCode = {
   File: 'File',
   /** The requested message or order does not exist. */
   NotFound: 'NotFound',
+  /** The command ran out of its `--timeout` before it was done; the message says what it did and what it did not. */
+  Timeout: 'Timeout',
 } as const;
 /** One of {@link CliErrorCode}. */
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

@@ -32,21 +32,45 @@ export async function peekAll(
   subQueue?: 'deadLetter',
   limit = 10_000,
 ): Promise<ServiceBusReceivedMessage[]> {
+  const out: ServiceBusReceivedMessage[] = [];
+  await forEachPeekedPage(client, queue, subQueue, limit, (page) => void out.push(...page));
+  return out;
+}
+
+/**
+ * The sequence numbers (decimal text) of every message a queue or its dead-letter queue holds now, available or
+ * locked; only the numbers are kept, so a large queue costs little memory.
+ */
+export async function peekSequenceNumbers(client: ServiceBusClient, queue: string, subQueue?: 'deadLetter'): Promise<Set<string>> {
+  const numbers = new Set<string>();
+  await forEachPeekedPage(client, queue, subQueue, Number.POSITIVE_INFINITY, (page) => {
+    for (const message of page) if (message.sequenceNumber !== undefined) numbers.add(message.sequenceNumber.toString());
+  });
+  return numbers;
+}
+
+async function forEachPeekedPage(
+  client: ServiceBusClient,
+  queue: string,
+  subQueue: 'deadLetter' | undefined,
+  limit: number,
+  onPage: (page: ServiceBusReceivedMessage[]) => void,
+): Promise<void> {
   const receiver = client.createReceiver(queue, subQueue ? { subQueueType: subQueue } : {});
   try {
-    const out: ServiceBusReceivedMessage[] = [];
+    let count = 0;
     // Always from an explicit sequence number: without one the SDK goes on from a peek cursor it shares between
     // every receiver of the entity on this client, so a second look would start where the first one ended.
     let from = Long.fromNumber(0);
-    while (out.length < limit) {
-      const page = await receiver.peekMessages(Math.min(250, limit - out.length), { fromSequenceNumber: from });
+    while (count < limit) {
+      const page = await receiver.peekMessages(Math.min(250, limit - count), { fromSequenceNumber: from });
       if (page.length === 0) break;
-      out.push(...page);
+      onPage(page);
+      count += page.length;
       const last = page[page.length - 1]?.sequenceNumber;
       if (last === undefined) break;
       from = last.add(1);
     }
-    return out;
   } finally {
     await receiver.close();
   }

@@ -3,6 +3,7 @@ import type { DeadLetterRow } from '../dlq/deadLetterRow.js';
 import { editBody, readJsonBody } from '../dlq/editor.js';
 import { runDlqList, type DlqListing } from '../dlq/list.js';
 import { runDlqPurge } from '../dlq/purge.js';
+import { DLQ_RECEIVE_TIMEOUT_MS } from '../dlq/receiveSelected.js';
 import { runDlqResubmit } from '../dlq/resubmit.js';
 import { runResubmitRejected } from '../dlq/resubmitRejected.js';
 import { runDlqShow } from '../dlq/show.js';
@@ -58,6 +59,7 @@ export function dlqCommand(io: CliIo): Command {
       .option('--attempt <n>', 'with --order: n of <entryId>.r<n> when the order document cannot be read (else n = 1 + the highest resubmitCount seen; this can only raise it)', wholeNumber(1))
       .option('--correlation-id <ledgerId>', "with --order: the correction's correlationId, its ledger id (else read from Cosmos DB)")
       .option('--cosmos <connection>', 'Cosmos DB connection string, to read a rejected entry\'s ledger id (else $CosmosConnection, else local.settings.json)')
+      .option('--timeout <seconds>', 'how long to wait for selected dead letters another receiver holds locked before failing with their sequence numbers', wholeNumber(1), DLQ_RECEIVE_TIMEOUT_MS / 1000)
       .addHelpText('after', '\nExamples:\n  convoy dlq resubmit --reason SchemaValidationFailed --edit\n  convoy dlq resubmit 42 --body fixed.json\n  convoy dlq resubmit --order o-1 --sequence 4 --edit')
       .action(async (ids: string[], flags: QueueFlags & ResubmitFlags) => {
         const resolved = resolveCliSettings(flags);
@@ -88,11 +90,13 @@ export function dlqCommand(io: CliIo): Command {
           reason: flags.reason,
           all: flags.all,
           correct: corrector(flags, corrected),
+          timeoutMs: flags.timeout * 1000,
         });
         for (const r of report.resubmitted) io.out(`resubmitted #${r.sequenceNumber} ${r.entryId} (session ${r.sessionId || '-'}) as ${r.messageId}`);
         if (report.resubmitted.length === 0) io.out('nothing to resubmit');
         for (const id of report.notFound) io.err(`not found: ${id}`);
-        if (report.notFound.length > 0) io.exitCode = 1;
+        for (const n of report.gone) io.err(`not resubmitted: #${n} left the dead-letter queue meanwhile (resubmitted or purged elsewhere)`);
+        if (report.notFound.length > 0 || report.gone.length > 0) io.exitCode = 1;
       }),
   );
 
@@ -100,8 +104,9 @@ export function dlqCommand(io: CliIo): Command {
     withQueue(new Command('purge'))
       .description('Delete every dead letter of the queue (asks for --yes)')
       .option('--yes', 'really delete them')
-      .action(async (flags: QueueFlags & { yes?: boolean }) => {
-        const purged = await runDlqPurge({ settings: resolveCliSettings(flags), queue: flags.queue, yes: flags.yes === true });
+      .option('--timeout <seconds>', 'how long to wait for dead letters another receiver holds locked before failing with their sequence numbers', wholeNumber(1), DLQ_RECEIVE_TIMEOUT_MS / 1000)
+      .action(async (flags: QueueFlags & { yes?: boolean; timeout: number }) => {
+        const purged = await runDlqPurge({ settings: resolveCliSettings(flags), queue: flags.queue, yes: flags.yes === true, timeoutMs: flags.timeout * 1000 });
         io.out(`purged ${purged} dead letter(s) from ${flags.queue}/$DeadLetterQueue`);
       }),
   );
@@ -109,6 +114,7 @@ export function dlqCommand(io: CliIo): Command {
 }
 
 interface ResubmitFlags {
+  timeout: number;
   reason?: string;
   all?: boolean;
   edit?: boolean;

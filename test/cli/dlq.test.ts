@@ -7,6 +7,7 @@ import { runDlqResubmit } from '../../cli/dlq/resubmit.js';
 import { runDlqShow } from '../../cli/dlq/show.js';
 import { peekAll } from '../../cli/serviceBus.js';
 import { resolveCliSettings } from '../../cli/settings.js';
+import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 import { deadLetterEntries, startCliBus, type CliTestBus } from './support.js';
 
 const entry = (orderId: string, sequence: number, amount = 100) => ({
@@ -94,21 +95,21 @@ describe('convoy dlq against the Service Bus emulator', () => {
       { body: entry('o-3', 4), sessionId: 'o-3', messageId: 'c', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 2 } },
       { body: entry('o-4', 5), sessionId: 'o-4', messageId: 'd', reason: 'SequenceConflict' },
     ]);
-    const report = await runDlqResubmit({ settings: bus.settings, reason: 'InvalidTransition', receiveWaitMs: 500 });
+    const report = await runDlqResubmit({ settings: bus.settings, reason: 'InvalidTransition' });
     expect(report.resubmitted.map((r) => r.messageId).sort()).toEqual(['o-1-e2.r1', 'o-3-e4.r3']);
 
     const left = await runDlqList({ settings: bus.settings });
     expect(left.deadLetters.map((d) => d.entryId).sort()).toEqual(['o-2-e3', 'o-4-e5']);
 
     const receiver = await bus.client.acceptSession('orders', 'o-1');
-    const [copy] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    const [copy] = await receiveExactly(receiver, 1, 'copies');
     expect(copy).toMatchObject({ messageId: 'o-1-e2.r1', sessionId: 'o-1', correlationId: 'L-test', contentType: 'application/json', body: entry('o-1', 2) });
     expect(copy?.applicationProperties).toEqual({ sequence: 2, type: 'TransactionAdded', resubmitCount: 1 });
 
     // Dead-lettered again, the next resubmission counts on from the copy's resubmitCount.
     await receiver.deadLetterMessage(copy!, { deadLetterReason: 'InvalidTransition', deadLetterErrorDescription: 'again' });
     await receiver.close();
-    const again = await runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'], receiveWaitMs: 500 });
+    const again = await runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'] });
     expect(again.resubmitted.map((r) => r.messageId)).toEqual(['o-1-e2.r2']);
   });
 
@@ -122,21 +123,23 @@ describe('convoy dlq against the Service Bus emulator', () => {
     ]);
     const original = (await runDlqList({ settings: bus.settings })).deadLetters.find((d) => d.messageId === 'o-1-e2:0123456789abcdef');
     // Act 1: resubmit only the original, whose own count is 0.
-    const one = await runDlqResubmit({ settings: bus.settings, ids: [original!.sequenceNumber], receiveWaitMs: 500 });
+    const one = await runDlqResubmit({ settings: bus.settings, ids: [original!.sequenceNumber] });
     // Its copy fails again: the processor dead-letters it, with its resubmitCount 4.
     const session = await bus.client.acceptSession('orders', 'o-1');
-    const [copy] = await session.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    const [copy] = await receiveExactly(session, 1, 'copies');
     await session.deadLetterMessage(copy!, { deadLetterReason: 'InvalidTransition', deadLetterErrorDescription: 'again' });
     await session.close();
     // Act 2: every dead letter of o-1-e2 at once (three in o-1, one in o-2).
-    const rest = await runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'], receiveWaitMs: 500 });
+    const rest = await runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'] });
     // Assess: o-2's entry of the same id is another entry (the inbox is per order), numbered on its own.
     expect(one.resubmitted.map((r) => r.messageId)).toEqual(['o-1-e2.r4']);
     expect(copy).toMatchObject({ messageId: 'o-1-e2.r4', applicationProperties: { resubmitCount: 4 } });
     expect(rest.resubmitted.map((r) => `${r.sessionId} ${r.messageId}`).sort()).toEqual(['o-1 o-1-e2.r5', 'o-1 o-1-e2.r6', 'o-1 o-1-e2.r7', 'o-2 o-1-e2.r9']);
-    // Every copy arrived: none repeated an id that the broker's duplicate detection would have dropped.
+    // Every copy arrived: none repeated an id that the broker's duplicate detection would have dropped, and the
+    // session holds nothing else (the peek sees the locked copies too).
     const receiver = await bus.client.acceptSession('orders', 'o-1');
-    const copies = await receiver.receiveMessages(10, { maxWaitTimeInMs: 1_000 });
+    const copies = await receiveExactly(receiver, 3, 'copies');
+    expect(await peekEverything(receiver)).toHaveLength(3);
     await receiver.close();
     expect(copies.map((m) => `${String(m.messageId)} ${String(m.applicationProperties?.resubmitCount)}`).sort()).toEqual(['o-1-e2.r5 5', 'o-1-e2.r6 6', 'o-1-e2.r7 7']);
   });
@@ -151,23 +154,23 @@ describe('convoy dlq against the Service Bus emulator', () => {
     ] as const;
     for (const [changed, kept] of changes) {
       // Act
-      const act = runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'], correct: () => changed, receiveWaitMs: 500 });
+      const act = runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'], correct: () => changed });
       // Assess
       await expect(act).rejects.toMatchObject({ code: 'InvalidOption', message: `The corrected entry must keep ${kept}.` });
     }
     expect((await runDlqList({ settings: bus.settings })).deadLetters.map((d) => d.entryId)).toEqual(['o-1-e2']);
     const peeker = await bus.client.acceptSession('orders', 'o-1');
-    expect(await peeker.peekMessages(5)).toEqual([]);
+    expect(await peekEverything(peeker)).toEqual([]);
     await peeker.close();
   });
 
   it('resubmits a corrected body and reports ids it cannot find', async () => {
     await deadLetterEntries(bus.client, [{ body: Buffer.from('{broken'), sessionId: 'o-9', messageId: 'o-9-e1:0123456789abcdef', reason: 'SchemaValidationFailed' }]);
     const fixed = { ...entry('o-9', 1), type: 'OrderCreated', data: { customerId: 'c-1', currency: 'EUR' } };
-    const report = await runDlqResubmit({ settings: bus.settings, ids: ['o-9-e1', 'missing'], correct: () => fixed, receiveWaitMs: 500 });
+    const report = await runDlqResubmit({ settings: bus.settings, ids: ['o-9-e1', 'missing'], correct: () => fixed });
     expect(report).toMatchObject({ resubmitted: [{ messageId: 'o-9-e1.r1', sessionId: 'o-9' }], notFound: ['missing'] });
     const receiver = await bus.client.acceptSession('orders', 'o-9');
-    const [copy] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    const [copy] = await receiveExactly(receiver, 1, 'copies');
     expect(copy?.body).toEqual(fixed);
     expect(copy?.applicationProperties).toEqual({ sequence: 1, type: 'OrderCreated', resubmitCount: 1 });
     await receiver.close();
@@ -180,16 +183,16 @@ describe('convoy dlq against the Service Bus emulator', () => {
     await sender.sendMessages({ messageId: ledgerId, contentType: 'application/json', body: { ledgerId, entries: [] } });
     await sender.close();
     const receiver = bus.client.createReceiver('ledger');
-    const [ledger] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
+    const [ledger] = await receiveExactly(receiver, 1, 'ledgers');
     await receiver.deadLetterMessage(ledger!, { deadLetterReason: 'SchemaValidationFailed', deadLetterErrorDescription: 'test' });
     await receiver.close();
     // Act
-    const act = runDlqResubmit({ settings: bus.settings, queue: 'ledger', all: true, receiveWaitMs: 500 });
+    const act = runDlqResubmit({ settings: bus.settings, queue: 'ledger', all: true });
     // Assess
     await expect(act).rejects.toMatchObject({ code: 'InvalidOption', message: expect.stringMatching(/131 characters, over the Service Bus limit of 128/) });
     expect((await runDlqList({ settings: bus.settings, queue: 'ledger' })).deadLetters.map((d) => d.messageId)).toEqual([ledgerId]);
     const peeker = bus.client.createReceiver('ledger');
-    expect(await peeker.peekMessages(5)).toEqual([]);
+    expect(await peekEverything(peeker)).toEqual([]);
     await peeker.close();
   });
 
@@ -198,7 +201,7 @@ describe('convoy dlq against the Service Bus emulator', () => {
     const failing = () => {
       throw new Error('editor crashed');
     };
-    await expect(runDlqResubmit({ settings: bus.settings, all: true, correct: failing, receiveWaitMs: 500 })).rejects.toThrow('editor crashed');
+    await expect(runDlqResubmit({ settings: bus.settings, all: true, correct: failing })).rejects.toThrow('editor crashed');
     expect((await runDlqList({ settings: bus.settings })).deadLetters).toHaveLength(1);
   });
 

@@ -1,3 +1,4 @@
+import { until } from '../../support/serviceBusWaits.js';
 import type { BusinessState, OrderView } from '../../../src/core/index.js';
 
 /** The business state of a GET view: the view without the operational `parked` and `rejected` lists. */
@@ -16,13 +17,16 @@ export function countBy<T>(items: readonly T[], key: (item: T) => string | undef
   return counts;
 }
 
-/** Polls `read` until `done` holds for its value, and returns that value; fails with the last value after `timeoutMs`. */
-export async function waitForValue<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
+/**
+ * Polls `read` until `done` holds for its value, and returns that value. Ends as soon as it holds; fails with the
+ * last value seen after the shared hang guard ({@link until}).
+ */
+export async function waitForValue<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  let last: T | undefined;
+  try {
+    await until(async () => done((last = await read())), what);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; last seen: ${JSON.stringify(last)}`, { cause: error });
   }
+  return last as T;
 }

@@ -11,6 +11,7 @@ import { runResubmitRejected } from '../../cli/dlq/resubmitRejected.js';
 import type { CliIo } from '../../cli/io.js';
 import { runCli } from '../../cli/program.js';
 import { resolveCliSettings, type CliSettings } from '../../cli/settings.js';
+import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 import { startCliBus, type CliTestBus } from './support.js';
 
 const fixedFor = (orderId: string) => ({ entryId: `${orderId}-e5`, orderId, sequence: 5, type: 'TransactionAdded', data: { transactionId: 't5', amount: 100 } });
@@ -83,8 +84,7 @@ function settingsWith(extra: Record<string, string>): CliSettings {
 async function receiveCorrection(orderId = 'o-2', settle: 'complete' | 'deadLetter' = 'complete'): Promise<ServiceBusReceivedMessage> {
   const receiver = await bus.client.acceptSession('orders', orderId);
   try {
-    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2_000 });
-    if (!message) throw new Error('no correction arrived');
+    const [message] = (await receiveExactly(receiver, 1, `corrections on ${orderId}`)) as [ServiceBusReceivedMessage];
     if (settle === 'complete') await receiver.completeMessage(message);
     else await receiver.deadLetterMessage(message, { deadLetterReason: 'InvalidTransition', deadLetterErrorDescription: 'test: still invalid' });
     return message;
@@ -93,11 +93,11 @@ async function receiveCorrection(orderId = 'o-2', settle: 'complete' | 'deadLett
   }
 }
 
-/** Whether the session has nothing waiting (checked by peeking, which takes no lock). */
+/** Whether the session holds nothing, locked or not (peeked from its first sequence number, which takes no lock). */
 async function sessionIsEmpty(orderId: string): Promise<boolean> {
   const receiver = await bus.client.acceptSession('orders', orderId);
   try {
-    return (await receiver.peekMessages(1)).length === 0;
+    return (await peekEverything(receiver)).length === 0;
   } finally {
     await receiver.close();
   }
@@ -205,7 +205,7 @@ describe('resubmitting a rejected entry (rule 11) with its correlationId (rule 1
       hint: expect.stringContaining('--correlation-id'),
     });
     const peeker = bus.client.createReceiver('orders');
-    expect(await peeker.peekMessages(5)).toEqual([]);
+    expect(await peekEverything(peeker)).toEqual([]);
     await peeker.close();
   });
 

@@ -15,6 +15,7 @@ import { resolveCoreConfig } from '../core/config.js';
 import type { CoreConfig } from '../core/config.js';
 import { parseIsoDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
+import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { OrderStore } from '../core/ports/orderStore.js';
 import type { Telemetry } from '../core/ports/telemetry.js';
 import { OrderCache } from '../core/processor/orderCache.js';
@@ -45,6 +46,8 @@ export interface AppContext {
   /** The database and container: app settings `COSMOS_DATABASE` / `COSMOS_CONTAINER`, default `convoy` / `orders`. */
   readonly cosmosResources: CosmosResourceNames;
   readonly telemetry: Telemetry;
+  /** The time the functions read (the splitter's lock-renewal interval); see {@link AppContextDeps.clock}. */
+  readonly clock: Clock;
   /** The order documents the processor remembers across invocations of the same session (LRU). */
   readonly orderCache: OrderCache;
   cosmosClient(): CosmosClient;
@@ -59,6 +62,12 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
+/** What {@link appContext} takes besides the settings. */
+export interface AppContextDeps {
+  /** The clock of the splitter's lock renewal; a test hands in one it moves. @default systemClock @internal */
+  clock?: Clock;
+}
+
 let current: AppContext | undefined;
 
 /**
@@ -67,8 +76,8 @@ let current: AppContext | undefined;
  * (a host restarted in-process on other emulators, a test) resets it with `closeAppContext()` first.
  * Throws `ConfigError`/`SettingsError` for unusable settings (and builds nothing, so the next call tries again).
  */
-export function appContext(settings: AppSettings = process.env): AppContext {
-  return (current ??= buildAppContext({ ...settings }));
+export function appContext(settings: AppSettings = process.env, deps: AppContextDeps = {}): AppContext {
+  return (current ??= buildAppContext({ ...settings }, deps));
 }
 
 /**
@@ -91,7 +100,7 @@ export function resolveFunctionSettings(settings: AppSettings): Readonly<Functio
   return Object.freeze({ ledgerLockDurationMs: ms });
 }
 
-function buildAppContext(settings: AppSettings): AppContext {
+function buildAppContext(settings: AppSettings, deps: AppContextDeps): AppContext {
   const frozen = Object.freeze(settings);
   const config = resolveCoreConfig(frozen);
   const functionSettings = resolveFunctionSettings(frozen);
@@ -123,6 +132,7 @@ function buildAppContext(settings: AppSettings): AppContext {
     functionSettings,
     cosmosResources,
     telemetry,
+    clock: deps.clock ?? systemClock,
     orderCache,
     cosmosClient,
     container,

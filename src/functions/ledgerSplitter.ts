@@ -13,8 +13,7 @@ import { messageTraceparent } from '../core/traceContext.js';
 import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/processor/settle.js';
 import { planLedger } from '../core/splitter/planLedger.js';
-import type { Telemetry } from '../core/ports/telemetry.js';
-import { QueueName, SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
+import { QueueName, SERVICE_BUS_CONNECTION, appContext, type AppContext } from './appContext.js';
 import { register } from './register.js';
 
 /**
@@ -58,7 +57,7 @@ async function split({ message, body, actions }: FunctionsTriggerInput): Promise
   const ledgerId = plan.ledger.ledgerId;
   const traceparent = messageTraceparent(message.applicationProperties) ?? currentOrNewTraceparent();
   const messages = plan.messages.map((planned) => toOrderEntryMessage(planned, traceProperties(traceparent)));
-  const renew = lockRenewal(actions, message, app.functionSettings.ledgerLockDurationMs / 2, telemetry);
+  const renew = lockRenewal(actions, message, app.functionSettings.ledgerLockDurationMs / 2, app);
   let sent;
   try {
     sent = await sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
@@ -90,14 +89,22 @@ function readableLedgerId(body: unknown): string | undefined {
   return typeof ledgerId === 'string' && ledgerId !== '' ? ledgerId.slice(0, ORDER_ID_MAX_LENGTH) : undefined;
 }
 
-/** A `beforeSend` hook renewing the ledger's lock when `everyMs` have passed since it was last taken or renewed. */
-function lockRenewal(actions: FunctionsSettlementActions, message: ServiceBusReceivedMessage, everyMs: number, telemetry: Telemetry): () => Promise<void> {
-  let renewedAt = Date.now();
+/**
+ * A `beforeSend` hook renewing the ledger's lock when `everyMs` have passed on the app's clock since it was last
+ * taken or renewed.
+ */
+function lockRenewal(
+  actions: FunctionsSettlementActions,
+  message: ServiceBusReceivedMessage,
+  everyMs: number,
+  { clock, telemetry }: Pick<AppContext, 'clock' | 'telemetry'>,
+): () => Promise<void> {
+  let renewedAt = clock.now();
   return async () => {
-    if (Date.now() - renewedAt < everyMs) return;
+    if (clock.now() - renewedAt < everyMs) return;
     try {
       await actions.renewMessageLock(message);
-      renewedAt = Date.now();
+      renewedAt = clock.now();
     } catch (error) {
       // The host may still hold the lock (it renews on its own); if not, completing fails and the ledger comes back.
       telemetry.log('warn', 'ledger lock renewal failed', { messageId: message.messageId, error: describe(error) });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAppContext } from '../../src/functions/appContext.js';
-import { receiveExactly } from '../support/serviceBusWaits.js';
+import type { Clock } from '../../src/core/index.js';
+import { appContext, closeAppContext } from '../../src/functions/appContext.js';
+import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 import { deadLetters, drainSession, getOrder, postLedger, runSplitter, startStack } from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { interleave, orderEntries, uid } from './support/ledgers.js';
@@ -28,7 +29,7 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
     const posted = await postLedger(stack, JSON.stringify({ ledgerId, entries }));
     const split = await runSplitter(stack);
     const peeker = stack.bus.createReceiver('orders');
-    const fanned = await peeker.peekMessages(20);
+    const fanned = await peekEverything(peeker);
     await peeker.close();
     const drainedA = await drainSession(stack, a);
     const drainedB = await drainSession(stack, b);
@@ -63,7 +64,7 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
     const split = await runSplitter(stack);
     const dead = await deadLetters(stack, 'ledger');
     const peeker = stack.bus.createReceiver('orders');
-    const fanned = await peeker.peekMessages(10);
+    const fanned = await peekEverything(peeker);
     await peeker.close();
     // Assess
     expect(split.settled).toMatchObject([{ action: 'deadletter', reason: 'SchemaValidationFailed' }]);
@@ -89,25 +90,33 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
     expect((await getOrder(stack, orderId)).jsonBody).toMatchObject({ lastSequence: 3, total: 30 });
   });
 
-  it('renews the ledger lock between batches when sending outlasts the renewal interval', async () => {
-    // Prepare: a lock duration so short that every batch is past half of it (the cached context is rebuilt to see it).
-    process.env.LEDGER_LOCK_DURATION = 'PT0.002S';
-    await closeAppContext();
-    const orderId = uid('o');
-    const ledgerId = uid('L');
-    await postLedger(stack, JSON.stringify({ ledgerId, entries: orderEntries(orderId, [1, 2, 3]) }));
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      // Act
-      const split = await runSplitter(stack);
-      // Assess
-      expect(split.renewals).toEqual([ledgerId]);
-      expect(split.settled).toEqual([{ action: 'complete', messageId: ledgerId }]);
-    } finally {
-      delete process.env.LEDGER_LOCK_DURATION;
+  it('renews the ledger lock before a batch once half the lock duration has passed since it was taken, and not before', async () => {
+    // Prepare: the splitter reads a clock the test moves, so "time has passed" does not depend on the machine's pace.
+    // One reads the same instant every time (no time passes while sending); the other is half the lock duration
+    // (default PT1M) later at each reading, as if every batch took that long.
+    const still = { now: () => 0 };
+    let ms = 0;
+    const slow = { now: () => (ms += 30_000) };
+    const split = async (clock: Clock) => {
+      const orderId = uid('o');
+      await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(orderId, [1, 2, 3]) }));
       await closeAppContext();
-      await drainSession(stack, orderId);
-    }
+      appContext(process.env, { clock });
+      try {
+        return await runSplitter(stack);
+      } finally {
+        await closeAppContext();
+        await drainSession(stack, orderId);
+      }
+    };
+    // Act
+    const quick = await split(still);
+    const long = await split(slow);
+    // Assess
+    expect(quick.renewals).toEqual([]);
+    expect(quick.settled).toEqual([{ action: 'complete', messageId: quick.message.messageId }]);
+    expect(long.renewals).toEqual([long.message.messageId]);
+    expect(long.settled).toEqual([{ action: 'complete', messageId: long.message.messageId }]);
   });
 });
 

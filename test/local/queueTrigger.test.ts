@@ -125,25 +125,26 @@ describe('non-session triggers in the local host', () => {
   it('drains on close: in-flight handlers finish and settle before the receiver closes', async () => {
     await send(testQueues.drain, [{ n: 1 }]);
     const hold = gate();
-    let started = 0;
-    let finished = 0;
-    sb.startHost(
+    const events: string[] = [];
+    let started = false;
+    const lines = sb.startHost(
       queueFunction(testQueues.drain, async () => {
-        started += 1;
+        started = true;
         await hold.promise;
-        finished += 1;
+        events.push('handler returned');
       }),
       { autoCompleteMessages: true },
     );
-    await waitFor(() => started === 1, 10_000, 'the message');
-    const closing = sb.closeHost();
-    let closed = false;
-    void closing.then(() => { closed = true; });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(closed).toBe(false);
+    await waitFor(() => started, 10_000, 'the message');
+    const outcomes = () => lines.filter((l) => l.msg === 'message processed').map((l) => l.outcome);
+    const closing = sb.closeHost().then(() => void events.push(`host closed (processed: ${outcomes().join(', ')})`));
+    // A look at the broker while the handler holds: its message is still there (locked), and close has not returned.
+    expect((await remaining(testQueues.drain)).map((m) => m.messageId)).toEqual(['m-0']);
+    events.push('handler released');
     hold.open();
     await closing;
-    expect(finished).toBe(1);
+    // Assess: close returned only after the handler, and the auto-complete that followed it, went through.
+    expect(events).toEqual(['handler released', 'handler returned', 'host closed (processed: completed)']);
     expect(await remaining(testQueues.drain)).toHaveLength(0);
   });
 });

@@ -6,31 +6,12 @@
  */
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import type { InvocationContext, ServiceBusQueueHandler } from '@azure/functions';
-import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import type { RegistrationOf } from '../../local/registrations.js';
-import type { LocalServiceBusMessageActions } from '../../local/servicebus/messageActions.js';
 import { acceptLimit } from '../../local/servicebus/sessionTrigger.js';
-import { useServiceBusHost } from './support/hostHarness.js';
+import { sessionFunction, useServiceBusHost } from './support/hostHarness.js';
 import { entryMessage, gate, testQueues, waitFor } from './support/serviceBusFixture.js';
-
-type SdkHandler = (input: { messages: ServiceBusReceivedMessage; actions: LocalServiceBusMessageActions }, context: InvocationContext) => Promise<void>;
 
 const sb = useServiceBusHost();
 
-const sessionFunction = (queueName: string, handler: SdkHandler): RegistrationOf<'serviceBusQueue'> => ({
-  kind: 'serviceBusQueue',
-  name: `test-${queueName}`,
-  options: {
-    connection: 'ServiceBusConnection',
-    queueName,
-    isSessionsEnabled: true,
-    sdkBinding: true,
-    autoCompleteMessages: false,
-    cardinality: 'one',
-    handler: handler as ServiceBusQueueHandler,
-  },
-});
 
 const accepted = (lines: Record<string, unknown>[], sessionId: string) =>
   lines.filter((l) => l.msg === 'session accepted' && l.sessionId === sessionId).length;

@@ -1,33 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { InvocationContext, ServiceBusQueueHandler } from '@azure/functions';
-import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import type { RegistrationOf } from '../../local/registrations.js';
-import type { LocalServiceBusMessageActions } from '../../local/servicebus/messageActions.js';
-import { useServiceBusHost } from './support/hostHarness.js';
+import { sessionFunction, useServiceBusHost } from './support/hostHarness.js';
 import { entryMessage, gate, testQueues, waitFor } from './support/serviceBusFixture.js';
 
-interface SdkInput {
-  messages: ServiceBusReceivedMessage;
-  actions: LocalServiceBusMessageActions;
-}
-type SdkHandler = (input: SdkInput, context: InvocationContext) => Promise<void>;
 
 const sb = useServiceBusHost({ sessionIdleTimeoutMs: 300 });
 
 // Registered exactly like the order processor.
-const sessionFunction = (queueName: string, handler: SdkHandler): RegistrationOf<'serviceBusQueue'> => ({
-  kind: 'serviceBusQueue',
-  name: `test-${queueName}`,
-  options: {
-    connection: 'ServiceBusConnection',
-    queueName,
-    isSessionsEnabled: true,
-    sdkBinding: true,
-    autoCompleteMessages: false,
-    cardinality: 'one',
-    handler: handler as ServiceBusQueueHandler,
-  },
-});
 
 describe('session-enabled triggers in the local host', () => {
   it('applies each session strictly in order, one message at a time, and logs one line per message', async () => {

@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { ServiceBusClient } from '@azure/service-bus';
+import type { InvocationContext, ServiceBusQueueHandler } from '@azure/functions';
+import type { ServiceBusClient, ServiceBusReceivedMessage } from '@azure/service-bus';
+import type { LocalServiceBusMessageActions } from '../../../local/servicebus/messageActions.js';
 import { defaultServiceBusHostOptions } from '../../../local/config/serviceBusHostOptions.js';
 import type { ServiceBusHostOptions } from '../../../local/config/serviceBusHostOptions.js';
 import type { RegistrationOf } from '../../../local/registrations.js';
@@ -63,6 +65,29 @@ export function useServiceBusHost(baseOptions: Partial<ServiceBusHostOptions> = 
       const closing = host?.close() ?? Promise.resolve();
       host = undefined;
       return closing;
+    },
+  };
+}
+
+/** The `{ messages, actions }` input of an `sdkBinding` Service Bus handler in the local host. */
+export type SdkHandler = (
+  input: { messages: ServiceBusReceivedMessage; actions: LocalServiceBusMessageActions },
+  context: InvocationContext,
+) => Promise<void>;
+
+/** A session-enabled trigger registered exactly like the order processor (sdkBinding, auto-complete off, one). */
+export function sessionFunction(queueName: string, handler: SdkHandler): RegistrationOf<'serviceBusQueue'> {
+  return {
+    kind: 'serviceBusQueue',
+    name: `test-${queueName}`,
+    options: {
+      connection: 'ServiceBusConnection',
+      queueName,
+      isSessionsEnabled: true,
+      sdkBinding: true,
+      autoCompleteMessages: false,
+      cardinality: 'one',
+      handler: handler as ServiceBusQueueHandler,
     },
   };
 }

@@ -66,7 +66,7 @@ param maxConcurrentSessions int = 8
 param maxConcurrentCalls int = 16
 
 @description('host.json extensions.serviceBus.sessionIdleTimeout: how long an idle session is held (hh:mm:ss).')
-param sessionIdleTimeout string = '00:00:05'
+param sessionIdleTimeout string = '00:00:01'
 
 @description('host.json extensions.serviceBus.maxAutoLockRenewalDuration (hh:mm:ss).')
 param maxAutoLockRenewalDuration string = '00:05:00'

@@ -232,8 +232,12 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
       CosmosConnection__credential: 'managedidentity',
       COSMOS_DATABASE: 'convoy',
       COSMOS_CONTAINER: 'orders',
-      AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentSessions: '8',
     });
+    // The deployment's defaults are the committed host.json's values, so what the README measured is what Azure runs.
+    const hostJson = JSON.parse(readFileSync(join(root, 'host.json'), 'utf8')) as { extensions: { serviceBus: Record<string, unknown> } };
+    for (const key of ['maxConcurrentSessions', 'maxConcurrentCalls', 'sessionIdleTimeout', 'maxAutoLockRenewalDuration']) {
+      expect(settings[`AzureFunctionsJobHost__extensions__serviceBus__${key}`], key).toBe(String(hostJson.extensions.serviceBus[key]));
+    }
     // The very names the database and container were created with.
     expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases').name.split('/').pop()).toBe(settings.COSMOS_DATABASE);
     expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers').name.split('/').pop()).toBe(settings.COSMOS_CONTAINER);

@@ -15,7 +15,7 @@ describe('host.json Service Bus settings', () => {
     expect(await loadServiceBusHostOptions(repoPath('host.json'))).toEqual({
       maxConcurrentSessions: 8,
       maxConcurrentCalls: 16,
-      sessionIdleTimeoutMs: 5_000,
+      sessionIdleTimeoutMs: 1_000,
       maxAutoLockRenewalDurationMs: 300_000,
       autoCompleteMessages: false,
     });

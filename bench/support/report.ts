@@ -79,7 +79,7 @@ export function report(r: BenchResults): string {
     `- p50 ≤ ${GOALS.p50Ms} ms at ${l.offeredPerSecond} entries/s: p50 ${fixed(l.p50Ms, 0)} ms at ${fixed(l.sentPerSecond, 1)} entries/s sent — ` +
       `${l.p50Ms <= GOALS.p50Ms && loadReached ? 'met' : 'not met'}`,
     '',
-    'How each figure was measured (one process: emulators, host and bench share the CPU):',
+    'How each figure was measured (one process: the emulators in worker threads of their own, the host and the bench on the main thread):',
     'e2e: a fresh in-process host per run; all ledgers sent at once to ledger (one message each, as convoy send), timed from the first',
     '  send until the host logged "message processed" (completed) for every entry; then every order read over HTTP (all applied, nothing parked).',
     'session accepts/entry: the session trigger\'s "session accepted" log lines ÷ entries. Cosmos req/entry: /_emulator/counters ÷ entries.',

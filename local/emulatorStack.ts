@@ -56,17 +56,20 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     }),
     startEmulatorThread({ service: 'cosmos', options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined } }),
   ]);
+  // Both are closed whatever happens to the other; a failure (say, a store that could not flush) is not swallowed.
   const closeBoth = async () => {
-    await Promise.allSettled([serviceBus, cosmos].map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+    const closed = await Promise.allSettled([serviceBus, cosmos].map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+    const failed = closed.filter((c): c is PromiseRejectedResult => c.status === 'rejected');
+    if (failed.length > 0) throw new AggregateError(failed.map((f) => f.reason), failed.map((f) => String(f.reason)).join('; '));
   };
   if (serviceBus.status === 'rejected' || cosmos.status === 'rejected') {
-    await closeBoth();
+    await closeBoth().catch(() => undefined);
     throw serviceBus.status === 'rejected' ? serviceBus.reason : (cosmos as PromiseRejectedResult).reason;
   }
   try {
     await ensureCosmosResources(cosmos.value.connectionString, options.cosmosResources);
   } catch (error) {
-    await closeBoth();
+    await closeBoth().catch(() => undefined);
     throw error;
   }
   return {

@@ -29,24 +29,23 @@ export interface EmulatorThread {
  */
 export async function startEmulatorThread(data: EmulatorWorkerData): Promise<EmulatorThread> {
   const worker = new Worker(new URL('./emulatorWorkerBoot.mjs', import.meta.url), { workerData: data });
-  const next = (): Promise<EmulatorWorkerReply> =>
-    new Promise((resolve, reject) => {
-      const onExit = (code: number) => reject(new Error(`the ${data.service} emulator thread exited (code ${code})`));
-      worker.once('message', (reply: EmulatorWorkerReply) => {
-        worker.off('error', reject);
-        worker.off('exit', onExit);
-        resolve(reply);
-      });
-      worker.once('error', reject);
-      worker.once('exit', onExit);
-    });
-  const started = await next().catch(async (error: unknown) => {
-    await worker.terminate();
-    throw error;
+  const name = `the ${data.service} emulator`;
+  // Permanent listeners: an unhandled 'error' on a Worker would crash the host without draining.
+  let failure: Error | undefined;
+  let exited = false;
+  const exit = new Promise<void>((resolve) => worker.once('exit', () => { exited = true; resolve(); }));
+  worker.on('error', (error) => {
+    failure = error;
+    process.stderr.write(`${name} failed: ${error.stack ?? error.message}\n`);
   });
-  if (started.kind !== 'started') {
+  const next = (): Promise<EmulatorWorkerReply | undefined> =>
+    Promise.race([new Promise<EmulatorWorkerReply>((resolve) => worker.once('message', resolve)), exit.then(() => undefined)]);
+
+  const started = await next();
+  if (started?.kind !== 'started') {
     await worker.terminate();
-    throw new Error(started.kind === 'failed' ? started.message : `the ${data.service} emulator thread answered ${started.kind}`);
+    const why = started?.kind === 'failed' ? started.message : (failure?.message ?? 'its thread exited before it started');
+    throw new Error(`${name}: ${why}`);
   }
   let closing: Promise<void> | undefined;
   return {
@@ -55,11 +54,16 @@ export async function startEmulatorThread(data: EmulatorWorkerData): Promise<Emu
     adminPort: started.adminPort,
     close() {
       closing ??= (async () => {
+        if (exited) {
+          if (failure) throw new Error(`${name} had already stopped: ${failure.message}`);
+          return;
+        }
         const reply = next();
         worker.postMessage('close');
         try {
           const answer = await reply;
-          if (answer.kind === 'failed') throw new Error(`closing the ${data.service} emulator failed: ${answer.message}`);
+          if (answer?.kind === 'failed') throw new Error(`closing ${name} failed: ${answer.message}`);
+          if (answer === undefined && failure) throw new Error(`${name} stopped while closing: ${failure.message}`);
         } finally {
           await worker.terminate();
         }

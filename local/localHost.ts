@@ -110,8 +110,11 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     // The app's own clients go before the emulators they talk to.
     if (appFunctions) await closeAppFunctions(logger).catch((error: unknown) => logger.warn({ err: error }, 'closing the app failed'));
     await telemetry?.close();
-    await stack?.close();
-    restoreEnv();
+    try {
+      await stack?.close();
+    } finally {
+      restoreEnv();
+    }
   };
 
   try {

@@ -1,15 +1,7 @@
 #!/usr/bin/env node
-// Launcher for `npx convoy`: runs cli/main.ts through tsx with the same arguments, streams and exit code.
-import { spawn } from 'node:child_process';
-import { URL, fileURLToPath } from 'node:url';
-import process from 'node:process';
+// Launcher for `npx convoy`: registers tsx in this process and runs cli/main.ts, so a command costs one Node
+// start-up, not two.
+import { register } from 'tsx/esm/api';
 
-const main = fileURLToPath(new URL('./main.ts', import.meta.url));
-// Resolved from here, not from the working directory, so `convoy` works from any folder.
-const tsx = import.meta.resolve('tsx');
-const child = spawn(process.execPath, ['--import', tsx, main, ...process.argv.slice(2)], { stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => {
-  if (signal) process.kill(process.pid, signal);
-  else process.exit(code ?? 1);
-});
+register();
+await import('./main.ts');

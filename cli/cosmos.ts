@@ -1,5 +1,5 @@
 import type { Container } from '@azure/cosmos';
-import { createCosmosClient, resolveCosmosConnection, type AppSettings } from '../src/adapters/azureClients.js';
+import { resolveCosmosConnection, type AppSettings } from '../src/adapters/azureSettings.js';
 import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
 import { CliError } from './errors.js';
 
@@ -28,6 +28,8 @@ export async function withOrdersContainer<T>(app: AppSettings, work: (container:
   } catch (error) {
     throw new CliError('Settings', error instanceof Error ? error.message : String(error), 'Pass --cosmos "<connection string>" or set CosmosConnection.', { cause: error });
   }
+  // Loaded here, not at the top: `@azure/cosmos` and `@azure/identity` are a second of start-up for every command.
+  const { createCosmosClient } = await import('../src/adapters/azureClients.js');
   const client = createCosmosClient(app, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(endpoint) }));
   try {
     return await work(ordersContainer(client, names));

@@ -36,7 +36,7 @@ export async function runSend(options: SendOptions): Promise<SendReport> {
   const run = generateRun(options);
   const expectation = expectationOf(run);
   const needsServiceBus = options.to === 'queue' || run.sends.some((s) => s.kind === 'poison');
-  const client = needsServiceBus ? openServiceBus(options.settings) : undefined;
+  const client = needsServiceBus ? await openServiceBus(options.settings) : undefined;
   const api = new FunctionApi(options.settings);
   const progress = options.progress ?? silentProgress;
   progress.start(run.sends.length, `send ${run.run}`);

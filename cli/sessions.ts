@@ -1,6 +1,6 @@
 import { ServiceBusAdministrationClient } from '@azure/service-bus';
 import { z } from 'zod';
-import { createCredential, resolveServiceBusConnection } from '../src/adapters/azureClients.js';
+import { resolveServiceBusConnection } from '../src/adapters/azureSettings.js';
 import type { OrderView } from '../src/core/index.js';
 import { CliError, isCliError } from './errors.js';
 import { FunctionApi } from './httpApi.js';
@@ -125,10 +125,14 @@ async function emulatorQueues(url: string): Promise<QueueRow[]> {
 
 async function azureQueues(settings: CliSettings): Promise<QueueRow[]> {
   const connection = resolveServiceBusConnection(settings.app);
+  // `@azure/identity` is loaded only when an identity is used: it is most of a second of start-up.
   const admin =
     connection.kind === 'connectionString'
       ? new ServiceBusAdministrationClient(connection.connectionString)
-      : new ServiceBusAdministrationClient(connection.fullyQualifiedNamespace, createCredential(connection.credential));
+      : new ServiceBusAdministrationClient(
+          connection.fullyQualifiedNamespace,
+          (await import('../src/adapters/azureClients.js')).createCredential(connection.credential),
+        );
   try {
     return await Promise.all(
       AZURE_QUEUES.map(async (name) => {

@@ -16,13 +16,15 @@ export interface VerifyOptions {
   timeoutMs?: number;
   /** Stop early once the queues are empty and nothing changed for this long. @default 10000 */
   quietMs?: number;
-  /** Pause between looks. @default 1000 */
+  /** Longest pause between looks; the first pauses are shorter (100 ms, doubling), so a run already done is seen at once. @default 1000 */
   pollMs?: number;
   /** Concurrent order reads. @default 8 */
   concurrency?: number;
   /** @default silent */
   progress?: Progress;
 }
+
+const FIRST_PAUSE_MS = 100;
 
 /** Why {@link runVerify} stopped. */
 export type VerifyOutcome = 'matched' | 'settled' | 'timeout';
@@ -45,12 +47,13 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   const pollMs = options.pollMs ?? 1_000;
   const progress = options.progress ?? silentProgress;
   const api = new FunctionApi(options.settings);
-  const client = openServiceBus(options.settings);
+  const client = await openServiceBus(options.settings);
   const { expectation } = options;
   const orders = new Map<string, OrderView | undefined>();
   const startedAt = Date.now();
   let lastChangeAt = startedAt;
   let lastSnapshot = '';
+  let pause = FIRST_PAUSE_MS / 2;
   progress.start(expectation.orders.length + expectation.deadLetters.length, `verify ${expectation.run}`);
   try {
     for (;;) {
@@ -73,7 +76,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
       }
       if (backlog === 0 && now - lastChangeAt >= quietMs) return { ok: false, outcome: 'settled', comparison, waitedMs: now - startedAt };
       if (now - startedAt >= timeoutMs) return { ok: false, outcome: 'timeout', comparison, waitedMs: now - startedAt };
-      await new Promise((r) => setTimeout(r, Math.min(pollMs, Math.max(0, startedAt + timeoutMs - now))));
+      pause = Math.min(pause * 2, pollMs);
+      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, startedAt + timeoutMs - now))));
     }
   } catch (error) {
     throw asCliError(error);

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
-import { enableApplicationInsights, resolveTelemetry } from '../src/adapters/azureClients.js';
-import type { AppSettings, ApplicationInsightsModule } from '../src/adapters/azureClients.js';
+import { enableApplicationInsights } from '../src/adapters/azureClients.js';
+import type { ApplicationInsightsModule } from '../src/adapters/azureClients.js';
+import { resolveTelemetry } from '../src/adapters/azureSettings.js';
+import type { AppSettings } from '../src/adapters/azureSettings.js';
 
 /** The part of `applicationinsights` the local host uses; injectable so tests never load the SDK. */
 export interface LocalApplicationInsightsModule extends ApplicationInsightsModule {

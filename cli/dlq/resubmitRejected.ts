@@ -1,6 +1,6 @@
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
 import { readResubmitCount, resubmission, type RejectedRecord } from '../../src/core/index.js';
-import type { AppSettings } from '../../src/adapters/azureClients.js';
+import type { AppSettings } from '../../src/adapters/azureSettings.js';
 import { hasCosmosConnection, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import { FunctionApi } from '../httpApi.js';

@@ -2,8 +2,8 @@
  * Cosmos DB client settings for the order store, and the names of its resources (design: "Names everyone shares").
  */
 import type { CosmosClient, CosmosClientOptions, Container } from '@azure/cosmos';
-import { SettingsError } from './azureClients.js';
-import type { AppSettings } from './azureClients.js';
+import { SettingsError } from './azureSettings.js';
+import type { AppSettings } from './azureSettings.js';
 
 /** The app's database when the `COSMOS_DATABASE` app setting is unset. */
 export const COSMOS_DATABASE = 'convoy';

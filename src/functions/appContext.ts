@@ -5,8 +5,9 @@
  */
 import type { Container, CosmosClient } from '@azure/cosmos';
 import type { ServiceBusClient, ServiceBusSender } from '@azure/service-bus';
-import { createCosmosClient, createServiceBusClient, resolveCosmosConnection } from '../adapters/azureClients.js';
-import type { AppSettings } from '../adapters/azureClients.js';
+import { createCosmosClient, createServiceBusClient } from '../adapters/azureClients.js';
+import { resolveCosmosConnection } from '../adapters/azureSettings.js';
+import type { AppSettings } from '../adapters/azureSettings.js';
 import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import type { CosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';

@@ -2,18 +2,15 @@ import { CosmosClient } from '@azure/cosmos';
 import { DefaultAzureCredential, ManagedIdentityCredential } from '@azure/identity';
 import type { AzureMonitorOpenTelemetryOptions } from 'applicationinsights';
 import { describe, expect, it } from 'vitest';
+import { createCosmosClient, createCredential, createServiceBusClient, enableApplicationInsights } from '../../src/adapters/azureClients.js';
 import {
   SettingsError,
-  createCosmosClient,
-  createCredential,
-  createServiceBusClient,
-  enableApplicationInsights,
   resolveCosmosConnection,
   resolveCredential,
   resolveServiceBusConnection,
   resolveTelemetry,
-} from '../../src/adapters/azureClients.js';
-import type { AppSettings } from '../../src/adapters/azureClients.js';
+} from '../../src/adapters/azureSettings.js';
+import type { AppSettings } from '../../src/adapters/azureSettings.js';
 
 const emulatorServiceBus =
   'Endpoint=sb://127.0.0.1:5672;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;';

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -22,6 +24,13 @@ describe('convoy start-up', () => {
     expect(help.packages).toContain('@azure/service-bus');
     expect(help.packages).not.toContain('@azure/cosmos');
     expect(help.packages).not.toContain('@azure/identity');
+  });
+
+  it('is linked into node_modules/.bin by the install, so npx runs it without reading the whole dependency tree first', () => {
+    // npx looks for a matching `bin` in the project's own package.json before node_modules/.bin, and on a match it
+    // loads every installed package's manifest (about 2 s of CPU here); the link comes from the `file:cli` package.
+    expect(realpathSync(join(root, 'node_modules/.bin/convoy'))).toBe(join(root, 'cli/bin.js'));
+    expect((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin?: unknown }).bin).toBeUndefined();
   });
 
   it('passes the exit code and stderr of a failed command through', () => {

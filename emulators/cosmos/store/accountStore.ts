@@ -226,7 +226,9 @@ export class AccountStore {
     const state = this.container(dbId, collId);
     if (start === 'now') return { changes: [], continuation: state.changes.lsn };
     const now = Date.now();
-    return state.changes.read(scope, start, max, (doc) => !isExpired(doc, state.res, now));
+    const live = (doc: StoredDocument): boolean => !isExpired(doc, state.res, now);
+    if (scope.pk !== undefined) return state.changes.readPartition(state.partitions.get(scope.pk)?.values() ?? [], start, max, live);
+    return state.changes.read(scope, start, max, live);
   }
 
   /** Drops expired documents from memory (their expiry is derived from durable data, so no log write). */

@@ -1,4 +1,4 @@
-import { CosmosClient } from '@azure/cosmos';
+import { ChangeFeedStartFrom, CosmosClient, StatusCodes } from '@azure/cosmos';
 import type { Container, Database, JSONObject, SqlQuerySpec } from '@azure/cosmos';
 import { start } from '../emulators/cosmos/index.js';
 
@@ -7,8 +7,11 @@ import { start } from '../emulators/cosmos/index.js';
  * point read, transactional batch (create + upsert + replace) and a partition-scoped query, at
  * concurrency 1 and 50; then query latency in a 50,000-document container shaped like the app's
  * `orders` container (the outbox, sweep, count and parked-order queries). Prints two tables.
+ * Last, change feed read throughput: one `getChangeFeedIterator` draining 1 KB documents over 100
+ * partition keys from the beginning with `maxItemCount` 1,000.
  * BENCH_SECONDS sets the time per cell (default 2; a query cell always runs at least once);
- * BENCH_CASES=ops or BENCH_CASES=query runs one table only.
+ * BENCH_CASES=ops, query or changefeed runs one part only; BENCH_PARTITION_KEY_RANGES serves the
+ * containers as that many ranges (default 1).
  */
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
@@ -165,13 +168,49 @@ async function benchLargeContainer(database: Database): Promise<void> {
   console.table(rows);
 }
 
-const emulator = await start({ port: 0 });
+/** The change feed case: 50,000 documents of about 1 KB over 100 partition keys. */
+const FEED_KEYS = 100;
+const FEED_DOCS_PER_KEY = 500;
+
+async function benchChangeFeed(database: Database): Promise<void> {
+  const { container } = await database.containers.createIfNotExists({ id: 'feed', partitionKey: { paths: ['/orderId'] } });
+  const payload = 'x'.repeat(1000);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      for (let key = next++; key < FEED_KEYS; key = next++) {
+        for (let i = 0; i < FEED_DOCS_PER_KEY; i += 100) {
+          const ops = Array.from({ length: 100 }, (_, j) => ({ operationType: 'Create' as const, resourceBody: { id: `d-${i + j}`, orderId: `key-${key}`, payload } }));
+          const response = await container.items.batch(ops, `key-${key}`);
+          if (response.code !== 200) throw new Error(`loading key-${key} failed with ${response.code}`);
+        }
+      }
+    }),
+  );
+  const total = FEED_KEYS * FEED_DOCS_PER_KEY;
+  const iterator = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(), maxItemCount: 1000 });
+  emulator.resetCounters();
+  const started = Date.now();
+  let changes = 0;
+  for (;;) {
+    const page = await iterator.readNext();
+    if (page.statusCode === StatusCodes.NotModified) break;
+    changes += page.count;
+  }
+  const seconds = (Date.now() - started) / 1000;
+  if (changes !== total) throw new Error(`the change feed gave ${changes} changes, ${total} were written`);
+  console.log(`Change feed: one iterator drained ${changes} changes (1 KB documents, ${FEED_KEYS} partition keys, maxItemCount 1000)`);
+  console.table([{ changes, seconds: Number(seconds.toFixed(2)), 'changes/s': Math.round(changes / seconds), 'HTTP requests': emulator.counters().total }]);
+}
+
+const emulator = await start({ port: 0, partitionKeyRanges: Number(process.env['BENCH_PARTITION_KEY_RANGES'] ?? 1) });
 // A long request timeout: without the query pre-filter one cross-partition query can take minutes.
 const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: 600_000 } });
 try {
   const { database } = await client.databases.createIfNotExists({ id: 'bench' });
-  if (CASES !== 'query') await benchOperations(database);
-  if (CASES !== 'ops') await benchLargeContainer(database);
+  if (CASES === 'all' || CASES === 'ops') await benchOperations(database);
+  if (CASES === 'all' || CASES === 'query') await benchLargeContainer(database);
+  if (CASES === 'all' || CASES === 'changefeed') await benchChangeFeed(database);
 } finally {
   client.dispose();
   await emulator.close();

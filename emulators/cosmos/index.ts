@@ -29,6 +29,12 @@ export interface StartOptions {
    * as the `agent` option of `CosmosClient`). @default false
    */
   https?: boolean;
+  /**
+   * Partition key ranges each container is served as (1-256): the hash v2 space split evenly, ids
+   * "0".."n-1", so feed ranges, per-range change feeds and lease balancing are real. Hash v1
+   * containers are always one range. @default 1
+   */
+  partitionKeyRanges?: number;
   /** Fault rules active from the start. @default [] */
   faults?: FaultRuleInput[];
   /** How often expired documents are swept from memory, in ms (reads check expiry anyway). @default 1000 */
@@ -63,7 +69,7 @@ export interface CosmosEmulator {
 export async function start(options: StartOptions = {}): Promise<CosmosEmulator> {
   const host = options.host ?? '127.0.0.1';
   const tls = options.https === true ? await loadOrCreateCertificate(options.dataDir) : undefined;
-  const store = await AccountStore.open(options.dataDir);
+  const store = await AccountStore.open({ dataDir: options.dataDir, partitionKeyRanges: options.partitionKeyRanges });
   const counters = new RequestCounters();
   const faults = new FaultInjector();
   for (const rule of options.faults ?? []) faults.add(rule);

@@ -4,7 +4,7 @@ import { start } from './index.js';
 
 /*
  * CLI: `npm run emulator:cosmos -- --port 8081 [--host 127.0.0.1] [--data-dir ./.cosmos]
- *   [--https [--cert-out ./cosmos-cert.pem]]`.
+ *   [--https [--cert-out ./cosmos-cert.pem]] [--partition-key-ranges 1]`.
  * Fault rules can be added at run time with `POST /_emulator/faults`.
  */
 
@@ -12,6 +12,12 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be 0-65535');
   return port;
+}
+
+function parseRangeCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('must be an integer from 1 to 256');
+  return n;
 }
 
 const program = new Command()
@@ -22,15 +28,17 @@ const program = new Command()
   .option('--data-dir <dir>', 'keep data durably in this directory (in memory otherwise)')
   .option('--https', 'serve HTTPS with a self-signed certificate (kept in --data-dir when given)')
   .option('--cert-out <file>', 'with --https: write the certificate (PEM) here for clients to trust')
+  .option('--partition-key-ranges <n>', 'serve each container as n partition key ranges (feed ranges, change feed leases)', parseRangeCount, 1)
   .parse();
 
-const options = program.opts<{ port: number; host: string; dataDir?: string; https?: true; certOut?: string }>();
+const options = program.opts<{ port: number; host: string; dataDir?: string; https?: true; certOut?: string; partitionKeyRanges: number }>();
 if (options.certOut !== undefined && options.https !== true) program.error('--cert-out needs --https');
 const emulator = await start({
   port: options.port,
   host: options.host,
   dataDir: options.dataDir,
   https: options.https === true,
+  partitionKeyRanges: options.partitionKeyRanges,
   onError: (error) => console.error('cosmos emulator: unexpected error', error),
 });
 if (options.certOut !== undefined && emulator.certificatePem !== undefined) {

@@ -24,6 +24,7 @@ export const OperationKind = {
   Query: 'query',
   QueryPlan: 'queryPlan',
   ReadFeed: 'readFeed',
+  ChangeFeed: 'changeFeed',
   Unknown: 'unknown',
 } as const;
 

@@ -10,6 +10,7 @@ export const CosmosErrorCode = {
   MethodNotAllowed: 'MethodNotAllowed',
   RequestTimeout: 'RequestTimeout',
   Conflict: 'Conflict',
+  Gone: 'Gone',
   PreconditionFailed: 'PreconditionFailed',
   RequestEntityTooLarge: 'RequestEntityTooLarge',
   FailedDependency: 'FailedDependency',

@@ -116,3 +116,8 @@ export function crossPartitionQueryNeedsPlan(planJson: string): CosmosError {
     { substatus: 1004, extraBody: { additionalErrorInfo: planJson } },
   );
 }
+
+/** 410/1002 for a partition key range id the container does not have; the SDKs refresh their routing map on it. */
+export function partitionKeyRangeGone(id: string): CosmosError {
+  return new CosmosError(410, CosmosErrorCode.Gone, `The partition key range '${id}' does not exist in this container (it may be from another --partition-key-ranges setting).`, { substatus: 1002 });
+}

@@ -1,8 +1,9 @@
 import type { Reply } from '../http/reply.js';
 import { json } from '../http/reply.js';
 import type { RequestContext } from '../http/requestContext.js';
-import { jsonObjectBody } from '../http/requestContext.js';
+import { header, jsonObjectBody } from '../http/requestContext.js';
 import type { AccountStore } from '../store/accountStore.js';
+import { isChangeFeedRequest } from './changeFeed.js';
 import { feedReply } from './feed.js';
 
 /** `GET|POST(query) /dbs/{db}/colls`. */
@@ -35,22 +36,34 @@ export async function deleteContainer(db: string, coll: string, store: AccountSt
   return { status: 204 };
 }
 
-/** `GET /dbs/{db}/colls/{coll}/pkranges`: one range covering the whole hash space. */
+/**
+ * `GET /dbs/{db}/colls/{coll}/pkranges`: the container's ranges (see `--partition-key-ranges`). Read
+ * as a change feed (`A-IM`, as the .NET SDK's routing map does) the ranges come once, then 304 under
+ * their ETag: they never split.
+ */
 export function readPartitionKeyRanges(ctx: RequestContext, db: string, coll: string, store: AccountStore): Reply {
-  const res = store.container(db, coll).res;
-  const range = {
-    id: '0',
-    _rid: `${res._rid}AgAAAAAAAAA=`,
-    _self: `${res._self}pkranges/0/`,
+  const state = store.container(db, coll);
+  const res = state.res;
+  const etag = `"${state.changes.ranges.length}"`;
+  if (isChangeFeedRequest(ctx) && header(ctx, 'if-none-match') === etag) return { status: 304, headers: { etag, 'x-ms-item-count': 0 } };
+  const ranges = state.changes.ranges.map((range, i) => ({
+    id: range.id,
+    _rid: partitionKeyRangeRid(res._rid, i),
+    _self: `${res._self}pkranges/${partitionKeyRangeRid(res._rid, i)}/`,
     _etag: '"00000000-0000-0000-0000-000000000000"',
     _ts: res._ts,
-    minInclusive: '',
-    maxExclusive: 'FF',
-    ridPrefix: 0,
-    throughputFraction: 1,
+    minInclusive: range.minInclusive,
+    maxExclusive: range.maxExclusive,
+    ridPrefix: i,
+    throughputFraction: 1 / state.changes.ranges.length,
     status: 'online',
     parents: [],
     ownedArchivalPKRangeIds: [],
-  };
-  return feedReply(ctx, [range], 'PartitionKeyRanges', res._rid);
+  }));
+  return feedReply(ctx, ranges, 'PartitionKeyRanges', res._rid, { etag });
+}
+
+/** Range `i`'s resource id: the container's, extended as the service extends it. */
+function partitionKeyRangeRid(containerRid: string, i: number): string {
+  return i === 0 ? `${containerRid}AgAAAAAAAAA=` : `${containerRid}${Buffer.from([2, 0, 0, 0, 0, 0, 0, i]).toString('base64').replace(/\//g, '-')}`;
 }

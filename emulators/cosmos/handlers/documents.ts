@@ -8,6 +8,7 @@ import type { DocumentOperation } from '../store/documentOps.js';
 import { toPatchBody } from '../store/patch.js';
 import { partitionKeyFromHeader } from '../store/partitionKey.js';
 import { feedReply } from './feed.js';
+import { requestScope } from './scope.js';
 
 /** Names a container inside the account. */
 export interface ContainerRef {
@@ -81,11 +82,10 @@ export function patchDocument(ctx: RequestContext, ref: ContainerRef, id: string
   return runSingle(ctx, ref, store, { kind: 'patch', id, patch: toPatchBody(jsonBody<unknown>(ctx)), ...pick(conditions(ctx), 'ifMatch') });
 }
 
-/** `GET .../docs`: read feed, optionally scoped to the partition key header. */
+/** `GET .../docs`: read feed, optionally scoped to the partition key (or range) headers. */
 export function readDocumentFeed(ctx: RequestContext, ref: ContainerRef, store: AccountStore): Reply {
   const state = store.container(ref.db, ref.coll);
-  const pk = partitionKeyFromHeader(header(ctx, 'x-ms-documentdb-partitionkey'), state.res.partitionKey);
-  const docs = store.documents(ref.db, ref.coll, pk).map((d) => d.body);
+  const docs = store.documents(ref.db, ref.coll, requestScope(ctx, state)).map((d) => d.body);
   return feedReply(ctx, docs, 'Documents', state.res._rid, { 'x-ms-session-token': sessionToken(store) });
 }
 

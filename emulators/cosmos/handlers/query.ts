@@ -8,10 +8,10 @@ import type { CandidateFilter } from '../query/queryEngine.js';
 import { buildQueryPlan } from '../query/queryPlan.js';
 import { needsQueryPlan } from '../query/queryShape.js';
 import type { AccountStore } from '../store/accountStore.js';
-import { partitionKeyFromHeader } from '../store/partitionKey.js';
 import type { ContainerRef } from './documents.js';
 import { sessionToken } from './documents.js';
 import { pageSize, querySpec } from './feed.js';
+import { requestScope } from './scope.js';
 
 /** `POST .../docs` with `x-ms-cosmos-is-query-plan-request`: the plan the SDK's pipeline follows. */
 export function queryPlan(ctx: RequestContext, ref: ContainerRef, store: AccountStore): Reply {
@@ -31,14 +31,14 @@ export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: Ac
   const state = store.container(ref.db, ref.coll);
   const spec = querySpec(ctx);
   if (typeof spec.query !== 'string') throw badRequest('The query text is missing.');
-  const pk = partitionKeyFromHeader(header(ctx, 'x-ms-documentdb-partitionkey'), state.res.partitionKey);
-  const targetsRange = header(ctx, 'x-ms-documentdb-partitionkeyrangeid') !== undefined || header(ctx, 'x-ms-start-epk') !== undefined;
-  if (pk === undefined && !targetsRange && needsQueryPlan(shapeOfText(spec.query))) {
+  const feed = requestScope(ctx, state);
+  const targetsRange = feed.range !== undefined || feed.epk !== undefined;
+  if (feed.pk === undefined && !targetsRange && needsQueryPlan(shapeOfText(spec.query))) {
     throw crossPartitionQueryNeedsPlan(JSON.stringify(buildQueryPlan(spec.query)));
   }
-  // Only this partition's documents (or, across partitions, the index's candidates) reach the query.
-  const source = (filter: CandidateFilter | undefined): unknown[] => store.queryDocuments(ref.db, ref.coll, pk, filter).map((d) => d.body);
-  const scope = `${ref.db}/${ref.coll}/${pk ?? '*'}`;
+  // Only this partition's (or range's) documents, or across partitions the index's candidates, reach the query.
+  const source = (filter: CandidateFilter | undefined): unknown[] => store.queryDocuments(ref.db, ref.coll, feed, filter).map((d) => d.body);
+  const scope = `${ref.db}/${ref.coll}/${feed.pk ?? `range:${feed.range ?? '*'}:${feed.epk?.min ?? ''}:${feed.epk?.max ?? ''}`}`;
   const page = runQuery(spec, source, { maxItemCount: pageSize(ctx), continuation: header(ctx, 'x-ms-continuation'), scope });
   const headers: Record<string, string | number> = { 'x-ms-item-count': page.items.length, 'x-ms-session-token': sessionToken(store) };
   if (page.continuation !== undefined) headers['x-ms-continuation'] = page.continuation;

@@ -1,6 +1,7 @@
 import { methodNotAllowed, notFound } from '../errors/errorFactory.js';
 import { readAccount } from '../handlers/account.js';
 import { executeBatch } from '../handlers/batch.js';
+import { isChangeFeedRequest, readChangeFeed } from '../handlers/changeFeed.js';
 import {
   createContainer,
   deleteContainer,
@@ -81,6 +82,7 @@ export function route(ctx: RequestContext, store: AccountStore): Route {
   }
   if (s4 !== 'docs') return fail(ctx);
   if (n === 5) {
+    if (m === 'GET' && isChangeFeedRequest(ctx)) return { operation: OperationKind.ChangeFeed, handle: () => readChangeFeed(ctx, ref, store) };
     if (m === 'GET') return { operation: OperationKind.ReadFeed, handle: () => readDocumentFeed(ctx, ref, store) };
     if (m !== 'POST') return fail(ctx);
     if (flag(ctx, 'x-ms-cosmos-is-query-plan-request')) return { operation: OperationKind.QueryPlan, handle: () => queryPlan(ctx, ref, store) };

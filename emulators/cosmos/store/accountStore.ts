@@ -9,6 +9,8 @@ import type { DocumentOperation, OperationOutcome } from './documentOps.js';
 import { KeyedMutex } from './keyedMutex.js';
 import { documentRid, epochSeconds, newContainerRid, newDatabaseRid, newEtag } from './resources.js';
 import { candidateDocuments } from './candidates.js';
+import { ChangeFeedIndex } from './changeFeedIndex.js';
+import type { ChangePage, ChangeStart, FeedScope } from './changeFeedIndex.js';
 import { PropertyIndex } from './propertyIndex.js';
 import { isExpired } from './ttl.js';
 import type { ContainerResource, DatabaseResource, JsonObject, StoredDocument } from './types.js';
@@ -20,6 +22,16 @@ export interface ContainerState {
   sequence: number;
   /** Kept in step with `partitions` by {@link AccountStore} (every put, delete and sweep). */
   index: PropertyIndex;
+  /** Modification order and partition key ranges; kept in step like `index`. */
+  changes: ChangeFeedIndex;
+}
+
+/** Options for {@link AccountStore.open}. */
+export interface StoreOptions {
+  /** Directory of the durable log; in memory when unset. */
+  dataDir?: string;
+  /** Partition key ranges each container is served as. @default 1 */
+  partitionKeyRanges?: number;
 }
 
 interface DatabaseState {
@@ -47,13 +59,20 @@ export class AccountStore {
   private readonly mutex = new KeyedMutex();
   private lsn = 0;
 
-  private constructor(private readonly log: AppendLog | undefined) {}
+  private constructor(
+    private readonly log: AppendLog | undefined,
+    private readonly rangeCount: number,
+  ) {}
 
   /** Opens a store, replaying and compacting the log in `dataDir` when given. */
-  static async open(dataDir?: string): Promise<AccountStore> {
-    if (dataDir === undefined) return new AccountStore(undefined);
+  static async open(options: StoreOptions = {}): Promise<AccountStore> {
+    const { dataDir, partitionKeyRanges = 1 } = options;
+    if (!Number.isInteger(partitionKeyRanges) || partitionKeyRanges < 1 || partitionKeyRanges > 256) {
+      throw new RangeError(`partitionKeyRanges must be an integer from 1 to 256, got ${partitionKeyRanges}.`);
+    }
+    if (dataDir === undefined) return new AccountStore(undefined, partitionKeyRanges);
     const { log, records } = await AppendLog.open(dataDir);
-    const store = new AccountStore(log);
+    const store = new AccountStore(log, partitionKeyRanges);
     for (const record of records) store.replay(record);
     await log.compact(store.snapshot());
     return store;
@@ -180,24 +199,36 @@ export class AccountStore {
     });
   }
 
-  /** Live documents of one partition, or of the whole container when `pk` is undefined. */
-  documents(dbId: string, collId: string, pk?: string): StoredDocument[] {
+  /** Live documents of one partition (`scope.pk`), of one range, or of the whole container. */
+  documents(dbId: string, collId: string, scope: FeedScope = {}): StoredDocument[] {
     const state = this.container(dbId, collId);
     const now = Date.now();
-    const partitions = pk === undefined ? [...state.partitions.values()] : [state.partitions.get(pk) ?? new Map()];
+    const partitions = scope.pk === undefined ? [...state.partitions] : [[scope.pk, state.partitions.get(scope.pk) ?? new Map()] as const];
     const out: StoredDocument[] = [];
-    for (const partition of partitions) {
+    for (const [pk, partition] of partitions) {
+      if (!state.changes.holds(scope, pk)) continue;
       for (const doc of partition.values()) if (!isExpired(doc, state.res, now)) out.push(doc);
     }
     return out;
   }
 
   /**
-   * Live documents a query must see: one partition's when `pk` is set (never any other partition's),
-   * else the container's; narrowed by `filter` when given (see {@link CandidateFilter}).
+   * Live documents a query must see: one partition's when `scope.pk` is set (never any other
+   * partition's), else the range's or the container's; narrowed by `filter` when given (see
+   * {@link CandidateFilter}).
    */
-  queryDocuments(dbId: string, collId: string, pk: string | undefined, filter: CandidateFilter | undefined): StoredDocument[] {
-    return candidateDocuments(this.container(dbId, collId), pk, filter, Date.now());
+  queryDocuments(dbId: string, collId: string, scope: FeedScope, filter: CandidateFilter | undefined): StoredDocument[] {
+    return candidateDocuments(this.container(dbId, collId), scope, filter, Date.now());
+  }
+
+  /** A change feed page of live documents in `scope` (see {@link ChangeFeedIndex.read}). */
+  changeFeed(dbId: string, collId: string, scope: FeedScope, start: ChangeStart | 'now', max: number): ChangePage {
+    const state = this.container(dbId, collId);
+    if (start === 'now') return { changes: [], continuation: state.changes.lsn };
+    const now = Date.now();
+    const live = (doc: StoredDocument): boolean => !isExpired(doc, state.res, now);
+    if (scope.pk !== undefined) return state.changes.readPartition(state.partitions.get(scope.pk)?.values() ?? [], start, max, live);
+    return state.changes.read(scope, start, max, live);
   }
 
   /** Drops expired documents from memory (their expiry is derived from durable data, so no log write). */
@@ -211,6 +242,7 @@ export class AccountStore {
             if (isExpired(doc, state.res, now)) {
               partition.delete(id);
               state.index.remove(doc);
+              state.changes.remove(doc.pk, id);
               removed += 1;
             }
           }
@@ -284,7 +316,12 @@ export class AccountStore {
         const db = this.databases.get(record.db);
         const existing = db?.containers.get(record.res.id);
         if (existing) existing.res = record.res;
-        else db?.containers.set(record.res.id, { res: record.res, partitions: new Map(), sequence: 0, index: new PropertyIndex() });
+        else {
+          const changes = new ChangeFeedIndex(record.res.partitionKey, this.rangeCount);
+          db?.containers.set(record.res.id, { res: record.res, partitions: new Map(), sequence: 0, index: new PropertyIndex(), changes });
+        }
+        const changes = db?.containers.get(record.res.id)?.changes;
+        if (changes !== undefined && record.lsn !== undefined) changes.lsn = Math.max(changes.lsn, record.lsn);
         return;
       }
       case 'colldel':
@@ -300,6 +337,7 @@ export class AccountStore {
           if (previous !== undefined) state.index.remove(previous);
           partition.set(doc.body.id, doc);
           state.index.add(doc);
+          state.changes.put(doc);
           state.sequence = Math.max(state.sequence, ridSequence(doc.body._rid));
         }
         for (const { pk, id } of record.dels) {
@@ -308,6 +346,7 @@ export class AccountStore {
           if (previous === undefined) continue;
           partition?.delete(id);
           state.index.remove(previous);
+          state.changes.remove(pk, id);
         }
       }
     }
@@ -318,7 +357,7 @@ export class AccountStore {
     for (const [dbId, db] of this.databases) {
       records.push({ k: 'db', res: db.res });
       for (const [collId, state] of db.containers) {
-        records.push({ k: 'coll', db: dbId, res: state.res });
+        records.push({ k: 'coll', db: dbId, res: state.res, lsn: state.changes.lsn });
         const puts = [...state.partitions.values()].flatMap((p) => [...p.values()]).filter((d) => !isExpired(d, state.res, Date.now()));
         if (puts.length > 0) records.push({ k: 'docs', db: dbId, coll: collId, puts, dels: [] });
       }

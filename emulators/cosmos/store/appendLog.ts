@@ -7,7 +7,8 @@ import type { ContainerResource, DatabaseResource, StoredDocument } from './type
 export type LogRecord =
   | { k: 'db'; res: DatabaseResource }
   | { k: 'dbdel'; id: string }
-  | { k: 'coll'; db: string; res: ContainerResource }
+  /** `lsn`: in a snapshot, the container's last LSN, so LSNs of documents deleted since stay taken. */
+  | { k: 'coll'; db: string; res: ContainerResource; lsn?: number }
   | { k: 'colldel'; db: string; id: string }
   | { k: 'docs'; db: string; coll: string; puts: StoredDocument[]; dels: { pk: string; id: string }[] };
 

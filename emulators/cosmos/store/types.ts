@@ -39,4 +39,6 @@ export interface StoredDocument {
   pk: string;
   /** Epoch ms of the last write. */
   writtenAt: number;
+  /** The container LSN of the last write (its place in the change feed); set when the write is applied. */
+  lsn?: number;
 }

@@ -33,9 +33,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * Partition key ranges the suite's emulators serve each container as: `COSMOS_PARTITION_KEY_RANGES`
+ * (the vitest project `cosmos-2-ranges` reruns the conformance suite with 2), else 1.
+ */
+export const SUITE_PARTITION_KEY_RANGES = Number(process.env['COSMOS_PARTITION_KEY_RANGES'] ?? 1);
+
 /** Starts an emulator on 127.0.0.1:0 and returns a {@link Harness}. */
 export async function startHarness(options: StartOptions = {}): Promise<Harness> {
-  const emulator = await start({ port: 0, ...options });
+  const emulator = await start({ port: 0, partitionKeyRanges: SUITE_PARTITION_KEY_RANGES, ...options });
   const client = noRetryClient(emulator);
   let db: Database | undefined;
   const database = async (): Promise<Database> => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, uniqueName } from './harness.js';
+import { startHarness, SUITE_PARTITION_KEY_RANGES, uniqueName } from './harness.js';
 import type { Harness } from './harness.js';
 
 let h: Harness;
@@ -44,8 +44,11 @@ describe('account, databases, containers', () => {
     const replaced = await container.replace({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: 60 });
     expect(replaced.resource?.defaultTtl).toBe(60);
     const { resources: ranges } = await container.readPartitionKeyRanges().fetchAll();
-    expect(ranges).toHaveLength(1);
-    expect(ranges[0]).toMatchObject({ id: '0', minInclusive: '', maxExclusive: 'FF' });
+    // The ranges tile the hash space: "" to "FF", each starting where the previous one ends.
+    expect(ranges.map((r) => r.id)).toEqual(Array.from({ length: SUITE_PARTITION_KEY_RANGES }, (_, i) => String(i)));
+    expect(ranges[0]?.minInclusive).toBe('');
+    expect(ranges.at(-1)?.maxExclusive).toBe('FF');
+    ranges.slice(1).forEach((range, i) => expect(range.minInclusive).toBe(ranges[i]?.maxExclusive));
     expect((await container.delete()).statusCode).toBe(204);
   });
 

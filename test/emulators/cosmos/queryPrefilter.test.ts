@@ -57,11 +57,11 @@ function page(spec: QuerySpec, orderId: string | undefined, maxItemCount?: numbe
     spec,
     (filter) => {
       filters.push(filter);
-      return store.queryDocuments(DB, COLL, pk, filter).map((d) => d.body);
+      return store.queryDocuments(DB, COLL, { pk }, filter).map((d) => d.body);
     },
     options,
   );
-  const all = store.documents(DB, COLL, pk).map((d) => d.body);
+  const all = store.documents(DB, COLL, { pk }).map((d) => d.body);
   expect(filtered).toEqual(runQuery(spec, all, { ...options, prefilter: false }));
   if (!spec.query.startsWith('--')) {
     const reference = parseSql(spec.query).exec(all, {
@@ -146,10 +146,10 @@ describe('query pre-filter', () => {
 
   it('hands cross-partition queries only index candidates, and partition queries only their partition', () => {
     const filter: CandidateFilter = { equalities: [{ property: 'docType', values: ['outbox'] }, { property: 'status', values: ['pending', 'failed'] }] };
-    const cross = store.queryDocuments(DB, COLL, undefined, filter);
+    const cross = store.queryDocuments(DB, COLL, {}, filter);
     expect(cross.map((d) => d.body['status']).sort()).toEqual([...Array<string>(6).fill('failed'), ...Array<string>(6).fill('pending')]);
     expect(store.container(DB, COLL).index.indexedProperties().sort()).toEqual(['docType', 'status']);
-    const one = store.queryDocuments(DB, COLL, pkOf('order-5'), { equalities: [] });
+    const one = store.queryDocuments(DB, COLL, { pk: pkOf('order-5') }, { equalities: [] });
     expect(new Set(one.map((d) => d.body['orderId']))).toEqual(new Set(['order-5']));
     expect(one).toHaveLength(21);
   });

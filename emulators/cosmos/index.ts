@@ -6,7 +6,7 @@ import type { FaultRuleInput } from './faults.js';
 import { EMULATOR_KEY } from './http/auth.js';
 import { createEmulatorServer } from './http/server.js';
 import { AccountStore } from './store/accountStore.js';
-import { loadOrCreateCertificate } from './tls/certificate.js';
+import { loadOrCreateCertificate } from '../shared/tls/certificate.js';
 
 export { EMULATOR_KEY } from './http/auth.js';
 export { FaultInjector } from './faults.js';

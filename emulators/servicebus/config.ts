@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { ConfigError, parse } from './configError.js';
+import { defaultRule, parseRule } from './configRules.js';
 import { parseDurationMs } from './duration.js';
+
+export { ConfigError } from './configError.js';
 
 /** Settings of one queue or subscription, with durations already in milliseconds. */
 export interface EntitySettings {
@@ -31,11 +35,47 @@ export interface CorrelationFilter {
   readonly properties: Readonly<Record<string, string | number | boolean>>;
 }
 
-/** A subscription of a topic; it receives the messages matching any of its filters (all when none). */
+/** Values a SQL filter or action may be given as `@name` parameters. */
+export type SqlParameterValues = Readonly<Record<string, bigint | number | string | boolean | Date>>;
+
+/** A rule's filter: correlation, SQL, or the constant filters the management API names. */
+export type RuleFilterSpec =
+  | { readonly type: 'correlation'; readonly correlation: CorrelationFilter }
+  | { readonly type: 'sql'; readonly expression: string; readonly parameters: SqlParameterValues }
+  | { readonly type: 'true' }
+  | { readonly type: 'false' };
+
+/** A subscription rule: a filter and an optional SQL action. */
+export interface RuleConfig {
+  readonly name: string;
+  readonly filter: RuleFilterSpec;
+  readonly action: { readonly expression: string; readonly parameters: SqlParameterValues } | undefined;
+  /** Epoch ms. */
+  readonly createdAt: number;
+}
+
+/** Management-API facts about an entity that do not change how it behaves. */
+export interface EntityMeta {
+  /** Epoch ms. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly userMetadata: string | undefined;
+  readonly maxSizeInMegabytes: number;
+}
+
+/** A queue. */
+export interface QueueConfig {
+  readonly name: string;
+  readonly settings: EntitySettings;
+  readonly meta: EntityMeta;
+}
+
+/** A subscription of a topic; it receives the messages its rules select (see {@link RuleConfig}). */
 export interface SubscriptionConfig {
   readonly name: string;
   readonly settings: EntitySettings;
-  readonly filters: readonly CorrelationFilter[];
+  readonly rules: readonly RuleConfig[];
+  readonly meta: EntityMeta;
 }
 
 /** A topic and its subscriptions. */
@@ -43,21 +83,18 @@ export interface TopicConfig {
   readonly name: string;
   readonly settings: EntitySettings;
   readonly subscriptions: readonly SubscriptionConfig[];
+  readonly meta: EntityMeta;
 }
 
 /** The resolved namespace: what the broker serves. */
 export interface NamespaceConfig {
   readonly namespace: string;
-  readonly queues: readonly { readonly name: string; readonly settings: EntitySettings }[];
+  readonly queues: readonly QueueConfig[];
   readonly topics: readonly TopicConfig[];
 }
 
-/** Thrown when Config.json is invalid; the message names the entity and the field. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
 const DEFAULT_MAX_MESSAGE_KB = 256;
+const DEFAULT_MAX_SIZE_MB = 1024;
 const duration = z.string().refine((s) => parseDurationMs(s) !== undefined, { message: 'expected an ISO 8601 duration such as PT1M' });
 const optionalName = z.string().optional();
 
@@ -72,23 +109,11 @@ const entityProps = z.object({
   RequiresDuplicateDetection: z.boolean().default(false),
   RequiresSession: z.boolean().default(false),
   MaxMessageSizeInKilobytes: z.number().int().min(1).default(DEFAULT_MAX_MESSAGE_KB),
-});
-
-const correlation = z.object({
-  ContentType: z.string().optional(),
-  CorrelationId: z.string().optional(),
-  Label: z.string().optional(),
-  MessageId: z.string().optional(),
-  ReplyTo: z.string().optional(),
-  ReplyToSessionId: z.string().optional(),
-  SessionId: z.string().optional(),
-  To: z.string().optional(),
-  Properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
-});
-
-const rule = z.object({
-  Name: z.string().min(1),
-  Properties: z.object({ FilterType: z.literal('Correlation'), CorrelationFilter: correlation }),
+  // Written by the management API into the data directory's copy; optional in a hand-written file.
+  MaxSizeInMegabytes: z.number().int().min(1).default(DEFAULT_MAX_SIZE_MB),
+  UserMetadata: z.string().optional(),
+  CreatedAt: z.iso.datetime().optional(),
+  UpdatedAt: z.iso.datetime().optional(),
 });
 
 const named = z.object({ Name: z.string().min(1).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only') });
@@ -110,17 +135,6 @@ const root = z.object({
 
 type Props = z.infer<typeof entityProps>;
 
-function fail(where: string, issue: z.core.$ZodIssue): never {
-  const field = issue.path.map(String).join('.') || '(root)';
-  throw new ConfigError(`Invalid Service Bus config: ${where}: field "${field}": ${issue.message}`);
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) fail(where, result.error.issues[0] as z.core.$ZodIssue);
-  return result.data;
-}
-
 function toSettings(p: Props): EntitySettings {
   const ttl = p.DefaultMessageTimeToLive === undefined ? Infinity : (parseDurationMs(p.DefaultMessageTimeToLive) as number);
   return Object.freeze({
@@ -137,18 +151,16 @@ function toSettings(p: Props): EntitySettings {
   });
 }
 
-function toFilter(c: z.infer<typeof correlation>): CorrelationFilter {
-  return {
-    contentType: c.ContentType, correlationId: c.CorrelationId, label: c.Label, messageId: c.MessageId,
-    replyTo: c.ReplyTo, replyToSessionId: c.ReplyToSessionId, sessionId: c.SessionId, to: c.To, properties: c.Properties,
-  };
+function toMeta(p: Props, now: number): EntityMeta {
+  const createdAt = p.CreatedAt ? Date.parse(p.CreatedAt) : now;
+  return { createdAt, updatedAt: p.UpdatedAt ? Date.parse(p.UpdatedAt) : createdAt, userMetadata: p.UserMetadata, maxSizeInMegabytes: p.MaxSizeInMegabytes };
 }
 
-function entity(raw: unknown, kind: string, index: number): { name: string; settings: EntitySettings; raw: Record<string, unknown> } {
+function entity(raw: unknown, kind: string, index: number, now: number): QueueConfig & { raw: Record<string, unknown> } {
   const { Name } = parse(named, raw, `${kind} #${index + 1}`);
   const rec = raw as Record<string, unknown>;
   const props = parse(z.object({ Properties: entityProps.default(entityProps.parse({})) }), rec, `${kind} "${Name}"`);
-  return { name: Name, settings: toSettings(props.Properties), raw: rec };
+  return { name: Name, settings: toSettings(props.Properties), meta: toMeta(props.Properties, now), raw: rec };
 }
 
 /**
@@ -166,20 +178,23 @@ export function loadConfig(source: string | object): NamespaceConfig {
   }
   const cfg = parse(root, value, 'Config.json');
   const ns = cfg.UserConfig.Namespaces[0] as (typeof cfg.UserConfig.Namespaces)[number];
-  const queues = ns.Queues.map((q, i) => {
-    const { name, settings } = entity(q, 'queue', i);
-    return { name, settings };
+  const now = Date.now();
+  const queues = ns.Queues.map((q, i): QueueConfig => {
+    const { name, settings, meta } = entity(q, 'queue', i, now);
+    return { name, settings, meta };
   });
   const topics = ns.Topics.map((t, i): TopicConfig => {
-    const { name, settings, raw } = entity(t, 'topic', i);
+    const { name, settings, meta, raw } = entity(t, 'topic', i, now);
     const subs = parse(z.object({ Subscriptions: z.array(z.unknown()).default([]) }), raw, `topic "${name}"`).Subscriptions;
     const subscriptions = subs.map((s, j): SubscriptionConfig => {
-      const sub = entity(s, `topic "${name}" subscription`, j);
+      const sub = entity(s, `topic "${name}" subscription`, j, now);
       const where = `topic "${name}" subscription "${sub.name}"`;
-      const rules = parse(z.object({ Rules: z.array(rule).default([]) }), sub.raw, where).Rules;
-      return { name: sub.name, settings: sub.settings, filters: rules.map((r) => toFilter(r.Properties.CorrelationFilter)) };
+      const rules = parse(z.object({ Rules: z.array(z.unknown()).default([]) }), sub.raw, where).Rules;
+      // No rules listed: the subscription gets the default rule that takes everything, as on Azure.
+      const resolved = rules.length === 0 ? [defaultRule(now)] : rules.map((r, k) => parseRule(r, `${where} rule #${k + 1}`, now));
+      return { name: sub.name, settings: sub.settings, meta: sub.meta, rules: resolved };
     });
-    return { name, settings, subscriptions };
+    return { name, settings, meta, subscriptions };
   });
   checkReferences(queues.map((q) => q.name), topics, queues);
   return Object.freeze({ namespace: ns.Name, queues, topics });

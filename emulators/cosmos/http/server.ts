@@ -15,7 +15,7 @@ import { errorReply, writeReply } from './reply.js';
 import type { RequestContext } from './requestContext.js';
 import { parseAddress } from './requestContext.js';
 import { route } from './router.js';
-import type { TlsMaterial } from '../tls/certificate.js';
+import type { TlsMaterial } from '../../shared/tls/certificate.js';
 
 /** Requests larger than this are refused with 413 without being buffered (documents cap at 2 MiB). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { EntitySettings, NamespaceConfig } from '../config.js';
+import type { EntityMeta, EntitySettings, NamespaceConfig, RuleConfig } from '../config.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import type { MessageStore } from '../store/messageStore.js';
 import { parseAddress } from './entityAddress.js';
@@ -7,7 +7,9 @@ import { QueueEntity } from './queueEntity.js';
 import type { SessionInfo } from './sessionCoordinator.js';
 import type { StoredMessage } from './storedMessage.js';
 import { TimerQueue } from './timerQueue.js';
+import { RuleSet } from './ruleSet.js';
 import { TopicEntity } from './topicEntity.js';
+import type { Subscription } from './topicEntity.js';
 import { mergeAppProps, readAppProps } from './wireMessage.js';
 import type { ParsedMessage } from './wireMessage.js';
 import { restoreInto } from './restore.js';
@@ -39,23 +41,83 @@ export class Broker implements EntityContext {
     config: NamespaceConfig,
     readonly store: MessageStore,
   ) {
-    for (const q of config.queues) this.addQueueLike(q.name, q.settings, 'queue');
+    for (const q of config.queues) this.addQueue(q.name, q.settings, q.meta);
     for (const t of config.topics) {
-      const subs = t.subscriptions.map((s) => ({
-        entity: this.addQueueLike(`${t.name}/Subscriptions/${s.name}`, s.settings, 'subscription'),
-        filters: s.filters,
-      }));
-      this.topics.set(t.name.toLowerCase(), new TopicEntity(t.name, t.settings, subs));
+      const topic = this.addTopic(t.name, t.settings, t.meta);
+      for (const s of t.subscriptions) this.addSubscription(topic, s.name, s.settings, s.meta, s.rules);
     }
     restoreInto(this, store.load());
   }
 
-  private addQueueLike(name: string, settings: EntitySettings, kind: 'queue' | 'subscription'): QueueEntity {
+  private addQueueLike(name: string, settings: EntitySettings, kind: 'queue' | 'subscription', meta: EntityMeta): QueueEntity {
     const entity = new QueueEntity(name, settings, kind, this);
-    const dlqSettings: EntitySettings = { ...settings, requiresSession: false, requiresDuplicateDetection: false, forwardTo: undefined };
-    entity.dlq = new QueueEntity(`${name}/$DeadLetterQueue`, dlqSettings, 'deadletter', this);
+    entity.meta = meta;
+    entity.dlq = new QueueEntity(`${name}/$DeadLetterQueue`, dlqSettingsOf(settings), 'deadletter', this);
     this.entities.set(name.toLowerCase(), entity);
     return entity;
+  }
+
+  /** Adds a queue (start or management API); the caller has checked the name is free. */
+  addQueue(name: string, settings: EntitySettings, meta: EntityMeta): QueueEntity {
+    return this.addQueueLike(name, settings, 'queue', meta);
+  }
+
+  /** Adds a topic without subscriptions. */
+  addTopic(name: string, settings: EntitySettings, meta: EntityMeta): TopicEntity {
+    const topic = new TopicEntity(name, settings, meta);
+    this.topics.set(name.toLowerCase(), topic);
+    return topic;
+  }
+
+  /** Adds a subscription with its rules; throws if a rule's SQL does not compile. */
+  addSubscription(topic: TopicEntity, name: string, settings: EntitySettings, meta: EntityMeta, rules: readonly RuleConfig[]): Subscription {
+    const ruleSet = new RuleSet(rules);
+    const entity = this.addQueueLike(`${topic.name}/Subscriptions/${name}`, settings, 'subscription', meta);
+    const sub: Subscription = { name, entity, rules: ruleSet, meta };
+    topic.subscriptions.set(name.toLowerCase(), sub);
+    return sub;
+  }
+
+  /** Changes a queue's or subscription's settings, its dead-letter queue's with them. */
+  reconfigure(entity: QueueEntity, settings: EntitySettings, meta: EntityMeta): void {
+    entity.reconfigure(settings);
+    entity.meta = meta;
+    entity.dlq?.reconfigure(dlqSettingsOf(settings));
+  }
+
+  /** Deletes a queue or subscription with its messages and dead letters; its receivers are detached. */
+  dropQueueLike(entity: QueueEntity): void {
+    entity.purge();
+    entity.dlq?.purge();
+    this.entities.delete(entity.name.toLowerCase());
+  }
+
+  /** Deletes a topic and all its subscriptions. */
+  dropTopic(topic: TopicEntity): void {
+    for (const s of topic.subscriptions.values()) this.dropQueueLike(s.entity);
+    topic.subscriptions.clear();
+    this.topics.delete(topic.name.toLowerCase());
+  }
+
+  /** The queue of that name (not a subscription), or undefined. */
+  findQueue(name: string): QueueEntity | undefined {
+    const e = this.entities.get(name.toLowerCase());
+    return e?.kind === 'queue' ? e : undefined;
+  }
+
+  /** The topic of that name, or undefined. */
+  findTopic(name: string): TopicEntity | undefined {
+    return this.topics.get(name.toLowerCase());
+  }
+
+  /** Queues in creation order. */
+  queueList(): QueueEntity[] {
+    return [...this.entities.values()].filter((e) => e.kind === 'queue');
+  }
+
+  /** Topics in creation order. */
+  topicList(): TopicEntity[] {
+    return [...this.topics.values()];
   }
 
   /** The queue, subscription or dead-letter queue an address names; throws EntityNotFound. */
@@ -99,7 +161,7 @@ export class Broker implements EntityContext {
     for (const p of messages) {
       if (target.kind === 'topic') {
         if (target.topic.isDuplicate(p.messageId, now)) continue;
-        for (const sub of target.topic.targets(p.filterFields)) this.routeInto(sub, p, 0, now);
+        for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, 0, now);
       } else {
         if (target.entity.isDuplicate(p.messageId, now)) continue;
         this.routeInto(target.entity, p, 0, now);
@@ -119,7 +181,7 @@ export class Broker implements EntityContext {
   private forward(address: string, p: ParsedMessage, hops: number, now: number): void {
     const target = this.sendTarget(address);
     if (target.kind === 'topic') {
-      for (const sub of target.topic.targets(p.filterFields)) this.routeInto(sub, p, hops, now);
+      for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, hops, now);
     } else {
       this.routeInto(target.entity, p, hops, now);
     }
@@ -173,4 +235,9 @@ export class Broker implements EntityContext {
     this.timers.close();
     for (const e of this.entities.values()) e.sessions?.close();
   }
+}
+
+/** A dead-letter queue keeps its parent's lock, TTL and delivery settings, never sessions or forwarding. */
+function dlqSettingsOf(settings: EntitySettings): EntitySettings {
+  return { ...settings, requiresSession: false, requiresDuplicateDetection: false, forwardTo: undefined };
 }

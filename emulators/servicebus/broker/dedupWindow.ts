@@ -5,7 +5,7 @@
 export class DedupWindow {
   private readonly seenAt = new Map<string, number>();
 
-  constructor(private readonly windowMs: number) {}
+  constructor(public windowMs: number) {}
 
   /** Whether `id` was recorded less than the window ago. */
   seen(id: string, now: number): boolean {

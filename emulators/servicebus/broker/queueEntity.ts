@@ -1,4 +1,4 @@
-import type { EntitySettings } from '../config.js';
+import type { EntityMeta, EntitySettings } from '../config.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import type { MessageStore, StoreRecord } from '../store/messageStore.js';
 import { serializeMessage } from '../store/messageStore.js';
@@ -48,14 +48,41 @@ export class QueueEntity {
   private rr = 0;
   private pumping = false;
 
+  /** Management-API facts (creation time, user metadata); set by the broker. */
+  meta: EntityMeta | undefined;
+
   constructor(
     readonly name: string,
-    readonly settings: EntitySettings,
+    public settings: EntitySettings,
     readonly kind: EntityKind,
     private readonly ctx: EntityContext,
   ) {
     this.dedup = new DedupWindow(settings.duplicateDetectionWindowMs);
     if (settings.requiresSession) this.sessions = new SessionCoordinator(this, ctx.timers);
+  }
+
+  /**
+   * Applies changed settings (the management API's update): later locks, expiries and duplicate checks use
+   * them. `requiresSession` cannot change, as on Azure; the caller refuses that first.
+   */
+  reconfigure(settings: EntitySettings): void {
+    this.settings = settings;
+    this.dedup.windowMs = settings.duplicateDetectionWindowMs;
+  }
+
+  /** Deletes every message (the entity is being deleted) and detaches its receivers with EntityNotFound. */
+  purge(): void {
+    for (const m of [...this.messages.values()]) this.remove(m);
+    this.locks.clear();
+    for (const c of [...this.consumers]) c.sessionLost(brokerErrors.entityNotFound(this.name));
+    this.consumers.length = 0;
+  }
+
+  /** Bytes held: the encoded size of every message, as the management API's `SizeInBytes`. */
+  sizeInBytes(): number {
+    let n = 0;
+    for (const m of this.messages.values()) n += m.size;
+    return n;
   }
 
   /** Writes a change to a durable store; the record is only built when something will keep it. */

@@ -1,24 +1,42 @@
-import type { CorrelationFilter, EntitySettings } from '../config.js';
+import type { EntityMeta, EntitySettings } from '../config.js';
 import { DedupWindow } from './dedupWindow.js';
 import type { QueueEntity } from './queueEntity.js';
-import type { FilterFields } from './wireMessage.js';
+import type { RuleSet } from './ruleSet.js';
+import type { ParsedMessage } from './wireMessage.js';
 
-/** A subscription with its correlation filters (none = all messages). */
+/** A subscription: its queue-like entity and its rules. */
 export interface Subscription {
+  readonly name: string;
   readonly entity: QueueEntity;
-  readonly filters: readonly CorrelationFilter[];
+  readonly rules: RuleSet;
+  meta: EntityMeta;
 }
 
-/** A topic: duplicate detection at the topic, then a copy to every subscription whose filter matches. */
+/** One copy of a message bound for a subscription. */
+export interface Delivery {
+  readonly entity: QueueEntity;
+  readonly message: ParsedMessage;
+}
+
+/** A topic: duplicate detection at the topic, then a copy to every subscription whose rules select it. */
 export class TopicEntity {
   private readonly dedup: DedupWindow;
+  /** By lower-cased name, in creation order. */
+  readonly subscriptions = new Map<string, Subscription>();
 
   constructor(
     readonly name: string,
-    readonly settings: EntitySettings,
-    readonly subscriptions: readonly Subscription[],
+    public settings: EntitySettings,
+    public meta: EntityMeta,
   ) {
     this.dedup = new DedupWindow(settings.duplicateDetectionWindowMs);
+  }
+
+  /** Applies changed settings (the management API's update). */
+  reconfigure(settings: EntitySettings, meta: EntityMeta): void {
+    this.settings = settings;
+    this.meta = meta;
+    this.dedup.windowMs = settings.duplicateDetectionWindowMs;
   }
 
   /** Whether `messageId` repeats inside the window (records it when not). */
@@ -29,18 +47,10 @@ export class TopicEntity {
     return false;
   }
 
-  /** Subscriptions that receive a message with these fields. */
-  targets(f: FilterFields): QueueEntity[] {
-    return this.subscriptions.filter((s) => s.filters.length === 0 || s.filters.some((c) => matches(c, f))).map((s) => s.entity);
+  /** The copies of `p` each subscription takes. */
+  targets(p: ParsedMessage, now: number): Delivery[] {
+    const out: Delivery[] = [];
+    for (const s of this.subscriptions.values()) for (const message of s.rules.route(p, now)) out.push({ entity: s.entity, message });
+    return out;
   }
-}
-
-/** Correlation filter semantics: every field the filter sets must equal the message's value. */
-export function matches(c: CorrelationFilter, f: FilterFields): boolean {
-  const pairs: [string | undefined, string | undefined][] = [
-    [c.contentType, f.contentType], [c.correlationId, f.correlationId], [c.label, f.label], [c.messageId, f.messageId],
-    [c.replyTo, f.replyTo], [c.replyToSessionId, f.replyToSessionId], [c.sessionId, f.sessionId], [c.to, f.to],
-  ];
-  if (pairs.some(([want, got]) => want !== undefined && want !== got)) return false;
-  return Object.entries(c.properties).every(([k, v]) => f.appProps[k] === v);
 }

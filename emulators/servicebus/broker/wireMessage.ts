@@ -4,7 +4,7 @@ import type { Typed } from 'rhea';
 import { amqp as types, messageCodec as codec } from './amqpTypes.js';
 
 /** AMQP section descriptor codes (AMQP 1.0 §3.2). */
-const Section = {
+export const Section = {
   header: 0x70, deliveryAnnotations: 0x71, messageAnnotations: 0x72, properties: 0x73,
   applicationProperties: 0x74, data: 0x75, sequence: 0x76, value: 0x77, footer: 0x78,
 } as const;
@@ -178,14 +178,14 @@ const OWNED = new Set([
   'x-opt-message-state', 'x-opt-deadletter-source', 'x-opt-enqueue-sequence-number',
 ]);
 
-function sectionEntries(section: Buffer | undefined): Typed[] {
+export function sectionEntries(section: Buffer | undefined): Typed[] {
   if (!section) return [];
   // A described section reads back as the map itself, carrying its descriptor.
   const value = new types.Reader(section).read().value as Typed[] | Typed;
   return Array.isArray(value) ? value : ((value.value as Typed[]) ?? []);
 }
 
-function writeSection(code: number, value: Typed): Buffer {
+export function writeSection(code: number, value: Typed): Buffer {
   const writer = new types.Writer();
   writer.write(types.described(types.wrap_ulong(code), value) as Typed);
   return writer.toBuffer();

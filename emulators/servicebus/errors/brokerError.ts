@@ -5,6 +5,8 @@
 export const BrokerErrorCode = {
   /** Unknown queue, topic or subscription. SDK: MessagingEntityNotFound. */
   EntityNotFound: 'EntityNotFound',
+  /** A queue, topic, subscription or rule of that name exists already (management API). */
+  EntityAlreadyExists: 'EntityAlreadyExists',
   /** The lock token is unknown or expired. SDK: MessageLockLost. */
   MessageLockLost: 'MessageLockLost',
   /** The session lock was lost or expired. SDK: SessionLockLost. */
@@ -30,6 +32,7 @@ export type BrokerErrorCode = (typeof BrokerErrorCode)[keyof typeof BrokerErrorC
 
 const conditions: Record<BrokerErrorCode, { condition: string; status: number }> = {
   EntityNotFound: { condition: 'amqp:not-found', status: 404 },
+  EntityAlreadyExists: { condition: 'com.microsoft:entity-already-exists', status: 409 },
   MessageLockLost: { condition: 'com.microsoft:message-lock-lost', status: 410 },
   SessionLockLost: { condition: 'com.microsoft:session-lock-lost', status: 410 },
   SessionCannotBeLocked: { condition: 'com.microsoft:session-cannot-be-locked', status: 410 },
@@ -76,6 +79,8 @@ export function isBrokerError(err: unknown): err is BrokerError {
 export const brokerErrors = {
   entityNotFound: (entity: string): BrokerError =>
     new BrokerError('EntityNotFound', `The messaging entity '${entity}' could not be found.`),
+  alreadyExists: (entity: string): BrokerError =>
+    new BrokerError('EntityAlreadyExists', `The messaging entity '${entity}' already exists.`),
   lockLost: (): BrokerError =>
     new BrokerError('MessageLockLost', 'The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.'),
   sessionLockLost: (sessionId: string): BrokerError =>

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start } from '../../../emulators/cosmos/index.js';
 import type { CosmosEmulator } from '../../../emulators/cosmos/index.js';
-import { CERT_FILE } from '../../../emulators/cosmos/tls/certificate.js';
+import { CERT_FILE } from '../../../emulators/shared/tls/certificate.js';
 import { masterKeyAuth, uniqueName } from './harness.js';
 
 /** A client that fails fast: no endpoint discovery detours, no retries hiding the first error. */

@@ -1,0 +1,85 @@
+import type { CorrelationFilter, RuleConfig } from '../config.js';
+import { compileSqlAction, compileSqlFilter } from '../filters/sqlRule.js';
+import type { MessageView, SqlAction } from '../filters/sqlRule.js';
+import { viewOf, withEdit } from './sqlView.js';
+import type { FilterFields, ParsedMessage } from './wireMessage.js';
+
+/** A rule ready to run: its definition and its compiled filter and action. */
+interface CompiledRule {
+  readonly config: RuleConfig;
+  matches(f: FilterFields, view: () => MessageView): boolean;
+  readonly action: SqlAction | undefined;
+}
+
+/** Correlation filter semantics: every field the filter sets must equal the message's value. */
+export function matchesCorrelation(c: CorrelationFilter, f: FilterFields): boolean {
+  const pairs: [string | undefined, string | undefined][] = [
+    [c.contentType, f.contentType], [c.correlationId, f.correlationId], [c.label, f.label], [c.messageId, f.messageId],
+    [c.replyTo, f.replyTo], [c.replyToSessionId, f.replyToSessionId], [c.sessionId, f.sessionId], [c.to, f.to],
+  ];
+  if (pairs.some(([want, got]) => want !== undefined && want !== got)) return false;
+  return Object.entries(c.properties).every(([k, v]) => f.appProps[k] === v);
+}
+
+function compile(r: RuleConfig): CompiledRule {
+  const action = r.action ? compileSqlAction(r.action.expression, r.action.parameters) : undefined;
+  const f = r.filter;
+  switch (f.type) {
+    case 'true':
+      return { config: r, action, matches: () => true };
+    case 'false':
+      return { config: r, action, matches: () => false };
+    case 'correlation':
+      return { config: r, action, matches: (fields) => matchesCorrelation(f.correlation, fields) };
+    case 'sql': {
+      const sql = compileSqlFilter(f.expression, f.parameters);
+      return { config: r, action, matches: (_fields, view) => sql.matches(view()) };
+    }
+  }
+}
+
+/**
+ * A subscription's rules. As on Azure: the rules without an action together give at most one copy of a
+ * message, and every matching rule with an action gives its own copy with the action applied.
+ */
+export class RuleSet {
+  private compiled: CompiledRule[];
+
+  constructor(rules: readonly RuleConfig[]) {
+    this.compiled = rules.map(compile);
+  }
+
+  /** The rules, in the order they were added. */
+  get rules(): RuleConfig[] {
+    return this.compiled.map((c) => c.config);
+  }
+
+  /** Adds or replaces a rule (by name, case-insensitive); throws if its SQL does not compile. */
+  put(rule: RuleConfig): void {
+    const next = compile(rule);
+    const i = this.compiled.findIndex((c) => c.config.name.toLowerCase() === rule.name.toLowerCase());
+    if (i >= 0) this.compiled[i] = next;
+    else this.compiled.push(next);
+  }
+
+  /** Removes a rule; false when there was none by that name. */
+  remove(name: string): boolean {
+    const before = this.compiled.length;
+    this.compiled = this.compiled.filter((c) => c.config.name.toLowerCase() !== name.toLowerCase());
+    return this.compiled.length !== before;
+  }
+
+  /** The copies of `p` this subscription takes (none when no rule matches). */
+  route(p: ParsedMessage, now: number): ParsedMessage[] {
+    let view: MessageView | undefined;
+    const lazyView = (): MessageView => (view ??= viewOf(p, now));
+    const out: ParsedMessage[] = [];
+    let plain = false;
+    for (const rule of this.compiled) {
+      if (!rule.matches(p.filterFields, lazyView)) continue;
+      if (rule.action === undefined) plain = true;
+      else out.push(withEdit(p, rule.action.apply(lazyView())));
+    }
+    return plain ? [p, ...out] : out;
+  }
+}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, parse } from './configError.js';
 import { defaultRule, parseRule } from './configRules.js';
-import { parseDurationMs } from './duration.js';
+import { isUnbounded, parseDurationMs } from './duration.js';
 
 export { ConfigError } from './configError.js';
 
@@ -136,7 +136,8 @@ const root = z.object({
 type Props = z.infer<typeof entityProps>;
 
 function toSettings(p: Props): EntitySettings {
-  const ttl = p.DefaultMessageTimeToLive === undefined ? Infinity : (parseDurationMs(p.DefaultMessageTimeToLive) as number);
+  const ttlMs = p.DefaultMessageTimeToLive === undefined ? Infinity : (parseDurationMs(p.DefaultMessageTimeToLive) as number);
+  const ttl = isUnbounded(ttlMs) ? Infinity : ttlMs;
   return Object.freeze({
     lockDurationMs: parseDurationMs(p.LockDuration) as number,
     maxDeliveryCount: p.MaxDeliveryCount,
@@ -163,11 +164,20 @@ function entity(raw: unknown, kind: string, index: number, now: number): QueueCo
   return { name: Name, settings: toSettings(props.Properties), meta: toMeta(props.Properties, now), raw: rec };
 }
 
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions {
+  /**
+   * The file is the data directory's copy of the namespace: a subscription with `Rules: []` then has no rules
+   * (it receives nothing), where in a hand-written file it gets the default rule. @default false
+   */
+  snapshot?: boolean;
+}
+
 /**
  * Parses and validates a Config.json in the official emulator's format (`UserConfig.Namespaces[0]`).
  * Accepts a file path or the already-parsed object. Throws {@link ConfigError} naming the entity and field.
  */
-export function loadConfig(source: string | object): NamespaceConfig {
+export function loadConfig(source: string | object, options: LoadConfigOptions = {}): NamespaceConfig {
   let value: unknown = source;
   if (typeof source === 'string') {
     try {
@@ -191,7 +201,7 @@ export function loadConfig(source: string | object): NamespaceConfig {
       const where = `topic "${name}" subscription "${sub.name}"`;
       const rules = parse(z.object({ Rules: z.array(z.unknown()).default([]) }), sub.raw, where).Rules;
       // No rules listed: the subscription gets the default rule that takes everything, as on Azure.
-      const resolved = rules.length === 0 ? [defaultRule(now)] : rules.map((r, k) => parseRule(r, `${where} rule #${k + 1}`, now));
+      const resolved = rules.length === 0 && !options.snapshot ? [defaultRule(now)] : rules.map((r, k) => parseRule(r, `${where} rule #${k + 1}`, now));
       return { name: sub.name, settings: sub.settings, meta: sub.meta, rules: resolved };
     });
     return { name, settings, meta, subscriptions };

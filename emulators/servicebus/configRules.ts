@@ -19,7 +19,17 @@ const correlation = z.object({
   Properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
 });
 
-const sqlExpression = z.object({ SqlExpression: z.string().min(1) });
+// `Parameters` is this emulator's extension (the data directory's copy keeps rules made through the API).
+const storedParameter = z.object({ Type: z.enum(['long', 'double', 'string', 'boolean', 'dateTime']), Value: z.string() });
+const sqlExpression = z.object({ SqlExpression: z.string().min(1), Parameters: z.record(z.string(), storedParameter).optional() });
+
+function readParameters(p: Record<string, z.infer<typeof storedParameter>> | undefined): SqlParameterValues {
+  const out: Record<string, bigint | number | string | boolean | Date> = {};
+  for (const [k, { Type, Value }] of Object.entries(p ?? {})) {
+    out[k] = Type === 'long' ? BigInt(Value) : Type === 'double' ? Number(Value) : Type === 'boolean' ? Value === 'true' : Type === 'dateTime' ? new Date(Value) : Value;
+  }
+  return out;
+}
 
 // The official emulator's shape: `Properties: { FilterType, CorrelationFilter | SqlFilter, Action? }`.
 const rule = z.object({
@@ -70,11 +80,12 @@ export function sqlFilterSpec(expression: string, parameters: SqlParameterValues
 export function parseRule(raw: unknown, where: string, now: number): RuleConfig {
   const r = parse(rule, raw, where);
   const p = r.Properties;
-  const filter: RuleFilterSpec = p.FilterType === 'Sql' ? sqlFilterSpec(p.SqlFilter.SqlExpression, {}) : { type: 'correlation', correlation: toCorrelation(p.CorrelationFilter) };
+  const filter: RuleFilterSpec =
+    p.FilterType === 'Sql' ? sqlFilterSpec(p.SqlFilter.SqlExpression, readParameters(p.SqlFilter.Parameters)) : { type: 'correlation', correlation: toCorrelation(p.CorrelationFilter) };
   const resolved: RuleConfig = {
     name: r.Name,
     filter,
-    action: p.Action ? { expression: p.Action.SqlExpression, parameters: {} } : undefined,
+    action: p.Action ? { expression: p.Action.SqlExpression, parameters: readParameters(p.Action.Parameters) } : undefined,
     createdAt: r.CreatedAt ? Date.parse(r.CreatedAt) : now,
   };
   const bad = checkRuleSql(resolved);

@@ -1,9 +1,15 @@
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { loadOrCreateCertificate } from '../shared/tls/certificate.js';
 import { AdminServer } from './admin/adminServer.js';
+import { AtomRouter } from './admin/atom/atomRouter.js';
 import { Broker } from './broker/broker.js';
+import { EntityManager } from './broker/entityManager.js';
 import { loadConfig } from './config.js';
+import type { NamespaceConfig } from './config.js';
 import { AmqpServer } from './server/amqpServer.js';
 import type { ServerLog } from './server/amqpServer.js';
+import { EntityCatalog } from './store/entityCatalog.js';
 import { FileStore } from './store/fileStore.js';
 import { MemoryStore } from './store/memoryStore.js';
 import type { MessageStore } from './store/messageStore.js';
@@ -21,8 +27,15 @@ export interface StartOptions {
   config?: string | object;
   /** Directory for the durable log; in memory when absent. @default undefined */
   dataDir?: string;
-  /** HTTP admin port; 0 disables it. @default 5300 */
+  /** HTTP admin port (health, stats, the ATOM management API); 0 disables it. @default 5300 */
   adminPort?: number;
+  /**
+   * HTTPS port of the ATOM management API (what the JS administration client needs); 0 disables it.
+   * @default 5301, or 0 when `adminPort` is 0 (no admin surface at all)
+   */
+  adminHttpsPort?: number;
+  /** File to write the HTTPS port's self-signed certificate to (PEM), for `NODE_EXTRA_CA_CERTS`. @default undefined */
+  certOut?: string;
   /** Interface to bind. @default '127.0.0.1' */
   host?: string;
   /** Log sink for protocol warnings. @default silent */
@@ -37,6 +50,15 @@ export interface RunningEmulator {
   readonly port: number;
   /** Bound admin port, or undefined when disabled. */
   readonly adminPort: number | undefined;
+  /** Bound HTTPS management port, or undefined when disabled. */
+  readonly adminHttpsPort: number | undefined;
+  /**
+   * Connection string for `ServiceBusAdministrationClient`: the HTTPS port (the JS client always uses https;
+   * trust {@link certificatePem}), else the HTTP port with `UseDevelopmentEmulator=true` (.NET then uses http).
+   */
+  readonly administrationConnectionString: string | undefined;
+  /** The HTTPS port's certificate (PEM), or undefined when HTTPS is off. */
+  readonly certificatePem: string | undefined;
   /** The engine (stats, tests). @internal */
   readonly broker: Broker;
   /** Stops both servers, flushes the store. */
@@ -49,28 +71,48 @@ export const defaultConfigPath = fileURLToPath(new URL('../../infra/servicebus.c
 /** Starts the Service Bus emulator. */
 export async function start(options: StartOptions = {}): Promise<RunningEmulator> {
   const host = options.host ?? '127.0.0.1';
-  const config = loadConfig(options.config ?? defaultConfigPath);
+  const catalog = options.dataDir ? EntityCatalog.at(options.dataDir) : undefined;
+  // A data directory that already holds the namespace keeps what the management API made of it.
+  const config = catalog?.load() ?? loadConfig(options.config ?? defaultConfigPath);
   const store: MessageStore = options.dataDir ? await FileStore.open(options.dataDir) : new MemoryStore();
   const broker = new Broker(config, store);
+  const persist = (ns: NamespaceConfig): Promise<void> => (catalog ? catalog.save(ns) : Promise.resolve());
   const amqp = new AmqpServer(broker, options.log);
-  const admin = new AdminServer(broker);
+  const admin = new AdminServer(broker, new AtomRouter(broker, new EntityManager(broker, persist)));
   let port: number;
   let adminPort: number | undefined;
+  let adminHttpsPort: number | undefined;
+  let certificatePem: string | undefined;
   try {
+    await persist(broker.snapshot());
     port = await amqp.listen(host, options.port ?? 5672);
     const wantedAdmin = options.adminPort ?? 5300;
     adminPort = wantedAdmin === 0 ? undefined : await admin.listen(host, wantedAdmin);
+    const wantedHttps = options.adminHttpsPort ?? (wantedAdmin === 0 ? 0 : 5301);
+    if (wantedHttps !== 0) {
+      const tls = await loadOrCreateCertificate(options.dataDir);
+      certificatePem = tls.certPem;
+      if (options.certOut) await writeFile(options.certOut, tls.certPem);
+      adminHttpsPort = await admin.listenTls(host, wantedHttps, tls);
+    }
   } catch (err) {
+    await admin.close();
     await amqp.close();
     broker.close();
     await store.close();
     throw err;
   }
   let closing: Promise<void> | undefined;
+  const key = 'SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE';
+  const administrationConnectionString =
+    adminHttpsPort !== undefined ? `Endpoint=sb://${host}:${adminHttpsPort};${key};` : adminPort !== undefined ? `Endpoint=sb://${host}:${adminPort};${key};UseDevelopmentEmulator=true;` : undefined;
   return {
-    connectionString: `Endpoint=sb://${host}:${port};SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;`,
+    connectionString: `Endpoint=sb://${host}:${port};${key};UseDevelopmentEmulator=true;`,
     port,
     adminPort,
+    adminHttpsPort,
+    administrationConnectionString,
+    certificatePem,
     broker,
     close() {
       closing ??= (async () => {

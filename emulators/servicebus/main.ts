@@ -1,7 +1,10 @@
 import { Command } from 'commander';
 import { defaultConfigPath, start } from './index.js';
 
-/** CLI: `npm run emulator:servicebus -- --port 5672 --config infra/servicebus.config.json [--data-dir d] [--admin-port 5300]`. */
+/**
+ * CLI: `npm run emulator:servicebus -- --port 5672 --config infra/servicebus.config.json [--data-dir d] [--admin-port 5300]
+ * [--admin-https-port 5301] [--cert-out cert.pem]`.
+ */
 async function main(): Promise<void> {
   const program = new Command()
     .name('servicebus-emulator')
@@ -9,20 +12,29 @@ async function main(): Promise<void> {
     .option('--port <port>', 'AMQP port (0 = any free port)', '5672')
     .option('--config <file>', 'Config.json in the official emulator format', defaultConfigPath)
     .option('--data-dir <dir>', 'keep messages and session state on disk')
-    .option('--admin-port <port>', 'HTTP admin port (0 disables)', '5300')
+    .option('--admin-port <port>', 'HTTP admin port: health, stats, management API (0 disables)', '5300')
+    .option('--admin-https-port <port>', 'HTTPS management API port, for the JS administration client (0 disables)', '5301')
+    .option('--cert-out <file>', "write the HTTPS port's self-signed certificate (PEM) here, for NODE_EXTRA_CA_CERTS")
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .parse();
-  const o = program.opts<{ port: string; config: string; dataDir?: string; adminPort: string; host: string }>();
+  const o = program.opts<{ port: string; config: string; dataDir?: string; adminPort: string; adminHttpsPort: string; certOut?: string; host: string }>();
   const emulator = await start({
     port: Number(o.port),
     config: o.config,
     dataDir: o.dataDir,
     adminPort: Number(o.adminPort),
+    adminHttpsPort: Number(o.adminHttpsPort),
+    certOut: o.certOut,
     host: o.host,
     log: (level, message) => console.error(`[servicebus] ${level}: ${message}`),
   });
   // One line on stdout, machine-readable, so scripts can pick up the bound ports.
-  console.log(JSON.stringify({ status: 'listening', port: emulator.port, adminPort: emulator.adminPort ?? null, connectionString: emulator.connectionString }));
+  console.log(
+    JSON.stringify({
+      status: 'listening', port: emulator.port, adminPort: emulator.adminPort ?? null, adminHttpsPort: emulator.adminHttpsPort ?? null,
+      connectionString: emulator.connectionString, administrationConnectionString: emulator.administrationConnectionString ?? null,
+    }),
+  );
   const stop = (): void => {
     void emulator.close().then(() => process.exit(0));
   };

@@ -37,10 +37,14 @@ export class Broker implements EntityContext {
   private readonly entities = new Map<string, QueueEntity>();
   private readonly topics = new Map<string, TopicEntity>();
 
+  /** The namespace name (Config.json's `Namespaces[0].Name`). */
+  readonly namespace: string;
+
   constructor(
     config: NamespaceConfig,
     readonly store: MessageStore,
   ) {
+    this.namespace = config.namespace;
     for (const q of config.queues) this.addQueue(q.name, q.settings, q.meta);
     for (const t of config.topics) {
       const topic = this.addTopic(t.name, t.settings, t.meta);
@@ -118,6 +122,19 @@ export class Broker implements EntityContext {
   /** Topics in creation order. */
   topicList(): TopicEntity[] {
     return [...this.topics.values()];
+  }
+
+  /** The namespace as it is now, in config form (what the data directory keeps across restarts). */
+  snapshot(): NamespaceConfig {
+    const meta = (e: QueueEntity): EntityMeta => e.meta as EntityMeta;
+    return {
+      namespace: this.namespace,
+      queues: this.queueList().map((q) => ({ name: q.name, settings: q.settings, meta: meta(q) })),
+      topics: this.topicList().map((t) => ({
+        name: t.name, settings: t.settings, meta: t.meta,
+        subscriptions: [...t.subscriptions.values()].map((s) => ({ name: s.name, settings: s.entity.settings, meta: meta(s.entity), rules: s.rules.rules })),
+      })),
+    };
   }
 
   /** The queue, subscription or dead-letter queue an address names; throws EntityNotFound. */

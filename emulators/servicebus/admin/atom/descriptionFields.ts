@@ -1,0 +1,77 @@
+import type { EntitySettings } from '../../config.js';
+import { isUnbounded, parseDurationMs } from '../../duration.js';
+import { brokerErrors } from '../../errors/brokerError.js';
+import type { EntityFacts } from '../../broker/entityManager.js';
+import { childText } from './xml.js';
+import type { XmlNode } from './xml.js';
+
+/** Azure's defaults for fields a create request leaves out. */
+const DEFAULTS = { lockDuration: 'PT1M', dedupWindow: 'PT10M', maxDeliveryCount: 10, maxSizeInMegabytes: 1024, maxMessageKb: 256 };
+
+function bool(d: XmlNode, name: string, fallback: boolean): boolean {
+  const v = childText(d, name);
+  if (v === undefined || v === '') return fallback;
+  if (/^true$/i.test(v)) return true;
+  if (/^false$/i.test(v)) return false;
+  throw brokerErrors.badRequest(`${name} must be true or false, got '${v}'.`);
+}
+
+function int(d: XmlNode, name: string, fallback: number, min = 1): number {
+  const v = childText(d, name);
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw brokerErrors.badRequest(`${name} must be an integer of at least ${min}, got '${v}'.`);
+  return n;
+}
+
+function duration(d: XmlNode, name: string, fallback: string): number {
+  const v = childText(d, name) || fallback;
+  const ms = parseDurationMs(v);
+  if (ms === undefined) throw brokerErrors.badRequest(`${name} must be an ISO 8601 duration such as PT1M, got '${v}'.`);
+  return isUnbounded(ms) ? Infinity : ms;
+}
+
+/** `sb://host/name`, `http://host:port/name` or a bare name: the entity name. */
+function forwardName(d: XmlNode, name: string): string | undefined {
+  const v = childText(d, name);
+  if (!v) return undefined;
+  return v.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]+\//i, '').replace(/\/+$/, '');
+}
+
+/**
+ * Features the management API can set but this emulator does not implement: a request that asks for one
+ * is refused with a 400 naming it, instead of being stored and silently ignored.
+ */
+function refuseUnsupported(d: XmlNode): void {
+  if (bool(d, 'EnablePartitioning', false)) throw brokerErrors.notImplemented('EnablePartitioning (partitioned entities)');
+  if (bool(d, 'EnableExpress', false)) throw brokerErrors.notImplemented('EnableExpress (express entities)');
+  const status = childText(d, 'Status');
+  if (status && status !== 'Active') throw brokerErrors.notImplemented(`Status '${status}' (only Active)`);
+  const idle = childText(d, 'AutoDeleteOnIdle');
+  if (idle && !isUnbounded(parseDurationMs(idle) ?? 0)) throw brokerErrors.notImplemented('AutoDeleteOnIdle');
+  const rules = d.AuthorizationRules;
+  if (rules && typeof rules === 'object' && Object.keys(rules).some((k) => !k.startsWith('@'))) throw brokerErrors.notImplemented('AuthorizationRules on an entity');
+}
+
+/** Settings and facts of a QueueDescription, TopicDescription or SubscriptionDescription; absent fields take Azure's defaults. */
+export function readDescription(d: XmlNode, kind: 'queue' | 'topic' | 'subscription'): { settings: EntitySettings; facts: EntityFacts } {
+  refuseUnsupported(d);
+  const queueLike = kind !== 'topic';
+  const settings: EntitySettings = {
+    lockDurationMs: queueLike ? duration(d, 'LockDuration', DEFAULTS.lockDuration) : 60_000,
+    maxDeliveryCount: queueLike ? int(d, 'MaxDeliveryCount', DEFAULTS.maxDeliveryCount) : DEFAULTS.maxDeliveryCount,
+    defaultTtlMs: duration(d, 'DefaultMessageTimeToLive', 'P10675199DT2H48M5.4775807S'),
+    deadLetteringOnMessageExpiration: queueLike && bool(d, 'DeadLetteringOnMessageExpiration', false),
+    requiresDuplicateDetection: kind !== 'subscription' && bool(d, 'RequiresDuplicateDetection', false),
+    duplicateDetectionWindowMs: duration(d, 'DuplicateDetectionHistoryTimeWindow', DEFAULTS.dedupWindow),
+    requiresSession: queueLike && bool(d, 'RequiresSession', false),
+    forwardTo: queueLike ? forwardName(d, 'ForwardTo') : undefined,
+    forwardDeadLetteredMessagesTo: queueLike ? forwardName(d, 'ForwardDeadLetteredMessagesTo') : undefined,
+    maxMessageSizeBytes: kind === 'subscription' ? DEFAULTS.maxMessageKb * 1024 : int(d, 'MaxMessageSizeInKilobytes', DEFAULTS.maxMessageKb) * 1024,
+  };
+  const userMetadata = childText(d, 'UserMetadata');
+  return {
+    settings,
+    facts: { userMetadata: userMetadata === '' ? undefined : userMetadata, maxSizeInMegabytes: int(d, 'MaxSizeInMegabytes', DEFAULTS.maxSizeInMegabytes) },
+  };
+}

@@ -1,0 +1,82 @@
+import type { EntityMeta, EntitySettings, NamespaceConfig, RuleConfig, SqlParameterValues } from './config.js';
+import { formatDurationMs } from './duration.js';
+
+/** The unit of a typed SQL parameter as the data directory keeps it (JSON has no integer/double split). */
+export interface StoredParameter {
+  Type: 'long' | 'double' | 'string' | 'boolean' | 'dateTime';
+  Value: string;
+}
+
+function properties(s: EntitySettings, m: EntityMeta): Record<string, unknown> {
+  return {
+    DeadLetteringOnMessageExpiration: s.deadLetteringOnMessageExpiration,
+    ...(Number.isFinite(s.defaultTtlMs) ? { DefaultMessageTimeToLive: formatDurationMs(s.defaultTtlMs) } : {}),
+    DuplicateDetectionHistoryTimeWindow: formatDurationMs(s.duplicateDetectionWindowMs),
+    ...(s.forwardDeadLetteredMessagesTo ? { ForwardDeadLetteredMessagesTo: s.forwardDeadLetteredMessagesTo } : {}),
+    ...(s.forwardTo ? { ForwardTo: s.forwardTo } : {}),
+    LockDuration: formatDurationMs(s.lockDurationMs),
+    MaxDeliveryCount: s.maxDeliveryCount,
+    RequiresDuplicateDetection: s.requiresDuplicateDetection,
+    RequiresSession: s.requiresSession,
+    MaxMessageSizeInKilobytes: Math.round(s.maxMessageSizeBytes / 1024),
+    MaxSizeInMegabytes: m.maxSizeInMegabytes,
+    ...(m.userMetadata !== undefined ? { UserMetadata: m.userMetadata } : {}),
+    CreatedAt: new Date(m.createdAt).toISOString(),
+    UpdatedAt: new Date(m.updatedAt).toISOString(),
+  };
+}
+
+/** Parameters in the stored form; read back by `configRules.ts`. */
+export function storeParameters(p: SqlParameterValues): Record<string, StoredParameter> | undefined {
+  const entries = Object.entries(p);
+  if (entries.length === 0) return undefined;
+  return Object.fromEntries(
+    entries.map(([k, v]): [string, StoredParameter] => {
+      if (typeof v === 'bigint') return [k, { Type: 'long', Value: v.toString() }];
+      if (typeof v === 'number') return [k, { Type: 'double', Value: String(v) }];
+      if (typeof v === 'boolean') return [k, { Type: 'boolean', Value: String(v) }];
+      if (v instanceof Date) return [k, { Type: 'dateTime', Value: v.toISOString() }];
+      return [k, { Type: 'string', Value: v }];
+    }),
+  );
+}
+
+function rule(r: RuleConfig): object {
+  const f = r.filter;
+  const action = r.action ? { Action: { SqlExpression: r.action.expression, Parameters: storeParameters(r.action.parameters) } } : {};
+  const CreatedAt = new Date(r.createdAt).toISOString();
+  if (f.type === 'correlation') {
+    const c = f.correlation;
+    const CorrelationFilter = {
+      ContentType: c.contentType, CorrelationId: c.correlationId, Label: c.label, MessageId: c.messageId, ReplyTo: c.replyTo,
+      ReplyToSessionId: c.replyToSessionId, SessionId: c.sessionId, To: c.to, Properties: c.properties,
+    };
+    return { Name: r.name, CreatedAt, Properties: { FilterType: 'Correlation', CorrelationFilter, ...action } };
+  }
+  const SqlFilter = f.type === 'sql' ? { SqlExpression: f.expression, Parameters: storeParameters(f.parameters) } : { SqlExpression: f.type === 'true' ? '1=1' : '1=0' };
+  return { Name: r.name, CreatedAt, Properties: { FilterType: 'Sql', SqlFilter, ...action } };
+}
+
+/**
+ * The namespace in the official emulator's Config.json format, so the file the data directory keeps can
+ * also be read (or copied) as an entity file. Extensions it adds: `MaxSizeInMegabytes`, `UserMetadata`,
+ * `CreatedAt`, `UpdatedAt`, and typed SQL `Parameters`.
+ */
+export function toConfigJson(ns: NamespaceConfig): object {
+  return {
+    UserConfig: {
+      Namespaces: [
+        {
+          Name: ns.namespace,
+          Queues: ns.queues.map((q) => ({ Name: q.name, Properties: properties(q.settings, q.meta) })),
+          Topics: ns.topics.map((t) => ({
+            Name: t.name,
+            Properties: properties(t.settings, t.meta),
+            Subscriptions: t.subscriptions.map((s) => ({ Name: s.name, Properties: properties(s.settings, s.meta), Rules: s.rules.map(rule) })),
+          })),
+        },
+      ],
+      Logging: { Type: 'Console' },
+    },
+  };
+}

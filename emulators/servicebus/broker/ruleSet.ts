@@ -1,6 +1,6 @@
 import type { CorrelationFilter, RuleConfig } from '../config.js';
 import { compileSqlAction, compileSqlFilter } from '../filters/sqlRule.js';
-import type { MessageView, SqlAction } from '../filters/sqlRule.js';
+import type { MessageView, PropertyEdit, SqlAction } from '../filters/sqlRule.js';
 import { viewOf, withEdit } from './sqlView.js';
 import type { FilterFields, ParsedMessage } from './wireMessage.js';
 
@@ -36,6 +36,15 @@ function compile(r: RuleConfig): CompiledRule {
       return { config: r, action, matches: (_fields, view) => sql.matches(view()) };
     }
   }
+}
+
+/** Azure marks each copy an action made with the rule's name, in the `RuleName` application property. */
+function withRuleName(edit: PropertyEdit, name: string): PropertyEdit {
+  const set = new Map(edit.set);
+  set.set('RuleName', name);
+  const removed = new Set(edit.removed);
+  removed.delete('RuleName');
+  return { set, removed };
 }
 
 /**
@@ -78,7 +87,7 @@ export class RuleSet {
     for (const rule of this.compiled) {
       if (!rule.matches(p.filterFields, lazyView)) continue;
       if (rule.action === undefined) plain = true;
-      else out.push(withEdit(p, rule.action.apply(lazyView())));
+      else out.push(withEdit(p, withRuleName(rule.action.apply(lazyView()), rule.config.name)));
     }
     return plain ? [p, ...out] : out;
   }

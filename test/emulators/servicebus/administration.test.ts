@@ -144,7 +144,7 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
     const bigRed = s.client.createReceiver('orders-topic', 'big-red', { receiveMode: 'receiveAndDelete' });
     const [big] = await receiveExactly(bigRed, 1);
     expect(big?.body).toBe('big');
-    expect(big?.applicationProperties).toEqual({ color: 'red', quantity: 50, priority: 'high' });
+    expect(big?.applicationProperties).toEqual({ color: 'red', quantity: 50, priority: 'high', RuleName: 'big' });
     expect(await peekEverything(bigRed)).toEqual([]);
     const byCorrelation = s.client.createReceiver('orders-topic', 'by-correlation', { receiveMode: 'receiveAndDelete' });
     expect((await receiveExactly(byCorrelation, 1)).map((m) => m.body)).toEqual(['blue']);

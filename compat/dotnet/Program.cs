@@ -20,6 +20,8 @@ await using var client = new ServiceBusClient(connectionString, new ServiceBusCl
     RetryOptions = new ServiceBusRetryOptions { MaxRetries = 2, TryTimeout = TimeSpan.FromSeconds(10) },
 });
 
+await AdministrationCheck.Run(client, Check);
+
 // 1. Batch send with typed application properties.
 await using (var sender = client.CreateSender(PlainQueue))
 {

@@ -11,8 +11,10 @@ if ! command -v dotnet >/dev/null 2>&1; then
 fi
 log="$(mktemp)"
 cd "$root"
+# The admin port takes 0 as "off": ask the OS for a free one. HTTPS stays off, .NET speaks HTTP to the emulator.
+admin_port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 # node --import tsx keeps the emulator a single process, so the trap below stops exactly it.
-node --import tsx emulators/servicebus/main.ts --port 0 --admin-port 0 --config "$here/emulator.config.json" >"$log" 2>&1 &
+node --import tsx emulators/servicebus/main.ts --port 0 --admin-port "$admin_port" --admin-https-port 0 --config "$here/emulator.config.json" >"$log" 2>&1 &
 pid=$!
 cleanup() {
   kill "$pid" 2>/dev/null || true
@@ -27,6 +29,9 @@ for _ in $(seq 1 6000); do
   kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "emulator failed to start"; exit 1; }
   sleep 0.1
 done
-conn="$(node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").split("\n").find(x=>x.includes("\"listening\""));console.log(JSON.parse(l).connectionString)' "$log")"
+listening() { node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").split("\n").find(x=>x.includes("\"listening\""));console.log(JSON.parse(l)[process.argv[2]])' "$log" "$1"; }
+conn="$(listening connectionString)"
+admin_conn="$(listening administrationConnectionString)"
 echo "emulator: $conn"
-SB_CONNECTION="$conn" dotnet run --project "$here/ServiceBusCompat.csproj" -c Release
+echo "administration: $admin_conn"
+SB_CONNECTION="$conn" SB_ADMIN_CONNECTION="$admin_conn" dotnet run --project "$here/ServiceBusCompat.csproj" -c Release

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
 import { ensureCosmosResources } from './cosmosResources.js';
@@ -13,6 +14,10 @@ export interface EmulatorStackOptions {
   cosmosPort?: number;
   /** Port of the Service Bus emulator's admin view (health, sessions, ATOM API); 0 disables it. @default 5300 */
   adminPort?: number;
+  /** HTTPS port of the Service Bus management API (the JS administration client); 0 disables it. @default 5301, 0 when `adminPort` is 0 */
+  adminHttpsPort?: number;
+  /** Where the HTTPS port's certificate is written, for `NODE_EXTRA_CA_CERTS`. @default `servicebus-admin-cert.pem` in the data directory, else in the OS temp directory */
+  certOut?: string;
   /** Keeps both emulators' data in subdirectories of this directory; in memory when unset. @default undefined */
   dataDir?: string;
   /** The Service Bus entity file. @default `infra/servicebus.config.json` */
@@ -28,6 +33,8 @@ export interface EmulatorStack {
   readonly cosmosEndpoint: string;
   /** The Service Bus emulator's admin port actually bound; undefined when disabled. */
   readonly serviceBusAdminPort: number | undefined;
+  /** The management API for `ServiceBusAdministrationClient`: its connection string and the certificate to trust. */
+  readonly serviceBusAdministration: { readonly connectionString: string; readonly certFile: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -40,6 +47,7 @@ export interface EmulatorStack {
  */
 export async function startEmulatorStack(options: EmulatorStackOptions = {}): Promise<EmulatorStack> {
   const dataDir = options.dataDir;
+  const certOut = options.certOut ?? join(dataDir ?? tmpdir(), 'servicebus-admin-cert.pem');
   if (dataDir) {
     await mkdir(join(dataDir, 'servicebus'), { recursive: true });
     await mkdir(join(dataDir, 'cosmos'), { recursive: true });
@@ -52,6 +60,8 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
         config: options.entityFile ?? repoPath('infra/servicebus.config.json'),
         dataDir: dataDir ? join(dataDir, 'servicebus') : undefined,
         adminPort: options.adminPort ?? 5300,
+        adminHttpsPort: options.adminHttpsPort,
+        certOut,
       },
     }),
     startEmulatorThread({ service: 'cosmos', options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined } }),
@@ -77,6 +87,7 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     cosmosConnectionString: cosmos.value.connectionString,
     cosmosEndpoint: cosmos.value.endpoint ?? '',
     serviceBusAdminPort: serviceBus.value.adminPort,
+    serviceBusAdministration: serviceBus.value.administrationConnectionString ? { connectionString: serviceBus.value.administrationConnectionString, certFile: certOut } : undefined,
     close: closeBoth,
   };
 }

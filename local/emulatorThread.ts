@@ -3,12 +3,12 @@ import type { StartOptions as CosmosStartOptions } from '../emulators/cosmos/ind
 
 /** What a worker thread running one emulator is told to start. */
 export type EmulatorWorkerData =
-  | { service: 'servicebus'; options: { port: number; config: string; dataDir?: string; adminPort: number } }
+  | { service: 'servicebus'; options: { port: number; config: string; dataDir?: string; adminPort: number; adminHttpsPort?: number; certOut?: string } }
   | { service: 'cosmos'; options: Pick<CosmosStartOptions, 'port' | 'dataDir'> };
 
 /** What the thread answers. */
 export type EmulatorWorkerReply =
-  | { kind: 'started'; connectionString: string; endpoint?: string; adminPort?: number }
+  | { kind: 'started'; connectionString: string; endpoint?: string; adminPort?: number; administrationConnectionString?: string }
   | { kind: 'closed' }
   | { kind: 'failed'; message: string };
 
@@ -19,6 +19,8 @@ export interface EmulatorThread {
   readonly endpoint: string | undefined;
   /** Service Bus only: the admin port bound, undefined when disabled. */
   readonly adminPort: number | undefined;
+  /** Service Bus only: the connection string for `ServiceBusAdministrationClient`, undefined when disabled. */
+  readonly administrationConnectionString: string | undefined;
   /** Stops the emulator (it flushes its store) and ends the thread. */
   close(): Promise<void>;
 }
@@ -52,6 +54,7 @@ export async function startEmulatorThread(data: EmulatorWorkerData): Promise<Emu
     connectionString: started.connectionString,
     endpoint: started.endpoint,
     adminPort: started.adminPort,
+    administrationConnectionString: started.administrationConnectionString,
     close() {
       closing ??= (async () => {
         if (exited) {

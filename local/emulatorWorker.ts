@@ -16,7 +16,7 @@ const post = (reply: EmulatorWorkerReply): void => port.postMessage(reply);
 try {
   const running =
     data.service === 'servicebus'
-      ? await startServiceBus(data.options).then((sb) => ({ close: () => sb.close(), started: { connectionString: sb.connectionString, adminPort: sb.adminPort } }))
+      ? await startServiceBus(data.options).then((sb) => ({ close: () => sb.close(), started: { connectionString: sb.connectionString, adminPort: sb.adminPort, administrationConnectionString: sb.administrationConnectionString } }))
       : await startCosmos(data.options).then((c) => ({ close: () => c.close(), started: { connectionString: c.connectionString, endpoint: c.endpoint } }));
   port.on('message', (message: unknown) => {
     if (message !== 'close') return;

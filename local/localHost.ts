@@ -30,6 +30,8 @@ export interface LocalHostOptions {
   serviceBusPort?: number;
   /** Admin view of the Service Bus emulator (the CLI's `sessions`); 0 disables it. @default 5300 */
   serviceBusAdminPort?: number;
+  /** HTTPS port of the Service Bus management API; 0 disables it. @default 5301, 0 when `serviceBusAdminPort` is 0 */
+  serviceBusAdminHttpsPort?: number;
   /** @default 8081 */
   cosmosPort?: number;
   /** Durable emulator data; in memory when unset. @default undefined */
@@ -61,6 +63,8 @@ export interface LocalHost {
   readonly connectionStrings: { readonly ServiceBusConnection?: string; readonly CosmosConnection?: string };
   /** The Service Bus emulator's admin port, when the emulators run. */
   readonly serviceBusAdminPort?: number;
+  /** The Service Bus management API (connection string, certificate to trust), when the emulators run. */
+  readonly serviceBusAdministration?: { readonly connectionString: string; readonly certFile: string };
   /** Every app setting the functions see. */
   readonly settings: AppSettings;
   readonly logger: Logger;
@@ -89,6 +93,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
           serviceBusPort: options.serviceBusPort,
           cosmosPort: options.cosmosPort,
           adminPort: options.serviceBusAdminPort,
+          adminHttpsPort: options.serviceBusAdminHttpsPort,
           dataDir: options.dataDir,
           cosmosResources,
         });
@@ -144,6 +149,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
         CosmosConnection: settings.CosmosConnection,
       },
       serviceBusAdminPort: stack?.serviceBusAdminPort,
+      serviceBusAdministration: stack?.serviceBusAdministration,
       settings,
       logger,
       close: () => (closing ??= stopAll()),

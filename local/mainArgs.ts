@@ -24,6 +24,7 @@ interface Flags {
   servicebusPort: number;
   cosmosPort: number;
   servicebusAdminPort: number;
+  servicebusAdminHttpsPort?: number;
   hostJson?: string;
 }
 
@@ -42,6 +43,7 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
     .option('--servicebus-port <port>', 'AMQP port of the Service Bus emulator', parsePort, 5672)
     .option('--cosmos-port <port>', 'HTTP port of the Cosmos DB emulator', parsePort, 8081)
     .option('--servicebus-admin-port <port>', "port of the Service Bus emulator's admin view (0 turns it off)", parsePort, 5300)
+    .option('--servicebus-admin-https-port <port>', 'HTTPS port of the Service Bus management API (default 5301; 0 turns it off)', parsePort)
     .option('--host-json <file>', "host.json whose extensions.serviceBus settings the triggers use (default: the repository's)")
     .parse([...argv], { from: 'user' })
     .opts<Flags>();
@@ -56,6 +58,7 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
       serviceBusPort: flags.servicebusPort,
       cosmosPort: flags.cosmosPort,
       serviceBusAdminPort: flags.servicebusAdminPort,
+      serviceBusAdminHttpsPort: flags.servicebusAdminHttpsPort,
       hostJsonFile: flags.hostJson === undefined ? undefined : resolve(cwd, flags.hostJson),
     },
   };

@@ -18,6 +18,13 @@ describe('the startup banner', () => {
     expect(COSMOS_EMULATOR_KEY).toBe(EMULATOR_KEY);
   });
 
+  it('prints the administration connection string and the certificate its HTTPS port needs', () => {
+    const admin = { connectionString: 'Endpoint=sb://127.0.0.1:5301;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;', certFile: '/tmp/sb.pem' };
+    const text = startupBanner({ httpUrl: 'http://127.0.0.1:7071/api', settings: {}, serviceBusAdminPort: 5300, serviceBusAdministration: admin }).join('\n');
+    expect(text).toContain(`Administration        ${admin.connectionString}`);
+    expect(text).toContain('NODE_EXTRA_CA_CERTS=/tmp/sb.pem');
+  });
+
   it('prints only the endpoints of connections with real keys, from settings or on another machine', () => {
     // Prepare
     const settings = {

@@ -73,7 +73,8 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
   const host = options.host ?? '127.0.0.1';
   const catalog = options.dataDir ? EntityCatalog.at(options.dataDir) : undefined;
   // A data directory that already holds the namespace keeps what the management API made of it.
-  const config = catalog?.load() ?? loadConfig(options.config ?? defaultConfigPath);
+  const fromFile = loadConfig(options.config ?? defaultConfigPath);
+  const config = catalog ? catalog.resolve(fromFile) : fromFile;
   const store: MessageStore = options.dataDir ? await FileStore.open(options.dataDir) : new MemoryStore();
   const broker = new Broker(config, store);
   const persist = (ns: NamespaceConfig): Promise<void> => (catalog ? catalog.save(ns) : Promise.resolve());

@@ -1,20 +1,34 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, open, rename } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { NamespaceConfig } from '../config.js';
 import { loadConfig } from '../config.js';
 import { toConfigJson } from '../configWriter.js';
 
 const FILE = 'entities.json';
 
+/** Lower-cased paths of every queue, topic and subscription (`t/subscriptions/s`). */
+function pathsOf(ns: NamespaceConfig): Set<string> {
+  const out = new Set<string>();
+  for (const q of ns.queues) out.add(q.name.toLowerCase());
+  for (const t of ns.topics) {
+    out.add(t.name.toLowerCase());
+    for (const s of t.subscriptions) out.add(`${t.name}/subscriptions/${s.name}`.toLowerCase());
+  }
+  return out;
+}
+
 /**
- * The namespace's entities in the data directory (`entities.json`, Config.json format), so queues, topics,
- * subscriptions and rules made through the management API survive a restart. Once the file exists it is the
- * namespace: the `--config` file only seeds an empty data directory. Each save is written to a temporary file,
- * fsync'ed and renamed over the old one, so a crash leaves either version whole; saves run one at a time.
+ * The namespace's entities in the data directory (`entities.json`, Config.json format, plus the `Deleted` paths),
+ * so queues, topics, subscriptions and rules made or changed through the management API survive a restart. At
+ * start the saved namespace wins over `--config`, which still brings entities the data directory has never seen
+ * (a queue added to the entity file later) but not ones deleted through the API. Each save goes to a temporary
+ * file, is fsync'ed and renamed over the old one, so a crash leaves either version whole; saves run one at a time.
  */
 export class EntityCatalog {
   private chain: Promise<void> = Promise.resolve();
+  private known = new Set<string>();
+  private deleted = new Set<string>();
 
   private constructor(private readonly path: string) {}
 
@@ -23,23 +37,40 @@ export class EntityCatalog {
     return new EntityCatalog(join(dir, FILE));
   }
 
-  /** The saved namespace, or undefined for a fresh data directory. */
-  load(): NamespaceConfig | undefined {
-    if (!existsSync(this.path)) return undefined;
-    return loadConfig(JSON.parse(readFileSync(this.path, 'utf8')) as object, { snapshot: true });
+  /** The namespace to serve: the saved one with what `config` adds, or `config` itself in a fresh data directory. */
+  resolve(config: NamespaceConfig): NamespaceConfig {
+    if (!existsSync(this.path)) return config;
+    const raw = JSON.parse(readFileSync(this.path, 'utf8')) as { Deleted?: string[] };
+    this.deleted = new Set(raw.Deleted ?? []);
+    const saved = loadConfig(raw, { snapshot: true });
+    const have = pathsOf(saved);
+    const fresh = (path: string): boolean => !have.has(path.toLowerCase()) && !this.deleted.has(path.toLowerCase());
+    const topics = saved.topics.map((t) => {
+      const fromConfig = config.topics.find((c) => c.name.toLowerCase() === t.name.toLowerCase());
+      const added = (fromConfig?.subscriptions ?? []).filter((s) => fresh(`${t.name}/subscriptions/${s.name}`));
+      return added.length === 0 ? t : { ...t, subscriptions: [...t.subscriptions, ...added] };
+    });
+    return {
+      namespace: saved.namespace,
+      queues: [...saved.queues, ...config.queues.filter((q) => fresh(q.name))],
+      topics: [...topics, ...config.topics.filter((t) => fresh(t.name))],
+    };
   }
 
-  /** Writes the namespace durably; resolves once it is on disk. */
+  /** Writes the namespace durably (and which entities were deleted since the last save); resolves once on disk. */
   save(ns: NamespaceConfig): Promise<void> {
-    const text = `${JSON.stringify(toConfigJson(ns), null, 2)}\n`;
+    const now = pathsOf(ns);
+    for (const p of this.known) if (!now.has(p)) this.deleted.add(p);
+    for (const p of now) this.deleted.delete(p);
+    this.known = now;
+    const text = `${JSON.stringify({ ...toConfigJson(ns), Deleted: [...this.deleted] }, null, 2)}\n`;
     const next = this.chain.then(() => this.write(text));
     this.chain = next.catch(() => undefined);
     return next;
   }
 
   private async write(text: string): Promise<void> {
-    const dir = join(this.path, '..');
-    await mkdir(dir, { recursive: true });
+    await mkdir(dirname(this.path), { recursive: true });
     const tmp = `${this.path}.tmp`;
     const fh = await open(tmp, 'w');
     try {

@@ -195,11 +195,13 @@ describe('management API changes survive a restart with --data-dir', () => {
     } finally {
       await first.close();
     }
-    // The --config file no longer lists what the data directory holds: the data directory wins.
-    const second = await startAdminStack(configWith([queue('seeded'), queue('deleted-later')]), dir);
+    // The data directory wins over --config, which still brings what is new in it but not what the API deleted.
+    const second = await startAdminStack(configWith([queue('seeded', { MaxDeliveryCount: 9 }), queue('deleted-later'), queue('added-later')]), dir);
     try {
       expect(await second.admin.call('getQueue', 'durable-made')).toMatchObject({ maxDeliveryCount: 3 });
       expect(await second.admin.call('queueExists', 'deleted-later')).toBe(false);
+      expect(await second.admin.call('queueExists', 'added-later')).toBe(true);
+      expect(await second.admin.call('getQueue', 'seeded')).toMatchObject({ maxDeliveryCount: 10 });
       expect(await second.admin.call<Props[]>('listRules', 'durable-topic', 'vip')).toEqual([{ name: 'vip', filter: { sqlExpression: 'tier IN (1, 2)' }, action: {} }]);
       const receiver = second.client.createReceiver('durable-made', { receiveMode: 'receiveAndDelete' });
       expect((await receiveExactly(receiver, 1)).map((m) => m.body)).toEqual(['kept']);

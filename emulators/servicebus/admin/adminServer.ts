@@ -74,7 +74,7 @@ export class AdminServer {
         body,
       });
     } catch (err) {
-      reply = errorReply(500, `The management request failed: ${(err as Error).message}`);
+      reply = err instanceof BodyTooLarge ? errorReply(413, err.message) : errorReply(500, `The management request failed: ${(err as Error).message}`);
     }
     res.writeHead(reply.status, { 'content-type': reply.contentType });
     res.end(reply.body);
@@ -92,6 +92,8 @@ export class AdminServer {
   }
 }
 
+class BodyTooLarge extends Error {}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -99,8 +101,9 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > MAX_BODY) {
-        reject(new Error(`request body over ${MAX_BODY} bytes`));
-        req.destroy();
+        reject(new BodyTooLarge(`The request body is over ${MAX_BODY} bytes.`));
+        req.removeAllListeners('data');
+        req.resume();
         return;
       }
       chunks.push(c);

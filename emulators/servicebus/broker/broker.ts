@@ -91,6 +91,8 @@ export class Broker implements EntityContext {
 
   /** Deletes a queue or subscription with its messages and dead letters; its receivers are detached. */
   dropQueueLike(entity: QueueEntity): void {
+    // Cleared in the log too, so a same-named entity made later does not find old session states at restart.
+    for (const session of entity.sessions?.list() ?? []) if (session.hasState) this.setSessionState(entity, session.id, undefined);
     entity.purge();
     entity.dlq?.purge();
     this.entities.delete(entity.name.toLowerCase());

@@ -99,6 +99,33 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
     await receiver.close();
   });
 
+  it('forwards through a ForwardTo set by the client, and updates topics, subscriptions and rules', async () => {
+    await s.admin.call('createQueue', 'forward-target');
+    const source = await s.admin.call('createQueue', 'forward-source', { forwardTo: 'forward-target' });
+    expect(String(source.forwardTo)).toMatch(/\/forward-target$/);
+    expect(await s.admin.failure('createQueue', 'forward-nowhere', { forwardTo: 'no-such-queue' })).toMatchObject({ statusCode: 400 });
+    await s.client.createSender('forward-source').sendMessages({ body: 'moved' });
+    const target = s.client.createReceiver('forward-target', { receiveMode: 'receiveAndDelete' });
+    expect((await receiveExactly(target, 1)).map((m) => m.body)).toEqual(['moved']);
+    await target.close();
+
+    await s.admin.call('createTopic', 'changing');
+    const topic = await s.admin.call('getTopic', 'changing');
+    expect(await s.admin.call('updateTopic', { ...topic, maxSizeInMegabytes: 2048, userMetadata: 'bigger' })).toMatchObject({ maxSizeInMegabytes: 2048, userMetadata: 'bigger' });
+    await s.admin.call('createSubscription', 'changing', 'sub');
+    const sub = await s.admin.call('getSubscription', 'changing', 'sub');
+    expect(await s.admin.call('updateSubscription', { ...sub, lockDuration: 'PT15S', maxDeliveryCount: 2 })).toMatchObject({ lockDuration: 'PT15S', maxDeliveryCount: 2 });
+    const rule = await s.admin.call('getRule', 'changing', 'sub', '$Default');
+    await s.admin.call('updateRule', 'changing', 'sub', { ...rule, filter: { sqlExpression: "kind = 'wanted'" } });
+    expect(await s.admin.call('getRule', 'changing', 'sub', '$Default')).toMatchObject({ filter: { sqlExpression: "kind = 'wanted'" } });
+    await s.client.createSender('changing').sendMessages([{ body: 'no', applicationProperties: { kind: 'other' } }, { body: 'yes', applicationProperties: { kind: 'wanted' } }]);
+    const r = s.client.createReceiver('changing', 'sub', { receiveMode: 'receiveAndDelete' });
+    expect((await receiveExactly(r, 1)).map((m) => m.body)).toEqual(['yes']);
+    expect(await peekEverything(r)).toEqual([]);
+    await r.close();
+    expect(await s.admin.failure('updateRule', 'changing', 'sub', { ...rule, name: 'absent' })).toMatchObject({ code: 'MessageEntityNotFoundError', statusCode: 404 });
+  });
+
   it('refuses a feature it does not implement, naming it', async () => {
     const err = await s.admin.failure('createQueue', 'partitioned', { enablePartitioning: true });
     expect(err.statusCode).toBe(400);
@@ -166,6 +193,15 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
     expect(xml).toMatch(/rel="next" href="[^"]*%24skip=3/);
     const all = await s.admin.call<Props[]>('listQueues');
     expect(all.length).toBeGreaterThan(3);
+  });
+
+  it('answers a body that is not XML, or too large, with a clear error', async () => {
+    const put = (body: string): Promise<Response> => fetch(`${s.http}/raw-queue?api-version=2021-05`, { method: 'PUT', body, headers: { 'content-type': 'application/atom+xml' } });
+    const notXml = await put('{"not":"xml"}');
+    expect(notXml.status).toBe(400);
+    expect(await notXml.text()).toMatch(/<Error><Code>400<\/Code><Detail>The request body is not valid XML/);
+    expect((await put(`<entry>${'x'.repeat(1_100_000)}</entry>`)).status).toBe(413);
+    expect(await s.admin.call('queueExists', 'raw-queue')).toBe(false);
   });
 
   it('serves the same API over plain HTTP, and /health and /stats as before', async () => {

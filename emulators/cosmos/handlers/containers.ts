@@ -3,6 +3,7 @@ import { json } from '../http/reply.js';
 import type { RequestContext } from '../http/requestContext.js';
 import { header, jsonObjectBody } from '../http/requestContext.js';
 import type { AccountStore } from '../store/accountStore.js';
+import { partitionKeyRangeRid } from '../store/resources.js';
 import { isChangeFeedRequest } from './changeFeed.js';
 import { feedReply } from './feed.js';
 
@@ -37,7 +38,7 @@ export async function deleteContainer(db: string, coll: string, store: AccountSt
 }
 
 /**
- * `GET /dbs/{db}/colls/{coll}/pkranges`: the container's ranges (see `--partition-key-ranges`). Read
+ * `GET /dbs/{db}/colls/{coll}/pkranges` (by name or rid): the container's ranges (see `--partition-key-ranges`). Read
  * as a change feed (`A-IM`, as the .NET SDK's routing map does) the ranges come once, then 304 under
  * their ETag: they never split.
  */
@@ -48,8 +49,8 @@ export function readPartitionKeyRanges(ctx: RequestContext, db: string, coll: st
   if (isChangeFeedRequest(ctx) && header(ctx, 'if-none-match') === etag) return { status: 304, headers: { etag, 'x-ms-item-count': 0 } };
   const ranges = state.changes.ranges.map((range, i) => ({
     id: range.id,
-    _rid: partitionKeyRangeRid(res._rid, i),
-    _self: `${res._self}pkranges/${partitionKeyRangeRid(res._rid, i)}/`,
+    _rid: partitionKeyRangeRid(res._rid, range.id),
+    _self: `${res._self}pkranges/${partitionKeyRangeRid(res._rid, range.id)}/`,
     _etag: '"00000000-0000-0000-0000-000000000000"',
     _ts: res._ts,
     minInclusive: range.minInclusive,
@@ -61,9 +62,4 @@ export function readPartitionKeyRanges(ctx: RequestContext, db: string, coll: st
     ownedArchivalPKRangeIds: [],
   }));
   return feedReply(ctx, ranges, 'PartitionKeyRanges', res._rid, { etag });
-}
-
-/** Range `i`'s resource id: the container's, extended as the service extends it. */
-function partitionKeyRangeRid(containerRid: string, i: number): string {
-  return i === 0 ? `${containerRid}AgAAAAAAAAA=` : `${containerRid}${Buffer.from([2, 0, 0, 0, 0, 0, 0, i]).toString('base64').replace(/\//g, '-')}`;
 }

@@ -14,6 +14,7 @@ import type { Reply } from './reply.js';
 import { errorReply, writeReply } from './reply.js';
 import type { RequestContext } from './requestContext.js';
 import { parseAddress } from './requestContext.js';
+import { resolveResourceIds } from './resourceIds.js';
 import { route } from './router.js';
 import type { TlsMaterial } from '../../shared/tls/certificate.js';
 
@@ -75,7 +76,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     return;
   }
   verifyMasterKey(ctx, deps.key);
-  const { operation, handle } = route(ctx, deps.store);
+  const { operation, handle } = route(resolveResourceIds(ctx, deps.store), deps.store);
   deps.counters.increment(operation);
   const fault = deps.faults.take(operation);
   if (fault?.mode === 'error') {

@@ -1,0 +1,46 @@
+import type { AccountStore } from '../store/accountStore.js';
+import { ridKind } from '../store/resources.js';
+import type { RidKind } from '../store/resources.js';
+import type { RequestContext } from './requestContext.js';
+import { header } from './requestContext.js';
+
+/*
+ * The .NET SDK addresses some requests by resource id instead of by name: partition key ranges
+ * (`GET dbs/{dbRid}/colls/{collRid}/pkranges`, from `PartitionKeyRangeCache`), collection reads from its
+ * caches, and range-scoped requests whose `x-ms-documentdb-partitionkeyrangeid` is `{collRid},{rangeId}`.
+ * This module turns such a request into the name-addressed one the router and handlers know, and gives the
+ * signature check the resource link the SDK signs for it.
+ */
+
+const SEGMENT_KIND: Record<string, RidKind> = { dbs: 'database', colls: 'container', docs: 'document', pkranges: 'pkrange' };
+
+/**
+ * The resource link the .NET SDK signs for a rid-addressed request: the last resource id of the link,
+ * lower-cased (`AuthorizationHelper` lower-cases every link that is not name-based); `undefined` when the
+ * link's last id is not a resource id of the type its path segment names.
+ */
+export function ridSignedLink(ctx: RequestContext): string | undefined {
+  const parts = ctx.address.resourceLink.split('/');
+  const id = parts[parts.length - 1];
+  const type = parts[parts.length - 2];
+  if (id === undefined || type === undefined || parts.length % 2 !== 0) return undefined;
+  const kind = SEGMENT_KIND[type];
+  return kind !== undefined && ridKind(id) === kind ? id.toLowerCase() : undefined;
+}
+
+/** The request with every resource id in its path replaced by the resource's name, and range headers normalised. */
+export function resolveResourceIds(ctx: RequestContext, store: AccountStore): RequestContext {
+  const segments = [...ctx.address.segments];
+  if (segments[0] === 'dbs' && segments[1] !== undefined) {
+    const db = (segments[1] = store.databaseIdFor(segments[1]));
+    if (segments[2] === 'colls' && segments[3] !== undefined) {
+      const coll = (segments[3] = store.containerIdFor(db, segments[3]));
+      if (segments[4] === 'docs' && segments[5] !== undefined) segments[5] = store.documentIdFor(db, coll, segments[5]);
+    }
+  }
+  const headers = { ...ctx.headers };
+  // `{collRid},{rangeId}` (the SDK's PartitionKeyRangeIdentity header form) names the same range as `{rangeId}`.
+  const range = header(ctx, 'x-ms-documentdb-partitionkeyrangeid');
+  if (range?.includes(',') === true) headers['x-ms-documentdb-partitionkeyrangeid'] = range.slice(range.lastIndexOf(',') + 1);
+  return { ...ctx, address: { ...ctx.address, segments }, headers };
+}

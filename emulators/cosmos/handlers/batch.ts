@@ -1,4 +1,5 @@
 import { badRequest, entityTooLarge } from '../errors/errorFactory.js';
+import { isHybridRowBatch, readHybridBatch, writeHybridBatchResults } from '../http/batchHybridRow.js';
 import type { Reply } from '../http/reply.js';
 import { json } from '../http/reply.js';
 import type { RequestContext } from '../http/requestContext.js';
@@ -22,6 +23,8 @@ interface WireOperation {
   partitionKey?: string;
   ifMatch?: string;
   ifNoneMatch?: string;
+  /** HybridRow only: this operation's result carries no body. */
+  minimal?: boolean;
 }
 
 function toOperation(wire: WireOperation, index: number): DocumentOperation {
@@ -62,7 +65,9 @@ function toOperation(wire: WireOperation, index: number): DocumentOperation {
 export async function executeBatch(ctx: RequestContext, ref: ContainerRef, store: AccountStore): Promise<Reply> {
   if (ctx.body.length > BATCH_LIMITS.maxBytes) throw entityTooLarge('The batch request exceeds the 2 MB limit.');
   const pk = requiredPartitionKey(ctx, ref, store);
-  const wire = jsonBody<unknown>(ctx);
+  // The .NET SDK sends HybridRow, the JS SDK JSON; both run the same checks and the same transaction.
+  const hybrid = isHybridRowBatch(ctx.body);
+  const wire: unknown = hybrid ? readHybridBatch(ctx.body) : jsonBody<unknown>(ctx);
   if (!Array.isArray(wire) || wire.length === 0) throw badRequest('A batch request must be a non-empty array of operations.');
   if (wire.length > BATCH_LIMITS.maxOperations) throw badRequest(`A batch may hold at most ${BATCH_LIMITS.maxOperations} operations.`);
   const definition = store.container(ref.db, ref.coll).res.partitionKey;
@@ -74,12 +79,13 @@ export async function executeBatch(ctx: RequestContext, ref: ContainerRef, store
     }
     return toOperation(op, i);
   });
-  const minimal = header(ctx, 'prefer')?.includes('return=minimal') === true;
+  const minimalAll = header(ctx, 'prefer')?.includes('return=minimal') === true;
   const results = await store.execute(ref.db, ref.coll, pk, ops);
   const failed = results.some((r) => !r.ok);
-  const body = results.map((r) => {
+  const body = results.map((r, i) => {
     if (!r.ok) return { statusCode: r.error.status, subStatusCode: r.error.substatus, requestCharge: 0 };
     const doc = r.outcome.doc;
+    const minimal = minimalAll || (wire[i] as WireOperation).minimal === true;
     const showBody = !minimal && doc !== undefined && r.outcome.status !== 204 && r.outcome.status !== 304;
     return {
       statusCode: r.outcome.status,
@@ -88,5 +94,7 @@ export async function executeBatch(ctx: RequestContext, ref: ContainerRef, store
       ...(showBody && { resourceBody: doc.body }),
     };
   });
-  return json(failed ? 207 : 200, body, { 'x-ms-session-token': sessionToken(store) });
+  const headers = { 'x-ms-session-token': sessionToken(store) };
+  if (!hybrid) return json(failed ? 207 : 200, body, headers);
+  return { status: failed ? 207 : 200, body: writeHybridBatchResults(body), headers: { ...headers, 'content-type': 'application/octet-stream' } };
 }

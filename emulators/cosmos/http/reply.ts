@@ -5,6 +5,7 @@ import type { CosmosError } from '../errors/cosmosError.js';
 /** What a handler answers; the server adds the headers every response carries. */
 export interface Reply {
   status: number;
+  /** JSON-serialised, or written as is when a Buffer (binary answers such as HybridRow batches). */
   body?: unknown;
   headers?: Record<string, string | number>;
 }
@@ -23,7 +24,8 @@ export function errorReply(error: CosmosError): Reply {
 
 /** Writes a reply with the headers the SDK reads on every response. */
 export function writeReply(res: ServerResponse, reply: Reply): void {
-  const payload = reply.body === undefined || reply.status === 204 || reply.status === 304 ? '' : JSON.stringify(reply.body);
+  const payload =
+    reply.body === undefined || reply.status === 204 || reply.status === 304 ? '' : Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body);
   res.statusCode = reply.status;
   res.setHeader('content-type', 'application/json');
   res.setHeader('x-ms-activity-id', randomUUID());

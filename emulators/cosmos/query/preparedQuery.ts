@@ -34,9 +34,23 @@ export function compile(sql: string): ParsedQuery {
   try {
     return parseSql(sql);
   } catch (error) {
-    if (isSqlSyntaxError(error)) throw badRequest(`Syntax error, ${(error as Error).message}`);
-    throw error;
+    if (!isSqlSyntaxError(error)) throw error;
+    const feature = unsupportedFeature(sql);
+    if (feature !== undefined) throw badRequest(`The emulator does not support ${feature} in queries: ${(error as Error).message}`);
+    throw badRequest(`Syntax error, ${(error as Error).message}`);
   }
+}
+
+/** Clauses of Cosmos SQL the emulator's parser lacks, named so a refusal says which one (string literals ignored). */
+const UNSUPPORTED_CLAUSES: [RegExp, string][] = [
+  [/\bOFFSET\b/i, 'OFFSET LIMIT'],
+  [/\bGROUP\s+BY\b/i, 'GROUP BY'],
+  [/\bDISTINCT\b/i, 'DISTINCT'],
+];
+
+function unsupportedFeature(sql: string): string | undefined {
+  const code = sql.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, "''");
+  return UNSUPPORTED_CLAUSES.find(([pattern]) => pattern.test(code))?.[1];
 }
 
 function containsAggregate(node: unknown): boolean {

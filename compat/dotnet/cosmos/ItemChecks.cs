@@ -37,6 +37,7 @@ public sealed class ItemChecks(CosmosClient client, Checks checks, string databa
         await this.PatchAsync(items);
         await this.QueriesAsync(items);
         await this.TtlAsync(database);
+        await new ChangeFeedChecks(checks, database).RunAsync();
     }
 
     private async Task PointOperationsAsync(Container items)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the .NET Cosmos DB compatibility check (Microsoft.Azure.Cosmos, Gateway mode) against freshly started
-# emulators on free ports: once over https with the emulator's --cert-out certificate trusted, once over plain http.
+# emulators on free ports: once over https with the emulator's --cert-out certificate trusted (one partition key range
+# per container), once over plain http with four ranges per container (cross-range queries, leases shared by two
+# change feed processors).
 # The program itself runs every check twice, with endpoint discovery on and with LimitToEndpoint = true.
 # Prints a SKIP line and exits 0 when dotnet is not installed, unless CI is set (then it fails).
 set -euo pipefail
@@ -57,7 +59,7 @@ start_emulator https --https --cert-out "$work/cosmos-cert.pem"
 COSMOS_ENDPOINT="$endpoint" COSMOS_KEY="$key" COSMOS_CERT="$work/cosmos-cert.pem" dotnet "$dll" || status=1
 stop
 
-start_emulator http
+start_emulator http --partition-key-ranges 4
 COSMOS_ENDPOINT="$endpoint" COSMOS_KEY="$key" dotnet "$dll" || status=1
 stop
 

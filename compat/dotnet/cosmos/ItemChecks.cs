@@ -150,6 +150,19 @@ public sealed class ItemChecks(CosmosClient client, Checks checks, string databa
         var top = await ReadAllAsync(items.GetItemQueryIterator<Doc>(new QueryDefinition("SELECT TOP 3 * FROM c WHERE c.tag = 'q' ORDER BY c.n")));
         checks.Check(top.Select(d => d.N).SequenceEqual([0, 1, 2]), $"cross-partition TOP with ORDER BY ({string.Join(",", top.Select(d => d.N))})");
 
+        // An aggregate outside SELECT VALUE is merged by no plan here: right on one range, refused across several.
+        var nonValue = new QueryDefinition("SELECT COUNT(1) AS n FROM c WHERE c.tag = 'q'");
+        if ((await items.GetFeedRangesAsync()).Count == 1)
+        {
+            var rows = await ReadAllAsync(items.GetItemQueryIterator<Newtonsoft.Json.Linq.JObject>(nonValue));
+            checks.Check(rows.Count == 1 && (int?)rows[0]["n"] == 30, $"SELECT COUNT(1) AS n over one range ({string.Join(",", rows.Select(r => r.ToString(Newtonsoft.Json.Formatting.None)))})");
+        }
+        else
+        {
+            await checks.ExpectStatusAsync(HttpStatusCode.BadRequest, "SELECT COUNT(1) AS n across ranges is refused", () =>
+                ReadAllAsync(items.GetItemQueryIterator<Newtonsoft.Json.Linq.JObject>(nonValue)), "aggregates without SELECT VALUE");
+        }
+
         // Clauses the emulator's query engine lacks are refused with a 400 that names them, and the process lives on.
         await checks.ExpectStatusAsync(HttpStatusCode.BadRequest, "cross-partition OFFSET LIMIT is refused", () =>
             ReadAllAsync(items.GetItemQueryIterator<Doc>(new QueryDefinition("SELECT * FROM c WHERE c.tag = 'q' ORDER BY c.n OFFSET 5 LIMIT 3"))), "OFFSET LIMIT");

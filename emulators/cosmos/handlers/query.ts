@@ -33,8 +33,13 @@ export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: Ac
   if (typeof spec.query !== 'string') throw badRequest('The query text is missing.');
   const feed = requestScope(ctx, state);
   const targetsRange = feed.range !== undefined || feed.epk !== undefined;
-  if (feed.pk === undefined && !targetsRange && needsQueryPlan(shapeOfText(spec.query))) {
+  const shape = shapeOfText(spec.query);
+  if (feed.pk === undefined && !targetsRange && needsQueryPlan(shape)) {
     throw crossPartitionQueryNeedsPlan(JSON.stringify(buildQueryPlan(spec.query)));
+  }
+  // Per-range partial results of `SELECT COUNT(1) AS n` would reach the client unmerged (the plan names no aggregates).
+  if (feed.pk === undefined && targetsRange && shape.nonValueAggregate && state.changes.ranges.length > 1) {
+    throw badRequest('The emulator does not support aggregates without SELECT VALUE across partition key ranges; use SELECT VALUE <aggregate>(...) or a partition key.');
   }
   // Only this partition's (or range's) documents, or across partitions the index's candidates, reach the query.
   const source = (filter: CandidateFilter | undefined): unknown[] => store.queryDocuments(ref.db, ref.coll, feed, filter).map((d) => d.body);

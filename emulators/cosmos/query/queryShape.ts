@@ -13,6 +13,8 @@ export interface QueryShape {
   /** Set for `SELECT VALUE <AGG>(...)`. */
   valueAggregate: AggregateName | null;
   hasSelectValue: boolean;
+  /** Set for aggregates outside `SELECT VALUE <AGG>(...)` (e.g. `SELECT COUNT(1) AS n`), which no plan here merges. */
+  nonValueAggregate: boolean;
 }
 
 function isAggregateCall(node: unknown): node is AstNode & { name: { name: string } } {
@@ -34,7 +36,14 @@ export function shapeOf(query: ParsedQuery): QueryShape {
     orderBy: sort.map((s) => ({ expression: s.expression, descending: s.order === 'DESC' })),
     valueAggregate: isAggregateCall(value) ? (value.name.name.toUpperCase() as AggregateName) : null,
     hasSelectValue: value !== undefined,
+    nonValueAggregate: !isAggregateCall(value) && containsAggregateCall(select),
   };
+}
+
+function containsAggregateCall(node: unknown): boolean {
+  if (isAggregateCall(node)) return true;
+  if (node === null || typeof node !== 'object') return false;
+  return Object.values(node as object).some(containsAggregateCall);
 }
 
 /** True when a cross-partition query must go through the SDK's query-plan pipeline. */

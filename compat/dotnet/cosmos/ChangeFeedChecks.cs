@@ -24,6 +24,7 @@ public sealed class ChangeFeedChecks(Checks checks, Database database)
         Console.WriteLine($"     (the feed container has {ranges.Count} feed range(s))");
 
         await this.ProcessorAcrossRestartAsync(feed, leases);
+        await this.IteratorAsync(feed, ranges);
         if (ranges.Count >= 2)
         {
             await this.TwoProcessorsAsync(database, ranges.Count);
@@ -100,6 +101,42 @@ public sealed class ChangeFeedChecks(Checks checks, Database database)
         var redelivered = this.seen.Skip(before).Count(s => s.Pk.StartsWith(prefix + "-", StringComparison.Ordinal) && s.N < PerKey / 2);
         checks.Check(all && this.Distinct(prefix) == Keys * PerKey, $"after a restart the processor sees all 1,000 changes ({this.Distinct(prefix)}; {redelivered} of the first 500 again)");
         checks.Check(this.InOrderPerKey(prefix, out var detail), $"changes arrive in order within each of the 20 partition keys {detail}");
+    }
+
+    /// <summary>The change feed iterator: from the beginning, per feed range, and resumed from a continuation.</summary>
+    private async Task IteratorAsync(Container feed, IReadOnlyList<FeedRange> ranges)
+    {
+        var all = await DrainAsync(feed.GetChangeFeedIterator<Doc>(ChangeFeedStartFrom.Beginning(), ChangeFeedMode.LatestVersion, new ChangeFeedRequestOptions { PageSizeHint = 300 }));
+        checks.Check(all.Docs.Count == Keys * PerKey && all.Docs.Select(d => d.Id).Distinct().Count() == Keys * PerKey, $"the change feed iterator from the beginning returns each of the 1,000 documents once ({all.Docs.Count})");
+        var perRange = 0;
+        foreach (var range in ranges)
+        {
+            perRange += (await DrainAsync(feed.GetChangeFeedIterator<Doc>(ChangeFeedStartFrom.Beginning(range), ChangeFeedMode.LatestVersion))).Docs.Count;
+        }
+        checks.Check(perRange == Keys * PerKey, $"the feed ranges' change feeds add up to the container's ({perRange} over {ranges.Count} range(s))");
+
+        await feed.UpsertItemAsync(new Doc { Id = "late", Pk = "r-3", N = 1000 }, new PartitionKey("r-3"));
+        var resumed = await DrainAsync(feed.GetChangeFeedIterator<Doc>(ChangeFeedStartFrom.ContinuationToken(all.Continuation), ChangeFeedMode.LatestVersion));
+        checks.Check(resumed.Docs.Select(d => d.Id).SequenceEqual(["late"]), $"resumed from its continuation the iterator returns only the newer change ({string.Join(",", resumed.Docs.Select(d => d.Id))})");
+        var now = feed.GetChangeFeedIterator<Doc>(ChangeFeedStartFrom.Now(), ChangeFeedMode.LatestVersion);
+        var first = await now.ReadNextAsync();
+        checks.Check(first.StatusCode == System.Net.HttpStatusCode.NotModified, $"a change feed from now answers 304 until something changes ({(int)first.StatusCode})");
+    }
+
+    /// <summary>Reads a change feed until it answers 304; returns what it read and the continuation at that point.</summary>
+    private static async Task<(List<Doc> Docs, string Continuation)> DrainAsync(FeedIterator<Doc> iterator)
+    {
+        var docs = new List<Doc>();
+        using (iterator)
+        {
+            while (iterator.HasMoreResults)
+            {
+                var page = await iterator.ReadNextAsync();
+                if (page.StatusCode == System.Net.HttpStatusCode.NotModified) return (docs, page.ContinuationToken);
+                docs.AddRange(page);
+            }
+        }
+        throw new InvalidOperationException("a change feed iterator ended without HasMoreResults turning false at a 304");
     }
 
     private async Task TwoProcessorsAsync(Database db, int rangeCount)

@@ -59,6 +59,12 @@ public sealed class ItemChecks(CosmosClient client, Checks checks, string databa
         var upsertOld = await items.UpsertItemAsync(new Doc { Id = "u", Pk = "p1", N = 5 }, Pk("p1"));
         checks.Check(upsertNew.StatusCode == HttpStatusCode.Created && upsertOld.StatusCode == HttpStatusCode.OK && upsertOld.Resource.N == 5, $"upsert creates then replaces ({(int)upsertNew.StatusCode}, {(int)upsertOld.StatusCode})");
 
+        // Names are signed as written (case and characters kept); the SDK escapes them in the URL.
+        const string odd = "Odd id+with spaces & ünïcode";
+        await items.CreateItemAsync(new Doc { Id = odd, Pk = "P 1/ä", N = 7 }, Pk("P 1/ä"));
+        var oddRead = await items.ReadItemAsync<Doc>(odd, Pk("P 1/ä"));
+        checks.Check(oddRead.Resource.Id == odd && oddRead.Resource.N == 7, "an id with spaces, '+', '&' and non-ASCII letters is written and read back");
+
         var deleted = await items.DeleteItemAsync<Doc>("u", Pk("p1"));
         checks.Check(deleted.StatusCode == HttpStatusCode.NoContent, $"delete answers 204 ({(int)deleted.StatusCode})");
         await checks.ExpectStatusAsync(HttpStatusCode.NotFound, "read after delete", () => items.ReadItemAsync<Doc>("u", Pk("p1")));

@@ -1,5 +1,5 @@
 import type { AccountStore } from '../store/accountStore.js';
-import { ridKind } from '../store/resources.js';
+import { isRidUnder, ridKind } from '../store/resources.js';
 import type { RidKind } from '../store/resources.js';
 import type { RequestContext } from './requestContext.js';
 import { header } from './requestContext.js';
@@ -28,14 +28,51 @@ export function ridSignedLink(ctx: RequestContext): string | undefined {
   return kind !== undefined && ridKind(id) === kind ? id.toLowerCase() : undefined;
 }
 
+/*
+ * A name wins when a segment is both a name and a rid; an unknown id or rid is left as is, so the handler's
+ * lookup answers 404. Rid lookups scan (the SDK sends them for metadata, rarely for documents).
+ */
+
+function databaseIdFor(store: AccountStore, segment: string): string {
+  if (ridKind(segment) !== 'database') return segment;
+  const databases = store.listDatabases();
+  if (databases.some((d) => d.id === segment)) return segment;
+  return databases.find((d) => d._rid === segment)?.id ?? segment;
+}
+
+function containerIdFor(store: AccountStore, db: string, segment: string): string {
+  if (ridKind(segment) !== 'container') return segment;
+  let containers: ReturnType<AccountStore['listContainers']>;
+  try {
+    containers = store.listContainers(db);
+  } catch {
+    return segment;
+  }
+  if (containers.some((c) => c.id === segment)) return segment;
+  return containers.find((c) => c._rid === segment && isRidUnder(segment, 'container', store.getDatabase(db)._rid))?.id ?? segment;
+}
+
+function documentIdFor(store: AccountStore, db: string, coll: string, segment: string): string {
+  if (ridKind(segment) !== 'document') return segment;
+  let docs: ReturnType<AccountStore['documents']>;
+  try {
+    if (!isRidUnder(segment, 'document', store.container(db, coll).res._rid)) return segment;
+    docs = store.documents(db, coll);
+  } catch {
+    return segment;
+  }
+  if (docs.some((d) => d.body.id === segment)) return segment;
+  return docs.find((d) => d.body._rid === segment)?.body.id ?? segment;
+}
+
 /** The request with every resource id in its path replaced by the resource's name, and range headers normalised. */
 export function resolveResourceIds(ctx: RequestContext, store: AccountStore): RequestContext {
   const segments = [...ctx.address.segments];
   if (segments[0] === 'dbs' && segments[1] !== undefined) {
-    const db = (segments[1] = store.databaseIdFor(segments[1]));
+    const db = (segments[1] = databaseIdFor(store, segments[1]));
     if (segments[2] === 'colls' && segments[3] !== undefined) {
-      const coll = (segments[3] = store.containerIdFor(db, segments[3]));
-      if (segments[4] === 'docs' && segments[5] !== undefined) segments[5] = store.documentIdFor(db, coll, segments[5]);
+      const coll = (segments[3] = containerIdFor(store, db, segments[3]));
+      if (segments[4] === 'docs' && segments[5] !== undefined) segments[5] = documentIdFor(store, db, coll, segments[5]);
     }
   }
   const headers = { ...ctx.headers };

@@ -7,7 +7,7 @@ import type { LogRecord } from './appendLog.js';
 import { PartitionTransaction } from './documentOps.js';
 import type { DocumentOperation, OperationOutcome } from './documentOps.js';
 import { KeyedMutex } from './keyedMutex.js';
-import { documentRid, epochSeconds, isRidUnder, newContainerRid, newDatabaseRid, newEtag, ridKind, ridSequence } from './resources.js';
+import { documentRid, epochSeconds, newContainerRid, newDatabaseRid, newEtag, ridSequence } from './resources.js';
 import { candidateDocuments } from './candidates.js';
 import { ChangeFeedIndex } from './changeFeedIndex.js';
 import type { ChangePage, ChangeStart, FeedScope } from './changeFeedIndex.js';
@@ -255,39 +255,6 @@ export class AccountStore {
   /** Waits for pending durable writes and closes the log. */
   async close(): Promise<void> {
     await this.log?.close();
-  }
-
-  // ---- resource ids ----------------------------------------------------------------------------
-
-  /*
-   * Paths may name a resource by id or by resource id (the .NET SDK addresses partition key ranges and
-   * caches by rid). A name wins when both match; an unknown name is returned as is, so the caller's
-   * lookup answers 404.
-   */
-
-  /** The database id a path segment names (its id or its `_rid`). */
-  databaseIdFor(segment: string): string {
-    if (this.databases.has(segment) || ridKind(segment) !== 'database') return segment;
-    for (const db of this.databases.values()) if (db.res._rid === segment) return db.res.id;
-    return segment;
-  }
-
-  /** The container id a path segment names inside database `dbId` (its id or its `_rid`). */
-  containerIdFor(dbId: string, segment: string): string {
-    const db = this.databases.get(dbId);
-    if (db === undefined || db.containers.has(segment) || !isRidUnder(segment, 'container', db.res._rid)) return segment;
-    for (const state of db.containers.values()) if (state.res._rid === segment) return state.res.id;
-    return segment;
-  }
-
-  /** The document id a path segment names inside a container (its id or its `_rid`). */
-  documentIdFor(dbId: string, collId: string, segment: string): string {
-    const state = this.databases.get(dbId)?.containers.get(collId);
-    if (state === undefined || !isRidUnder(segment, 'document', state.res._rid)) return segment;
-    const partitions = [...state.partitions.values()];
-    if (partitions.some((p) => p.has(segment))) return segment;
-    for (const partition of partitions) for (const doc of partition.values()) if (doc.body._rid === segment) return doc.body.id;
-    return segment;
   }
 
   // ---- internals -------------------------------------------------------------------------------

@@ -115,6 +115,18 @@ public sealed class ItemChecks(CosmosClient client, Checks checks, string databa
         }
         var b1After = await items.ReadItemAsync<Doc>("b1", Pk("pb"));
         checks.Check(b1After.Resource.N == 12, $"the batch's conditional replace is stored (n = {b1After.Resource.N})");
+
+        using (var mixed = await items.CreateTransactionalBatch(Pk("pb"))
+            .PatchItem("b1", [PatchOperation.Increment("/n", 1)])
+            .DeleteItem("b2")
+            .ExecuteAsync())
+        {
+            var statuses = string.Join(",", mixed.Select(r => (int)r.StatusCode));
+            checks.Check(mixed.IsSuccessStatusCode && statuses == "200,204", $"batch patch and delete ({(int)mixed.StatusCode}: {statuses})");
+        }
+        var patchedInBatch = await items.ReadItemAsync<Doc>("b1", Pk("pb"));
+        checks.Check(patchedInBatch.Resource.N == 13, $"the batch's patch is stored (n = {patchedInBatch.Resource.N})");
+        await checks.ExpectStatusAsync(HttpStatusCode.NotFound, "the batch's delete is applied", () => items.ReadItemAsync<Doc>("b2", Pk("pb")));
     }
 
     private async Task PatchAsync(Container items)

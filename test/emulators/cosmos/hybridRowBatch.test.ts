@@ -43,9 +43,9 @@ const OP = { create: 0, patch: 1, read: 2, delete: 4, replace: 5, upsert: 20 } a
 /**
  * A `BatchOperation` row (schema 2145473648). Presence bits in schema order: operationType 0, resourceType 1,
  * partitionKey 2, effectivePartitionKey 3, id 4, binaryId 5, resourceBody 6; then the two fixed int32s; then the
- * present variable fields; then sparse `ifMatch` (type code 20 utf8, path token 9).
+ * present variable fields; then sparse `ifMatch` (type code 20 utf8, path token 9) and `minimalReturnPreference`.
  */
-function operation(op: { type: number; id?: string; body?: unknown; ifMatch?: string }): Buffer {
+function operation(op: { type: number; id?: string; body?: unknown; ifMatch?: string; minimal?: boolean }): Buffer {
   let bits = 0b11;
   const variable: Buffer[] = [];
   if (op.id !== undefined) {
@@ -58,6 +58,8 @@ function operation(op: { type: number; id?: string; body?: unknown; ifMatch?: st
     variable.push(varuint(json.length), json);
   }
   const sparse = op.ifMatch === undefined ? [] : [Buffer.from([20]), varuint(9), varuint(Buffer.byteLength(op.ifMatch)), Buffer.from(op.ifMatch)];
+  // minimalReturnPreference: a sparse bool carries its value in the type code (3 true), path token 12, no payload.
+  if (op.minimal === true) sparse.push(Buffer.from([3]), varuint(12));
   return Buffer.concat([header(2145473648), Buffer.from([bits]), int32(op.type), int32(2), ...variable, ...sparse]);
 }
 
@@ -115,6 +117,15 @@ describe('transactional batch in HybridRow', () => {
     expect(results.every((r) => typeof r['eTag'] === 'string')).toBe(true);
     expect(JSON.parse((results[2]!['resourceBody'] as Buffer).toString())).toMatchObject({ id: 'r1', n: 1 });
     expect((await orders.item('r1', 'h1').read()).resource).toMatchObject({ n: 2 });
+  });
+
+  it('leaves the body out of the result of an operation that asks for minimal return', async () => {
+    const { results } = await sendBatch(fixture.orders, 'h7', recordIO([
+      operation({ type: OP.create, body: { id: 'm1', orderId: 'h7' }, minimal: true }),
+      operation({ type: OP.create, body: { id: 'm2', orderId: 'h7' } }),
+    ]));
+    expect(results.map((r) => [r['statusCode'], r['resourceBody'] === undefined])).toEqual([[201, true], [201, false]]);
+    expect(typeof results[0]!['eTag']).toBe('string');
   });
 
   it('fails atomically: 207, the failing status, 424 for the rest and nothing written', async () => {

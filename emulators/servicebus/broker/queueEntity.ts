@@ -206,11 +206,20 @@ export class QueueEntity {
     this.consumers.push(c);
   }
 
-  /** Unregisters a receiving link; a session consumer gives its session back. */
+  /**
+   * Unregisters a receiving link; a session consumer gives its session back. Service Bus ends the locks of a link
+   * that detaches (its messages can no longer be settled), so what the link still held unsettled — prefetched or in
+   * hand — is available again at once, its delivery counted, instead of after the lock duration.
+   */
   removeConsumer(c: Consumer): void {
     const i = this.consumers.indexOf(c);
     if (i >= 0) this.consumers.splice(i, 1);
-    this.sessions?.release(c.id);
+    if (this.sessions) {
+      this.sessions.release(c.id);
+      return;
+    }
+    const held = [...this.locks.values()].filter((l) => l.owner === c.id);
+    for (const lock of held) this.unlock(lock, undefined);
   }
 
   /** Delivers to every consumer with credit, round-robin, until messages or credit run out. */

@@ -48,6 +48,7 @@ export class DeliveryLink implements Consumer {
   private readonly tokens = new WeakMap<Delivery, string>();
   /** rhea takes credit only when a transfer is written, so deliveries still queued in rhea count against it. */
   private unsent: number[] = [];
+  private pumpQueued = false;
 
   constructor(
     readonly entity: QueueEntity,
@@ -64,6 +65,19 @@ export class DeliveryLink implements Consumer {
   credit(): number {
     const li = internals(this.link);
     if (!this.link.is_open() || !li.sendable()) return 0;
+    if (li.state.open_requests > 0) {
+      // Our attach is not written yet, and rhea writes a session's transfers before its attaches: a transfer now
+      // would reach the client on a handle it does not know (.NET ends the session with unattached-handle). rhea
+      // writes pending frames on the next tick; deliver after that.
+      if (!this.pumpQueued) {
+        this.pumpQueued = true;
+        setImmediate(() => {
+          this.pumpQueued = false;
+          this.entity.pump();
+        });
+      }
+      return 0;
+    }
     if (this.unsent.length > 0) {
       const next = (this.link.session as unknown as { outgoing: { next_pending_delivery: number } }).outgoing.next_pending_delivery;
       this.unsent = this.unsent.filter((id) => id >= next);

@@ -10,7 +10,7 @@ import { TimerQueue } from './timerQueue.js';
 import { RuleSet } from './ruleSet.js';
 import { TopicEntity } from './topicEntity.js';
 import type { Subscription } from './topicEntity.js';
-import { mergeAppProps, readAppProps } from './wireMessage.js';
+import { mergeAppProps, readAppProps, wrapProps } from './wireMessage.js';
 import type { ParsedMessage } from './wireMessage.js';
 import { restoreInto } from './restore.js';
 
@@ -211,7 +211,7 @@ export class Broker implements EntityContext {
     const props: Record<string, unknown> = {};
     if (reason !== undefined) props.DeadLetterReason = reason;
     if (description !== undefined) props.DeadLetterErrorDescription = description;
-    const sections = { ...m.sections, appProps: mergeAppProps(m.sections.appProps, props) };
+    const sections = { ...m.sections, appProps: mergeAppProps(m.sections.appProps, wrapProps(props)) };
     from.remove(m);
     const p: ParsedMessage = {
       sections, messageId: m.messageId, sessionId: m.sessionId, ttlMs: m.ttlMs, scheduledEnqueueTime: undefined, size: m.size,

@@ -1,5 +1,6 @@
 import type { BrokerError } from '../errors/brokerError.js';
 import type { MessageLock, StoredMessage } from './storedMessage.js';
+import type { TypedProps } from './wireMessage.js';
 
 /** How a receiver settles: `peekLock` locks each message, `receiveAndDelete` removes it on delivery. */
 export type ReceiveMode = 'peekLock' | 'receiveAndDelete';
@@ -24,6 +25,6 @@ export interface Consumer {
 /** How a locked message is settled. */
 export type Settlement =
   | { kind: 'complete' }
-  | { kind: 'abandon'; props?: Record<string, unknown> }
-  | { kind: 'defer'; props?: Record<string, unknown> }
-  | { kind: 'deadLetter'; reason?: string; description?: string; props?: Record<string, unknown> };
+  | { kind: 'abandon'; props?: TypedProps }
+  | { kind: 'defer'; props?: TypedProps }
+  | { kind: 'deadLetter'; reason?: string; description?: string; props?: TypedProps };

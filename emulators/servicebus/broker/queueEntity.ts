@@ -10,7 +10,7 @@ import { SessionCoordinator } from './sessionCoordinator.js';
 import type { MessageLock, StoredMessage } from './storedMessage.js';
 import type { TimerQueue } from './timerQueue.js';
 import { mergeAppProps } from './wireMessage.js';
-import type { ParsedMessage } from './wireMessage.js';
+import type { ParsedMessage, TypedProps } from './wireMessage.js';
 
 /** What an entity needs from the broker around it. */
 export interface EntityContext {
@@ -293,11 +293,11 @@ export class QueueEntity {
   }
 
   /** Releases a lock without settling: back in line, or to the DLQ once MaxDeliveryCount is reached. */
-  unlock(lock: MessageLock, props: Record<string, unknown> | undefined): void {
+  unlock(lock: MessageLock, props: TypedProps | undefined): void {
     this.locks.delete(lock.token);
     const m = lock.message;
     if (m.place !== 'locked') return;
-    if (props && Object.keys(props).length > 0) this.editProps(m, props);
+    if (props && props.size > 0) this.editProps(m, props);
     if (m.deliveryCount >= this.settings.maxDeliveryCount && this.kind !== 'deadletter') {
       this.ctx.deadLetter(this, m, 'MaxDeliveryCountExceeded', `Message could not be consumed after ${this.settings.maxDeliveryCount} delivery attempts.`);
       return;
@@ -314,7 +314,7 @@ export class QueueEntity {
     this.makeAvailable(m);
   }
 
-  private editProps(m: StoredMessage, props: Record<string, unknown>): void {
+  private editProps(m: StoredMessage, props: TypedProps): void {
     m.sections = { ...m.sections, appProps: mergeAppProps(m.sections.appProps, props) };
     this.record(() => ({ t: 'upd', e: this.name, s: m.sequenceNumber, ap: m.sections.appProps?.toString('base64') }));
   }
@@ -359,7 +359,7 @@ export class QueueEntity {
         return;
       case 'defer':
         this.locks.delete(token);
-        if (s.props && Object.keys(s.props).length > 0) this.editProps(m, s.props);
+        if (s.props && s.props.size > 0) this.editProps(m, s.props);
         m.deferred = true;
         m.place = 'deferred';
         this.record(() => ({ t: 'upd', e: this.name, s: m.sequenceNumber, df: true, pl: 'deferred' }));
@@ -367,7 +367,7 @@ export class QueueEntity {
       case 'deadLetter':
         if (this.kind === 'deadletter') throw brokerErrors.invalid('A message in a dead-letter queue cannot be dead-lettered again.');
         this.locks.delete(token);
-        if (s.props && Object.keys(s.props).length > 0) this.editProps(m, s.props);
+        if (s.props && s.props.size > 0) this.editProps(m, s.props);
         this.ctx.deadLetter(this, m, s.reason, s.description);
         return;
     }

@@ -225,18 +225,48 @@ export function renderMessage(s: WireSections, stamp: DeliveryStamp): Buffer {
   return Buffer.concat(parts);
 }
 
+/**
+ * Application properties to set, each an AMQP value exactly as the client encoded it: decoding to JS and wrapping
+ * again would turn a .NET `int` into a `uint`, a whole `double` into an integer, a `long` into whatever fits.
+ */
+export type TypedProps = Map<string, Typed>;
+
+/** The entries of an AMQP map value as {@link TypedProps} (keys read as strings); empty for null or absent. */
+export function typedEntries(map: Typed | undefined): TypedProps {
+  const out: TypedProps = new Map();
+  const items = map?.value;
+  if (!Array.isArray(items)) return out;
+  for (let i = 0; i + 1 < items.length; i += 2) out.set(String((items[i] as Typed).value), items[i + 1] as Typed);
+  return out;
+}
+
+/** Plain values (the broker's own, e.g. a dead-letter reason) as {@link TypedProps}. */
+export function wrapProps(plain: Record<string, unknown>): TypedProps {
+  const out: TypedProps = new Map();
+  for (const [k, v] of Object.entries(plain)) if (v !== undefined) out.set(k, types.wrap(v));
+  return out;
+}
+
 /** Returns a new application-properties section with `changes` merged over the existing entries. */
-export function mergeAppProps(section: Buffer | undefined, changes: Record<string, unknown>): Buffer {
+export function mergeAppProps(section: Buffer | undefined, changes: TypedProps): Buffer {
   const entries = sectionEntries(section);
   const out: Typed[] = [];
   for (let i = 0; i + 1 < entries.length; i += 2) {
     const key = entries[i] as Typed;
-    if (!(String(key.value) in changes)) out.push(key, entries[i + 1] as Typed);
+    if (!changes.has(String(key.value))) out.push(key, entries[i + 1] as Typed);
   }
-  for (const [k, v] of Object.entries(changes)) {
-    if (v !== undefined) out.push(types.wrap_string(k), types.wrap(v));
-  }
+  for (const [k, v] of changes) out.push(types.wrap_string(k), v);
   return writeSection(Section.applicationProperties, types.Map32(out) as Typed);
+}
+
+/** One entry of a message's map body (an `amqp-value` section), typed as sent; a `$management` request field. */
+export function bodyMapEntry(raw: Buffer, key: string): Typed | undefined {
+  const reader = new types.Reader(raw.subarray(splitSections(raw).bodyStart));
+  if (reader.remaining() === 0) return undefined;
+  const section = reader.read();
+  if (descriptorCode(section) !== Section.value) return undefined;
+  // A described map reads back as the map itself, carrying its descriptor.
+  return typedEntries(section).get(key);
 }
 
 /** Reads an application property of a stored message (used by filters after a merge). */

@@ -1,6 +1,7 @@
-import type { Connection, Message } from 'rhea';
+import type { Connection, Message, Typed } from 'rhea';
 import { amqp } from '../broker/amqpTypes.js';
 import type { Broker } from '../broker/broker.js';
+import { bodyMapEntry } from '../broker/wireMessage.js';
 import { brokerErrors, isBrokerError } from '../errors/brokerError.js';
 import type { ReplyRouter } from '../server/replyRouter.js';
 import { peekMessage } from './peekMessage.js';
@@ -28,7 +29,7 @@ const operations: Record<string, ManagementOperation> = {
  * Runs one `$management` request and replies with `statusCode`/`statusDescription` (the management names,
  * not CBS's) and, on failure, the `errorCondition` the SDKs translate.
  */
-export function handleManagement(broker: Broker, router: ReplyRouter, conn: Connection, address: string, request: Message): void {
+export function handleManagement(broker: Broker, router: ReplyRouter, conn: Connection, address: string, request: Message, raw: Buffer | undefined): void {
   const props = (request.application_properties ?? {}) as Record<string, unknown>;
   const op = String(props.operation ?? '');
   let reply: ManagementReply;
@@ -36,7 +37,8 @@ export function handleManagement(broker: Broker, router: ReplyRouter, conn: Conn
   try {
     const handler = operations[op];
     if (!handler) throw brokerErrors.notImplemented(`Operation ${op}`);
-    reply = handler({ broker, address, body: (request.body ?? {}) as Record<string, unknown> });
+    const typedField = (key: string): Typed | undefined => (raw ? bodyMapEntry(raw, key) : undefined);
+    reply = handler({ broker, address, body: (request.body ?? {}) as Record<string, unknown>, typedField });
   } catch (err) {
     const e = isBrokerError(err) ? err : brokerErrors.badRequest(String((err as Error).message ?? err));
     reply = { status: e.status };

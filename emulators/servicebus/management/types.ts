@@ -1,3 +1,4 @@
+import type { Typed } from 'rhea';
 import type { Broker } from '../broker/broker.js';
 import type { QueueEntity } from '../broker/queueEntity.js';
 
@@ -7,6 +8,8 @@ export interface ManagementRequest {
   /** The entity path the management link is attached to (without `/$management`). */
   readonly address: string;
   readonly body: Record<string, unknown>;
+  /** A body field as the client encoded it (AMQP types intact), when the request's bytes were kept. */
+  typedField(key: string): Typed | undefined;
 }
 
 /** A reply: status code and optional map body (values may be rhea typed values). */

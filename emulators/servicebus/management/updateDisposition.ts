@@ -2,6 +2,7 @@ import type { Settlement } from '../broker/consumer.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import { toTokens } from './codec.js';
 import { entityOf } from './types.js';
+import { typedEntries } from '../broker/wireMessage.js';
 import type { ManagementOperation } from './types.js';
 
 /**
@@ -10,7 +11,7 @@ import type { ManagementOperation } from './types.js';
  */
 export const updateDisposition: ManagementOperation = (req) => {
   const entity = entityOf(req);
-  const props = (req.body['properties-to-modify'] ?? undefined) as Record<string, unknown> | undefined;
+  const props = typedEntries(req.typedField('properties-to-modify'));
   const status = req.body['disposition-status'];
   let settlement: Settlement;
   switch (status) {

@@ -189,7 +189,7 @@ export class AmqpServer {
       handleCbs(this.router, link.connection, ctx.message as never);
     } else if (handler.kind === 'management') {
       acceptIncoming(delivery);
-      handleManagement(this.broker, this.router, link.connection, handler.address, ctx.message as never);
+      handleManagement(this.broker, this.router, link.connection, handler.address, ctx.message as never, raw);
     } else if (handler.kind === 'incoming') {
       handler.link.onTransfer(delivery, raw ?? rhea.message.encode(ctx.message as never), format);
     }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Delivery, Sender } from 'rhea';
+import type { Delivery, Sender, Typed } from 'rhea';
 import rhea from 'rhea';
 import type { Consumer, ReceiveMode, Settlement } from '../broker/consumer.js';
 import { tokenToDeliveryTag } from '../broker/lockToken.js';
 import type { QueueEntity } from '../broker/queueEntity.js';
 import type { MessageLock, StoredMessage } from '../broker/storedMessage.js';
 import { stateCode } from '../broker/storedMessage.js';
-import { renderMessage } from '../broker/wireMessage.js';
+import { renderMessage, typedEntries } from '../broker/wireMessage.js';
 import { tokenToUuidBytes } from '../broker/lockToken.js';
 import type { BrokerError } from '../errors/brokerError.js';
 import type { MessageStore } from '../store/messageStore.js';
@@ -17,11 +17,15 @@ import { internals } from './rheaLink.js';
 
 let nextId = 0;
 
-/** Disposition state as rhea hands it over on the sending side. */
+/**
+ * Disposition state as rhea hands it over on the sending side: an outcome whose `value` holds its fields as AMQP
+ * values (modified: delivery-failed, undeliverable-here, message-annotations; rejected: the error, whose own
+ * fields are condition, description, info). The typed fields are read, not rhea's decoded getters, so properties
+ * keep their AMQP types.
+ */
 interface RemoteOutcome {
   undeliverable_here?: boolean;
-  message_annotations?: Record<string, unknown>;
-  error?: { condition?: string; info?: Record<string, unknown> };
+  value?: Typed[];
 }
 
 /** Renders a stored message for a delivery or a `$management` reply. */
@@ -127,15 +131,21 @@ function toSettlement(kind: string, o: RemoteOutcome): Settlement | undefined {
   switch (kind) {
     case 'accepted':
       return { kind: 'complete' };
-    case 'modified':
-      return o.undeliverable_here ? { kind: 'defer', props: o.message_annotations } : { kind: 'abandon', props: o.message_annotations };
+    case 'modified': {
+      const props = typedEntries(o.value?.[2]);
+      return o.undeliverable_here ? { kind: 'defer', props } : { kind: 'abandon', props };
+    }
     case 'rejected': {
-      const info = { ...(o.error?.info ?? {}) };
-      const reason = info.DeadLetterReason as string | undefined;
-      const description = info.DeadLetterErrorDescription as string | undefined;
-      delete info.DeadLetterReason;
-      delete info.DeadLetterErrorDescription;
-      return { kind: 'deadLetter', reason, description, props: info };
+      const error = o.value?.[0] as (Typed & { value?: Typed[] }) | undefined;
+      const props = typedEntries(Array.isArray(error?.value) ? error.value[2] : undefined);
+      const text = (key: string): string | undefined => {
+        const v = props.get(key)?.value;
+        props.delete(key);
+        return typeof v === 'string' ? v : undefined;
+      };
+      const reason = text('DeadLetterReason');
+      const description = text('DeadLetterErrorDescription');
+      return { kind: 'deadLetter', reason, description, props };
     }
     default:
       return undefined;

@@ -44,3 +44,60 @@ export function attachError(conn: Connection, kind: 'sender' | 'receiver', addre
     });
   });
 }
+
+/** AMQP type families, as the wire encodes them (the width variants of one type count as one). */
+const FAMILIES: Record<string, string> = {
+  Boolean: 'boolean', True: 'boolean', False: 'boolean', Ubyte: 'ubyte', Ushort: 'ushort', Uint: 'uint', SmallUint: 'uint',
+  Uint0: 'uint', Ulong: 'ulong', SmallUlong: 'ulong', Ulong0: 'ulong', Byte: 'byte', Short: 'short', Int: 'int', SmallInt: 'int',
+  Long: 'long', SmallLong: 'long', Float: 'float', Double: 'double', Timestamp: 'timestamp', Uuid: 'uuid', Str8: 'string',
+  Str32: 'string', Sym8: 'symbol', Sym32: 'symbol', Vbin8: 'binary', Vbin32: 'binary',
+};
+
+interface TypedValue {
+  type: { name: string };
+  value: unknown;
+  descriptor?: { value: unknown };
+}
+
+/** The AMQP type of each application property of an encoded message, read from its bytes. */
+export function appPropertyTypes(raw: Buffer): Record<string, string> {
+  const reader = new (rhea.types as unknown as { Reader: new (b: Buffer) => { read(): TypedValue; remaining(): number } }).Reader(raw);
+  while (reader.remaining() > 0) {
+    const section = reader.read();
+    if (section.descriptor?.value !== 0x74 && section.descriptor?.value !== 'amqp:application-properties:map') continue;
+    const entries = section.value as TypedValue[];
+    const out: Record<string, string> = {};
+    for (let i = 0; i + 1 < entries.length; i += 2) {
+      const v = entries[i + 1] as TypedValue;
+      out[String((entries[i] as TypedValue).value)] = FAMILIES[v.type.name] ?? v.type.name;
+    }
+    return out;
+  }
+  return {};
+}
+
+/**
+ * Receives one message with a plain rhea receiver (receiveAndDelete) and returns its encoded bytes, which rhea
+ * decodes before any handler sees them: the decode is wrapped while the receiver waits.
+ */
+export async function receiveRaw(conn: Connection, address: string): Promise<Buffer> {
+  const codec = rhea.message as unknown as { decode: (b: Buffer) => unknown };
+  const original = codec.decode;
+  let last: Buffer | undefined;
+  codec.decode = function decode(this: unknown, b: Buffer): unknown {
+    last = b;
+    return original.call(this, b);
+  };
+  try {
+    return await new Promise<Buffer>((resolve) => {
+      const r = conn.open_receiver({ source: { address }, snd_settle_mode: 1, credit_window: 1 } as never);
+      r.once('message', () => {
+        const raw = last as Buffer;
+        r.close();
+        resolve(raw);
+      });
+    });
+  } finally {
+    codec.decode = original;
+  }
+}

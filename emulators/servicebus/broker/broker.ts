@@ -188,21 +188,21 @@ export class Broker implements EntityContext {
     }
   }
 
-  private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, now: number): void {
+  private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, now: number, deadLetterSource?: string): void {
     const forward = entity.settings.forwardTo;
     if (forward !== undefined && hops < MAX_HOPS) {
-      this.forward(forward, p, hops + 1, now);
+      this.forward(forward, p, hops + 1, now, deadLetterSource);
       return;
     }
-    entity.enqueue(p, now);
+    entity.enqueue(p, now, { deadLetterSource });
   }
 
-  private forward(address: string, p: ParsedMessage, hops: number, now: number): void {
+  private forward(address: string, p: ParsedMessage, hops: number, now: number, deadLetterSource?: string): void {
     const target = this.sendTarget(address);
     if (target.kind === 'topic') {
-      for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, hops, now);
+      for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, hops, now, deadLetterSource);
     } else {
-      this.routeInto(target.entity, p, hops, now);
+      this.routeInto(target.entity, p, hops, now, deadLetterSource);
     }
   }
 
@@ -218,12 +218,14 @@ export class Broker implements EntityContext {
       filterFields: { messageId: m.messageId, sessionId: m.sessionId, appProps: readAppProps(sections.appProps) },
     };
     const now = Date.now();
+    // Service Bus names the dead-lettering entity (DeadLetterSource) only on a message auto-forwarded out of its
+    // dead-letter queue; one read from that queue itself carries none.
     const forward = from.settings.forwardDeadLetteredMessagesTo;
     if (forward !== undefined) {
-      this.forward(forward, p, 1, now);
+      this.forward(forward, p, 1, now, from.name);
       return;
     }
-    from.dlq?.enqueue(p, now, { deadLetterSource: from.name, deliveryCount: m.deliveryCount, enqueuedTime: m.enqueuedTime });
+    from.dlq?.enqueue(p, now, { deliveryCount: m.deliveryCount, enqueuedTime: m.enqueuedTime });
   }
 
   /** Sets a session's state and records it. */

@@ -71,7 +71,7 @@ describe('time to live and forwarding', () => {
     expect((await receiveExactly(out, 2)).map((m) => m.body)).toEqual([1, 2]);
   });
 
-  it('sends dead-lettered messages to ForwardDeadLetteredMessagesTo', async () => {
+  it('sends dead-lettered messages to ForwardDeadLetteredMessagesTo, naming their DeadLetterSource', async () => {
     await bus.client.createSender(Q.dlqFwdIn).sendMessages({ body: 'bad' });
     const r = bus.client.createReceiver(Q.dlqFwdIn);
     const [m] = await receiveExactly(r, 1);
@@ -80,6 +80,8 @@ describe('time to live and forwarding', () => {
     const [f] = await receiveExactly(out, 1);
     expect(f?.body).toBe('bad');
     expect(f?.deadLetterReason).toBe('Nope');
+    // Auto-forwarded out of the dead-letter queue: DeadLetterSource names the entity that dead-lettered it.
+    expect(f?.deadLetterSource).toBe(Q.dlqFwdIn);
     const ownDlq = bus.client.createReceiver(Q.dlqFwdIn, { subQueueType: 'deadLetter' });
     expect(await peekEverything(ownDlq)).toHaveLength(0);
   });

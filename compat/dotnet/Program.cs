@@ -1,5 +1,6 @@
 // Drives the emulator with Azure.Messaging.ServiceBus: batch send, ServiceBusProcessor settlement,
-// ServiceBusSessionProcessor in-order handling with session state, and the dead-letter queue.
+// ServiceBusSessionProcessor in-order handling with session state, and the dead-letter queue; then the checks in
+// PrefetchCheck.cs, TypedPropertiesCheck.cs and SessionScaleCheck.cs.
 // Exits non-zero on the first failed check.
 using Azure.Messaging.ServiceBus;
 
@@ -134,11 +135,17 @@ await using (var dlq = client.CreateReceiver(PlainQueue, new ServiceBusReceiverO
     var dead = await dlq.ReceiveMessageAsync(TimeSpan.FromSeconds(5));
     Check(dead is not null && dead.Body.ToString() == "poison", "dead-lettered message is in the DLQ");
     Check(dead?.DeadLetterReason == "Poison" && dead.DeadLetterErrorDescription == "cannot be handled", "dead-letter reason and description");
-    Check(dead?.DeadLetterSource == PlainQueue, $"dead-letter source ({dead?.DeadLetterSource})");
+    // Service Bus sets DeadLetterSource only on messages auto-forwarded out of a dead-letter queue.
+    Check(dead?.DeadLetterSource is null, $"no dead-letter source on a message read from the DLQ ({dead?.DeadLetterSource})");
     if (dead is not null) await dlq.CompleteMessageAsync(dead);
     var peeked = await dlq.PeekMessageAsync();
     Check(peeked is null, "DLQ empty after completing");
 }
+
+// 5. Checks kept in their own files.
+await PrefetchCheck.Run(client, Check);
+await TypedPropertiesCheck.Run(client, Check);
+await SessionScaleCheck.Run(client, Check);
 
 Console.WriteLine(failures.Count == 0 ? "PASS .NET compatibility check" : $"FAILED {failures.Count} check(s)");
 return failures.Count == 0 ? 0 : 1;

@@ -2,7 +2,8 @@ import type { EntityMeta, EntitySettings, NamespaceConfig, RuleConfig } from '..
 import { brokerErrors } from '../errors/brokerError.js';
 import type { MessageStore } from '../store/messageStore.js';
 import { parseAddress } from './entityAddress.js';
-import type { EntityCounts, EntityContext } from './queueEntity.js';
+import type { EntityCounts, EntityContext, EnqueueExtra } from './queueEntity.js';
+import { checkSend } from './sendRules.js';
 import { QueueEntity } from './queueEntity.js';
 import type { SessionInfo } from './sessionCoordinator.js';
 import type { StoredMessage } from './storedMessage.js';
@@ -24,6 +25,15 @@ export interface EntityStats extends EntityCounts {
   deadLettered: number;
   sessions?: SessionInfo[];
 }
+
+/** A send taken by {@link Broker.send}: `commit` once it is durable (makes it visible), `abort` when the write failed. */
+export interface Admission {
+  commit(): void;
+  abort(): void;
+}
+
+/** Where routing puts a message that reached its entity. */
+type Sink = (entity: QueueEntity, p: ParsedMessage, extra: EnqueueExtra) => void;
 
 /** Either a queue-like entity or a topic, as a sender address resolves. */
 export type SendTarget = { kind: 'queue'; entity: QueueEntity } | { kind: 'topic'; topic: TopicEntity };
@@ -174,35 +184,60 @@ export class Broker implements EntityContext {
     return target.kind === 'queue' ? target.entity.settings.maxMessageSizeBytes : target.topic.settings.maxMessageSizeBytes;
   }
 
-  /** Accepts sent messages: duplicate detection, forwarding, topic fan-out. */
-  send(target: SendTarget, messages: ParsedMessage[]): void {
+  /**
+   * Takes a send (one message or a batch): checks every message first, so a refusal takes none of them; drops
+   * repeats of a recorded id; places the rest (forwarding, topic fan-out) without making them visible. The caller
+   * commits once the store has them — only then are their ids recorded for duplicate detection — or aborts.
+   */
+  send(target: SendTarget, messages: ParsedMessage[]): Admission {
+    for (const p of messages) checkSend(target.kind === 'queue' ? target.entity : undefined, p);
     const now = Date.now();
+    const ids = target.kind === 'topic' ? target.topic : target.entity;
+    const detects = (target.kind === 'topic' ? target.topic.settings : target.entity.settings).requiresDuplicateDetection;
+    const inBatch = new Set<string>();
+    const placed: { entity: QueueEntity; m: StoredMessage }[] = [];
+    const place: Sink = (entity, p, extra) => void placed.push({ entity, m: entity.prepare(p, now, extra) });
     for (const p of messages) {
+      if (detects && (ids.seenRecently(p.messageId, now) || inBatch.has(p.messageId))) continue;
+      if (detects) inBatch.add(p.messageId);
       if (target.kind === 'topic') {
-        if (target.topic.isDuplicate(p.messageId, now)) continue;
-        for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, 0, now);
+        for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, 0, place);
       } else {
-        if (target.entity.isDuplicate(p.messageId, now)) continue;
-        this.routeInto(target.entity, p, 0, now);
+        this.routeInto(target.entity, p, 0, place);
       }
     }
+    return {
+      commit: () => {
+        const at = Date.now();
+        // A concurrent send of the same id may have been committed while this one was being written.
+        const repeated = new Set([...inBatch].filter((id) => ids.seenRecently(id, at)));
+        for (const { entity, m } of placed) {
+          if (repeated.has(m.messageId)) entity.discard(m);
+          else entity.admitPrepared(m);
+        }
+        for (const id of inBatch) if (!repeated.has(id)) ids.recordId(id, now);
+      },
+      abort: () => {
+        for (const { entity, m } of placed) entity.discard(m);
+      },
+    };
   }
 
-  private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, now: number, deadLetterSource?: string): void {
+  private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra = {}): void {
     const forward = entity.settings.forwardTo;
     if (forward !== undefined && hops < MAX_HOPS) {
-      this.forward(forward, p, hops + 1, now, deadLetterSource);
+      this.forward(forward, p, hops + 1, sink, extra);
       return;
     }
-    entity.enqueue(p, now, { deadLetterSource });
+    sink(entity, p, extra);
   }
 
-  private forward(address: string, p: ParsedMessage, hops: number, now: number, deadLetterSource?: string): void {
+  private forward(address: string, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra): void {
     const target = this.sendTarget(address);
     if (target.kind === 'topic') {
-      for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, hops, now, deadLetterSource);
+      for (const d of target.topic.targets(p, Date.now())) this.routeInto(d.entity, d.message, hops, sink, extra);
     } else {
-      this.routeInto(target.entity, p, hops, now, deadLetterSource);
+      this.routeInto(target.entity, p, hops, sink, extra);
     }
   }
 
@@ -222,7 +257,7 @@ export class Broker implements EntityContext {
     // dead-letter queue; one read from that queue itself carries none.
     const forward = from.settings.forwardDeadLetteredMessagesTo;
     if (forward !== undefined) {
-      this.forward(forward, p, 1, now, from.name);
+      this.forward(forward, p, 1, (entity, q, extra) => void entity.enqueue(q, now, extra), { deadLetterSource: from.name });
       return;
     }
     from.dlq?.enqueue(p, now, { deliveryCount: m.deliveryCount, enqueuedTime: m.enqueuedTime });

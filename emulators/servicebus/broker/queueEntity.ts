@@ -23,6 +23,13 @@ export interface EntityContext {
 /** Kind of entity: a queue, a topic subscription, or the dead-letter sub-queue of either. */
 export type EntityKind = 'queue' | 'subscription' | 'deadletter';
 
+/** What an enqueue takes over from where the message was before (dead-lettering, forwarding). */
+export interface EnqueueExtra {
+  deadLetterSource?: string;
+  deliveryCount?: number;
+  enqueuedTime?: number;
+}
+
 /** Per-entity counts for the admin port. */
 export interface EntityCounts {
   active: number;
@@ -95,13 +102,16 @@ export class QueueEntity {
     return this.settings.lockDurationMs;
   }
 
-  /** Whether `messageId` was seen inside the duplicate-detection window (and records it when not). */
-  isDuplicate(messageId: string, now: number): boolean {
-    if (!this.settings.requiresDuplicateDetection) return false;
-    if (this.dedup.seen(messageId, now)) return true;
+  /** Whether `messageId` was recorded inside the duplicate-detection window (always false when detection is off). */
+  seenRecently(messageId: string, now: number): boolean {
+    return this.settings.requiresDuplicateDetection && this.dedup.seen(messageId, now);
+  }
+
+  /** Records `messageId` for duplicate detection: only once its message is durably accepted. */
+  recordId(messageId: string, now: number): void {
+    if (!this.settings.requiresDuplicateDetection) return;
     this.dedup.add(messageId, now);
     this.record(() => ({ t: 'dup', e: this.name, id: messageId, at: now }));
-    return false;
   }
 
   /** Replays a duplicate-detection entry from the log. */
@@ -109,8 +119,18 @@ export class QueueEntity {
     this.dedup.add(messageId, at);
   }
 
-  /** Builds and admits a message from a parsed send. Returns its sequence number. */
-  enqueue(p: ParsedMessage, now: number, extra: { deadLetterSource?: string; deliveryCount?: number; enqueuedTime?: number } = {}): StoredMessage {
+  /** Builds and admits a message. */
+  enqueue(p: ParsedMessage, now: number, extra: EnqueueExtra = {}): StoredMessage {
+    const m = this.prepare(p, now, extra);
+    this.admit(m);
+    return m;
+  }
+
+  /**
+   * Builds a message and writes it to the store without making it visible: a send's messages are admitted together
+   * ({@link admitPrepared}) once the store has them, or {@link discard}ed when the write failed.
+   */
+  prepare(p: ParsedMessage, now: number, extra: EnqueueExtra = {}): StoredMessage {
     const scheduled = p.scheduledEnqueueTime !== undefined && p.scheduledEnqueueTime > now ? p.scheduledEnqueueTime : undefined;
     const m: StoredMessage = {
       sequenceNumber: this.nextSeq++,
@@ -128,8 +148,18 @@ export class QueueEntity {
     };
     m.expiresAt = this.expiryFor(m);
     this.record(() => ({ t: 'put', e: this.name, m: serializeMessage(m) }));
-    this.admit(m);
     return m;
+  }
+
+  /** Makes a {@link prepare}d message visible. */
+  admitPrepared(m: StoredMessage): void {
+    this.admit(m);
+  }
+
+  /** Drops a {@link prepare}d message that was never admitted, and takes it back out of the store. */
+  discard(m: StoredMessage): void {
+    m.place = 'gone';
+    this.record(() => ({ t: 'del', e: this.name, s: m.sequenceNumber }));
   }
 
   /** Adds a message rebuilt from the log (locks are not persisted: it comes back unlocked). */

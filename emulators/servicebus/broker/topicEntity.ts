@@ -39,12 +39,14 @@ export class TopicEntity {
     this.dedup.windowMs = settings.duplicateDetectionWindowMs;
   }
 
-  /** Whether `messageId` repeats inside the window (records it when not). */
-  isDuplicate(messageId: string, now: number): boolean {
-    if (!this.settings.requiresDuplicateDetection) return false;
-    if (this.dedup.seen(messageId, now)) return true;
-    this.dedup.add(messageId, now);
-    return false;
+  /** Whether `messageId` was recorded inside the window (always false when detection is off). */
+  seenRecently(messageId: string, now: number): boolean {
+    return this.settings.requiresDuplicateDetection && this.dedup.seen(messageId, now);
+  }
+
+  /** Records `messageId` once its message is accepted. */
+  recordId(messageId: string, now: number): void {
+    if (this.settings.requiresDuplicateDetection) this.dedup.add(messageId, now);
   }
 
   /** The copies of `p` each subscription takes. */

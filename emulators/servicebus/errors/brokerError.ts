@@ -19,6 +19,8 @@ export const BrokerErrorCode = {
   MessageNotFound: 'MessageNotFound',
   /** The held session attach timed out. SDK: ServiceTimeout. */
   Timeout: 'Timeout',
+  /** A value is outside what the service allows (e.g. an id over 128 characters). SDK: ArgumentOutOfRange. */
+  ArgumentOutOfRange: 'ArgumentOutOfRange',
   /** The request is malformed. SDK: GeneralError with the description. */
   BadRequest: 'BadRequest',
   /** The operation is not valid in this state (e.g. a session receive on a non-session queue). */
@@ -39,6 +41,7 @@ const conditions: Record<BrokerErrorCode, { condition: string; status: number }>
   MessageSizeExceeded: { condition: 'amqp:link:message-size-exceeded', status: 413 },
   MessageNotFound: { condition: 'com.microsoft:message-not-found', status: 404 },
   Timeout: { condition: 'com.microsoft:timeout', status: 408 },
+  ArgumentOutOfRange: { condition: 'com.microsoft:argument-out-of-range', status: 400 },
   BadRequest: { condition: 'com.microsoft:argument-error', status: 400 },
   InvalidOperation: { condition: 'amqp:not-allowed', status: 400 },
   NotImplemented: { condition: 'amqp:not-implemented', status: 501 },
@@ -94,6 +97,7 @@ export const brokerErrors = {
   noSession: (ms: number): BrokerError =>
     new BrokerError('Timeout', `No unlocked session became available within ${ms} ms.`),
   badRequest: (what: string): BrokerError => new BrokerError('BadRequest', what),
+  outOfRange: (what: string): BrokerError => new BrokerError('ArgumentOutOfRange', what),
   invalid: (what: string): BrokerError => new BrokerError('InvalidOperation', what),
   notImplemented: (what: string): BrokerError => new BrokerError('NotImplemented', `${what} is not supported by this emulator.`),
 };

@@ -1,3 +1,4 @@
+import { checkSend } from '../broker/sendRules.js';
 import { parseMessage } from '../broker/wireMessage.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import { toLongs, typedArray } from './codec.js';
@@ -11,13 +12,16 @@ export const scheduleMessage: ManagementOperation = (req) => {
   const list = req.body.messages;
   if (!Array.isArray(list)) throw brokerErrors.badRequest('messages must be a list');
   const now = Date.now();
-  const seqs = list.map((entry: Record<string, unknown>) => {
+  // Every message is checked before any is scheduled: a refusal schedules none of them.
+  const parsed = list.map((entry: Record<string, unknown>) => {
     const raw = entry.message;
     if (!Buffer.isBuffer(raw)) throw brokerErrors.badRequest('message must be binary');
-    const parsed = parseMessage(raw);
     if (raw.length > target.entity.settings.maxMessageSizeBytes) throw brokerErrors.tooLarge(raw.length, target.entity.settings.maxMessageSizeBytes);
-    return target.entity.enqueue(parsed, now).sequenceNumber;
+    const p = parseMessage(raw);
+    checkSend(target.entity, p);
+    return p;
   });
+  const seqs = parsed.map((p) => target.entity.enqueue(p, now).sequenceNumber);
   return { status: 200, body: { 'sequence-numbers': typedArray.longs(seqs) } };
 };
 

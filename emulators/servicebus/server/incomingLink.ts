@@ -1,5 +1,5 @@
 import type { Delivery, Receiver } from 'rhea';
-import type { Broker, SendTarget } from '../broker/broker.js';
+import type { Admission, Broker, SendTarget } from '../broker/broker.js';
 import { parseMessage, splitBatch } from '../broker/wireMessage.js';
 import type { ParsedMessage } from '../broker/wireMessage.js';
 import { brokerErrors, isBrokerError } from '../errors/brokerError.js';
@@ -38,13 +38,17 @@ export class IncomingLink {
     return new IncomingLink(broker, target, limit);
   }
 
-  /** Handles one complete transfer. `raw` is the encoded message (or batch). */
+  /**
+   * Handles one complete transfer. `raw` is the encoded message (or batch). A send is accepted — and its messages
+   * become visible, their ids recorded for duplicate detection — only once the store has it; a failed write takes it
+   * all back, so the client's retry is neither lost nor taken for a duplicate.
+   */
   onTransfer(delivery: Delivery, raw: Buffer, format: number): void {
-    let parsed: ParsedMessage[];
+    let admission: Admission;
     try {
       if (raw.length > this.limit) throw brokerErrors.tooLarge(raw.length, this.limit);
-      parsed = format === BATCH_FORMAT ? splitBatch(raw).map(parseMessage) : [parseMessage(raw)];
-      this.broker.send(this.target, parsed);
+      const parsed: ParsedMessage[] = format === BATCH_FORMAT ? splitBatch(raw).map(parseMessage) : [parseMessage(raw)];
+      admission = this.broker.send(this.target, parsed);
     } catch (err) {
       const error = isBrokerError(err) ? err.toAmqp() : { condition: 'amqp:decode-error', description: `Malformed message: ${(err as Error).message}` };
       rejectIncoming(delivery, error);
@@ -52,12 +56,19 @@ export class IncomingLink {
     }
     const store = this.broker.store;
     if (!store.durable) {
+      admission.commit();
       acceptIncoming(delivery);
       return;
     }
     store.flush().then(
-      () => acceptIncoming(delivery),
-      (err: unknown) => rejectIncoming(delivery, { condition: 'amqp:internal-error', description: `Store write failed: ${String(err)}` }),
+      () => {
+        admission.commit();
+        acceptIncoming(delivery);
+      },
+      (err: unknown) => {
+        admission.abort();
+        rejectIncoming(delivery, { condition: 'amqp:internal-error', description: `Store write failed: ${String(err)}` });
+      },
     );
   }
 }

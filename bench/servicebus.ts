@@ -19,6 +19,8 @@ const config = {
         { Name: 'bench-recv1', Properties: props },
         { Name: 'bench-recv16', Properties: props },
         { Name: 'bench-sessions', Properties: { ...props, RequiresSession: true } },
+        { Name: 'bench-many-sessions', Properties: { ...props, RequiresSession: true } },
+        { Name: 'bench-plain32', Properties: props },
         { Name: 'bench-memory', Properties: props },
       ],
       Topics: [],
@@ -94,6 +96,35 @@ async function drainSessions(clients: ServiceBusClient[], queue: string, expecte
   return done;
 }
 
+/**
+ * 32 session receivers (one client each) take sessions until every message is completed. Each session's size is
+ * known here, so a receiver closes it as soon as its messages are done: the figure is the broker's accept, receive,
+ * complete and close, not the SDK's idle wait for a session that has nothing more.
+ */
+async function drainKnownSessions(clients: ServiceBusClient[], queue: string, sessions: number, perSession: number): Promise<number> {
+  let done = 0;
+  const expected = sessions * perSession;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (done < expected) {
+        const r = await client.acceptNextSession(queue, { maxAutoLockRenewalDurationInMs: 0 }).catch(() => undefined);
+        if (!r) continue;
+        let got = 0;
+        while (got < perSession) {
+          const ms = await r.receiveMessages(perSession - got, { maxWaitTimeInMs: 1000 });
+          for (const m of ms) {
+            await r.completeMessage(m);
+            got++;
+            done++;
+          }
+        }
+        await r.close();
+      }
+    }),
+  );
+  return done;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   const configPath = join(dir, 'config.json');
@@ -127,11 +158,27 @@ async function main(): Promise<void> {
     row('sessions 50 x 100, 8 session receivers', await timed(() => drainSessions(sessionClients, 'bench-sessions', sessions * perSession)));
     await Promise.all(sessionClients.map((c) => c.close()));
 
+    // Sessions against a plain queue: the same 10,000 messages and 32 receivers, so the ratio is the price of sessions.
+    const manySessions = 1_000;
+    const tenEach = 10;
+    const spread: ServiceBusMessage[] = [];
+    for (let i = 0; i < tenEach; i++) for (let s = 0; s < manySessions; s++) spread.push({ ...payload(i), messageId: `ms${s}-${i}`, sessionId: `ms${s}` });
+    await sendAll(client.createSender('bench-plain32'), spread.map((m, i) => ({ ...m, sessionId: undefined, messageId: `p-${i}` })));
+    const plain = await timed(() => drainPeekLock(client, 'bench-plain32', 32, spread.length));
+    row('plain queue receive + complete, 32 receivers', plain);
+    await sendAll(client.createSender('bench-many-sessions'), spread);
+    const many = [...Array(32).keys()].map(() => new ServiceBusClient(connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 1000 } }));
+    const session = await timed(() => drainKnownSessions(many, 'bench-many-sessions', manySessions, tenEach));
+    row('session receive + complete, 32 session receivers, 1,000 sessions x 10', session);
+    await Promise.all(many.map((c) => c.close()));
+    const ratio = (session.count / session.seconds) / (plain.count / plain.seconds);
+
     const before = rssMb(child.pid as number);
     const memN = 100_000;
     await sendAll(client.createSender('bench-memory'), [...Array(memN).keys()].map(payload));
     const after = rssMb(child.pid as number);
     console.table(rows);
+    console.log(`session / plain queue receive + complete (32 receivers, 10,000 messages): ${ratio.toFixed(2)}`);
     console.log(`resident memory: ${before.toFixed(0)} MB idle -> ${after.toFixed(0)} MB with ${memN.toLocaleString('en')} queued messages (${((after - before) * 1024 * 1024 / memN).toFixed(0)} bytes/message)`);
   } finally {
     await client.close();

@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(config));
-  const { child, connectionString } = await launchServiceBusEmulator(['--port', '0', '--admin-port', '0', '--config', configPath], join(dir, 'emulator.log'));
+  const { child, connectionString } = await launchServiceBusEmulator(['--port', '0', '--admin-port', '0', '--admin-https-port', '0', '--config', configPath], join(dir, 'emulator.log'));
   const client = new ServiceBusClient(connectionString);
   const rows: { scenario: string; messages: number; seconds: string; 'msgs/s': string }[] = [];
   const row = (scenario: string, r: { count: number; seconds: number }): void => {

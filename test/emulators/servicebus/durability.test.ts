@@ -11,7 +11,7 @@ const Q = { plain: 'durable-plain', sessions: 'durable-sessions' };
 
 /** Starts the CLI as a child process on free ports with durable data in `dataDir`. */
 function launch(configPath: string, dataDir: string, logFile: string) {
-  return launchServiceBusEmulator(['--port', '0', '--admin-port', '0', '--config', configPath, '--data-dir', dataDir], logFile);
+  return launchServiceBusEmulator(['--port', '0', '--admin-port', '0', '--admin-https-port', '0', '--config', configPath, '--data-dir', dataDir], logFile);
 }
 
 describe('--data-dir durability', () => {

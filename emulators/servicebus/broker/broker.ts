@@ -206,6 +206,8 @@ export class Broker implements EntityContext {
         this.routeInto(target.entity, p, 0, place);
       }
     }
+    // Logged with the messages (a topic's ids are kept in memory only).
+    if (target.kind === 'queue') for (const id of inBatch) target.entity.logId(id, now);
     return {
       commit: () => {
         const at = Date.now();
@@ -219,6 +221,7 @@ export class Broker implements EntityContext {
       },
       abort: () => {
         for (const { entity, m } of placed) entity.discard(m);
+        if (target.kind === 'queue') for (const id of inBatch) target.entity.unlogId(id, now);
       },
     };
   }

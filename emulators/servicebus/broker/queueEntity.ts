@@ -107,11 +107,24 @@ export class QueueEntity {
     return this.settings.requiresDuplicateDetection && this.dedup.seen(messageId, now);
   }
 
-  /** Records `messageId` for duplicate detection: only once its message is durably accepted. */
-  recordId(messageId: string, now: number): void {
+  /**
+   * Writes `messageId`'s duplicate-detection entry to the log together with its send's messages, so the write that
+   * makes the send durable carries both: after a restart a message that survived is never accepted a second time.
+   */
+  logId(messageId: string, now: number): void {
     if (!this.settings.requiresDuplicateDetection) return;
-    this.dedup.add(messageId, now);
     this.record(() => ({ t: 'dup', e: this.name, id: messageId, at: now }));
+  }
+
+  /** Takes back a {@link logId} of a send whose write failed: the client's retry must not be a duplicate. */
+  unlogId(messageId: string, at: number): void {
+    if (!this.settings.requiresDuplicateDetection) return;
+    this.record(() => ({ t: 'undup', e: this.name, id: messageId, at }));
+  }
+
+  /** Counts `messageId` as seen for duplicate detection: only once its message is durably accepted. */
+  recordId(messageId: string, now: number): void {
+    if (this.settings.requiresDuplicateDetection) this.dedup.add(messageId, now);
   }
 
   /** Replays a duplicate-detection entry from the log. */

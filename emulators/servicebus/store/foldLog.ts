@@ -43,8 +43,13 @@ export function foldLog(records: Iterable<StoreRecord>): FoldedLog {
         break;
       }
       case 'dup':
-        dups.push(r);
+        dups.push({ e: r.e, id: r.id, at: r.at });
         break;
+      case 'undup': {
+        const i = dups.findIndex((d) => d.e === r.e && d.id === r.id && d.at === r.at);
+        if (i >= 0) dups.splice(i, 1);
+        break;
+      }
     }
   }
   return { messages, states, dups };

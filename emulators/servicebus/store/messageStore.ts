@@ -25,7 +25,9 @@ export type StoreRecord =
   | { t: 'del'; e: string; s: number }
   | { t: 'upd'; e: string; s: number; dc?: number; df?: boolean; pl?: 'available' | 'deferred'; ap?: string; et?: number; ex?: number | null }
   | { t: 'state'; e: string; id: string; v: string | null }
-  | { t: 'dup'; e: string; id: string; at: number };
+  | { t: 'dup'; e: string; id: string; at: number }
+  /** A `dup` of a send whose write failed, taken back. */
+  | { t: 'undup'; e: string; id: string; at: number };
 
 /**
  * Where entity changes go. The in-memory store drops them; the file store appends them to a log and

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceBusClient } from '@azure/service-bus';
@@ -105,5 +105,33 @@ describe('duplicate detection with a durable store', () => {
     // A real duplicate inside the window is still dropped.
     await sender.sendMessages({ body: 'again', messageId: 'dup-1' });
     expect(await peekEverything(receiver)).toEqual([]);
+  });
+
+  it('writes a message id with its message: a broker that stops right after the write still drops the retry', async () => {
+    // Prepare: keep the data directory exactly as it is when the send's write is on disk, before anything else runs.
+    const store = emulator.broker.store as { flush(): Promise<void> };
+    const flush = store.flush.bind(store);
+    const onDisk = mkdtempSync(join(tmpdir(), 'sb-admit-crash-'));
+    store.flush = async () => {
+      await flush();
+      store.flush = flush;
+      cpSync(dir, onDisk, { recursive: true });
+    };
+    await client.createSender(Q.dedup).sendMessages({ body: 'sent once', messageId: 'dup-2' });
+
+    // Act: a broker started on that directory (the first one stopped there) gets the client's retry.
+    const restarted = await start({ port: 0, adminPort: 0, dataDir: onDisk, config: configWith([queue(Q.dedup, { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT5M' })]) });
+    const again = new ServiceBusClient(restarted.connectionString, fastClientOptions);
+    try {
+      await again.createSender(Q.dedup).sendMessages({ body: 'retried after the stop', messageId: 'dup-2' });
+
+      // Assess: one message, the first.
+      const bodies = (await peekEverything(again.createReceiver(Q.dedup))).map((m) => m.body as string);
+      expect(bodies).toEqual(['sent once']);
+    } finally {
+      await again.close();
+      await restarted.close();
+      rmSync(onDisk, { recursive: true, force: true });
+    }
   });
 });

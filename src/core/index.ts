@@ -140,3 +140,11 @@ export {
   type OutboxDispatcherDeps,
   type SweepReport,
 } from './outbox/outboxDispatcher.js';
+
+export { OutboxTarget, type HeldOutboxRecord, type OutboxHold } from './documents/outboxHold.js';
+export { outboxHoldId } from './documents/documentIds.js';
+export { OutboxRelay, outboundEvent, type OutboxRelayDeps, type OutboxRelayOptions, type RelayReport } from './outbox/outboxRelay.js';
+export { releaseHold, type HoldReleaseDeps, type HoldReleaseReport } from './outbox/holdRelease.js';
+export { appendToHold, heldRecord, newHold, planRelayBatch, type OrderRelayWork, type RelayBatch } from './outbox/relayBatch.js';
+export { OutboxBatchError, OutboxDeliveryError, OutboxErrorCode, isTransportFailure } from './outbox/outboxErrors.js';
+export type { HoldWriteLost, OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outbox/relayPorts.js';

@@ -36,4 +36,8 @@ export interface OutboxRecord {
   /** The last dispatch failure, for operators. */
   lastError?: string;
   completedAt?: string;
+  /** ISO time (ms) of the batch that applied the entry. */
+  committedAt?: string;
+  /** Seconds to live. */
+  ttl?: number;
 }

@@ -8,7 +8,7 @@
 import type { HeldOutboxRecord } from '../documents/outboxHold.js';
 import { OutboxTarget } from '../documents/outboxHold.js';
 import { OutboxBatchError } from './outboxErrors.js';
-import type { OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './relayPorts.js';
+import type { OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outboxPorts.js';
 import { outboundEvent } from './outboxRelay.js';
 
 /** What {@link releaseHold} needs. */

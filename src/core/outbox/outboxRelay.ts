@@ -22,7 +22,7 @@ import { backoffDelay } from '../processor/retry.js';
 import { HoldCache } from './holdCache.js';
 import { orderEventMessage } from './orderEvent.js';
 import { OutboxBatchError, describeFailure, isTransportFailure } from './outboxErrors.js';
-import { silentOutboxObserver, type OrderEventSender, type OrderEventWebhook, type OutboundOrderEvent, type OutboxHoldStore, type OutboxObserver } from './relayPorts.js';
+import { silentOutboxObserver, type OrderEventSender, type OrderEventWebhook, type OutboundOrderEvent, type OutboxHoldStore, type OutboxObserver } from './outboxPorts.js';
 import { appendToHold, heldRecord, newHold, planRelayBatch, type OrderRelayWork } from './relayBatch.js';
 
 /** Options of the relay (resolved by `resolveOutboxConfig`). */

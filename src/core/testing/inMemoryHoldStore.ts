@@ -1,6 +1,6 @@
 import type { OutboxHold } from '../documents/outboxHold.js';
 import type { Stored } from '../ports/orderStore.js';
-import type { HoldWriteLost, OutboxHoldStore } from '../outbox/relayPorts.js';
+import type { HoldWriteLost, OutboxHoldStore } from '../outbox/outboxPorts.js';
 
 /**
  * An {@link OutboxHoldStore} in memory with Cosmos DB's conditional-write semantics (a new ETag per write, 409 on

@@ -1,6 +1,6 @@
 import type { OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
 import { OutboxDeliveryError, OutboxErrorCode } from '../../../src/core/outbox/outboxErrors.js';
-import type { OrderEventSender, OrderEventWebhook, OutboundOrderEvent } from '../../../src/core/outbox/relayPorts.js';
+import type { OrderEventSender, OrderEventWebhook, OutboundOrderEvent } from '../../../src/core/outbox/outboxPorts.js';
 
 /** An immutable outbox record as the processor writes it (`<orderId>-<sequence>` as entryId). */
 export function outboxRecordOf(orderId: string, sequence: number): OutboxRecord {

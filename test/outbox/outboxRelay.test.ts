@@ -137,23 +137,30 @@ describe('outbox relay', () => {
   it('fails the invocation when holds cannot be read, sending nothing for that order', async () => {
     const { relay, sender, holds } = relayStack();
     holds.failReads = Object.assign(new Error('Cosmos answered 503'), { code: 'StoreTransient' });
-    await expect(relay.relay(changes(['a', 1]))).rejects.toMatchObject({ code: 'StoreTransient' });
+    await expect(relay.relay(changes(['a', 2]))).rejects.toMatchObject({ code: 'StoreTransient' });
     expect(sender.sends).toEqual([]);
   });
 
   it('reads each order hold once and remembers it across batches', async () => {
     const { relay, holds } = relayStack();
-    await relay.relay(changes(['a', 1], ['b', 1]));
     await relay.relay(changes(['a', 2], ['b', 2]));
-    await relay.relay(changes(['a', 3]));
+    await relay.relay(changes(['a', 3], ['b', 3]));
+    await relay.relay(changes(['a', 4]));
     expect(holds.requests.read).toBe(2);
+  });
+
+  it('reads no hold for an order whose batch starts at its first record (nothing earlier can be held)', async () => {
+    const { relay, holds } = relayStack();
+    await relay.relay(changes(['a', 1], ['a', 2], ['b', 1]));
+    await relay.relay(changes(['a', 3], ['b', 2]));
+    expect(holds.requests.read).toBe(0);
   });
 
   it('reads "no hold" again once it is older than holdCacheMs', async () => {
     const { relay, holds, clock } = relayStack({ options: { retryBudgetMs: BUDGET_MS, holdCacheMs: 1000 } });
-    await relay.relay(changes(['a', 1]));
-    clock.advance(1000);
     await relay.relay(changes(['a', 2]));
+    clock.advance(1000);
+    await relay.relay(changes(['a', 3]));
     expect(holds.requests.read).toBe(2);
   });
 

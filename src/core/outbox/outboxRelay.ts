@@ -127,7 +127,7 @@ export class OutboxRelay {
 
   /** One order's decision: append to its hold, or send; rejects only on an infrastructure failure. */
   private async relayOrder(work: OrderRelayWork, deadline: number): Promise<OrderOutcome> {
-    const hold = await this.holdOf(work.orderId);
+    const hold = await this.holdOf(work.orderId, work.records[0]!.sequence);
     if (hold !== undefined) {
       const appended = await this.appendOrRelease(work.orderId, hold, work.records.map((r) => heldRecord(r, this.targets)));
       if (appended !== 'released') return { kind: 'appended', records: work.records.length };
@@ -178,8 +178,8 @@ export class OutboxRelay {
 
   /** Puts the order on hold with its undelivered records, or adds them to a hold another writer made meanwhile. */
   private async hold(orderId: string, pending: HeldOutboxRecord[], error: string): Promise<void> {
-    const now = new Date(this.clock.now()).toISOString();
-    const created = await this.deps.holds.create(newHold(orderId, pending, { error, now }));
+    const hold = newHold(orderId, pending, { error, now: new Date(this.clock.now()).toISOString() });
+    const created = await this.deps.holds.create(hold);
     if (created === 'changed') {
       const current = await this.deps.holds.read(orderId);
       if (current === undefined || (await this.appendOrRelease(orderId, current, pending, error)) === 'released') {
@@ -187,7 +187,7 @@ export class OutboxRelay {
         throw new OutboxBatchError(`the hold of order ${orderId} changed while the relay wrote it`);
       }
     } else {
-      this.holds.remember(orderId, { doc: newHold(orderId, pending, { error, now }), etag: created });
+      this.holds.remember(orderId, { doc: hold, etag: created });
     }
     this.observer.held(orderId);
     const first = pending[0]!;
@@ -223,9 +223,15 @@ export class OutboxRelay {
   }
 
   /** The order's hold: remembered, or read once (a read failure is the store's: the batch is retried). */
-  private async holdOf(orderId: string): Promise<Stored<OutboxHold> | undefined> {
+  private async holdOf(orderId: string, firstSequence: number): Promise<Stored<OutboxHold> | undefined> {
     const known = this.holds.lookup(orderId);
     if (known !== 'unknown') return known;
+    // A hold only ever holds records a relay met before; a batch that starts at the order's first record has no
+    // earlier one, so there is nothing to read (a new order costs no hold read).
+    if (firstSequence === 1) {
+      this.holds.remember(orderId, undefined);
+      return undefined;
+    }
     const read = await this.deps.holds.read(orderId);
     this.holds.remember(orderId, read);
     return read;

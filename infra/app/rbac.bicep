@@ -53,7 +53,7 @@ var appQueueRoles = [
   { queue: 'orders', role: roles.serviceBusDataReceiver }
   // the ledger splitter fans entries out into `orders`.
   { queue: 'orders', role: roles.serviceBusDataSender }
-  // the outbox dispatcher publishes order state changes; nothing in the app consumes them.
+  // the outbox relay publishes order state changes (and `convoy outbox retry` re-sends held ones); nothing in the app consumes them.
   { queue: 'order-events', role: roles.serviceBusDataSender }
 ]
 

@@ -9,7 +9,7 @@ describe('order processor, writing outbox records for the relay', () => {
     const e = entriesFor(orderId);
     // Act
     await h.send(e.created());
-    // Assess: the record carries the state after the entry and nothing a dispatcher would update.
+    // Assess: the record carries the state after the entry and nothing that is ever updated.
     const record = h.store.documents(orderId).get(`outbox:${orderId}-e1`);
     expect(record).toMatchObject({ docType: 'outbox', orderId, entryId: `${orderId}-e1`, sequence: 1, ttl: 3_600, committedAt: new Date(h.clock.now()).toISOString() });
     expect(Object.keys(record!).sort()).toEqual(['committedAt', 'correlationId', 'docType', 'entryId', 'id', 'order', 'orderId', 'sequence', 'ttl', 'type'].sort());

@@ -56,7 +56,7 @@ export async function startCosmosDBHost(options: CosmosDBHostOptions): Promise<C
   };
   try {
     for (const registration of options.functions) {
-      const processor = await startTrigger(registration, { ...options, hostName }, clients);
+      const processor = await startWithRetries(registration.name, options.logger, () => startTrigger(registration, { ...options, hostName }, clients));
       processors.set(registration.name, processor);
     }
   } catch (error) {
@@ -73,6 +73,29 @@ export async function startCosmosDBHost(options: CosmosDBHostOptions): Promise<C
       for (const client of clients.values()) client.dispose();
     },
   };
+}
+
+/** Start attempts of a trigger whose Cosmos DB calls keep failing transiently, before the host start fails. */
+const START_ATTEMPTS = 8;
+
+/**
+ * Starts a trigger, trying again after a transient Cosmos DB failure (a 429, a 503, a network error), as the
+ * Functions host retries a listener that could not start; a setting, a missing container (404) or any other
+ * refusal fails at once.
+ */
+async function startWithRetries(name: string, logger: Logger, start: () => Promise<ChangeFeedProcessor>): Promise<ChangeFeedProcessor> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const transient = code === 429 || code === 503 || code === 408 || code === 449 || (typeof code === 'string' && /^E[A-Z]+$/.test(code));
+      if (!transient || attempt >= START_ATTEMPTS) throw error;
+      const delayMs = Math.min(5_000, 100 * 2 ** attempt);
+      logger.warn({ function: name, attempt, delayMs, err: error }, 'the Cosmos DB trigger could not start; trying again');
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
 }
 
 async function startTrigger(

@@ -142,6 +142,16 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     );
   });
 
+  it('starts despite Cosmos DB answering 503 to its first lease writes, as the host retries a listener', async () => {
+    const container = await f.container();
+    await f.write(container, 1);
+    const seen: string[] = [];
+    f.emulator.faults.add({ operation: 'create', status: 503, count: 2 });
+    await f.host('A', f.registration(container, {}, async (docs) => void seen.push(...ids(docs))));
+    await until(() => seen.length === 1, 'the document after the failed starts');
+    expect(f.emulator.faults.list().filter((r) => r.remaining > 0)).toEqual([]);
+  });
+
   it('refuses to start without its lease container unless told to create it', async () => {
     const container = await f.container();
     await expect(f.host('A', f.registration(container, { leaseContainerName: 'missing-leases' }, async () => undefined))).rejects.toThrow('the lease container db/missing-leases does not exist');

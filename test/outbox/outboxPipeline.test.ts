@@ -5,7 +5,9 @@ import { retryOutbox } from '../../cli/commands/outboxRetry.js';
 import type { CliSettings } from '../../cli/settings.js';
 import { startCosmosDBHost, type CosmosDBHost } from '../../local/cosmos/cosmosDBHost.js';
 import type { RegistrationOf } from '../../local/registrations.js';
+import { relayLag } from '../../src/adapters/outboxLag.js';
 import { appContext } from '../../src/functions/appContext.js';
+import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/functions/outboxRelay.js';
 import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
 import { registeredFunctions } from '../../src/functions/register.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
@@ -119,6 +121,12 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     await host.close();
     await drainSession(stack, c);
     await drainSession(stack, d);
+    // The relay is behind: the lag of a lease is the age of the oldest outbox record past its checkpoint.
+    const { resources: [oldest] } = await stack.container.items
+      .query<{ committedAt: string }>({ query: "SELECT c.committedAt FROM c WHERE c.docType = 'outbox' AND c.orderId = @c AND c.sequence = 1", parameters: [{ name: '@c', value: c }] })
+      .fetchAll();
+    const at = Date.parse(oldest!.committedAt) + 5_000;
+    const behind = await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, at);
     host = await startRelayHost();
     await until(async () => acceptedFor(d).length === 2 && (await holds.read(c))?.doc.records.length === 3, "d delivered and c's three records held");
     const held = (await holds.read(c))!.doc;
@@ -137,6 +145,9 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(report).toMatchObject({ released: true, delivered: { 'order-events': 0, webhook: 3 } });
     expect(acceptedFor(c)).toEqual([`outbox:${c}-1`, `outbox:${c}-2`, `outbox:${c}-3`]);
     expect(await holds.read(c)).toBeUndefined();
+    expect(behind.map((l) => l.lagMs)).toEqual([5_000]);
+    // Once the relay has checkpointed past everything (its own hold writes included), no lag is left.
+    await until(async () => (await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, at)).every((l) => l.lagMs === 0), 'the relay caught up');
     expect((await orderEvents(c)).map((m) => m.body.sequence)).toEqual([1, 2, 3]);
   });
 });

@@ -12,6 +12,7 @@ export interface FunctionsByKind {
   http: RegistrationOf<'http'>[];
   timer: RegistrationOf<'timer'>[];
   serviceBusQueue: RegistrationOf<'serviceBusQueue'>[];
+  cosmosDB: RegistrationOf<'cosmosDB'>[];
 }
 
 /**
@@ -61,7 +62,7 @@ export async function closeAppFunctions(logger: Logger): Promise<void> {
  * @throws TypeError on an unsupported definition or a duplicate function name.
  */
 export function groupFunctions(registrations: readonly FunctionRegistration[]): FunctionsByKind {
-  const groups: FunctionsByKind = { http: [], timer: [], serviceBusQueue: [] };
+  const groups: FunctionsByKind = { http: [], timer: [], serviceBusQueue: [], cosmosDB: [] };
   const names = new Set<string>();
   for (const registration of registrations) {
     assertSupported(registration);
@@ -69,6 +70,7 @@ export function groupFunctions(registrations: readonly FunctionRegistration[]): 
     names.add(registration.name);
     if (registration.kind === 'http') groups.http.push(registration);
     else if (registration.kind === 'timer') groups.timer.push(registration);
+    else if (registration.kind === 'cosmosDB') groups.cosmosDB.push(registration);
     else groups.serviceBusQueue.push(registration);
   }
   return groups;

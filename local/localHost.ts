@@ -15,6 +15,8 @@ import { createHostLogger } from './logging/logger.js';
 import { repoPath } from './paths.js';
 import { startServiceBusHost } from './servicebus/serviceBusHost.js';
 import type { ServiceBusHost } from './servicebus/serviceBusHost.js';
+import { startCosmosDBHost } from './cosmos/cosmosDBHost.js';
+import type { CosmosDBHost } from './cosmos/cosmosDBHost.js';
 import { startTimerHost } from './timer/timerHost.js';
 import type { TimerHost } from './timer/timerHost.js';
 
@@ -103,7 +105,14 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     ...(stack ? { ServiceBusConnection: stack.serviceBusConnectionString, CosmosConnection: stack.cosmosConnectionString } : {}),
     ...(options.quiet ? { LOG_LEVEL: 'warn' } : {}),
   };
-  const settings = mergeSettings(fileValues, process.env, overrides);
+  const merged = mergeSettings(fileValues, process.env, overrides);
+  // The outbox relay's trigger names its container through %COSMOS_DATABASE% / %COSMOS_CONTAINER%, which the host
+  // must resolve: when unset, they are the names the app itself falls back to.
+  const settings: AppSettings = {
+    ...merged,
+    COSMOS_DATABASE: merged.COSMOS_DATABASE || cosmosResources.database,
+    COSMOS_CONTAINER: merged.COSMOS_CONTAINER || cosmosResources.container,
+  };
   const logger = options.logger ?? createHostLogger({ level: settings.LOG_LEVEL || 'info' });
 
   const stoppers: (() => Promise<void>)[] = [];
@@ -131,6 +140,8 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     // Triggers first, HTTP last: once the URL answers, messages are already being consumed.
     const serviceBus: ServiceBusHost = startServiceBusHost({ functions: functions.serviceBusQueue, settings, hostOptions, logger });
     stoppers.push(() => serviceBus.close());
+    const cosmosDB: CosmosDBHost = await startCosmosDBHost({ functions: functions.cosmosDB, settings, logger });
+    stoppers.push(() => cosmosDB.close());
     const timers: TimerHost = startTimerHost({ functions: functions.timer, logger });
     stoppers.push(() => timers.close());
     const http: HttpHost = await startHttpHost({

@@ -2,6 +2,8 @@
  * The embedded stack for the pipeline bench: the same emulators `npm start` runs (started once), and the
  * in-process Functions host started per phase with that phase's host options and functions.
  */
+import { CosmosClient } from '@azure/cosmos';
+import { COSMOS_DATABASE, ORDERS_CONTAINER } from '../../src/adapters/cosmosClientOptions.js';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { ServiceBusClient } from '@azure/service-bus';
@@ -28,6 +30,8 @@ export interface BenchStack {
   /** Starts the in-process host with these functions (host.json plus the overrides); counts what it processes. */
   startHost(options: HostPhaseOptions): Promise<BenchHost>;
   cosmosCounters(): Promise<CosmosCounts>;
+  /** `committedAt` (epoch ms) of every outbox record in the app's container, by record id. */
+  outboxCommitTimes(): Promise<Map<string, number>>;
   resetCosmosCounters(): Promise<void>;
   close(): Promise<void>;
 }
@@ -88,6 +92,19 @@ export async function startBenchStack(): Promise<BenchStack> {
       const response = await fetch(counters);
       if (!response.ok) throw new Error(`GET ${counters}: ${response.status}`);
       return (await response.json()) as CosmosCounts;
+    },
+    async outboxCommitTimes() {
+      const client = new CosmosClient({ connectionString: emulators.cosmosConnectionString, connectionPolicy: { enableEndpointDiscovery: false } });
+      try {
+        const { resources } = await client
+          .database(COSMOS_DATABASE)
+          .container(ORDERS_CONTAINER)
+          .items.query<{ id: string; committedAt: string }>("SELECT c.id, c.committedAt FROM c WHERE c.docType = 'outbox'", { maxItemCount: 10_000 })
+          .fetchAll();
+        return new Map(resources.map((r) => [r.id, Date.parse(r.committedAt)]));
+      } finally {
+        client.dispose();
+      }
     },
     async resetCosmosCounters() {
       const response = await fetch(counters, { method: 'DELETE' });

@@ -2,6 +2,7 @@
  * The latency phase: a steady offered load through the host's `POST /api/ledgers`, and the time from each POST
  * to its entries being applied, as the host logged it.
  */
+import { consumeOrderEvents } from './orderEvents.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FunctionApi } from '../../cli/httpApi.js';
 import type { BenchStack } from './benchStack.js';
@@ -46,6 +47,8 @@ export interface LatencyResult {
   outOfOrder: number;
   entries: number;
   sessionAccepts: number;
+  /** Outbox relay: the entry's commit (`committedAt`) → its event enqueued on order-events, same entries. */
+  event: { p50Ms: number; p99Ms: number; maxMs: number; samples: number };
 }
 
 /**
@@ -59,6 +62,7 @@ export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, opti
   const ledgerCount = work.ledgers.length;
   if (ledgerCount !== warmupLedgers + options.measureSeconds * ledgersPerSecond) throw new Error('latency workload does not match the phase length');
   const phase = await stack.startHost({ registrations: stack.appFunctions, overrides: options.overrides });
+  const events = consumeOrderEvents(stack.emulators.serviceBusConnectionString);
   try {
     const api = new FunctionApi({ httpBaseUrl: phase.host.httpUrl.replace(/\/api$/, ''), functionKey: undefined });
     const intervalMs = 1000 / ledgersPerSecond;
@@ -90,6 +94,11 @@ export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, opti
     const total = ledgerCount * entriesPerLedger;
     await phase.processed.completed('orderProcessor', total, options.timeoutMs);
     await checkApplied(phase.host.httpUrl, work.orderIds, work.perOrder);
+    const measured = work.ledgers.slice(warmupLedgers).flatMap((l) => l.entries.map((e) => `outbox:${e.entryId}`));
+    await events.waitFor(measured, options.timeoutMs);
+    const committedAt = await stack.outboxCommitTimes();
+    const eventLatencies = measured.map((id) => (events.seen.enqueuedAt.get(id) as number) - (committedAt.get(id) ?? Number.NaN)).sort((a, b) => a - b);
+    if (eventLatencies.some(Number.isNaN)) throw new Error('an outbox record of the latency phase has no committedAt');
 
     const applied = appliedTimes(phase.processed, work.ledgers.map((l) => l.entries));
     const latencies: number[] = [];
@@ -115,8 +124,10 @@ export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, opti
       outOfOrder: applied.outOfOrder,
       entries: total,
       sessionAccepts: phase.processed.sessionAccepts('orderProcessor'),
+      event: { p50Ms: percentile(eventLatencies, 0.5), p99Ms: percentile(eventLatencies, 0.99), maxMs: eventLatencies[eventLatencies.length - 1] ?? Number.NaN, samples: eventLatencies.length },
     };
   } finally {
+    await events.close();
     await phase.close();
   }
 }

@@ -5,6 +5,7 @@
 import type { ServiceBusMessage } from '@azure/service-bus';
 import { FunctionApi } from '../../cli/httpApi.js';
 import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
+import { consumeOrderEvents } from './orderEvents.js';
 import type { BenchHost, BenchStack, CosmosCounts } from './benchStack.js';
 import { sendEntryMessages, sendLedgers, type Workload } from './workload.js';
 
@@ -27,8 +28,12 @@ export interface Throughput {
 export interface PipelineResult extends Throughput {
   /** "session accepted" lines of the order processor's trigger. */
   sessionAccepts: number;
-  /** Cosmos requests during the phase, by kind. */
+  /** Cosmos requests from the first send until every event was on order-events (processor and relay), by kind. */
   cosmos: CosmosCounts;
+  /** From the first send until the last entry's event was on order-events. */
+  relayedSeconds: number;
+  /** order-events copies beyond the first of a messageId. */
+  duplicateEvents: number;
 }
 
 /**
@@ -38,16 +43,21 @@ export interface PipelineResult extends Throughput {
  */
 export async function pipelinePhase(stack: BenchStack, work: Workload, settings: PhaseSettings): Promise<PipelineResult> {
   const phase = await stack.startHost({ registrations: stack.appFunctions, overrides: settings.overrides });
+  const events = consumeOrderEvents(stack.emulators.serviceBusConnectionString);
   try {
     await stack.resetCosmosCounters();
     const started = performance.now();
     await sendLedgers(stack.bus, work.ledgers);
     await phase.processed.completed('orderProcessor', work.entryMessages.length, settings.timeoutMs);
     const result = throughput(work.entryMessages.length, started);
+    // The relay's requests count too: the phase ends when every entry's event is on order-events.
+    await events.waitFor(work.entryMessages.map((m) => `outbox:${(m.body as { entryId: string }).entryId}`), settings.timeoutMs);
+    const relayedSeconds = (performance.now() - started) / 1000;
     const cosmos = await stack.cosmosCounters();
     await checkApplied(phase.host.httpUrl, work.orderIds, work.entryMessages.length / work.orderIds.length);
-    return { ...result, sessionAccepts: phase.processed.sessionAccepts('orderProcessor'), cosmos };
+    return { ...result, sessionAccepts: phase.processed.sessionAccepts('orderProcessor'), cosmos, relayedSeconds, duplicateEvents: events.seen.duplicates };
   } finally {
+    await events.close();
     await phase.close();
   }
 }

@@ -1,48 +1,66 @@
-import { Command, Option } from 'commander';
-import { CosmosOutboxStore } from '../../src/adapters/outboxCosmosStore.js';
-import { OutboxStatus } from '../../src/core/documents/outboxRecord.js';
-import { retryOutboxRecord } from '../../src/core/outbox/outboxDispatch.js';
-import type { OutboxDispatchRecord } from '../../src/core/outbox/outboxRecordState.js';
+import { Command } from 'commander';
+import type { Container } from '@azure/cosmos';
+import type { OutboxHold } from '../../src/core/documents/outboxHold.js';
+import type { HoldReleaseReport } from '../../src/core/outbox/holdRelease.js';
 import { withCosmosFlag, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import type { CliIo } from '../io.js';
-import { wholeNumber } from '../options.js';
-import { addConnectionOptions, resolveCliSettings, type ConnectionFlags } from '../settings.js';
+import { withServiceBus } from '../serviceBus.js';
+import { addConnectionOptions, resolveCliSettings, type CliSettings, type ConnectionFlags } from '../settings.js';
 import { table } from '../table.js';
 
-/** What {@link retryOutbox} did. */
-export interface OutboxRetryResult {
-  orderId: string;
-  /** Ids of the records set back to `pending`. */
-  retried: string[];
-  /** Ids of failed records that changed while being retried (run the command again). */
-  raced: string[];
+/** What `convoy outbox list` shows. */
+export interface OutboxListing {
+  /** The relay's lag per lease (age of the oldest outbox record past its checkpoint). */
+  leases: { leaseToken: string; owner: string | null; lagSeconds: number }[];
+  holds: OutboxHold[];
+}
+
+/** Lag per lease and every hold (or one order's). */
+export async function listOutbox(container: Container, filter: { orderId?: string } = {}): Promise<OutboxListing> {
+  const [{ CosmosOutboxHoldStore }, { relayLag }, { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX }] = await Promise.all([
+    import('../../src/adapters/outboxHoldCosmosStore.js'),
+    import('../../src/adapters/outboxLag.js'),
+    import('../../src/functions/outboxRelay.js'),
+  ]);
+  const leases = container.database.container(LEASE_CONTAINER);
+  const [holds, lags] = await Promise.all([
+    new CosmosOutboxHoldStore(container).list(filter),
+    relayLag(container, leases, OUTBOX_RELAY_LEASE_PREFIX, Date.now()).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === 404) return []; // no lease container: the relay never ran here
+      throw error;
+    }),
+  ]);
+  return { leases: lags.map((l) => ({ leaseToken: l.leaseToken, owner: l.owner, lagSeconds: Math.round(l.lagMs / 100) / 10 })), holds };
 }
 
 /**
- * Sets the `failed` outbox records of `orderId` (only the one of `entryId`, when given) back to `pending` with
- * no attempts, each conditional on its ETag; the dispatcher's next pass or sweep delivers them, in sequence
- * order, and the order's later records follow. Throws `CliError` `NotFound` when there is nothing to retry.
+ * Releases the hold of `orderId`: its records go, in order, to the target(s) each still owes (`order-events` with
+ * the app's Service Bus connection, the webhook of `OUTBOX_WEBHOOK_URL`), then the hold is deleted under its ETag
+ * (again, with what the relay appended meanwhile, when the ETag changed). Throws `CliError` `NotFound` when the
+ * order has no hold.
  */
-export async function retryOutbox(store: CosmosOutboxStore, target: { orderId: string; entryId?: string }): Promise<OutboxRetryResult> {
-  const open = await store.openRecords(target.orderId);
-  const failed = open.filter((s) => s.doc.status === OutboxStatus.Failed && (target.entryId === undefined || s.doc.entryId === target.entryId));
-  if (failed.length === 0) {
-    const which = target.entryId === undefined ? `order ${target.orderId}` : `entry ${target.entryId} of order ${target.orderId}`;
-    throw new CliError('NotFound', `No failed outbox record for ${which}.`, 'List them with `convoy outbox list --status failed`.');
+export async function retryOutbox(settings: CliSettings, container: Container, orderId: string): Promise<HoldReleaseReport> {
+  const [{ CosmosOutboxHoldStore }, { ServiceBusOrderEventSender }, { WebhookOrderEventPoster }, { releaseHold, resolveOutboxConfig }] = await Promise.all([
+    import('../../src/adapters/outboxHoldCosmosStore.js'),
+    import('../../src/adapters/outboxServiceBusSender.js'),
+    import('../../src/adapters/outboxWebhook.js'),
+    import('../../src/core/index.js'),
+  ]);
+  const holds = new CosmosOutboxHoldStore(container);
+  if ((await holds.read(orderId)) === undefined) {
+    throw new CliError('NotFound', `Order ${orderId} has no outbox hold.`, 'List the holds with `convoy outbox list`.');
   }
-  const result: OutboxRetryResult = { orderId: target.orderId, retried: [], raced: [] };
-  for (const stored of failed) {
-    const retried = retryOutboxRecord(stored.doc)!;
-    if ((await store.replace(retried, stored.etag)) === undefined) result.raced.push(stored.doc.id);
-    else result.retried.push(stored.doc.id);
-  }
-  return result;
-}
-
-/** Outbox records for operators, by order and sequence. */
-export function listOutbox(store: CosmosOutboxStore, filter: { status?: OutboxStatus; orderId?: string; limit?: number } = {}): Promise<OutboxDispatchRecord[]> {
-  return store.list(filter);
+  const config = resolveOutboxConfig(settings.app);
+  const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs });
+  return withServiceBus(settings, async (client) => {
+    const sender = client.createSender('order-events');
+    try {
+      return await releaseHold({ holds, sender: new ServiceBusOrderEventSender(sender), webhook }, orderId);
+    } finally {
+      await sender.close();
+    }
+  });
 }
 
 interface OutboxFlags extends ConnectionFlags {
@@ -52,53 +70,52 @@ interface OutboxFlags extends ConnectionFlags {
 
 /** `convoy outbox list | retry`. */
 export function outboxCommand(io: CliIo): Command {
-  const outbox = new Command('outbox').description('Inspect outbox records and retry the failed ones that hold their orders');
+  const outbox = new Command('outbox').description("Show the outbox relay's lag and holds, and release a hold");
   const withCosmos = (command: Command): Command =>
     addConnectionOptions(command.option('--cosmos <connection>', 'Cosmos DB connection string (else $CosmosConnection, else local.settings.json)'));
 
   outbox.addCommand(
     withCosmos(new Command('list'))
-      .description('List outbox records (default: every status)')
-      .addOption(new Option('--status <status>', 'only this status').choices(Object.values(OutboxStatus)))
+      .description("The relay's lag per lease and the orders on hold, with their held records")
       .option('--order <id>', 'only this order')
-      .option('--limit <n>', 'at most this many records', wholeNumber(1), 1000)
       .option('--json', 'print JSON')
-      .action((flags: OutboxFlags & { status?: OutboxStatus; order?: string; limit: number }) =>
-        withStore(flags, async (store) => {
-          const records = await listOutbox(store, { status: flags.status, orderId: flags.order, limit: flags.limit });
-          io.out(flags.json ? JSON.stringify(records, null, 2) : formatRecords(records));
+      .action((flags: OutboxFlags & { order?: string }) =>
+        withContainer(flags, async (_settings, container) => {
+          const listing = await listOutbox(container, { orderId: flags.order });
+          io.out(flags.json ? JSON.stringify(listing, null, 2) : formatListing(listing));
         }),
       ),
   );
 
   outbox.addCommand(
     withCosmos(new Command('retry'))
-      .description("Set an order's failed outbox records back to pending (attempts 0); its later records follow in order")
-      .argument('<orderId>', 'the order whose failed records to retry')
-      .option('--entry <entryId>', 'only the record of this entry')
+      .description("Release an order's hold: deliver its held records in order to the failed target(s) only, then delete the hold")
+      .argument('<orderId>', 'the order whose hold to release')
       .option('--json', 'print JSON')
-      .action((orderId: string, flags: OutboxFlags & { entry?: string }) =>
-        withStore(flags, async (store) => {
-          const result = await retryOutbox(store, { orderId, entryId: flags.entry });
-          if (flags.json) io.out(JSON.stringify(result, null, 2));
-          else {
-            io.out(`retried ${result.retried.length}: ${result.retried.join(', ') || '-'}`);
-            if (result.raced.length > 0) io.err(`changed meanwhile, not retried (run again): ${result.raced.join(', ')}`);
-          }
+      .action((orderId: string, flags: OutboxFlags) =>
+        withContainer(flags, async (settings, container) => {
+          const report = await retryOutbox(settings, container, orderId);
+          if (flags.json) io.out(JSON.stringify(report, null, 2));
+          else io.out(`released the hold of ${orderId}: ${report.delivered['order-events']} to order-events, ${report.delivered.webhook} to the webhook (${report.rounds} round(s))`);
         }),
       ),
   );
   return outbox;
 }
 
-async function withStore(flags: OutboxFlags, work: (store: CosmosOutboxStore) => Promise<void>): Promise<void> {
-  await withOrdersContainer(withCosmosFlag(resolveCliSettings(flags).app, flags.cosmos), (container) => work(new CosmosOutboxStore(container)));
+async function withContainer(flags: OutboxFlags, work: (settings: CliSettings, container: Container) => Promise<void>): Promise<void> {
+  const settings = resolveCliSettings(flags);
+  await withOrdersContainer(withCosmosFlag(settings.app, flags.cosmos), (container) => work({ ...settings, app: withCosmosFlag(settings.app, flags.cosmos) }, container));
 }
 
-function formatRecords(records: readonly OutboxDispatchRecord[]): string {
-  if (records.length === 0) return 'no outbox records';
-  return table(
-    ['order', 'seq', 'entry', 'status', 'attempts', 'last error'],
-    records.map((r) => [r.orderId, r.sequence, r.entryId, r.status, r.attempts, r.lastError ?? '-']),
-  );
+function formatListing(listing: OutboxListing): string {
+  const lag = listing.leases.length === 0 ? 'no relay leases' : table(['lease', 'owner', 'lag (s)'], listing.leases.map((l) => [l.leaseToken, l.owner ?? '-', l.lagSeconds]));
+  const holds =
+    listing.holds.length === 0
+      ? 'no holds'
+      : table(
+          ['order', 'held records', 'sequences', 'failed targets', 'held at', 'last error'],
+          listing.holds.map((h) => [h.orderId, h.records.length, `${h.records[0]?.sequence ?? '-'}..${h.records.at(-1)?.sequence ?? '-'}`, h.failedTargets.join(', '), h.heldAt, h.lastError]),
+        );
+  return `${lag}\n\n${holds}`;
 }

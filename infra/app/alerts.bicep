@@ -1,6 +1,6 @@
 // Operator alerts, routed to one action group: dead letters on the work queues, the backlog of the event queue,
 // the app's alerts (design: "An alert is a warn-level structured log line plus an OpenTelemetry event named ...";
-// the app also counts each one in a metric of the same name) and failed outbox records.
+// the app also counts each one in a metric of the same name), and the outbox relay's holds and lag.
 
 @description('Tags applied to every resource.')
 param tags object
@@ -45,8 +45,14 @@ param alertEvents array = [
   'OutboxFailed'
 ]
 
-@description('Gauge the app reports for outbox records that ran out of attempts (src/adapters/metrics.ts).')
-param outboxFailedMetric string = 'convoy.outbox.failed'
+@description('Gauge the app reports for orders whose outbox records are on hold (src/adapters/metrics.ts).')
+param outboxHoldsMetric string = 'convoy.outbox.holds'
+
+@description('Gauge the app reports for the outbox relay lag, in seconds (src/adapters/metrics.ts).')
+param outboxLagMetric string = 'convoy.outbox.lag_seconds'
+
+@description('Relay lag that alerts, in seconds (PT15M).')
+param outboxLagThresholdSeconds int = 900
 
 resource serviceBus 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
   name: serviceBusNamespaceName
@@ -216,48 +222,66 @@ resource eventAlert 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   }
 }
 
-// `convoy.outbox.failed` is a gauge: outbox records that ran out of attempts, each holding its order. It is a
-// state, not an event, so this rule is stateful (resolves when the gauge is back to 0) instead of re-firing
-// every evaluation like the event rule above.
-var outboxFailedQuery = '''
+// The relay's gauges (a timer reports them every minute) describe a state, not an event, so these rules are
+// stateful: each resolves when its gauge is back under the threshold, instead of re-firing every evaluation.
+var gaugeQuery = '''
 customMetrics
 | where name == '{0}'
-| summarize failed = max(todouble(value))
+| summarize value = max(todouble(value))
 '''
 
-resource outboxFailedAlert 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
-  name: '${alertNamePrefix}outbox-failed'
-  location: location
-  tags: tags
-  kind: 'LogAlert'
-  properties: {
-    displayName: 'Ledger Convoy outbox records failed'
-    description: 'convoy.outbox.failed > 0: outbox records ran out of attempts and block their orders; retry them.'
-    severity: 2
-    enabled: true
-    scopes: [applicationInsights.id]
-    evaluationFrequency: 'PT5M'
-    windowSize: 'PT15M'
-    autoMitigate: true
-    criteria: {
-      allOf: [
-        {
-          query: format(outboxFailedQuery, outboxFailedMetric)
-          timeAggregation: 'Maximum'
-          metricMeasureColumn: 'failed'
-          operator: 'GreaterThan'
-          threshold: 0
-          failingPeriods: {
-            numberOfEvaluationPeriods: 1
-            minFailingPeriodsToAlert: 1
+var relayGaugeAlerts = [
+  {
+    name: 'outbox-holds'
+    displayName: 'Ledger Convoy outbox holds'
+    description: 'convoy.outbox.holds > 0: an outbox target kept failing for some orders; their records are held. Fix the target, then `convoy outbox retry <orderId>`.'
+    metric: outboxHoldsMetric
+    threshold: 0
+  }
+  {
+    name: 'outbox-lag'
+    displayName: 'Ledger Convoy outbox relay lag'
+    description: 'convoy.outbox.lag_seconds > ${outboxLagThresholdSeconds}: the outbox relay is behind the change feed of orders (its trigger failing and retrying, or stopped).'
+    metric: outboxLagMetric
+    threshold: outboxLagThresholdSeconds
+  }
+]
+
+resource relayAlerts 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = [
+  for gauge in relayGaugeAlerts: {
+    name: '${alertNamePrefix}${gauge.name}'
+    location: location
+    tags: tags
+    kind: 'LogAlert'
+    properties: {
+      displayName: gauge.displayName
+      description: gauge.description
+      severity: 2
+      enabled: true
+      scopes: [applicationInsights.id]
+      evaluationFrequency: 'PT5M'
+      windowSize: 'PT15M'
+      autoMitigate: true
+      criteria: {
+        allOf: [
+          {
+            query: format(gaugeQuery, gauge.metric)
+            timeAggregation: 'Maximum'
+            metricMeasureColumn: 'value'
+            operator: 'GreaterThan'
+            threshold: gauge.threshold
+            failingPeriods: {
+              numberOfEvaluationPeriods: 1
+              minFailingPeriodsToAlert: 1
+            }
           }
-        }
-      ]
-    }
-    actions: {
-      actionGroups: [actionGroup.id]
+        ]
+      }
+      actions: {
+        actionGroups: [actionGroup.id]
+      }
     }
   }
-}
+]
 
 output actionGroupId string = actionGroup.id

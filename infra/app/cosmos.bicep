@@ -77,8 +77,26 @@ resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/container
   }
 }
 
+// The outbox relay's change-feed leases (the Cosmos DB trigger's lease container): partitioned on /id, as the
+// change feed processor requires, no TTL. The trigger does not create it (createLeaseContainerIfNotExists off).
+resource leases 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+  parent: database
+  name: 'leases'
+  properties: {
+    resource: {
+      id: 'leases'
+      partitionKey: {
+        paths: ['/id']
+        kind: 'Hash'
+        version: 2
+      }
+    }
+  }
+}
+
 output name string = account.name
 output id string = account.id
 output endpoint string = account.properties.documentEndpoint
 output databaseName string = database.name
 output containerName string = container.name
+output leaseContainerName string = leases.name

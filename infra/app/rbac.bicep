@@ -53,7 +53,7 @@ var appQueueRoles = [
   { queue: 'orders', role: roles.serviceBusDataReceiver }
   // the ledger splitter fans entries out into `orders`.
   { queue: 'orders', role: roles.serviceBusDataSender }
-  // the outbox dispatcher publishes order state changes; nothing in the app consumes them.
+  // the outbox relay publishes order state changes (and `convoy outbox retry` re-sends held ones); nothing in the app consumes them.
   { queue: 'order-events', role: roles.serviceBusDataSender }
 ]
 
@@ -127,7 +127,8 @@ resource appTelemetryAssignment 'Microsoft.Authorization/roleAssignments@2022-04
   }
 }
 
-// The processor reads and writes orders, inbox and outbox documents in `convoy` only (no account-wide scope).
+// The processor reads and writes orders, inbox and outbox documents, and the outbox relay's trigger its change feed,
+// holds and the `leases` container, all in `convoy` only (no account-wide scope).
 resource appCosmosAssignment 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
   parent: cosmos
   name: guid(cosmos.id, appPrincipalId, roles.cosmosDataContributor)

@@ -7,8 +7,7 @@
 import { metrics } from '@opentelemetry/api';
 import type { Counter, Histogram, Meter, MeterProvider, ObservableGauge } from '@opentelemetry/api';
 import { DeadLetterReason } from '../core/deadLetterReasons.js';
-import type { OutboxCounts, OutboxObserver } from '../core/outbox/outboxPorts.js';
-import type { OutboxDispatchRecord } from '../core/outbox/outboxRecordState.js';
+import type { OutboxObserver } from '../core/outbox/outboxPorts.js';
 import type { ProcessResult } from '../core/processor/processResult.js';
 import { TELEMETRY_SCOPE } from './telemetry.js';
 
@@ -18,14 +17,14 @@ export const MetricName = {
   EntriesConflicts: 'convoy.entries.conflicts',
   /** Histogram (ms): time to process one `orders` message, by `outcome`. */
   ProcessingDuration: 'convoy.entries.processing_duration',
-  /** Counter: outbox records delivered to every target. */
+  /** Counter: outbox records the relay delivered to every target. */
   OutboxDelivered: 'convoy.outbox.delivered',
-  /** Counter: failed delivery attempts, `exhausted` = `true` for the last one. */
+  /** Counter: failed delivery attempts of the relay, by `target`. */
   OutboxAttemptsFailed: 'convoy.outbox.attempts_failed',
-  /** Gauge: outbox records waiting to be delivered (`pending` or `in-progress`). */
-  OutboxPending: 'convoy.outbox.pending',
-  /** Gauge: outbox records marked `failed` (each holds its order until retried). */
-  OutboxFailed: 'convoy.outbox.failed',
+  /** Gauge: orders on hold (an outbox target kept failing for them; `convoy outbox retry` releases them). */
+  OutboxHolds: 'convoy.outbox.holds',
+  /** Gauge (s): the relay's lag, the age of the oldest outbox record not yet past any lease's checkpoint; 0 when none. */
+  OutboxLag: 'convoy.outbox.lag_seconds',
   /** Gauge: parked entries across all orders. */
   ParkedEntries: 'convoy.parked.entries',
   /** Gauge (s): age of the oldest parked entry, 0 when none. */
@@ -38,6 +37,12 @@ export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 export interface GapSnapshot {
   parkedEntries: number;
   oldestGapAgeMs: number;
+}
+
+/** What the relay's gauge timer saw. */
+export interface RelaySnapshot {
+  holds: number;
+  lagSeconds: number;
 }
 
 /** Options of {@link ConvoyMetrics}. */
@@ -57,13 +62,13 @@ interface Instruments {
 }
 
 /**
- * The instruments, and the last values of the gauges (the outbox counts from the sweep, the gap figures from the
- * gap monitor), which the gauges report at each collection. Implements the outbox dispatcher's observer.
+ * The instruments, and the last values of the gauges (the outbox holds and lag from the relay's timer, the gap figures
+ * from the gap monitor), which the gauges report at each collection. Implements the outbox relay's observer.
  */
 export class ConvoyMetrics implements OutboxObserver {
   private provider: MeterProvider | undefined;
   private instruments: Instruments | undefined;
-  private outbox: OutboxCounts | undefined;
+  private relay: RelaySnapshot | undefined;
   private gap: GapSnapshot | undefined;
 
   constructor(private readonly options: ConvoyMetricsOptions = {}) {}
@@ -75,17 +80,22 @@ export class ConvoyMetrics implements OutboxObserver {
     if (result.outcome === 'deadLettered' && result.reason !== undefined && CONFLICTS.has(result.reason)) i.conflicts.add(1, { reason: result.reason });
   }
 
-  delivered(_record: OutboxDispatchRecord): void {
-    this.current().delivered.add(1);
+  delivered(records: number): void {
+    this.current().delivered.add(records);
   }
 
-  attemptFailed(_record: OutboxDispatchRecord, exhausted: boolean): void {
-    this.current().attemptsFailed.add(1, { exhausted: String(exhausted) });
+  attemptFailed(target: string): void {
+    this.current().attemptsFailed.add(1, { target });
   }
 
-  counts(counts: OutboxCounts): void {
+  held(_orderId: string): void {
+    // The holds gauge comes from the timer's count, which also sees releases.
+  }
+
+  /** Keeps the relay timer's latest figures for the outbox gauges. */
+  relayGauges(snapshot: RelaySnapshot): void {
     this.current();
-    this.outbox = { ...counts };
+    this.relay = { ...snapshot };
   }
 
   /** Keeps the gap monitor's latest figures for the gap gauges. */
@@ -120,8 +130,8 @@ export class ConvoyMetrics implements OutboxObserver {
       delivered: meter.createCounter(MetricName.OutboxDelivered, { description: 'Outbox records delivered to every target' }),
       attemptsFailed: meter.createCounter(MetricName.OutboxAttemptsFailed, { description: 'Failed outbox delivery attempts' }),
       gauges: [
-        gauge(MetricName.OutboxPending, 'Outbox records waiting for delivery', '{record}', () => this.outbox && this.outbox.pending + this.outbox.inProgress),
-        gauge(MetricName.OutboxFailed, 'Outbox records that ran out of attempts', '{record}', () => this.outbox?.failed),
+        gauge(MetricName.OutboxHolds, 'Orders whose outbox records are on hold', '{order}', () => this.relay?.holds),
+        gauge(MetricName.OutboxLag, 'Age of the oldest outbox record the relay has not passed', 's', () => this.relay?.lagSeconds),
         gauge(MetricName.ParkedEntries, 'Entries parked behind a gap', '{entry}', () => this.gap?.parkedEntries),
         gauge(MetricName.OldestGapAge, 'Age of the oldest parked entry', 's', () => this.gap && this.gap.oldestGapAgeMs / 1000),
       ],

@@ -57,8 +57,6 @@ export interface GapMonitorDeps {
   clock?: Clock;
   /** The processor's drain entry point, for orders that need a follow-up (`orderNeedsFollowUp`). @default none */
   drain?: (orderId: string) => Promise<{ drained: number }>;
-  /** Runs after a drain applied entries (the outbox's fast path for their records). @default none */
-  afterDrain?: (orderId: string) => void;
 }
 
 /** What one scan found and did. */
@@ -132,7 +130,6 @@ async function drainQuietly(deps: GapMonitorDeps, orderId: string, report: GapMo
   try {
     const { drained } = await deps.drain!(orderId);
     report.drained.push({ orderId, drained });
-    if (drained > 0) deps.afterDrain?.(orderId);
   } catch (error) {
     deps.telemetry.log('warn', 'gap monitor drain failed', { orderId, code: errorCode(error), description: error instanceof Error ? error.message : String(error) });
   }

@@ -35,10 +35,12 @@ export interface CoreConfig {
   resubmissionMarginMs: number;
   /** Inbox record TTL in seconds. Env `INBOX_TTL` (seconds or ISO) overrides the formula. @default inboxTtlSeconds(ordersQueue, resubmissionMarginMs) */
   inboxTtlSeconds: number;
-  /** How long an outbox dispatcher holds a claimed record. Env `OUTBOX_LEASE`. @default PT1M */
-  outboxLeaseMs: number;
-  /** Dispatch attempts before an outbox record is marked failed and `OutboxFailed` is raised. Env `OUTBOX_MAX_ATTEMPTS`. @default 10 */
-  outboxMaxAttempts: number;
+  /**
+   * Life of an outbox record in seconds: the relay reads it from the change feed long before; a held order's
+   * records are copied into its hold, which has no TTL. The relay raises `OutboxFailed` when its lag passes half of
+   * it. Env `OUTBOX_TTL` (seconds or ISO). @default P7D
+   */
+  outboxTtlSeconds: number;
 }
 
 /**
@@ -61,8 +63,7 @@ export const CORE_DEFAULTS = {
   maxDeliveryCount: 10,
   messageTtlMs: 14 * 86_400_000,
   resubmissionMarginMs: 7 * 86_400_000,
-  outboxLeaseMs: 60_000,
-  outboxMaxAttempts: 10,
+  outboxTtlMs: 7 * 86_400_000,
 } as const;
 
 /**
@@ -120,8 +121,7 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
     ordersQueue,
     resubmissionMarginMs,
     inboxTtlSeconds: inboxTtlMs === undefined ? inboxTtlSeconds(ordersQueue, resubmissionMarginMs) : Math.ceil(inboxTtlMs / 1000),
-    outboxLeaseMs: isoDuration(env, 'OUTBOX_LEASE', CORE_DEFAULTS.outboxLeaseMs),
-    outboxMaxAttempts: positiveInteger(env, 'OUTBOX_MAX_ATTEMPTS', CORE_DEFAULTS.outboxMaxAttempts),
+    outboxTtlSeconds: Math.ceil(msOrIso(env, 'OUTBOX_TTL', CORE_DEFAULTS.outboxTtlMs, 1000) / 1000),
   });
 }
 

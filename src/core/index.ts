@@ -69,7 +69,7 @@ export { InboxStatus, inboxRecord, type InboxRecord, type InboxRecordInput } fro
 export type { OrderDocument, ParkedRecord, RejectedRecord } from './documents/orderDocument.js';
 export type { AppliedEntryDocument } from './documents/appliedEntryDocument.js';
 export type { GapAlertMark, ParkedEntryDocument } from './documents/parkedEntryDocument.js';
-export { OutboxStatus, type OutboxRecord } from './documents/outboxRecord.js';
+export type { OutboxRecord } from './documents/outboxRecord.js';
 
 export { systemClock, timerSleep, type Clock, type Sleep } from './ports/clock.js';
 export type { MessageSettlement } from './ports/messageSettlement.js';
@@ -106,37 +106,13 @@ export { planEntryMessage, planLedger, type LedgerPlan, type PlannedEntryMessage
 export { TRACEPARENT_PROPERTIES, isTraceparent, messageTraceparent } from './traceContext.js';
 
 export { orderEventMessage, type OrderEventBody, type OrderEventMessage } from './outbox/orderEvent.js';
-export {
-  claimOutboxRecord,
-  completeOutboxRecord,
-  failOutboxRecord,
-  isClaimable,
-  outboxBackoffMs,
-  retryOutboxRecord,
-  type FailedAttempt,
-  type OutboxDispatchOptions,
-} from './outbox/outboxDispatch.js';
 export { OUTBOX_DEFAULTS, resolveOutboxConfig, type OutboxConfig } from './outbox/outboxConfig.js';
-export {
-  OPEN_OUTBOX_STATUSES,
-  decideOrderDispatch,
-  planSweep,
-  type OrderDispatchDecision,
-  type OutboxSummary,
-  type SweepPlan,
-} from './outbox/outboxOrdering.js';
-export {
-  silentOutboxObserver,
-  type OrderEventTarget,
-  type OutboundOrderEvent,
-  type OutboxCounts,
-  type OutboxObserver,
-  type OutboxStore,
-} from './outbox/outboxPorts.js';
-export type { DeliveryReceipt, OutboxDispatchRecord } from './outbox/outboxRecordState.js';
-export {
-  OutboxDispatcher,
-  type OrderDispatchReport,
-  type OutboxDispatcherDeps,
-  type SweepReport,
-} from './outbox/outboxDispatcher.js';
+export { silentOutboxObserver, type OutboundOrderEvent, type OutboxObserver } from './outbox/outboxPorts.js';
+
+export { OutboxTarget, type HeldOutboxRecord, type OutboxHold } from './documents/outboxHold.js';
+export { outboxHoldId } from './documents/documentIds.js';
+export { OutboxRelay, outboundEvent, type OutboxRelayDeps, type OutboxRelayOptions, type RelayReport } from './outbox/outboxRelay.js';
+export { releaseHold, type HoldReleaseDeps, type HoldReleaseReport } from './outbox/holdRelease.js';
+export { appendToHold, heldRecord, newHold, planRelayBatch, type OrderRelayWork, type RelayBatch } from './outbox/relayBatch.js';
+export { OutboxBatchError, OutboxDeliveryError, OutboxErrorCode, isTransportFailure } from './outbox/outboxErrors.js';
+export type { HoldWriteLost, OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outbox/outboxPorts.js';

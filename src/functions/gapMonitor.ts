@@ -6,7 +6,6 @@ import type { InvocationContext, Timer } from '@azure/functions';
 import { sharedMetrics } from '../adapters/metrics.js';
 import { CosmosParkedOrders, runGapMonitor, type GapMonitorReport } from '../adapters/metricsGapMonitor.js';
 import { appContext } from './appContext.js';
-import { outboxRuntime } from './outboxDispatcher.js';
 import { register } from './register.js';
 
 /** Every minute, on the minute (NCRONTAB with seconds). */
@@ -22,12 +21,8 @@ export async function gapMonitor(_timer: Timer, _context: InvocationContext): Pr
     gapAlertAgeMs: app.config.gapAlertAgeMs,
     gapAlertRepeatMs: app.config.gapAlertRepeatMs,
     metrics: sharedMetrics(),
+    // The drained entries' outbox records reach the relay through the change feed like any other.
     drain: (orderId) => app.processor().drain(orderId, { cache: app.orderCache }),
-    afterDrain: (orderId) => {
-      outboxRuntime(app)
-        .dispatcher.dispatchOrder(orderId)
-        .catch(() => undefined); // the dispatcher logs its own failures; the sweep retries
-    },
   });
 }
 

@@ -7,6 +7,7 @@ import './ledgerSplitter.js';
 import './orderProcessor.js';
 import './getOrder.js';
 import './postLedger.js';
-import './outboxSweep.js';
+import './outboxRelay.js';
+import './outboxGauges.js';
 import './gapMonitor.js';
 import './appLifecycle.js';

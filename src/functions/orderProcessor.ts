@@ -6,7 +6,7 @@ import { ensureServiceBusSdkBinding, normaliseTriggerInput, releaseSession, sett
 import { inMessageSpan } from '../adapters/telemetryTraceContext.js';
 import { messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName, SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
-import { afterOrderProcessed } from './outboxDispatcher.js';
+import { sharedMetrics } from '../adapters/metrics.js';
 import { register } from './register.js';
 
 /**
@@ -15,7 +15,7 @@ import { register } from './register.js';
  * the app context's order cache (module scope, LRU keyed by order = session), so the next message of the same
  * session applies with one Cosmos round trip. When the core says so (the order is deleted, or the splitter marked the
  * order's last entry of its ledger) the session is released, so the slot takes the next order at once instead of
- * idling `sessionIdleTimeout` on this one.
+ * idling `sessionIdleTimeout` on this one. Its outbox records leave through the relay (the change feed of `orders`).
  */
 export async function orderProcessor(input: unknown, _context: InvocationContext): Promise<ProcessResult> {
   const { message, body, actions } = normaliseTriggerInput(input);
@@ -33,8 +33,7 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
     },
     { settlement: settlementFor(actions, message), cache: app.orderCache },
   ));
-  // The message is settled by now; the outbox's fast path runs on its own and cannot fail this invocation.
-  afterOrderProcessed(app, result);
+  sharedMetrics().processed(result);
   if (result.releaseSession && message.sessionId !== undefined) {
     // Nothing is lost if this fails: the session then idles out as usual.
     await releaseSession(actions, message.sessionId).catch((error: unknown) =>

@@ -1,11 +1,18 @@
 import { app } from '@azure/functions';
-import type { AppTerminateHandler, HttpFunctionOptions, ServiceBusQueueFunctionOptions, TimerFunctionOptions } from '@azure/functions';
+import type {
+  AppTerminateHandler,
+  CosmosDBv4FunctionOptions,
+  HttpFunctionOptions,
+  ServiceBusQueueFunctionOptions,
+  TimerFunctionOptions,
+} from '@azure/functions';
 
 /** One function definition, as given to the Functions host. */
 export type FunctionRegistration =
   | { kind: 'serviceBusQueue'; name: string; options: ServiceBusQueueFunctionOptions }
   | { kind: 'http'; name: string; options: HttpFunctionOptions }
-  | { kind: 'timer'; name: string; options: TimerFunctionOptions };
+  | { kind: 'timer'; name: string; options: TimerFunctionOptions }
+  | { kind: 'cosmosDB'; name: string; options: CosmosDBv4FunctionOptions };
 
 const registrations: FunctionRegistration[] = [];
 const terminateHooks: AppTerminateHandler[] = [];
@@ -26,6 +33,10 @@ export const register = {
   timer(name: string, options: TimerFunctionOptions): void {
     registrations.push({ kind: 'timer', name, options });
     app.timer(name, options);
+  },
+  cosmosDB(name: string, options: CosmosDBv4FunctionOptions): void {
+    registrations.push({ kind: 'cosmosDB', name, options });
+    app.cosmosDB(name, options);
   },
   /**
    * A graceful-shutdown hook (`app.hook.appTerminate`): the Functions host runs it within its termination grace

@@ -67,8 +67,14 @@ export function checkInvariants(expectation: Expectation, entries: readonly Entr
   }
   results.push(result('applied in sequence order (appliedAt)', timeProblems, `${byOrder.size} orders`));
 
+  // The records are immutable (no status to read): delivered means its messageId reached order-events, and no
+  // order is left on hold.
   const outbox = seen.rows.filter((r) => r.docType === 'outbox');
-  const undelivered = outbox.filter((r) => r.status !== 'completed').map((r) => `${r.id}: ${String(r.status)}`);
+  const sent = new Set(seen.events.map((e) => e.messageId));
+  const undelivered = [
+    ...outbox.filter((r) => !sent.has(r.id)).map((r) => `${r.id}: not on order-events`),
+    ...seen.rows.filter((r) => r.docType === 'outbox-hold').map((r) => `${r.orderId}: on hold (${r.id})`),
+  ];
   results.push(result('every outbox record delivered', undelivered, `${outbox.length} outbox records`));
 
   // 5. Dead letters: every expected one, with its exact reason, and nothing else anywhere.

@@ -170,10 +170,6 @@ function hostEnv(options: ChaosOptions, serviceBus: string, cosmos: string, wind
     ORDERS_LOCK_DURATION: `PT${options.lockDurationS}S`,
     TRANSIENT_RETRY_BUDGET: String(options.retryBudgetMs),
     TRANSIENT_RETRY_MAX_DELAY: '1000',
-    // A claim whose completion mark was lost (a 429, a crash) lapses after the lease; failed sends back off. Shorter
-    // than production so that the run settles within a couple of outbox sweeps (every 30 s).
-    OUTBOX_LEASE: 'PT15S',
-    OUTBOX_BACKOFF_MAX: 'PT10S',
     CHAOS_MAX_SESSIONS: String(options.maxConcurrentSessions),
     CHAOS_SESSION_IDLE_MS: '1000',
     // Lock renewal off: a handler slower than the lock loses the session mid-session.

@@ -13,7 +13,7 @@ export interface SettleOptions {
   container: Container;
   pool: HostPool;
   timeoutMs: number;
-  /** Give up early once the queues are empty and nothing changed for this long (a lease plus an outbox sweep). @default 60000 */
+  /** Give up early once the queues are empty and nothing changed for this long (the outbox relay polls every 500 ms and retries failed batches). @default 60000 */
   quietMs?: number;
   log?: (line: string) => void;
 }

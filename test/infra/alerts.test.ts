@@ -69,12 +69,15 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
     expect(query).toMatch(/summarize events = sum\(n\) by alert/);
   });
 
-  it('raises a stateful alert while the outbox-failed gauge is above zero', () => {
-    const failed = rule(defaults, 'outbox-failed');
-    expect(queryOf(failed)).toContain(`where name == '${MetricName.OutboxFailed}'`);
-    expect(failed.properties).toMatchObject({
+  it.each([
+    ['outbox-holds', MetricName.OutboxHolds, 0],
+    ['outbox-lag', MetricName.OutboxLag, 900],
+  ])('raises a stateful alert while the %s gauge is above its threshold', (name, metric, threshold) => {
+    const gauge = rule(defaults, name);
+    expect(queryOf(gauge)).toContain(`where name == '${metric}'`);
+    expect(gauge.properties).toMatchObject({
       autoMitigate: true,
-      criteria: { allOf: [{ metricMeasureColumn: 'failed', timeAggregation: 'Maximum', operator: 'GreaterThan', threshold: 0 }] },
+      criteria: { allOf: [{ metricMeasureColumn: 'value', timeAggregation: 'Maximum', operator: 'GreaterThan', threshold }] },
     });
   });
 
@@ -83,7 +86,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
     expect(group).toHaveLength(1);
     const groupName = String(group[0]?.name);
     const rules = [...ofType(defaults, 'Microsoft.Insights/metricAlerts'), ...ofType(defaults, 'Microsoft.Insights/scheduledQueryRules')];
-    expect(rules).toHaveLength(5);
+    expect(rules).toHaveLength(6);
     for (const r of rules) expect(JSON.stringify(r.properties?.actions), r.name).toContain(`/actionGroups/${groupName}`);
   });
 });

@@ -240,7 +240,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
     }
     // The very names the database and container were created with.
     expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases').name.split('/').pop()).toBe(settings.COSMOS_DATABASE);
-    expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers').name.split('/').pop()).toBe(settings.COSMOS_CONTAINER);
+    expect(ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers').map((c) => c.name.split('/').pop())).toEqual([settings.COSMOS_CONTAINER, 'leases']);
     for (const key of [
       'AzureWebJobsStorage__clientId',
       'AzureWebJobsStorage__blobServiceUri',
@@ -267,10 +267,11 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
     expect(single(alternative, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases').properties).toMatchObject({ options: { autoscaleSettings: { maxThroughput: 1000 } } });
   });
 
-  it('creates the orders container partitioned on /orderId with TTL enabled', () => {
-    expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers').properties).toMatchObject({
-      resource: { id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 },
-    });
+  it('creates the orders container partitioned on /orderId with TTL enabled, and the relay leases container on /id', () => {
+    const [orders, leases] = ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers');
+    expect(orders?.properties).toMatchObject({ resource: { id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 } });
+    expect(leases?.properties).toMatchObject({ resource: { id: 'leases', partitionKey: { paths: ['/id'] } } });
+    expect(leases?.properties?.resource).not.toHaveProperty('defaultTtl');
   });
 
   it('sends alerts to the e-mail parameter, and creates no e-mail receiver when it is empty', () => {

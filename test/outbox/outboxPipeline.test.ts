@@ -1,37 +1,50 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CosmosOutboxStore } from '../../src/adapters/outboxCosmosStore.js';
-import { ServiceBusOrderEventTarget } from '../../src/adapters/outboxServiceBusTarget.js';
-import { WebhookOrderEventTarget } from '../../src/adapters/outboxWebhookTarget.js';
-import { OutboxDispatcher, silentTelemetry, type MessageSettlement } from '../../src/core/index.js';
+import { retryOutbox } from '../../cli/commands/outboxRetry.js';
+import type { CliSettings } from '../../cli/settings.js';
+import { startCosmosDBHost, type CosmosDBHost } from '../../local/cosmos/cosmosDBHost.js';
+import type { RegistrationOf } from '../../local/registrations.js';
+import { relayLag } from '../../src/adapters/outboxLag.js';
 import { appContext } from '../../src/functions/appContext.js';
-import { outboxRuntime } from '../../src/functions/outboxDispatcher.js';
+import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/functions/outboxRelay.js';
+import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
+import { registeredFunctions } from '../../src/functions/register.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
 import { interleave, orderEntries, uid } from '../integration/support/ledgers.js';
-import { PATIENCE_MS, peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
-import { eventually, setEnv } from './support/eventually.js';
+import { peekEverything, until } from '../support/serviceBusWaits.js';
+import { setEnv } from './support/eventually.js';
 import { startWebhook } from './support/webhookServer.js';
 
 let stack: Stack;
 let webhook: Awaited<ReturnType<typeof startWebhook>>;
+let host: CosmosDBHost;
 let restoreEnv: () => void;
+/** Orders whose webhook calls fail (500) while they are in here. */
+const failing = new Set<string>();
 
 beforeAll(async () => {
+  // Every key fails twice at the webhook before it is accepted: the relay retries inside its budget.
+  webhook = await startWebhook({ failFirst: 2, failWhen: (body) => failing.has(body.orderId) });
+  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_RETRY_BUDGET: 'PT2S', COSMOS_DATABASE: 'convoy', COSMOS_CONTAINER: 'orders' });
   stack = await startStack();
-  // Every key fails twice at the webhook before it is accepted.
-  webhook = await startWebhook({ failFirst: 2 });
-  // The webhook's timeout only guards against a hang: a local call that outlasted it would add an attempt.
-  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_BACKOFF_BASE: '20', OUTBOX_BACKOFF_MAX: '50', OUTBOX_WEBHOOK_TIMEOUT: String(PATIENCE_MS) });
+  host = await startRelayHost();
 });
 
+/** The app's own outboxRelay registration, served by the in-process host's Cosmos DB trigger. */
+function startRelayHost(): Promise<CosmosDBHost> {
+  const relay = registeredFunctions().filter((r): r is RegistrationOf<'cosmosDB'> => r.kind === 'cosmosDB' && r.name === 'outboxRelay');
+  return startCosmosDBHost({ functions: relay, settings: process.env, logger: pino({ level: 'silent' }) });
+}
+
 afterAll(async () => {
-  await outboxRuntime(appContext()).dispatcher.idle();
+  await host?.close();
   await stack?.close();
   await webhook?.close();
   restoreEnv?.();
 });
 
-/** Every `order-events` message of the order, in session order, read from the broker (peeked): all were sent before. */
+/** Every `order-events` message of the order, in session order, read from the broker (peeked). */
 async function orderEvents(orderId: string): Promise<ServiceBusReceivedMessage[]> {
   const receiver = await stack.bus.acceptSession('order-events', orderId);
   try {
@@ -42,9 +55,10 @@ async function orderEvents(orderId: string): Promise<ServiceBusReceivedMessage[]
 }
 
 const traceIdOf = (traceparent: unknown) => String(traceparent).split('-')[1];
+const acceptedFor = (orderId: string) => webhook.applied.filter((k) => webhook.appliedBodies.get(k)!.orderId === orderId);
 
-describe('transactional outbox → order-events and webhook, on both emulators', () => {
-  it('delivers every applied entry once per key, in sequence order per order, with a stable idempotency key', async () => {
+describe('outbox relay: orders change feed → order-events and webhook, on both emulators', () => {
+  it('delivers every applied entry once per key, in sequence order per order, in the ledger trace', async () => {
     // Prepare
     const a = uid('o');
     const b = uid('o');
@@ -52,34 +66,21 @@ describe('transactional outbox → order-events and webhook, on both emulators',
     const ledgerId = uid('L');
     await postLedger(stack, JSON.stringify({ ledgerId, entries }));
     const split = await runSplitter(stack);
-    const runtime = outboxRuntime(appContext());
     const keys = entries.map((e) => `outbox:${e.entryId}`);
-    // Act: the processor's fast path dispatches after each apply; the sweep retries what the webhook refused.
+    // Act: the processor commits; the relay's trigger reads the records from the change feed.
     await drainSession(stack, a);
     await drainSession(stack, b);
-    await eventually(
-      async () => {
-        await runtime.dispatcher.idle();
-        await runtime.dispatcher.sweep();
-      },
-      () => webhook.applied.length === keys.length,
-    );
+    await until(() => keys.every((k) => webhook.applied.includes(k)), 'every key accepted by the webhook');
     const eventsA = await orderEvents(a);
     const eventsB = await orderEvents(b);
-    const { resources: records } = await stack.container.items
-      .query({ query: "SELECT * FROM c WHERE c.docType = 'outbox' AND (c.orderId = @a OR c.orderId = @b)", parameters: [{ name: '@a', value: a }, { name: '@b', value: b }] })
-      .fetchAll();
-    // Assess: webhook — three calls per key (two refused), identical bodies, each key applied once.
-    expect([...webhook.applied].sort()).toEqual([...keys].sort());
+    // Assess: webhook — three calls per key (two refused, retried in the budget), one body, in sequence order.
     for (const key of keys) {
       const calls = webhook.calls.filter((c) => c.key === key);
       expect(calls.map((c) => c.status)).toEqual([503, 503, 204]);
       expect(new Set(calls.map((c) => JSON.stringify(c.body))).size).toBe(1);
     }
-    for (const orderId of [a, b]) {
-      const accepted = webhook.applied.filter((k) => webhook.appliedBodies.get(k)!.orderId === orderId).map((k) => webhook.appliedBodies.get(k)!.sequence);
-      expect(accepted).toEqual([...accepted].sort((x, y) => x - y));
-    }
+    expect(acceptedFor(a)).toEqual([`outbox:${a}-1`, `outbox:${a}-2`, `outbox:${a}-3`]);
+    expect(acceptedFor(b)).toEqual([`outbox:${b}-1`, `outbox:${b}-2`]);
     // order-events: one message per record, per order in sequence order, with the state after the entry.
     expect(eventsA.map((m) => m.body.sequence)).toEqual([1, 2, 3]);
     expect(eventsB.map((m) => m.body.sequence)).toEqual([1, 2]);
@@ -92,68 +93,61 @@ describe('transactional outbox → order-events and webhook, on both emulators',
       entryId: `${a}-3`,
       order: { orderId: a, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactions: [{ transactionId: 't-1', amount: 1250 }, { transactionId: 't-2', amount: -250 }] },
     });
-    // W3C trace context: the ledger's trace goes on through order-events and the webhook.
     const ledgerTrace = traceIdOf(split.message.applicationProperties?.traceparent);
     expect(traceIdOf(last.applicationProperties?.traceparent)).toBe(ledgerTrace);
     expect(last.applicationProperties?.['Diagnostic-Id']).toBe(last.applicationProperties?.traceparent);
     expect(traceIdOf(webhook.calls.find((c) => c.key === `outbox:${a}-3`)?.traceparent)).toBe(ledgerTrace);
-    // The records: completed with the receipts and a TTL, nothing deleted.
+    // The records are as the processor wrote them: immutable, with committedAt and the OUTBOX_TTL.
+    const { resources: records } = await stack.container.items
+      .query({ query: "SELECT * FROM c WHERE c.docType = 'outbox' AND (c.orderId = @a OR c.orderId = @b)", parameters: [{ name: '@a', value: a }, { name: '@b', value: b }] })
+      .fetchAll();
     expect(records).toHaveLength(keys.length);
-    for (const r of records) {
-      expect(r).toMatchObject({ status: 'completed', attempts: 3, ttl: 604_800, result: [{ target: 'order-events', detail: 'taken in an earlier attempt' }, { target: 'webhook', detail: 'HTTP 204' }] });
-    }
+    for (const r of records) expect(r).toMatchObject({ ttl: 604_800, committedAt: expect.any(String) });
+    expect(records.some((r) => 'status' in r)).toBe(false);
   });
 
-  it("lets a fresh dispatcher's sweep deliver records written by a processor that stopped before its fast path, with the ledger's trace", async () => {
-    // Prepare: a ledger posted under a known trace, split, and its entries applied by the app's processor alone —
-    // as if the instance died right after each commit: no fast path, nothing about the records in any memory.
-    const traceId = '5cf92f3577b34da6a3ce929d0e0e4737';
-    const orderId = uid('o');
-    const entries = orderEntries(orderId, [40]);
-    await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries }), { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+  it('holds an order whose webhook keeps failing without holding the others, and the release delivers the held records in order', async () => {
+    // Prepare: c's webhook calls fail beyond the retry budget; d's succeed.
+    webhook.state.failFirst = 0;
+    const c = uid('o');
+    const d = uid('o');
+    failing.add(c);
+    const entries = interleave(orderEntries(c, [10, 20]), orderEntries(d, [30]));
+    await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries }));
     await runSplitter(stack);
-    const receiver = await stack.bus.acceptSession('orders', orderId);
-    // The splitter put one message per entry into the session: take exactly those, one at a time.
-    for (let n = 0; n < entries.length; n++) {
-      const [message] = (await receiveExactly(receiver, 1)) as [ServiceBusReceivedMessage];
-      const settlement: MessageSettlement = {
-        complete: () => receiver.completeMessage(message),
-        abandon: () => receiver.abandonMessage(message),
-        deadLetter: (reason, description) => receiver.deadLetterMessage(message, { deadLetterReason: reason, deadLetterErrorDescription: description }),
-      };
-      const { body, messageId, sessionId, correlationId, applicationProperties, deliveryCount } = message;
-      await appContext().processor().process({ body, messageId: String(messageId), sessionId, correlationId: String(correlationId), applicationProperties, deliveryCount }, { settlement });
-    }
-    await receiver.close();
-    const hook = await startWebhook();
-    const sender = stack.bus.createSender('order-events');
-    const fresh = new OutboxDispatcher({
-      store: new CosmosOutboxStore(stack.container),
-      targets: [new ServiceBusOrderEventTarget(sender), new WebhookOrderEventTarget({ url: hook.url, timeoutMs: PATIENCE_MS })],
-      telemetry: silentTelemetry,
-      options: { leaseMs: 30_000, maxAttempts: 3, backoffBaseMs: 20, backoffMaxMs: 50, completedTtlSeconds: 60 },
-    });
-    try {
-      // Act
-      const report = await fresh.sweep();
-      const events = await orderEvents(orderId);
-      // Assess: every record went out from the fresh dispatcher, each still in the ledger's trace.
-      expect(report.delivered).toBeGreaterThanOrEqual(entries.length);
-      expect(events.map((m) => m.body.sequence)).toEqual([1, 2]);
-      for (const event of events) {
-        expect(traceIdOf(event.applicationProperties?.traceparent)).toBe(traceId);
-        expect(traceIdOf(event.applicationProperties?.['Diagnostic-Id'])).toBe(traceId);
-      }
-      const calls = hook.calls.filter((c) => c.body.orderId === orderId);
-      expect(calls.map((c) => c.body.sequence)).toEqual([1, 2]);
-      expect(calls.map((c) => traceIdOf(c.traceparent))).toEqual([traceId, traceId]);
-      const { resources: records } = await stack.container.items
-        .query({ query: "SELECT * FROM c WHERE c.docType = 'outbox' AND c.orderId = @o", parameters: [{ name: '@o', value: orderId }] })
-        .fetchAll();
-      expect(records.map((r) => [r.status, traceIdOf(r.traceparent)])).toEqual([['completed', traceId], ['completed', traceId]]);
-    } finally {
-      await sender.close();
-      await hook.close();
-    }
+    const holds = outboxRuntime(appContext()).holds;
+    // Act: both orders committed before the relay reads on (one batch): a batch of c alone would fail every order
+    // in it, which the relay treats as a target outage and retries whole, as the design says.
+    await host.close();
+    await drainSession(stack, c);
+    await drainSession(stack, d);
+    // The relay is behind: the lag of a lease is the age of the oldest outbox record past its checkpoint.
+    const { resources: [oldest] } = await stack.container.items
+      .query<{ committedAt: string }>({ query: "SELECT c.committedAt FROM c WHERE c.docType = 'outbox' AND c.orderId = @c AND c.sequence = 1", parameters: [{ name: '@c', value: c }] })
+      .fetchAll();
+    const at = Date.parse(oldest!.committedAt) + 5_000;
+    const behind = await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, at);
+    host = await startRelayHost();
+    await until(async () => acceptedFor(d).length === 2 && (await holds.read(c))?.doc.records.length === 3, "d delivered and c's three records held");
+    const held = (await holds.read(c))!.doc;
+    const eventsC = await orderEvents(c);
+    failing.delete(c);
+    const settings: CliSettings = { app: { ...process.env }, httpBaseUrl: '', functionKey: undefined, embeddedDefaults: [] };
+    const report = await retryOutbox(settings, stack.container, c);
+    // Assess: order-events had every record of c; only the webhook was owed, and it now has them in order.
+    expect(held).toMatchObject({ orderId: c, failedTargets: ['webhook'] });
+    expect(held.records.map((r) => [r.sequence, r.pendingTargets])).toEqual([
+      [1, ['webhook']],
+      [2, ['webhook']],
+      [3, ['webhook']],
+    ]);
+    expect(eventsC.map((m) => m.body.sequence)).toEqual([1, 2, 3]);
+    expect(report).toMatchObject({ released: true, delivered: { 'order-events': 0, webhook: 3 } });
+    expect(acceptedFor(c)).toEqual([`outbox:${c}-1`, `outbox:${c}-2`, `outbox:${c}-3`]);
+    expect(await holds.read(c)).toBeUndefined();
+    expect(behind.map((l) => l.lagMs)).toEqual([5_000]);
+    // Once the relay has checkpointed past everything (its own hold writes included), no lag is left.
+    await until(async () => (await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, at)).every((l) => l.lagMs === 0), 'the relay caught up');
+    expect((await orderEvents(c)).map((m) => m.body.sequence)).toEqual([1, 2, 3]);
   });
 });

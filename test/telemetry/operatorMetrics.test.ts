@@ -3,10 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedMetrics } from '../../src/adapters/metrics.js';
 import { CosmosParkedOrders, runGapMonitor } from '../../src/adapters/metricsGapMonitor.js';
 import { appContext } from '../../src/functions/appContext.js';
-import { outboxRuntime } from '../../src/functions/outboxDispatcher.js';
+import { newHold } from '../../src/core/index.js';
+import { outboxGauges } from '../../src/functions/outboxGauges.js';
+import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
 import { drainSession, startStack, type Stack } from '../integration/support/stack.js';
 import { orderEntries, uid, type TestEntry } from '../integration/support/ledgers.js';
-import { pendingRecord } from '../outbox/support/records.js';
+import { relayWholeFeed } from '../outbox/support/relayFeed.js';
+import { outboxRecordOf } from '../outbox/support/relayFakes.js';
 import { inMemoryMetrics, valueOf } from './support.js';
 
 let stack: Stack;
@@ -18,7 +21,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await outboxRuntime(appContext()).dispatcher.idle();
   await stack?.close();
   metrics.disable();
   await otel.provider.shutdown();
@@ -49,13 +51,14 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
       { entry: b3!, messageId: 'm-b3' },
     ]);
     const c = uid('o');
-    await stack.container.items.create(pendingRecord(c, 1, { status: 'failed', attempts: 10 }));
+    await stack.container.items.create(newHold(c, [{ ...outboxRecordOf(c, 1), pendingTargets: ['order-events'] }], { error: 'HTTP 503', now: new Date().toISOString() }));
     const runtime = outboxRuntime(appContext());
     // Act
     await drainSession(stack, a);
     await drainSession(stack, b);
-    await runtime.dispatcher.idle();
-    const sweep = await runtime.dispatcher.sweep();
+    // What the outbox relay's trigger does, page by page of the change feed; then the gauges' timer.
+    const relayed = await relayWholeFeed(stack.container, runtime.relay);
+    const gauges = await outboxGauges({} as never, {} as never);
     // The gap monitor runs "20 minutes after" b's entry was parked, counted from the stored parkedAt: counted from now,
     // the time the drains took would add to the age.
     const { resource: orderB } = await stack.container.item('order', b).read<{ parked: { parkedAt: string }[] }>();
@@ -70,7 +73,8 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     });
     const points = await otel.collect();
     // Assess
-    expect(sweep).toMatchObject({ blocked: 1 });
+    expect(relayed.delivered).toBe(3);
+    expect(gauges).toMatchObject({ holds: 1, lagSeconds: 0 });
     expect(valueOf(points, 'convoy.entries.applied')).toBe(3);
     expect(valueOf(points, 'convoy.entries.duplicate')).toBe(1);
     expect(valueOf(points, 'convoy.entries.conflicts', { reason: 'IdempotencyKeyConflict' })).toBe(1);
@@ -80,8 +84,8 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     expect(valueOf(points, 'convoy.entries.processing_duration')).toBe(6);
     expect(valueOf(points, 'convoy.entries.processing_duration', { outcome: 'applied' })).toBe(3);
     expect(valueOf(points, 'convoy.outbox.delivered')).toBe(3);
-    expect(valueOf(points, 'convoy.outbox.pending')).toBe(0);
-    expect(valueOf(points, 'convoy.outbox.failed')).toBe(1);
+    expect(valueOf(points, 'convoy.outbox.holds')).toBe(1);
+    expect(valueOf(points, 'convoy.outbox.lag_seconds')).toBe(0);
     expect(valueOf(points, 'convoy.parked.entries')).toBe(1);
     expect(valueOf(points, 'convoy.gap.oldest_age')).toBeGreaterThanOrEqual(20 * 60);
     expect(valueOf(points, 'convoy.gap.oldest_age')).toBeLessThan(21 * 60);

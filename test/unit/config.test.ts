@@ -51,8 +51,7 @@ describe('core configuration', () => {
       ordersQueue: { lockDurationMs: 60_000, maxDeliveryCount: 10, messageTtlMs: 14 * 86_400_000 },
       resubmissionMarginMs: 7 * 86_400_000,
       inboxTtlSeconds: 21 * 86_400 + 600,
-      outboxLeaseMs: 60_000,
-      outboxMaxAttempts: 10,
+      outboxTtlSeconds: 7 * 86_400,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.ordersQueue)).toBe(true);
@@ -70,7 +69,7 @@ describe('core configuration', () => {
       ORDERS_MESSAGE_TTL: 'P1D',
       INBOX_RESUBMISSION_MARGIN: 'P1D',
       INBOX_CONSUMER_NAME: 'audit',
-      OUTBOX_MAX_ATTEMPTS: '3',
+      OUTBOX_TTL: 'P1D',
     });
     // Assess
     expect(config).toMatchObject({
@@ -79,7 +78,7 @@ describe('core configuration', () => {
       gapAlertAgeMs: 300_000,
       gapAlertRepeatMs: 7_200_000,
       consumerName: 'audit',
-      outboxMaxAttempts: 3,
+      outboxTtlSeconds: 86_400,
       inboxTtlSeconds: 2 * 86_400 + 600,
     });
   });

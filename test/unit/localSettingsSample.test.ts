@@ -13,11 +13,11 @@ describe('local.settings.sample.json', () => {
     const values = await sampleValues();
     // Act
     const core = resolveCoreConfig(values);
-    const outbox = resolveOutboxConfig(values, core);
+    const outbox = resolveOutboxConfig(values);
     // Assess
     expect(Object.values(values).every((v) => typeof v === 'string')).toBe(true);
     expect(core).toEqual(resolveCoreConfig({}));
-    expect(outbox).toEqual(resolveOutboxConfig({}, resolveCoreConfig({})));
+    expect(outbox).toEqual(resolveOutboxConfig({}));
     expect(outbox.webhookUrl).toBeUndefined();
   });
 });

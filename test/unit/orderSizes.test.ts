@@ -59,6 +59,7 @@ const ctx = (sequence: number, at: number): PlanContext => ({
   consumer: 'c'.repeat(64),
   now: new Date(Date.UTC(2025, 0, 1) + at).toISOString(),
   inboxTtlSeconds: 1_850_000,
+  outboxTtlSeconds: 604_800,
   attempt: '00000000-0000-4000-8000-000000000000',
   correlationId: ledgerId,
   messageId: `${entryId(sequence)}.r99`,

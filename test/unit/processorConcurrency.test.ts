@@ -82,7 +82,7 @@ describe('order processor, two instances on one order (a session lock lost)', ()
     await b.send(e.added(4, 't-4', 4));
     store.injectFault({ on: 'read', kind: 'failed' });
     expect((await b.send(e.added(2, 't-2', 2))).result.outcome).toBe('abandoned');
-    const bContext = { store, cache: new OrderCache(), clock, consumer: testOptions.consumerName, inboxTtlSeconds: 3600 };
+    const bContext = { store, cache: new OrderCache(), clock, consumer: testOptions.consumerName, inboxTtlSeconds: 3600, outboxTtlSeconds: 604_800 };
     let interleaved = 2;
     const a = instance(hooked(store, { readParked: async () => void (interleaved-- > 0 && (await drainStep(bContext, orderId)())) }), clock);
     // Act

@@ -32,8 +32,8 @@ describe('order processor, rules 1–4 and 6–7', () => {
     const docs = h.store.documents(orderId);
     expect(docs.get(`inbox:order-processor:${orderId}-e3`)).toMatchObject({ status: 'applied', sequence: 3, requestHash: requestHash(e.amended(3, 't-1', 1100)) });
     expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({
-      status: 'pending',
-      attempts: 0,
+      ttl: 604_800,
+      committedAt: expect.any(String),
       sequence: 2,
       correlationId: 'L-0001',
       order: { lastSequence: 2, total: 1250, status: 'open' },

@@ -40,8 +40,8 @@ describe('order processor, trace context on the outbox', () => {
     await h.send(messageFor(e.added(2, 't-1', 5), { applicationProperties: { sequence: 2, 'Diagnostic-Id': '|legacy.1.' } }));
     // Assess
     const docs = h.store.documents(orderId);
-    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({ status: 'pending', traceparent: tp(1) });
-    expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({ status: 'pending' });
+    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({ sequence: 1, traceparent: tp(1) });
+    expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({ sequence: 2 });
     expect(docs.get(`outbox:${orderId}-e2`)).not.toHaveProperty('traceparent');
   });
 

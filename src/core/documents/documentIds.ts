@@ -26,3 +26,8 @@ export function appliedEntryId(entryId: string): string {
 export function outboxRecordId(entryId: string): string {
   return `outbox:${entryId}`;
 }
+
+/** The order's outbox hold id (see `OutboxHold`). */
+export function outboxHoldId(orderId: string): string {
+  return `outbox-hold:${orderId}`;
+}

@@ -25,7 +25,7 @@ export interface OrderEventMessage {
 }
 
 /** The `order-events` message for an outbox record. */
-export function orderEventMessage(record: OutboxRecord): OrderEventMessage {
+export function orderEventMessage(record: Omit<OutboxRecord, 'ttl'>): OrderEventMessage {
   return {
     messageId: record.id,
     sessionId: record.orderId,

@@ -1,34 +1,11 @@
 /**
- * What the outbox dispatcher needs from the outside: the records (Cosmos DB), the delivery targets (Service Bus
- * `order-events`, an optional webhook) and a place for its gauges. Adapters expose primitives; the dispatcher
- * and the pure decisions beside it decide.
+ * What the outbox relay needs from the outside: the delivery targets (Service Bus `order-events`, an optional
+ * webhook), the holds (Cosmos DB `orders`) and a place for its counts. Adapters expose primitives and translate
+ * their failures into {@link OutboxDeliveryError}s; the relay decides.
  */
+import type { OutboxHold } from '../documents/outboxHold.js';
 import type { Stored } from '../ports/orderStore.js';
 import type { OrderEventMessage } from './orderEvent.js';
-import type { OutboxSummary } from './outboxOrdering.js';
-import type { DeliveryReceipt, OutboxDispatchRecord } from './outboxRecordState.js';
-
-/** How many outbox records are in each open status. */
-export interface OutboxCounts {
-  pending: number;
-  inProgress: number;
-  failed: number;
-}
-
-/** Outbox records in the `orders` container (partition key `/orderId`). */
-export interface OutboxStore {
-  /** The order's records that are not `completed`, ascending by sequence (one partition). */
-  openRecords(orderId: string): Promise<Stored<OutboxDispatchRecord>[]>;
-  /**
-   * Writes `record` over the stored one if it still has `etag`. Resolves with the new ETag, or `undefined` when
-   * another writer got there first (412) or the record is gone (404): the caller lost and stops.
-   */
-  replace(record: OutboxDispatchRecord, etag: string): Promise<string | undefined>;
-  /** Summaries of open records across all orders, ordered by `orderId`, `sequence`; at most `limit`. */
-  openSummaries(limit: number): Promise<OutboxSummary[]>;
-  /** Counts by open status, across all orders. */
-  countOpen(): Promise<OutboxCounts>;
-}
 
 /** The event being delivered: the message plus the trace context it continues. */
 export interface OutboundOrderEvent extends OrderEventMessage {
@@ -36,23 +13,46 @@ export interface OutboundOrderEvent extends OrderEventMessage {
   traceparent: string | undefined;
 }
 
-/** One delivery target. Resolves when the target took the event; rejects (any error) when it did not. */
-export interface OrderEventTarget {
-  /** Stable name, stored in `delivered`/`result` (e.g. `order-events`, `webhook`). */
-  readonly name: string;
-  deliver(event: OutboundOrderEvent, signal: AbortSignal): Promise<DeliveryReceipt>;
+/** `order-events`: takes one order's events, in sequence order, in as few batch sends as they fit in. */
+export interface OrderEventSender {
+  /** Resolves when every event was sent; rejects on the first failed send (earlier batches may have gone). */
+  send(events: readonly OutboundOrderEvent[], signal: AbortSignal): Promise<void>;
 }
 
-/** Where the dispatcher reports what it did, for metrics. */
+/** The webhook: one POST per event with `Idempotency-Key` = its `messageId`. */
+export interface OrderEventWebhook {
+  /** Resolves on a 2xx answer; rejects otherwise. */
+  post(event: OutboundOrderEvent, signal: AbortSignal): Promise<void>;
+}
+
+/** Outcome of a conditional hold write that did not land. */
+export type HoldWriteLost = 'changed' | 'missing';
+
+/** The holds in the `orders` container (partition `/orderId`, `id = outbox-hold:<orderId>`). */
+export interface OutboxHoldStore {
+  /** The order's hold, or `undefined` (one point read). */
+  read(orderId: string): Promise<Stored<OutboxHold> | undefined>;
+  /** Creates the hold; resolves with its ETag, or `'changed'` when one exists already (409). */
+  create(hold: OutboxHold): Promise<string | 'changed'>;
+  /** Replaces the hold if it still has `etag`: its new ETag, `'changed'` (412) or `'missing'` (404). */
+  replace(hold: OutboxHold, etag: string): Promise<string | HoldWriteLost>;
+  /** Deletes the hold if it still has `etag`: `'deleted'`, `'changed'` (412) or `'missing'` (404). */
+  delete(orderId: string, etag: string): Promise<'deleted' | HoldWriteLost>;
+}
+
+/** Where the relay reports what it did, for metrics. */
 export interface OutboxObserver {
-  delivered(record: OutboxDispatchRecord): void;
-  attemptFailed(record: OutboxDispatchRecord, exhausted: boolean): void;
-  counts(counts: OutboxCounts): void;
+  /** Records that reached every target. */
+  delivered(records: number): void;
+  /** An attempt at a target failed (retried within the budget, or the last one). */
+  attemptFailed(target: string): void;
+  /** A hold was written for an order. */
+  held(orderId: string): void;
 }
 
 /** An observer that drops everything. */
 export const silentOutboxObserver: OutboxObserver = {
   delivered() {},
   attemptFailed() {},
-  counts() {},
+  held() {},
 };

@@ -89,8 +89,11 @@ export function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, 
   };
 }
 
-/** The outbox record of an applied entry, carrying the business state right after it and the entry's trace. */
-export function outboxRecord(entry: Entry, next: OrderDocument, origin: TraceOrigin, now: string): OutboxRecord {
+/**
+ * The outbox record of an applied entry, carrying the business state right after it and the entry's trace; written
+ * once, never updated, and expiring after `OUTBOX_TTL`.
+ */
+export function outboxRecord(entry: Entry, next: OrderDocument, origin: TraceOrigin, step: { now: string; outboxTtlSeconds: number }): OutboxRecord {
   return {
     id: outboxRecordId(entry.entryId),
     docType: 'outbox',
@@ -101,9 +104,8 @@ export function outboxRecord(entry: Entry, next: OrderDocument, origin: TraceOri
     correlationId: origin.correlationId,
     ...(origin.traceparent !== undefined && { traceparent: origin.traceparent }),
     order: businessState(next),
-    status: 'pending',
-    attempts: 0,
-    createdAt: now,
+    committedAt: step.now,
+    ttl: step.outboxTtlSeconds,
   };
 }
 

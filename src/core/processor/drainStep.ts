@@ -9,7 +9,7 @@ import type { Stored } from '../ports/orderStore.js';
 import type { Entry } from '../schemas/entry.js';
 import { nextDueSequence } from '../order/followUpCheck.js';
 import { drainDecision, planDrain, type DrainOptions, type DrainPlan } from './planDrain.js';
-import { MAX_STEP_ROUNDS, collectOutbox, commitPlan, contention, currentOrder, planContext, type StepContext } from './stepContext.js';
+import { MAX_STEP_ROUNDS, commitPlan, contention, currentOrder, planContext, type StepContext } from './stepContext.js';
 
 /** What one drain step did. */
 export type DrainStepOutcome =
@@ -56,7 +56,6 @@ export function drainStep(ctx: StepContext, orderId: string): () => Promise<Drai
       if (result.ok) {
         const etag = result.etags[plan.roles.indexOf('order')];
         if (etag !== undefined) ctx.cache.remember(orderId, plan.next, etag);
-        collectOutbox(ctx, plan, result.etags);
         const { entry } = parked.doc;
         return plan.action === 'apply'
           ? { kind: 'applied', entry }

@@ -3,7 +3,7 @@ import { appliedEntryId, inboxRecordId } from '../documents/documentIds.js';
 import type { Entry } from '../schemas/entry.js';
 import type { EntryOrigin } from './documentBuilders.js';
 import { planEntry } from './planEntry.js';
-import { MAX_STEP_ROUNDS, collectOutbox, commitPlan, contention, currentOrder, planContext, type StepContext } from './stepContext.js';
+import { MAX_STEP_ROUNDS, commitPlan, contention, currentOrder, planContext, type StepContext } from './stepContext.js';
 import { keyConflict, verdictFromHistory, verdictFromInbox, type Verdict } from './verdict.js';
 
 /** What happened to the incoming entry. */
@@ -64,7 +64,6 @@ export function entryStep(ctx: StepContext, entry: Entry, hash: string, origin: 
       if (result.ok) {
         const etag = result.etags[plan.roles.indexOf('order')];
         if (etag !== undefined) ctx.cache.remember(orderId, plan.next, etag);
-        collectOutbox(ctx, plan, result.etags);
         return { kind: plan.action === 'apply' ? 'applied' : 'parked' };
       }
       const role = plan.roles[result.failedIndex];

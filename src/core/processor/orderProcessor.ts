@@ -4,8 +4,7 @@ import { errorCode } from '../errors.js';
 import { readResubmitCount, requestHash } from '../hash.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
-import type { OutboxRecord } from '../documents/outboxRecord.js';
-import type { OrderStore, Stored } from '../ports/orderStore.js';
+import type { OrderStore } from '../ports/orderStore.js';
 import { CounterName, type AlertName, type Telemetry } from '../ports/telemetry.js';
 import { OrderStatus } from '../order/orderState.js';
 import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
@@ -24,7 +23,7 @@ import { settle, type Settled } from './settle.js';
 /** Settings the processor uses (a subset of `CoreConfig`). */
 export type OrderProcessorOptions = Pick<
   CoreConfig,
-  'consumerName' | 'inboxTtlSeconds' | 'transientRetryBudgetMs' | 'retryBaseDelayMs' | 'retryMaxDelayMs'
+  'consumerName' | 'inboxTtlSeconds' | 'outboxTtlSeconds' | 'transientRetryBudgetMs' | 'retryBaseDelayMs' | 'retryMaxDelayMs'
 >;
 
 /** What the processor depends on. */
@@ -99,12 +98,10 @@ export class OrderProcessor {
       settled = { kind: 'deadLetter', reason: DeadLetterReason.SchemaValidationFailed, description };
     } else {
       result.requestHash = requestHash(validated.value);
-      const createdOutbox: Stored<OutboxRecord>[] = [];
-      const ctx: StepContext = { ...this.stepContext(context.cache ?? new OrderCache(1)), createdOutbox };
+      const ctx: StepContext = this.stepContext(context.cache ?? new OrderCache(1));
       const { orderId, entryId, sequence } = validated.value;
       const run = this.runner({ orderId, entryId, sequence }, startedAt + this.deps.options.transientRetryBudgetMs);
       settled = await this.handle(ctx, validated.value, result.requestHash, message, run, result);
-      if (createdOutbox.length > 0) result.outbox = createdOutbox;
       // The cache holds the order as this message's last step left (or read) it.
       if (ctx.cache.get(orderId)?.doc.state.status === OrderStatus.Deleted) result.releaseSession = 'orderDeleted';
     }
@@ -186,7 +183,7 @@ export class OrderProcessor {
 
   private stepContext(cache: OrderCache): StepContext {
     const { options } = this.deps;
-    return { store: this.deps.store, cache, clock: this.clock, consumer: options.consumerName, inboxTtlSeconds: options.inboxTtlSeconds };
+    return { store: this.deps.store, cache, clock: this.clock, consumer: options.consumerName, inboxTtlSeconds: options.inboxTtlSeconds, outboxTtlSeconds: options.outboxTtlSeconds };
   }
 
   /** Runs re-runnable steps with retries that all end by one `deadline`. */
@@ -235,9 +232,7 @@ export class OrderProcessor {
     }[result.outcome];
     telemetry.count(counter, result.reason ? { reason: result.reason } : undefined);
     const level = result.outcome === 'deadLettered' || result.outcome === 'abandoned' ? 'warn' : 'info';
-    // The outbox documents are for the dispatcher, not the log line.
-    const { outbox: _outbox, ...fields } = result;
-    telemetry.log(level, `entry ${result.outcome}`, fields);
+    telemetry.log(level, `entry ${result.outcome}`, { ...result });
   }
 }
 

@@ -68,7 +68,7 @@ export function planDrain(
         parkedDelete,
         { kind: 'create', doc: appliedDocument(entry, hash, ctx.now) },
         { kind: 'replace', doc: next, ifMatch: current.etag },
-        { kind: 'create', doc: outboxRecord(entry, next, parked.doc, ctx.now) },
+        { kind: 'create', doc: outboxRecord(entry, next, parked.doc, ctx) },
       ],
       roles: ['inbox', 'parked', 'applied', 'order', 'outbox'],
       next,

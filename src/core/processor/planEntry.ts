@@ -44,6 +44,8 @@ export interface PlanContext extends EntryOrigin {
   /** ISO time of the step. */
   now: string;
   inboxTtlSeconds: number;
+  /** TTL of the outbox records (`OUTBOX_TTL`), in seconds. */
+  outboxTtlSeconds: number;
   /** Token of this attempt, written into the inbox record (see `InboxRecord.attempt`). */
   attempt?: string;
 }
@@ -80,7 +82,7 @@ export function planEntry(current: Stored<OrderDocument> | undefined, entry: Ent
       { kind: 'create', doc: inboxRecord({ ...inboxFields(entry, hash, ctx), status: 'applied' }) },
       { kind: 'create', doc: appliedDocument(entry, hash, ctx.now) },
       current ? { kind: 'replace', doc: next, ifMatch: current.etag } : { kind: 'create', doc: next },
-      { kind: 'create', doc: outboxRecord(entry, next, ctx, ctx.now) },
+      { kind: 'create', doc: outboxRecord(entry, next, ctx, ctx) },
     ],
     roles: ['inbox', 'applied', 'order', 'outbox'],
     next,

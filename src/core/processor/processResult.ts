@@ -1,6 +1,4 @@
 import type { DeadLetterReason } from '../deadLetterReasons.js';
-import type { OutboxRecord } from '../documents/outboxRecord.js';
-import type { Stored } from '../ports/orderStore.js';
 
 /** How a message ended; each maps to exactly one settlement. */
 export const ProcessOutcome = {
@@ -47,12 +45,6 @@ export interface ProcessResult {
    * message: the host stays on the session and the redelivery comes first.
    */
   releaseSession?: 'orderDeleted' | 'handOff';
-  /**
-   * The outbox records this message's commits created (its entry's and its drain's), in sequence order, each with
-   * the ETag its batch answered: the dispatcher's fast path claims them without reading them again. Absent when
-   * none was created; an apply whose outcome was in doubt is not listed. Kept out of the logs.
-   */
-  outbox?: Stored<OutboxRecord>[];
 }
 
 /** A message as the host received it, whatever the host. */

@@ -1,8 +1,7 @@
 import type { OrderDocument } from '../documents/orderDocument.js';
-import type { OutboxRecord } from '../documents/outboxRecord.js';
 import { CoreErrorCode, StoreError, errorCode } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
-import type { OrderStore, StoreOperation, Stored } from '../ports/orderStore.js';
+import type { OrderStore, Stored } from '../ports/orderStore.js';
 import type { OrderCache } from './orderCache.js';
 import type { PlanContext } from './planEntry.js';
 import type { EntryOrigin } from './documentBuilders.js';
@@ -17,8 +16,7 @@ export interface StepContext {
   clock: Clock;
   consumer: string;
   inboxTtlSeconds: number;
-  /** Where committed steps leave the outbox records they created, with their ETags (see `ProcessResult.outbox`). */
-  createdOutbox?: Stored<OutboxRecord>[];
+  outboxTtlSeconds: number;
 }
 
 /** The order as last seen: from the cache, else one point read (remembered). */
@@ -35,6 +33,7 @@ export function planContext(ctx: StepContext, origin: EntryOrigin): PlanContext 
   return {
     consumer: ctx.consumer,
     inboxTtlSeconds: ctx.inboxTtlSeconds,
+    outboxTtlSeconds: ctx.outboxTtlSeconds,
     now: new Date(ctx.clock.now()).toISOString(),
     correlationId: origin.correlationId,
     messageId: origin.messageId,
@@ -60,18 +59,6 @@ export async function commitPlan(
     if (errorCode(error) === CoreErrorCode.StoreOutcomeUnknown) onUnknown();
     throw error;
   }
-}
-
-/**
- * Hands the outbox record a successful commit created, with the ETag the batch answered for it, to the step's
- * sink: the dispatcher's fast path can then claim it without reading it first.
- */
-export function collectOutbox(ctx: StepContext, plan: { operations: readonly StoreOperation[]; roles: readonly string[] }, etags: readonly (string | undefined)[]): void {
-  const index = plan.roles.indexOf('outbox');
-  const op = plan.operations[index];
-  const etag = etags[index];
-  if (!ctx.createdOutbox || op?.kind !== 'create' || op.doc.docType !== 'outbox' || etag === undefined) return;
-  ctx.createdOutbox.push({ doc: op.doc, etag });
 }
 
 /** Thrown when a step keeps meeting concurrent changes; retried with backoff like a busy store. */

@@ -75,6 +75,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const cosmosClient = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
   const { database } = await cosmosClient.databases.createIfNotExists({ id: 'convoy' });
   const { container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 });
+  // The outbox relay's lease container, as `npm start` creates it.
+  await database.containers.createIfNotExists({ id: 'leases', partitionKey: { paths: ['/id'] } });
   const previous = new Map(APP_SETTINGS.map((key) => [key, process.env[key]]));
   Object.assign(process.env, {
     ServiceBusConnection: serviceBus.connectionString,

@@ -26,7 +26,7 @@ export async function startWebhook(options: WebhookOptions = {}) {
   const seen = new Map<string, number>();
   const applied: string[] = [];
   const appliedBodies = new Map<string, WebhookCall['body']>();
-  const state = { failWhen: options.failWhen };
+  const state = { failWhen: options.failWhen, failFirst: options.failFirst ?? 0 };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -36,7 +36,7 @@ export async function startWebhook(options: WebhookOptions = {}) {
       const n = (seen.get(key ?? '') ?? 0) + 1;
       seen.set(key ?? '', n);
       let status = 204;
-      if (n <= (options.failFirst ?? 0)) status = 503;
+      if (n <= state.failFirst) status = 503;
       else if (state.failWhen?.(body)) status = 500;
       else if (key !== undefined && !appliedBodies.has(key)) {
         applied.push(key);

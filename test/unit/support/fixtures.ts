@@ -73,6 +73,7 @@ export async function viewOf(store: OrderStore, orderId: string) {
 export const testOptions = {
   consumerName: 'order-processor',
   inboxTtlSeconds: 3600,
+  outboxTtlSeconds: 604_800,
   transientRetryBudgetMs: 30_000,
   retryBaseDelayMs: 100,
   retryMaxDelayMs: 5_000,

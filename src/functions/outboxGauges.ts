@@ -1,0 +1,39 @@
+/**
+ * Outbox gauges: a timer that reports the holds (`convoy.outbox.holds`) and the relay's lag
+ * (`convoy.outbox.lag_seconds`), the figures the Bicep alerts watch, and raises `OutboxFailed` when the lag passes
+ * half of `OUTBOX_TTL` (records would otherwise start to expire unrelayed).
+ */
+import type { InvocationContext, Timer } from '@azure/functions';
+import { sharedMetrics } from '../adapters/metrics.js';
+import { relayLag, type LeaseLag } from '../adapters/outboxLag.js';
+import { AlertName } from '../core/index.js';
+import { appContext } from './appContext.js';
+import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from './outboxRelay.js';
+import { outboxRuntime } from './outboxRuntime.js';
+import { register } from './register.js';
+
+/** Every minute, at second 30 (NCRONTAB with seconds), apart from the gap monitor's minute. */
+export const OUTBOX_GAUGES_SCHEDULE = '30 * * * * *';
+
+/** What one run saw. */
+export interface OutboxGaugesReport {
+  holds: number;
+  lagSeconds: number;
+  leases: LeaseLag[];
+}
+
+/** One run; rejects if Cosmos cannot be read (the next occurrence tries again). */
+export async function outboxGauges(_timer: Timer, _context: InvocationContext): Promise<OutboxGaugesReport> {
+  const app = appContext();
+  const leases = app.cosmosClient().database(app.cosmosResources.database).container(LEASE_CONTAINER);
+  const [holds, lags] = await Promise.all([outboxRuntime(app).holds.count(), relayLag(app.container(), leases, OUTBOX_RELAY_LEASE_PREFIX, app.clock.now())]);
+  const lagSeconds = Math.max(0, ...lags.map((l) => l.lagMs)) / 1000;
+  sharedMetrics().relayGauges({ holds, lagSeconds });
+  if (lagSeconds * 2 > app.config.outboxTtlSeconds) {
+    const worst = lags.reduce((a, b) => (b.lagMs > a.lagMs ? b : a));
+    app.telemetry.alert(AlertName.OutboxFailed, { orderId: '', entryId: '', sequence: undefined, reason: 'relay lag past half of OUTBOX_TTL', lagSeconds, leaseToken: worst.leaseToken, owner: worst.owner });
+  }
+  return { holds, lagSeconds, leases: lags };
+}
+
+register.timer('outboxGauges', { schedule: OUTBOX_GAUGES_SCHEDULE, handler: outboxGauges });

@@ -1,0 +1,51 @@
+/**
+ * Outbox relay: a Cosmos DB trigger on the change feed of `orders` → the core's relay, which delivers each batch's
+ * outbox records to `order-events` and the webhook, per order in sequence order (design "Outbox relay").
+ *
+ * The lease checkpoint advances only after the invocation returns, so a failed one must not return: its error
+ * goes to the `retry` policy (exponential, unbounded), which reruns the same batch until it succeeds — the real
+ * host checkpoints a batch whose retries ran out, so a bounded policy would skip records.
+ */
+import type { InvocationContext } from '@azure/functions';
+import type { RelayReport } from '../core/index.js';
+import { appContext } from './appContext.js';
+import { outboxRuntime } from './outboxRuntime.js';
+import { register } from './register.js';
+
+/** The app setting holding the Cosmos DB connection, as the trigger names it. */
+export const COSMOS_CONNECTION = 'CosmosConnection';
+/** The lease container (partition key `/id`), in the app's database. */
+export const LEASE_CONTAINER = 'leases';
+/** This trigger's lease id prefix, so other processors can share the lease container. */
+export const OUTBOX_RELAY_LEASE_PREFIX = 'outboxRelay';
+/**
+ * How long a lease's processor waits after the feed had nothing new: the event latency when idle is about half of
+ * it, and each idle poll of each lease is one change-feed request (its RU cost: infra/README.md).
+ */
+export const OUTBOX_RELAY_FEED_POLL_DELAY_MS = 500;
+/** Documents per invocation: every applied entry changes four (inbox, applied, order, outbox). */
+export const OUTBOX_RELAY_MAX_ITEMS = 400;
+
+/** Relays one change batch; rejects on an infrastructure failure, for the retry policy to run it again. */
+export async function outboxRelay(documents: unknown[], context: InvocationContext): Promise<RelayReport> {
+  const app = appContext();
+  const report = await outboxRuntime(app).relay.relay(documents);
+  if (report.held.length > 0 || report.appended > 0) app.telemetry.log('warn', 'outbox relay batch', { invocationId: context.invocationId, ...report });
+  return report;
+}
+
+register.cosmosDB('outboxRelay', {
+  connection: COSMOS_CONNECTION,
+  databaseName: '%COSMOS_DATABASE%',
+  containerName: '%COSMOS_CONTAINER%',
+  leaseContainerName: LEASE_CONTAINER,
+  leaseContainerPrefix: OUTBOX_RELAY_LEASE_PREFIX,
+  createLeaseContainerIfNotExists: false,
+  // A new relay reads what was committed before it started (records not yet relayed would otherwise be lost);
+  // records relayed before are repeated with their messageIds, which consumers dedupe on.
+  startFromBeginning: true,
+  feedPollDelay: OUTBOX_RELAY_FEED_POLL_DELAY_MS,
+  maxItemsPerInvocation: OUTBOX_RELAY_MAX_ITEMS,
+  retry: { strategy: 'exponentialBackoff', maxRetryCount: -1, minimumInterval: { seconds: 1 }, maximumInterval: { minutes: 1 } },
+  handler: outboxRelay,
+});

@@ -1,0 +1,36 @@
+/**
+ * The outbox relay of the app: built once per app context from its settings (the `order-events` sender, the
+ * optional webhook, the holds in the orders container).
+ */
+import { sharedMetrics } from '../adapters/metrics.js';
+import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
+import { ServiceBusOrderEventSender } from '../adapters/outboxServiceBusSender.js';
+import { WebhookOrderEventPoster } from '../adapters/outboxWebhook.js';
+import { OutboxRelay, resolveOutboxConfig, type OutboxConfig } from '../core/index.js';
+import { QueueName, type AppContext } from './appContext.js';
+
+/** The relay of one app context and what it was built from. */
+export interface OutboxRuntime {
+  readonly config: Readonly<OutboxConfig>;
+  readonly holds: CosmosOutboxHoldStore;
+  readonly sender: ServiceBusOrderEventSender;
+  readonly webhook: WebhookOrderEventPoster | undefined;
+  readonly relay: OutboxRelay;
+}
+
+const runtimes = new WeakMap<AppContext, OutboxRuntime>();
+
+/** The outbox runtime of `app`, built on first use (a rebuilt context gets a new one). Throws `ConfigError`. */
+export function outboxRuntime(app: AppContext): OutboxRuntime {
+  let runtime = runtimes.get(app);
+  if (runtime === undefined) {
+    const config = resolveOutboxConfig(app.settings);
+    const holds = new CosmosOutboxHoldStore(app.container());
+    const sender = new ServiceBusOrderEventSender(app.sender(QueueName.OrderEvents));
+    const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs });
+    const relay = new OutboxRelay({ sender, webhook, holds, telemetry: app.telemetry, options: config, observer: sharedMetrics() });
+    runtime = { config, holds, sender, webhook, relay };
+    runtimes.set(app, runtime);
+  }
+  return runtime;
+}

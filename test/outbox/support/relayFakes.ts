@@ -1,0 +1,78 @@
+import type { OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
+import { OutboxDeliveryError, OutboxErrorCode } from '../../../src/core/outbox/outboxErrors.js';
+import type { OrderEventSender, OrderEventWebhook, OutboundOrderEvent } from '../../../src/core/outbox/outboxPorts.js';
+
+/** An immutable outbox record as the processor writes it (`<orderId>-<sequence>` as entryId). */
+export function outboxRecordOf(orderId: string, sequence: number): OutboxRecord {
+  const entryId = `${orderId}-${sequence}`;
+  return {
+    id: `outbox:${entryId}`,
+    docType: 'outbox',
+    orderId,
+    entryId,
+    sequence,
+    type: sequence === 1 ? 'OrderCreated' : 'TransactionAdded',
+    correlationId: 'L-1',
+    order: { orderId, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: sequence, total: 0, transactions: [] },
+    committedAt: '2025-01-01T00:00:00.000Z',
+    ttl: 604_800,
+  } as unknown as OutboxRecord;
+}
+
+/** A change-feed copy of a document: the system properties Cosmos adds. */
+export function asChange<T extends object>(doc: T, lsn = 1): T & { _etag: string; _lsn: number; _ts: number } {
+  return { ...doc, _etag: `"feed-${lsn}"`, _lsn: lsn, _ts: 1 };
+}
+
+/** How a fake target answers one order: `reject` fails it, `transport` fails it as the relay's own infrastructure. */
+export type FakeFailure = 'reject' | 'transport';
+
+/** An `order-events` sender that records each send, failing the orders it is told to. */
+export class FakeSender implements OrderEventSender {
+  /** Each send, as the message ids it carried. */
+  readonly sends: string[][] = [];
+  /** Failures by order, consumed one per attempt (`Infinity` copies = always). */
+  readonly failures = new Map<string, FakeFailure[]>();
+
+  failFor(orderId: string, failure: FakeFailure, times = Number.POSITIVE_INFINITY): void {
+    this.failures.set(orderId, Array.from({ length: Math.min(times, 1000) }, () => failure));
+  }
+
+  async send(events: readonly OutboundOrderEvent[]): Promise<void> {
+    const failure = this.failures.get(events[0]!.sessionId)?.shift();
+    if (failure === 'transport') throw new OutboxDeliveryError(OutboxErrorCode.TransportFailed, 'order-events unreachable');
+    if (failure === 'reject') throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, 'order-events refused the batch');
+    this.sends.push(events.map((e) => e.messageId));
+  }
+
+  /** Message ids sent, in order, for one order. */
+  sentFor(orderId: string): string[] {
+    return this.sends.flat().filter((id) => id.startsWith(`outbox:${orderId}-`));
+  }
+}
+
+/** A webhook that records each POST's `Idempotency-Key`, failing the orders it is told to. */
+export class FakeWebhook implements OrderEventWebhook {
+  readonly posts: string[] = [];
+  readonly failures = new Map<string, number>();
+
+  /** Fails every POST of `orderId` from `fromSequence` on, `times` times. */
+  failFor(orderId: string, times = Number.POSITIVE_INFINITY, fromSequence = 1): void {
+    this.failures.set(`${orderId}@${fromSequence}`, times);
+  }
+
+  async post(event: OutboundOrderEvent): Promise<void> {
+    for (const [key, left] of this.failures) {
+      const [orderId, from] = key.split('@') as [string, string];
+      if (orderId === event.sessionId && event.body.sequence >= Number(from) && left > 0) {
+        this.failures.set(key, left - 1);
+        throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, 'webhook answered HTTP 503');
+      }
+    }
+    this.posts.push(event.messageId);
+  }
+
+  postedFor(orderId: string): string[] {
+    return this.posts.filter((id) => id.startsWith(`outbox:${orderId}-`));
+  }
+}

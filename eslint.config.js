@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // The console's page script runs in the browser.
+    files: ['cli/console/static/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setInterval: 'readonly' } },
+  },
+  {
     // The core is pure: no Functions host, no Azure SDK clients.
     files: ['src/core/**/*.ts'],
     rules: {

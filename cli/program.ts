@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { consoleCommand } from './commands/consoleCommand.js';
 import { dlqCommand } from './commands/dlqCommand.js';
 import { outboxCommand } from './commands/outboxRetry.js';
 import { sendCommand } from './commands/sendCommand.js';
@@ -16,7 +17,7 @@ export function buildProgram(io: CliIo): Command {
       'after',
       '\nConnections: flags, then the environment (ServiceBusConnection, CONVOY_HTTP, CONVOY_FUNCTION_KEY, CONVOY_ADMIN),\nthen local.settings.json Values. Quick start: `npm start`, then `convoy send` and `convoy verify`.',
     );
-  for (const command of [sendCommand(io), verifyCommand(io), dlqCommand(io), sessionsCommand(io), outboxCommand(io)]) program.addCommand(command);
+  for (const command of [sendCommand(io), verifyCommand(io), dlqCommand(io), sessionsCommand(io), outboxCommand(io), consoleCommand(io)]) program.addCommand(command);
   routeOutput(program, io);
   return program;
 }

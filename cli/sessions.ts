@@ -32,6 +32,8 @@ export interface QueueRow {
   requiresSession: boolean | undefined;
   active: number;
   deadLettered: number;
+  /** Messages scheduled for later delivery; undefined where the source does not say. */
+  scheduled: number | undefined;
   sessions: SessionRow[] | undefined;
 }
 
@@ -52,6 +54,7 @@ const statsSchema = z.object({
       kind: z.string(),
       active: z.number(),
       deadLettered: z.number(),
+      scheduled: z.number().optional(),
       sessions: z
         .array(z.object({ id: z.string(), depth: z.number(), holder: z.string().optional(), lockedUntil: z.number().optional() }))
         .optional(),
@@ -117,6 +120,7 @@ async function emulatorQueues(url: string): Promise<QueueRow[]> {
       requiresSession: e.sessions !== undefined,
       active: e.active,
       deadLettered: e.deadLettered,
+      scheduled: e.scheduled,
       sessions: e.sessions
         ?.filter((s) => s.depth > 0 || s.holder !== undefined)
         .map((s) => ({ id: s.id, depth: s.depth, holder: s.holder, lockedUntil: s.lockedUntil === undefined ? undefined : new Date(s.lockedUntil).toISOString() })),
@@ -142,6 +146,7 @@ async function azureQueues(settings: CliSettings): Promise<QueueRow[]> {
           requiresSession: properties.requiresSession,
           active: runtime.activeMessageCount,
           deadLettered: runtime.deadLetterMessageCount,
+          scheduled: runtime.scheduledMessageCount,
           sessions: undefined,
         };
       }),

@@ -69,6 +69,8 @@ export interface LocalHost {
   readonly serviceBusAdministration?: { readonly connectionString: string; readonly certFile: string };
   /** Every app setting the functions see. */
   readonly settings: AppSettings;
+  /** Whether the app's telemetry goes to Application Insights (then its alerts and metrics are there). */
+  readonly applicationInsights: boolean;
   readonly logger: Logger;
   /**
    * Drains and stops everything: no new requests, messages or timer runs; in-flight ones finish and settle;
@@ -162,6 +164,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       serviceBusAdminPort: stack?.serviceBusAdminPort,
       serviceBusAdministration: stack?.serviceBusAdministration,
       settings,
+      applicationInsights: telemetry?.enabled ?? false,
       logger,
       close: () => (closing ??= stopAll()),
     };

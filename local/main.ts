@@ -1,3 +1,5 @@
+import type { RunningConsole } from '../cli/console/consoleServer.js';
+import { startLocalConsole } from './localConsole.js';
 import { startLocalHost } from './localHost.js';
 import type { LocalHost } from './localHost.js';
 import { parseMainArgs } from './mainArgs.js';
@@ -19,7 +21,18 @@ try {
   process.exit(1);
 }
 
-process.stderr.write(`${startupBanner(host, { dataDir: args.dataDir, hostJsonFile: args.host.hostJsonFile }).join('\n')}\n`);
+let operatorConsole: RunningConsole | undefined;
+if (args.consolePort !== undefined) {
+  try {
+    operatorConsole = await startLocalConsole(host, { port: args.consolePort });
+  } catch (error) {
+    console.error(`npm start: the operator console did not start (${error instanceof Error ? error.message : String(error)}); pass --console-port <port>, or 0 to go without it.`);
+    await host.close();
+    process.exit(1);
+  }
+}
+
+process.stderr.write(`${startupBanner(host, { dataDir: args.dataDir, hostJsonFile: args.host.hostJsonFile, consoleUrl: operatorConsole?.url }).join('\n')}\n`);
 
 let draining = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -30,7 +43,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     }
     draining = true;
     process.stderr.write('Draining: finishing in-flight work (Ctrl-C again to exit at once)...\n');
-    host.close().then(
+    Promise.resolve(operatorConsole?.close())
+      .then(() => host.close())
+      .then(
       () => {
         process.stderr.write('Stopped.\n');
         process.exit(0);

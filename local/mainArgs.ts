@@ -8,6 +8,8 @@ export interface MainArgs {
   readonly host: LocalHostOptions;
   /** `--data-dir`, for the banner. */
   readonly dataDir?: string;
+  /** `--console-port`: the operator console's port; undefined when 0 turned it off. */
+  readonly consolePort?: number;
 }
 
 function parsePort(value: string): number {
@@ -26,6 +28,7 @@ interface Flags {
   servicebusAdminPort: number;
   servicebusAdminHttpsPort?: number;
   hostJson?: string;
+  consolePort: number;
 }
 
 /**
@@ -44,12 +47,14 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
     .option('--cosmos-port <port>', 'HTTP port of the Cosmos DB emulator', parsePort, 8081)
     .option('--servicebus-admin-port <port>', "port of the Service Bus emulator's admin view (0 turns it off)", parsePort, 5300)
     .option('--servicebus-admin-https-port <port>', 'HTTPS port of the Service Bus management API (default 5301; 0 turns it off)', parsePort)
+    .option('--console-port <port>', 'port of the operator console on 127.0.0.1 (0 turns it off)', parsePort, 7072)
     .option('--host-json <file>', "host.json whose extensions.serviceBus settings the triggers use (default: the repository's)")
     .parse([...argv], { from: 'user' })
     .opts<Flags>();
   const dataDir = flags.dataDir === undefined ? undefined : resolve(cwd, flags.dataDir);
   return {
     dataDir,
+    consolePort: flags.consolePort === 0 ? undefined : flags.consolePort,
     host: {
       emulators: flags.emulators,
       quiet: flags.quiet,

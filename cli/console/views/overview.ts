@@ -1,0 +1,77 @@
+import { html } from 'hono/html';
+import type { SessionsReport } from '../../sessions.js';
+import type { ConsoleAlert } from '../consoleTelemetry.js';
+import type { SamplePoint } from '../sampler.js';
+import { lineChart } from './charts.js';
+import { age, failure, table, type Html } from './layout.js';
+
+/** What the overview's live region shows. */
+export interface OverviewModel {
+  sessions: SessionsReport | { error: unknown };
+  points: readonly SamplePoint[];
+  windowMs: number;
+  samplingError: string | undefined;
+  /** Undefined: entries applied are not visible to this console (say why). */
+  hasApplied: boolean;
+  /** Undefined: alerts are not visible to this console. */
+  alerts: ConsoleAlert[] | undefined;
+  kind: 'emulator' | 'azure';
+}
+
+const orderLink = (id: string): Html => html`<a href="/orders/${encodeURIComponent(id)}">${id}</a>`;
+
+/** Queues, sessions of `orders`, the two charts and the alerts. */
+export function overview(model: OverviewModel): Html {
+  return html`${queues(model.sessions)}
+<h2>Last 15 minutes</h2>
+<div class="charts">
+${model.hasApplied
+    ? lineChart('chart-applied', 'Entries applied', 'entries/s', model.points, (p) => p.appliedPerSecond, model.windowMs)
+    : html`<p class="note" id="chart-applied">Entries applied per second: ${unavailable(model.kind)}</p>`}
+${lineChart('chart-backlog', 'Backlog of orders', 'messages', model.points, (p) => p.backlog, model.windowMs)}
+</div>
+${model.samplingError ? html`<p class="error" role="alert">Sampling: ${model.samplingError}</p>` : ''}
+<h2>Alerts</h2>
+${model.alerts === undefined
+    ? html`<p class="note" id="alerts">Alerts: ${unavailable(model.kind)}</p>`
+    : html`<div id="alerts">${table(
+        ['time', 'alert', 'order', 'entry', 'seq', 'reason'],
+        model.alerts.slice(0, 50).map((a) => [html`<span title="${a.at}">${age(a.at)} ago</span>`, a.name, a.orderId ? orderLink(a.orderId) : '', a.entryId, a.sequence, a.reason]),
+        'No alerts since the console started: no conflicts, old gaps, rejected parked entries or outbox failures.',
+      )}</div>`}`;
+}
+
+function unavailable(kind: 'emulator' | 'azure'): Html {
+  return kind === 'azure'
+    ? html`not available against Azure from this console: they are in Application Insights (the <code>convoy.entries.applied</code> metric, and the events <code>IdempotencyKeyConflict</code>, <code>SequenceConflict</code>, <code>ParkedEntryRejected</code>, <code>GapTooOld</code>, <code>OutboxFailed</code>), which the console does not read.`
+    : html`only the console that <code>npm start</code> serves sees them (it runs in the app's process); this one runs apart from the app.`;
+}
+
+function queues(report: OverviewModel['sessions']): Html {
+  if ('error' in report) return failure('Queues', report.error);
+  const orders = report.queues.find((q) => q.name === 'orders');
+  return html`<h2>Queues</h2>
+${table(
+  ['queue', 'active', 'dead-lettered', 'scheduled'],
+  report.queues.map((q) => [q.name, q.active, q.deadLettered > 0 ? html`<a href="/dead-letters?queue=${encodeURIComponent(q.name)}">${q.deadLettered}</a>` : 0, q.scheduled ?? '–']),
+  'No queues.',
+)}
+<h2>Sessions of orders</h2>
+${report.source === 'azure'
+    ? html`<p class="note">Azure has no per-session listing: queue-level counts only.</p>`
+    : table(
+        ['session (order)', 'depth', 'holder', 'lock expires'],
+        (orders?.sessions ?? []).map((s) => [orderLink(s.id), s.depth, s.holder ?? '–', s.lockedUntil ? html`<span title="${s.lockedUntil}">${s.lockedUntil.slice(11, 19)}</span>` : '–']),
+        'No active sessions: every order is caught up.',
+      )}
+${report.orders.some((o) => o.parked.length > 0 || o.rejected.length > 0)
+    ? html`<h2>Waiting orders</h2>${table(
+        ['order', 'status', 'last applied', 'parked', 'rejected'],
+        report.orders
+          .filter((o) => o.parked.length > 0 || o.rejected.length > 0)
+          .map((o) => [orderLink(o.orderId), o.status, o.lastSequence, o.parked.map((p) => p.sequence).join(', '), o.rejected.map((r) => `${r.sequence} (${r.reason})`).join(', ')]),
+        '',
+      )}`
+    : ''}
+${report.ordersUnavailable ? html`<p class="error" role="alert">Orders not shown: ${report.ordersUnavailable}</p>` : ''}`;
+}

@@ -1,0 +1,40 @@
+import { startConsole, type RunningConsole } from '../cli/console/consoleServer.js';
+import { consoleTarget } from '../cli/console/consoleTarget.js';
+import type { CliSettings } from '../cli/settings.js';
+import type { LocalHost } from './localHost.js';
+import { startTelemetryTap } from './telemetryTap.js';
+
+/** Options of {@link startLocalConsole}. */
+export interface LocalConsoleOptions {
+  /** @default 7072; 0 picks a free port */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** How often the charts sample. @default 5000 */
+  sampleIntervalMs?: number;
+}
+
+/**
+ * The operator console of `npm start`: the console `convoy console` serves, pointed at this host's emulators and
+ * functions, plus what only the app's process knows — its alerts and its count of entries applied, read from the
+ * OpenTelemetry API the app emits through (unless Application Insights already takes them).
+ */
+export async function startLocalConsole(host: LocalHost, options: LocalConsoleOptions = {}): Promise<RunningConsole> {
+  const tap = host.applicationInsights ? undefined : startTelemetryTap();
+  const app = { ...host.settings, ...(host.serviceBusAdminPort !== undefined ? { CONVOY_ADMIN: `http://127.0.0.1:${host.serviceBusAdminPort}/stats` } : {}) };
+  const settings: CliSettings = Object.freeze({ app: Object.freeze(app), httpBaseUrl: host.httpUrl.replace(/\/api$/, ''), functionKey: undefined, embeddedDefaults: [] });
+  try {
+    const running = await startConsole({ target: consoleTarget(settings, { telemetry: tap }), port: options.port, host: options.host, sampleIntervalMs: options.sampleIntervalMs });
+    return {
+      ...running,
+      url: running.url,
+      async close() {
+        await running.close();
+        await tap?.close();
+      },
+    };
+  } catch (error) {
+    await tap?.close();
+    throw error;
+  }
+}

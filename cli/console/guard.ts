@@ -79,12 +79,12 @@ export function consoleGuard(options: GuardOptions): MiddlewareHandler<{ Variabl
     session ??= create(c);
     c.set('session', session);
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      if (!options.writable) return c.text(`Read-only: ${options.readOnlyReason}`, 403);
       const form = await c.req.parseBody();
       const csrf = form[CSRF_FIELD];
       if (typeof csrf !== 'string' || !sameSecret(csrf, session.csrf)) {
         return c.text('Missing or wrong CSRF token: reload the page and try again.', 403);
       }
-      if (!options.writable) return c.text(`Read-only: ${options.readOnlyReason}`, 403);
     }
     await next();
   };

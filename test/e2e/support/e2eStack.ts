@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { CliIo } from '../../../cli/io.js';
 import { runCli } from '../../../cli/program.js';
-import { startLocalHost, type LocalHost } from '../../../local/localHost.js';
+import { startLocalHost, type LocalHost, type LocalHostOptions } from '../../../local/localHost.js';
 
 /** The embedded stack started in-process, a scratch directory, and a way to run the CLI against both. */
 export interface E2eStack {
@@ -28,10 +28,13 @@ export interface CliRun {
   err: string;
 }
 
-/** Starts the whole local stack on free ports with the app's own functions; warnings and errors only. */
-export async function startE2eStack(): Promise<E2eStack> {
+/**
+ * Starts the whole local stack on free ports with the app's own functions; warnings and errors only. `overrides`
+ * change the host's options (the console's tests give the Service Bus emulator an admin port).
+ */
+export async function startE2eStack(overrides: Partial<LocalHostOptions> = {}): Promise<E2eStack> {
   const dir = await mkdtemp(join(tmpdir(), 'convoy-e2e-'));
-  const host = await startLocalHost({ emulators: true, httpPort: 0, serviceBusPort: 0, cosmosPort: 0, serviceBusAdminPort: 0, quiet: true });
+  const host = await startLocalHost({ emulators: true, httpPort: 0, serviceBusPort: 0, cosmosPort: 0, serviceBusAdminPort: 0, quiet: true, ...overrides });
   const serviceBusConnection = host.connectionStrings.ServiceBusConnection;
   if (serviceBusConnection === undefined) throw new Error('the local host reported no Service Bus connection');
   const appUrl = host.httpUrl.replace(/\/api$/, '');

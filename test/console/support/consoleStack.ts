@@ -1,0 +1,38 @@
+import { createServer } from 'node:net';
+import type { RunningConsole } from '../../../cli/console/consoleServer.js';
+import { startLocalConsole } from '../../../local/localConsole.js';
+import { startE2eStack, type E2eStack } from '../../e2e/support/e2eStack.js';
+
+/** The whole local stack in-process with the console `npm start` serves, on free ports. */
+export interface ConsoleStack extends E2eStack {
+  console: RunningConsole;
+}
+
+/** A port free right now (the emulator's admin view takes a port number, 0 turning it off). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts the stack (with the emulator's admin view, for sessions) and its console, sampling every 500 ms. */
+export async function startConsoleStack(): Promise<ConsoleStack> {
+  const stack = await startE2eStack({ serviceBusAdminPort: await freePort() });
+  let running: RunningConsole;
+  try {
+    running = await startLocalConsole(stack.host, { port: 0, sampleIntervalMs: 500 });
+  } catch (error) {
+    await stack.close();
+    throw error;
+  }
+  return {
+    ...stack,
+    console: running,
+    async close() {
+      await running.close();
+      await stack.close();
+    },
+  };
+}

@@ -60,4 +60,13 @@ describe('npm start flags', () => {
     expect(parseMainArgs(['--host-json', 'chaos/host.json', '--port', '0'], '/work/x').host).toMatchObject({ hostJsonFile: '/work/x/chaos/host.json', httpPort: 0, emulators: true });
     expect(parseMainArgs(['--no-emulators'], '/work/x').host).toMatchObject({ hostJsonFile: undefined, emulators: false, serviceBusPort: 5672 });
   });
+
+  it('serves the operator console on 7072 unless --console-port says another port, or 0 to go without it, and prints its URL', () => {
+    expect(parseMainArgs([], '/work/x').consolePort).toBe(7072);
+    expect(parseMainArgs(['--console-port', '7180'], '/work/x').consolePort).toBe(7180);
+    expect(parseMainArgs(['--console-port', '0'], '/work/x').consolePort).toBeUndefined();
+    const lines = startupBanner({ httpUrl: 'http://127.0.0.1:7071/api', settings: {} }, { consoleUrl: 'http://127.0.0.1:7072/' });
+    expect(lines).toContain('  Operator console      http://127.0.0.1:7072/');
+    expect(startupBanner({ httpUrl: 'http://127.0.0.1:7071/api', settings: {} }).join('\n')).not.toContain('Operator console');
+  });
 });

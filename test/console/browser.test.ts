@@ -1,0 +1,128 @@
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Entry } from '../../src/core/index.js';
+import { startWebhook } from '../outbox/support/webhookServer.js';
+import { setEnv } from '../outbox/support/eventually.js';
+import { startConsoleStack, type ConsoleStack } from './support/consoleStack.js';
+import { hasChromium, launchChromium } from './support/browser.js';
+
+const docs = (name: string) => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));
+/** The hang guard of every page condition: the outbox sweep runs every 30 s. */
+const GUARD_MS = 45_000;
+
+const created = (orderId: string): Entry => ({ entryId: `${orderId}-e1`, orderId, sequence: 1, type: 'OrderCreated', data: { customerId: 'c-7', currency: 'EUR' } });
+const added = (orderId: string, sequence: number, transactionId: string, amount: number): Entry => ({
+  entryId: `${orderId}-e${sequence}`, orderId, sequence, type: 'TransactionAdded', data: { transactionId, amount },
+});
+const amended = (orderId: string, sequence: number, transactionId: string, amount: number): Entry => ({
+  entryId: `${orderId}-e${sequence}`, orderId, sequence, type: 'TransactionAmended', data: { transactionId, amount },
+});
+
+// Skipped without Chromium on a laptop (say so: `apt-get install chromium`); under CI a missing one fails instead.
+if (!hasChromium && !process.env.CI) console.warn('test/console/browser.test.ts skipped: /usr/bin/chromium is missing (apt-get install -y chromium).');
+
+describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromium, on the whole local stack', () => {
+  let stack: ConsoleStack;
+  let browser: Browser;
+  let webhook: Awaited<ReturnType<typeof startWebhook>>;
+  let restoreEnv: () => void;
+  const failing = new Set<string>();
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    // The webhook refuses the orders in `failing`; one attempt marks a record failed, so the outbox page has one to retry.
+    webhook = await startWebhook({ failWhen: (body) => failing.has(body.orderId) });
+    restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_MAX_ATTEMPTS: '1', OUTBOX_WEBHOOK_TIMEOUT: '5000' });
+    stack = await startConsoleStack();
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+    await webhook?.close();
+    restoreEnv?.();
+  });
+
+  const postLedger = async (ledgerId: string, entries: Entry[]) => {
+    const response = await fetch(`${stack.host.httpUrl}/ledgers`, { method: 'POST', body: JSON.stringify({ ledgerId, entries }) });
+    expect(response.status).toBe(202);
+  };
+  const open = async (path: string, viewport = { width: 1280, height: 800 }): Promise<Page> => {
+    const page = await browser.newPage({ viewport });
+    await page.goto(new URL(path, stack.console.url).toString());
+    return page;
+  };
+  const liveText = (page: Page, selector: string, text: string) =>
+    page.waitForFunction(([s, t]) => document.querySelector(s!)?.textContent?.includes(t!) === true, [selector, text], { timeout: GUARD_MS });
+
+  it('loads every page at 1280×800 and at 390×844 without horizontal scrolling', { timeout: 60_000 }, async () => {
+    for (const [path, heading] of [['/', 'Overview'], ['/dead-letters', 'Dead letters'], ['/orders', 'Orders'], ['/orders/o-none', 'Order o-none'], ['/outbox', 'Outbox']] as const) {
+      for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+        const page = await open(path, viewport);
+        expect(await page.textContent('h1'), path).toBe(heading);
+        expect(await page.locator('nav a').allTextContents()).toEqual(['Overview', 'Dead letters', 'Orders', 'Outbox']);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow, `${path} at ${viewport.width}px scrolls sideways`).toBeLessThanOrEqual(0);
+        await page.close();
+      }
+    }
+  });
+
+  it('resubmits a poison entry with its corrected body from the page, and the order applies', { timeout: 90_000 }, async () => {
+    // Prepare: sequence 2 amends a transaction that does not exist (dead-lettered, rule 7); 3 parks behind it (rule 10).
+    const o = 'console-o1';
+    await postLedger('console-L1', [created(o), amended(o, 2, 't-1', 999), added(o, 3, 't-2', 500)]);
+    const list = await open(`/dead-letters?order=${o}`);
+    await liveText(list, '#dead-letters', `${o}-e2`);
+    expect(await list.locator('#dead-letters').textContent()).toContain('InvalidTransition');
+    await list.click(`#dead-letters a:has-text("#")`);
+    await list.waitForSelector('#resubmit-edited textarea');
+    await list.screenshot({ path: docs('console-dead-letter.png'), fullPage: true });
+
+    // Act: correct the body in the page's editor and resubmit it.
+    await list.fill('#resubmit-edited textarea', JSON.stringify(added(o, 2, 't-1', 1000), null, 2));
+    await list.click('#resubmit-edited button');
+
+    // Assess: the console shows the order, which applies 2 and the parked 3 behind it, live.
+    await list.waitForURL(new RegExp(`/orders/${o}$`));
+    expect(await list.textContent('.flash.done')).toMatch(new RegExp(`Resubmitted #\\d+ ${o}-e2 to session ${o} as ${o}-e2\\.r1 with the corrected body`));
+    await liveText(list, '[data-field="lastSequence"]', '3');
+    expect(await list.textContent('[data-field="total"]')).toBe('15.00 EUR');
+    await liveText(list, '#order', 'Nothing parked.');
+    await list.close();
+    const deadLetters = await open(`/dead-letters?order=${o}`);
+    expect(await deadLetters.textContent('#dead-letter-count')).toContain('0 dead letter(s)');
+    await deadLetters.close();
+  });
+
+  it('retries a failed outbox record from the page, and it is delivered', { timeout: 120_000 }, async () => {
+    const o = 'console-o2';
+    failing.add(o);
+    await postLedger('console-L2', [created(o)]);
+    const page = await open(`/outbox?order=${o}`);
+    await page.waitForSelector(`#outbox [data-entry="${o}-e1"].status-failed`, { timeout: GUARD_MS });
+
+    failing.delete(o);
+    await page.click('#outbox button:has-text("Retry")');
+
+    await page.waitForURL(new RegExp(`/outbox\\?order=${o}$`));
+    expect(await page.textContent('.flash.done')).toContain(`Retried 1 outbox record(s) of order ${o}: outbox:${o}-e1`);
+    await page.waitForSelector(`#outbox [data-entry="${o}-e1"].status-completed`, { timeout: GUARD_MS });
+    expect(webhook.applied).toContain(`outbox:${o}-e1`);
+    await page.close();
+  });
+
+  it('shows the queues, the sessions, the charts and the alerts as they happen on the overview', { timeout: 60_000 }, async () => {
+    // An entryId reused with other content: IdempotencyKeyConflict, an alert (rule 3).
+    const o = 'console-o3';
+    await postLedger('console-L3', [created(o), added(o, 2, 't-1', 100)]);
+    const page = await open('/');
+    await liveText(page, '#overview', 'orders');
+    await postLedger('console-L4', [{ ...added(o, 2, 't-1', 200) }]);
+    await liveText(page, '#alerts', 'IdempotencyKeyConflict');
+    await page.waitForFunction(() => Number(document.querySelector('#chart-applied svg')?.getAttribute('data-points')) > 2, undefined, { timeout: GUARD_MS });
+    expect(await page.textContent('#overview')).toContain('dead-lettered');
+    await page.screenshot({ path: docs('console-overview.png'), fullPage: true });
+    await page.close();
+  });
+});

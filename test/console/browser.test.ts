@@ -7,6 +7,12 @@ import { setEnv } from '../outbox/support/eventually.js';
 import { startConsoleStack, type ConsoleStack } from './support/consoleStack.js';
 import { hasChromium, launchChromium } from './support/browser.js';
 
+/** The little of the DOM the page conditions read (they run in the browser; the project compiles without lib dom). */
+declare const document: {
+  querySelector(selector: string): { textContent: string | null; getAttribute(name: string): string | null } | null;
+  documentElement: { scrollWidth: number; clientWidth: number };
+};
+
 const docs = (name: string) => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));
 /** The hang guard of every page condition: the outbox sweep runs every 30 s. */
 const GUARD_MS = 45_000;

@@ -1,6 +1,7 @@
 import type { ItemDefinition } from '@azure/cosmos';
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
 import { CosmosOutboxStore } from '../../src/adapters/outboxCosmosStore.js';
+import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import type { OutboxStatus } from '../../src/core/documents/outboxRecord.js';
 import type { OutboxDispatchRecord } from '../../src/core/outbox/outboxRecordState.js';
 import { normaliseBody, type OrderView, type RejectedRecord } from '../../src/core/index.js';
@@ -36,6 +37,20 @@ export interface AppliedRow {
   appliedAt: string;
 }
 
+/** An order that waits: entries parked behind a gap, or rejected ones (rule 11). */
+export interface WaitingOrder {
+  orderId: string;
+  status: string;
+  lastSequence: number;
+  parked: number[];
+  /** When the oldest parked entry was parked: the gap's age (`GapTooOld`). */
+  oldestParkedAt: string | undefined;
+  rejected: { sequence: number; reason: string }[];
+}
+
+/** Most waiting orders the overview lists. */
+export const WAITING_ORDERS_SHOWN = 50;
+
 /** What the order page shows. */
 export interface OrderDetail {
   view: OrderView | undefined;
@@ -58,6 +73,29 @@ export class ConsoleData {
   /** `convoy sessions`: per queue counts and the sessions of `orders`, with their orders' parked and rejected. */
   sessions(maxOrders = 50): Promise<SessionsReport> {
     return runSessions({ settings: this.target.settings, admin: this.target.admin, maxOrders });
+  }
+
+  /**
+   * Orders with parked or rejected entries, oldest gap first: one cross-partition query over the order documents,
+   * like the gap monitor's scan (an idle order has no session to show it).
+   */
+  waitingOrders(): Promise<WaitingOrder[]> {
+    return withOrdersContainer(this.target.settings.app, async (container) => {
+      const { resources } = await container.items
+        .query<OrderDocument>({ query: "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_LENGTH(c.rejected) > 0)" })
+        .fetchAll();
+      return resources
+        .map((d) => ({
+          orderId: d.orderId,
+          status: d.state.status,
+          lastSequence: d.lastSequence,
+          parked: d.parked.map((p) => p.sequence),
+          oldestParkedAt: d.parked.map((p) => p.parkedAt).sort()[0],
+          rejected: d.rejected.map((r) => ({ sequence: r.sequence, reason: r.reason })),
+        }))
+        .sort((a, b) => (a.oldestParkedAt ?? '~').localeCompare(b.oldestParkedAt ?? '~') || a.orderId.localeCompare(b.orderId))
+        .slice(0, WAITING_ORDERS_SHOWN);
+    });
   }
 
   /** The backlog the charts sample: active messages of `orders`. */
@@ -99,9 +137,17 @@ export class ConsoleData {
     });
   }
 
-  /** `convoy dlq purge --yes`. */
-  purge(queue: string): Promise<number> {
-    return runDlqPurge({ settings: this.target.settings, queue, yes: true, timeoutMs: CONSOLE_RECEIVE_TIMEOUT_MS });
+  /**
+   * `convoy dlq purge --yes`, then what became of the orders whose dead letters went (at most 20): each still waits
+   * at the purged sequence (rule 10) until a corrected entry comes in a new ledger.
+   */
+  async purge(queue: string): Promise<PurgeOutcome> {
+    const before = await runDlqList({ settings: this.target.settings, queue });
+    const purged = await runDlqPurge({ settings: this.target.settings, queue, yes: true, timeoutMs: CONSOLE_RECEIVE_TIMEOUT_MS });
+    const orderIds = [...new Set(before.deadLetters.map((d) => d.sessionId).filter(Boolean))].slice(0, 20);
+    const api = new FunctionApi(this.target.settings);
+    const orders = await Promise.all(orderIds.map(async (orderId) => ({ orderId, view: await api.getOrder(orderId).catch(() => undefined) })));
+    return { purged, orders };
   }
 
   /** `convoy dlq resubmit --order <id> --sequence <n> --body`. */
@@ -146,6 +192,12 @@ export class ConsoleData {
   retryOutbox(orderId: string, entryId?: string): Promise<OutboxRetryResult> {
     return withOrdersContainer(this.target.settings.app, (container) => retryOutbox(new CosmosOutboxStore(container), { orderId, entryId }));
   }
+}
+
+/** What a purge did, and where the orders of the purged dead letters stand. */
+export interface PurgeOutcome {
+  purged: number;
+  orders: { orderId: string; view: OrderView | undefined }[];
 }
 
 /** A corrected body from the page's editor: JSON, else nothing is sent. */

@@ -108,7 +108,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   app.get('/', async (c) => {
     const region = async () =>
       overview({
-        sessions: await settle(() => data.sessions()),
+        sessions: await settle(() => data.sessions(0)),
+        waiting: await settle(() => data.waitingOrders()),
         points: sampler.series(),
         windowMs: WINDOW_MS,
         samplingError: sampler.lastError,
@@ -165,8 +166,12 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       note(session, 'error', `Not purged: type ${queue} to confirm.`);
     } else {
       try {
-        const purged = await data.purge(queue);
-        note(session, 'done', `Purged ${purged} dead letter(s) from ${queue}/$DeadLetterQueue. Orders held by one of them still wait at its sequence (rule 10): send a corrected entry in a new ledger.`);
+        const { purged, orders } = await data.purge(queue);
+        note(session, 'done', `Purged ${purged} dead letter(s) from ${queue}/$DeadLetterQueue.`);
+        for (const { orderId, view } of orders) {
+          const where = view ? `last applied sequence ${view.lastSequence}, ${view.parked.length} parked` : 'not readable now';
+          note(session, 'done', `Order ${orderId}: ${where}; held at a purged sequence it waits there (rule 10) until a corrected entry comes in a new ledger.`);
+        }
       } catch (error) {
         note(session, 'error', `Purge failed: ${errorText(error)}`);
       }

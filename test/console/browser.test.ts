@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +16,9 @@ declare const document: {
   documentElement: { scrollWidth: number; clientWidth: number };
 };
 
-const docs = (name: string) => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));
+/** The README's screenshots: written to docs/ with CONSOLE_SCREENSHOTS=docs, else to a scratch directory (a run leaves the tree clean). */
+const shots = process.env.CONSOLE_SCREENSHOTS === 'docs' ? fileURLToPath(new URL('../../docs/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'convoy-console-'));
+const docs = (name: string) => join(shots, name);
 /** The hang guard of every page condition: the outbox sweep runs every 30 s. */
 const GUARD_MS = 45_000;
 
@@ -118,17 +123,70 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
     await page.close();
   });
 
-  it('shows the queues, the sessions, the charts and the alerts as they happen on the overview', { timeout: 60_000 }, async () => {
-    // An entryId reused with other content: IdempotencyKeyConflict, an alert (rule 3).
+  it('resubmits a corrected entry for a rejected sequence from the order page (rule 11), and the order applies', { timeout: 90_000 }, async () => {
+    // Prepare: 3 arrives first and parks; when 2 applies, 3 amends a transaction nobody added and is rejected.
+    const o = 'console-o4';
+    await postLedger('console-L5', [created(o), amended(o, 3, 't-9', 300)]);
+    const page = await open(`/orders/${o}`);
+    await liveText(page, '#order', 'Nothing rejected.');
+    await postLedger('console-L6', [added(o, 2, 't-1', 100)]);
+    await page.waitForSelector('form.rejected textarea', { timeout: GUARD_MS });
+    expect(await page.textContent('form.rejected')).toContain(`${o}-e3: InvalidTransition`);
+    // The form starts from the entry as it was parked.
+    expect(JSON.parse(await page.inputValue('form.rejected textarea'))).toEqual(amended(o, 3, 't-9', 300));
+
+    // Act
+    await page.fill('form.rejected textarea', JSON.stringify(added(o, 3, 't-9', 300)));
+    await page.click('form.rejected button');
+
+    // Assess: numbered by rule 10, with the original ledger as correlationId; the order applies it live.
+    expect(await page.textContent('.flash.done')).toBe(`Resubmitted the corrected entry ${o}-e3 to session ${o} as ${o}-e3.r1 (correlationId console-L5).`);
+    await liveText(page, '[data-field="lastSequence"]', '3');
+    await liveText(page, '#order', 'Nothing rejected.');
+    expect(await page.textContent('[data-field="total"]')).toBe('4.00 EUR');
+    await page.close();
+  });
+
+  it('shows why a correction was refused, and sends nothing', { timeout: 60_000 }, async () => {
+    const o = 'console-o5';
+    await postLedger('console-L7', [created(o), amended(o, 2, 't-1', 5)]);
+    const list = await open(`/dead-letters?order=${o}`);
+    await liveText(list, '#dead-letters', `${o}-e2`);
+    await list.click('#dead-letters a:has-text("#")');
+    await list.fill('#resubmit-edited textarea', JSON.stringify({ ...added(o, 2, 't-1', 5), sequence: 7 }));
+    await list.click('#resubmit-edited button');
+    await list.waitForSelector('.flash.error');
+    expect(await list.textContent('.flash.error')).toContain('Not resubmitted: The corrected entry must keep sequence 2 (not 7).');
+    expect(await list.inputValue('#resubmit-edited textarea')).toContain('"TransactionAmended"');
+    await list.close();
+  });
+
+  it('shows the queues, the waiting orders, the charts and the alerts as they happen on the overview', { timeout: 60_000 }, async () => {
+    // An entryId reused with other content: IdempotencyKeyConflict, an alert (rule 3); a gap parks an order.
     const o = 'console-o3';
-    await postLedger('console-L3', [created(o), added(o, 2, 't-1', 100)]);
+    await postLedger('console-L3', [created(o), added(o, 2, 't-1', 100), added('console-o6', 2, 't-1', 100)]);
     const page = await open('/');
-    await liveText(page, '#overview', 'orders');
+    await liveText(page, '#overview', 'Waiting orders');
     await postLedger('console-L4', [{ ...added(o, 2, 't-1', 200) }]);
     await liveText(page, '#alerts', 'IdempotencyKeyConflict');
     await page.waitForFunction(() => Number(document.querySelector('#chart-applied svg')?.getAttribute('data-points')) > 2, undefined, { timeout: GUARD_MS });
-    expect(await page.textContent('#overview')).toContain('dead-lettered');
+    expect(await page.textContent('#overview')).toContain('console-o6');
     await page.screenshot({ path: docs('console-overview.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('purges the dead letters after the typed and the dialog confirmation, and says where their orders stand', { timeout: 90_000 }, async () => {
+    const page = await open('/dead-letters');
+    await liveText(page, '#dead-letter-count', 'dead letter(s)');
+    expect(await page.textContent('#dead-letter-count')).not.toMatch(/^0 /);
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.click('details.danger summary');
+    await page.fill('form.purge input[name="confirm"]', 'orders');
+    await page.click('form.purge button');
+    await page.waitForSelector('.flash.done');
+    expect(await page.locator('.flash.done').first().textContent()).toMatch(/^Purged [1-9]\d* dead letter\(s\) from orders\/\$DeadLetterQueue\.$/);
+    expect(await page.locator('.flash.done').allTextContents()).toContainEqual(expect.stringMatching(/^Order console-o5: last applied sequence 1, 0 parked;/));
+    expect(await page.textContent('#dead-letter-count')).toMatch(/^0 dead letter\(s\)/);
     await page.close();
   });
 });

@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { SessionsReport } from '../../sessions.js';
+import type { WaitingOrder } from '../consoleData.js';
 import type { ConsoleAlert } from '../consoleTelemetry.js';
 import type { SamplePoint } from '../sampler.js';
 import { lineChart } from './charts.js';
@@ -8,6 +9,7 @@ import { age, failure, table, type Html } from './layout.js';
 /** What the overview's live region shows. */
 export interface OverviewModel {
   sessions: SessionsReport | { error: unknown };
+  waiting: WaitingOrder[] | { error: unknown };
   points: readonly SamplePoint[];
   windowMs: number;
   samplingError: string | undefined;
@@ -23,6 +25,7 @@ const orderLink = (id: string): Html => html`<a href="/orders/${encodeURICompone
 /** Queues, sessions of `orders`, the two charts and the alerts. */
 export function overview(model: OverviewModel): Html {
   return html`${queues(model.sessions)}
+${waitingOrders(model.waiting)}
 <h2>Last 15 minutes</h2>
 <div class="charts">
 ${model.hasApplied
@@ -64,14 +67,22 @@ ${report.source === 'azure'
         (orders?.sessions ?? []).map((s) => [orderLink(s.id), s.depth, s.holder ?? '–', s.lockedUntil ? html`<span title="${s.lockedUntil}">${s.lockedUntil.slice(11, 19)}</span>` : '–']),
         'No active sessions: every order is caught up.',
       )}
-${report.orders.some((o) => o.parked.length > 0 || o.rejected.length > 0)
-    ? html`<h2>Waiting orders</h2>${table(
-        ['order', 'status', 'last applied', 'parked', 'rejected'],
-        report.orders
-          .filter((o) => o.parked.length > 0 || o.rejected.length > 0)
-          .map((o) => [orderLink(o.orderId), o.status, o.lastSequence, o.parked.map((p) => p.sequence).join(', '), o.rejected.map((r) => `${r.sequence} (${r.reason})`).join(', ')]),
-        '',
-      )}`
-    : ''}
-${report.ordersUnavailable ? html`<p class="error" role="alert">Orders not shown: ${report.ordersUnavailable}</p>` : ''}`;
+`;
+}
+
+function waitingOrders(waiting: OverviewModel['waiting']): Html {
+  if ('error' in waiting) return html`<h2>Waiting orders</h2>${failure('Orders with parked or rejected entries', waiting.error)}`;
+  return html`<h2>Waiting orders</h2>
+${table(
+  ['order', 'status', 'last applied', 'parked', 'oldest gap', 'rejected'],
+  waiting.map((o) => [
+    orderLink(o.orderId),
+    o.status,
+    o.lastSequence,
+    o.parked.join(', ') || '–',
+    o.oldestParkedAt ? html`<span title="${o.oldestParkedAt}">${age(o.oldestParkedAt)}</span>` : '–',
+    o.rejected.map((r) => `${r.sequence} (${r.reason})`).join(', ') || '–',
+  ]),
+  'No order waits: nothing parked, nothing rejected.',
+)}`;
 }

@@ -147,7 +147,7 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
     await page.close();
   });
 
-  it('shows why a correction was refused, and sends nothing', { timeout: 60_000 }, async () => {
+  it('shows why a correction was refused and sends nothing, then resubmits the entry as is', { timeout: 60_000 }, async () => {
     const o = 'console-o5';
     await postLedger('console-L7', [created(o), amended(o, 2, 't-1', 5)]);
     const list = await open(`/dead-letters?order=${o}`);
@@ -158,6 +158,16 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
     await list.waitForSelector('.flash.error');
     expect(await list.textContent('.flash.error')).toContain('Not resubmitted: The corrected entry must keep sequence 2 (not 7).');
     expect(await list.inputValue('#resubmit-edited textarea')).toContain('"TransactionAmended"');
+
+    // Resubmitted as it was, it goes back as .r1 and is dead-lettered again for the same reason, now counted.
+    await list.click('#resubmit-as-is button');
+    await list.waitForURL(new RegExp(`/orders/${o}$`));
+    expect(await list.textContent('.flash.done')).toMatch(new RegExp(`as ${o}-e2\\.r1 as it was\\.`));
+    await list.goto(new URL(`/dead-letters?order=${o}`, stack.console.url).toString());
+    await liveText(list, '#dead-letters', `${o}-e2`);
+    await list.click('#dead-letters a:has-text("#")');
+    await list.waitForSelector('#resubmit-edited textarea');
+    expect(await list.textContent('dl.props')).toMatch(new RegExp(`messageId${o}-e2\\.r1`));
     await list.close();
   });
 

@@ -146,7 +146,16 @@ export class ConsoleData {
     const purged = await runDlqPurge({ settings: this.target.settings, queue, yes: true, timeoutMs: CONSOLE_RECEIVE_TIMEOUT_MS });
     const orderIds = [...new Set(before.deadLetters.map((d) => d.sessionId).filter(Boolean))].slice(0, 20);
     const api = new FunctionApi(this.target.settings);
-    const orders = await Promise.all(orderIds.map(async (orderId) => ({ orderId, view: await api.getOrder(orderId).catch(() => undefined) })));
+    const orders = await Promise.all(
+      orderIds.map(async (orderId) => {
+        try {
+          return { orderId, view: await api.getOrder(orderId), error: undefined };
+        } catch (error) {
+          // The purge is done either way: say why this order cannot be shown rather than fail the whole answer.
+          return { orderId, view: undefined, error: error instanceof Error ? error.message : String(error) };
+        }
+      }),
+    );
     return { purged, orders };
   }
 
@@ -197,7 +206,8 @@ export class ConsoleData {
 /** What a purge did, and where the orders of the purged dead letters stand. */
 export interface PurgeOutcome {
   purged: number;
-  orders: { orderId: string; view: OrderView | undefined }[];
+  /** `view` undefined: nothing of the order exists (404), or `error` says why it could not be read. */
+  orders: { orderId: string; view: OrderView | undefined; error: string | undefined }[];
 }
 
 /** A corrected body from the page's editor: JSON, else nothing is sent. */

@@ -168,8 +168,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       try {
         const { purged, orders } = await data.purge(queue);
         note(session, 'done', `Purged ${purged} dead letter(s) from ${queue}/$DeadLetterQueue.`);
-        for (const { orderId, view } of orders) {
-          const where = view ? `last applied sequence ${view.lastSequence}, ${view.parked.length} parked` : 'not readable now';
+        for (const { orderId, view, error } of orders) {
+          const where = view ? `last applied sequence ${view.lastSequence}, ${view.parked.length} parked` : error ? `cannot be read (${error})` : 'nothing of it exists';
           note(session, 'done', `Order ${orderId}: ${where}; held at a purged sequence it waits there (rule 10) until a corrected entry comes in a new ledger.`);
         }
       } catch (error) {

@@ -13,7 +13,7 @@ describe('npx convoy console', () => {
   let adminPort: number;
   beforeAll(async () => {
     adminPort = await freePort();
-    stack = await startE2eStack({ serviceBusAdminPort: adminPort });
+    stack = await startE2eStack({ serviceBusAdminPort: adminPort, serviceBusAdminHttpsPort: 0 });
   }, 60_000);
   afterAll(async () => {
     if (child?.exitCode === null) child.kill('SIGKILL');

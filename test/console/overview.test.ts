@@ -9,7 +9,7 @@ describe('the console overview on the embedded emulator', () => {
   let running: RunningConsole;
   beforeAll(async () => {
     // No functions: nothing consumes `orders`, so the session stays as the test leaves it.
-    stack = await startE2eStack({ serviceBusAdminPort: await freePort(), registrations: [] });
+    stack = await startE2eStack({ serviceBusAdminPort: await freePort(), serviceBusAdminHttpsPort: 0, registrations: [] });
     running = await startLocalConsole(stack.host, { port: 0, sampleIntervalMs: 60_000 });
   }, 60_000);
   afterAll(async () => {

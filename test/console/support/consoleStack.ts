@@ -17,9 +17,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the stack (with the emulator's admin view, for sessions) and its console, sampling every 500 ms. */
+/**
+ * Starts the stack (with the emulator's admin view, for sessions, on a free port; its HTTPS management port off, so
+ * files run side by side) and its console, sampling every 500 ms.
+ */
 export async function startConsoleStack(): Promise<ConsoleStack> {
-  const stack = await startE2eStack({ serviceBusAdminPort: await freePort() });
+  const stack = await startE2eStack({ serviceBusAdminPort: await freePort(), serviceBusAdminHttpsPort: 0 });
   let running: RunningConsole;
   try {
     running = await startLocalConsole(stack.host, { port: 0, sampleIntervalMs: 500 });

@@ -1,11 +1,9 @@
 import type { ItemDefinition } from '@azure/cosmos';
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
-import { CosmosOutboxStore } from '../../src/adapters/outboxCosmosStore.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
-import type { OutboxStatus } from '../../src/core/documents/outboxRecord.js';
-import type { OutboxDispatchRecord } from '../../src/core/outbox/outboxRecordState.js';
+import type { HoldReleaseReport } from '../../src/core/outbox/holdRelease.js';
 import { normaliseBody, type OrderView, type RejectedRecord } from '../../src/core/index.js';
-import { listOutbox, retryOutbox, type OutboxRetryResult } from '../commands/outboxRetry.js';
+import { listOutbox, retryOutbox, type OutboxListing } from '../commands/outboxRetry.js';
 import { withOrdersContainer } from '../cosmos.js';
 import type { DeadLetterRow } from '../dlq/deadLetterRow.js';
 import { runDlqList, type DlqListing } from '../dlq/list.js';
@@ -192,14 +190,14 @@ export class ConsoleData {
     return { view, rejected, applied, storeError, deadLetters };
   }
 
-  /** `convoy outbox list`. */
-  outbox(filter: { status?: OutboxStatus; orderId?: string; limit?: number }): Promise<OutboxDispatchRecord[]> {
-    return withOrdersContainer(this.target.settings.app, (container) => listOutbox(new CosmosOutboxStore(container), filter));
+  /** `convoy outbox list`: the relay's lag per lease and the holds. */
+  outbox(filter: { orderId?: string }): Promise<OutboxListing> {
+    return withOrdersContainer(this.target.settings.app, (container) => listOutbox(container, filter));
   }
 
-  /** `convoy outbox retry <orderId> [--entry]`. */
-  retryOutbox(orderId: string, entryId?: string): Promise<OutboxRetryResult> {
-    return withOrdersContainer(this.target.settings.app, (container) => retryOutbox(new CosmosOutboxStore(container), { orderId, entryId }));
+  /** `convoy outbox retry <orderId>`: releases the order's hold (its records go to the failed targets, in order). */
+  releaseHold(orderId: string): Promise<HoldReleaseReport> {
+    return withOrdersContainer(this.target.settings.app, (container) => retryOutbox(this.target.settings, container, orderId));
   }
 }
 

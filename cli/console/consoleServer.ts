@@ -14,7 +14,6 @@ import { live, page, type Html, type PageFrame } from './views/layout.js';
 import { orderDetail, orderLookup } from './views/orders.js';
 import { outboxFilters, outboxList } from './views/outbox.js';
 import { overview } from './views/overview.js';
-import { OutboxStatus } from '../../src/core/documents/outboxRecord.js';
 
 /** Options of {@link startConsole}. */
 export interface ConsoleOptions {
@@ -210,27 +209,25 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   });
 
   app.get('/outbox', async (c) => {
-    const status = Object.values(OutboxStatus).find((s) => s === c.req.query('status'));
     const order = c.req.query('order') ?? '';
-    const list = outboxList(await settle(() => data.outbox({ status, orderId: order || undefined, limit: 500 })), c.get('session').csrf, writable);
-    const self = `/outbox?${new URLSearchParams({ status: status ?? '', order, live: '1' })}`;
+    const list = outboxList(await settle(() => data.outbox({ orderId: order || undefined })), c.get('session').csrf, writable);
+    const self = `/outbox?${new URLSearchParams({ order, live: '1' })}`;
     return render(
       c,
       { title: 'Outbox', section: 'outbox' },
-      html`<h1>Outbox</h1><p class="note">Records of <code>convoy outbox list</code>; a failed one holds its order's later records until it is retried (<code>convoy outbox retry</code>).</p>${outboxFilters(status ?? '', order)}${live('outbox', self, list)}`,
+      html`<h1>Outbox</h1><p class="note">The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing is held so it does not hold the others; releasing it (<code>convoy outbox retry</code>) delivers its held records in order to the failed target(s), then deletes the hold.</p>${outboxFilters(order)}${live('outbox', self, list)}`,
       list,
     );
   });
 
-  app.post('/outbox/:orderId/retry', async (c) => {
+  app.post('/outbox/:orderId/release', async (c) => {
     const orderId = c.req.param('orderId');
-    const body = await form(c);
     const session = c.get('session');
     try {
-      const result = await data.retryOutbox(orderId, body.entry || undefined);
-      note(session, 'done', `Retried ${result.retried.length} outbox record(s) of order ${orderId}: ${result.retried.join(', ') || '–'}; the dispatcher delivers them in order.${result.raced.length > 0 ? ` Changed meanwhile, not retried (retry again): ${result.raced.join(', ')}.` : ''}`);
+      const report = await data.releaseHold(orderId);
+      note(session, 'done', `Released the hold of ${orderId}: ${report.delivered['order-events']} to order-events, ${report.delivered.webhook} to the webhook (${report.rounds} round(s)).`);
     } catch (error) {
-      note(session, 'error', `Not retried: ${errorText(error)}`);
+      note(session, 'error', `Hold of ${orderId} not released: ${errorText(error)}`);
     }
     return c.redirect(`/outbox?order=${encodeURIComponent(orderId)}`, 303);
   });

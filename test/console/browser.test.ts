@@ -19,7 +19,7 @@ declare const document: {
 /** The README's screenshots: written to docs/ with CONSOLE_SCREENSHOTS=docs, else to a scratch directory (a run leaves the tree clean). */
 const shots = process.env.CONSOLE_SCREENSHOTS === 'docs' ? fileURLToPath(new URL('../../docs/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'convoy-console-'));
 const docs = (name: string) => join(shots, name);
-/** The hang guard of every page condition: the outbox sweep runs every 30 s. */
+/** The hang guard of every page condition (the relay's hold waits out its retry budget first). */
 const GUARD_MS = 45_000;
 
 const created = (orderId: string): Entry => ({ entryId: `${orderId}-e1`, orderId, sequence: 1, type: 'OrderCreated', data: { customerId: 'c-7', currency: 'EUR' } });
@@ -42,9 +42,9 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
 
   beforeAll(async () => {
     browser = await launchChromium();
-    // The webhook refuses the orders in `failing`; one attempt marks a record failed, so the outbox page has one to retry.
+    // The webhook refuses the orders in `failing`; a short retry budget makes the relay hold such an order soon.
     webhook = await startWebhook({ failWhen: (body) => failing.has(body.orderId) });
-    restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_MAX_ATTEMPTS: '1', OUTBOX_WEBHOOK_TIMEOUT: '5000' });
+    restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_RETRY_BUDGET: '300', OUTBOX_WEBHOOK_TIMEOUT: '250' });
     stack = await startConsoleStack();
   }, 90_000);
   afterAll(async () => {
@@ -106,19 +106,24 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
     await deadLetters.close();
   });
 
-  it('retries a failed outbox record from the page, and it is delivered', { timeout: 120_000 }, async () => {
+  it('releases an outbox hold from the page, and the held event is delivered', { timeout: 120_000 }, async () => {
+    // Prepare: the webhook refuses the order until the relay's retry budget runs out and it holds the order. A
+    // batch whose every order fails is retried whole instead (an infrastructure failure), so another order comes along.
     const o = 'console-o2';
     failing.add(o);
-    await postLedger('console-L2', [created(o)]);
+    await postLedger('console-L2', [created(o), created('console-o2b')]);
     const page = await open(`/outbox?order=${o}`);
-    await page.waitForSelector(`#outbox [data-entry="${o}-e1"].status-failed`, { timeout: GUARD_MS });
+    await page.waitForSelector(`#outbox [data-hold="${o}"]`, { timeout: GUARD_MS });
+    expect(await page.textContent('#outbox')).toContain('webhook');
 
+    // Act: the webhook is back; release the hold.
     failing.delete(o);
-    await page.click('#outbox button:has-text("Retry")');
+    await page.click('#outbox button:has-text("Release")');
 
+    // Assess
     await page.waitForURL(new RegExp(`/outbox\\?order=${o}$`));
-    expect(await page.textContent('.flash.done')).toContain(`Retried 1 outbox record(s) of order ${o}: outbox:${o}-e1`);
-    await page.waitForSelector(`#outbox [data-entry="${o}-e1"].status-completed`, { timeout: GUARD_MS });
+    expect(await page.textContent('.flash.done')).toBe(`Released the hold of ${o}: 0 to order-events, 1 to the webhook (1 round(s)).`);
+    expect(await page.textContent('#hold-count')).toBe('0 order(s) on hold');
     expect(webhook.applied).toContain(`outbox:${o}-e1`);
     await page.close();
   });

@@ -1,34 +1,38 @@
 import { html } from 'hono/html';
-import { OutboxStatus } from '../../../src/core/documents/outboxRecord.js';
-import type { OutboxDispatchRecord } from '../../../src/core/outbox/outboxRecordState.js';
-import { csrfField, failure, table, type Html } from './layout.js';
+import type { OutboxListing } from '../../commands/outboxRetry.js';
+import { age, csrfField, failure, table, type Html } from './layout.js';
 
 /** The filter form of the outbox page. */
-export function outboxFilters(status: string, order: string): Html {
+export function outboxFilters(order: string): Html {
   return html`<form method="get" action="/outbox" class="filters">
-<label>status <select name="status"><option value="">any</option>${Object.values(OutboxStatus).map((s) => html`<option${s === status ? html` selected` : ''}>${s}</option>`)}</select></label>
 <label>order <input name="order" value="${order}" placeholder="orderId"></label>
 <button type="submit">Filter</button></form>`;
 }
 
-/** `convoy outbox list`, with a retry button on each failed record (`convoy outbox retry <order> --entry`). */
-export function outboxList(records: readonly OutboxDispatchRecord[] | { error: unknown }, csrf: string, writable: boolean): Html {
-  if ('error' in records) return failure('Outbox records', records.error);
-  const failed = records.filter((r) => r.status === OutboxStatus.Failed).length;
-  return html`<p class="count" id="outbox-count">${records.length} record(s), ${failed} failed (each holds its order's later records until retried)</p>
+/** `convoy outbox list`: the relay's lag per lease and the holds, each with a release button (`convoy outbox retry`). */
+export function outboxList(listing: OutboxListing | { error: unknown }, csrf: string, writable: boolean): Html {
+  if ('error' in listing) return failure('Outbox relay', listing.error);
+  return html`<h2>Lag</h2>
 ${table(
-  ['order', 'seq', 'entry', 'status', 'attempts', 'last error', ''],
-  records.map((r) => [
-    html`<a href="/orders/${encodeURIComponent(r.orderId)}">${r.orderId}</a>`,
-    r.sequence,
-    r.entryId,
-    html`<span class="status-${r.status}" data-entry="${r.entryId}">${r.status}</span>`,
-    r.attempts,
-    html`<span class="desc">${r.lastError ?? '–'}</span>`,
-    r.status === OutboxStatus.Failed && writable
-      ? html`<form method="post" action="/outbox/${encodeURIComponent(r.orderId)}/retry">${csrfField(csrf)}<input type="hidden" name="entry" value="${r.entryId}"><button type="submit">Retry</button></form>`
+  ['lease', 'owner', 'lag'],
+  listing.leases.map((l) => [l.leaseToken, l.owner ?? '–', html`<span data-lease="${l.leaseToken}">${l.lagSeconds} s</span>`]),
+  'No relay leases: the relay has not run against this account yet.',
+)}
+<h2>Holds</h2>
+<p class="count" id="hold-count">${listing.holds.length} order(s) on hold</p>
+${table(
+  ['order', 'held records', 'sequences', 'failed targets', 'held', 'last error', ''],
+  listing.holds.map((h) => [
+    html`<a href="/orders/${encodeURIComponent(h.orderId)}">${h.orderId}</a>`,
+    h.records.length,
+    `${h.records[0]?.sequence ?? '–'}..${h.records.at(-1)?.sequence ?? '–'}`,
+    h.failedTargets.join(', '),
+    html`<span title="${h.heldAt}" data-hold="${h.orderId}">${age(h.heldAt)} ago</span>`,
+    html`<span class="desc">${h.lastError}</span>`,
+    writable
+      ? html`<form method="post" action="/outbox/${encodeURIComponent(h.orderId)}/release">${csrfField(csrf)}<button type="submit">Release</button></form>`
       : '',
   ]),
-  'No outbox records.',
+  'No holds: every order\'s events are flowing.',
 )}`;
 }

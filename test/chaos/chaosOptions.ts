@@ -28,6 +28,15 @@ export interface ChaosOptions {
   throttleBursts: number;
   unavailableBursts: number;
   commitThenFail: number;
+  /** Relay invocations that end in a SIGKILL after the sends and before the lease checkpoint (the batch replays). */
+  relayCrashes: number;
+  /** Webhook outages (503 for some orders, longer than the relay's retry budget, then recovery) and orders per outage. */
+  webhookOutages: number;
+  webhookOutageOrders: number;
+  /** Relay leases taken from their owner and expired (another host takes the range). */
+  leaseLosses: number;
+  /** `OUTBOX_RETRY_BUDGET` of the hosts, ms: a webhook failing longer puts its order on hold. */
+  relayRetryBudgetMs: number;
   /** Ratio of entries the generator copies into other ledgers, of ledgers it re-sends, and of ledgers re-sent under a new message id (at least one). */
   duplicateRatio: number;
   /** Ratio of entries also sent straight to `orders` (half with the splitter's message id, half with another). */
@@ -66,6 +75,11 @@ export function defaultChaosOptions(overrides: Partial<ChaosOptions> = {}): Chao
     throttleBursts: 8,
     unavailableBursts: 8,
     commitThenFail: 12,
+    relayCrashes: 4,
+    webhookOutages: 3,
+    webhookOutageOrders: 4,
+    leaseLosses: 3,
+    relayRetryBudgetMs: 2_000,
     duplicateRatio: 0.03,
     directDuplicateRatio: 0.02,
     conflicts: 8,
@@ -95,6 +109,10 @@ export function smallChaosOptions(overrides: Partial<ChaosOptions> = {}): ChaosO
     throttleBursts: 3,
     unavailableBursts: 3,
     commitThenFail: 5,
+    relayCrashes: 2,
+    webhookOutages: 1,
+    webhookOutageOrders: 3,
+    leaseLosses: 1,
     conflicts: 3,
     poison: 8,
     gaps: 6,

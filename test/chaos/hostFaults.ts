@@ -1,4 +1,6 @@
-import { readFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CosmosDBv4FunctionOptions, InvocationContext } from '@azure/functions';
 import type { FunctionRegistration } from '../../src/functions/register.js';
 import { Prng } from '../../cli/prng.js';
 
@@ -17,12 +19,18 @@ export interface HostFaultSettings {
    * hosts are up, so every incarnation, first or restarted, stops injecting at the same moment.
    */
   windowFile: string | undefined;
+  /**
+   * A file the run creates to order a relay crash of this host (`CHAOS_RELAY_CRASH_DIR`/`relay-crash-<host>`): the
+   * next relay invocation that delivered something removes it and SIGKILLs the process before the checkpoint.
+   */
+  relayCrashFile: string | undefined;
 }
 
 /** A line a host child writes on stdout so the run can count what it injected and what it saw. */
 export type HostEvent =
   | { chaos: 'ready'; httpUrl: string }
   | { chaos: 'crash'; entryId?: string }
+  | { chaos: 'relayCrash'; documents: number }
   | { chaos: 'slow'; where: 'beforeHandler' | 'beforeSettle'; entryId?: string }
   | { chaos: 'settleFailed'; action: string; entryId?: string; error: string };
 
@@ -38,7 +46,13 @@ export function hostFaultSettingsFrom(env: NodeJS.ProcessEnv): HostFaultSettings
     if (!Number.isFinite(value)) throw new Error(`${name} must be a number`);
     return value;
   };
-  return { seed: num('CHAOS_SEED', 1), crashBeforeSettleP: num('CHAOS_CRASH_P', 0), slowP: num('CHAOS_SLOW_P', 0), slowMs: num('CHAOS_SLOW_MS', 0), windowFile: env.CHAOS_WINDOW_FILE };
+  const relayCrashFile = env.CHAOS_RELAY_CRASH_DIR ? join(env.CHAOS_RELAY_CRASH_DIR, relayCrashFileName(num('CHAOS_HOST_INDEX', 0))) : undefined;
+  return { seed: num('CHAOS_SEED', 1), crashBeforeSettleP: num('CHAOS_CRASH_P', 0), slowP: num('CHAOS_SLOW_P', 0), slowMs: num('CHAOS_SLOW_MS', 0), windowFile: env.CHAOS_WINDOW_FILE, relayCrashFile };
+}
+
+/** The name of the file that orders host `index` to crash in its relay. */
+export function relayCrashFileName(index: number): string {
+  return `relay-crash-${index}`;
 }
 
 interface Actions {
@@ -56,6 +70,7 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
   const rng = new Prng(settings.seed);
   const window = faultWindow(settings.windowFile);
   return registrations.map((registration) => {
+    if (registration.kind === 'cosmosDB' && registration.name === 'outboxRelay') return withRelayCrash(registration, settings.relayCrashFile);
     if (registration.kind !== 'serviceBusQueue' || registration.name !== 'orderProcessor') return registration;
     const handler = registration.options.handler;
     const wrapped: typeof handler = async (input, context) => {
@@ -88,6 +103,25 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
     };
     return { ...registration, options: { ...registration.options, handler: wrapped } };
   });
+}
+
+/**
+ * Wraps the relay so that, when the run asked for it, the process dies after an invocation that sent something and
+ * before the trigger checkpoints it (the host checkpoints only after the handler returns): the next owner replays it.
+ */
+function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' }, file: string | undefined): FunctionRegistration {
+  if (file === undefined) return registration;
+  const handler = registration.options.handler as (documents: unknown[], context: InvocationContext) => Promise<unknown>;
+  const wrapped = async (documents: unknown[], context: InvocationContext): Promise<unknown> => {
+    const report = (await handler(documents, context)) as { delivered?: number } | undefined;
+    if ((report?.delivered ?? 0) > 0 && existsSync(file)) {
+      rmSync(file, { force: true });
+      emitHostEvent({ chaos: 'relayCrash', documents: Array.isArray(documents) ? documents.length : 0 });
+      process.kill(process.pid, 'SIGKILL');
+    }
+    return report;
+  };
+  return { kind: 'cosmosDB', name: registration.name, options: { ...registration.options, handler: wrapped } as CosmosDBv4FunctionOptions };
 }
 
 /** Whether the fault window is open now; the file is read at most once a second. */

@@ -6,6 +6,8 @@ import type { HostEvent } from './hostFaults.js';
 export interface HostCounters {
   /** Self-inflicted SIGKILLs between commit and settlement. */
   crashBeforeSettle: number;
+  /** Self-inflicted SIGKILLs between a relay invocation's sends and its lease checkpoint. */
+  relayCrash: number;
   /** SIGKILLs the run sent at random moments. */
   killedByRun: number;
   slowBeforeHandler: number;
@@ -65,13 +67,14 @@ interface Slot {
 
 /** Starts the hosts (`test/chaos/hostChild.ts`) and keeps them running until {@link HostPool.stop}. */
 export async function startHostPool(options: HostPoolOptions): Promise<HostPool> {
-  const counters: HostCounters = { crashBeforeSettle: 0, killedByRun: 0, slowBeforeHandler: 0, slowBeforeSettle: 0, settleFailed: 0, starts: 0, unexpectedExits: 0, logged: {} };
+  const counters: HostCounters = { crashBeforeSettle: 0, relayCrash: 0, killedByRun: 0, slowBeforeHandler: 0, slowBeforeSettle: 0, settleFailed: 0, starts: 0, unexpectedExits: 0, logged: {} };
   const slots: Slot[] = Array.from({ length: options.hosts }, () => ({ incarnation: 0, killing: false }));
   let stopping = false;
 
   const onEvent = (value: Record<string, unknown>): void => {
     const event = value as unknown as HostEvent;
     if (event.chaos === 'crash') counters.crashBeforeSettle++;
+    else if (event.chaos === 'relayCrash') counters.relayCrash++;
     else if (event.chaos === 'slow') counters[event.where === 'beforeHandler' ? 'slowBeforeHandler' : 'slowBeforeSettle']++;
     else if (event.chaos === 'settleFailed') counters.settleFailed++;
     else if (typeof value.msg === 'string' && COUNTED_MESSAGES.has(value.msg)) counters.logged[value.msg] = (counters.logged[value.msg] ?? 0) + 1;
@@ -106,7 +109,7 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
       try {
         return await startChild({
           script: 'test/chaos/hostChild.ts',
-          env: { ...options.env, CHAOS_SEED: String((options.seed * 7919 + index * 104_729 + incarnation) >>> 0) },
+          env: { ...options.env, CHAOS_HOST_INDEX: String(index), CHAOS_SEED: String((options.seed * 7919 + index * 104_729 + incarnation) >>> 0) },
           logFile: join(options.logDir, `host${index + 1}.log`),
           onJson: onEvent,
           isReady: (line) => line.chaos === 'ready',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Entry, OrderView } from '../../src/core/index.js';
 import { expectationOf } from '../../cli/expectation.js';
 import { generateRun } from '../../cli/generator.js';
-import { checkInvariants, oraclePrefixes } from './invariants.js';
+import { checkInvariants, duplicateSends, invariantsHold, oraclePrefixes, type RelayObservation } from './invariants.js';
 import type { Observation } from './observe.js';
 
 // A tiny generated run with one reused key, and the observation a correct system would give for it.
@@ -29,8 +29,11 @@ function correct(): Observation {
   };
 }
 
-const failing = (observation: Observation): string[] =>
-  checkInvariants(expectation, run.entries, reused, observation).filter((i) => !i.ok).map((i) => i.name);
+const failing = (observation: Observation, relay?: RelayObservation): string[] =>
+  checkInvariants(expectation, run.entries, reused, observation, relay).filter((i) => !i.ok).map((i) => i.name);
+
+/** One accepted webhook POST per record, as a correct relay gives. */
+const accepted = (seen: Observation) => seen.rows.filter((r) => r.docType === 'outbox').map((r) => ({ idempotencyKey: r.id, status: 200 }));
 
 describe('chaos invariants', () => {
   it('all hold for the state a correct system shows', () => {
@@ -50,7 +53,11 @@ describe('chaos invariants', () => {
     const seen = correct();
     [seen.events[1], seen.events[2]] = [seen.events[2]!, seen.events[1]!];
     seen.events.push({ ...seen.events[0]! });
-    expect(failing(seen)).toEqual(['per-order order preserved (order-events 1..n, state = oracle after each entry)', 'no order-event delivered twice']);
+    expect(failing(seen)).toEqual([
+      'a consumer deduping on messageId sees each event once, in per-order order (1..n, state = oracle after each entry)',
+      'no order-event delivered twice',
+      'duplicate sends at the targets ≤ 20 per 1,000 records',
+    ]);
   });
 
   it('accept the reused key\'s other body at its sequence, and nothing else there', () => {
@@ -62,7 +69,7 @@ describe('chaos invariants', () => {
     seen.events[at] = { ...seen.events[at]!, order: state };
     expect(failing(seen)).toEqual([]);
     seen.events[at] = { ...seen.events[at]!, order: { ...state!, total: state!.total + 1 } };
-    expect(failing(seen)).toEqual(['per-order order preserved (order-events 1..n, state = oracle after each entry)']);
+    expect(failing(seen)).toEqual(['a consumer deduping on messageId sees each event once, in per-order order (1..n, state = oracle after each entry)']);
   });
 
   it('catch a missing or extra dead letter, a parked leftover, a held order and a backlog', () => {
@@ -73,11 +80,41 @@ describe('chaos invariants', () => {
     seen.rows.push({ id: `outbox-hold:${run.orderIds[0]!}`, docType: 'outbox-hold', orderId: run.orderIds[0]! });
     seen.backlog = 1;
     expect(failing(seen)).toEqual([
-      'every outbox record delivered',
+      'every outbox record delivered, no hold left after the release',
       'every expected dead letter present with its exact reason',
       'nothing else in any dead-letter queue',
       'no parked entry left behind',
       'queues drained',
     ]);
+  });
+
+  it('count duplicate sends per record at both targets, and fail above 20 per 1,000', () => {
+    const seen = correct();
+    const ids = seen.rows.filter((r) => r.docType === 'outbox').map((r) => r.id);
+    expect(ids).toHaveLength(8);
+    const posts = [...accepted(seen), { idempotencyKey: ids[0]!, status: 200 }, { idempotencyKey: ids[1]!, status: 503 }, { idempotencyKey: 'outbox:foreign', status: 200 }];
+    // One extra accepted POST counts; a failed one and a foreign key do not.
+    expect(duplicateSends(ids, seen.events, posts)).toEqual({ duplicates: 1, perThousand: 1000 / ids.length });
+    expect(duplicateSends(ids, seen.events, accepted(seen))).toEqual({ duplicates: 0, perThousand: 0 });
+    const relay: RelayObservation = { webhookPosts: posts, failedWebhookOrders: new Set(), heldOrders: new Set() };
+    expect(failing(seen, relay)).toEqual(['duplicate sends at the targets ≤ 20 per 1,000 records']);
+    // Reported, not yet part of the verdict.
+    expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, relay))).toBe(true);
+    expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, { ...relay, heldOrders: new Set([run.orderIds[0]!]) }))).toBe(false);
+  });
+
+  it('catch a record the webhook never accepted', () => {
+    const seen = correct();
+    const posts = accepted(seen).map((p, i) => (i === 0 ? { ...p, status: 503 } : p));
+    expect(failing(seen, { webhookPosts: posts, failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual(['every outbox record delivered, no hold left after the release']);
+    expect(failing(seen, { webhookPosts: accepted(seen), failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual([]);
+  });
+
+  it('catch a hold of an order whose webhook the plan never failed', () => {
+    const seen = correct();
+    const [first, second] = run.orderIds;
+    const relay = (held: string[]): RelayObservation => ({ webhookPosts: accepted(seen), failedWebhookOrders: new Set([first!]), heldOrders: new Set(held) });
+    expect(failing(seen, relay([first!]))).toEqual([]);
+    expect(failing(seen, relay([first!, second!]))).toEqual(['holds only for orders whose webhook the plan failed']);
   });
 });

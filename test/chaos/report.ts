@@ -14,7 +14,7 @@ export function formatReport(report: ChaosReport): string {
   kv('observed', { ...report.observed, expectedDeadLetters: report.workload.expectedDeadLetters, settledAfterMs: report.settledAfterMs });
   lines.push('invariants');
   for (const invariant of report.invariants) {
-    lines.push(`  ${invariant.ok ? 'PASS' : 'FAIL'}  ${invariant.name} — ${invariant.summary}`);
+    lines.push(`  ${invariant.ok ? 'PASS' : invariant.goal ? 'MISS' : 'FAIL'}  ${invariant.name}${invariant.goal ? ' (goal, reported)' : ''} — ${invariant.summary}`);
     for (const violation of invariant.violations) lines.push(`          ${violation}`);
   }
   if (report.observed.unexpectedHostExits) lines.push(`  FAIL  hosts exited unexpectedly ${report.observed.unexpectedHostExits} time(s)`);

@@ -1,18 +1,20 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CosmosClient } from '@azure/cosmos';
+import { CosmosClient, type Container } from '@azure/cosmos';
 import { ServiceBusClient } from '@azure/service-bus';
 import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmos/index.js';
 import { ensureCosmosResources } from '../../local/cosmosResources.js';
 import { expectationOf } from '../../cli/expectation.js';
 import type { ChaosOptions } from './chaosOptions.js';
 import { repoFile } from './childProcess.js';
-import { countPlan, planFaults, type PlannedFault } from './faultPlan.js';
+import { countPlan, planFaults, webhookFailedOrders, type PlannedFault } from './faultPlan.js';
 import { startHostPool, type HostCounters, type HostPool } from './hostPool.js';
-import { checkInvariants, type InvariantResult } from './invariants.js';
+import { checkInvariants, invariantsHold, type InvariantResult } from './invariants.js';
+import { holdReleaser, loseLease, orderRelayCrash } from './relayFaults.js';
 import { settle } from './settle.js';
 import { startServiceBusProcess, type ServiceBusProcess } from './serviceBusProcess.js';
+import { startWebhookTarget, type WebhookTarget } from './webhookTarget.js';
 import { buildWorkload, produce } from './workload.js';
 
 /** What a chaos run did and found. */
@@ -44,13 +46,11 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     await ensureCosmosResources(cosmos.connectionString);
     const bus: ServiceBusProcess = await startServiceBusProcess({ configFile, dataDir: join(runDir, 'servicebus-data'), logDir: runDir });
     cleanups.unshift(() => bus.stop());
+    const webhook: WebhookTarget = await startWebhookTarget();
+    cleanups.unshift(() => webhook.close());
     const windowFile = join(runDir, 'fault-window');
-    const pool: HostPool = await startHostPool({
-      hosts: options.hosts,
-      seed: options.seed,
-      logDir: runDir,
-      env: hostEnv(options, bus.connectionString, cosmos.connectionString, windowFile),
-    });
+    const env = hostEnv(options, { serviceBus: bus.connectionString, cosmos: cosmos.connectionString, webhookUrl: webhook.url }, windowFile, runDir);
+    const pool: HostPool = await startHostPool({ hosts: options.hosts, seed: options.seed, logDir: runDir, env });
     cleanups.unshift(() => pool.stop());
     log(`stack up in ${Date.now() - startedAt} ms (run dir ${runDir})`);
 
@@ -60,11 +60,14 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     const client = new ServiceBusClient(bus.connectionString, { retryOptions: { maxRetries: 3, retryDelayInMs: 300, timeoutInMs: 10_000 } });
     cleanups.unshift(() => client.close());
 
-    const observed = { sendRetries: 0 };
+    const container = new CosmosClient(cosmos.connectionString).database('convoy').container('orders');
+    const failedOrders = [...webhookFailedOrders(plan)].map((i) => workload.run.orderIds[i] as string);
+    const observed = { sendRetries: 0, leasesNotYetCreated: 0 };
     const windowStart = Date.now();
     await writeFile(windowFile, String(windowStart + options.durationMs));
     const executed: Record<string, number> = {};
-    const faults = runPlan(plan, windowStart, { pool, bus, cosmos }, (fault) => {
+    const targets: PlanTargets = { pool, bus, cosmos, webhook, container, runDir, orderIds: workload.run.orderIds, onNoLease: () => observed.leasesNotYetCreated++ };
+    const faults = runPlan(plan, windowStart, targets, (fault) => {
       const key = fault.kind === 'cosmos' ? fault.label : fault.kind;
       executed[key] = (executed[key] ?? 0) + 1;
       log(`+${Math.round((Date.now() - windowStart) / 1000)}s fault ${key}${fault.kind === 'hostKill' ? ` host${fault.host + 1}` : ''}`);
@@ -73,15 +76,21 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     log(`+${Math.round((Date.now() - windowStart) / 1000)}s all ${workload.sends.length} messages sent`);
     await faults;
     cosmos.faults.clear();
+    webhook.recover();
     await pool.allUp();
     log(`+${Math.round((Date.now() - windowStart) / 1000)}s fault window over; settling`);
 
-    const container = new CosmosClient(cosmos.connectionString).database('convoy').container('orders');
-    const settled = await settle({ expectation, client, container, pool, timeoutMs: options.settleTimeoutMs, log });
-    const invariants = checkInvariants(expectation, workload.run.entries, workload.reusedKeys, settled.observation);
+    const releaser = holdReleaser(container, env);
+    const settled = await settle({ expectation, client, container, pool, timeoutMs: options.settleTimeoutMs, releaseHolds: () => releaser.releaseAll(), log });
+    const invariants = checkInvariants(expectation, workload.run.entries, workload.reusedKeys, settled.observation, {
+      webhookPosts: webhook.posts,
+      failedWebhookOrders: new Set(failedOrders),
+      heldOrders: releaser.released,
+    });
     const counters: HostCounters = pool.counters;
     const cosmosCounters = cosmos.counters();
-    passed = invariants.every((i) => i.ok) && counters.unexpectedExits === 0;
+    passed = invariantsHold(invariants) && counters.unexpectedExits === 0;
+    await writeFile(join(runDir, 'webhook-posts.jsonl'), webhook.posts.map((p) => JSON.stringify(p)).join('\n'));
     return {
       ok: passed,
       seed: options.seed,
@@ -99,6 +108,9 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
         // Kills planned while the target was still restarting are skipped: count the real ones.
         hostKill: counters.killedByRun,
         crashBeforeSettle: counters.crashBeforeSettle,
+        // Ordered crashes happen at the host's next relay invocation that sent something: count the real ones.
+        relayCrash: counters.relayCrash,
+        webhookFailedOrders: failedOrders.length,
         slowBeforeHandler: counters.slowBeforeHandler,
         slowBeforeSettle: counters.slowBeforeSettle,
         duplicateLedgerSends: workload.counts.resentLedger + workload.counts.ledgerUnderNewId,
@@ -112,6 +124,10 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
         settlementsFailed: counters.settleFailed,
         unexpectedHostExits: counters.unexpectedExits,
         ...counters.logged,
+        webhookPosts: webhook.posts.length,
+        webhookRejected: webhook.posts.filter((p) => p.status !== 200).length,
+        ordersHeld: releaser.released.size,
+        ordersWebhookFailed: webhook.failedOrders.size,
         cosmosRequests: cosmosCounters.total,
         cosmosBatches: cosmosCounters.batch ?? 0,
       },
@@ -126,13 +142,22 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
   }
 }
 
+/** What the planned faults act on. */
+interface PlanTargets {
+  pool: HostPool;
+  bus: ServiceBusProcess;
+  cosmos: CosmosEmulator;
+  webhook: WebhookTarget;
+  /** `orders`, whose database holds the relay's `leases`. */
+  container: Container;
+  runDir: string;
+  orderIds: readonly string[];
+  /** A lease loss planned before the relay had made its leases. */
+  onNoLease: () => void;
+}
+
 /** Executes the external faults at their planned offsets; resolves once the last one is done. */
-async function runPlan(
-  plan: readonly PlannedFault[],
-  windowStart: number,
-  targets: { pool: HostPool; bus: ServiceBusProcess; cosmos: CosmosEmulator },
-  onFault: (fault: PlannedFault) => void,
-): Promise<void> {
+async function runPlan(plan: readonly PlannedFault[], windowStart: number, targets: PlanTargets, onFault: (fault: PlannedFault) => void): Promise<void> {
   const pending: Promise<void>[] = [];
   for (const fault of plan) {
     const wait = windowStart + fault.atMs - Date.now();
@@ -140,9 +165,25 @@ async function runPlan(
     onFault(fault);
     if (fault.kind === 'hostKill') pending.push(targets.pool.kill(fault.host, fault.downMs));
     else if (fault.kind === 'serviceBusRestart') await targets.bus.crashAndRestart(fault.downMs);
+    else if (fault.kind === 'relayCrash') await orderRelayCrash(targets.runDir, fault.host);
+    else if (fault.kind === 'webhookOutage') targets.webhook.fail(fault.orderIndexes.map((i) => targets.orderIds[i] as string), fault.downMs);
+    else if (fault.kind === 'leaseLost') pending.push(loseLeaseOnce(targets, fault.lease));
     else targets.cosmos.faults.add(fault.rule);
   }
   await Promise.all(pending);
+}
+
+/** A lease loss; a Cosmos fault of the plan may fail the write, so it is tried again a few times. */
+async function loseLeaseOnce(targets: PlanTargets, lease: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (!(await loseLease(targets.container, lease))) targets.onNoLease();
+      return;
+    } catch (error) {
+      if (attempt >= 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
 }
 
 /** The repository's entity file with a short `orders` lock, so a slow handler outlives it. */
@@ -159,7 +200,8 @@ async function writeEntityFile(runDir: string, lockDurationS: number): Promise<s
 }
 
 /** Settings of every host: the emulators, the core's settings matching the chaos entity file, the fault knobs. */
-function hostEnv(options: ChaosOptions, serviceBus: string, cosmos: string, windowFile: string): NodeJS.ProcessEnv {
+function hostEnv(options: ChaosOptions, connections: { serviceBus: string; cosmos: string; webhookUrl: string }, windowFile: string, runDir: string): Record<string, string | undefined> {
+  const { serviceBus, cosmos, webhookUrl } = connections;
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -178,5 +220,8 @@ function hostEnv(options: ChaosOptions, serviceBus: string, cosmos: string, wind
     CHAOS_SLOW_P: String(options.slowP),
     CHAOS_SLOW_MS: String(options.lockDurationS * 1000 + 1_500),
     CHAOS_WINDOW_FILE: windowFile,
+    OUTBOX_WEBHOOK_URL: webhookUrl,
+    OUTBOX_RETRY_BUDGET: String(options.relayRetryBudgetMs),
+    CHAOS_RELAY_CRASH_DIR: runDir,
   };
 }

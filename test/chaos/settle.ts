@@ -13,8 +13,17 @@ export interface SettleOptions {
   container: Container;
   pool: HostPool;
   timeoutMs: number;
-  /** Give up early once the queues are empty and nothing changed for this long (the outbox relay polls every 500 ms and retries failed batches). @default 60000 */
+  /**
+   * Give up early once the queues are empty and nothing changed for this long: longer than a killed host's relay
+   * leases take to expire (60 s) and be taken by another host (acquire interval 13 s), with a retried batch's wait.
+   * @default 150000
+   */
   quietMs?: number;
+  /**
+   * The release path (`convoy outbox retry` of every hold), run once the orders match and the queues are empty;
+   * resolves with how many holds it released. Held orders' later events come only after it.
+   */
+  releaseHolds?: () => Promise<number>;
   log?: (line: string) => void;
 }
 
@@ -26,7 +35,7 @@ export interface SettleOptions {
 export async function settle(options: SettleOptions): Promise<{ observation: Observation; waitedMs: number }> {
   const { expectation, client, pool } = options;
   const started = Date.now();
-  const quietMs = options.quietMs ?? 60_000;
+  const quietMs = options.quietMs ?? 150_000;
   const expectedEvents = expectation.orders.reduce((n, o) => n + o.lastSequence, 0);
   const orders = new Map<string, OrderView | undefined>();
   let lastSnapshot = '';
@@ -43,6 +52,12 @@ export async function settle(options: SettleOptions): Promise<{ observation: Obs
       const { deadLetters } = await readDeadLetters(client);
       const backlog = await readBacklog(client);
       const comparison = compareWithExpectation(expectation, orders, deadLetters);
+      const released = comparison.ok && backlog === 0 ? ((await options.releaseHolds?.()) ?? 0) : 0;
+      if (released > 0) {
+        options.log?.(`settling: released ${released} outbox hold(s)`);
+        lastChange = Date.now();
+        return false;
+      }
       // Peeking every event costs a round trip per 250: only once the orders are done.
       const events = comparison.ok && backlog === 0 ? await readEvents(client, expectedEvents * 2 + 100) : [];
       const distinctEvents = new Set(events.map((e) => e.messageId)).size;

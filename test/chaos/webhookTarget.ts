@@ -1,0 +1,83 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One POST the webhook received, whatever it answered. */
+export interface WebhookPost {
+  idempotencyKey: string;
+  orderId: string | undefined;
+  sequence: number | undefined;
+  /** 200, or 503 when an outage failed it. */
+  status: number;
+  /** Epoch ms it arrived. */
+  at: number;
+}
+
+/** The chaos run's webhook: records every POST and fails the orders of an outage while it lasts. */
+export interface WebhookTarget {
+  /** The URL the hosts get as `OUTBOX_WEBHOOK_URL`. */
+  readonly url: string;
+  readonly posts: readonly WebhookPost[];
+  /**
+   * Answers 503 to the POSTs of `orderIds` from now until `downMs` after the first POST it failed (so an outage
+   * the relay meets late still outlasts its retry budget), or until {@link WebhookTarget.recover}.
+   */
+  fail(orderIds: readonly string[], downMs: number): void;
+  /** Ends every outage now. */
+  recover(): void;
+  /** Orders some outage failed at least one POST of. */
+  readonly failedOrders: ReadonlySet<string>;
+  close(): Promise<void>;
+}
+
+/** Starts the webhook on a free local port. */
+export async function startWebhookTarget(): Promise<WebhookTarget> {
+  const posts: WebhookPost[] = [];
+  const outages = new Map<string, { downMs: number; endsAt?: number }>(); // by orderId; one object per outage
+  const failedOrders = new Set<string>();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.method !== 'POST') {
+        response.writeHead(405).end();
+        return;
+      }
+      const body = parse(Buffer.concat(chunks).toString('utf8'));
+      const orderId = typeof body?.orderId === 'string' ? body.orderId : undefined;
+      const outage = orderId === undefined ? undefined : outages.get(orderId);
+      if (outage !== undefined) outage.endsAt ??= Date.now() + outage.downMs;
+      const down = outage?.endsAt !== undefined && Date.now() < outage.endsAt;
+      if (down && orderId !== undefined) failedOrders.add(orderId);
+      const status = down ? 503 : 200;
+      posts.push({ idempotencyKey: String(request.headers['idempotency-key'] ?? ''), orderId, sequence: typeof body?.sequence === 'number' ? body.sequence : undefined, status, at: Date.now() });
+      response.writeHead(status, { 'content-type': 'text/plain' }).end(down ? 'outage' : 'ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/order-events`,
+    posts,
+    failedOrders,
+    fail(orderIds, downMs) {
+      const outage = { downMs };
+      for (const id of orderIds) outages.set(id, outage);
+    },
+    recover() {
+      outages.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function parse(text: string): { orderId?: unknown; sequence?: unknown } | undefined {
+  try {
+    return JSON.parse(text) as { orderId?: unknown; sequence?: unknown };
+  } catch {
+    return undefined;
+  }
+}

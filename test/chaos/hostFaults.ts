@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CosmosDBv4FunctionOptions, InvocationContext } from '@azure/functions';
 import type { FunctionRegistration } from '../../src/functions/register.js';
@@ -20,10 +20,11 @@ export interface HostFaultSettings {
    */
   windowFile: string | undefined;
   /**
-   * A file the run creates to order a relay crash of this host (`CHAOS_RELAY_CRASH_DIR`/`relay-crash-<host>`): the
-   * next relay invocation that delivered something removes it and SIGKILLs the process before the checkpoint.
+   * Where the run orders relay crashes of this host (`CHAOS_RELAY_CRASH_DIR`/`relay-crash-<host>`), a file per
+   * crash: the next relay invocation that delivered something removes one and SIGKILLs the process before the
+   * checkpoint.
    */
-  relayCrashFile: string | undefined;
+  relayCrashDir: string | undefined;
 }
 
 /** A line a host child writes on stdout so the run can count what it injected and what it saw. */
@@ -46,12 +47,12 @@ export function hostFaultSettingsFrom(env: NodeJS.ProcessEnv): HostFaultSettings
     if (!Number.isFinite(value)) throw new Error(`${name} must be a number`);
     return value;
   };
-  const relayCrashFile = env.CHAOS_RELAY_CRASH_DIR ? join(env.CHAOS_RELAY_CRASH_DIR, relayCrashFileName(num('CHAOS_HOST_INDEX', 0))) : undefined;
-  return { seed: num('CHAOS_SEED', 1), crashBeforeSettleP: num('CHAOS_CRASH_P', 0), slowP: num('CHAOS_SLOW_P', 0), slowMs: num('CHAOS_SLOW_MS', 0), windowFile: env.CHAOS_WINDOW_FILE, relayCrashFile };
+  const relayCrashDir = env.CHAOS_RELAY_CRASH_DIR ? join(env.CHAOS_RELAY_CRASH_DIR, relayCrashDirName(num('CHAOS_HOST_INDEX', 0))) : undefined;
+  return { seed: num('CHAOS_SEED', 1), crashBeforeSettleP: num('CHAOS_CRASH_P', 0), slowP: num('CHAOS_SLOW_P', 0), slowMs: num('CHAOS_SLOW_MS', 0), windowFile: env.CHAOS_WINDOW_FILE, relayCrashDir };
 }
 
-/** The name of the file that orders host `index` to crash in its relay. */
-export function relayCrashFileName(index: number): string {
+/** The directory of the files that order host `index` to crash in its relay. */
+export function relayCrashDirName(index: number): string {
   return `relay-crash-${index}`;
 }
 
@@ -70,7 +71,7 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
   const rng = new Prng(settings.seed);
   const window = faultWindow(settings.windowFile);
   return registrations.map((registration) => {
-    if (registration.kind === 'cosmosDB' && registration.name === 'outboxRelay') return withRelayCrash(registration, settings.relayCrashFile);
+    if (registration.kind === 'cosmosDB' && registration.name === 'outboxRelay') return withRelayCrash(registration, settings.relayCrashDir);
     if (registration.kind !== 'serviceBusQueue' || registration.name !== 'orderProcessor') return registration;
     const handler = registration.options.handler;
     const wrapped: typeof handler = async (input, context) => {
@@ -109,12 +110,21 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
  * Wraps the relay so that, when the run asked for it, the process dies after an invocation that sent something and
  * before the trigger checkpoints it (the host checkpoints only after the handler returns): the next owner replays it.
  */
-function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' }, file: string | undefined): FunctionRegistration {
-  if (file === undefined) return registration;
+function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' }, dir: string | undefined): FunctionRegistration {
+  if (dir === undefined) return registration;
+  const ordered = (): string | undefined => {
+    try {
+      const [first] = readdirSync(dir);
+      return first === undefined ? undefined : join(dir, first);
+    } catch {
+      return undefined; // no crash ordered yet
+    }
+  };
   const handler = registration.options.handler as (documents: unknown[], context: InvocationContext) => Promise<unknown>;
   const wrapped = async (documents: unknown[], context: InvocationContext): Promise<unknown> => {
     const report = (await handler(documents, context)) as { delivered?: number } | undefined;
-    if ((report?.delivered ?? 0) > 0 && existsSync(file)) {
+    const file = (report?.delivered ?? 0) > 0 ? ordered() : undefined;
+    if (file !== undefined) {
       rmSync(file, { force: true });
       emitHostEvent({ chaos: 'relayCrash', documents: Array.isArray(documents) ? documents.length : 0 });
       process.kill(process.pid, 'SIGKILL');

@@ -1,18 +1,20 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container } from '@azure/cosmos';
 import type { ChangeFeedLease } from '../../src/adapters/changeFeedLease.js';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../../src/functions/outboxRelay.js';
 import { listOutbox, retryOutbox } from '../../cli/commands/outboxRetry.js';
 import type { CliSettings } from '../../cli/settings.js';
-import { relayCrashFileName } from './hostFaults.js';
+import { relayCrashDirName } from './hostFaults.js';
 
 /** Owner a lost lease is given: no host has that name, and its timestamp says it expired long ago. */
 export const GHOST_OWNER = 'chaos-lost-lease';
 
 /** Orders host `host` to SIGKILL itself after its next relay invocation that sent something (see `hostFaults.ts`). */
-export async function orderRelayCrash(runDir: string, host: number): Promise<void> {
-  await writeFile(join(runDir, relayCrashFileName(host)), '');
+export async function orderRelayCrash(runDir: string, host: number, fault: number): Promise<void> {
+  const dir = join(runDir, relayCrashDirName(host));
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, `crash-${fault}`), '');
 }
 
 /**

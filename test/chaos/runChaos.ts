@@ -159,13 +159,13 @@ interface PlanTargets {
 /** Executes the external faults at their planned offsets; resolves once the last one is done. */
 async function runPlan(plan: readonly PlannedFault[], windowStart: number, targets: PlanTargets, onFault: (fault: PlannedFault) => void): Promise<void> {
   const pending: Promise<void>[] = [];
-  for (const fault of plan) {
+  for (const [index, fault] of plan.entries()) {
     const wait = windowStart + fault.atMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     onFault(fault);
     if (fault.kind === 'hostKill') pending.push(targets.pool.kill(fault.host, fault.downMs));
     else if (fault.kind === 'serviceBusRestart') await targets.bus.crashAndRestart(fault.downMs);
-    else if (fault.kind === 'relayCrash') await orderRelayCrash(targets.runDir, fault.host);
+    else if (fault.kind === 'relayCrash') await orderRelayCrash(targets.runDir, fault.host, index);
     else if (fault.kind === 'webhookOutage') targets.webhook.fail(fault.orderIndexes.map((i) => targets.orderIds[i] as string), fault.downMs);
     else if (fault.kind === 'leaseLost') pending.push(loseLeaseOnce(targets, fault.lease));
     else targets.cosmos.faults.add(fault.rule);

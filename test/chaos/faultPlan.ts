@@ -7,8 +7,8 @@ export type PlannedFault =
   | { atMs: number; kind: 'hostKill'; host: number; downMs: number }
   | { atMs: number; kind: 'serviceBusRestart'; downMs: number }
   | { atMs: number; kind: 'cosmos'; label: 'throttle429' | 'unavailable503' | 'commitThenFail'; rule: FaultRuleInput }
-  /** Host `host` SIGKILLs itself right after its next relay invocation that delivered, before the lease checkpoint. */
-  | { atMs: number; kind: 'relayCrash'; host: number }
+  /** The next host whose relay invocation delivered SIGKILLs itself right after it, before the lease checkpoint. */
+  | { atMs: number; kind: 'relayCrash' }
   /** The webhook answers 503 for these orders (indexes into the run's orders) for `downMs`, then recovers. */
   | { atMs: number; kind: 'webhookOutage'; orderIndexes: number[]; downMs: number }
   /** One of the relay's leases (index into them, modulo their count) is taken by a ghost owner and left expired. */
@@ -46,7 +46,7 @@ export function planFaults(options: ChaosOptions): PlannedFault[] {
       rule: { mode: 'commit-then-fail', operation: 'batch', reply: rng.chance(0.5) ? 'destroy' : '503', count: rng.int(1, 3) },
     });
   }
-  for (let i = 0; i < options.relayCrashes; i++) plan.push({ atMs: at(0.1, 0.7), kind: 'relayCrash', host: rng.int(0, options.hosts - 1) });
+  for (let i = 0; i < options.relayCrashes; i++) plan.push({ atMs: at(0.1, 0.7), kind: 'relayCrash' });
   // Outages longer than the relay's retry budget, while events flow (the first 60 %), so the failed orders go on hold.
   for (let i = 0; i < options.webhookOutages; i++) {
     const orderIndexes = [...new Set(Array.from({ length: options.webhookOutageOrders }, () => rng.int(0, options.orders - 1)))].sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CosmosDBv4FunctionOptions, InvocationContext } from '@azure/functions';
 import type { FunctionRegistration } from '../../src/functions/register.js';
@@ -20,9 +20,9 @@ export interface HostFaultSettings {
    */
   windowFile: string | undefined;
   /**
-   * Where the run orders relay crashes of this host (`CHAOS_RELAY_CRASH_DIR`/`relay-crash-<host>`), a file per
-   * crash: the next relay invocation that delivered something removes one and SIGKILLs the process before the
-   * checkpoint.
+   * Where the run orders relay crashes (`CHAOS_RELAY_CRASH_DIR`), a file per crash: the next relay invocation of any
+   * host that delivered something claims one and SIGKILLs its process before the checkpoint (a host holding no
+   * relay lease never invokes the relay, so the crash goes to whichever host relays).
    */
   relayCrashDir: string | undefined;
 }
@@ -47,14 +47,9 @@ export function hostFaultSettingsFrom(env: NodeJS.ProcessEnv): HostFaultSettings
     if (!Number.isFinite(value)) throw new Error(`${name} must be a number`);
     return value;
   };
-  const relayCrashDir = env.CHAOS_RELAY_CRASH_DIR ? join(env.CHAOS_RELAY_CRASH_DIR, relayCrashDirName(num('CHAOS_HOST_INDEX', 0))) : undefined;
-  return { seed: num('CHAOS_SEED', 1), crashBeforeSettleP: num('CHAOS_CRASH_P', 0), slowP: num('CHAOS_SLOW_P', 0), slowMs: num('CHAOS_SLOW_MS', 0), windowFile: env.CHAOS_WINDOW_FILE, relayCrashDir };
+  return { seed: num('CHAOS_SEED', 1), crashBeforeSettleP: num('CHAOS_CRASH_P', 0), slowP: num('CHAOS_SLOW_P', 0), slowMs: num('CHAOS_SLOW_MS', 0), windowFile: env.CHAOS_WINDOW_FILE, relayCrashDir: env.CHAOS_RELAY_CRASH_DIR || undefined };
 }
 
-/** The directory of the files that order host `index` to crash in its relay. */
-export function relayCrashDirName(index: number): string {
-  return `relay-crash-${index}`;
-}
 
 interface Actions {
   complete(message: unknown): Promise<void>;
@@ -112,20 +107,28 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
  */
 function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' }, dir: string | undefined): FunctionRegistration {
   if (dir === undefined) return registration;
-  const ordered = (): string | undefined => {
+  // Claimed by renaming it away: of two hosts that see the same order, only one carries it out.
+  const claim = (): boolean => {
+    let names: string[];
     try {
-      const [first] = readdirSync(dir);
-      return first === undefined ? undefined : join(dir, first);
+      names = readdirSync(dir).filter((n) => n.endsWith('.ordered'));
     } catch {
-      return undefined; // no crash ordered yet
+      return false; // no crash ordered yet
     }
+    for (const name of names) {
+      try {
+        renameSync(join(dir, name), join(dir, `${name}.${process.pid}.claimed`));
+        return true;
+      } catch {
+        // another host claimed it
+      }
+    }
+    return false;
   };
   const handler = registration.options.handler as (documents: unknown[], context: InvocationContext) => Promise<unknown>;
   const wrapped = async (documents: unknown[], context: InvocationContext): Promise<unknown> => {
     const report = (await handler(documents, context)) as { delivered?: number } | undefined;
-    const file = (report?.delivered ?? 0) > 0 ? ordered() : undefined;
-    if (file !== undefined) {
-      rmSync(file, { force: true });
+    if ((report?.delivered ?? 0) > 0 && claim()) {
       emitHostEvent({ chaos: 'relayCrash', documents: Array.isArray(documents) ? documents.length : 0 });
       process.kill(process.pid, 'SIGKILL');
     }

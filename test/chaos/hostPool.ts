@@ -109,7 +109,7 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
       try {
         return await startChild({
           script: 'test/chaos/hostChild.ts',
-          env: { ...options.env, CHAOS_HOST_INDEX: String(index), CHAOS_SEED: String((options.seed * 7919 + index * 104_729 + incarnation) >>> 0) },
+          env: { ...options.env, CHAOS_SEED: String((options.seed * 7919 + index * 104_729 + incarnation) >>> 0) },
           logFile: join(options.logDir, `host${index + 1}.log`),
           onJson: onEvent,
           isReady: (line) => line.chaos === 'ready',

@@ -5,16 +5,20 @@ import type { ChangeFeedLease } from '../../src/adapters/changeFeedLease.js';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../../src/functions/outboxRelay.js';
 import { listOutbox, retryOutbox } from '../../cli/commands/outboxRetry.js';
 import type { CliSettings } from '../../cli/settings.js';
-import { relayCrashDirName } from './hostFaults.js';
 
 /** Owner a lost lease is given: no host has that name, and its timestamp says it expired long ago. */
 export const GHOST_OWNER = 'chaos-lost-lease';
 
-/** Orders host `host` to SIGKILL itself after its next relay invocation that sent something (see `hostFaults.ts`). */
-export async function orderRelayCrash(runDir: string, host: number, fault: number): Promise<void> {
-  const dir = join(runDir, relayCrashDirName(host));
+/** The directory of the relay crash orders under the run directory (`CHAOS_RELAY_CRASH_DIR` of the hosts). */
+export function relayCrashDir(runDir: string): string {
+  return join(runDir, 'relay-crashes');
+}
+
+/** Orders the next host whose relay invocation sends something to SIGKILL itself before the checkpoint (`hostFaults.ts`). */
+export async function orderRelayCrash(runDir: string, fault: number): Promise<void> {
+  const dir = relayCrashDir(runDir);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, `crash-${fault}`), '');
+  await writeFile(join(dir, `crash-${fault}.ordered`), '');
 }
 
 /**

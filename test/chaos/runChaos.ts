@@ -11,7 +11,7 @@ import { repoFile } from './childProcess.js';
 import { countPlan, planFaults, webhookFailedOrders, type PlannedFault } from './faultPlan.js';
 import { startHostPool, type HostCounters, type HostPool } from './hostPool.js';
 import { checkInvariants, invariantsHold, type InvariantResult } from './invariants.js';
-import { holdReleaser, loseLease, orderRelayCrash } from './relayFaults.js';
+import { holdReleaser, loseLease, orderRelayCrash, relayCrashDir } from './relayFaults.js';
 import { settle } from './settle.js';
 import { startServiceBusProcess, type ServiceBusProcess } from './serviceBusProcess.js';
 import { startWebhookTarget, type WebhookTarget } from './webhookTarget.js';
@@ -165,7 +165,7 @@ async function runPlan(plan: readonly PlannedFault[], windowStart: number, targe
     onFault(fault);
     if (fault.kind === 'hostKill') pending.push(targets.pool.kill(fault.host, fault.downMs));
     else if (fault.kind === 'serviceBusRestart') await targets.bus.crashAndRestart(fault.downMs);
-    else if (fault.kind === 'relayCrash') await orderRelayCrash(targets.runDir, fault.host, index);
+    else if (fault.kind === 'relayCrash') await orderRelayCrash(targets.runDir, index);
     else if (fault.kind === 'webhookOutage') targets.webhook.fail(fault.orderIndexes.map((i) => targets.orderIds[i] as string), fault.downMs);
     else if (fault.kind === 'leaseLost') pending.push(loseLeaseOnce(targets, fault.lease));
     else targets.cosmos.faults.add(fault.rule);
@@ -222,6 +222,6 @@ function hostEnv(options: ChaosOptions, connections: { serviceBus: string; cosmo
     CHAOS_WINDOW_FILE: windowFile,
     OUTBOX_WEBHOOK_URL: webhookUrl,
     OUTBOX_RETRY_BUDGET: String(options.relayRetryBudgetMs),
-    CHAOS_RELAY_CRASH_DIR: runDir,
+    CHAOS_RELAY_CRASH_DIR: relayCrashDir(runDir),
   };
 }

@@ -173,14 +173,17 @@ async function runPlan(plan: readonly PlannedFault[], windowStart: number, targe
   await Promise.all(pending);
 }
 
-/** A lease loss; a Cosmos fault of the plan may fail the write, so it is tried again a few times. */
+/**
+ * A lease loss; a Cosmos fault of the plan may fail the write, so it is tried again until the fault passes (two
+ * minutes is a hang guard only: the plan's Cosmos faults last seconds, however busy the machine).
+ */
 async function loseLeaseOnce(targets: PlanTargets, lease: number): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       if (!(await loseLease(targets.container, lease))) targets.onNoLease();
       return;
     } catch (error) {
-      if (attempt >= 10) throw error;
+      if (attempt >= 240) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { OperationKind } from './operations.js';
 
-/** Operations a fault can target; `*` matches every document, batch and query request. */
-export const faultOperations = ['batch', 'create', 'read', 'replace', 'upsert', 'delete', 'patch', 'query', 'readFeed', '*'] as const;
+/** Operations a fault can target; `*` matches every document, batch, query and change feed request. */
+export const faultOperations = ['batch', 'create', 'read', 'replace', 'upsert', 'delete', 'patch', 'query', 'readFeed', 'changeFeed', '*'] as const;
 
 /**
  * A fault rule. Off by default: nothing is injected until a rule is added through

@@ -12,6 +12,11 @@
  *   wait `feedPollDelay`; else invoke the function, then checkpoint — only after it returned. A failed invocation
  *   runs again under the function's `retry` policy; when the policy has no retry left, the host logs the failure
  *   and checkpoints anyway (the extension does: the batch is skipped), so only an unbounded policy skips nothing.
+ * - a failed read or checkpoint (not a lost lease) ends the lease's processing and releases the lease
+ *   (`FeedProcessorCore.RunAsync` rethrows it; `PartitionControllerCore.ProcessPartitionAsync` then releases):
+ *   the balancer takes it again at an acquire interval — at once if the release went through, once the lease
+ *   expired if not — and replays from the last checkpoint. So a batch whose checkpoint fails is replayed once, not
+ *   in a loop while Cosmos DB keeps failing.
  * - a crash (or {@link ChangeFeedProcessor.abort}) checkpoints nothing: the next owner replays from the last
  *   checkpoint once the lease expires. {@link ChangeFeedProcessor.close} drains: the running invocation
  *   finishes and is checkpointed, then the leases are released for other hosts.
@@ -176,18 +181,15 @@ export class ChangeFeedProcessor {
 
   /** The lease's loop: read, invoke, checkpoint; wait `feedPollDelay` when the feed has nothing new. */
   private async run(owned: OwnedLease): Promise<void> {
-    const { timing, logger, functionName, hostName } = this.options;
+    const { timing, hostName } = this.options;
     const halted = () => owned.stop.signal.aborted || this.stopping.signal.aborted;
-    let iterator = this.iteratorFor(owned.lease);
+    const iterator = this.iteratorFor(owned.lease);
     while (!halted()) {
       let page;
       try {
         page = await iterator.readNext();
       } catch (error) {
-        logger.warn({ err: error, function: functionName, lease: owned.lease.LeaseToken }, 'reading the change feed failed; reading again after feedPollDelay');
-        await pause(timing.feedPollDelayMs, owned.stop.signal, this.stopping.signal);
-        iterator = this.iteratorFor(owned.lease);
-        continue;
+        return this.giveUp(owned, error, 'reading the change feed failed');
       }
       if (page.statusCode === StatusCodes.NotModified || page.result.length === 0) {
         await pause(timing.feedPollDelayMs, owned.stop.signal, this.stopping.signal);
@@ -198,10 +200,26 @@ export class ChangeFeedProcessor {
       try {
         owned.lease = await this.options.leases.checkpoint(owned.lease, hostName, leaseContinuationOf(page.continuationToken), now());
       } catch (error) {
-        this.lost(owned.lease.LeaseToken, owned, error);
-        if (!(error instanceof LeaseLostError)) iterator = this.iteratorFor(owned.lease); // replay from the last checkpoint
+        return this.giveUp(owned, error, 'checkpointing the change feed failed');
       }
     }
+  }
+
+  /** Ends the lease's processing after a failed read or checkpoint and releases it (a lost lease is only dropped). */
+  private async giveUp(owned: OwnedLease, error: unknown, what: string): Promise<void> {
+    const { logger, functionName, hostName, leases } = this.options;
+    const token = owned.lease.LeaseToken;
+    owned.stop.abort();
+    if (this.owned.get(token) === owned) this.owned.delete(token);
+    if (error instanceof LeaseLostError) {
+      logger.info({ function: functionName, lease: token, host: hostName, err: error }, 'change feed lease lost');
+      return;
+    }
+    logger.warn({ err: error, function: functionName, lease: token, host: hostName }, `${what}; releasing the lease, to be taken again from its last checkpoint`);
+    if (this.crashed) return;
+    await leases.release(owned.lease, hostName, now()).catch((releaseError: unknown) => {
+      logger.warn({ err: releaseError, function: functionName, lease: token, host: hostName }, 'releasing the change feed lease failed; it is taken again once it expires');
+    });
   }
 
   /** Runs the batch under the retry policy; `false` when the host stopped first (nothing to checkpoint). */

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/serviceBusWaits.js';
 import { TriggerFixture, gate, type Doc, type Invocation } from './support/cosmosTriggerFixture.js';
+import { capturingLogger } from './support/logCapture.js';
 
 const ids = (docs: Doc[]) => docs.map((d) => d.id);
 const changeFeedReads = (f: TriggerFixture) => f.emulator.counters().changeFeed ?? 0;
@@ -88,6 +89,46 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     await f.host('A', registration);
     await until(async () => (await f.leases(`${container.id}-`))[0]?.ContinuationToken !== null, 'the checkpoint');
     expect(seen).toEqual(Array.from({ length: 6 }, () => ['d-0', 'd-1']));
+  });
+
+  it('replays a batch whose checkpoint failed once, after the lease was given up and taken again — not in a loop while Cosmos DB fails', async () => {
+    const container = await f.container();
+    await f.write(container, 2);
+    const seen: Invocation[] = [];
+    const registration = f.registration(container, {}, async (docs, host) => {
+      seen.push({ host, ids: ids(docs) });
+      // Every lease write fails for a while from here: the checkpoint, the release, the first takes.
+      if (seen.length === 1) f.emulator.faults.add({ operation: 'replace', status: 503, count: 4 });
+    });
+    await f.host('A', registration);
+    await until(async () => (await f.leases(`${container.id}-`))[0]?.ContinuationToken !== null, 'a checkpoint after the faults');
+
+    expect(f.emulator.faults.list().filter((r) => r.remaining > 0)).toEqual([]);
+    expect(seen).toEqual([
+      { host: 'A', ids: ['d-0', 'd-1'] },
+      { host: 'A', ids: ['d-0', 'd-1'] },
+    ]);
+    const [lease] = await f.leases(`${container.id}-`);
+    expect(lease?.Owner).toBe('A');
+  });
+
+  it('gives a lease up after a failed change feed read and goes on from its checkpoint once it takes it again', async () => {
+    const container = await f.container();
+    await f.write(container, 1);
+    const seen: string[] = [];
+    const registration = f.registration(container, {}, async (docs) => void seen.push(...ids(docs)));
+    const { logger, lines } = capturingLogger();
+    const a = await f.host('A', registration, logger);
+    await until(() => seen.length === 1, 'the first document');
+    await until(async () => (await f.leases(`${container.id}-`))[0]?.ContinuationToken !== null, 'its checkpoint');
+    f.emulator.faults.add({ operation: 'changeFeed', status: 503, count: 1 });
+    const givenUp = () => lines.filter((l) => String(l.msg).startsWith('reading the change feed failed; releasing the lease'));
+    await until(() => givenUp().length === 1, 'the lease given up');
+    await f.write(container, 2, 1);
+    await until(() => seen.length === 3, 'the later documents');
+
+    expect(seen).toEqual(['d-0', 'd-1', 'd-2']);
+    expect(a.ownedLeases('trigger')).toHaveLength(1);
   });
 
   it('hands at most maxItemsPerInvocation documents to one invocation, in feed order', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CosmosClient, type Container, type Database } from '@azure/cosmos';
 import type { CosmosDBv4FunctionOptions } from '@azure/functions';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { start as startCosmos, type CosmosEmulator } from '../../../emulators/cosmos/index.js';
 import { startCosmosDBHost, type CosmosDBHost } from '../../../local/cosmos/cosmosDBHost.js';
 import type { RegistrationOf } from '../../../local/registrations.js';
@@ -76,12 +76,12 @@ export class TriggerFixture {
     });
   }
 
-  /** Starts a host named `name` serving `registration`. */
-  async host(name: string, registration: (host: string) => RegistrationOf<'cosmosDB'>): Promise<CosmosDBHost> {
+  /** Starts a host named `name` serving `registration` (logging to `logger`, silent by default). */
+  async host(name: string, registration: (host: string) => RegistrationOf<'cosmosDB'>, logger: Logger = pino({ level: 'silent' })): Promise<CosmosDBHost> {
     const host = await startCosmosDBHost({
       functions: [registration(name)],
       settings: { Cosmos: this.emulator.connectionString, DB_NAME: this.database.id },
-      logger: pino({ level: 'silent' }),
+      logger,
       hostName: name,
     });
     this.hosts.push(host);

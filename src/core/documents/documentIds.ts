@@ -27,7 +27,11 @@ export function outboxRecordId(entryId: string): string {
   return `outbox:${entryId}`;
 }
 
-/** The order's outbox hold id (see `OutboxHold`). */
+/**
+ * The order's outbox hold id (see `OutboxHold`). An `orderId` may hold characters a Cosmos DB id may not (`/`, `\`,
+ * `?`, `#`): those are percent-encoded. The hold lives in the order's own partition, so ids only need to differ
+ * there, and every other `orderId` keeps the plain `outbox-hold:<orderId>`.
+ */
 export function outboxHoldId(orderId: string): string {
-  return `outbox-hold:${orderId}`;
+  return `outbox-hold:${orderId.replace(/[/\\?#]/g, encodeURIComponent)}`;
 }

@@ -1,12 +1,16 @@
 import { ChangeFeedStartFrom, CosmosClient, StatusCodes } from '@azure/cosmos';
-import type { Container, Database, JSONObject, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, Database, JSONObject } from '@azure/cosmos';
+import { CosmosOutboxHoldStore } from '../src/adapters/outboxHoldCosmosStore.js';
+import { CosmosParkedOrders } from '../src/adapters/metricsGapMonitor.js';
+import { outboxHoldId } from '../src/core/index.js';
 import { start } from '../emulators/cosmos/index.js';
 
 /*
  * `npm run bench:cosmos`: ops/s of the embedded Cosmos emulator driven by the real SDK, for create,
  * point read, transactional batch (create + upsert + replace) and a partition-scoped query, at
  * concurrency 1 and 50; then query latency in a 50,000-document container shaped like the app's
- * `orders` container (the outbox, sweep, count and parked-order queries). Prints two tables.
+ * `orders` container (the app's own cross-partition reads: the holds gauge and list, the gap monitor's scan).
+ * Prints two tables.
  * Last, change feed read throughput: one `getChangeFeedIterator` draining 1 KB documents over 100
  * partition keys from the beginning with `maxItemCount` 1,000.
  * BENCH_SECONDS sets the time per cell (default 2; a query cell always runs at least once);
@@ -19,6 +23,7 @@ const CASES = process.env['BENCH_CASES'] ?? 'all';
 const CONCURRENCY = [1, 50];
 /** The large container: 200 orders × 250 documents, like the chaos run's `orders` container. */
 const ORDERS = 200;
+/** Documents per order (a fiftieth of the orders also has a hold). */
 const DOCS_PER_ORDER = 250;
 
 type Operation = (worker: number, i: number) => Promise<unknown>;
@@ -57,15 +62,20 @@ function operations(c: Container, run: string): Record<string, Operation> {
   };
 }
 
-/** One order's documents: 1 order, 100 inbox, 99 applied and 50 outbox records (2 pending, 1 failed). */
+/**
+ * One order's documents as the app writes them: the order document, 100 inbox, 99 applied and 50 immutable outbox
+ * records; every tenth order has a parked entry, every fiftieth an outbox hold (two records held).
+ */
 function orderDocuments(order: number): Record<string, unknown>[] {
   const orderId = `order-${order}`;
-  const docs: Record<string, unknown>[] = [{ id: 'order', orderId, docType: 'order', parked: order % 10 === 0 ? [{ sequence: 7 }] : [], rejected: [] }];
+  const committedAt = new Date(Date.UTC(2026, 0, 1)).toISOString();
+  const docs: Record<string, unknown>[] = [{ id: 'order', orderId, docType: 'order', state: { status: 'open', total: 0 }, parked: order % 10 === 0 ? [{ sequence: 7, parkedAt: committedAt }] : [], rejected: [] }];
   for (let i = 0; i < 100; i += 1) docs.push({ id: `inbox-${i}`, orderId, docType: 'inbox', sequence: i, ttl: 86_400 });
   for (let i = 0; i < 99; i += 1) docs.push({ id: `applied-${i}`, orderId, docType: 'applied', sequence: i });
-  for (let i = 0; i < 50; i += 1) {
-    const status = i === 10 ? 'failed' : i >= 48 ? 'pending' : 'done';
-    docs.push({ id: `outbox-${i}`, orderId, docType: 'outbox', entryId: `e-${i}`, sequence: i, status, attempts: 0 });
+  for (let i = 0; i < 50; i += 1) docs.push({ id: `outbox-${i}`, orderId, docType: 'outbox', entryId: `e-${i}`, sequence: i, committedAt, ttl: 604_800 });
+  if (order % 50 === 0) {
+    const records = [48, 49].map((sequence) => ({ id: `outbox-${sequence}`, entryId: `e-${sequence}`, sequence, committedAt, pendingTargets: ['webhook'] }));
+    docs.push({ id: outboxHoldId(orderId), docType: 'outbox-hold', orderId, failedTargets: ['webhook'], records, lastError: 'webhook answered HTTP 503', heldAt: committedAt, updatedAt: committedAt });
   }
   return docs;
 }
@@ -87,19 +97,16 @@ async function loadLargeContainer(c: Container): Promise<void> {
   );
 }
 
-const OPEN = "c.docType = 'outbox' AND c.status IN ('pending', 'in-progress', 'failed')";
-
+/** The app's own cross-partition reads, through its adapters: the holds gauge, `convoy outbox list`, the gap monitor. */
 function largeQueries(c: Container): Record<string, () => Promise<unknown>> {
+  const holds = new CosmosOutboxHoldStore(c);
+  const parked = new CosmosParkedOrders(c);
   let order = 0;
-  const fetchAll = (spec: SqlQuerySpec, partitionKey?: string) => c.items.query(spec, partitionKey === undefined ? {} : { partitionKey }).fetchAll();
   return {
-    'partition: open outbox (IN)': () => fetchAll({ query: `SELECT * FROM c WHERE ${OPEN}` }, `order-${order++ % ORDERS}`),
-    'cross: open-outbox sweep (TOP, ORDER BY)': () =>
-      fetchAll({ query: `SELECT TOP 1000 c.id, c.orderId, c.sequence, c.status FROM c WHERE ${OPEN} ORDER BY c.orderId` }),
-    'cross: COUNT(1) docType + @status': () =>
-      fetchAll({ query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox' AND c.status = @status", parameters: [{ name: '@status', value: 'pending' }] }),
-    'cross: COUNT(1) docType (10,000 matches)': () => fetchAll({ query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox'" }),
-    'cross: parked orders (ARRAY_LENGTH)': () => fetchAll({ query: "SELECT * FROM c WHERE c.docType = 'order' AND ARRAY_LENGTH(c.parked) > 0" }),
+    'cross: holds gauge (COUNT outbox-hold)': () => holds.count(),
+    'cross: convoy outbox list (holds)': () => holds.list(),
+    'partition: one order\'s hold (convoy outbox list --order)': () => holds.list({ orderId: `order-${(order++ % 4) * 50}` }),
+    'cross: gap monitor scan (parked orders)': () => parked.ordersWithParked(),
   };
 }
 

@@ -211,7 +211,8 @@ function hostEnv(options: ChaosOptions, connections: { serviceBus: string; cosmo
     NODE_ENV: 'production',
     ServiceBusConnection: serviceBus,
     CosmosConnection: cosmos,
-    LOG_LEVEL: 'warn',
+    // CHAOS_LOG_LEVEL=info also logs the hosts' lease moves (and every entry) for a diagnosis.
+    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
     ORDERS_LOCK_DURATION: `PT${options.lockDurationS}S`,
     TRANSIENT_RETRY_BUDGET: String(options.retryBudgetMs),
     TRANSIENT_RETRY_MAX_DELAY: '1000',

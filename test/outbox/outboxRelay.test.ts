@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AlertName } from '../../src/core/ports/telemetry.js';
+import { OutboxTarget } from '../../src/core/documents/outboxHold.js';
+import { Acknowledged } from '../../src/core/outbox/acknowledged.js';
 import { OutboxRelay, type OutboxRelayDeps } from '../../src/core/outbox/outboxRelay.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
 import { FakeSender, FakeWebhook, asChange, outboxRecordOf } from './support/relayFakes.js';
@@ -134,6 +136,34 @@ describe('outbox relay', () => {
     expect(clock.sleeps.length).toBeGreaterThan(1);
   });
 
+  it('runs a failed batch again without repeating what a target already acknowledged to this instance', async () => {
+    const { relay, sender, webhook } = relayStack();
+    sender.failFor('b', 'transport');
+    webhook.failFor('a', Number.POSITIVE_INFINITY, 3);
+    const batch = changes(['a', 1], ['a', 2], ['a', 3], ['b', 1]);
+    await expect(relay.relay(batch)).rejects.toMatchObject({ code: 'OutboxTransportFailed' });
+    expect([sender.sentFor('a'), webhook.postedFor('a')]).toEqual([ids('a', 1, 2, 3), ids('a', 1, 2)]);
+
+    sender.failures.clear();
+    webhook.failures.clear();
+    const report = await relay.relay(batch);
+
+    expect(report).toEqual({ orders: 2, delivered: 4, appended: 0, held: [] });
+    // a's send and first two POSTs went through the first time: only its third POST and b's records follow.
+    expect(sender.sends).toEqual([ids('a', 1, 2, 3), ids('b', 1)]);
+    expect([webhook.postedFor('a'), webhook.postedFor('b')]).toEqual([ids('a', 1, 2, 3), ids('b', 1)]);
+  });
+
+  it('repeats the sends of a batch replayed by another instance (it knows nothing of them), with the same keys', async () => {
+    const first = relayStack();
+    const batch = changes(['a', 1], ['a', 2]);
+    await first.relay.relay(batch);
+    const other = relayStack();
+    await other.relay.relay(batch);
+    expect([first.sender.sends, other.sender.sends]).toEqual([[ids('a', 1, 2)], [ids('a', 1, 2)]]);
+    expect(other.webhook.postedFor('a')).toEqual(ids('a', 1, 2));
+  });
+
   it('fails the invocation when holds cannot be read, sending nothing for that order', async () => {
     const { relay, sender, holds } = relayStack();
     holds.failReads = Object.assign(new Error('Cosmos answered 503'), { code: 'StoreTransient' });
@@ -205,5 +235,16 @@ describe('outbox relay', () => {
     expect(holds.requests.create).toBe(2);
     expect(holds.all()[0]!.records.map((r) => r.id)).toEqual(ids('a', 2, 3));
     expect(telemetry.alerts.map((a) => a.name)).toEqual([AlertName.OutboxFailed]);
+  });
+});
+
+describe('acknowledged records', () => {
+  it('keeps the most recent acknowledgements per target, dropping the oldest beyond its bound', () => {
+    const acknowledged = new Acknowledged(2);
+    acknowledged.add(OutboxTarget.Webhook, ['outbox:1', 'outbox:2']);
+    acknowledged.add(OutboxTarget.OrderEvents, ['outbox:1']);
+    expect([acknowledged.has(OutboxTarget.Webhook, 'outbox:1'), acknowledged.has(OutboxTarget.Webhook, 'outbox:2'), acknowledged.has(OutboxTarget.OrderEvents, 'outbox:1')]).toEqual([false, true, true]);
+    acknowledged.add(OutboxTarget.Webhook, ['outbox:2', 'outbox:3']);
+    expect([acknowledged.has(OutboxTarget.Webhook, 'outbox:2'), acknowledged.has(OutboxTarget.Webhook, 'outbox:3'), acknowledged.has(OutboxTarget.OrderEvents, 'outbox:1')]).toEqual([true, true, false]);
   });
 });

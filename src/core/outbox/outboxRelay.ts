@@ -10,7 +10,8 @@
  *   it did not take (and `OutboxFailed` raised), so the order stops holding the other orders of its feed range;
  * - an infrastructure failure — a transport error of `order-events`, a hold that cannot be read or written, or
  *   every order of the batch failing — rejects the invocation, so the trigger retries the whole batch (its
- *   checkpoint has not moved). A retried batch repeats sends with the same `messageId`s, which `order-events`
+ *   checkpoint has not moved). A retried batch skips what a target already acknowledged to this instance; a
+ *   replay elsewhere (a crash, a moved lease) repeats sends with the same `messageId`s, which `order-events`
  *   duplicate detection and the consumers' dedupe absorb.
  */
 import { OutboxTarget, type HeldOutboxRecord, type OutboxHold } from '../documents/outboxHold.js';
@@ -19,6 +20,7 @@ import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.
 import type { Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { backoffDelay } from '../processor/retry.js';
+import { Acknowledged } from './acknowledged.js';
 import { HoldCache } from './holdCache.js';
 import { orderEventMessage } from './orderEvent.js';
 import { OutboxBatchError, describeFailure, isTransportFailure } from './outboxErrors.js';
@@ -82,6 +84,7 @@ export class OutboxRelay {
   private readonly sleep: Sleep;
   private readonly observer: OutboxObserver;
   private readonly holds: HoldCache;
+  private readonly acknowledged = new Acknowledged();
   private readonly targets: OutboxTarget[];
 
   constructor(private readonly deps: OutboxRelayDeps) {
@@ -135,18 +138,27 @@ export class OutboxRelay {
     return this.send(work, deadline);
   }
 
-  /** Sends the order's records to `order-events` in one go, then to the webhook one by one, each within the budget. */
+  /**
+   * Sends the order's records to `order-events` in one go, then to the webhook one by one, each within the budget;
+   * what a target already acknowledged to this instance (a batch run again) is not sent to it again.
+   */
   private async send(work: OrderRelayWork, deadline: number): Promise<OrderOutcome> {
     const events = work.records.map(outboundEvent);
-    const sent = await this.attempt(OutboxTarget.OrderEvents, work, deadline, (signal) => this.deps.sender.send(events, signal));
-    if (sent !== undefined) return { kind: 'failed', work, pending: work.records.map((r) => heldRecord(r, this.targets)), error: sent };
+    const unsent = events.filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, e.messageId));
+    if (unsent.length > 0) {
+      const sent = await this.attempt(OutboxTarget.OrderEvents, work, deadline, (signal) => this.deps.sender.send(unsent, signal));
+      if (sent !== undefined) return { kind: 'failed', work, pending: work.records.map((r) => heldRecord(r, this.targets)), error: sent };
+      this.acknowledged.add(OutboxTarget.OrderEvents, unsent.map((e) => e.messageId));
+    }
     const { webhook } = this.deps;
     if (webhook !== undefined) {
       for (const [i, event] of events.entries()) {
+        if (this.acknowledged.has(OutboxTarget.Webhook, event.messageId)) continue;
         const posted = await this.attempt(OutboxTarget.Webhook, work, deadline, (signal) => webhook.post(event, signal));
         if (posted !== undefined) {
           return { kind: 'failed', work, pending: work.records.slice(i).map((r) => heldRecord(r, [OutboxTarget.Webhook])), error: posted };
         }
+        this.acknowledged.add(OutboxTarget.Webhook, [event.messageId]);
       }
     }
     return { kind: 'delivered', records: work.records.length };

@@ -154,6 +154,15 @@ describe('outbox relay', () => {
     expect([webhook.postedFor('a'), webhook.postedFor('b')]).toEqual([ids('a', 1, 2, 3), ids('b', 1)]);
   });
 
+  it('sends the record of another order that reuses an entryId (unique per order only)', async () => {
+    const { relay, sender, webhook } = relayStack();
+    const shared = (orderId: string) => ({ ...outboxRecordOf(orderId, 1), id: 'outbox:e-1', entryId: 'e-1' });
+    await relay.relay([asChange(shared('a'))]);
+    await relay.relay([asChange(shared('b'))]);
+    expect(sender.sends).toEqual([['outbox:e-1'], ['outbox:e-1']]);
+    expect(webhook.posts).toEqual(['outbox:e-1', 'outbox:e-1']);
+  });
+
   it('repeats the sends of a batch replayed by another instance (it knows nothing of them), with the same keys', async () => {
     const first = relayStack();
     const batch = changes(['a', 1], ['a', 2]);
@@ -239,12 +248,14 @@ describe('outbox relay', () => {
 });
 
 describe('acknowledged records', () => {
-  it('keeps the most recent acknowledgements per target, dropping the oldest beyond its bound', () => {
+  it('keeps the most recent acknowledgements per target and order, dropping the oldest beyond its bound', () => {
     const acknowledged = new Acknowledged(2);
-    acknowledged.add(OutboxTarget.Webhook, ['outbox:1', 'outbox:2']);
-    acknowledged.add(OutboxTarget.OrderEvents, ['outbox:1']);
-    expect([acknowledged.has(OutboxTarget.Webhook, 'outbox:1'), acknowledged.has(OutboxTarget.Webhook, 'outbox:2'), acknowledged.has(OutboxTarget.OrderEvents, 'outbox:1')]).toEqual([false, true, true]);
-    acknowledged.add(OutboxTarget.Webhook, ['outbox:2', 'outbox:3']);
-    expect([acknowledged.has(OutboxTarget.Webhook, 'outbox:2'), acknowledged.has(OutboxTarget.Webhook, 'outbox:3'), acknowledged.has(OutboxTarget.OrderEvents, 'outbox:1')]).toEqual([true, true, false]);
+    acknowledged.add(OutboxTarget.Webhook, 'a', ['outbox:1', 'outbox:2']);
+    acknowledged.add(OutboxTarget.OrderEvents, 'a', ['outbox:1']);
+    expect([acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:1'), acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:2'), acknowledged.has(OutboxTarget.OrderEvents, 'a', 'outbox:1')]).toEqual([false, true, true]);
+    acknowledged.add(OutboxTarget.Webhook, 'a', ['outbox:2', 'outbox:3']);
+    expect([acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:2'), acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:3'), acknowledged.has(OutboxTarget.OrderEvents, 'a', 'outbox:1')]).toEqual([true, true, false]);
+    // An entryId is unique per order only: the same record id of another order is not acknowledged.
+    expect(acknowledged.has(OutboxTarget.Webhook, 'b', 'outbox:3')).toBe(false);
   });
 });

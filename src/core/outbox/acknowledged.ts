@@ -13,13 +13,14 @@ export class Acknowledged {
   /** @param maxRecords acknowledgements kept, over both targets, oldest dropped first (a few batches suffice). */
   constructor(private readonly maxRecords = 20_000) {}
 
-  has(target: OutboxTarget, recordId: string): boolean {
-    return this.keys.has(`${target} ${recordId}`);
+  // Keyed by order too: an entryId (and so a record id) is unique per order only.
+  has(target: OutboxTarget, orderId: string, recordId: string): boolean {
+    return this.keys.has(`${target} ${orderId} ${recordId}`);
   }
 
-  add(target: OutboxTarget, recordIds: readonly string[]): void {
+  add(target: OutboxTarget, orderId: string, recordIds: readonly string[]): void {
     for (const id of recordIds) {
-      const key = `${target} ${id}`;
+      const key = `${target} ${orderId} ${id}`;
       this.keys.delete(key);
       this.keys.add(key);
     }

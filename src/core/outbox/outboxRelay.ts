@@ -144,21 +144,22 @@ export class OutboxRelay {
    */
   private async send(work: OrderRelayWork, deadline: number): Promise<OrderOutcome> {
     const events = work.records.map(outboundEvent);
-    const unsent = events.filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, e.messageId));
+    const { orderId } = work;
+    const unsent = events.filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, orderId, e.messageId));
     if (unsent.length > 0) {
       const sent = await this.attempt(OutboxTarget.OrderEvents, work, deadline, (signal) => this.deps.sender.send(unsent, signal));
       if (sent !== undefined) return { kind: 'failed', work, pending: work.records.map((r) => heldRecord(r, this.targets)), error: sent };
-      this.acknowledged.add(OutboxTarget.OrderEvents, unsent.map((e) => e.messageId));
+      this.acknowledged.add(OutboxTarget.OrderEvents, orderId, unsent.map((e) => e.messageId));
     }
     const { webhook } = this.deps;
     if (webhook !== undefined) {
       for (const [i, event] of events.entries()) {
-        if (this.acknowledged.has(OutboxTarget.Webhook, event.messageId)) continue;
+        if (this.acknowledged.has(OutboxTarget.Webhook, orderId, event.messageId)) continue;
         const posted = await this.attempt(OutboxTarget.Webhook, work, deadline, (signal) => webhook.post(event, signal));
         if (posted !== undefined) {
           return { kind: 'failed', work, pending: work.records.slice(i).map((r) => heldRecord(r, [OutboxTarget.Webhook])), error: posted };
         }
-        this.acknowledged.add(OutboxTarget.Webhook, [event.messageId]);
+        this.acknowledged.add(OutboxTarget.Webhook, orderId, [event.messageId]);
       }
     }
     return { kind: 'delivered', records: work.records.length };

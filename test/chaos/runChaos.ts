@@ -76,6 +76,9 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     log(`+${Math.round((Date.now() - windowStart) / 1000)}s all ${workload.sends.length} messages sent`);
     await faults;
     cosmos.faults.clear();
+    // A relay that gave its lease up in a 503 burst can wait out the lease's expiry (60 s) past the window: its
+    // webhook outages end only once they failed a POST and lasted (a hang guard, not a wait that should suffice).
+    if (!(await webhook.outagesOver(150_000))) log('webhook outages not all met within 150 s; ending them');
     webhook.recover();
     await pool.allUp();
     log(`+${Math.round((Date.now() - windowStart) / 1000)}s fault window over; settling`);

@@ -22,6 +22,11 @@ export interface WebhookTarget {
    * the relay meets late still outlasts its retry budget), or until {@link WebhookTarget.recover}.
    */
   fail(orderIds: readonly string[], downMs: number): void;
+  /**
+   * Resolves `true` once every outage has failed a POST and lasted its `downMs` (a relay that stalled through the
+   * window meets its outage late, but meets it), or `false` after `guardMs`.
+   */
+  outagesOver(guardMs: number): Promise<boolean>;
   /** Ends every outage now. */
   recover(): void;
   /** Orders some outage failed at least one POST of. */
@@ -62,6 +67,14 @@ export async function startWebhookTarget(): Promise<WebhookTarget> {
     fail(orderIds, downMs) {
       const outage = { downMs };
       for (const id of orderIds) outages.set(id, outage);
+    },
+    async outagesOver(guardMs) {
+      const over = () => [...outages.values()].every((o) => o.endsAt !== undefined && Date.now() >= o.endsAt);
+      for (const deadline = Date.now() + guardMs; !over(); ) {
+        if (Date.now() >= deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      return true;
     },
     recover() {
       outages.clear();

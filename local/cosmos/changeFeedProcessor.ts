@@ -159,17 +159,11 @@ export class ChangeFeedProcessor {
       try {
         owned.lease = await this.options.leases.renew(owned.lease, this.options.hostName, now());
       } catch (error) {
-        this.lost(token, owned, error);
+        // The renewer only logs a failed renewal; a lost lease stops the lease's processing.
+        if (error instanceof LeaseLostError) await this.giveUp(owned, error, 'renewing the lease');
+        else this.options.logger.warn({ function: this.options.functionName, lease: token, host: this.options.hostName, err: error }, 'renewing a change feed lease failed');
       }
     }
-  }
-
-  private lost(token: string, owned: OwnedLease, error: unknown): void {
-    const lostLease = error instanceof LeaseLostError;
-    this.options.logger[lostLease ? 'info' : 'warn']({ function: this.options.functionName, lease: token, host: this.options.hostName, err: error }, lostLease ? 'change feed lease lost' : 'renewing a change feed lease failed');
-    if (!lostLease) return;
-    owned.stop.abort();
-    if (this.owned.get(token) === owned) this.owned.delete(token);
   }
 
   private process(lease: ChangeFeedLease): void {
@@ -205,7 +199,7 @@ export class ChangeFeedProcessor {
     }
   }
 
-  /** Ends the lease's processing after a failed read or checkpoint and releases it (a lost lease is only dropped). */
+  /** Ends the lease's processing after a failed read, checkpoint or renewal; releases it unless it was lost. */
   private async giveUp(owned: OwnedLease, error: unknown, what: string): Promise<void> {
     const { logger, functionName, hostName, leases } = this.options;
     const token = owned.lease.LeaseToken;

@@ -1,7 +1,7 @@
 import { CosmosClient } from '@azure/cosmos';
 import { DEFAULT_COSMOS_RESOURCES, ORDERS_PARTITION_KEY } from '../src/adapters/cosmosClientOptions.js';
 import type { CosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
-import { LEASE_CONTAINER } from '../src/functions/outboxRelay.js';
+import { LEASE_CONTAINER } from '../src/adapters/changeFeedLease.js';
 
 /** The database and container the app expects by default (design: "Names everyone shares"). */
 export const cosmosResources = { ...DEFAULT_COSMOS_RESOURCES, partitionKey: ORDERS_PARTITION_KEY } as const;

@@ -21,7 +21,7 @@ export async function listOutbox(container: Container, filter: { orderId?: strin
   const [{ CosmosOutboxHoldStore }, { relayLag }, { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX }] = await Promise.all([
     import('../../src/adapters/outboxHoldCosmosStore.js'),
     import('../../src/adapters/outboxLag.js'),
-    import('../../src/functions/outboxRelay.js'),
+    import('../../src/adapters/changeFeedLease.js'),
   ]);
   const leases = container.database.container(LEASE_CONTAINER);
   const [holds, lags] = await Promise.all([

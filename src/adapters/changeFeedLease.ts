@@ -7,6 +7,11 @@
  */
 import type { Container } from '@azure/cosmos';
 
+/** The app's lease container (partition key `/id`), in its database; here so readers need not load the trigger's module. */
+export const LEASE_CONTAINER = 'leases';
+/** The outbox relay trigger's lease id prefix, so other processors can share the lease container. */
+export const OUTBOX_RELAY_LEASE_PREFIX = 'outboxRelay';
+
 /** A lease document (the fields this app reads and writes; others are kept as they are). */
 export interface ChangeFeedLease {
   id: string;

@@ -8,7 +8,7 @@ import { sharedMetrics } from '../adapters/metrics.js';
 import { relayLag, type LeaseLag } from '../adapters/outboxLag.js';
 import { AlertName } from '../core/index.js';
 import { appContext } from './appContext.js';
-import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from './outboxRelay.js';
+import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFeedLease.js';
 import { outboxRuntime } from './outboxRuntime.js';
 import { register } from './register.js';
 

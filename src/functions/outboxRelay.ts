@@ -8,16 +8,13 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import type { RelayReport } from '../core/index.js';
+import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFeedLease.js';
 import { appContext } from './appContext.js';
 import { outboxRuntime } from './outboxRuntime.js';
 import { register } from './register.js';
 
 /** The app setting holding the Cosmos DB connection, as the trigger names it. */
 export const COSMOS_CONNECTION = 'CosmosConnection';
-/** The lease container (partition key `/id`), in the app's database. */
-export const LEASE_CONTAINER = 'leases';
-/** This trigger's lease id prefix, so other processors can share the lease container. */
-export const OUTBOX_RELAY_LEASE_PREFIX = 'outboxRelay';
 /**
  * How long a lease's processor waits after the feed had nothing new: the event latency when idle is about half of
  * it, and each idle poll of each lease is one change-feed request (its RU cost: infra/README.md).

@@ -1,8 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container } from '@azure/cosmos';
-import type { ChangeFeedLease } from '../../src/adapters/changeFeedLease.js';
-import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../../src/functions/outboxRelay.js';
+import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX, type ChangeFeedLease } from '../../src/adapters/changeFeedLease.js';
 import { listOutbox, retryOutbox } from '../../cli/commands/outboxRetry.js';
 import type { CliSettings } from '../../cli/settings.js';
 

@@ -7,7 +7,7 @@ import { startCosmosDBHost, type CosmosDBHost } from '../../local/cosmos/cosmosD
 import type { RegistrationOf } from '../../local/registrations.js';
 import { relayLag } from '../../src/adapters/outboxLag.js';
 import { appContext } from '../../src/functions/appContext.js';
-import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/functions/outboxRelay.js';
+import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/adapters/changeFeedLease.js';
 import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
 import { registeredFunctions } from '../../src/functions/register.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';

@@ -8,6 +8,7 @@ import type { InboxRecord } from '../core/documents/inboxRecord.js';
 import type { OrderDocument } from '../core/documents/orderDocument.js';
 import type { ParkedEntryDocument } from '../core/documents/parkedEntryDocument.js';
 import type { AppliedEntryDocument } from '../core/documents/appliedEntryDocument.js';
+import { withoutSystemProperties } from '../core/documents/systemProperties.js';
 import { CoreErrorCode, StoreError, TRANSIENT_STATUSES } from '../core/errors.js';
 import { assertCommitShape, type CommitResult, type OrderContainerDocument, type OrderStore, type StoreOperation, type Stored } from '../core/ports/orderStore.js';
 import { isCommitConflictStatus, toStoreError } from './cosmosErrors.js';
@@ -64,13 +65,6 @@ export class CosmosOrderStore implements OrderStore {
       throw toStoreError(error, 'read', `${id} in order ${orderId}`);
     }
   }
-}
-
-/** Cosmos adds `_rid`, `_self`, `_etag`, `_ts`, `_attachments`; the core's documents have no `_` fields. */
-function withoutSystemProperties<T extends OrderContainerDocument>(resource: T & ItemDefinition): T {
-  const doc: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(resource)) if (!key.startsWith('_')) doc[key] = value;
-  return doc as T;
 }
 
 function toOperationInput(op: StoreOperation): OperationInput {

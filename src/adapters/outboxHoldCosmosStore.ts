@@ -4,7 +4,7 @@
  * CLI and the gauges read.
  */
 import type { Container, ItemDefinition } from '@azure/cosmos';
-import { outboxHoldId, type OutboxHold, type OutboxHoldStore, type HoldWriteLost, type Stored } from '../core/index.js';
+import { outboxHoldId, withoutSystemProperties, type OutboxHold, type OutboxHoldStore, type HoldWriteLost, type Stored } from '../core/index.js';
 import { describeCosmosFailure, toStoreError } from './cosmosErrors.js';
 
 /** {@link OutboxHoldStore} over the `orders` container. */
@@ -60,7 +60,7 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
       const { resources } = await this.container.items
         .query<OutboxHold & ItemDefinition>({ query: "SELECT * FROM c WHERE c.docType = 'outbox-hold'" }, { maxItemCount: 1000, ...(filter.orderId !== undefined && { partitionKey: filter.orderId }) })
         .fetchAll();
-      return resources.map(withoutSystemProperties).sort((a, b) => (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0));
+      return resources.map((r) => withoutSystemProperties<OutboxHold>(r)).sort((a, b) => (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0));
     } catch (error) {
       throw toStoreError(error, 'read', 'outbox holds');
     }
@@ -82,9 +82,3 @@ function lostWrite(error: unknown): HoldWriteLost | undefined {
   return status === 412 ? 'changed' : status === 404 ? 'missing' : undefined;
 }
 
-/** Cosmos adds `_rid`, `_self`, `_etag`, `_ts`, `_attachments`; our documents have no `_` fields of their own. */
-function withoutSystemProperties<T extends object>(resource: T & ItemDefinition): T {
-  const doc: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(resource)) if (!key.startsWith('_')) doc[key] = value;
-  return doc as T;
-}

@@ -111,6 +111,7 @@ export { silentOutboxObserver, type OutboundOrderEvent, type OutboxObserver } fr
 
 export { OutboxTarget, type HeldOutboxRecord, type OutboxHold } from './documents/outboxHold.js';
 export { outboxHoldId } from './documents/documentIds.js';
+export { withoutSystemProperties } from './documents/systemProperties.js';
 export { OutboxRelay, outboundEvent, type OutboxRelayDeps, type OutboxRelayOptions, type RelayReport } from './outbox/outboxRelay.js';
 export { releaseHold, type HoldReleaseDeps, type HoldReleaseReport } from './outbox/holdRelease.js';
 export { appendToHold, heldRecord, newHold, planRelayBatch, type OrderRelayWork, type RelayBatch } from './outbox/relayBatch.js';

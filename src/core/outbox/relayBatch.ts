@@ -5,8 +5,9 @@
  * and holds matter here.
  */
 import { outboxHoldId } from '../documents/documentIds.js';
-import type { HeldOutboxRecord, OutboxHold, OutboxTarget } from '../documents/outboxHold.js';
+import { OutboxTarget, type HeldOutboxRecord, type OutboxHold } from '../documents/outboxHold.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
+import { withoutSystemProperties } from '../documents/systemProperties.js';
 import type { Stored } from '../ports/orderStore.js';
 
 /** One order's part of a change batch. */
@@ -80,12 +81,6 @@ export function appendToHold(hold: OutboxHold, records: readonly HeldOutboxRecor
 /** Every target some record still has to reach, in delivery order. */
 function failedTargets(records: readonly HeldOutboxRecord[]): OutboxTarget[] {
   const targets = new Set(records.flatMap((r) => r.pendingTargets));
-  return (['order-events', 'webhook'] as const).filter((t) => targets.has(t));
+  return Object.values(OutboxTarget).filter((t) => targets.has(t));
 }
 
-/** Cosmos adds `_rid`, `_self`, `_etag`, `_ts`, `_lsn`, `_attachments`; our documents have no `_` fields of their own. */
-function withoutSystemProperties(resource: object): Record<string, unknown> {
-  const doc: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(resource)) if (!key.startsWith('_')) doc[key] = value;
-  return doc;
-}

@@ -177,10 +177,11 @@ export class ChangeFeedProcessor {
   private async run(owned: OwnedLease): Promise<void> {
     const { timing, hostName } = this.options;
     const halted = () => owned.stop.signal.aborted || this.stopping.signal.aborted;
-    const iterator = this.iteratorFor(owned.lease);
+    let iterator: ChangeFeedPullModelIterator<unknown> | undefined;
     while (!halted()) {
       let page;
       try {
+        iterator ??= this.iteratorFor(owned.lease);
         page = await iterator.readNext();
       } catch (error) {
         return this.giveUp(owned, error, 'reading the change feed failed');

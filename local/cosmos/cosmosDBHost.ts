@@ -8,6 +8,8 @@ import { CosmosClient, type Container } from '@azure/cosmos';
 import type { CosmosDBv4FunctionOptions } from '@azure/functions';
 import type { Logger } from 'pino';
 import { leaseIdPrefix } from '../../src/adapters/changeFeedLease.js';
+import { describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosErrors.js';
+import { CoreErrorCode } from '../../src/core/errors.js';
 import type { AppSettings } from '../config/appSettings.js';
 import { createInvocationContext } from '../logging/invocationContext.js';
 import type { RegistrationOf } from '../registrations.js';
@@ -88,8 +90,7 @@ async function startWithRetries(name: string, logger: Logger, start: () => Promi
     try {
       return await start();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      const transient = code === 429 || code === 503 || code === 408 || code === 449 || (typeof code === 'string' && /^E[A-Z]+$/.test(code));
+      const transient = storeErrorCodeOf(describeCosmosFailure(error), 'read') === CoreErrorCode.StoreTransient;
       if (!transient || attempt >= START_ATTEMPTS) throw error;
       const delayMs = Math.min(5_000, 100 * 2 ** attempt);
       logger.warn({ function: name, attempt, delayMs, err: error }, 'the Cosmos DB trigger could not start; trying again');

@@ -50,7 +50,7 @@ export class LeaseStore {
 
   /** Takes `lease` for `owner` if nobody wrote it since it was read; `undefined` when another host got there first. */
   async acquire(lease: ChangeFeedLease, owner: string, nowIso: string): Promise<ChangeFeedLease | undefined> {
-    return this.write(lease, { ...lease, Owner: owner, timestamp: nowIso }, lease._etag);
+    return this.write({ ...lease, Owner: owner, timestamp: nowIso }, lease._etag);
   }
 
   /** Refreshes the lease's timestamp; throws {@link LeaseLostError} when another owner has it. */
@@ -74,7 +74,7 @@ export class LeaseStore {
     let current = lease;
     for (let round = 0; round < 5; round++) {
       if (current.Owner !== owner) throw new LeaseLostError(`lease ${lease.LeaseToken} is now owned by ${current.Owner ?? 'nobody'}`);
-      const written = await this.write(current, change(current), current._etag);
+      const written = await this.write(change(current), current._etag);
       if (written !== undefined) return written;
       const { resource } = await this.container.item(lease.id, lease.id).read<ChangeFeedLease>();
       if (resource === undefined) throw new LeaseLostError(`lease ${lease.LeaseToken} is gone`);
@@ -84,7 +84,7 @@ export class LeaseStore {
   }
 
   /** A replace under `etag`; `undefined` on 412 (someone wrote it meanwhile). */
-  private async write(_before: ChangeFeedLease, next: ChangeFeedLease, etag: string | undefined): Promise<ChangeFeedLease | undefined> {
+  private async write(next: ChangeFeedLease, etag: string | undefined): Promise<ChangeFeedLease | undefined> {
     const { _etag: _old, ...body } = next;
     try {
       const { resource } = await this.container.item(next.id, next.id).replace<ChangeFeedLease>(body as ChangeFeedLease, etag ? { accessCondition: { type: 'IfMatch', condition: etag } } : {});

@@ -38,7 +38,7 @@ export const DUPLICATE_BOUND_MIN_RECORDS = 10_000;
 export interface RelayObservation {
   /** Every POST the webhook received (`status` 2xx: accepted), or `undefined` when the run had no webhook. */
   webhookPosts?: readonly { idempotencyKey: string; status: number }[];
-  /** Orders whose webhook the fault plan failed. */
+  /** Orders whose webhook refused at least one POST (an outage of the fault plan). */
   failedWebhookOrders: ReadonlySet<string>;
   /** Orders the release path found on hold (and released). */
   heldOrders: ReadonlySet<string>;
@@ -141,7 +141,7 @@ export function checkInvariants(
     ...(outbox.length < duplicateBoundMinRecords && { goal: true as const }),
   });
 
-  const unplannedHolds = [...relay.heldOrders].filter((id) => !relay.failedWebhookOrders.has(id)).map((id) => `${id}: held, but the plan never failed its webhook`);
+  const unplannedHolds = [...relay.heldOrders].filter((id) => !relay.failedWebhookOrders.has(id)).map((id) => `${id}: held, but its webhook never refused a POST`);
   results.push(result('holds only for orders whose webhook the plan failed', unplannedHolds, `${relay.heldOrders.size} held of ${relay.failedWebhookOrders.size} failed`));
 
   // 5. Dead letters: every expected one, with its exact reason, and nothing else anywhere.

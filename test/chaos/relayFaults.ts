@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container } from '@azure/cosmos';
-import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX, type ChangeFeedLease } from '../../src/adapters/changeFeedLease.js';
+import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX, readLeases, type ChangeFeedLease } from '../../src/adapters/changeFeedLease.js';
 import { listOutbox, retryOutbox } from '../../cli/commands/outboxRetry.js';
 import type { CliSettings } from '../../cli/settings.js';
 
@@ -27,11 +27,9 @@ export async function orderRelayCrash(runDir: string, fault: number): Promise<vo
  */
 export async function loseLease(orders: Container, index: number): Promise<boolean> {
   const leases = orders.database.container(LEASE_CONTAINER);
-  const { resources } = await leases.items
-    .query<ChangeFeedLease>({ query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND IS_DEFINED(c.LeaseToken)', parameters: [{ name: '@prefix', value: OUTBOX_RELAY_LEASE_PREFIX }] })
-    .fetchAll();
-  if (resources.length === 0) return false;
-  const lease = resources.sort((a, b) => (a.id < b.id ? -1 : 1))[index % resources.length] as ChangeFeedLease;
+  const all = await readLeases(leases, OUTBOX_RELAY_LEASE_PREFIX);
+  if (all.length === 0) return false;
+  const lease = all.sort((a, b) => (a.id < b.id ? -1 : 1))[index % all.length] as ChangeFeedLease;
   await leases.item(lease.id, lease.id).replace({ ...lease, Owner: GHOST_OWNER, timestamp: new Date(0).toISOString() });
   return true;
 }

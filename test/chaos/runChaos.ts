@@ -87,7 +87,8 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     const settled = await settle({ expectation, client, container, pool, timeoutMs: options.settleTimeoutMs, releaseHolds: () => releaser.releaseAll(), log });
     const invariants = checkInvariants(expectation, workload.run.entries, workload.reusedKeys, settled.observation, {
       webhookPosts: webhook.posts,
-      failedWebhookOrders: new Set(failedOrders),
+      // The orders the webhook actually refused (a subset of the plan's): a hold of any other order is a violation.
+      failedWebhookOrders: webhook.failedOrders,
       heldOrders: releaser.released,
     });
     const counters: HostCounters = pool.counters;

@@ -97,8 +97,8 @@ export function report(r: BenchResults): string {
     'raw: timed from the first acceptNextSession to the last completeMessage. ratio: e2e entries/s ÷ raw msg/s, per pair, median of the pairs.',
     'latency: each POST\'s start time is computed from the phase start (no drift, at most 64 POSTs awaiting their 202); "applied" is the',
     '  host\'s log time of the entry\'s completed line, or of its predecessor\'s when it arrived first and was parked (out of order).',
-    'Cosmos round trips: entries sent in order straight to orders, counted until the processor completed them (the relay runs meanwhile:',
-    '  changeFeed and lease replace are its requests).',
+    'Cosmos round trips: entries sent in order straight to orders, counted until the processor completed them, on a host without the',
+    '  outbox relay (its requests are in workload (b)\'s figure).',
   ].join('\n');
 }
 

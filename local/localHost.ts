@@ -69,6 +69,8 @@ export interface LocalHost {
   readonly serviceBusAdministration?: { readonly connectionString: string; readonly certFile: string };
   /** Every app setting the functions see. */
   readonly settings: AppSettings;
+  /** The Cosmos DB triggers' host (a test closes it to hold the relay back while the processor commits). */
+  readonly cosmosDB: CosmosDBHost;
   /** Whether the app's telemetry goes to Application Insights (then its alerts and metrics are there). */
   readonly applicationInsights: boolean;
   readonly logger: Logger;
@@ -164,6 +166,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       serviceBusAdminPort: stack?.serviceBusAdminPort,
       serviceBusAdministration: stack?.serviceBusAdministration,
       settings,
+      cosmosDB,
       applicationInsights: telemetry?.enabled ?? false,
       logger,
       close: () => (closing ??= stopAll()),

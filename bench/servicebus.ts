@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusMessage, ServiceBusSender } from '@azure/service-bus';
-import { launchServiceBusEmulator } from '../test/chaos/serviceBusProcess.js';
+import { launchServiceBusEmulator } from '../local/childProcess.js';
 
 const props = { LockDuration: 'PT1M', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'P1D' };
 const config = {

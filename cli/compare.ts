@@ -1,6 +1,6 @@
 import type { BusinessState, OrderView } from '../src/core/index.js';
 import type { Expectation } from './expectation.js';
-import type { ExpectedDeadLetter } from './generator.js';
+import type { ExpectedDeadLetter } from './runPlan.js';
 import { belongsToRun } from './ids.js';
 
 /** A dead letter as found on a dead-letter queue. */

@@ -2,8 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeadLetterReason, OrderStatus, type BusinessState } from '../src/core/index.js';
 import { CliError } from './errors.js';
-import type { ExpectedDeadLetter, GeneratedRun, RunCounts } from './generator.js';
-import { PoisonKind } from './poison.js';
+import type { GeneratedRun, RunCounts } from './generator.js';
+import type { ExpectedDeadLetter } from './runPlan.js';
+import { PoisonKind } from './runPlan.js';
 import { expectedOrders } from './oracle.js';
 
 /** Default path of the expectation file `send` writes and `verify` reads. */

@@ -10,7 +10,8 @@ import {
 import { CliError } from './errors.js';
 import { RUN_ID_PATTERN, entryIdOf, ledgerIdOf, orderIdOf, poisonIdOf, runIdOf } from './ids.js';
 import { Prng } from './prng.js';
-import { poisonSend, type PoisonKind } from './poison.js';
+import { poisonSend } from './poison.js';
+import type { ExpectedDeadLetter, PlannedSend } from './runPlan.js';
 
 /** Options of {@link generateRun}; the CLI flags of `send` with the same names (defaults: {@link DEFAULT_GENERATE_OPTIONS}). */
 export interface GenerateOptions {
@@ -46,29 +47,6 @@ export const DEFAULT_GENERATE_OPTIONS = {
   poison: 0,
   gaps: 0,
 } as const satisfies Omit<GenerateOptions, 'seed' | 'run' | 'deleteRatio'>;
-
-/** What one dead letter a run should produce looks like. */
-export interface ExpectedDeadLetter {
-  queue: 'orders' | 'ledger';
-  /** The `entryId` (orders; the message id when the body has none) or the ledger's message id. */
-  id: string;
-  reason: DeadLetterReason;
-  /** Why the generator expects it (for the summary). */
-  cause: 'conflict' | PoisonKind;
-}
-
-/** One message to send, in order. */
-export type PlannedSend =
-  | { kind: 'ledger'; ledger: Ledger; resend: boolean }
-  | {
-      kind: 'poison';
-      poison: PoisonKind;
-      queue: 'orders' | 'ledger';
-      messageId: string;
-      sessionId: string | undefined;
-      /** Bytes for a non-JSON body, else the JSON value. */
-      body: Uint8Array | Record<string, unknown>;
-    };
 
 /** Counts of what a run holds. */
 export interface RunCounts {

@@ -1,19 +1,5 @@
 import { DeadLetterReason } from '../src/core/index.js';
-import type { ExpectedDeadLetter, PlannedSend } from './generator.js';
-
-/** The kinds of poison `send --poison` produces, in turn. */
-export const PoisonKind = {
-  /** Bytes that are not JSON, on `orders`: the sequence can't be read, so it holds nothing (rule 10). */
-  NotJson: 'notJson',
-  /** JSON breaking the entry schema (unreadable sequence, float amount, unknown property), on `orders`. */
-  BadSchema: 'badSchema',
-  /** A well-formed entry whose `orderId` is not its session's, on `orders`: it holds nothing either. */
-  WrongSession: 'wrongSession',
-  /** A ledger repeating an `entryId` (rule 9), on `ledger`: dead-lettered whole, nothing fanned out. */
-  BadLedger: 'badLedger',
-} as const;
-/** One of {@link PoisonKind}. */
-export type PoisonKind = (typeof PoisonKind)[keyof typeof PoisonKind];
+import { PoisonKind, type ExpectedDeadLetter, type PlannedSend } from './runPlan.js';
 
 const KINDS: readonly PoisonKind[] = [PoisonKind.NotJson, PoisonKind.BadSchema, PoisonKind.WrongSession, PoisonKind.BadLedger];
 

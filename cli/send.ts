@@ -1,6 +1,7 @@
 import type { ServiceBusClient } from '@azure/service-bus';
 import { expectationOf, writeExpectation, DEFAULT_EXPECTATION_FILE, type Expectation } from './expectation.js';
-import { generateRun, type GenerateOptions, type PlannedSend } from './generator.js';
+import { generateRun, type GenerateOptions } from './generator.js';
+import type { PlannedSend } from './runPlan.js';
 import { FunctionApi } from './httpApi.js';
 import { silentProgress, type Progress } from './progress.js';
 import { QUEUES, openServiceBus, asCliError } from './serviceBus.js';

@@ -1,6 +1,6 @@
 import { parseServiceBusConnectionString } from '@azure/service-bus';
 import type { AppSettings } from './config/appSettings.js';
-import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from './emulatorKeys.js';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../src/adapters/emulatorKeys.js';
 
 const KEY_FROM_SETTINGS = '(key from settings)';
 

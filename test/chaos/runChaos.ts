@@ -7,7 +7,7 @@ import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmo
 import { ensureCosmosResources } from '../../local/cosmosResources.js';
 import { expectationOf } from '../../cli/expectation.js';
 import type { ChaosOptions } from './chaosOptions.js';
-import { repoFile } from './childProcess.js';
+import { repoFile } from '../../local/childProcess.js';
 import { countPlan, planFaults, webhookFailedOrders, type PlannedFault } from './faultPlan.js';
 import { startHostPool, type HostCounters, type HostPool } from './hostPool.js';
 import { checkInvariants, invariantsHold, type InvariantResult } from './invariants.js';

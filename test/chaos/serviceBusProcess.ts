@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { startChild, type Child } from './childProcess.js';
+import { launchServiceBusEmulator } from '../../local/childProcess.js';
 
 /** The Service Bus emulator as a child process that can be killed and restarted on the same port and data. */
 export interface ServiceBusProcess {
@@ -22,20 +22,6 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
-}
-
-/**
- * Starts `emulators/servicebus/main.ts` with `args` as a child process (its output appended to `logFile`) and
- * resolves once it prints its listening line. The one way the tests, the chaos run and the benchmark spawn it.
- */
-export async function launchServiceBusEmulator(args: readonly string[], logFile: string): Promise<{ child: Child; connectionString: string }> {
-  const { child, ready } = await startChild({
-    script: 'emulators/servicebus/main.ts',
-    args: [...args],
-    logFile,
-    isReady: (line) => line.status === 'listening',
-  });
-  return { child, connectionString: String(ready.connectionString) };
 }
 
 /** Starts `emulators/servicebus/main.ts` with durable data in `dataDir` and the entity file `configFile`. */

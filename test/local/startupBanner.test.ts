@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMULATOR_KEY } from '../../emulators/cosmos/http/auth.js';
 import { displayCosmosConnection, displayServiceBusConnection } from '../../local/connectionDisplay.js';
-import { COSMOS_EMULATOR_KEY } from '../../local/emulatorKeys.js';
+import { COSMOS_EMULATOR_KEY } from '../../src/adapters/emulatorKeys.js';
 import { parseMainArgs } from '../../local/mainArgs.js';
 import { startupBanner } from '../../local/startupBanner.js';
 

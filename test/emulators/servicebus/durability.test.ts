@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceBusClient } from '@azure/service-bus';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchServiceBusEmulator } from '../../chaos/serviceBusProcess.js';
+import { launchServiceBusEmulator } from '../../../local/childProcess.js';
 import { peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
 import { configWith, fastClientOptions, queue } from './helpers.js';
 

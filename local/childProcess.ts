@@ -1,11 +1,15 @@
+/**
+ * Child processes of the repository's own scripts (`node --import tsx <script>`), waited for until they print
+ * their ready line: how the chaos run, the tests and the benches start emulators and hosts they can kill.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-/** Absolute path of a file of the repository (this file is `test/chaos/childProcess.ts`). */
+/** Absolute path of a file of the repository (this file is `local/childProcess.ts`). */
 export function repoFile(relative: string): string {
-  return fileURLToPath(new URL(`../../${relative}`, import.meta.url));
+  return fileURLToPath(new URL(`../${relative}`, import.meta.url));
 }
 
 /** Options of {@link startChild}. */
@@ -120,4 +124,18 @@ function parseObject(line: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Starts `emulators/servicebus/main.ts` with `args` as a child process (its output appended to `logFile`) and
+ * resolves once it prints its listening line. The one way the tests, the chaos run and the benchmark spawn it.
+ */
+export async function launchServiceBusEmulator(args: readonly string[], logFile: string): Promise<{ child: Child; connectionString: string }> {
+  const { child, ready } = await startChild({
+    script: 'emulators/servicebus/main.ts',
+    args: [...args],
+    logFile,
+    isReady: (line) => line.status === 'listening',
+  });
+  return { child, connectionString: String(ready.connectionString) };
 }

@@ -1,6 +1,7 @@
 /**
  * The emulators' published, non-secret keys, shared by the startup banner and the CLI's embedded-stack defaults.
- * Kept outside `emulators/` (and free of imports) so code that runs against Azure loads no emulator code.
+ * Kept outside `emulators/` (and free of imports) so code that runs against Azure loads no emulator code; here, below
+ * both the CLI and the local host, so both may import it (docs/architecture.md).
  */
 
 /** The Cosmos DB emulators' published account key (the official emulator's, which the embedded one also accepts). */

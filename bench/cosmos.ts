@@ -1,7 +1,7 @@
 import { ChangeFeedStartFrom, CosmosClient, StatusCodes } from '@azure/cosmos';
 import type { Container, Database, JSONObject } from '@azure/cosmos';
 import { CosmosOutboxHoldStore } from '../src/adapters/outboxHoldCosmosStore.js';
-import { CosmosParkedOrders } from '../src/adapters/metricsGapMonitor.js';
+import { CosmosOrderStore } from '../src/adapters/cosmosOrderStore.js';
 import { outboxHoldId } from '../src/core/index.js';
 import { start } from '../emulators/cosmos/index.js';
 
@@ -100,13 +100,13 @@ async function loadLargeContainer(c: Container): Promise<number> {
 /** The app's own cross-partition reads, through its adapters: the holds gauge, `convoy outbox list`, the gap monitor. */
 function largeQueries(c: Container): Record<string, () => Promise<unknown>> {
   const holds = new CosmosOutboxHoldStore(c);
-  const parked = new CosmosParkedOrders(c);
+  const parked = new CosmosOrderStore(c);
   let order = 0;
   return {
     'cross: holds gauge (COUNT outbox-hold)': () => holds.count(),
     'cross: convoy outbox list (holds)': () => holds.list(),
     'partition: one order\'s hold (convoy outbox list --order)': () => holds.list({ orderId: `order-${(order++ % 4) * 50}` }),
-    'cross: gap monitor scan (parked orders)': () => parked.ordersWithParked(),
+    'cross: gap monitor scan (parked orders)': () => parked.ordersWaiting(),
   };
 }
 

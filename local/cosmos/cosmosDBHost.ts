@@ -8,7 +8,7 @@ import { CosmosClient, type Container } from '@azure/cosmos';
 import type { CosmosDBv4FunctionOptions } from '@azure/functions';
 import type { Logger } from 'pino';
 import { leaseIdPrefix } from '../../src/adapters/changeFeedLease.js';
-import { describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosErrors.js';
+import { describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosOrderStore.js';
 import { CoreErrorCode } from '../../src/core/errors.js';
 import type { AppSettings } from '../config/appSettings.js';
 import { createInvocationContext } from '../logging/invocationContext.js';

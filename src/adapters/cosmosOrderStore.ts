@@ -1,29 +1,34 @@
 /**
- * The core's `OrderStore` port on Cosmos DB for NoSQL: one container partitioned on `/orderId`, one transactional
- * batch per commit, point reads for the rest.
+ * The core's `OrderStore` (and `GapStore`) on Cosmos DB for NoSQL: one container partitioned on `/orderId`, one
+ * transactional batch per write, point reads for the rest — and the one place a Cosmos DB status or SDK failure
+ * becomes the domain's outcome or a `StoreError` (rule 8: 408 on a write is "outcome unknown"; 429, 449, 503 and
+ * network failures are transient; anything else fails).
  */
 import type { Container, ItemDefinition, OperationInput, OperationResponse } from '@azure/cosmos';
 import { ORDER_DOCUMENT_ID } from '../core/documents/documentIds.js';
+import type { AppliedEntryDocument } from '../core/documents/appliedEntryDocument.js';
 import type { InboxRecord } from '../core/documents/inboxRecord.js';
 import type { OrderDocument } from '../core/documents/orderDocument.js';
-import type { ParkedEntryDocument } from '../core/documents/parkedEntryDocument.js';
-import type { AppliedEntryDocument } from '../core/documents/appliedEntryDocument.js';
+import type { GapAlertMark, ParkedEntryDocument } from '../core/documents/parkedEntryDocument.js';
 import { withoutSystemProperties } from '../core/documents/systemProperties.js';
-import { CoreErrorCode, StoreError, TRANSIENT_STATUSES } from '../core/errors.js';
-import { assertCommitShape, type CommitResult, type OrderContainerDocument, type OrderStore, type StoreOperation, type Stored } from '../core/ports/orderStore.js';
-import { isCommitConflictStatus, toStoreError } from './cosmosErrors.js';
+import { CoreErrorCode, StoreError, type StoreErrorCode } from '../core/errors.js';
+import type { CommitOutcome, GapStore, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../core/ports/orderStore.js';
 
 /** Status of the operations Cosmos did not run because another one of the batch failed. */
 const FAILED_DEPENDENCY = 424;
+/** Statuses worth another attempt: timeout, throttled, write conflict under load, unavailable. */
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 449, 503]);
+
+/** One operation of a batch and what it stands for, so a failure at its index can be read in the domain's words. */
+type Step = { role: 'inbox' | 'parked' | 'applied' | 'order' | 'outbox'; op: OperationInput; creates: boolean };
 
 /**
- * {@link OrderStore} over a Cosmos DB container (`convoy`/`orders`, partition key `/orderId`).
- *
- * Every `commit` is exactly one `container.items.batch` call, so an applied entry costs one round trip. Give it a
- * client whose SDK retries are off (see `cosmosClientOptions`): the core retries transient failures itself within
- * its budget, and must see each 429 or timeout to decide.
+ * {@link OrderStore} over a Cosmos DB container (`convoy`/`orders`, partition key `/orderId`). Every `commit` is one
+ * `container.items.batch` call, so an applied entry costs one round trip; a write refused because the entry's key
+ * exists costs one more read, of what it met. Give it a client whose SDK retries are off (`cosmosClientOptions`):
+ * the core retries transient failures itself within its budget, and must see each 429 or timeout to decide.
  */
-export class CosmosOrderStore implements OrderStore {
+export class CosmosOrderStore implements OrderStore, GapStore {
   constructor(private readonly container: Container) {}
 
   readOrder(orderId: string): Promise<Stored<OrderDocument> | undefined> {
@@ -42,17 +47,69 @@ export class CosmosOrderStore implements OrderStore {
     return this.read<AppliedEntryDocument>(orderId, id);
   }
 
-  async commit(orderId: string, operations: readonly StoreOperation[]): Promise<CommitResult> {
-    // Refuses what Cosmos would refuse anyway, before spending a round trip on it.
-    assertCommitShape(orderId, operations);
+  async commit(orderId: string, write: OrderWrite): Promise<CommitOutcome> {
+    const steps = batchOf(write);
     let results: OperationResponse[] | undefined;
     try {
-      const response = await this.container.items.batch(operations.map(toOperationInput), orderId);
-      results = response.result;
+      results = (await this.container.items.batch(steps.map((s) => s.op), orderId)).result;
     } catch (error) {
-      throw toStoreError(error, 'commit', `a batch of ${operations.length} operations in order ${orderId}`);
+      const failure = toStoreError(error, 'commit', `a batch of ${steps.length} operations in order ${orderId}`);
+      if (failure.code === CoreErrorCode.StoreTransient) return { kind: 'transient', reason: failure.message, ...(failure.retryAfterMs !== undefined && { retryAfterMs: failure.retryAfterMs }) };
+      if (failure.code === CoreErrorCode.StoreOutcomeUnknown) return { kind: 'unknown', reason: failure.message };
+      throw failure;
     }
-    return interpretBatch(orderId, operations, results);
+    if (results === undefined || results.length !== steps.length) {
+      throw new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB answered ${results?.length ?? 'no'} results for a batch of ${steps.length} in order ${orderId}`);
+    }
+    // A failed batch (HTTP 207) applied nothing: the failing operation has its status, every other 424.
+    const failedIndex = results.findIndex((r) => r.statusCode >= 400 && r.statusCode !== FAILED_DEPENDENCY);
+    if (failedIndex === -1) {
+      if (results.some((r) => r.statusCode >= 400)) throw new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB failed a batch in order ${orderId} without naming an operation`);
+      const orderEtag = results[steps.findIndex((s) => s.role === 'order')]?.eTag;
+      if (orderEtag === undefined) throw new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB gave no ETag for the order document of order ${orderId}`);
+      return { kind: 'committed', orderEtag };
+    }
+    const { role } = steps[failedIndex]!;
+    const status = results[failedIndex]!.statusCode;
+    // Operations run in order: a create before the failing one would have succeeded, so its record does not exist.
+    const inboxCreated: { inbox?: null } = failedIndex > 0 && steps[0]!.role === 'inbox' && steps[0]!.creates ? { inbox: null } : {};
+    if (status === 409 && role === 'inbox' && write.inbox && 'create' in write.inbox) {
+      return { kind: 'keySeen', seen: { inbox: (await this.readInbox(orderId, write.inbox.create.id)) ?? null } };
+    }
+    if (status === 409 && role === 'applied' && write.applied) {
+      return { kind: 'keySeen', seen: { ...inboxCreated, applied: (await this.readApplied(orderId, write.applied.id))?.doc ?? null } };
+    }
+    if (status === 409 && role === 'outbox') return { kind: 'keySeen', seen: { ...inboxCreated, outbox: true } };
+    if (status === 404 || status === 409 || status === 412) return { kind: 'orderChanged', what: `${role} (status ${status})` };
+    const reason = `Cosmos DB refused operation ${failedIndex} (${role}) of a batch in order ${orderId} with status ${status}`;
+    if (status === 408) return { kind: 'unknown', reason };
+    if (TRANSIENT_STATUSES.has(status)) return { kind: 'transient', reason };
+    throw new StoreError(CoreErrorCode.StoreFailed, reason, { status });
+  }
+
+  async ordersWaiting(): Promise<OrderDocument[]> {
+    try {
+      const { resources } = await this.container.items
+        .query<OrderDocument>({
+          query: "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_CONTAINS(c.rejected, { alerted: false }, true))",
+        })
+        .fetchAll();
+      return resources.map((doc) => withoutSystemProperties(doc));
+    } catch (error) {
+      throw toStoreError(error, 'read', 'orders with parked entries');
+    }
+  }
+
+  async markGapAlert(parked: Stored<ParkedEntryDocument>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
+    const { orderId, id } = parked.doc;
+    try {
+      await this.container.item(id, orderId).replace({ ...parked.doc, gapAlert: mark }, { accessCondition: { type: 'IfMatch', condition: parked.etag } });
+      return 'marked';
+    } catch (error) {
+      const { status } = describeCosmosFailure(error);
+      if (status === 404 || status === 412) return 'changed';
+      throw toStoreError(error, 'commit', `the gap alert mark of ${id} in order ${orderId}`);
+    }
   }
 
   private async read<T extends OrderContainerDocument>(orderId: string, id: string): Promise<Stored<T> | undefined> {
@@ -67,41 +124,108 @@ export class CosmosOrderStore implements OrderStore {
   }
 }
 
-function toOperationInput(op: StoreOperation): OperationInput {
+/** The batch of a write, in the order the core's `OrderWrite` promises: inbox, parked, applied, order, outbox. */
+function batchOf(write: OrderWrite): Step[] {
   // Documents are plain JSON by construction (the core's document types); the SDK wants its JSONObject.
   const body = (doc: OrderContainerDocument) => doc as unknown as Extract<OperationInput, { operationType: 'Create' }>['resourceBody'];
-  switch (op.kind) {
-    case 'create':
-      return { operationType: 'Create', resourceBody: body(op.doc) };
-    case 'upsert':
-      return { operationType: 'Upsert', resourceBody: body(op.doc) };
-    case 'replace':
-      return { operationType: 'Replace', id: op.doc.id, resourceBody: body(op.doc), ...(op.ifMatch !== undefined && { ifMatch: op.ifMatch }) };
-    case 'delete':
-      return { operationType: 'Delete', id: op.id, ...(op.ifMatch !== undefined && { ifMatch: op.ifMatch }) };
-  }
+  const create = (role: Step['role'], doc: OrderContainerDocument): Step => ({ role, op: { operationType: 'Create', resourceBody: body(doc) }, creates: true });
+  // The SDK sends batch operations as written, and Cosmos DB honours `ifMatch` on a delete, though the SDK's
+  // `DeleteOperationInput` type leaves it out.
+  const ifMatch = (etag: string) => ({ ifMatch: etag });
+  const remove = (role: Step['role'], stored: Stored<OrderContainerDocument>): Step => ({ role, op: { operationType: 'Delete', id: stored.doc.id, ...ifMatch(stored.etag) }, creates: false });
+  const steps: Step[] = [];
+  const { inbox, parked, applied, order, outbox } = write;
+  if (inbox && 'create' in inbox) steps.push(create('inbox', inbox.create));
+  else if (inbox && 'upsert' in inbox) steps.push({ role: 'inbox', op: { operationType: 'Upsert', resourceBody: body(inbox.upsert) }, creates: false });
+  else if (inbox) steps.push(remove('inbox', inbox.delete));
+  if (parked && 'create' in parked) steps.push(create('parked', parked.create));
+  else if (parked) steps.push(remove('parked', parked.delete));
+  if (applied) steps.push(create('applied', applied));
+  steps.push(
+    order.etag === undefined
+      ? create('order', order.doc)
+      : { role: 'order', op: { operationType: 'Replace', id: order.doc.id, resourceBody: body(order.doc), ifMatch: order.etag }, creates: false },
+  );
+  if (outbox) steps.push(create('outbox', outbox));
+  return steps;
+}
+
+/** Which kind of call failed: only a write can have an unknown outcome. */
+export type CosmosCallKind = 'read' | 'commit';
+
+/** What could be learnt about a failed SDK call. */
+export interface CosmosFailure {
+  /** HTTP status, when the server answered. */
+  status: number | undefined;
+  substatus: number | undefined;
+  retryAfterMs: number | undefined;
+  /** Node's network error code (`ECONNRESET`, ...) or the SDK's error name, when there was no answer. */
+  networkCode: string | undefined;
+  message: string;
+}
+
+/** Network failures that mean the request never left: nothing can have been written. */
+const NOT_SENT = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
+/** Network failures after the request may have been sent: a write's outcome is unknown. */
+const NO_REPLY = /\b(ECONNRESET|EPIPE|ETIMEDOUT|ECONNABORTED)\b|socket hang up|timed? ?out|TimeoutError|aborted/i;
+
+function numberOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** The last status the gateway answered, from an error's diagnostics (`items.batch` keeps nothing else). */
+function lastGatewayStatus(error: object): { status?: number; substatus?: number } {
+  const diagnostics = (error as { diagnostics?: { clientSideRequestStatistics?: { gatewayStatistics?: unknown } } }).diagnostics;
+  const stats = diagnostics?.clientSideRequestStatistics?.gatewayStatistics;
+  if (!Array.isArray(stats) || stats.length === 0) return {};
+  const last = stats[stats.length - 1] as { statusCode?: unknown; subStatusCode?: unknown };
+  return { status: numberOf(last.statusCode), substatus: numberOf(last.subStatusCode) };
 }
 
 /**
- * A committed batch answers one 2xx per operation. A failed one (HTTP 207) applies nothing and answers the
- * failing operation's status and 424 for every other; the first non-424 failure is the one the port reports.
+ * Reads status and network code from anything the SDK threw. Point operations throw an `ErrorResponse` whose `code`
+ * is the HTTP status (or a Node error code such as `ECONNREFUSED`). `items.batch` rethrows every failure as a plain
+ * `Error("Batch request error: …")` (`dist/esm/client/Item/Items.js`), keeping only the message and the diagnostics,
+ * so the status is taken from the diagnostics' gateway statistics there.
  */
-function interpretBatch(orderId: string, operations: readonly StoreOperation[], results: OperationResponse[] | undefined): CommitResult {
-  if (results === undefined || results.length !== operations.length) {
-    throw new StoreError(
-      CoreErrorCode.StoreFailed,
-      `Cosmos DB answered ${results?.length ?? 'no'} results for a batch of ${operations.length} in order ${orderId}`,
-    );
+export function describeCosmosFailure(error: unknown): CosmosFailure {
+  if (typeof error !== 'object' || error === null) {
+    return { status: undefined, substatus: undefined, retryAfterMs: undefined, networkCode: undefined, message: String(error) };
   }
-  const failedIndex = results.findIndex((r) => r.statusCode >= 400 && r.statusCode !== FAILED_DEPENDENCY);
-  if (failedIndex === -1) {
-    if (results.some((r) => r.statusCode >= 400)) {
-      throw new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB failed a batch in order ${orderId} without naming an operation`);
-    }
-    return { ok: true, etags: results.map((r, i) => (operations[i]?.kind === 'delete' ? undefined : r.eTag)) };
+  const e = error as { code?: unknown; statusCode?: unknown; substatus?: unknown; retryAfterInMs?: unknown; message?: unknown; name?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  const fromDiagnostics = lastGatewayStatus(error);
+  const status = numberOf(e.code) ?? numberOf(e.statusCode) ?? fromDiagnostics.status;
+  const substatus = numberOf(e.substatus) ?? fromDiagnostics.substatus;
+  let networkCode: string | undefined;
+  if (typeof e.code === 'string') networkCode = e.code;
+  else if (status === undefined) networkCode = (NOT_SENT.exec(message) ?? NO_REPLY.exec(message))?.[0] ?? (typeof e.name === 'string' ? e.name : undefined);
+  return { status, substatus, retryAfterMs: numberOf(e.retryAfterInMs), networkCode, message };
+}
+
+/** The core code for a failure of a call of `kind`. */
+export function storeErrorCodeOf(failure: CosmosFailure, kind: CosmosCallKind): StoreErrorCode {
+  const { status, networkCode, message } = failure;
+  if (status !== undefined) {
+    // A server-side timeout of a write: Cosmos may still have committed it.
+    if (status === 408 && kind === 'commit') return CoreErrorCode.StoreOutcomeUnknown;
+    return TRANSIENT_STATUSES.has(status) ? CoreErrorCode.StoreTransient : CoreErrorCode.StoreFailed;
   }
-  const status = results[failedIndex]!.statusCode;
-  if (isCommitConflictStatus(status)) return { ok: false, failedIndex, status };
-  const code = TRANSIENT_STATUSES.has(status) ? CoreErrorCode.StoreTransient : CoreErrorCode.StoreFailed;
-  throw new StoreError(code, `Cosmos DB refused operation ${failedIndex} of a batch in order ${orderId} with status ${status}`, { status });
+  const text = `${networkCode ?? ''} ${message}`;
+  if (NOT_SENT.test(text)) return CoreErrorCode.StoreTransient;
+  if (NO_REPLY.test(text)) return kind === 'commit' ? CoreErrorCode.StoreOutcomeUnknown : CoreErrorCode.StoreTransient;
+  return CoreErrorCode.StoreFailed;
+}
+
+/** Translates an SDK failure of a `kind` call about `what` into a {@link StoreError}. */
+export function toStoreError(error: unknown, kind: CosmosCallKind, what: string): StoreError {
+  const failure = describeCosmosFailure(error);
+  const code = storeErrorCodeOf(failure, kind);
+  const reason = failure.status !== undefined ? `status ${failure.status}` : (failure.networkCode ?? 'no status');
+  return new StoreError(code, `Cosmos DB ${kind} of ${what} failed (${reason}): ${failure.message}`, {
+    status: failure.status,
+    substatus: failure.substatus,
+    retryAfterMs: failure.retryAfterMs,
+    cause: error,
+  });
 }

@@ -8,6 +8,7 @@ import { metrics } from '@opentelemetry/api';
 import type { Counter, Histogram, Meter, MeterProvider, ObservableGauge } from '@opentelemetry/api';
 import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import type { OutboxObserver } from '../core/outbox/outboxPorts.js';
+import type { GapGauges } from '../core/order/gapMonitor.js';
 import type { ProcessResult } from '../core/processor/processResult.js';
 import { TELEMETRY_SCOPE } from './telemetry.js';
 
@@ -33,11 +34,6 @@ export const MetricName = {
 /** One of {@link MetricName}. */
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 
-/** What the gap monitor saw in one scan. */
-export interface GapSnapshot {
-  parkedEntries: number;
-  oldestGapAgeMs: number;
-}
 
 /** What the relay's gauge timer saw. */
 export interface RelaySnapshot {
@@ -69,7 +65,7 @@ export class ConvoyMetrics implements OutboxObserver {
   private provider: MeterProvider | undefined;
   private instruments: Instruments | undefined;
   private relay: RelaySnapshot | undefined;
-  private gap: GapSnapshot | undefined;
+  private gap: GapGauges | undefined;
 
   constructor(private readonly options: ConvoyMetricsOptions = {}) {}
 
@@ -99,7 +95,7 @@ export class ConvoyMetrics implements OutboxObserver {
   }
 
   /** Keeps the gap monitor's latest figures for the gap gauges. */
-  gaps(snapshot: GapSnapshot): void {
+  gaps(snapshot: GapGauges): void {
     this.current();
     this.gap = { ...snapshot };
   }

@@ -5,7 +5,7 @@
  */
 import type { Container, ItemDefinition } from '@azure/cosmos';
 import { outboxHoldId, withoutSystemProperties, type OutboxHold, type OutboxHoldStore, type HoldWriteLost, type Stored } from '../core/index.js';
-import { describeCosmosFailure, toStoreError } from './cosmosErrors.js';
+import { describeCosmosFailure, toStoreError } from './cosmosOrderStore.js';
 
 /** {@link OutboxHoldStore} over the `orders` container. */
 export class CosmosOutboxHoldStore implements OutboxHoldStore {

@@ -12,3 +12,6 @@ export const DeadLetterReason = {
 } as const;
 
 export type DeadLetterReason = (typeof DeadLetterReason)[keyof typeof DeadLetterReason];
+
+/** Service Bus keeps dead-letter descriptions short; longer text is cut to this many characters. */
+export const MAX_DEAD_LETTER_DESCRIPTION = 1024;

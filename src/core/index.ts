@@ -2,12 +2,11 @@
  * The pure core of Ledger Convoy: contracts, hashing, the order state machine, the inbox/parking decisions, the
  * splitter's plan, configuration and the ports adapters implement. No Azure SDK or Functions imports.
  */
-export { DeadLetterReason } from './deadLetterReasons.js';
+export { DeadLetterReason, MAX_DEAD_LETTER_DESCRIPTION } from './deadLetterReasons.js';
 export {
   ConfigError,
   CoreErrorCode,
   StoreError,
-  TRANSIENT_STATUSES,
   TransitionError,
   ValidationError,
   errorCode,
@@ -61,7 +60,7 @@ export {
 export { OrderStatus, initialOrderState, type OrderState, type Transaction } from './order/orderState.js';
 export { applyTransition, type TransitionResult } from './order/transition.js';
 export { businessState, orderView, type BusinessState, type OrderView } from './order/orderView.js';
-export { gapAlertDue, staleGap, type StaleGap } from './order/gapCheck.js';
+export { gapAlertDue, runGapMonitor, staleGap, type GapGauges, type GapMonitorDeps, type GapMonitorReport, type StaleGap } from './order/gapMonitor.js';
 export { nextDueSequence, orderNeedsFollowUp } from './order/followUpCheck.js';
 
 export { ORDER_DOCUMENT_ID, appliedEntryId, inboxRecordId, outboxRecordId, parkedEntryId } from './documents/documentIds.js';
@@ -73,14 +72,7 @@ export type { OutboxRecord } from './documents/outboxRecord.js';
 
 export { systemClock, timerSleep, type Clock, type Sleep } from './ports/clock.js';
 export type { MessageSettlement } from './ports/messageSettlement.js';
-export type {
-  CommitConflictStatus,
-  CommitResult,
-  OrderContainerDocument,
-  OrderStore,
-  StoreOperation,
-  Stored,
-} from './ports/orderStore.js';
+export type { CommitOutcome, GapStore, KeySeen, OrderContainerDocument, OrderStore, OrderWrite, Stored } from './ports/orderStore.js';
 export {
   AlertName,
   CounterName,
@@ -98,9 +90,10 @@ export {
   type OrderProcessorOptions,
   type ProcessContext,
 } from './processor/orderProcessor.js';
-export { ProcessOutcome, type ProcessResult, type ReceivedOrderMessage } from './processor/processResult.js';
-export { backoffDelay, retryTransient, type RetryOptions } from './processor/retry.js';
-export { MAX_DEAD_LETTER_DESCRIPTION } from './processor/settle.js';
+export { ProcessOutcome, type ProcessResult } from './processor/processResult.js';
+export type { ReceivedOrderMessage } from './processor/checkMessage.js';
+export { decide, type CheckedEntry, type Decision, type Facts, type Rule } from './processor/decide.js';
+export { backoffDelay, retry, type BackoffOptions, type RetryOptions } from './retry.js';
 
 export { planEntryMessage, planLedger, type LedgerPlan, type PlannedEntryMessage } from './splitter/planLedger.js';
 export { TRACEPARENT_PROPERTIES, isTraceparent, messageTraceparent } from './traceContext.js';

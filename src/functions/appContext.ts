@@ -17,7 +17,7 @@ import type { CoreConfig } from '../core/config.js';
 import { parseIsoDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
-import type { OrderStore } from '../core/ports/orderStore.js';
+import type { GapStore, OrderStore } from '../core/ports/orderStore.js';
 import type { Telemetry } from '../core/ports/telemetry.js';
 import { OrderCache } from '../core/processor/orderCache.js';
 import { OrderProcessor } from '../core/processor/orderProcessor.js';
@@ -54,7 +54,7 @@ export interface AppContext {
   cosmosClient(): CosmosClient;
   /** The orders container named by {@link AppContext.cosmosResources}. */
   container(): Container;
-  store(): OrderStore;
+  store(): OrderStore & GapStore;
   serviceBusClient(): ServiceBusClient;
   /** One cached sender per queue. */
   sender(queue: QueueName): ServiceBusSender;
@@ -111,7 +111,7 @@ function buildAppContext(settings: AppSettings, deps: AppContextDeps): AppContex
   const senders = new Map<QueueName, ServiceBusSender>();
   let cosmos: CosmosClient | undefined;
   let orders: Container | undefined;
-  let store: OrderStore | undefined;
+  let store: CosmosOrderStore | undefined;
   let serviceBus: ServiceBusClient | undefined;
   let processor: OrderProcessor | undefined;
 
@@ -125,7 +125,7 @@ function buildAppContext(settings: AppSettings, deps: AppContextDeps): AppContex
   };
   const serviceBusClient = (): ServiceBusClient => (serviceBus ??= createServiceBusClient(frozen));
   const container = (): Container => (orders ??= ordersContainer(cosmosClient(), cosmosResources));
-  const orderStore = (): OrderStore => (store ??= new CosmosOrderStore(container()));
+  const orderStore = (): CosmosOrderStore => (store ??= new CosmosOrderStore(container()));
 
   return {
     settings: frozen,

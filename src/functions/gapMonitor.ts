@@ -1,10 +1,10 @@
 /**
  * Gap monitor: a timer that raises `GapTooOld` once per gap older than `GAP_ALERT_AGE`, reports the parked gauges,
- * and resumes drains that stopped half-way (design rule 5).
+ * and resumes drains that stopped half-way (rule 5; the decisions are `src/core/order/gapMonitor.ts`'s).
  */
 import type { InvocationContext, Timer } from '@azure/functions';
 import { sharedMetrics } from '../adapters/metrics.js';
-import { CosmosParkedOrders, runGapMonitor, type GapMonitorReport } from '../adapters/metricsGapMonitor.js';
+import { runGapMonitor, type GapMonitorReport } from '../core/index.js';
 import { appContext } from './appContext.js';
 import { register } from './register.js';
 
@@ -15,7 +15,6 @@ export const GAP_MONITOR_SCHEDULE = '0 * * * * *';
 export async function gapMonitor(_timer: Timer, _context: InvocationContext): Promise<GapMonitorReport> {
   const app = appContext();
   return runGapMonitor({
-    orders: new CosmosParkedOrders(app.container()),
     store: app.store(),
     telemetry: app.telemetry,
     gapAlertAgeMs: app.config.gapAlertAgeMs,

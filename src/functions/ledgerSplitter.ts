@@ -11,7 +11,7 @@ import { normaliseBody } from '../core/schemas/body.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
 import { messageTraceparent } from '../core/traceContext.js';
 import { DeadLetterReason } from '../core/deadLetterReasons.js';
-import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/processor/settle.js';
+import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
 import { planLedger } from '../core/splitter/planLedger.js';
 import { QueueName, SERVICE_BUS_CONNECTION, appContext, type AppContext } from './appContext.js';
 import { register } from './register.js';

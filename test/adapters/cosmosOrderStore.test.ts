@@ -3,9 +3,8 @@ import type { Container } from '@azure/cosmos';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { orderStoreClientOptions } from '../../src/adapters/cosmosClientOptions.js';
-import { describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosErrors.js';
-import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
-import { inboxRecord, type StoreOperation } from '../../src/core/index.js';
+import { CosmosOrderStore, describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosOrderStore.js';
+import { ORDER_DOCUMENT_ID, inboxRecord, initialOrderState, type OrderDocument, type OrderWrite } from '../../src/core/index.js';
 import { start } from '../../emulators/cosmos/index.js';
 import type { CosmosEmulator } from '../../emulators/cosmos/index.js';
 import { describeOrderStoreContract } from '../unit/contracts/orderStoreContract.js';
@@ -31,7 +30,8 @@ describeOrderStoreContract('Cosmos DB (emulator)', () => new CosmosOrderStore(co
 describe('CosmosOrderStore on the Cosmos emulator', () => {
   const record = (orderId: string, entryId = 'e-1') =>
     inboxRecord({ consumer: 'order-processor', orderId, entryId, requestHash: 'a'.repeat(64), sequence: 1, status: 'applied', now: '2025-01-01T00:00:00.000Z', ttlSeconds: 3600 });
-  const create = (orderId: string, entryId?: string): StoreOperation[] => [{ kind: 'create', doc: record(orderId, entryId) }];
+  const order = (orderId: string): OrderDocument => ({ id: ORDER_DOCUMENT_ID, docType: 'order', orderId, lastSequence: 0, state: initialOrderState(), parked: [], rejected: [], updatedAt: 'now' });
+  const write = (orderId: string, inboxOf = orderId): OrderWrite => ({ inbox: { create: record(inboxOf) }, order: { doc: order(orderId), etag: undefined } });
   let store: CosmosOrderStore;
 
   beforeEach(() => {
@@ -44,16 +44,16 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
     // Prepare
     const orderId = `o-${randomUUID()}`;
     // Act
-    const result = await store.commit(orderId, [...create(orderId, 'e-1'), ...create(orderId, 'e-2')]);
+    const outcome = await store.commit(orderId, write(orderId));
     // Assess
-    expect(result.ok).toBe(true);
+    expect(outcome.kind).toBe('committed');
     expect(emulator.counters()).toEqual({ total: 1, batch: 1 });
   });
 
   it('reads documents without Cosmos system properties', async () => {
     // Prepare
     const orderId = `o-${randomUUID()}`;
-    await store.commit(orderId, create(orderId));
+    await store.commit(orderId, write(orderId));
     // Act
     const read = await store.readInbox(orderId, record(orderId).id);
     // Assess
@@ -61,45 +61,39 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
     expect(read?.etag).toMatch(/^".+"$/);
   });
 
-  it('maps a 429 on a batch to StoreTransient with the status, and writes nothing', async () => {
+  it.each([429, 449, 503] as const)('answers transient for a %i on a batch, having written nothing', async (status) => {
     // Prepare
     const orderId = `o-${randomUUID()}`;
-    emulator.faults.add({ operation: 'batch', status: 429 });
+    emulator.faults.add({ operation: 'batch', status });
     // Act
-    const act = store.commit(orderId, create(orderId));
+    const outcome = await store.commit(orderId, write(orderId));
     // Assess
-    await expect(act).rejects.toMatchObject({ name: 'StoreError', code: 'StoreTransient', status: 429 });
+    expect(outcome.kind).toBe('transient');
     expect(await store.readInbox(orderId, record(orderId).id)).toBeUndefined();
   });
 
-  it.each([449, 503] as const)('maps a %i on a batch to StoreTransient', async (status) => {
-    const orderId = `o-${randomUUID()}`;
-    emulator.faults.add({ operation: 'batch', status });
-    await expect(store.commit(orderId, create(orderId))).rejects.toMatchObject({ code: 'StoreTransient', status });
-  });
-
-  it('maps a 408 on a batch to StoreOutcomeUnknown: the server may have committed before timing out', async () => {
+  it('answers unknown for a 408 on a batch: the server may have committed before timing out', async () => {
     const orderId = `o-${randomUUID()}`;
     emulator.faults.add({ operation: 'batch', status: 408 });
-    await expect(store.commit(orderId, create(orderId))).rejects.toMatchObject({ code: 'StoreOutcomeUnknown', status: 408 });
+    expect((await store.commit(orderId, write(orderId))).kind).toBe('unknown');
   });
 
-  it('maps a 500 on a batch to StoreFailed', async () => {
+  it('throws StoreFailed for a 500 on a batch', async () => {
     const orderId = `o-${randomUUID()}`;
     emulator.faults.add({ operation: 'batch', status: 500 });
-    await expect(store.commit(orderId, create(orderId))).rejects.toMatchObject({ code: 'StoreFailed', status: 500 });
+    await expect(store.commit(orderId, write(orderId))).rejects.toMatchObject({ code: 'StoreFailed', status: 500 });
   });
 
-  it('maps a committed batch whose reply was lost to StoreOutcomeUnknown; the retry meets the 409', async () => {
+  it('answers unknown for a committed batch whose reply was lost; the retry meets the key as seen', async () => {
     // Prepare
     const orderId = `o-${randomUUID()}`;
     emulator.faults.add({ mode: 'commit-then-fail', operation: 'batch' });
     // Act
-    const first = store.commit(orderId, create(orderId));
+    const first = await store.commit(orderId, write(orderId));
+    const retried = await store.commit(orderId, write(orderId));
     // Assess
-    await expect(first).rejects.toMatchObject({ code: 'StoreOutcomeUnknown' });
-    expect(await store.readInbox(orderId, record(orderId).id)).toBeDefined();
-    expect(await store.commit(orderId, create(orderId))).toEqual({ ok: false, failedIndex: 0, status: 409 });
+    expect(first.kind).toBe('unknown');
+    expect(retried.kind === 'keySeen' && retried.seen.inbox?.doc).toEqual(record(orderId));
   });
 
   it('maps a throttled point read to StoreTransient with the retry hint', async () => {
@@ -108,19 +102,10 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
     await expect(store.readOrder(orderId)).rejects.toMatchObject({ code: 'StoreTransient', status: 429, retryAfterMs: 40 });
   });
 
-  it('refuses empty and oversized batches and foreign partitions as StoreFailed without a request', async () => {
-    // Prepare
+  it('throws StoreFailed for a document of another partition, which Cosmos DB refuses', async () => {
     const orderId = `o-${randomUUID()}`;
-    const many = Array.from({ length: 101 }, (_, i) => create(orderId, `e-${i}`)[0]!);
-    // Act
-    const empty = store.commit(orderId, []);
-    const oversized = store.commit(orderId, many);
-    const foreign = store.commit(orderId, create('another-order'));
-    // Assess
-    await expect(empty).rejects.toMatchObject({ code: 'StoreFailed', status: 400 });
-    await expect(oversized).rejects.toMatchObject({ code: 'StoreFailed', status: 400 });
-    await expect(foreign).rejects.toMatchObject({ code: 'StoreFailed', status: 400 });
-    expect(emulator.counters().total).toBe(0);
+    await expect(store.commit(orderId, write(orderId, 'another-order'))).rejects.toMatchObject({ code: 'StoreFailed' });
+    expect(await store.readOrder(orderId)).toBeUndefined();
   });
 });
 

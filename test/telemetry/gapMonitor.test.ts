@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmos/index.js';
 import { ConvoyMetrics } from '../../src/adapters/metrics.js';
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
-import { CosmosParkedOrders, runGapMonitor } from '../../src/adapters/metricsGapMonitor.js';
 import { uid } from '../integration/support/ledgers.js';
-import type { Telemetry } from '../../src/core/ports/telemetry.js';
+import { runGapMonitor, type Telemetry } from '../../src/core/index.js';
 import { inMemoryMetrics, valueOf } from './support.js';
 import { RecordingTelemetry } from '../../src/core/testing/index.js';
 
@@ -74,7 +73,6 @@ describe('gap monitor on the Cosmos DB emulator', () => {
     const drained: string[] = [];
     const run = (nowMs: number, telemetry = new RecordingTelemetry()) =>
       runGapMonitor({
-        orders: new CosmosParkedOrders(container),
         store: new CosmosOrderStore(container),
         telemetry: telemetry as unknown as Telemetry,
         gapAlertAgeMs: minutes(15),

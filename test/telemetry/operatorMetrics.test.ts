@@ -1,9 +1,8 @@
 import { metrics } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedMetrics } from '../../src/adapters/metrics.js';
-import { CosmosParkedOrders, runGapMonitor } from '../../src/adapters/metricsGapMonitor.js';
 import { appContext } from '../../src/functions/appContext.js';
-import { newHold } from '../../src/core/index.js';
+import { newHold, runGapMonitor } from '../../src/core/index.js';
 import { outboxGauges } from '../../src/functions/outboxGauges.js';
 import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
 import { drainSession, startStack, type Stack } from '../integration/support/stack.js';
@@ -64,10 +63,10 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     const { resource: orderB } = await stack.container.item('order', b).read<{ parked: { parkedAt: string }[] }>();
     const later = Math.min(...(orderB?.parked ?? []).map((p) => Date.parse(p.parkedAt))) + 20 * 60_000;
     const gaps = await runGapMonitor({
-      orders: new CosmosParkedOrders(stack.container),
       store: appContext().store(),
       telemetry: appContext().telemetry,
       gapAlertAgeMs: appContext().config.gapAlertAgeMs,
+      gapAlertRepeatMs: appContext().config.gapAlertRepeatMs,
       metrics: sharedMetrics(),
       clock: { now: () => later },
     });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runGapMonitor, type GapMonitorDeps } from '../../src/adapters/metricsGapMonitor.js';
-import { gapAlertDue, type OrderDocument, type OrderStore, type ParkedEntryDocument, type StaleGap } from '../../src/core/index.js';
+import { gapAlertDue, runGapMonitor, type GapMonitorDeps, type GapStore, type OrderDocument, type ParkedEntryDocument, type StaleGap } from '../../src/core/index.js';
 import { RecordingTelemetry } from '../../src/core/testing/index.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
@@ -56,9 +55,12 @@ describe('gap monitor, one GapTooOld per gap (rule 5)', () => {
       h.clock.advance(t0 + minutes(minute) - h.clock.now());
       const telemetry = new RecordingTelemetry();
       const report = await runGapMonitor({
-        // As the monitor's query sees the order; no store call, so an injected fault hits the monitor's own reads.
-        orders: { ordersWithParked: async () => [h.store.documents(orderId).get('order') as OrderDocument] },
-        store: h.store,
+        store: {
+          // As the monitor's query sees the order; no store call, so an injected fault hits the monitor's own reads.
+          ordersWaiting: async () => [h.store.documents(orderId).get('order') as OrderDocument],
+          readParked: (o, id) => h.store.readParked(o, id),
+          markGapAlert: (parked, mark) => h.store.markGapAlert(parked, mark),
+        },
         telemetry,
         gapAlertAgeMs: AGE,
         gapAlertRepeatMs: REPEAT,
@@ -123,12 +125,13 @@ describe('gap monitor, one GapTooOld per gap (rule 5)', () => {
     // Prepare: instance B reads the parked entry, then instance A scans to the end before B writes
     const { h, scanAt } = await gappedOrder();
     let a: ReturnType<typeof scanAt> | undefined;
-    const slowStore: Pick<OrderStore, 'readParked' | 'commit'> = {
+    const slowStore: GapStore = {
+      ordersWaiting: () => h.store.ordersWaiting(),
       readParked: (orderId, id) => h.store.readParked(orderId, id),
-      commit: async (orderId, operations) => {
+      markGapAlert: async (parked, mark) => {
         a = scanAt(15);
         await a;
-        return h.store.commit(orderId, operations);
+        return h.store.markGapAlert(parked, mark);
       },
     };
     // Act

@@ -10,20 +10,20 @@ import {
   orderEventMessage,
   requestHash,
   type Entry,
+  decide,
+  type Decision,
   type InboxRecord,
   type OrderDocument,
-  type OutboxRecord,
+  type OrderWrite,
   type ParkedEntryDocument,
-  type StoreOperation,
   type Stored,
 } from '../../src/core/index.js';
-import { drainDecision, planDrain, type DrainPlan } from '../../src/core/processor/planDrain.js';
-import { planEntry, type CommitPlan, type PlanContext } from '../../src/core/processor/planEntry.js';
+import { writeFor, type EntryOrigin, type StepStamp } from '../../src/core/processor/orderWrites.js';
 
 /**
  * The contract's bounds (design, "Message contracts") keep an order within Azure's limits however long it lives.
  * This fills orders to both bounds with every field at its longest and measures what Azure would be sent, in
- * UTF-8 bytes of JSON. Every document is built by the planners themselves, as the processor would commit it.
+ * UTF-8 bytes of JSON. Every document is built by the processor's own decision and write builders, as it would commit it.
  */
 
 /** Cosmos DB's largest item, and its largest transactional batch request. */
@@ -54,23 +54,40 @@ const transactionId = (i: number) => longest('t', i, TRANSACTION_ID_MAX_LENGTH);
 /** Amounts of the longest JSON form whose running total stays a safe integer: +MAX, -MAX, +MAX, … */
 const amount = (i: number) => (i % 2 === 1 ? MAX : -MAX);
 
-const ctx = (sequence: number, at: number): PlanContext => ({
+const stamp = (at: number): StepStamp => ({
   // The longest consumer name `INBOX_CONSUMER_NAME` accepts (64 characters) makes the longest inbox ids.
   consumer: 'c'.repeat(64),
   now: new Date(Date.UTC(2025, 0, 1) + at).toISOString(),
   inboxTtlSeconds: 1_850_000,
   outboxTtlSeconds: 604_800,
   attempt: '00000000-0000-4000-8000-000000000000',
+});
+const origin = (sequence: number): EntryOrigin => ({
   correlationId: ledgerId,
   messageId: `${entryId(sequence)}.r99`,
   traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
 });
 
-/** Runs `entry` through the entry planner against `order`; it must commit (apply or park). */
-function commit(order: Stored<OrderDocument> | undefined, entry: Entry, at: number): { plan: CommitPlan; order: Stored<OrderDocument> } {
-  const plan = planEntry(order, entry, requestHash(entry), ctx(entry.sequence, at));
-  if (plan.kind !== 'commit') throw new Error(`Sequence ${entry.sequence} did not commit: ${JSON.stringify(plan.fallback)}`);
-  return { plan, order: { doc: plan.next, etag: `"etag-${at}"` } };
+/** The processor's decision on `entry` against `order`, its key seen nowhere (nothing to look up). */
+function decision(order: Stored<OrderDocument> | undefined, entry: Entry, source: 'message' | 'parked' = 'message'): Decision {
+  return decide({ source, entry: { valid: true, entry, hash: requestHash(entry) }, sessionId: orderId, order: order?.doc ?? null, seen: { inbox: null, applied: null } });
+}
+
+/** Decides `entry` against `order` and builds its write; it must write (apply or park). */
+function commit(order: Stored<OrderDocument> | undefined, entry: Entry, at: number): { write: OrderWrite; order: Stored<OrderDocument> } {
+  const decided = decision(order, entry);
+  const write = writeFor(decided, { entry, hash: requestHash(entry), order, origin: origin(entry.sequence) }, stamp(at));
+  if (write === undefined) throw new Error(`Sequence ${entry.sequence} did not commit: ${decided.reason}`);
+  return { write, order: { doc: write.order.doc, etag: `"etag-${at}"` } };
+}
+
+/** Decides a due parked entry and builds its write (apply, or reject with its own inbox record). */
+function drain(order: Stored<OrderDocument>, parked: Stored<ParkedEntryDocument>, ownInbox: Stored<InboxRecord> | null, at: number): { decided: Decision; write: OrderWrite } {
+  const { entry } = parked.doc;
+  const decided = decision(order, entry, 'parked');
+  const write = writeFor(decided, { entry, hash: parked.doc.requestHash, order, origin: origin(entry.sequence), parked: { doc: parked, ownInbox } }, stamp(at));
+  if (write === undefined) throw new Error(`Parked sequence ${entry.sequence} did not commit: ${decided.reason}`);
+  return { decided, write };
 }
 
 const created: Entry = {
@@ -107,19 +124,26 @@ function fullOrder() {
   for (let k = 0; k < ORDER_MAX_PARKED; k++) {
     const step = commit(order, parkable(k), ORDER_MAX_TRANSACTIONS + 1 + k);
     order = step.order;
-    const doc = step.plan.operations[step.plan.roles.indexOf('parked')] as { doc: ParkedEntryDocument };
-    parked.push({ doc: doc.doc, etag: `"parked-${k}"` });
+    const created = step.write.parked && 'create' in step.write.parked ? step.write.parked.create : undefined;
+    if (!created) throw new Error(`Sequence ${parkable(k).sequence} did not park`);
+    parked.push({ doc: created, etag: `"parked-${k}"` });
   }
   return { order, parked };
 }
 
-/** Request bytes of a transactional batch, as the SDK sends it. */
-function batchBytes(operations: readonly StoreOperation[]): number {
-  return operations.reduce((sum, op) => sum + BATCH_OPERATION_ENVELOPE_BYTES + (op.kind === 'delete' ? bytes(op.id) : bytes(op.doc)), 0);
+/** Request bytes of a transactional batch, as the SDK sends it: each operation's envelope and body (a delete's id). */
+function batchBytes(write: OrderWrite): number {
+  const { inbox, parked, applied, order, outbox } = write;
+  const bodies = [
+    inbox && ('create' in inbox ? inbox.create : 'upsert' in inbox ? inbox.upsert : inbox.delete.doc.id),
+    parked && ('create' in parked ? parked.create : parked.delete.doc.id),
+    applied,
+    order.doc,
+    outbox,
+  ].filter((body) => body !== undefined);
+  return bodies.reduce<number>((sum, body) => sum + BATCH_OPERATION_ENVELOPE_BYTES + bytes(body), 0);
 }
 const storedBytes = (doc: unknown) => bytes(doc) + COSMOS_SYSTEM_PROPERTIES_BYTES;
-const outboxOf = (plan: CommitPlan | { operations: StoreOperation[]; roles: string[] }) =>
-  (plan.operations[plan.roles.indexOf('outbox')] as { doc: OutboxRecord }).doc;
 
 // Measured when written (ASCII fields): a full open order 410 KB stored, its next apply batch 561 KB, its event
 // body 148 KB; the deleted order with 1,000 rejected entries 1.32 MB stored and in its last batch. Fields of
@@ -133,8 +157,8 @@ describe('an order filled to both bounds with the longest ASCII fields stays wit
     expect(order.doc.state.transactions).toHaveLength(ORDER_MAX_TRANSACTIONS);
     expect(order.doc.parked).toHaveLength(ORDER_MAX_PARKED);
     expect(order.doc.lastSequence).toBe(lastSequence);
-    expect(planEntry(order, added(lastSequence + 1, 0), 'h', ctx(lastSequence + 1, 0))).toMatchObject({ kind: 'lookup' });
-    expect(planEntry(order, { ...parkable(ORDER_MAX_PARKED), sequence: lastSequence + 5 }, 'h', ctx(0, 0))).toMatchObject({ kind: 'lookup' });
+    expect(decision(order, added(lastSequence + 1, 0))).toMatchObject({ kind: 'deadLetter', rule: 7 });
+    expect(decision(order, { ...parkable(ORDER_MAX_PARKED), sequence: lastSequence + 5 })).toMatchObject({ kind: 'deadLetter', rule: 7 });
   });
 
   it('applies its next entry in one batch that fits 2 MB, whose order document fits 2 MB and whose event fits 256 KB', () => {
@@ -147,11 +171,11 @@ describe('an order filled to both bounds with the longest ASCII fields stays wit
       data: { transactionId: transactionId(2), amount: -MAX },
     };
     // Act
-    const { plan } = commit(order, next, 3 * ORDER_MAX_TRANSACTIONS);
-    const event = orderEventMessage(outboxOf(plan));
+    const { write } = commit(order, next, 3 * ORDER_MAX_TRANSACTIONS);
+    const event = orderEventMessage(write.outbox!);
     // Assess
-    expect(plan.roles).toEqual(['inbox', 'applied', 'order', 'outbox']);
-    const figures = { order: storedBytes(plan.next), batch: batchBytes(plan.operations), eventBody: bytes(event.body) };
+    expect(Object.keys(write)).toEqual(['inbox', 'applied', 'order', 'outbox']);
+    const figures = { order: storedBytes(write.order.doc), batch: batchBytes(write), eventBody: bytes(event.body) };
     expect(figures.order).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
     expect(figures.batch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
     expect(figures.eventBody).toBeLessThan(SERVICE_BUS_STANDARD_MAX_MESSAGE_BYTES - SERVICE_BUS_MAX_HEADER_BYTES);
@@ -162,29 +186,29 @@ describe('an order filled to both bounds with the longest ASCII fields stays wit
     const due = parked[0]!;
     const dueOrder: Stored<OrderDocument> = { ...order, doc: { ...order.doc, lastSequence: due.doc.sequence - 1 } };
     // Act
-    const plan = planDrain(dueOrder, due, ctx(due.doc.sequence, 0), drainDecision(dueOrder.doc, due.doc.entry));
+    const { decided, write } = drain(dueOrder, due, null, 0);
     // Assess
-    expect(plan.action).toBe('apply');
-    expect(batchBytes(plan.operations)).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
-    expect(bytes(orderEventMessage(outboxOf(plan)).body)).toBeLessThan(SERVICE_BUS_STANDARD_MAX_MESSAGE_BYTES - SERVICE_BUS_MAX_HEADER_BYTES);
+    expect(decided.kind).toBe('apply');
+    expect(batchBytes(write)).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
+    expect(bytes(orderEventMessage(write.outbox!).body)).toBeLessThan(SERVICE_BUS_STANDARD_MAX_MESSAGE_BYTES - SERVICE_BUS_MAX_HEADER_BYTES);
   });
 
   it('still fits once OrderDeleted fills the gap and every parked entry moves to rejected (rule 11), its largest shape', () => {
     // Prepare: OrderDeleted at the next sequence, then the drain rejects the 1,000 parked entries one by one
     const deleted: Entry = { entryId: entryId(lastSequence + 1), orderId, sequence: lastSequence + 1, type: 'OrderDeleted', data: {} };
     let current = commit(order, deleted, 4 * ORDER_MAX_TRANSACTIONS).order;
-    const ownInbox: Stored<InboxRecord> = { doc: {} as InboxRecord, etag: '"inbox"' };
-    let last: DrainPlan | undefined;
+    let last: ReturnType<typeof drain> | undefined;
     // Act
     for (const entry of parked) {
-      last = planDrain(current, entry, ctx(entry.doc.sequence, 0), drainDecision(current.doc, entry.doc.entry), ownInbox);
-      current = { doc: last.next, etag: current.etag };
+      const ownInbox: Stored<InboxRecord> = { doc: { id: `inbox:${'c'.repeat(64)}:${entry.doc.entryId}` } as InboxRecord, etag: '"inbox"' };
+      last = drain(current, entry, ownInbox, 0);
+      current = { doc: last.write.order.doc, etag: current.etag };
     }
     // Assess: each rejection only adds to the document, so the last batch is the largest
-    expect(last?.action).toBe('reject');
+    expect(last?.decided.kind).toBe('reject');
     expect(current.doc).toMatchObject({ parked: [], state: { status: 'deleted' } });
     expect(current.doc.rejected).toHaveLength(ORDER_MAX_PARKED);
-    const figures = { order: storedBytes(current.doc), batch: batchBytes(last!.operations) };
+    const figures = { order: storedBytes(current.doc), batch: batchBytes(last!.write) };
     expect(figures.order).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
     expect(figures.batch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
   });

@@ -77,8 +77,8 @@ describe('order processor, ParkedEntryRejected is at least once (rule 11)', () =
     await h.processor.drain(orderId, { cache: h.cache }); // the cache now holds the order
     const stale = h.cache.get(orderId)!;
     const owed = { ...stale.doc, rejected: stale.doc.rejected.map((r) => ({ ...r, alerted: false })) };
-    await h.store.commit(orderId, [{ kind: 'replace', doc: owed }]); // owed again, under a new ETag
-    h.cache.remember(orderId, owed, stale.etag);
+    h.store.put(owed); // owed again, under a new ETag
+    h.cache.set(orderId, { doc: owed, etag: stale.etag });
     // Act
     const { result } = await h.send(e.added(2, 't-2', 2));
     // Assess

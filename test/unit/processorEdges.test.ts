@@ -102,7 +102,7 @@ describe('order processor, stored-state edge cases', () => {
     await h.send(e.created());
     await h.send(e.added(3, 't-3', 5, 'X'));
     const trace = { id: 'applied:X', docType: 'applied' as const, orderId, entryId: 'X', sequence: 9, requestHash: 'f'.repeat(64), appliedAt: 'then' };
-    await h.store.commit(orderId, [{ kind: 'create', doc: trace }]);
+    h.store.put(trace);
     // Act
     const { result } = await h.send(e.added(2, 't-2', 1));
     // Assess
@@ -120,7 +120,7 @@ describe('order processor, stored-state edge cases', () => {
     await h.send(e.amended(3, 't-unknown', 5, 'X'));
     h.store.expire(orderId, 'inbox:order-processor:X');
     const foreign = inboxRecord({ consumer: 'order-processor', orderId, entryId: 'X', requestHash: 'f'.repeat(64), sequence: 8, status: 'parked', now: 'now', ttlSeconds: 3600 });
-    await h.store.commit(orderId, [{ kind: 'create', doc: foreign }]);
+    h.store.put(foreign);
     // Act
     const { result } = await h.send(e.added(2, 't-2', 1));
     // Assess

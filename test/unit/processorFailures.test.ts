@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrderCache, OrderProcessor, orderView, type CommitResult, type OrderStore } from '../../src/core/index.js';
+import { OrderCache, OrderProcessor, orderView, type CommitOutcome, type OrderStore } from '../../src/core/index.js';
 import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../src/core/testing/index.js';
 import { entriesFor, makeHarness, messageFor, testOptions, uniqueOrderId } from './support/fixtures.js';
 
@@ -148,7 +148,7 @@ describe('order processor, failures (rule 8) and settlement', () => {
       readInbox: (o, id) => inner.readInbox(o, id),
       readParked: (o, id) => inner.readParked(o, id),
       readApplied: (o, id) => inner.readApplied(o, id),
-      commit: async (): Promise<CommitResult> => ({ ok: false, failedIndex: 1, status: 412 }),
+      commit: async (): Promise<CommitOutcome> => ({ kind: 'orderChanged', what: 'order document' }),
     };
     const processor = new OrderProcessor({ store, telemetry: new RecordingTelemetry(), options: { ...testOptions, transientRetryBudgetMs: 1_000 }, clock, sleep: clock.sleep });
     const settlement = new RecordingSettlement();

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { StoreError, backoffDelay, retryTransient } from '../../src/core/index.js';
+import { StoreError, backoffDelay, isRetryableStoreError, retry } from '../../src/core/index.js';
 import { ManualClock } from '../../src/core/testing/index.js';
 
 const transient = (retryAfterMs?: number) => new StoreError('StoreTransient', 'busy', { status: 429, retryAfterMs });
 
-describe('transient retry', () => {
+describe('retry with backoff', () => {
   it('grows delays exponentially up to the cap, with jitter in the upper half', () => {
     // Prepare
     const options = { baseDelayMs: 100, maxDelayMs: 1_000 };
@@ -21,12 +21,12 @@ describe('transient retry', () => {
     const clock = new ManualClock();
     let calls = 0;
     // Act
-    const result = await retryTransient(
+    const result = await retry(
       async () => {
         if (calls++ === 0) throw transient(700);
         return 'ok';
       },
-      { budgetMs: 30_000, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0 },
+      { deadline: clock.now() + 30_000, retryable: isRetryableStoreError, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0 },
     );
     // Assess
     expect(result).toBe('ok');
@@ -39,11 +39,11 @@ describe('transient retry', () => {
     const deadline = clock.now() + 5_000;
     clock.advance(4_000);
     // Act
-    const act = retryTransient(
+    const act = retry(
       async () => {
         throw transient();
       },
-      { budgetMs: 5_000, deadline, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0.5 },
+      { deadline, retryable: isRetryableStoreError, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0.5 },
     );
     // Assess
     await expect(act).rejects.toMatchObject({ code: 'StoreTransient' });
@@ -51,15 +51,15 @@ describe('transient retry', () => {
     expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1_000);
   });
 
-  it('gives up with the last error when the next wait would pass the budget', async () => {
+  it('gives up with the last error when the next wait would pass the deadline', async () => {
     // Prepare
     const clock = new ManualClock();
     // Act
-    const act = retryTransient(
+    const act = retry(
       async () => {
         throw transient();
       },
-      { budgetMs: 1_000, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0 },
+      { deadline: clock.now() + 1_000, retryable: isRetryableStoreError, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0 },
     );
     // Assess
     await expect(act).rejects.toMatchObject({ code: 'StoreTransient' });
@@ -70,11 +70,11 @@ describe('transient retry', () => {
     // Prepare
     const clock = new ManualClock();
     // Act
-    const act = retryTransient(
+    const act = retry(
       async () => {
         throw new Error('bug');
       },
-      { budgetMs: 1_000, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep },
+      { deadline: clock.now() + 1_000, retryable: isRetryableStoreError, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep },
     );
     // Assess
     await expect(act).rejects.toThrow('bug');

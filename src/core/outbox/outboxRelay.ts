@@ -19,7 +19,7 @@ import type { OutboxRecord } from '../documents/outboxRecord.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
-import { backoffDelay } from '../processor/retry.js';
+import { backoffDelay } from '../retry.js';
 import { Acknowledged } from './acknowledged.js';
 import { HoldCache } from './holdCache.js';
 import { orderEventMessage } from './orderEvent.js';

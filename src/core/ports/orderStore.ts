@@ -1,11 +1,16 @@
+/**
+ * The order store, in the domain's words: an order's documents live in its own partition of the `orders` container
+ * (partition key `/orderId`), are read one at a time, and change only through an {@link OrderWrite} — every document
+ * one step of the processor touches, written all or nothing. What a write meets comes back as a
+ * {@link CommitOutcome}; only adapters know how their database says it (docs/architecture.md, "Ports").
+ */
 import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
 import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
-import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
-import { CoreErrorCode, StoreError } from '../errors.js';
+import type { GapAlertMark, ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
 
-/** Any document of the `orders` container. Every one carries its partition key `orderId`. */
+/** Any document of the `orders` container the processor writes. Every one carries its partition key `orderId`. */
 export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | OutboxRecord | AppliedEntryDocument;
 
 /** A document read from the store with its ETag. Adapters may leave system properties (`_ts`, ...) on `doc`. */
@@ -14,59 +19,75 @@ export interface Stored<T> {
   etag: string;
 }
 
-/** One operation of a {@link OrderStore.commit}; they run in order, all or nothing. */
-export type StoreOperation =
-  /** Fails with 409 if the id exists (the inbox arbiter). */
-  | { kind: 'create'; doc: OrderContainerDocument }
-  /** Fails with 404 if the id is missing, 412 if `ifMatch` is given and differs. */
-  | { kind: 'replace'; doc: OrderContainerDocument; ifMatch?: string }
-  /** Creates or replaces. */
-  | { kind: 'upsert'; doc: OrderContainerDocument }
-  /** Fails with 404 if the id is missing, 412 if `ifMatch` is given and differs. */
-  | { kind: 'delete'; id: string; ifMatch?: string };
-
-/** Cosmos DB's limit on operations per transactional batch, hence per {@link OrderStore.commit}. */
-export const MAX_COMMIT_OPERATIONS = 100;
-
 /**
- * Throws `StoreFailed` (status 400) for a commit Cosmos would refuse outright: no operations, more than
- * {@link MAX_COMMIT_OPERATIONS}, or a document outside partition `orderId`. Shared so every store refuses alike.
+ * One atomic step on one order: the documents it writes, all or nothing (one Cosmos DB transactional batch, in the
+ * order inbox, parked, applied, order, outbox). Writes that must find nothing (`create`) or the version the step
+ * read (`etag`) make the step fail as a whole with the outcome that says why.
  */
-export function assertCommitShape(orderId: string, operations: readonly StoreOperation[]): void {
-  if (operations.length === 0 || operations.length > MAX_COMMIT_OPERATIONS) {
-    throw new StoreError(CoreErrorCode.StoreFailed, `A batch holds 1–${MAX_COMMIT_OPERATIONS} operations, got ${operations.length}`, { status: 400 });
-  }
-  operations.forEach((op, index) => {
-    if (op.kind !== 'delete' && op.doc.orderId !== orderId) {
-      throw new StoreError(CoreErrorCode.StoreFailed, `Operation ${index} targets partition ${op.doc.orderId}, not ${orderId}`, { status: 400 });
-    }
-  });
+export interface OrderWrite {
+  /** The order document after the step: replaced if it still has `etag`, created when `etag` is undefined. */
+  order: { doc: OrderDocument; etag: string | undefined };
+  /**
+   * The entry's inbox record: `create` is the arbiter of rules 2/3 (an existing record of its id fails the write
+   * with `keySeen`); `upsert` for a drained entry (its parked record may have expired); `delete` under its ETag.
+   */
+  inbox?: { create: InboxRecord } | { upsert: InboxRecord } | { delete: Stored<InboxRecord> };
+  /** A parked entry: created (rule 5), or deleted under its ETag (drained or rejected). */
+  parked?: { create: ParkedEntryDocument } | { delete: Stored<ParkedEntryDocument> };
+  /** The applied entry's permanent record (rule 4), created: one of its id fails the write with `keySeen`. */
+  applied?: AppliedEntryDocument;
+  /** The applied entry's outbox record, created. */
+  outbox?: OutboxRecord;
 }
 
-/** The statuses a commit reports as a typed conflict rather than an error. */
-export type CommitConflictStatus = 404 | 409 | 412;
-
 /**
- * Outcome of a commit. On success, one ETag per operation (`undefined` for deletes). On a conflict, nothing was
- * written; `failedIndex` names the first operation that failed and `status` why.
+ * What a failed write learnt about the entry's key. `null`: known not to exist (its create came before the one that
+ * failed, and did not fail); `undefined`: not known.
  */
-export type CommitResult =
-  | { ok: true; etags: (string | undefined)[] }
-  | { ok: false; failedIndex: number; status: CommitConflictStatus };
+export interface KeySeen {
+  inbox?: Stored<InboxRecord> | null;
+  applied?: AppliedEntryDocument | null;
+  /** An outbox record of this entry's id exists (written before applied records were). */
+  outbox?: true;
+}
+
+/** What became of an {@link OrderWrite}. Nothing was written unless `committed` (or, maybe, `unknown`). */
+export type CommitOutcome =
+  /** Written; the order document's new ETag. */
+  | { kind: 'committed'; orderEtag: string }
+  /** The entry's key was already seen: its inbox record or its applied record exists (carried, as read after the failure). */
+  | { kind: 'keySeen'; seen: KeySeen }
+  /** The order (or a document of it the step read) changed since it was read: read again and decide again. */
+  | { kind: 'orderChanged'; what: string }
+  /** The store was busy or unreachable and wrote nothing; worth trying again, after `retryAfterMs` if it said so. */
+  | { kind: 'transient'; reason: string; retryAfterMs?: number }
+  /** No answer after the write may have reached the store: it may or may not have committed. */
+  | { kind: 'unknown'; reason: string };
 
 /**
- * Primitives over one partition (`orderId`) of the `orders` container; the core makes every decision. Each
- * `commit` maps onto one Cosmos DB transactional batch. Adapters translate failures: 404/409/412 of a commit
- * become a {@link CommitResult} conflict; transient failures (408, 429, 449, 503, network) throw a `StoreError`
- * with code `StoreTransient`; a timeout after the request may have reached the server throws
- * `StoreOutcomeUnknown`; anything else throws `StoreFailed`. Point reads answer `undefined` for 404.
+ * An order's documents. Reads answer `undefined` for a document that does not exist and throw a `StoreError` when the
+ * store fails (code `StoreTransient` worth retrying, `StoreFailed` otherwise); a commit throws only for a failure that
+ * is neither transient nor unknown (`StoreFailed`). The in-memory store (`src/core/testing`) and the Cosmos DB store
+ * (`src/adapters/cosmosOrderStore.ts`) pass the same contract suite (`test/unit/contracts/orderStoreContract.ts`).
  */
 export interface OrderStore {
   readOrder(orderId: string): Promise<Stored<OrderDocument> | undefined>;
   readInbox(orderId: string, id: string): Promise<Stored<InboxRecord> | undefined>;
   readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined>;
-  /** Reads an `applied:<entryId>` document (the rule 4 history); a point read like the others. */
+  /** Reads an `applied:<entryId>` record (rule 4's history). */
   readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined>;
-  /** Runs 1–100 operations on documents of partition `orderId`, atomically. */
-  commit(orderId: string, operations: readonly StoreOperation[]): Promise<CommitResult>;
+  /** Writes one step of order `orderId`, all or nothing. */
+  commit(orderId: string, write: OrderWrite): Promise<CommitOutcome>;
+}
+
+/** What the gap monitor reads and writes (rule 5's `GapTooOld`). */
+export interface GapStore {
+  /** Every order with a parked entry or a `ParkedEntryRejected` alert still owed (one cross-partition query). */
+  ordersWaiting(): Promise<OrderDocument[]>;
+  readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined>;
+  /**
+   * Records a `GapTooOld` alert on the gap's oldest parked entry if it still has the ETag it was read with:
+   * `'changed'` when it did not (another scan marked it, or a drain ended the gap).
+   */
+  markGapAlert(parked: Stored<ParkedEntryDocument>, mark: GapAlertMark): Promise<'marked' | 'changed'>;
 }

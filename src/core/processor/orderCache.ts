@@ -1,32 +1,16 @@
+import { LRUCache } from 'lru-cache';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { Stored } from '../ports/orderStore.js';
 
 /**
- * The order documents (with ETags) a session has last written or read, so an applied entry costs one store round
- * trip: the commit replaces the order under the cached ETag, and only a 412 sends us back to a read. The host
- * keeps one per session (or per processor instance); entries are dropped oldest first beyond `maxOrders`.
- * Documents are never mutated in place: planners build new ones.
+ * The order documents (with ETags) a session last wrote or read, so an applied entry costs one store round trip:
+ * the commit replaces the order under the cached ETag, and only a conflict sends the processor back to a read. The
+ * host keeps one per processor instance; the least recently used order goes first beyond `max`. Documents are
+ * never changed in place: every write builds a new one.
  */
-export class OrderCache {
-  private readonly entries = new Map<string, Stored<OrderDocument>>();
-
-  /** @param maxOrders how many orders to remember (a session normally has one). @default 64 */
-  constructor(private readonly maxOrders = 64) {}
-
-  get(orderId: string): Stored<OrderDocument> | undefined {
-    return this.entries.get(orderId);
-  }
-
-  remember(orderId: string, doc: OrderDocument, etag: string): void {
-    this.entries.delete(orderId);
-    this.entries.set(orderId, { doc, etag });
-    if (this.entries.size > this.maxOrders) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-  }
-
-  forget(orderId: string): void {
-    this.entries.delete(orderId);
+export class OrderCache extends LRUCache<string, Stored<OrderDocument>> {
+  /** @param max how many orders to remember (a session normally has one). @default 64 */
+  constructor(max = 64) {
+    super({ max });
   }
 }

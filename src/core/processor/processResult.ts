@@ -1,4 +1,6 @@
-import type { DeadLetterReason } from '../deadLetterReasons.js';
+import { MAX_DEAD_LETTER_DESCRIPTION, type DeadLetterReason } from '../deadLetterReasons.js';
+import type { MessageKeys, ReceivedOrderMessage } from './checkMessage.js';
+import type { Decision, Rule } from './decide.js';
 
 /** How a message ended; each maps to exactly one settlement. */
 export const ProcessOutcome = {
@@ -16,15 +18,24 @@ export const ProcessOutcome = {
 /** One of {@link ProcessOutcome}. */
 export type ProcessOutcome = (typeof ProcessOutcome)[keyof typeof ProcessOutcome];
 
+/** What the processor made of one message, before it becomes a result. */
+export type Handled =
+  | { kind: 'decided'; decision: Exclude<Decision, { kind: 'lookUp' }>; drained?: number; rejected?: number }
+  | { kind: 'abandoned'; errorCode: string | undefined; description: string };
+
 /** What the processor did with one message, for logs and the host. */
 export interface ProcessResult {
   outcome: ProcessOutcome;
+  /** The rule that decided (docs/architecture.md, "Processing rules"); 8 for an abandoned message. */
+  rule: Rule | 8;
   /** For `deadLettered`. */
   reason?: DeadLetterReason;
-  /** For `deadLettered` and `abandoned`. */
+  /** For `deadLettered` and `abandoned`: why. */
   description?: string;
   /** For `abandoned`: the `code` of the error, when it had one. */
   errorCode?: string;
+  /** Rule 10: for a dead letter of a sequence not yet applied, the sequence its order now waits at. */
+  holds?: number;
   /** From the body, else the session. */
   orderId: string | undefined;
   /** From the body, else the `messageId` (a body that cannot be parsed). */
@@ -39,21 +50,52 @@ export interface ProcessResult {
   durationMs: number;
   /**
    * Whether the host should hand the session on (`releaseSession`) instead of idling on it for `sessionIdleTimeout`:
-   * `orderDeleted` when the order is known deleted after this message (its `OrderDeleted` applied now, directly or by
-   * this message's drain, or seen again as a duplicate: end of sequence, nothing can follow); `handOff` when the
-   * message carries the splitter's `handOff` marker (its order's last entry in that ledger). Never for an abandoned
-   * message: the host stays on the session and the redelivery comes first.
+   * `orderDeleted` when the order is known deleted after this message (end of sequence, nothing can follow);
+   * `handOff` when the message carries the splitter's `handOff` marker (its order's last entry in that ledger). Never
+   * for an abandoned message: the host stays on the session and the redelivery comes first.
    */
   releaseSession?: 'orderDeleted' | 'handOff';
 }
 
-/** A message as the host received it, whatever the host. */
-export interface ReceivedOrderMessage {
-  /** Object, string, `Buffer`/`Uint8Array`/`ArrayBuffer`: normalised before validating and hashing. */
-  body: unknown;
-  messageId?: string;
-  sessionId?: string;
-  correlationId?: string;
-  applicationProperties?: Readonly<Record<string, unknown>>;
-  deliveryCount?: number;
+/** The result of a handled message, built once. */
+export function resultOf(
+  keys: MessageKeys & { requestHash: string | undefined },
+  handled: Handled,
+  message: ReceivedOrderMessage,
+  after: { release: ProcessResult['releaseSession']; durationMs: number },
+): ProcessResult {
+  const common = {
+    orderId: keys.orderId,
+    entryId: keys.entryId,
+    sequence: keys.sequence,
+    messageId: message.messageId,
+    requestHash: keys.requestHash,
+    durationMs: after.durationMs,
+  };
+  if (handled.kind === 'abandoned') {
+    return { outcome: ProcessOutcome.Abandoned, rule: 8, errorCode: handled.errorCode, description: handled.description, drained: 0, rejected: 0, ...common };
+  }
+  const { decision } = handled;
+  const counts = { drained: handled.drained ?? 0, rejected: handled.rejected ?? 0, ...(after.release && { releaseSession: after.release }) };
+  switch (decision.kind) {
+    case 'deadLetter':
+    case 'reject':
+      return {
+        outcome: ProcessOutcome.DeadLettered,
+        rule: decision.rule,
+        reason: decision.deadLetterReason,
+        description: decision.reason.slice(0, MAX_DEAD_LETTER_DESCRIPTION),
+        ...(decision.holds !== undefined && { holds: decision.holds }),
+        ...common,
+        ...counts,
+      };
+    case 'duplicate':
+      return { outcome: ProcessOutcome.Duplicate, rule: decision.rule, ...common, ...counts };
+    case 'park':
+      return { outcome: ProcessOutcome.Parked, rule: 5, ...common, ...counts };
+    case 'committed':
+      return { outcome: decision.as === 'parked' ? ProcessOutcome.Parked : ProcessOutcome.Applied, rule: decision.rule, ...common, ...counts };
+    case 'apply':
+      return { outcome: ProcessOutcome.Applied, rule: 1, ...common, ...counts };
+  }
 }

@@ -1,19 +1,20 @@
-import { CoreErrorCode, StoreError, type StoreErrorCode } from '../errors.js';
+import { CoreErrorCode, StoreError } from '../errors.js';
 import { ORDER_DOCUMENT_ID } from '../documents/documentIds.js';
 import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
 import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
-import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
+import type { GapAlertMark, ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
 import { systemClock, type Clock } from '../ports/clock.js';
-import { assertCommitShape, type CommitResult, type OrderContainerDocument, type OrderStore, type StoreOperation, type Stored } from '../ports/orderStore.js';
+import type { CommitOutcome, GapStore, KeySeen, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../ports/orderStore.js';
 
 /** A failure to inject into the next matching call(s). */
 export interface InjectedFault {
   /** Which calls fail: point reads, commits, or both. */
   on: 'read' | 'commit' | 'any';
   /**
-   * `transient`: throw `StoreTransient` without doing anything. `outcomeUnknown`: for a commit, apply it and then
-   * throw `StoreOutcomeUnknown` (the reply was lost); for a read, like `transient`. `failed`: throw `StoreFailed`.
+   * `transient`: a commit answers `transient` and a read throws `StoreTransient`, doing nothing. `outcomeUnknown`:
+   * for a commit, write it and answer `unknown` (the reply was lost); for a read, like `transient`. `failed`: throw
+   * `StoreFailed`.
    */
   kind: 'transient' | 'outcomeUnknown' | 'failed';
   /** How many matching calls fail. @default 1 */
@@ -28,13 +29,16 @@ interface Item {
   writtenAt: number;
 }
 
+/** Why a write stops, found while it is checked against the partition. */
+type Refusal = { kind: 'keySeen'; known: KeySeen; readInbox?: string; readApplied?: string } | { kind: 'orderChanged'; what: string };
+
 /**
  * An {@link OrderStore} in memory with Cosmos DB's semantics: per-partition documents, ETags that change on every
- * write, all-or-nothing commits reporting the first failing operation (404/409/412), per-item `ttl` in seconds
- * measured on the injected clock, and copies in and out so callers cannot alias stored state. Faults can be
- * injected for retry tests.
+ * write, all-or-nothing writes, per-item `ttl` in seconds measured on the injected clock, and copies in and out so
+ * callers cannot alias stored state. What a refused write learnt about the key is read back as the Cosmos DB store
+ * does, one read each. Faults can be injected for retry tests.
  */
-export class InMemoryOrderStore implements OrderStore {
+export class InMemoryOrderStore implements OrderStore, GapStore {
   private readonly partitions = new Map<string, Map<string, Item>>();
   private readonly faults: Required<InjectedFault>[] = [];
   private etagCounter = 0;
@@ -60,30 +64,47 @@ export class InMemoryOrderStore implements OrderStore {
     return this.read<AppliedEntryDocument>(orderId, id);
   }
 
-  async commit(orderId: string, operations: readonly StoreOperation[]): Promise<CommitResult> {
+  async commit(orderId: string, write: OrderWrite): Promise<CommitOutcome> {
     this.calls.commits++;
     const fault = this.takeFault('commit');
-    if (fault && fault.kind !== 'outcomeUnknown') throw faultError(fault.kind);
-    assertCommitShape(orderId, operations);
+    if (fault?.kind === 'transient') return { kind: 'transient', reason: 'Injected transient failure' };
+    if (fault?.kind === 'failed') throw new StoreError(CoreErrorCode.StoreFailed, 'Injected failed failure', { status: 500 });
+    const foreign = documentsOf(write).find((doc) => doc.orderId !== orderId);
+    if (foreign) throw new StoreError(CoreErrorCode.StoreFailed, `${foreign.id} belongs to partition ${foreign.orderId}, not ${orderId}`, { status: 400 });
     const working = new Map(this.live(orderId));
-    const etags: (string | undefined)[] = [];
-    for (const [index, op] of operations.entries()) {
-      const id = op.kind === 'delete' ? op.id : op.doc.id;
-      const existing = working.get(id);
-      const status = conflictOf(op, existing);
-      if (status !== undefined) return { ok: false, failedIndex: index, status };
-      if (op.kind === 'delete') {
-        working.delete(id);
-        etags.push(undefined);
-      } else {
-        const etag = this.nextEtag();
-        working.set(id, { doc: structuredClone(op.doc), etag, writtenAt: this.clock.now() });
-        etags.push(etag);
-      }
-    }
+    const refusal = this.apply(working, write);
+    if (refusal?.kind === 'orderChanged') return refusal;
+    if (refusal) return { kind: 'keySeen', seen: await this.readBack(orderId, refusal) };
     this.partitions.set(orderId, working);
-    if (fault) throw faultError('outcomeUnknown');
-    return { ok: true, etags };
+    if (fault) return { kind: 'unknown', reason: 'Injected outcomeUnknown failure' };
+    return { kind: 'committed', orderEtag: working.get(ORDER_DOCUMENT_ID)!.etag };
+  }
+
+  async ordersWaiting(): Promise<OrderDocument[]> {
+    const orders: OrderDocument[] = [];
+    for (const orderId of this.partitions.keys()) {
+      const doc = this.live(orderId).get(ORDER_DOCUMENT_ID)?.doc as OrderDocument | undefined;
+      if (doc && (doc.parked.length > 0 || doc.rejected.some((r) => r.alerted === false))) orders.push(structuredClone(doc));
+    }
+    return orders;
+  }
+
+  async markGapAlert(parked: Stored<ParkedEntryDocument>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
+    this.calls.commits++;
+    const fault = this.takeFault('commit');
+    if (fault) throw new StoreError(fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient, `Injected ${fault.kind} failure`);
+    const partition = this.live(parked.doc.orderId);
+    const current = partition.get(parked.doc.id);
+    if (!current || current.etag !== parked.etag) return 'changed';
+    partition.set(parked.doc.id, { doc: structuredClone({ ...parked.doc, gapAlert: mark }), etag: this.nextEtag(), writtenAt: this.clock.now() });
+    return 'marked';
+  }
+
+  /** Writes `doc` as is (created or replaced), bypassing every rule: a test's way to lay out stored state. @internal test hook */
+  put(doc: OrderContainerDocument): void {
+    const partition = this.partitions.get(doc.orderId) ?? new Map<string, Item>();
+    partition.set(doc.id, { doc: structuredClone(doc), etag: this.nextEtag(), writtenAt: this.clock.now() });
+    this.partitions.set(doc.orderId, partition);
   }
 
   /** Makes the next matching call(s) fail. @internal test hook */
@@ -106,10 +127,57 @@ export class InMemoryOrderStore implements OrderStore {
     this.partitions.get(orderId)?.delete(id);
   }
 
+  /** Applies `write` to `docs` in the order the Cosmos DB batch runs it; the first refusal stops it. */
+  private apply(docs: Map<string, Item>, write: OrderWrite): Refusal | undefined {
+    const put = (doc: OrderContainerDocument) => docs.set(doc.id, { doc: structuredClone(doc), etag: this.nextEtag(), writtenAt: this.clock.now() });
+    const unchanged = (stored: Stored<OrderContainerDocument>) => docs.get(stored.doc.id)?.etag === stored.etag;
+    const { inbox, parked, applied, order, outbox } = write;
+    const createdInbox = inbox !== undefined && 'create' in inbox;
+    if (inbox && 'create' in inbox) {
+      if (docs.has(inbox.create.id)) return { kind: 'keySeen', known: {}, readInbox: inbox.create.id };
+      put(inbox.create);
+    } else if (inbox && 'upsert' in inbox) {
+      put(inbox.upsert);
+    } else if (inbox) {
+      if (!unchanged(inbox.delete)) return { kind: 'orderChanged', what: `inbox record ${inbox.delete.doc.id}` };
+      docs.delete(inbox.delete.doc.id);
+    }
+    if (parked && 'create' in parked) {
+      if (docs.has(parked.create.id)) return { kind: 'orderChanged', what: `parked entry ${parked.create.sequence}` };
+      put(parked.create);
+    } else if (parked) {
+      if (!unchanged(parked.delete)) return { kind: 'orderChanged', what: `parked entry ${parked.delete.doc.sequence}` };
+      docs.delete(parked.delete.doc.id);
+    }
+    if (applied) {
+      if (docs.has(applied.id)) return { kind: 'keySeen', known: createdInbox ? { inbox: null } : {}, readApplied: applied.id };
+      put(applied);
+    }
+    const current = docs.get(ORDER_DOCUMENT_ID);
+    if (order.etag === undefined ? current !== undefined : current?.etag !== order.etag) return { kind: 'orderChanged', what: 'order document' };
+    put(order.doc);
+    if (outbox) {
+      if (docs.has(outbox.id)) return { kind: 'keySeen', known: { ...(createdInbox && { inbox: null }), outbox: true } };
+      put(outbox);
+    }
+    return undefined;
+  }
+
+  /** Reads back the record a refused write met, one read as the Cosmos DB store costs (gone meanwhile: `null`). */
+  private async readBack(orderId: string, refusal: Extract<Refusal, { kind: 'keySeen' }>): Promise<KeySeen> {
+    const seen: KeySeen = { ...refusal.known };
+    if (refusal.readInbox !== undefined) seen.inbox = (await this.readInbox(orderId, refusal.readInbox)) ?? null;
+    if (refusal.readApplied !== undefined) seen.applied = (await this.readApplied(orderId, refusal.readApplied))?.doc ?? null;
+    return seen;
+  }
+
   private async read<T extends OrderContainerDocument>(orderId: string, id: string): Promise<Stored<T> | undefined> {
     this.calls.reads++;
     const fault = this.takeFault('read');
-    if (fault) throw faultError(fault.kind === 'failed' ? 'failed' : 'transient');
+    if (fault) {
+      const code = fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient;
+      throw new StoreError(code, `Injected ${fault.kind === 'failed' ? 'failed' : 'transient'} failure`, { status: fault.kind === 'failed' ? 500 : 503 });
+    }
     const item = this.live(orderId).get(id);
     return item ? { doc: structuredClone(item.doc) as T, etag: item.etag } : undefined;
   }
@@ -144,25 +212,10 @@ export class InMemoryOrderStore implements OrderStore {
   }
 }
 
-function conflictOf(op: StoreOperation, existing: Item | undefined): 404 | 409 | 412 | undefined {
-  switch (op.kind) {
-    case 'create':
-      return existing ? 409 : undefined;
-    case 'upsert':
-      return undefined;
-    case 'replace':
-    case 'delete':
-      if (!existing) return 404;
-      return op.ifMatch !== undefined && op.ifMatch !== existing.etag ? 412 : undefined;
-  }
-}
-
-function faultError(kind: InjectedFault['kind']): StoreError {
-  const code: StoreErrorCode = {
-    transient: CoreErrorCode.StoreTransient,
-    outcomeUnknown: CoreErrorCode.StoreOutcomeUnknown,
-    failed: CoreErrorCode.StoreFailed,
-  }[kind];
-  const status = { transient: 503, outcomeUnknown: 408, failed: 500 }[kind];
-  return new StoreError(code, `Injected ${kind} failure`, { status });
+/** Every document a write puts or removes. */
+function documentsOf(write: OrderWrite): OrderContainerDocument[] {
+  const { inbox, parked, applied, order, outbox } = write;
+  const inboxDoc = inbox && ('create' in inbox ? inbox.create : 'upsert' in inbox ? inbox.upsert : inbox.delete.doc);
+  const parkedDoc = parked && ('create' in parked ? parked.create : parked.delete.doc);
+  return [inboxDoc, parkedDoc, applied, order.doc, outbox].filter((doc): doc is OrderContainerDocument => doc !== undefined);
 }

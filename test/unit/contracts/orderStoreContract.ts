@@ -5,47 +5,49 @@ import {
   appliedEntryId,
   inboxRecord,
   initialOrderState,
+  outboxRecordId,
   parkedEntryId,
   type AppliedEntryDocument,
+  type GapStore,
   type OrderDocument,
   type OrderStore,
+  type OutboxRecord,
   type ParkedEntryDocument,
 } from '../../../src/core/index.js';
 
-/** An order document with nothing applied. */
-function orderDoc(orderId: string, lastSequence = 0): OrderDocument {
-  return {
-    id: ORDER_DOCUMENT_ID,
-    docType: 'order',
-    orderId,
-    lastSequence,
-    state: initialOrderState(),
-    parked: [],
-    rejected: [],
-    updatedAt: '2025-01-01T00:00:00.000Z',
-  };
+const NOW = '2025-01-01T00:00:00.000Z';
+
+/** An order document with nothing applied, or at `lastSequence`. */
+function orderDoc(orderId: string, lastSequence = 0, more: Partial<OrderDocument> = {}): OrderDocument {
+  return { id: ORDER_DOCUMENT_ID, docType: 'order', orderId, lastSequence, state: initialOrderState(), parked: [], rejected: [], updatedAt: NOW, ...more };
 }
 
 function inbox(orderId: string, entryId: string, requestHash = 'a'.repeat(64)) {
-  return inboxRecord({ consumer: 'order-processor', orderId, entryId, requestHash, sequence: 1, status: 'applied', now: '2025-01-01T00:00:00.000Z', ttlSeconds: 3600 });
+  return inboxRecord({ consumer: 'order-processor', orderId, entryId, requestHash, sequence: 1, status: 'applied', now: NOW, ttlSeconds: 3600 });
 }
 
 function parked(orderId: string, sequence: number): ParkedEntryDocument {
   const entry = { entryId: `e-${sequence}`, orderId, sequence, type: 'OrderDeleted' as const, data: {} };
-  return { id: parkedEntryId(sequence), docType: 'parked', orderId, sequence, entryId: entry.entryId, requestHash: 'b'.repeat(64), entry, correlationId: 'L-1', parkedAt: '2025-01-01T00:00:00.000Z' };
+  return { id: parkedEntryId(sequence), docType: 'parked', orderId, sequence, entryId: entry.entryId, requestHash: 'b'.repeat(64), entry, correlationId: 'L-1', parkedAt: NOW };
 }
 
-function applied(orderId: string, entryId: string): AppliedEntryDocument {
-  return { id: appliedEntryId(entryId), docType: 'applied', orderId, entryId, sequence: 1, requestHash: 'a'.repeat(64), appliedAt: '2025-01-01T00:00:00.000Z' };
+function applied(orderId: string, entryId: string, sequence = 1): AppliedEntryDocument {
+  return { id: appliedEntryId(entryId), docType: 'applied', orderId, entryId, sequence, requestHash: 'a'.repeat(64), appliedAt: NOW };
+}
+
+function outbox(orderId: string, entryId: string): OutboxRecord {
+  const order = { orderId, status: 'pending' as const, customerId: null, currency: null, lastSequence: 1, total: 0, transactions: [] };
+  return { id: outboxRecordId(entryId), docType: 'outbox', orderId, entryId, sequence: 1, type: 'OrderCreated', correlationId: 'L-1', order, committedAt: NOW, ttl: 3600 };
 }
 
 /**
- * The behaviour every `OrderStore` adapter must show (Cosmos DB transactional batch semantics). `makeStore` is
+ * The behaviour every `OrderStore` (and `GapStore`) adapter must show, in the domain's words: a write is all or
+ * nothing; a key already seen comes back with what was seen; a changed order comes back as such. `makeStore` is
  * called once; each test uses its own partition, so a shared container is fine.
  */
-export function describeOrderStoreContract(name: string, makeStore: () => OrderStore | Promise<OrderStore>): void {
+export function describeOrderStoreContract(name: string, makeStore: () => (OrderStore & GapStore) | Promise<OrderStore & GapStore>): void {
   describe(`OrderStore contract: ${name}`, () => {
-    let store: OrderStore;
+    let store: OrderStore & GapStore;
     const newOrderId = () => `contract-${randomUUID()}`;
 
     beforeAll(async () => {
@@ -56,118 +58,133 @@ export function describeOrderStoreContract(name: string, makeStore: () => OrderS
       // Prepare
       const orderId = newOrderId();
       // Act
-      const [order, inboxRead, parkedRead, appliedRead] = await Promise.all([
+      const reads = await Promise.all([
         store.readOrder(orderId),
         store.readInbox(orderId, 'inbox:order-processor:none'),
         store.readParked(orderId, parkedEntryId(7)),
         store.readApplied(orderId, appliedEntryId('none')),
       ]);
       // Assess
-      expect([order, inboxRead, parkedRead, appliedRead]).toEqual([undefined, undefined, undefined, undefined]);
+      expect(reads).toEqual([undefined, undefined, undefined, undefined]);
     });
 
-    it('creates several documents in one commit and reads each back with the ETag the commit returned', async () => {
+    it('commits every document of a write and answers the order document\'s new ETag', async () => {
       // Prepare
       const orderId = newOrderId();
-      const docs = [inbox(orderId, 'e-1'), orderDoc(orderId), parked(orderId, 3), applied(orderId, 'e-1')];
+      const write = { inbox: { create: inbox(orderId, 'e-1') }, applied: applied(orderId, 'e-1'), order: { doc: orderDoc(orderId, 1), etag: undefined }, outbox: outbox(orderId, 'e-1') };
       // Act
-      const result = await store.commit(orderId, docs.map((doc) => ({ kind: 'create' as const, doc })));
+      const outcome = await store.commit(orderId, write);
       // Assess
-      expect(result.ok).toBe(true);
-      if (!result.ok) return;
-      expect(result.etags).toHaveLength(4);
       const order = await store.readOrder(orderId);
-      const inboxRead = await store.readInbox(orderId, docs[0]!.id);
-      const parkedRead = await store.readParked(orderId, parkedEntryId(3));
-      const appliedRead = await store.readApplied(orderId, appliedEntryId('e-1'));
-      expect(order?.doc).toMatchObject(orderDoc(orderId));
-      expect(inboxRead?.doc).toMatchObject(docs[0]!);
-      expect(parkedRead?.doc).toMatchObject(docs[2]!);
-      expect(appliedRead?.doc).toEqual(docs[3]);
-      expect([inboxRead?.etag, order?.etag, parkedRead?.etag, appliedRead?.etag]).toEqual(result.etags);
+      expect(outcome).toEqual({ kind: 'committed', orderEtag: order?.etag });
+      expect(order?.doc).toMatchObject(orderDoc(orderId, 1));
+      expect((await store.readInbox(orderId, write.inbox.create.id))?.doc).toMatchObject(write.inbox.create);
+      expect((await store.readApplied(orderId, appliedEntryId('e-1')))?.doc).toEqual(write.applied);
     });
 
-    it('fails a create of an existing id with 409 and writes nothing of the batch', async () => {
+    it('answers keySeen with the stored inbox record when the write creates one that exists, and writes nothing', async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, [{ kind: 'create', doc: inbox(orderId, 'e-1') }]);
+      await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1') }, order: { doc: orderDoc(orderId), etag: undefined } });
+      const before = (await store.readOrder(orderId))!;
       // Act
-      const result = await store.commit(orderId, [
-        { kind: 'create', doc: orderDoc(orderId) },
-        { kind: 'create', doc: inbox(orderId, 'e-1', 'c'.repeat(64)) },
-      ]);
+      const outcome = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1', 'c'.repeat(64)) }, order: { doc: orderDoc(orderId, 1), etag: before.etag } });
       // Assess
-      expect(result).toEqual({ ok: false, failedIndex: 1, status: 409 });
-      expect(await store.readOrder(orderId)).toBeUndefined();
-      expect((await store.readInbox(orderId, inbox(orderId, 'e-1').id))?.doc.requestHash).toBe('a'.repeat(64));
+      expect(outcome.kind).toBe('keySeen');
+      expect(outcome.kind === 'keySeen' && outcome.seen.inbox?.doc.requestHash).toBe('a'.repeat(64));
+      expect((await store.readOrder(orderId))?.etag).toBe(before.etag);
     });
 
-    it('replaces under a matching ETag, gives a new ETag, and refuses the old one with 412', async () => {
+    it('answers keySeen with the stored applied record, and the inbox record known absent, when the applied record exists', async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, [{ kind: 'create', doc: orderDoc(orderId) }]);
+      await store.commit(orderId, { applied: applied(orderId, 'e-1', 4), order: { doc: orderDoc(orderId), etag: undefined } });
+      const before = (await store.readOrder(orderId))!;
+      // Act
+      const outcome = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1') }, applied: applied(orderId, 'e-1', 5), order: { doc: orderDoc(orderId, 5), etag: before.etag } });
+      // Assess
+      expect(outcome).toEqual({ kind: 'keySeen', seen: { inbox: null, applied: applied(orderId, 'e-1', 4) } });
+      expect(await store.readInbox(orderId, inbox(orderId, 'e-1').id)).toBeUndefined();
+    });
+
+    it('answers keySeen when an outbox record of the entry exists', async () => {
+      // Prepare
+      const orderId = newOrderId();
+      await store.commit(orderId, { order: { doc: orderDoc(orderId), etag: undefined }, outbox: outbox(orderId, 'e-1') });
+      const before = (await store.readOrder(orderId))!;
+      // Act
+      const outcome = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1') }, order: { doc: orderDoc(orderId, 1), etag: before.etag }, outbox: outbox(orderId, 'e-1') });
+      // Assess
+      expect(outcome).toEqual({ kind: 'keySeen', seen: { inbox: null, outbox: true } });
+    });
+
+    it('replaces the order under its ETag, and answers orderChanged for a stale ETag or a second create, writing nothing', async () => {
+      // Prepare
+      const orderId = newOrderId();
+      await store.commit(orderId, { order: { doc: orderDoc(orderId), etag: undefined } });
       const first = (await store.readOrder(orderId))!;
       // Act
-      const replaced = await store.commit(orderId, [{ kind: 'replace', doc: orderDoc(orderId, 1), ifMatch: first.etag }]);
-      const stale = await store.commit(orderId, [
-        { kind: 'create', doc: inbox(orderId, 'e-2') },
-        { kind: 'replace', doc: orderDoc(orderId, 2), ifMatch: first.etag },
-      ]);
+      const replaced = await store.commit(orderId, { order: { doc: orderDoc(orderId, 1), etag: first.etag } });
+      const stale = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-2') }, order: { doc: orderDoc(orderId, 2), etag: first.etag } });
+      const again = await store.commit(orderId, { order: { doc: orderDoc(orderId, 3), etag: undefined } });
       // Assess
-      expect(replaced.ok).toBe(true);
       const current = (await store.readOrder(orderId))!;
-      expect(replaced.ok && replaced.etags[0]).toBe(current.etag);
+      expect(replaced).toEqual({ kind: 'committed', orderEtag: current.etag });
       expect(current.etag).not.toBe(first.etag);
       expect(current.doc.lastSequence).toBe(1);
-      expect(stale).toEqual({ ok: false, failedIndex: 1, status: 412 });
+      expect(stale.kind).toBe('orderChanged');
+      expect(again.kind).toBe('orderChanged');
       expect(await store.readInbox(orderId, inbox(orderId, 'e-2').id)).toBeUndefined();
     });
 
-    it('fails a replace or a delete of a missing document with 404', async () => {
+    it('creates and deletes parked entries, answering orderChanged for a stale or missing one', async () => {
       // Prepare
       const orderId = newOrderId();
+      await store.commit(orderId, { parked: { create: parked(orderId, 2) }, order: { doc: orderDoc(orderId), etag: undefined } });
+      const read = (await store.readParked(orderId, parkedEntryId(2)))!;
+      let order = (await store.readOrder(orderId))!;
+      const twice = await store.commit(orderId, { parked: { create: parked(orderId, 2) }, order: { doc: order.doc, etag: order.etag } });
       // Act
-      const replace = await store.commit(orderId, [{ kind: 'replace', doc: orderDoc(orderId) }]);
-      const remove = await store.commit(orderId, [{ kind: 'delete', id: parkedEntryId(1) }]);
+      const stale = await store.commit(orderId, { parked: { delete: { ...read, etag: '"stale"' } }, order: { doc: order.doc, etag: order.etag } });
+      const deleted = await store.commit(orderId, { parked: { delete: read }, order: { doc: order.doc, etag: order.etag } });
+      order = (await store.readOrder(orderId))!;
+      const gone = await store.commit(orderId, { parked: { delete: read }, order: { doc: order.doc, etag: order.etag } });
       // Assess
-      expect(replace).toEqual({ ok: false, failedIndex: 0, status: 404 });
-      expect(remove).toEqual({ ok: false, failedIndex: 0, status: 404 });
-    });
-
-    it('deletes a document, refusing a stale ETag with 412', async () => {
-      // Prepare
-      const orderId = newOrderId();
-      const created = await store.commit(orderId, [{ kind: 'create', doc: parked(orderId, 2) }]);
-      await store.commit(orderId, [{ kind: 'upsert', doc: parked(orderId, 2) }]);
-      // Act
-      const stale = await store.commit(orderId, [{ kind: 'delete', id: parkedEntryId(2), ifMatch: created.ok ? created.etags[0] : 'x' }]);
-      const deleted = await store.commit(orderId, [{ kind: 'delete', id: parkedEntryId(2) }]);
-      // Assess
-      expect(stale).toEqual({ ok: false, failedIndex: 0, status: 412 });
-      expect(deleted).toEqual({ ok: true, etags: [undefined] });
+      expect(twice.kind).toBe('orderChanged');
+      expect(stale.kind).toBe('orderChanged');
+      expect(deleted.kind).toBe('committed');
+      expect(gone.kind).toBe('orderChanged');
       expect(await store.readParked(orderId, parkedEntryId(2))).toBeUndefined();
     });
 
-    it('upserts: creates when missing and replaces when present', async () => {
+    it('upserts an inbox record, and deletes one only under its ETag', async () => {
       // Prepare
       const orderId = newOrderId();
       const record = inbox(orderId, 'e-9');
+      await store.commit(orderId, { inbox: { upsert: record }, order: { doc: orderDoc(orderId), etag: undefined } });
+      let order = (await store.readOrder(orderId))!;
+      await store.commit(orderId, { inbox: { upsert: { ...record, status: 'parked' } }, order: { doc: order.doc, etag: order.etag } });
+      const stored = (await store.readInbox(orderId, record.id))!;
+      order = (await store.readOrder(orderId))!;
       // Act
-      await store.commit(orderId, [{ kind: 'upsert', doc: record }]);
-      await store.commit(orderId, [{ kind: 'upsert', doc: { ...record, status: 'parked' } }]);
+      const stale = await store.commit(orderId, { inbox: { delete: { ...stored, etag: '"stale"' } }, order: { doc: order.doc, etag: order.etag } });
+      const deleted = await store.commit(orderId, { inbox: { delete: stored }, order: { doc: order.doc, etag: order.etag } });
       // Assess
-      expect((await store.readInbox(orderId, record.id))?.doc.status).toBe('parked');
+      expect(stored.doc.status).toBe('parked');
+      expect(stale.kind).toBe('orderChanged');
+      expect(deleted.kind).toBe('committed');
+      expect(await store.readInbox(orderId, record.id)).toBeUndefined();
     });
 
     it('keeps partitions apart: the same id in two orders is two documents', async () => {
       // Prepare
       const a = newOrderId();
       const b = newOrderId();
-      await store.commit(a, [{ kind: 'create', doc: orderDoc(a, 4) }]);
+      await store.commit(a, { order: { doc: orderDoc(a, 4), etag: undefined } });
       // Act
-      const result = await store.commit(b, [{ kind: 'create', doc: orderDoc(b, 7) }]);
+      const outcome = await store.commit(b, { order: { doc: orderDoc(b, 7), etag: undefined } });
       // Assess
-      expect(result.ok).toBe(true);
+      expect(outcome.kind).toBe('committed');
       expect((await store.readOrder(a))?.doc.lastSequence).toBe(4);
       expect((await store.readOrder(b))?.doc.lastSequence).toBe(7);
     });
@@ -176,13 +193,36 @@ export function describeOrderStoreContract(name: string, makeStore: () => OrderS
       // Prepare
       const orderId = newOrderId();
       const doc = orderDoc(orderId);
-      await store.commit(orderId, [{ kind: 'create', doc }]);
+      await store.commit(orderId, { order: { doc, etag: undefined } });
       // Act
       doc.lastSequence = 99;
       const read = (await store.readOrder(orderId))!;
       read.doc.lastSequence = 42;
       // Assess
       expect((await store.readOrder(orderId))?.doc.lastSequence).toBe(0);
+    });
+
+    it('lists the orders waiting (parked entries or an owed alert) and marks a gap alert under the parked entry\'s ETag', async () => {
+      // Prepare
+      const waiting = newOrderId();
+      const owed = newOrderId();
+      const idle = newOrderId();
+      await store.commit(waiting, { parked: { create: parked(waiting, 3) }, order: { doc: orderDoc(waiting, 1, { parked: [{ sequence: 3, entryId: 'e-3', requestHash: 'b'.repeat(64), parkedAt: NOW }] }), etag: undefined } });
+      const rejection = { sequence: 2, entryId: 'e-2', requestHash: 'c'.repeat(64), reason: 'InvalidTransition' as const, description: 'x', rejectedAt: NOW, entry: parked(owed, 2).entry, correlationId: undefined, alerted: false };
+      await store.commit(owed, { order: { doc: orderDoc(owed, 1, { rejected: [rejection] }), etag: undefined } });
+      await store.commit(idle, { order: { doc: orderDoc(idle, 1), etag: undefined } });
+      const oldest = (await store.readParked(waiting, parkedEntryId(3)))!;
+      const mark = { alertedAt: NOW, missingSequence: 2 };
+      // Act
+      const orders = (await store.ordersWaiting()).map((o) => o.orderId);
+      const marked = await store.markGapAlert(oldest, mark);
+      const stale = await store.markGapAlert(oldest, mark);
+      // Assess
+      expect(orders).toEqual(expect.arrayContaining([waiting, owed]));
+      expect(orders).not.toContain(idle);
+      expect(marked).toBe('marked');
+      expect(stale).toBe('changed');
+      expect((await store.readParked(waiting, parkedEntryId(3)))?.doc.gapAlert).toEqual(mark);
     });
   });
 }

@@ -1,16 +1,13 @@
 /**
  * The one place that loads `@azure/functions-extensions-servicebus`. Importing it registers the factory that turns
  * the host's `AzureServiceBusReceivedMessage` model-binding data into `{ messages, actions }` for triggers declared
- * with `sdkBinding: true`. Import this module (not the package) from the order processor's registration.
+ * with `sdkBinding: true`. Registrations reach it through `functionsSettlement.ts` (`ensureServiceBusSdkBinding`).
  */
 import { createRequire } from 'node:module';
 import { FunctionsAdapterError } from './functionsAdapterError.js';
 
 /** The binding source the host sends and the extension registers its factory under. */
 export const serviceBusSdkBindingSource = 'AzureServiceBusReceivedMessage';
-
-/** The extension version whose defects this adapter works around (see `functionsSettlement.ts`). */
-export const supportedExtensionVersion = '0.2.0-preview';
 
 /** The part of `@azure/functions-extensions-base`'s resolver the adapters use. */
 export interface FunctionsResourceFactoryResolver {
@@ -36,12 +33,6 @@ export function functionsResourceFactoryResolver(): FunctionsResourceFactoryReso
   const requireFromFunctions = createRequire(requireHere.resolve('@azure/functions'));
   const base = requireFromFunctions('@azure/functions-extensions-base') as ExtensionsBaseModule;
   return base.ResourceFactoryResolver.getInstance();
-}
-
-/** The installed extension's version, read from its package.json. */
-export function installedExtensionVersion(): string {
-  const manifest = requireHere('@azure/functions-extensions-servicebus/package.json') as { version?: unknown };
-  return String(manifest.version);
 }
 
 /**

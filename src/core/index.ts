@@ -83,14 +83,15 @@ export {
 } from './ports/telemetry.js';
 
 export { OrderCache } from './processor/orderCache.js';
+export { OrderProcessor } from './processor/orderProcessor.js';
 export {
-  OrderProcessor,
+  ProcessOutcome,
   type DrainReport,
   type OrderProcessorDeps,
   type OrderProcessorOptions,
   type ProcessContext,
-} from './processor/orderProcessor.js';
-export { ProcessOutcome, type ProcessResult } from './processor/processResult.js';
+  type ProcessResult,
+} from './processor/processResult.js';
 export type { ReceivedOrderMessage } from './processor/checkMessage.js';
 export { decide, type CheckedEntry, type Decision, type Facts, type Rule } from './processor/decide.js';
 export { backoffDelay, retry, type BackoffOptions, type RetryOptions } from './retry.js';

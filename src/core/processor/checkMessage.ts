@@ -1,11 +1,13 @@
 /**
- * Validation of an `orders` message (rule 6's input): its body normalised, checked against the entry schema and
- * hashed — or why it is not an entry, with what can still be read of it for logs and rule 10.
+ * What an `orders` message brings (rule 6's input): its body normalised, checked against the entry schema and hashed —
+ * or why it is not an entry, with what can still be read of it for logs and rule 10 — and where it comes from.
  */
-import { requestHash } from '../hash.js';
+import { readResubmitCount, requestHash } from '../hash.js';
 import { normaliseBody } from '../schemas/body.js';
 import { validateEntry } from '../schemas/ledger.js';
+import { messageTraceparent } from '../traceContext.js';
 import type { CheckedEntry } from './decide.js';
+import type { EntryOrigin } from './orderWrites.js';
 
 /** A message as the host received it, whatever the host. */
 export interface ReceivedOrderMessage {
@@ -29,17 +31,24 @@ export interface MessageKeys {
  * Validates `message`'s body as an entry and hashes it; whether the entry belongs to the message's session is
  * rule 6's to decide (`decide.ts`).
  */
-export function checkMessage(message: ReceivedOrderMessage): { entry: CheckedEntry; keys: MessageKeys } {
+export function checkMessage(message: ReceivedOrderMessage): { entry: CheckedEntry; keys: MessageKeys; origin: EntryOrigin } {
+  const origin: EntryOrigin = {
+    correlationId: message.correlationId,
+    messageId: message.messageId,
+    // Kept on the entry's documents, so the outbox continues this message's trace.
+    traceparent: messageTraceparent(message.applicationProperties),
+    resubmitCount: readResubmitCount(message.applicationProperties),
+  };
   const validated = validateEntry(message.body);
   if (validated.ok) {
     const entry = validated.value;
-    return { entry: { valid: true, entry, hash: requestHash(entry) }, keys: { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence } };
+    return { entry: { valid: true, entry, hash: requestHash(entry) }, keys: { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence }, origin };
   }
   const keys = readableKeys(message);
   const why = validated.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
   // Rule 10: an entry whose sequence can't be read, or that names another order than its session, holds nothing.
   const ofSession = keys.bodyOrderId === message.sessionId && message.sessionId !== undefined;
-  return { entry: { valid: false, why, sequence: ofSession ? keys.bodySequence : undefined }, keys: { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence } };
+  return { entry: { valid: false, why, sequence: ofSession ? keys.bodySequence : undefined }, keys: { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence }, origin };
 }
 
 /**

@@ -10,61 +10,21 @@ import { appliedEntryId, inboxRecordId, parkedEntryId } from '../documents/docum
 import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
-import { CoreErrorCode, StoreError, errorCode, isRetryableStoreError } from '../errors.js';
-import { readResubmitCount } from '../hash.js';
+import { CoreErrorCode, StoreError, errorCode } from '../errors.js';
 import { nextDueSequence } from '../order/followUpCheck.js';
 import { OrderStatus } from '../order/orderState.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
-import type { CommitOutcome, KeySeen, OrderStore, OrderWrite, Stored } from '../ports/orderStore.js';
-import { AlertName, CounterName, type Telemetry } from '../ports/telemetry.js';
+import type { CommitOutcome, KeySeen, OrderWrite, Stored } from '../ports/orderStore.js';
+import { AlertName, CounterName } from '../ports/telemetry.js';
 import { retry } from '../retry.js';
 import type { Entry } from '../schemas/entry.js';
 import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
-import { messageTraceparent } from '../traceContext.js';
 import { checkMessage, type ReceivedOrderMessage } from './checkMessage.js';
 import { decide, type CheckedEntry, type Decision } from './decide.js';
 import { OrderCache } from './orderCache.js';
 import { writeFor, type EntryOrigin, type StepStamp } from './orderWrites.js';
-import { ProcessOutcome, resultOf, type Handled, type ProcessResult } from './processResult.js';
-
-/** Settings the processor uses (resolved by `resolveCoreConfig`). */
-export interface OrderProcessorOptions {
-  consumerName: string;
-  inboxTtlSeconds: number;
-  outboxTtlSeconds: number;
-  transientRetryBudgetMs: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-}
-
-/** What the processor depends on. */
-export interface OrderProcessorDeps {
-  store: OrderStore;
-  telemetry: Telemetry;
-  options: OrderProcessorOptions;
-  /** @default systemClock */
-  clock?: Clock;
-  /** @default timerSleep */
-  sleep?: Sleep;
-  /** Jitter source in [0, 1). @default Math.random */
-  random?: () => number;
-}
-
-/** Per-message inputs from the host. */
-export interface ProcessContext {
-  settlement: MessageSettlement;
-  /** The orders this session (or instance) last wrote or read; without one every message starts with a read. */
-  cache?: OrderCache;
-}
-
-/** What a drain did to one order: parked entries applied, rejected (rule 11), and rejection alerts raised. */
-export interface DrainReport {
-  orderId: string;
-  drained: number;
-  rejected: number;
-  alerted: number;
-}
+import { reportResult, resultOf, type DrainReport, type Handled, type OrderProcessorDeps, type ProcessContext, type ProcessResult } from './processResult.js';
 
 /** Rounds of "the order changed → read it again → decide again" one step tries before backing off like a busy store. */
 const MAX_STEP_ROUNDS = 5;
@@ -88,21 +48,14 @@ export class OrderProcessor {
    */
   async process(message: ReceivedOrderMessage, context: ProcessContext): Promise<ProcessResult> {
     const startedAt = this.clock.now();
-    const checked = checkMessage(message);
-    const origin: EntryOrigin = {
-      correlationId: message.correlationId,
-      messageId: message.messageId,
-      // Kept on the entry's documents, so the outbox continues this message's trace.
-      traceparent: messageTraceparent(message.applicationProperties),
-      resubmitCount: readResubmitCount(message.applicationProperties),
-    };
+    const { entry: checked, keys, origin } = checkMessage(message);
     const cache = context.cache ?? new OrderCache(1);
-    const handled = await this.handle(checked.entry, message.sessionId, origin, cache, startedAt + this.deps.options.transientRetryBudgetMs);
+    const handled = await this.handle(checked, message.sessionId, origin, cache, startedAt + this.deps.options.transientRetryBudgetMs);
     await settle(context.settlement, handled);
-    const requestHash = checked.entry.valid ? checked.entry.hash : undefined;
-    const release = handled.kind === 'decided' ? releaseAfter(handled.decision, checked.entry, cache, message) : undefined;
-    const result = resultOf({ ...checked.keys, requestHash }, handled, message, { release, durationMs: this.clock.now() - startedAt });
-    this.report(result);
+    const release = handled.kind === 'decided' ? releaseAfter(handled.decision, checked, cache, message) : undefined;
+    const requestHash = checked.valid ? checked.hash : undefined;
+    const result = resultOf({ ...keys, requestHash }, handled, message, { release, durationMs: this.clock.now() - startedAt });
+    reportResult(this.deps.telemetry, result);
     return result;
   }
 
@@ -357,7 +310,8 @@ export class OrderProcessor {
     const { options, telemetry } = this.deps;
     return retry(step, {
       deadline,
-      retryable: isRetryableStoreError,
+      // Rule 8: a busy or unreachable store, or a write whose outcome is unknown, is tried again; anything else is not.
+      retryable: (error) => errorCode(error) === CoreErrorCode.StoreTransient || errorCode(error) === CoreErrorCode.StoreOutcomeUnknown,
       baseDelayMs: options.retryBaseDelayMs,
       maxDelayMs: options.retryMaxDelayMs,
       random: this.deps.random,
@@ -385,20 +339,6 @@ export class OrderProcessor {
     const description = error instanceof Error ? error.message : String(error);
     this.deps.telemetry.log(level, message, { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, code, description });
     return { code, description };
-  }
-
-  private report(result: ProcessResult): void {
-    const { telemetry } = this.deps;
-    const counter = {
-      applied: CounterName.EntriesApplied,
-      duplicate: CounterName.EntriesDuplicate,
-      parked: CounterName.EntriesParked,
-      deadLettered: CounterName.EntriesDeadLettered,
-      abandoned: CounterName.EntriesAbandoned,
-    }[result.outcome];
-    telemetry.count(counter, result.reason ? { reason: result.reason } : undefined);
-    const level = result.outcome === ProcessOutcome.DeadLettered || result.outcome === ProcessOutcome.Abandoned ? 'warn' : 'info';
-    telemetry.log(level, `entry ${result.outcome}`, { ...result });
   }
 }
 

@@ -1,6 +1,49 @@
 import { MAX_DEAD_LETTER_DESCRIPTION, type DeadLetterReason } from '../deadLetterReasons.js';
+import type { Clock, Sleep } from '../ports/clock.js';
+import type { MessageSettlement } from '../ports/messageSettlement.js';
+import type { OrderStore } from '../ports/orderStore.js';
+import { CounterName, type Telemetry } from '../ports/telemetry.js';
 import type { MessageKeys, ReceivedOrderMessage } from './checkMessage.js';
 import type { Decision, Rule } from './decide.js';
+import type { OrderCache } from './orderCache.js';
+
+/** Settings the processor uses (resolved by `resolveCoreConfig`). */
+export interface OrderProcessorOptions {
+  consumerName: string;
+  inboxTtlSeconds: number;
+  outboxTtlSeconds: number;
+  transientRetryBudgetMs: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+}
+
+/** What the processor depends on. */
+export interface OrderProcessorDeps {
+  store: OrderStore;
+  telemetry: Telemetry;
+  options: OrderProcessorOptions;
+  /** @default systemClock */
+  clock?: Clock;
+  /** @default timerSleep */
+  sleep?: Sleep;
+  /** Jitter source in [0, 1). @default Math.random */
+  random?: () => number;
+}
+
+/** Per-message inputs from the host. */
+export interface ProcessContext {
+  settlement: MessageSettlement;
+  /** The orders this session (or instance) last wrote or read; without one every message starts with a read. */
+  cache?: OrderCache;
+}
+
+/** What a drain did to one order: parked entries applied, rejected (rule 11), and rejection alerts raised. */
+export interface DrainReport {
+  orderId: string;
+  drained: number;
+  rejected: number;
+  alerted: number;
+}
 
 /** How a message ended; each maps to exactly one settlement. */
 export const ProcessOutcome = {
@@ -98,4 +141,18 @@ export function resultOf(
     case 'apply':
       return { outcome: ProcessOutcome.Applied, rule: 1, ...common, ...counts };
   }
+}
+
+/** Counts the message's outcome and logs it (warn for a dead letter or an abandon). */
+export function reportResult(telemetry: Telemetry, result: ProcessResult): void {
+  const counter = {
+    applied: CounterName.EntriesApplied,
+    duplicate: CounterName.EntriesDuplicate,
+    parked: CounterName.EntriesParked,
+    deadLettered: CounterName.EntriesDeadLettered,
+    abandoned: CounterName.EntriesAbandoned,
+  }[result.outcome];
+  telemetry.count(counter, result.reason ? { reason: result.reason } : undefined);
+  const level = result.outcome === ProcessOutcome.DeadLettered || result.outcome === ProcessOutcome.Abandoned ? 'warn' : 'info';
+  telemetry.log(level, `entry ${result.outcome}`, { ...result });
 }

@@ -9,7 +9,7 @@
  * requests per entry. Every phase uses its own orders, so phases never interfere.
  */
 import { parseArgs } from 'node:util';
-import { QueueName } from '../src/functions/appContext.js';
+import { QueueName } from '../src/core/queueNames.js';
 import { startBenchStack, type BenchStack } from './support/benchStack.js';
 import { headerLines, loadBenchSettings, phaseTimeoutMs, type BenchSettings } from './support/benchSettings.js';
 import { LATENCY_LOAD, latencyPhase, latencyWorkload } from './support/latency.js';

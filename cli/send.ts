@@ -4,8 +4,9 @@ import { generateRun, type GenerateOptions } from './generator.js';
 import type { PlannedSend } from './runPlan.js';
 import { FunctionApi } from './httpApi.js';
 import { silentProgress, type Progress } from './progress.js';
-import { QUEUES, openServiceBus, asCliError } from './serviceBus.js';
+import { openServiceBus, asCliError } from './serviceBus.js';
 import type { CliSettings } from './settings.js';
+import { QueueName } from '../src/core/queueNames.js';
 
 /** Where `send` delivers ledgers. */
 export type SendTarget = 'queue' | 'http';
@@ -65,15 +66,15 @@ export const DEFAULT_SEND_OUT = DEFAULT_EXPECTATION_FILE;
 type Deliver = ((send: PlannedSend) => Promise<void>) & { close(): Promise<void> };
 
 function deliverer(to: SendTarget, client: ServiceBusClient | undefined, api: FunctionApi): Deliver {
-  const ledgerSender = client?.createSender(QUEUES.ledger);
-  const ordersSender = client?.createSender(QUEUES.orders);
+  const ledgerSender = client?.createSender(QueueName.Ledger);
+  const ordersSender = client?.createSender(QueueName.Orders);
   const deliver = async (send: PlannedSend): Promise<void> => {
     if (send.kind === 'ledger') {
       if (to === 'http') return api.postLedger(send.ledger);
       // messageId = ledgerId: a re-sent ledger is dropped by the queue's duplicate detection (transport only).
       return ledgerSender?.sendMessages({ messageId: send.ledger.ledgerId, contentType: 'application/json', body: send.ledger });
     }
-    const sender = send.queue === QUEUES.ledger ? ledgerSender : ordersSender;
+    const sender = send.queue === QueueName.Ledger ? ledgerSender : ordersSender;
     return sender?.sendMessages({
       messageId: send.messageId,
       contentType: 'application/json',

@@ -5,7 +5,6 @@ import { CliError, isCliError } from './errors.js';
 import { requireServiceBus, type CliSettings } from './settings.js';
 
 /** Queues of the system (design: "Names everyone shares"). */
-export const QUEUES = { ledger: 'ledger', orders: 'orders' } as const;
 
 const CLIENT_OPTIONS = { retryOptions: { maxRetries: 2, retryDelayInMs: 500, timeoutInMs: 15_000 } };
 

@@ -5,6 +5,7 @@ import type { OrderView } from '../src/core/index.js';
 import { CliError, isCliError } from './errors.js';
 import { FunctionApi } from './httpApi.js';
 import { asCliError } from './serviceBus.js';
+import { QUEUE_NAMES } from '../src/core/queueNames.js';
 import { requireServiceBus, type CliSettings } from './settings.js';
 
 /** Options of {@link runSessions}. */
@@ -61,8 +62,6 @@ const statsSchema = z.object({
     }),
   ),
 });
-
-const AZURE_QUEUES = ['ledger', 'orders', 'order-events'] as const;
 
 /**
  * Session backlogs: on the emulator, each session queue's active sessions with depth and lock holder; against
@@ -139,7 +138,7 @@ async function azureQueues(settings: CliSettings): Promise<QueueRow[]> {
         );
   try {
     return await Promise.all(
-      AZURE_QUEUES.map(async (name) => {
+      QUEUE_NAMES.map(async (name) => {
         const [runtime, properties] = await Promise.all([admin.getQueueRuntimeProperties(name), admin.getQueue(name)]);
         return {
           name,

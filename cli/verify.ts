@@ -5,8 +5,9 @@ import type { Expectation } from './expectation.js';
 import { FunctionApi } from './httpApi.js';
 import { messageEntryId, messageIdText } from './ids.js';
 import { silentProgress, type Progress } from './progress.js';
-import { QUEUES, asCliError, openServiceBus, peekAll } from './serviceBus.js';
+import { asCliError, openServiceBus, peekAll } from './serviceBus.js';
 import type { CliSettings } from './settings.js';
+import { QueueName } from '../src/core/queueNames.js';
 
 /** Options of {@link runVerify}. */
 export interface VerifyOptions {
@@ -90,8 +91,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
 /** Dead letters of both queues, keyed the way the expectation names them. */
 export async function readDeadLetters(client: ServiceBusClient): Promise<FoundDeadLetter[]> {
   const [orders, ledger] = await Promise.all([
-    peekAll(client, QUEUES.orders, 'deadLetter'),
-    peekAll(client, QUEUES.ledger, 'deadLetter'),
+    peekAll(client, QueueName.Orders, 'deadLetter'),
+    peekAll(client, QueueName.Ledger, 'deadLetter'),
   ]);
   return [...orders.map((m) => foundDeadLetter('orders', m)), ...ledger.map((m) => foundDeadLetter('ledger', m))];
 }
@@ -110,7 +111,7 @@ export function foundDeadLetter(queue: 'orders' | 'ledger', message: ServiceBusR
 
 /** Messages still on `ledger` and `orders` (up to a few: only zero matters). */
 async function queuesBacklog(client: ServiceBusClient): Promise<number> {
-  const counts = await Promise.all([QUEUES.ledger, QUEUES.orders].map(async (queue) => (await peekAll(client, queue, undefined, 1)).length));
+  const counts = await Promise.all([QueueName.Ledger, QueueName.Orders].map(async (queue) => (await peekAll(client, queue, undefined, 1)).length));
   return counts.reduce((a, b) => a + b, 0);
 }
 

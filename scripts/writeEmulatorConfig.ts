@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { parseIsoDuration } from '../src/core/duration.js';
 
 /** The Docker emulator's limits and fixed namespace name. */
 export const DOCKER_EMULATOR_LIMITS = Object.freeze({
@@ -50,18 +51,16 @@ export const entityFileSchema = z.looseObject({
 export type EntityFile = z.infer<typeof entityFileSchema>;
 type EntityProperties = z.infer<typeof propertiesSchema>;
 
-const durationPattern = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
-
 /**
  * Milliseconds of an ISO 8601 duration made of days, hours, minutes and seconds (`P14D`, `PT1H30M`, `PT0.5S`).
  * Years, months and weeks are rejected: Service Bus durations never need them and their length is ambiguous.
  * @throws TypeError for any other string.
  */
 export function durationToMs(value: string): number {
-  const match = durationPattern.exec(value);
-  if (!match || value === 'P' || value.endsWith('T')) throw new TypeError(`durationToMs: not a day/time ISO 8601 duration: ${value}`);
-  const [, days = '0', hours = '0', minutes = '0', seconds = '0'] = match;
-  return ((Number(days) * 24 + Number(hours)) * 60 + Number(minutes)) * 60_000 + Number(seconds) * 1000;
+  // The copy keeps the original spelling, so only the units the official emulator reads get through.
+  const ms = /^P[\dDTHMS.]+$/.test(value) ? parseIsoDuration(value) : undefined;
+  if (ms === undefined) throw new TypeError(`durationToMs: not a day/time ISO 8601 duration: ${value}`);
+  return ms;
 }
 
 function clampDuration(value: string | undefined, min: string | undefined, max: string): string | undefined {

@@ -1,9 +1,10 @@
 import type { DeadLetterReason } from '../../src/core/index.js';
 import { isCliError } from '../errors.js';
 import { FunctionApi } from '../httpApi.js';
-import { QUEUES, peekAll, withServiceBus } from '../serviceBus.js';
+import { peekAll, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterRow, type DeadLetterRow } from './deadLetterRow.js';
+import { QueueName } from '../../src/core/queueNames.js';
 
 /** Options of {@link runDlqList}. */
 export interface DlqListOptions {
@@ -36,10 +37,10 @@ export interface DlqListing {
  * sessions name, plus `orders`. An unreachable function app does not hide the dead letters.
  */
 export async function runDlqList(options: DlqListOptions): Promise<DlqListing> {
-  const queue = options.queue ?? QUEUES.orders;
+  const queue = options.queue ?? QueueName.Orders;
   const messages = await withServiceBus(options.settings, (client) => peekAll(client, queue, 'deadLetter'));
   const deadLetters = messages.map(deadLetterRow);
-  const orderIds = [...new Set([...(options.orders ?? []), ...(queue === QUEUES.orders ? deadLetters.map((d) => d.sessionId) : [])])].filter(Boolean);
+  const orderIds = [...new Set([...(options.orders ?? []), ...(queue === QueueName.Orders ? deadLetters.map((d) => d.sessionId) : [])])].filter(Boolean);
   const rejected: RejectedRow[] = [];
   let ordersUnavailable: string | undefined;
   const api = new FunctionApi(options.settings);

@@ -1,7 +1,8 @@
 import { CliError } from '../errors.js';
-import { QUEUES, peekSequenceNumbers, withServiceBus } from '../serviceBus.js';
+import { peekSequenceNumbers, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { DLQ_RECEIVE_TIMEOUT_MS, receiveSelected, sequenceList } from './receiveSelected.js';
+import { QueueName } from '../../src/core/queueNames.js';
 
 /** Options of {@link runDlqPurge}. */
 export interface DlqPurgeOptions {
@@ -26,7 +27,7 @@ export interface DlqPurgeOptions {
  * `Timeout` naming it.
  */
 export async function runDlqPurge(options: DlqPurgeOptions): Promise<number> {
-  const queue = options.queue ?? QUEUES.orders;
+  const queue = options.queue ?? QueueName.Orders;
   if (!options.yes) {
     throw new CliError('InvalidOption', `Purging ${queue}/$DeadLetterQueue deletes its dead letters for good.`, 'Add --yes to confirm.');
   }

@@ -2,11 +2,12 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { resubmission } from '../../src/core/index.js';
 import { CliError } from '../errors.js';
 import { messageIdText } from '../ids.js';
-import { QUEUES, peekAll, peekSequenceNumbers, withServiceBus } from '../serviceBus.js';
+import { peekAll, peekSequenceNumbers, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterRow, matchesId, type DeadLetterRow } from './deadLetterRow.js';
 import { DLQ_RECEIVE_TIMEOUT_MS, receiveSelected, sequenceList, type ReceiveSelectedOutcome } from './receiveSelected.js';
 import { assertMessageIdLength, checkedCorrection, entryKey, highestResubmitCounts, resubmissionMessage } from './resubmission.js';
+import { QueueName } from '../../src/core/queueNames.js';
 
 /** Options of {@link runDlqResubmit}. Select with `ids`, `reason` (both narrow) or `all`. */
 export interface DlqResubmitOptions {
@@ -65,7 +66,7 @@ export interface ResubmitReport {
  * that names it and says what was resubmitted before.
  */
 export async function runDlqResubmit(options: DlqResubmitOptions): Promise<ResubmitReport> {
-  const queue = options.queue ?? QUEUES.orders;
+  const queue = options.queue ?? QueueName.Orders;
   const ids = options.ids ?? [];
   if (ids.length === 0 && options.reason === undefined && !options.all) {
     throw new CliError('InvalidOption', 'Say which dead letters to resubmit.', 'Pass ids (see `convoy dlq list`), --reason <reason>, or --all.');

@@ -4,11 +4,12 @@ import type { AppSettings } from '../../src/adapters/azureSettings.js';
 import { hasCosmosConnection, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import { FunctionApi } from '../httpApi.js';
-import { QUEUES, peekAll, withServiceBus } from '../serviceBus.js';
+import { peekAll, withServiceBus } from '../serviceBus.js';
 import { usesEmbeddedDefault, type CliSettings } from '../settings.js';
 import { deadLetterRow } from './deadLetterRow.js';
 import { assertMessageIdLength, checkedCorrection, entryKey, highestResubmitCounts } from './resubmission.js';
 import type { Resubmitted } from './resubmit.js';
+import { QueueName } from '../../src/core/queueNames.js';
 
 /** Options of {@link runResubmitRejected}. */
 export interface ResubmitRejectedOptions {
@@ -72,7 +73,7 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
   const correlationId = options.correlationId ?? record?.correlationId ?? undefined;
   const next = await withServiceBus(options.settings, async (client) => {
     // Its dead letters count too (rule 10): an earlier correction that failed at once was dead-lettered, not rejected.
-    const deadLetters = highestResubmitCounts((await peekAll(client, QUEUES.orders, 'deadLetter')).map(deadLetterRow));
+    const deadLetters = highestResubmitCounts((await peekAll(client, QueueName.Orders, 'deadLetter')).map(deadLetterRow));
     const numbered = resubmission(entry.entryId, [
       // Absent on records older than the field, and when it is 0.
       readResubmitCount({ resubmitCount: record?.resubmitCount }),
@@ -80,7 +81,7 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
       (options.attempt ?? 1) - 1,
     ]);
     assertMessageIdLength(numbered.messageId);
-    const sender = client.createSender(QUEUES.orders);
+    const sender = client.createSender(QueueName.Orders);
     try {
       await sender.sendMessages({
         messageId: numbered.messageId,

@@ -1,7 +1,8 @@
 import { CliError } from '../errors.js';
-import { QUEUES, peekAll, withServiceBus } from '../serviceBus.js';
+import { peekAll, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterDetail, deadLetterRow, matchesId } from './deadLetterRow.js';
+import { QueueName } from '../../src/core/queueNames.js';
 
 /** Options of {@link runDlqShow}. */
 export interface DlqShowOptions {
@@ -14,7 +15,7 @@ export interface DlqShowOptions {
 
 /** Everything about the dead letters `id` names (usually one; an entry id may name several copies). */
 export async function runDlqShow(options: DlqShowOptions): Promise<Record<string, unknown>[]> {
-  const queue = options.queue ?? QUEUES.orders;
+  const queue = options.queue ?? QueueName.Orders;
   const messages = await withServiceBus(options.settings, (client) => peekAll(client, queue, 'deadLetter'));
   const found = messages.filter((m) => matchesId(deadLetterRow(m), options.id));
   if (found.length === 0) {

@@ -26,7 +26,7 @@ export {
   type QueueEntityProperties,
   type SettingsSource,
 } from './config.js';
-export { formatIsoDuration, parseIsoDuration } from './duration.js';
+export { parseIsoDuration } from './duration.js';
 export { MESSAGE_ID_HASH_DIGITS, entryMessageId, readResubmitCount, requestHash, resubmission, type Resubmission } from './hash.js';
 
 export { bodyByteLength, normaliseBody, type NormalisedBody } from './schemas/body.js';

@@ -21,11 +21,8 @@ import type { GapStore, OrderStore } from '../core/ports/orderStore.js';
 import type { Telemetry } from '../core/ports/telemetry.js';
 import { OrderCache } from '../core/processor/orderCache.js';
 import { OrderProcessor } from '../core/processor/orderProcessor.js';
+import type { QueueName } from '../core/queueNames.js';
 
-/** Queue names (design: "Names everyone shares"). */
-export const QueueName = { Ledger: 'ledger', Orders: 'orders', OrderEvents: 'order-events' } as const;
-/** One of {@link QueueName}. */
-export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
 /** The app setting holding the Service Bus connection, as the triggers name it. */
 export const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';

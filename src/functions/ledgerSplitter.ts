@@ -13,7 +13,8 @@ import { messageTraceparent } from '../core/traceContext.js';
 import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
 import { planLedger } from '../core/splitter/planLedger.js';
-import { QueueName, SERVICE_BUS_CONNECTION, appContext, type AppContext } from './appContext.js';
+import { QueueName } from '../core/queueNames.js';
+import { SERVICE_BUS_CONNECTION, appContext, type AppContext } from './appContext.js';
 import { register } from './register.js';
 
 /**

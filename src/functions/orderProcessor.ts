@@ -5,7 +5,8 @@ import type { InvocationContext } from '@azure/functions';
 import { ensureServiceBusSdkBinding, normaliseTriggerInput, releaseSession, settlementFor } from '../adapters/functionsSettlement.js';
 import { inMessageSpan } from '../adapters/telemetryTraceContext.js';
 import { messageTraceparent, type ProcessResult } from '../core/index.js';
-import { QueueName, SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
+import { QueueName } from '../core/queueNames.js';
+import { SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
 import { sharedMetrics } from '../adapters/metrics.js';
 import { register } from './register.js';
 

@@ -7,7 +7,8 @@ import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
 import { ServiceBusOrderEventSender } from '../adapters/outboxServiceBusSender.js';
 import { WebhookOrderEventPoster } from '../adapters/outboxWebhook.js';
 import { OutboxRelay, resolveOutboxConfig, type OutboxConfig } from '../core/index.js';
-import { QueueName, type AppContext } from './appContext.js';
+import { QueueName } from '../core/queueNames.js';
+import type { AppContext } from './appContext.js';
 
 /** The relay of one app context and what it was built from. */
 export interface OutboxRuntime {

@@ -8,7 +8,8 @@ import { isTraceparent } from '../core/traceContext.js';
 import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
 import { validateLedger } from '../core/schemas/ledger.js';
 import { CoreErrorCode } from '../core/errors.js';
-import { QueueName, appContext } from './appContext.js';
+import { QueueName } from '../core/queueNames.js';
+import { appContext } from './appContext.js';
 import { unavailable } from './httpErrors.js';
 import { register } from './register.js';
 

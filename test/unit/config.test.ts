@@ -3,7 +3,6 @@ import {
   CORE_DEFAULTS,
   IN_FLIGHT_REQUEST_ALLOWANCE_MS,
   deliveryWindowOf,
-  formatIsoDuration,
   inboxTtlSeconds,
   parseIsoDuration,
   resolveCoreConfig,
@@ -26,13 +25,6 @@ describe('ISO 8601 durations', () => {
   it.each(['', 'P', 'PT', '1M', 'P1Y', 'P1M', 'PT1H2', 'P1DT', 'abc'])('refuses "%s"', (text) => {
     // Act + Assess
     expect(parseIsoDuration(text)).toBeUndefined();
-  });
-
-  it('formats milliseconds back into a duration', () => {
-    // Act + Assess
-    expect(formatIsoDuration(21 * 86_400_000 + 600_000)).toBe('P21DT10M');
-    expect(formatIsoDuration(1_500)).toBe('PT1.5S');
-    expect(formatIsoDuration(0)).toBe('PT0S');
   });
 });
 

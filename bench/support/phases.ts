@@ -34,6 +34,11 @@ export interface PipelineResult extends Throughput {
   relayedSeconds: number;
   /** order-events copies beyond the first of a messageId. */
   duplicateEvents: number;
+  /**
+   * Busy time of the main thread (the functions, the in-process host and the bench's own sends; the emulators run in
+   * threads of their own) during the timed part: its event-loop utilisation × the phase's wall time, in ms.
+   */
+  busyMs: number;
 }
 
 /**
@@ -48,8 +53,10 @@ export async function pipelinePhase(stack: BenchStack, work: Workload, settings:
     await stack.resetCosmosCounters();
     const started = performance.now();
     const startedAt = Date.now();
+    const loop = performance.eventLoopUtilization();
     await sendLedgers(stack.bus, work.ledgers);
     await phase.processed.completed('orderProcessor', work.entryMessages.length, settings.timeoutMs);
+    const busyMs = performance.eventLoopUtilization(loop).active;
     const result = throughput(work.entryMessages.length, started);
     // The relay's requests count too: the phase ends when every entry's event is on order-events. The events'
     // consumer (a downstream app, not ours) starts only now, so it takes no CPU from the timed part; the relay's
@@ -61,7 +68,7 @@ export async function pipelinePhase(stack: BenchStack, work: Workload, settings:
     const relayedSeconds = (lastEnqueuedAt - startedAt) / 1000;
     const cosmos = await stack.cosmosCounters();
     await checkApplied(phase.host.httpUrl, work.orderIds, work.entryMessages.length / work.orderIds.length);
-    return { ...result, sessionAccepts: phase.processed.sessionAccepts('orderProcessor'), cosmos, relayedSeconds, duplicateEvents: events.seen.duplicates };
+    return { ...result, sessionAccepts: phase.processed.sessionAccepts('orderProcessor'), cosmos, relayedSeconds, duplicateEvents: events.seen.duplicates, busyMs };
   } finally {
     await events?.close();
     await phase.close();

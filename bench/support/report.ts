@@ -32,9 +32,10 @@ export function report(r: BenchResults): string {
   const loadReached = l.sentPerSecond >= 0.95 * l.offeredPerSecond;
 
   const e2eRow = (label: string, run: number | string, x: PipelineResult) => [
-    label, run, x.messages, fixed(x.seconds, 1), fixed(x.perSecond, 1), fixed(x.sessionAccepts / x.messages, 3), fixed(x.relayedSeconds, 1), fixed(x.cosmos.total / x.messages, 2), x.duplicateEvents,
+    label, run, x.messages, fixed(x.seconds, 1), fixed(x.perSecond, 1), fixed(x.busyMs / x.messages, 3), fixed(x.sessionAccepts / x.messages, 3), fixed(x.relayedSeconds, 1), fixed(x.cosmos.total / x.messages, 2), x.duplicateEvents,
   ];
   const cosmosMedian = median(runs.map((x) => x.e2e.cosmos.total / x.e2e.messages));
+  const busyMedian = median(runs.map((x) => x.e2e.busyMs / x.e2e.messages));
   const lastLarge = runs[runs.length - 1]!.e2e;
   return [
     'Pipeline benchmark (npm run bench:pipeline)',
@@ -42,11 +43,11 @@ export function report(r: BenchResults): string {
     '',
     'End to end, interleaved ledgers to the ledger queue:',
     table(
-      ['workload', 'run', 'entries', 'seconds', 'entries/s', 'session accepts/entry', 'all events out s', 'Cosmos req/entry', 'repeated events'],
+      ['workload', 'run', 'entries', 'seconds', 'entries/s', 'busy ms/entry', 'session accepts/entry', 'all events out s', 'Cosmos req/entry', 'repeated events'],
       [
         e2eRow(`(a) ${describe(small.size)}`, 1, small.result),
         ...runs.map((x, i) => e2eRow(i === 0 ? `(b) ${describe(large.size)}` : '', i + 1, x.e2e)),
-        ['(b) median', '', '', '', fixed(e2eMedian, 1), '', '', fixed(cosmosMedian, 2), ''],
+        ['(b) median', '', '', '', fixed(e2eMedian, 1), fixed(busyMedian, 3), '', '', fixed(cosmosMedian, 2), ''],
       ],
       100,
     ),
@@ -89,6 +90,8 @@ export function report(r: BenchResults): string {
     'How each figure was measured (one process: the emulators in worker threads of their own, the host and the bench on the main thread):',
     'e2e: a fresh in-process host per run; all ledgers sent at once to ledger (one message each, as convoy send), timed from the first',
     '  send until the host logged "message processed" (completed) for every entry; then every order read over HTTP (all applied, nothing parked).',
+    'busy ms/entry: the main thread\'s event-loop utilisation × wall time over the timed part (the functions, the in-process host and',
+    '  the bench\'s sends; not the emulators\' threads) ÷ entries: the function side\'s CPU per entry, the figure that sizes a Flex instance.',
     'session accepts/entry: the session trigger\'s "session accepted" log lines ÷ entries. Cosmos req/entry: /_emulator/counters ÷ entries,',
     '  counted from the first send until every entry\'s event was taken from order-events (a consumer in the bench, started once the',
     '  e2e timing ends so it takes no CPU from it; the relay\'s end is the last event\'s enqueue time), so the relay\'s',

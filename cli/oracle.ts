@@ -1,14 +1,14 @@
 /**
- * The test oracle: the expected business state of every order, worked out from the design alone ("Order state",
+ * The test oracle: the expected business state of every order, worked out from the README's contracts alone ("Order state",
  * the entry types, rule 7 and the contract's bounds). It imports nothing from `src/` (a lint rule in
  * `eslint.config.js` keeps it so): `convoy verify`, the e2e tests and the chaos run hold the processor against it,
  * so borrowing the core's state machine would let a bug there agree with itself.
  */
 
-/** Most transactions an order holds (design, "Message contracts"): a `TransactionAdded` beyond it is invalid. */
+/** Most transactions an order holds (README, "Contracts and processing rules"): a `TransactionAdded` beyond it is invalid. */
 export const ORACLE_MAX_TRANSACTIONS = 1_000;
 
-/** One ledger entry as the design writes it (same JSON shape as the core's). */
+/** One ledger entry as the contract writes it (same JSON shape as the core's). */
 export type OracleEntry = { entryId: string; orderId: string; sequence: number } & (
   | { type: 'OrderCreated'; data: { customerId: string; currency: string } }
   | { type: 'TransactionAdded'; data: { transactionId: string; amount: number } }

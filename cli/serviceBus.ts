@@ -4,8 +4,6 @@ import { resolveServiceBusConnection } from '../src/adapters/azureSettings.js';
 import { CliError, isCliError } from './errors.js';
 import { requireServiceBus, type CliSettings } from './settings.js';
 
-/** Queues of the system (design: "Names everyone shares"). */
-
 const CLIENT_OPTIONS = { retryOptions: { maxRetries: 2, retryDelayInMs: 500, timeoutInMs: 15_000 } };
 
 /**

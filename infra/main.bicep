@@ -211,7 +211,7 @@ module alerts 'app/alerts.bicep' = {
   }
 }
 
-// azd writes these to .azure/<env>/.env; names match the app settings the design fixes.
+// azd writes these to .azure/<env>/.env; names match the app settings of docs/architecture.md, "Names everyone shares".
 output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name

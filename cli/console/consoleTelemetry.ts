@@ -1,4 +1,4 @@
-/** One alert as the console lists it (design: an alert carries `orderId`, `entryId`, `sequence`). */
+/** One alert as the console lists it (an alert carries `orderId`, `entryId`, `sequence`: README, "Contracts and processing rules"). */
 export interface ConsoleAlert {
   /** `IdempotencyKeyConflict`, `SequenceConflict`, `ParkedEntryRejected`, `GapTooOld` or `OutboxFailed`. */
   name: string;

@@ -21,10 +21,10 @@ param capacityMode string = 'Serverless'
 @minValue(1000)
 param autoscaleMaxThroughput int = 1000
 
-@description('Database name (the design fixes it).')
+@description('Database name (docs/architecture.md, "Names everyone shares").')
 param databaseName string = 'convoy'
 
-@description('Container name (the design fixes it).')
+@description('Container name (docs/architecture.md, "Names everyone shares").')
 param containerName string = 'orders'
 
 resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {

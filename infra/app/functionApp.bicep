@@ -96,7 +96,7 @@ var appSettings = union(
     AzureWebJobsStorage__blobServiceUri: storage.properties.primaryEndpoints.blob
     AzureWebJobsStorage__queueServiceUri: storage.properties.primaryEndpoints.queue
     AzureWebJobsStorage__tableServiceUri: storage.properties.primaryEndpoints.table
-    // Triggers and the app's own clients: the design's `ServiceBusConnection` / `CosmosConnection` prefixes.
+    // Triggers and the app's own clients: the `ServiceBusConnection` / `CosmosConnection` prefixes (docs/architecture.md, "Names everyone shares").
     ServiceBusConnection__fullyQualifiedNamespace: serviceBusFullyQualifiedNamespace
     ServiceBusConnection__credential: identitySettings.credential
     ServiceBusConnection__clientId: identitySettings.clientId

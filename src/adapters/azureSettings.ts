@@ -1,5 +1,5 @@
 /**
- * Resolves the app's connections from the shared app settings (design: "Names everyone shares"): connection
+ * Resolves the app's connections from the shared app settings (docs/architecture.md, "Names everyone shares"): connection
  * strings for the emulators, managed identity everywhere else. Pure — settings are passed in, nothing reads
  * `process.env`, and no client SDK beyond the Service Bus connection-string parser is loaded, so the CLI can
  * decide what it needs before paying for `@azure/cosmos` or `@azure/identity`.

@@ -1,5 +1,5 @@
 /**
- * Cosmos DB client settings for the order store, and the names of its resources (design: "Names everyone shares").
+ * Cosmos DB client settings for the order store, and the names of its resources (docs/architecture.md, "Names everyone shares").
  */
 import type { CosmosClient, CosmosClientOptions, Container } from '@azure/cosmos';
 import { SettingsError } from './azureSettings.js';

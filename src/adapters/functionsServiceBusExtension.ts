@@ -27,7 +27,7 @@ requireHere('@azure/functions-extensions-servicebus');
 
 /**
  * The resolver of the `@azure/functions-extensions-base` copy that `@azure/functions` itself loads — the copy that
- * matters: two installed copies made the factory register in the wrong one (bug 1 in the platform notes).
+ * matters: two installed copies made the factory register in the wrong one (docs/platform.md, "Two copies of @azure/functions-extensions-base").
  */
 export function functionsResourceFactoryResolver(): FunctionsResourceFactoryResolver {
   const requireFromFunctions = createRequire(requireHere.resolve('@azure/functions'));

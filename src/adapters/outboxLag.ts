@@ -1,5 +1,5 @@
 /**
- * The relay's lag (design "Outbox relay"): for each lease, the age of the oldest outbox record committed after its
+ * The relay's lag (docs/architecture.md, "The outbox relay"): for each lease, the age of the oldest outbox record committed after its
  * checkpoint — read as one page of the change feed from the lease's continuation. A page holding no outbox record
  * but other changes counts from its oldest change (`_ts`), so a lease stuck behind business documents still shows.
  */

@@ -17,7 +17,7 @@ import type { RawBody } from './support/rawMessages.js';
 import { peekOrders, splitNext } from './support/runs.js';
 import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 
-// CommonJS bundle: only app/trigger/output import by name in native ESM (platform notes).
+// CommonJS bundle: only app/trigger/output import by name in native ESM (docs/platform.md).
 const { HttpRequest } = functions;
 
 let stack: Stack;

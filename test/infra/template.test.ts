@@ -175,7 +175,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
     expect(sizes).toEqual(entityQueues.map(() => 2048));
   });
 
-  it('matches the design: ledger deduplicated without sessions, orders and order-events with sessions', () => {
+  it('matches the contract: ledger deduplicated without sessions, orders and order-events with sessions', () => {
     const flags = Object.fromEntries(
       ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => [q.name.split('/').pop(), [q.properties?.requiresSession, q.properties?.requiresDuplicateDetection]]),
     );

@@ -119,7 +119,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     await runSplitter(stack);
     const holds = outboxRuntime(appContext()).holds;
     // Act: both orders committed before the relay reads on (one batch): a batch of c alone would fail every order
-    // in it, which the relay treats as a target outage and retries whole, as the design says.
+    // in it, which the relay treats as a target outage and retries whole, as docs/architecture.md says.
     await host.close();
     await drainSession(stack, c);
     await drainSession(stack, d);

@@ -16,7 +16,7 @@ import {
 } from '../../src/core/index.js';
 
 /**
- * The processor's decision, rule by rule, in the design's evaluation order (a)–(e): what an entry means given the
+ * The processor's decision, rule by rule, in the evaluation order (a)–(e) of docs/architecture.md: what an entry means given the
  * order and what the store said about its key — pure, no store. The processor tests show the same rules end to end.
  */
 const orderId = 'o-1';

@@ -21,7 +21,7 @@ import {
 import { writeFor, type EntryOrigin, type StepStamp } from '../../src/core/processor/orderWrites.js';
 
 /**
- * The contract's bounds (design, "Message contracts") keep an order within Azure's limits however long it lives.
+ * The contract's bounds (README, "Contracts and processing rules") keep an order within Azure's limits however long it lives.
  * This fills orders to both bounds with every field at its longest and measures what Azure would be sent, in
  * UTF-8 bytes of JSON. Every document is built by the processor's own decision and write builders, as it would commit it.
  */

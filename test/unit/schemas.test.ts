@@ -20,7 +20,7 @@ function issuesOf(result: ReturnType<typeof validateLedger> | ReturnType<typeof 
 }
 
 describe('entry schema', () => {
-  it('accepts the four entry types of the design', () => {
+  it('accepts the four entry types of the contract', () => {
     // Prepare
     const entries = [e.created(), e.added(2, 't-1', 1250), e.amended(3, 't-1', -1100), e.added(4, 't-2', 0), e.deleted(5)];
     // Act

@@ -46,7 +46,7 @@ export interface Facts {
   ownAttempts?: ReadonlySet<string>;
 }
 
-/** The rules of the design, by number. */
+/** The processing rules, by number (docs/architecture.md, "Processing rules"). */
 export type Rule = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 11;
 
 /** What happens to the entry, with the rule that says so and a one-line reason. */

@@ -1,4 +1,4 @@
-/** Limits of the public message contracts (design: "Message contracts"). */
+/** Limits of the public message contracts (README, "Contracts and processing rules"). */
 
 /** Longest `entryId`: it is also the root of the broker `messageId` (`<entryId>:<hash16>`, at most 128). */
 export const ENTRY_ID_MAX_LENGTH = 100;

@@ -24,7 +24,7 @@ export interface ReceiverActionsOptions {
 /**
  * The `actions` of an `sdkBinding` invocation, backed by a real `@azure/service-bus` receiver instead of the host's
  * gRPC service. Settlements run one after another, each awaited: rhea coalesces same-tick dispositions of one
- * receiver into the first outcome (platform notes), which would turn a dead letter into a completion.
+ * receiver into the first outcome (docs/platform.md), which would turn a dead letter into a completion.
  */
 export function receiverActions(receiver: ServiceBusReceiver | ServiceBusSessionReceiver, options: ReceiverActionsOptions = {}) {
   const settled: RecordedSettlement[] = [];

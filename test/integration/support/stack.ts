@@ -15,7 +15,7 @@ import { nextWhileAny, peekEverything, receiveExactly } from '../../support/serv
 import { receiverActions } from './settlementActions.js';
 import type { ReceiverActionsOptions, RecordedSettlement } from './settlementActions.js';
 
-// CommonJS bundle: only app/trigger/output import by name in native ESM (platform notes).
+// CommonJS bundle: only app/trigger/output import by name in native ESM (docs/platform.md).
 const { InvocationContext, HttpRequest } = functions;
 
 const queue = (name: string, props: Record<string, unknown> = {}) => ({

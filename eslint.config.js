@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // Tool configuration in CommonJS (dependency-cruiser reads `.dependency-cruiser.cjs`).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     // The console's page script runs in the browser.
     files: ['cli/console/static/**/*.js'],
     languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setInterval: 'readonly' } },

@@ -1,40 +1,52 @@
 /**
- * Posts order events to a webhook (`OUTBOX_WEBHOOK_URL`): a JSON POST of the event body with the outbox record
- * id as `Idempotency-Key`, so the receiver can dedupe a re-delivery, and the W3C `traceparent` header. Anything
- * but a 2xx answer, a network error or a timeout fails the attempt for that order.
+ * Posts order events to a webhook (`OUTBOX_WEBHOOK_URL`): the event as its body (a structured CloudEvent, or a record
+ * written before events were, as it was written), its key as `Idempotency-Key` so the receiver can dedupe a
+ * re-delivery, the W3C `traceparent` header, and — with `OUTBOX_WEBHOOK_SECRET` — a Standard Webhooks signature
+ * (`webhook-id` = the key, `webhook-timestamp`, `webhook-signature`), so the receiver can tell our POSTs from anyone's.
+ * Anything but a 2xx answer, a network error or a timeout fails the attempt for that order.
  */
+import { Webhook } from 'standardwebhooks';
 import { OutboxDeliveryError, OutboxErrorCode, type OrderEventWebhook, type OutboundOrderEvent } from '../core/index.js';
 import { producerTraceparent } from './outboxTrace.js';
 
 /** Options of {@link WebhookOrderEventPoster}. */
 export interface WebhookPosterOptions {
   url: string;
+  /** The Standard Webhooks signing secret (`whsec_` + base64, `OUTBOX_WEBHOOK_SECRET`); unsigned without. @default none */
+  secret?: string;
   /** Longest time one POST may take. @default 10000 */
   timeoutMs?: number;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** The signature's time. @default the system clock */
+  now?: () => Date;
 }
 
 /** {@link OrderEventWebhook} over `fetch`. */
 export class WebhookOrderEventPoster implements OrderEventWebhook {
   private readonly fetch: typeof fetch;
+  private readonly signer: Webhook | undefined;
 
+  /** @throws Error when `secret` is not a Standard Webhooks secret (base64, optionally `whsec_`-prefixed). */
   constructor(private readonly options: WebhookPosterOptions) {
     this.fetch = options.fetch ?? globalThis.fetch;
+    this.signer = options.secret === undefined ? undefined : new Webhook(options.secret);
   }
 
   async post(event: OutboundOrderEvent, signal: AbortSignal): Promise<void> {
     let status: number;
     try {
       status = await producerTraceparent('webhook POST', event.traceparent, async (traceparent) => {
+        const body = JSON.stringify(event.body);
         const response = await this.fetch(this.options.url, {
           method: 'POST',
           headers: {
-            'content-type': 'application/json',
+            'content-type': event.contentType,
             'idempotency-key': event.messageId,
             ...(traceparent !== undefined && { traceparent }),
+            ...this.signature(event.messageId, body),
           },
-          body: JSON.stringify(event.body),
+          body,
           signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? 10_000)]),
         });
         // Drain the body so the connection can be reused.
@@ -46,5 +58,12 @@ export class WebhookOrderEventPoster implements OrderEventWebhook {
       throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `webhook POST of ${event.messageId} failed: ${message}`, { cause: error });
     }
     if (status < 200 || status > 299) throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `webhook answered HTTP ${status}`);
+  }
+
+  /** The Standard Webhooks headers of one delivery, signed over exactly the bytes sent; none without a secret. */
+  private signature(id: string, body: string): Record<string, string> {
+    if (this.signer === undefined) return {};
+    const at = this.options.now?.() ?? new Date();
+    return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': this.signer.sign(id, at, body) };
   }
 }

@@ -46,7 +46,8 @@ export { formatPath, toValidationIssues } from './schemas/issues.js';
 export { exceedsLedgerByteLimit, ledgerSchema, validateEntry, validateLedger, type Ledger, type Validated } from './schemas/ledger.js';
 export {
   CURRENCY_PATTERN,
-  CUSTOMER_ID_MAX_LENGTH,
+  AMENDED_TRANSACTION_ID_MAX_LENGTH,
+  ID_MAX_BYTES,
   ENTRY_ID_MAX_LENGTH,
   LEDGER_MAX_BYTES,
   LEDGER_MAX_ENTRIES,
@@ -54,7 +55,6 @@ export {
   ORDER_ID_MAX_LENGTH,
   ORDER_MAX_PARKED,
   ORDER_MAX_TRANSACTIONS,
-  TRANSACTION_ID_MAX_LENGTH,
 } from './schemas/limits.js';
 
 export { OrderStatus, initialOrderState, type OrderState, type Transaction } from './order/orderState.js';
@@ -100,6 +100,15 @@ export { planEntryMessage, planLedger, type LedgerPlan, type PlannedEntryMessage
 export { TRACEPARENT_PROPERTIES, isTraceparent, messageTraceparent } from './traceContext.js';
 
 export { orderEventMessage, type OrderEventBody, type OrderEventMessage } from './outbox/orderEvent.js';
+export {
+  CLOUDEVENTS_JSON,
+  ORDER_EVENT_TYPE,
+  orderCloudEvent,
+  orderEventKey,
+  orderEventSource,
+  type OrderCloudEvent,
+  type OrderEventData,
+} from './outbox/orderCloudEvent.js';
 export { OUTBOX_DEFAULTS, resolveOutboxConfig, type OutboxConfig } from './outbox/outboxConfig.js';
 export { silentOutboxObserver, type OutboundOrderEvent, type OutboxObserver } from './outbox/outboxPorts.js';
 

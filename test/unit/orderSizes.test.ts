@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CUSTOMER_ID_MAX_LENGTH,
+  ID_MAX_BYTES,
   ENTRY_ID_MAX_LENGTH,
   ORDER_ID_MAX_LENGTH,
   ORDER_MAX_PARKED,
   ORDER_MAX_TRANSACTIONS,
-  TRANSACTION_ID_MAX_LENGTH,
   entryMessageId,
   orderEventMessage,
   requestHash,
@@ -50,7 +49,7 @@ const longest = (fill: string, n: number | string, length: number) => String(n).
 const orderId = longest('o', 'order', ORDER_ID_MAX_LENGTH);
 const ledgerId = longest('L', 'ledger', ORDER_ID_MAX_LENGTH);
 const entryId = (sequence: number) => longest('e', sequence, ENTRY_ID_MAX_LENGTH);
-const transactionId = (i: number) => longest('t', i, TRANSACTION_ID_MAX_LENGTH);
+const transactionId = (i: number) => longest('t', i, ID_MAX_BYTES);
 /** Amounts of the longest JSON form whose running total stays a safe integer: +MAX, -MAX, +MAX, … */
 const amount = (i: number) => (i % 2 === 1 ? MAX : -MAX);
 
@@ -95,7 +94,7 @@ const created: Entry = {
   orderId,
   sequence: 1,
   type: 'OrderCreated',
-  data: { customerId: longest('c', 'customer', CUSTOMER_ID_MAX_LENGTH), currency: 'EUR' },
+  data: { customerId: longest('c', 'customer', ID_MAX_BYTES), currency: 'EUR' },
 };
 const added = (sequence: number, i: number): Entry => ({
   entryId: entryId(sequence),

@@ -45,9 +45,17 @@ describe('entry schema', () => {
     ['an empty currency', { ...e.created(), data: { customerId: 'c', currency: '' } }, 'data.currency'],
     ['an empty customerId', { ...e.created(), data: { customerId: '', currency: 'EUR' } }, 'data.customerId'],
     ['an empty transactionId', { ...e.added(2, '', 1) }, 'data.transactionId'],
-    ['a transactionId of 101 characters', { ...e.added(2, 't'.repeat(101), 1) }, 'data.transactionId'],
+    ['a transactionId of 101 bytes', { ...e.added(2, 't'.repeat(101), 1) }, 'data.transactionId'],
+    ['a transactionId of 34 "€" (102 bytes)', { ...e.added(2, '€'.repeat(34), 1) }, 'data.transactionId'],
+    ['a transactionId of 26 emoji (104 bytes)', { ...e.added(2, '😀'.repeat(26), 1) }, 'data.transactionId'],
+    ['a transactionId with a control character', { ...e.added(2, 't\u0007', 1) }, 'data.transactionId'],
+    ['a transactionId with a C1 control character', { ...e.added(2, 't\u0085', 1) }, 'data.transactionId'],
+    ['a transactionId with a lone surrogate', { ...e.added(2, 't\ud83d', 1) }, 'data.transactionId'],
     ['an amended transactionId of 101 characters', { ...e.amended(2, 't'.repeat(101), 1) }, 'data.transactionId'],
-    ['a customerId of 101 characters', { ...e.created(), data: { customerId: 'c'.repeat(101), currency: 'EUR' } }, 'data.customerId'],
+    ['a customerId of 101 bytes', { ...e.created(), data: { customerId: 'c'.repeat(101), currency: 'EUR' } }, 'data.customerId'],
+    ['a customerId of 51 "ä" (102 bytes)', { ...e.created(), data: { customerId: 'ä'.repeat(51), currency: 'EUR' } }, 'data.customerId'],
+    ['a customerId with a newline', { ...e.created(), data: { customerId: 'c\n', currency: 'EUR' } }, 'data.customerId'],
+    ['an orderId with a lone surrogate', { ...e.created(), orderId: 'o\udc00' }, 'orderId'],
     ['a lower-case currency', { ...e.created(), data: { customerId: 'c', currency: 'eur' } }, 'data.currency'],
     ['a four-letter currency', { ...e.created(), data: { customerId: 'c', currency: 'EURO' } }, 'data.currency'],
     ['a currency of digits', { ...e.created(), data: { customerId: 'c', currency: '978' } }, 'data.currency'],
@@ -60,15 +68,31 @@ describe('entry schema', () => {
     expect(issuesOf(result).map((i) => i.path)).toEqual([path]);
   });
 
-  it('accepts a customerId and transactionId of 100 characters and any three upper-case letters as currency', () => {
+  it('accepts a customerId and transactionId of 100 UTF-8 bytes in any script, and any three upper-case letters as currency', () => {
     // Prepare
     const created = { ...e.created(), data: { customerId: 'c'.repeat(100), currency: 'XTS' } };
     const added = e.added(2, 't'.repeat(100), 1);
-    const amended = e.amended(3, 't'.repeat(100), 2);
+    const euros = e.added(3, '€'.repeat(33) + 't', 1);
+    const emoji = e.added(4, '😀'.repeat(25), 1);
+    const quotes = e.added(5, '"\\'.repeat(50), 1);
     // Act
-    const results = [created, added, amended].map((body) => validateEntry(body));
+    const results = [created, added, euros, emoji, quotes].map((body) => validateEntry(body));
     // Assess
-    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+    expect(results.map((r) => r.ok)).toEqual([true, true, true, true, true]);
+  });
+
+  it('says a transactionId is too long in bytes', () => {
+    // Act
+    const result = validateEntry(e.added(2, '€'.repeat(34), 1));
+    // Assess
+    expect(issuesOf(result)).toEqual([{ path: 'data.transactionId', message: 'Is 102 bytes in UTF-8; at most 100 bytes are allowed' }]);
+  });
+
+  it('accepts an amendment naming any id an order may already hold: up to 100 characters, whatever their bytes', () => {
+    // Act
+    const result = validateEntry(e.amended(3, '€'.repeat(100), 2));
+    // Assess
+    expect(result.ok).toBe(true);
   });
 
   it('accepts the longest allowed ids', () => {

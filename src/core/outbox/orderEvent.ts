@@ -1,8 +1,9 @@
-import type { EntryType } from '../schemas/entry.js';
-import type { BusinessState } from '../order/orderView.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
+import type { BusinessState } from '../order/orderView.js';
+import type { EntryType } from '../schemas/entry.js';
+import { CLOUDEVENTS_JSON, type OrderCloudEvent } from './orderCloudEvent.js';
 
-/** Body of an `order-events` message (and of the webhook POST): absolute state, so consumers can apply it as is. */
+/** The body records written before events were fixed at commit still carry: absolute state, keyed `outbox:<entryId>`. */
 export interface OrderEventBody {
   orderId: string;
   sequence: number;
@@ -13,15 +14,16 @@ export interface OrderEventBody {
 
 /** The `order-events` message of an outbox record, as a plain object (the adapter adds the trace context). */
 export interface OrderEventMessage {
-  /** The record id (`outbox:<entryId>`): the idempotency key every layer downstream dedupes on. */
+  /** The event's key: the idempotency key every layer downstream dedupes on. */
   messageId: string;
   /** The `orderId`: `order-events` is session-enabled, so each order's events stay in sequence order. */
   sessionId: string;
   /** The `ledgerId` of the entry. */
   correlationId: string | undefined;
-  contentType: 'application/json';
+  contentType: typeof CLOUDEVENTS_JSON | 'application/json';
   applicationProperties: { sequence: number; type: EntryType };
-  body: OrderEventBody;
+  /** The structured CloudEvent as committed; for an earlier record, its earlier body. Sent as an object. */
+  body: OrderCloudEvent | OrderEventBody;
 }
 
 /** The `order-events` message for an outbox record. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CURRENCY_PATTERN, CUSTOMER_ID_MAX_LENGTH, ENTRY_ID_MAX_LENGTH, ORDER_ID_MAX_LENGTH, TRANSACTION_ID_MAX_LENGTH } from './limits.js';
+import { AMENDED_TRANSACTION_ID_MAX_LENGTH, CURRENCY_PATTERN, ENTRY_ID_MAX_LENGTH, ID_MAX_BYTES, ORDER_ID_MAX_LENGTH } from './limits.js';
 
 /** `entryId`: the business idempotency key, 1–100 characters of `[A-Za-z0-9._-]` (safe in Cosmos ids). */
 export const entryIdSchema = z
@@ -8,15 +8,41 @@ export const entryIdSchema = z
   .max(ENTRY_ID_MAX_LENGTH)
   .regex(/^[A-Za-z0-9._-]*$/, { error: 'Only letters, digits, ".", "_" and "-" are allowed' });
 
-/** `orderId` / `ledgerId`: 1–128 characters (Service Bus SessionId / MessageId limit). */
-export const orderIdSchema = z.string().min(1).max(ORDER_ID_MAX_LENGTH);
+/** Text that is well-formed UTF-16: no lone surrogate, which no UTF-8 byte sequence (and no JSON reader) can carry. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
+const WELL_FORMED = { error: 'Contains a lone surrogate (not valid Unicode)' };
+
+/** `orderId` / `ledgerId`: 1–128 characters (Service Bus SessionId / MessageId limit), well-formed. */
+export const orderIdSchema = z.string().min(1).max(ORDER_ID_MAX_LENGTH).refine(wellFormed, WELL_FORMED);
 
 /** Money: a safe integer of minor units; zero and negative (credits) are allowed, floats are not. */
 export const amountSchema = z.int();
 
 const sequenceSchema = z.int().min(1);
-const transactionIdSchema = z.string().min(1).max(TRANSACTION_ID_MAX_LENGTH);
-const customerIdSchema = z.string().min(1).max(CUSTOMER_ID_MAX_LENGTH);
+
+/** C0 and C1 control characters: JSON writes each as a 6-byte escape, and no id needs one. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * An id introduced by an entry (`customerId`, `TransactionAdded`'s `transactionId`): 1 to 100 UTF-8 bytes, no control
+ * characters, no lone surrogates. Bytes, not characters: the limits these ids protect are in bytes.
+ */
+function introducedId() {
+  return z
+    .string()
+    .min(1)
+    .refine(wellFormed, WELL_FORMED)
+    .refine((text) => !CONTROL_CHARACTER.test(text), { error: 'Contains a control character (U+0000–U+001F, U+007F–U+009F)' })
+    .refine((text) => Buffer.byteLength(text, 'utf8') <= ID_MAX_BYTES, {
+      error: (issue) => `Is ${Buffer.byteLength(String(issue.input), 'utf8')} bytes in UTF-8; at most ${ID_MAX_BYTES} bytes are allowed`,
+    });
+}
+const transactionIdSchema = introducedId();
+const customerIdSchema = introducedId();
+/** An amendment names a transaction the order already holds (rule 7 refuses any other), whatever bound it had then. */
+const amendedTransactionIdSchema = z.string().min(1).max(AMENDED_TRANSACTION_ID_MAX_LENGTH);
 const currencySchema = z.string().regex(CURRENCY_PATTERN, { error: 'Expected three upper-case letters (ISO 4217), such as EUR' });
 
 function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
@@ -29,19 +55,19 @@ function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
   });
 }
 
-/** `OrderCreated { customerId, currency }`: `customerId` 1–100 characters, `currency` like `EUR`. */
+/** `OrderCreated { customerId, currency }`: `customerId` 1–100 UTF-8 bytes, `currency` like `EUR`. */
 export const orderCreatedSchema = entryOf('OrderCreated', z.strictObject({ customerId: customerIdSchema, currency: currencySchema }));
 
-/** `TransactionAdded { transactionId, amount }`: `transactionId` 1–100 characters. */
+/** `TransactionAdded { transactionId, amount }`: `transactionId` 1–100 UTF-8 bytes. */
 export const transactionAddedSchema = entryOf(
   'TransactionAdded',
   z.strictObject({ transactionId: transactionIdSchema, amount: amountSchema }),
 );
 
-/** `TransactionAmended { transactionId, amount }`: the new amount replaces the old one. */
+/** `TransactionAmended { transactionId, amount }`: the new amount replaces the old one of a transaction the order holds. */
 export const transactionAmendedSchema = entryOf(
   'TransactionAmended',
-  z.strictObject({ transactionId: transactionIdSchema, amount: amountSchema }),
+  z.strictObject({ transactionId: amendedTransactionIdSchema, amount: amountSchema }),
 );
 
 /** `OrderDeleted {}`: the order's end-of-sequence marker. */

@@ -4,16 +4,24 @@
 export const ENTRY_ID_MAX_LENGTH = 100;
 /** Longest `orderId` / `ledgerId`: the Service Bus SessionId and MessageId limit. */
 export const ORDER_ID_MAX_LENGTH = 128;
-/** Longest `transactionId` and `customerId`; with the order bounds below it keeps an order within Azure's limits. */
-export const TRANSACTION_ID_MAX_LENGTH = 100;
-export const CUSTOMER_ID_MAX_LENGTH = 100;
+/**
+ * Longest `transactionId` and `customerId` where they are introduced (`TransactionAdded`, `OrderCreated`), in UTF-8
+ * bytes: the limits they protect are in bytes (a 100-character id of `€` is 300 bytes). With the order bounds below
+ * they keep an order within Azure's limits.
+ */
+export const ID_MAX_BYTES = 100;
+/**
+ * Longest `transactionId` a `TransactionAmended` may name, in characters: it names a transaction the order already
+ * holds, and orders written before ids were bounded in bytes hold ids of up to 100 characters.
+ */
+export const AMENDED_TRANSACTION_ID_MAX_LENGTH = 100;
 /** `currency`: three upper-case letters, the ISO 4217 form (membership in the ISO list is not checked). */
 export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 /**
  * Most transactions one order holds: a `TransactionAdded` beyond it is `InvalidTransition` (rule 7). With the
  * field lengths above and {@link ORDER_MAX_PARKED} it keeps the order document and every transactional batch
- * (2 MB) and every `order-events` message (256 KB) within Azure's limits however long an order lives, for ASCII
- * fields (`test/unit/orderSizes.test.ts` measures them); lengths count characters, not bytes.
+ * (2 MB) and every `order-events` message (256 KB) within Azure's limits however long an order lives, whatever its
+ * text (`test/unit/orderSizes.test.ts` measures them with the worst-case text).
  */
 export const ORDER_MAX_TRANSACTIONS = 1_000;
 /** Most entries parked on one order: a gap entry beyond it is dead-lettered `InvalidTransition` (rules 7, 10). */

@@ -64,7 +64,7 @@ export class FakeWebhook implements OrderEventWebhook {
   async post(event: OutboundOrderEvent): Promise<void> {
     for (const [key, left] of this.failures) {
       const [orderId, from] = key.split('@') as [string, string];
-      if (orderId === event.sessionId && event.body.sequence >= Number(from) && left > 0) {
+      if (orderId === event.sessionId && event.applicationProperties.sequence >= Number(from) && left > 0) {
         this.failures.set(key, left - 1);
         throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, 'webhook answered HTTP 503');
       }

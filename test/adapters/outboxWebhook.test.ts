@@ -1,0 +1,67 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookOrderEventPoster } from '../../src/adapters/outboxWebhook.js';
+import { initialOrderState, type OutboundOrderEvent } from '../../src/core/index.js';
+import { CLOUDEVENTS_JSON, orderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
+
+/** A webhook receiver that records each POST as it arrived. */
+let server: Server;
+let url: string;
+const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+const SECRET = `whsec_${Buffer.from('a signing secret of thirty-two bytes!').toString('base64')}`;
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function outbound(): OutboundOrderEvent {
+  const order = { orderId: 'Bestellung/ä 1', ...initialOrderState(), status: 'open' as const, customerId: 'c-9', currency: 'EUR', lastSequence: 7 };
+  const { event, key } = orderCloudEvent({ entryId: 'e-7', sequence: 7, order, committedAt: '2025-01-01T00:00:00.000Z', traceparent: undefined });
+  return { messageId: key, sessionId: order.orderId, correlationId: 'L-1', contentType: CLOUDEVENTS_JSON, applicationProperties: { sequence: 7, type: 'TransactionAdded' }, body: event, traceparent: undefined };
+}
+
+describe('the webhook poster', () => {
+  it('posts the CloudEvent with its key and a Standard Webhooks signature the library\'s verifier accepts', async () => {
+    // Prepare
+    received.length = 0;
+    const poster = new WebhookOrderEventPoster({ url, secret: SECRET });
+    const event = outbound();
+    // Act
+    await poster.post(event, AbortSignal.timeout(5_000));
+    // Assess
+    const [delivery] = received;
+    expect(delivery?.headers).toMatchObject({ 'content-type': 'application/cloudevents+json', 'idempotency-key': 'evt-3820c5b73f4384049ccd4278241f5f16', 'webhook-id': 'evt-3820c5b73f4384049ccd4278241f5f16' });
+    expect(JSON.parse(delivery!.body)).toEqual(event.body);
+    const headers = { 'webhook-id': String(delivery!.headers['webhook-id']), 'webhook-timestamp': String(delivery!.headers['webhook-timestamp']), 'webhook-signature': String(delivery!.headers['webhook-signature']) };
+    expect(new Webhook(SECRET).verify(delivery!.body, headers)).toEqual(event.body);
+    expect(() => new Webhook(`whsec_${Buffer.from('another secret').toString('base64')}`).verify(delivery!.body, headers)).toThrow(/signature/i);
+  });
+
+  it('signs nothing without a secret', async () => {
+    // Prepare
+    received.length = 0;
+    // Act
+    await new WebhookOrderEventPoster({ url }).post(outbound(), AbortSignal.timeout(5_000));
+    // Assess
+    expect(received[0]?.headers['webhook-signature']).toBeUndefined();
+  });
+
+  it('refuses a secret that is not base64 when it is built', () => {
+    expect(() => new WebhookOrderEventPoster({ url, secret: 'whsec_not*base64!' })).toThrow();
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { CloudEvent } from 'cloudevents';
+import { orderCloudEvent, orderEventKey, orderEventSource } from '../../src/core/outbox/orderCloudEvent.js';
+import { initialOrderState } from '../../src/core/index.js';
+
+describe('order events as CloudEvents keyed per order', () => {
+  it.each([
+    ['o-1', 'e-1', '/orders/o-1', 'evt-70f62ba215bc70d4e0998953c70b2d07'],
+    ['Bestellung/ä 1', 'e-7', '/orders/Bestellung%2F%C3%A4%201', 'evt-3820c5b73f4384049ccd4278241f5f16'],
+  ])('gives order %s, entry %s the source %s and the key %s', (orderId, entryId, source, key) => {
+    // Act + Assess
+    expect(orderEventSource(orderId)).toBe(source);
+    expect(orderEventKey(source, entryId)).toBe(key);
+  });
+
+  it('keys two orders that reuse an entryId apart', () => {
+    // Act + Assess
+    expect(orderEventKey(orderEventSource('o-1'), 'e-1')).not.toBe(orderEventKey(orderEventSource('o-2'), 'e-1'));
+  });
+
+  it('builds a structured CloudEvent from the entry alone, inventing neither id nor time, and the SDK reads it back as valid', () => {
+    // Prepare
+    const order = { orderId: 'o-1', ...initialOrderState(), status: 'open' as const, customerId: 'c-9', currency: 'EUR', lastSequence: 1 };
+    const input = { entryId: 'e-1', sequence: 1, order, committedAt: '2025-01-01T00:00:00.123Z', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+    // Act
+    const first = orderCloudEvent(input);
+    const again = orderCloudEvent(input);
+    // Assess
+    expect(first.event).toEqual({
+      specversion: '1.0',
+      id: 'e-1',
+      source: '/orders/o-1',
+      type: 'convoy.order.entry-applied',
+      time: '2025-01-01T00:00:00.123Z',
+      datacontenttype: 'application/json',
+      traceparent: input.traceparent,
+      data: { orderId: 'o-1', sequence: 1, entryId: 'e-1', order },
+    });
+    expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+    expect(first.key).toBe('evt-70f62ba215bc70d4e0998953c70b2d07');
+    expect(new CloudEvent(JSON.parse(JSON.stringify(first.event)) as Record<string, unknown>).validate()).toBe(true);
+    expect(orderCloudEvent({ ...input, traceparent: undefined }).event).not.toHaveProperty('traceparent');
+  });
+});

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError, parse } from './configError.js';
 import { defaultRule, parseRule } from './configRules.js';
 import { isUnbounded, parseDurationMs } from './duration.js';
+import type { RuleConfig } from './ruleConfig.js';
 
 export { ConfigError } from './configError.js';
 
@@ -20,38 +21,6 @@ export interface EntitySettings {
   readonly forwardTo: string | undefined;
   readonly forwardDeadLetteredMessagesTo: string | undefined;
   readonly maxMessageSizeBytes: number;
-}
-
-/** A correlation filter; every field present must match (properties by exact value). */
-export interface CorrelationFilter {
-  readonly contentType?: string;
-  readonly correlationId?: string;
-  readonly label?: string;
-  readonly messageId?: string;
-  readonly replyTo?: string;
-  readonly replyToSessionId?: string;
-  readonly sessionId?: string;
-  readonly to?: string;
-  readonly properties: Readonly<Record<string, string | number | boolean>>;
-}
-
-/** Values a SQL filter or action may be given as `@name` parameters. */
-export type SqlParameterValues = Readonly<Record<string, bigint | number | string | boolean | Date>>;
-
-/** A rule's filter: correlation, SQL, or the constant filters the management API names. */
-export type RuleFilterSpec =
-  | { readonly type: 'correlation'; readonly correlation: CorrelationFilter }
-  | { readonly type: 'sql'; readonly expression: string; readonly parameters: SqlParameterValues }
-  | { readonly type: 'true' }
-  | { readonly type: 'false' };
-
-/** A subscription rule: a filter and an optional SQL action. */
-export interface RuleConfig {
-  readonly name: string;
-  readonly filter: RuleFilterSpec;
-  readonly action: { readonly expression: string; readonly parameters: SqlParameterValues } | undefined;
-  /** Epoch ms. */
-  readonly createdAt: number;
 }
 
 /** Management-API facts about an entity that do not change how it behaves. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CorrelationFilter, RuleConfig, RuleFilterSpec, SqlParameterValues } from './config.js';
+import type { CorrelationFilter, RuleConfig, RuleFilterSpec, SqlParameterValues } from './ruleConfig.js';
 import { ConfigError, parse } from './configError.js';
 import { compileSqlAction, compileSqlFilter } from './filters/sqlRule.js';
 import { SqlSyntaxError } from './filters/parse.js';

@@ -1,4 +1,5 @@
-import type { EntityMeta, EntitySettings, NamespaceConfig, RuleConfig, SqlParameterValues } from './config.js';
+import type { EntityMeta, EntitySettings, NamespaceConfig } from './config.js';
+import type { RuleConfig, SqlParameterValues } from './ruleConfig.js';
 import { formatDurationMs } from './duration.js';
 
 /** The unit of a typed SQL parameter as the data directory keeps it (JSON has no integer/double split). */

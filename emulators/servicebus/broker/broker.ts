@@ -1,12 +1,14 @@
-import type { EntityMeta, EntitySettings, NamespaceConfig, RuleConfig } from '../config.js';
+import type { EntityMeta, EntitySettings, NamespaceConfig } from '../config.js';
+import type { RuleConfig } from '../ruleConfig.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import type { MessageStore } from '../store/messageStore.js';
 import { parseAddress } from './entityAddress.js';
-import type { EntityCounts, EntityContext, EnqueueExtra } from './queueEntity.js';
+import type { EntityContext } from './queueEntity.js';
+import type { EntityCounts } from './messageIndex.js';
 import { checkSend } from './sendRules.js';
 import { QueueEntity } from './queueEntity.js';
 import type { SessionInfo } from './sessionCoordinator.js';
-import type { StoredMessage } from './storedMessage.js';
+import type { EnqueueExtra, StoredMessage } from './storedMessage.js';
 import { TimerQueue } from './timerQueue.js';
 import { RuleSet } from './ruleSet.js';
 import { TopicEntity } from './topicEntity.js';
@@ -14,6 +16,8 @@ import type { Subscription } from './topicEntity.js';
 import { mergeAppProps, readAppProps, wrapProps } from './wireMessage.js';
 import type { ParsedMessage } from './wireMessage.js';
 import { restoreInto } from './restore.js';
+import type { RestoreTarget } from './restore.js';
+import type { DuplicateDetection } from './duplicateDetection.js';
 
 /** Forwarding chains longer than this are cut, as Service Bus does (4 hops). */
 const MAX_HOPS = 4;
@@ -42,7 +46,7 @@ export type SendTarget = { kind: 'queue'; entity: QueueEntity } | { kind: 'topic
  * The engine: all entities of the namespace, message routing (forwarding, topics, dead-lettering) and the
  * shared timer. It knows nothing about AMQP links; the server calls it.
  */
-export class Broker implements EntityContext {
+export class Broker implements EntityContext, RestoreTarget {
   readonly timers = new TimerQueue();
   private readonly entities = new Map<string, QueueEntity>();
   private readonly topics = new Map<string, TopicEntity>();
@@ -78,7 +82,7 @@ export class Broker implements EntityContext {
 
   /** Adds a topic without subscriptions. */
   addTopic(name: string, settings: EntitySettings, meta: EntityMeta): TopicEntity {
-    const topic = new TopicEntity(name, settings, meta);
+    const topic = new TopicEntity(name, settings, meta, this.store);
     this.topics.set(name.toLowerCase(), topic);
     return topic;
   }
@@ -102,7 +106,7 @@ export class Broker implements EntityContext {
   /** Deletes a queue or subscription with its messages and dead letters; its receivers are detached. */
   dropQueueLike(entity: QueueEntity): void {
     // Cleared in the log too, so a same-named entity made later does not find old session states at restart.
-    for (const session of entity.sessions?.list() ?? []) if (session.hasState) this.setSessionState(entity, session.id, undefined);
+    for (const session of entity.sessions?.list() ?? []) if (session.hasState) entity.setSessionState(session.id, undefined);
     entity.purge();
     entity.dlq?.purge();
     this.entities.delete(entity.name.toLowerCase());
@@ -179,6 +183,11 @@ export class Broker implements EntityContext {
     return a.deadLetter ? entity?.dlq : entity;
   }
 
+  /** The duplicate detection of a queue (for restore; a topic's ids are kept in memory only). */
+  duplicatesByName(name: string): DuplicateDetection | undefined {
+    return this.entityByName(name)?.duplicates;
+  }
+
   /** Largest message the target accepts. */
   maxMessageSize(target: SendTarget): number {
     return target.kind === 'queue' ? target.entity.settings.maxMessageSizeBytes : target.topic.settings.maxMessageSizeBytes;
@@ -192,13 +201,13 @@ export class Broker implements EntityContext {
   send(target: SendTarget, messages: ParsedMessage[]): Admission {
     for (const p of messages) checkSend(target.kind === 'queue' ? target.entity : undefined, p);
     const now = Date.now();
-    const ids = target.kind === 'topic' ? target.topic : target.entity;
-    const detects = (target.kind === 'topic' ? target.topic.settings : target.entity.settings).requiresDuplicateDetection;
+    const duplicates = target.kind === 'topic' ? target.topic.duplicates : target.entity.duplicates;
+    const detects = duplicates.enabled;
     const inBatch = new Set<string>();
     const placed: { entity: QueueEntity; m: StoredMessage }[] = [];
     const place: Sink = (entity, p, extra) => void placed.push({ entity, m: entity.prepare(p, now, extra) });
     for (const p of messages) {
-      if (detects && (ids.seenRecently(p.messageId, now) || inBatch.has(p.messageId))) continue;
+      if (detects && (duplicates.isDuplicate(p.messageId, now) || inBatch.has(p.messageId))) continue;
       if (detects) inBatch.add(p.messageId);
       if (target.kind === 'topic') {
         for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, 0, place);
@@ -207,21 +216,21 @@ export class Broker implements EntityContext {
       }
     }
     // Logged with the messages (a topic's ids are kept in memory only).
-    if (target.kind === 'queue') for (const id of inBatch) target.entity.logId(id, now);
+    if (target.kind === 'queue') for (const id of inBatch) duplicates.logWithSend(id, now);
     return {
       commit: () => {
         const at = Date.now();
         // A concurrent send of the same id may have been committed while this one was being written.
-        const repeated = new Set([...inBatch].filter((id) => ids.seenRecently(id, at)));
+        const repeated = new Set([...inBatch].filter((id) => duplicates.isDuplicate(id, at)));
         for (const { entity, m } of placed) {
           if (repeated.has(m.messageId)) entity.discard(m);
           else entity.admitPrepared(m);
         }
-        for (const id of inBatch) if (!repeated.has(id)) ids.recordId(id, now);
+        for (const id of inBatch) if (!repeated.has(id)) duplicates.remember(id, now);
       },
       abort: () => {
         for (const { entity, m } of placed) entity.discard(m);
-        if (target.kind === 'queue') for (const id of inBatch) target.entity.unlogId(id, now);
+        if (target.kind === 'queue') for (const id of inBatch) duplicates.withdraw(id, now);
       },
     };
   }
@@ -264,13 +273,6 @@ export class Broker implements EntityContext {
       return;
     }
     from.dlq?.enqueue(p, now, { deliveryCount: m.deliveryCount, enqueuedTime: m.enqueuedTime });
-  }
-
-  /** Sets a session's state and records it. */
-  setSessionState(entity: QueueEntity, sessionId: string, state: Buffer | undefined): void {
-    if (!entity.sessions) throw brokerErrors.invalid(`${entity.name} is not session-enabled.`);
-    entity.sessions.setState(sessionId, state);
-    this.store.append({ t: 'state', e: entity.name, id: sessionId, v: state ? state.toString('base64') : null });
   }
 
   /** Counts per queue and subscription, with sessions for session entities. */

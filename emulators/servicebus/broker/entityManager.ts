@@ -1,4 +1,5 @@
-import type { EntityMeta, EntitySettings, NamespaceConfig, RuleConfig } from '../config.js';
+import type { EntityMeta, EntitySettings, NamespaceConfig } from '../config.js';
+import type { RuleConfig } from '../ruleConfig.js';
 import { DEFAULT_RULE_NAME, checkRuleSql, defaultRule } from '../configRules.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import type { Broker } from './broker.js';

@@ -1,13 +1,17 @@
 import type { EntityMeta, EntitySettings } from '../config.js';
 import { brokerErrors } from '../errors/brokerError.js';
-import type { MessageStore, StoreRecord } from '../store/messageStore.js';
-import { serializeMessage } from '../store/messageStore.js';
+import type { MessageStore } from '../store/messageStore.js';
 import type { Consumer, ReceiveMode, Settlement } from './consumer.js';
-import { DedupWindow } from './dedupWindow.js';
-import { newLockToken } from './lockToken.js';
+import { ConsumerRing } from './consumerRing.js';
+import { DuplicateDetection } from './duplicateDetection.js';
+import { EntityLog } from './entityLog.js';
+import { MessageIndex } from './messageIndex.js';
+import type { EntityCounts } from './messageIndex.js';
+import { MessageLocks } from './messageLocks.js';
 import { SeqQueue } from './seqQueue.js';
 import { SessionCoordinator } from './sessionCoordinator.js';
-import type { MessageLock, StoredMessage } from './storedMessage.js';
+import type { SessionHost } from './sessionCoordinator.js';
+import type { EnqueueExtra, MessageLock, ReceivedDeferred, StoredMessage } from './storedMessage.js';
 import type { TimerQueue } from './timerQueue.js';
 import { mergeAppProps } from './wireMessage.js';
 import type { ParsedMessage, TypedProps } from './wireMessage.js';
@@ -17,55 +21,46 @@ export interface EntityContext {
   readonly timers: TimerQueue;
   readonly store: MessageStore;
   /** Moves a message out of `from` into its dead-letter destination. */
-  deadLetter(from: QueueEntity, m: StoredMessage, reason: string | undefined, description: string | undefined): void;
+  deadLetter(from: QueueEntity, message: StoredMessage, reason: string | undefined, description: string | undefined): void;
 }
 
 /** Kind of entity: a queue, a topic subscription, or the dead-letter sub-queue of either. */
 export type EntityKind = 'queue' | 'subscription' | 'deadletter';
 
-/** What an enqueue takes over from where the message was before (dead-lettering, forwarding). */
-export interface EnqueueExtra {
-  deadLetterSource?: string;
-  deliveryCount?: number;
-  enqueuedTime?: number;
-}
-
-/** Per-entity counts for the admin port. */
-export interface EntityCounts {
-  active: number;
-  locked: number;
-  scheduled: number;
-  deferred: number;
-}
-
 /**
- * One queue-like entity: FIFO by sequence number, peek-locks, deferral, scheduling, TTL, duplicate detection,
- * and (when `requiresSession`) per-session FIFO through a {@link SessionCoordinator}.
+ * One queue-like entity: FIFO by sequence number, peek-locks, deferral, scheduling, TTL and MaxDeliveryCount.
+ * Its parts each live in one place: {@link DuplicateDetection}, {@link MessageLocks}, the {@link ConsumerRing} that
+ * serves its receiving links, the {@link EntityLog} of its changes and, when `requiresSession`, the
+ * {@link SessionCoordinator}, which calls back only through {@link SessionHost}.
  */
-export class QueueEntity {
+export class QueueEntity implements SessionHost {
   /** Dead-letter sub-queue (`<name>/$DeadLetterQueue`); absent on a dead-letter queue itself. */
   dlq: QueueEntity | undefined;
   readonly sessions: SessionCoordinator | undefined;
-  private nextSeq = 1;
-  private readonly messages = new Map<number, StoredMessage>();
-  private readonly queue = new SeqQueue();
-  private readonly locks = new Map<string, MessageLock>();
-  private readonly consumers: Consumer[] = [];
-  private readonly dedup: DedupWindow;
-  private rr = 0;
-  private pumping = false;
-
+  readonly duplicates: DuplicateDetection;
   /** Management-API facts (creation time, user metadata); set by the broker. */
   meta: EntityMeta | undefined;
+  private nextSequenceNumber = 1;
+  private readonly messages = new MessageIndex();
+  /** Available messages of a session-less entity (a session entity keeps one queue per session). */
+  private readonly available = new SeqQueue();
+  private readonly locks: MessageLocks;
+  private readonly consumers: ConsumerRing;
+  private readonly log: EntityLog;
 
   constructor(
     readonly name: string,
     public settings: EntitySettings,
     readonly kind: EntityKind,
-    private readonly ctx: EntityContext,
+    private readonly context: EntityContext,
   ) {
-    this.dedup = new DedupWindow(settings.duplicateDetectionWindowMs);
-    if (settings.requiresSession) this.sessions = new SessionCoordinator(this, ctx.timers);
+    this.log = new EntityLog(context.store, name);
+    this.duplicates = new DuplicateDetection(settings, this.log);
+    const sessionHeld = (lock: MessageLock, now: number): boolean =>
+      lock.message.sessionId !== undefined && this.sessions !== undefined && this.sessions.holds(lock.message.sessionId, lock.owner, now);
+    this.locks = new MessageLocks(context.timers, (lock) => this.unlock(lock), settings.requiresSession ? sessionHeld : undefined);
+    this.consumers = new ConsumerRing({ nextFor: (c) => this.nextFor(c), handOver: (c, m) => this.handOver(c, m) });
+    if (settings.requiresSession) this.sessions = new SessionCoordinator(this, context.timers);
   }
 
   /**
@@ -74,27 +69,19 @@ export class QueueEntity {
    */
   reconfigure(settings: EntitySettings): void {
     this.settings = settings;
-    this.dedup.windowMs = settings.duplicateDetectionWindowMs;
+    this.duplicates.reconfigure(settings);
   }
 
   /** Deletes every message (the entity is being deleted) and detaches its receivers with EntityNotFound. */
   purge(): void {
-    for (const m of [...this.messages.values()]) this.remove(m);
+    for (const m of this.messages.all()) this.remove(m);
     this.locks.clear();
-    for (const c of [...this.consumers]) c.sessionLost(brokerErrors.entityNotFound(this.name));
-    this.consumers.length = 0;
+    for (const c of this.consumers.takeAll()) c.sessionLost(brokerErrors.entityNotFound(this.name));
   }
 
   /** Bytes held: the encoded size of every message, as the management API's `SizeInBytes`. */
   sizeInBytes(): number {
-    let n = 0;
-    for (const m of this.messages.values()) n += m.size;
-    return n;
-  }
-
-  /** Writes a change to a durable store; the record is only built when something will keep it. */
-  private record(build: () => StoreRecord): void {
-    if (this.ctx.store.durable) this.ctx.store.append(build());
+    return this.messages.sizeInBytes();
   }
 
   /** Lock duration, ms. */
@@ -102,122 +89,92 @@ export class QueueEntity {
     return this.settings.lockDurationMs;
   }
 
-  /** Whether `messageId` was recorded inside the duplicate-detection window (always false when detection is off). */
-  seenRecently(messageId: string, now: number): boolean {
-    return this.settings.requiresDuplicateDetection && this.dedup.seen(messageId, now);
-  }
+  // ---- A message's way in: prepared, written, admitted (or discarded), then available or scheduled.
 
-  /**
-   * Writes `messageId`'s duplicate-detection entry to the log together with its send's messages, so the write that
-   * makes the send durable carries both: after a restart a message that survived is never accepted a second time.
-   */
-  logId(messageId: string, now: number): void {
-    if (!this.settings.requiresDuplicateDetection) return;
-    this.record(() => ({ t: 'dup', e: this.name, id: messageId, at: now }));
-  }
-
-  /** Takes back a {@link logId} of a send whose write failed: the client's retry must not be a duplicate. */
-  unlogId(messageId: string, at: number): void {
-    if (!this.settings.requiresDuplicateDetection) return;
-    this.record(() => ({ t: 'undup', e: this.name, id: messageId, at }));
-  }
-
-  /** Counts `messageId` as seen for duplicate detection: only once its message is durably accepted. */
-  recordId(messageId: string, now: number): void {
-    if (this.settings.requiresDuplicateDetection) this.dedup.add(messageId, now);
-  }
-
-  /** Replays a duplicate-detection entry from the log. */
-  restoreDedup(messageId: string, at: number): void {
-    this.dedup.add(messageId, at);
-  }
-
-  /** Builds and admits a message. */
-  enqueue(p: ParsedMessage, now: number, extra: EnqueueExtra = {}): StoredMessage {
-    const m = this.prepare(p, now, extra);
-    this.admit(m);
-    return m;
+  /** Builds and admits a message at once (dead-lettering, scheduling through `$management`). */
+  enqueue(parsed: ParsedMessage, now: number, extra: EnqueueExtra = {}): StoredMessage {
+    const message = this.prepare(parsed, now, extra);
+    this.admit(message);
+    return message;
   }
 
   /**
    * Builds a message and writes it to the store without making it visible: a send's messages are admitted together
    * ({@link admitPrepared}) once the store has them, or {@link discard}ed when the write failed.
    */
-  prepare(p: ParsedMessage, now: number, extra: EnqueueExtra = {}): StoredMessage {
-    const scheduled = p.scheduledEnqueueTime !== undefined && p.scheduledEnqueueTime > now ? p.scheduledEnqueueTime : undefined;
-    const m: StoredMessage = {
-      sequenceNumber: this.nextSeq++,
-      messageId: p.messageId,
-      sessionId: this.settings.requiresSession ? (p.sessionId ?? '') : p.sessionId,
-      enqueuedTime: scheduled ?? extra.enqueuedTime ?? now,
+  prepare(parsed: ParsedMessage, now: number, extra: EnqueueExtra = {}): StoredMessage {
+    const scheduledFor = parsed.scheduledEnqueueTime !== undefined && parsed.scheduledEnqueueTime > now ? parsed.scheduledEnqueueTime : undefined;
+    const message: StoredMessage = {
+      sequenceNumber: this.nextSequenceNumber++,
+      messageId: parsed.messageId,
+      sessionId: this.settings.requiresSession ? (parsed.sessionId ?? '') : parsed.sessionId,
+      enqueuedTime: scheduledFor ?? extra.enqueuedTime ?? now,
       expiresAt: Infinity,
-      ttlMs: p.ttlMs,
+      ttlMs: parsed.ttlMs,
       deliveryCount: extra.deliveryCount ?? 0,
       deferred: false,
-      place: scheduled !== undefined ? 'scheduled' : 'available',
+      place: scheduledFor !== undefined ? 'scheduled' : 'available',
       deadLetterSource: extra.deadLetterSource,
-      sections: p.sections,
-      size: p.size,
+      sections: parsed.sections,
+      size: parsed.size,
     };
-    m.expiresAt = this.expiryFor(m);
-    this.record(() => ({ t: 'put', e: this.name, m: serializeMessage(m) }));
-    return m;
+    message.expiresAt = this.expiryOf(message);
+    this.log.messageStored(message);
+    return message;
   }
 
   /** Makes a {@link prepare}d message visible. */
-  admitPrepared(m: StoredMessage): void {
-    this.admit(m);
+  admitPrepared(message: StoredMessage): void {
+    this.admit(message);
   }
 
   /** Drops a {@link prepare}d message that was never admitted, and takes it back out of the store. */
-  discard(m: StoredMessage): void {
-    m.place = 'gone';
-    this.record(() => ({ t: 'del', e: this.name, s: m.sequenceNumber }));
+  discard(message: StoredMessage): void {
+    message.place = 'gone';
+    this.log.messageRemoved(message);
   }
 
   /** Adds a message rebuilt from the log (locks are not persisted: it comes back unlocked). */
-  restore(m: StoredMessage): void {
-    this.nextSeq = Math.max(this.nextSeq, m.sequenceNumber + 1);
-    this.admit(m);
+  restore(message: StoredMessage): void {
+    this.nextSequenceNumber = Math.max(this.nextSequenceNumber, message.sequenceNumber + 1);
+    this.admit(message);
   }
 
-  private expiryFor(m: StoredMessage): number {
+  private expiryOf(m: StoredMessage): number {
     if (this.kind === 'deadletter') return Infinity;
-    const ttl = Math.min(m.ttlMs ?? Infinity, this.settings.defaultTtlMs);
-    return m.enqueuedTime + ttl;
+    return m.enqueuedTime + Math.min(m.ttlMs ?? Infinity, this.settings.defaultTtlMs);
   }
 
   private admit(m: StoredMessage): void {
-    this.messages.set(m.sequenceNumber, m);
-    if (m.sessionId !== undefined && this.sessions) this.sessions.entry(m.sessionId).count++;
+    this.messages.add(m);
+    this.sessions?.countIn(m.sessionId ?? '');
     if (m.place === 'scheduled') {
-      this.ctx.timers.at(m.enqueuedTime, () => this.activate(m));
+      this.context.timers.at(m.enqueuedTime, () => this.activate(m));
       return;
     }
     if (m.place === 'deferred') m.deferred = true;
-    this.ctx.timers.at(m.expiresAt, () => this.expireIfIdle(m));
+    this.context.timers.at(m.expiresAt, () => this.expireIfIdle(m));
     if (m.place === 'available') this.makeAvailable(m);
   }
 
+  /** A scheduled message's time came: its time to live counts from now. */
   private activate(m: StoredMessage): void {
     if (m.place !== 'scheduled') return;
     m.place = 'available';
-    m.expiresAt = this.expiryFor(m);
-    this.record(() => ({ t: 'upd', e: this.name, s: m.sequenceNumber, pl: 'available', ex: Number.isFinite(m.expiresAt) ? m.expiresAt : null }));
-    this.ctx.timers.at(m.expiresAt, () => this.expireIfIdle(m));
+    m.expiresAt = this.expiryOf(m);
+    this.log.activated(m);
+    this.context.timers.at(m.expiresAt, () => this.expireIfIdle(m));
     this.makeAvailable(m);
   }
 
   private makeAvailable(m: StoredMessage): void {
     m.place = 'available';
-    if (this.sessions && m.sessionId !== undefined) {
-      this.sessions.entry(m.sessionId).queue.insert(m);
-      this.sessions.onAvailable(m.sessionId);
-    } else {
-      this.queue.insert(m);
-    }
+    if (this.sessions) this.sessions.makeAvailable(m);
+    else this.available.insert(m);
     this.pump();
   }
+
+  // ---- Expiry and removal.
 
   private expireIfIdle(m: StoredMessage): void {
     if ((m.place === 'available' || m.place === 'deferred') && m.expiresAt <= Date.now()) this.expire(m);
@@ -225,7 +182,7 @@ export class QueueEntity {
 
   private expire(m: StoredMessage): void {
     if (this.settings.deadLetteringOnMessageExpiration) {
-      this.ctx.deadLetter(this, m, 'TTLExpiredException', 'The message expired and was dead lettered.');
+      this.context.deadLetter(this, m, 'TTLExpiredException', 'The message expired and was dead lettered.');
     } else {
       this.remove(m);
     }
@@ -235,18 +192,16 @@ export class QueueEntity {
   remove(m: StoredMessage): void {
     if (m.place === 'gone') return;
     m.place = 'gone';
-    this.messages.delete(m.sequenceNumber);
-    this.record(() => ({ t: 'del', e: this.name, s: m.sequenceNumber }));
-    if (this.sessions && m.sessionId !== undefined) {
-      const e = this.sessions.entry(m.sessionId);
-      e.count--;
-      this.sessions.prune(e);
-    }
+    this.messages.delete(m);
+    this.log.messageRemoved(m);
+    this.sessions?.countOut(m.sessionId ?? '');
   }
+
+  // ---- Delivery to receiving links.
 
   /** Registers a receiving link. */
   addConsumer(c: Consumer): void {
-    this.consumers.push(c);
+    this.consumers.add(c);
   }
 
   /**
@@ -255,94 +210,73 @@ export class QueueEntity {
    * hand — is available again at once, its delivery counted, instead of after the lock duration.
    */
   removeConsumer(c: Consumer): void {
-    const i = this.consumers.indexOf(c);
-    if (i >= 0) this.consumers.splice(i, 1);
+    this.consumers.remove(c);
     if (this.sessions) {
       this.sessions.release(c.id);
       return;
     }
-    const held = [...this.locks.values()].filter((l) => l.owner === c.id);
-    for (const lock of held) this.unlock(lock, undefined);
+    for (const lock of this.locks.heldBy(c.id)) this.unlock(lock);
   }
 
   /** Delivers to every consumer with credit, round-robin, until messages or credit run out. */
   pump(): void {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      let progress = true;
-      while (progress && this.consumers.length > 0) {
-        progress = false;
-        for (let n = 0; n < this.consumers.length; n++) {
-          const c = this.consumers[(this.rr + n) % this.consumers.length] as Consumer;
-          if (c.credit() <= 0) continue;
-          const m = this.next(c);
-          if (!m) continue;
-          this.rr = (this.rr + n + 1) % this.consumers.length;
-          this.deliver(c, m);
-          progress = true;
-          break;
-        }
-      }
-    } finally {
-      this.pumping = false;
-    }
+    this.consumers.pump();
   }
 
-  private next(c: Consumer): StoredMessage | undefined {
-    let q: SeqQueue;
-    if (this.sessions) {
-      if (c.sessionId === undefined || !this.sessions.holds(c.sessionId, c.id)) return undefined;
-      q = this.sessions.entry(c.sessionId).queue;
-    } else {
-      q = this.queue;
-    }
+  /** The receiving link with this id (the session coordinator tells it it lost its session). */
+  consumerById(id: string): Consumer | undefined {
+    return this.consumers.byId(id);
+  }
+
+  /** The next message `c` may take: from its session's queue in a session entity; expired ones go on the way. */
+  private nextFor(c: Consumer): StoredMessage | undefined {
+    const queue = this.sessions ? this.sessions.queueOf(c) : this.available;
+    if (!queue) return undefined;
     const now = Date.now();
-    for (let m = q.shift(); m; m = q.shift()) {
-      if (m.expiresAt <= now) {
-        this.expire(m);
-        continue;
-      }
-      return m;
+    for (let m = queue.shift(); m; m = queue.shift()) {
+      if (m.expiresAt > now) return m;
+      this.expire(m);
     }
     return undefined;
   }
 
-  private deliver(c: Consumer, m: StoredMessage): void {
+  private handOver(c: Consumer, m: StoredMessage): void {
     if (c.mode === 'receiveAndDelete') {
       this.remove(m);
       c.deliver(m, undefined);
       return;
     }
-    const lock = this.lock(m, c.id);
-    c.deliver(m, lock);
+    c.deliver(m, this.lock(m, c.id));
   }
 
-  /** Locks a message for `owner` and counts the delivery. */
-  lock(m: StoredMessage, owner: string | undefined): MessageLock {
-    const until = this.sessions && m.sessionId !== undefined ? this.sessions.entry(m.sessionId).until : Date.now() + this.lockDurationMs;
-    const lock: MessageLock = { token: newLockToken(), until, owner, message: m, priorDeliveries: m.deliveryCount };
+  // ---- Locks and settlement.
+
+  /** Locks a message for `owner` and counts the delivery; in a session entity the lock lasts as the session's. */
+  private lock(m: StoredMessage, owner: string | undefined): MessageLock {
+    const until = this.sessions ? this.sessions.lockOf(m.sessionId ?? '').until : Date.now() + this.lockDurationMs;
+    const lock = this.locks.take(m, owner, until, !this.sessions);
     m.place = 'locked';
-    this.locks.set(lock.token, lock);
     m.deliveryCount++;
-    this.record(() => ({ t: 'upd', e: this.name, s: m.sequenceNumber, dc: m.deliveryCount }));
-    if (!this.sessions) this.ctx.timers.at(until, () => this.lockExpired(lock.token, until));
+    this.log.deliveryCounted(m);
     return lock;
   }
 
-  private lockExpired(token: string, until: number): void {
-    const lock = this.locks.get(token);
-    if (lock && lock.until === until) this.unlock(lock, undefined);
+  /** Message locks `owner` holds on messages of `sessionId`, by sequence number ({@link SessionHost}). */
+  locksInSession(owner: string, sessionId: string): MessageLock[] {
+    return this.locks.heldInSession(owner, sessionId);
   }
 
-  /** Releases a lock without settling: back in line, or to the DLQ once MaxDeliveryCount is reached. */
-  unlock(lock: MessageLock, props: TypedProps | undefined): void {
-    this.locks.delete(lock.token);
+  /**
+   * Releases a lock without settling: the message goes back in line (by sequence number), stays deferred, expires,
+   * or goes to the DLQ once MaxDeliveryCount is reached. `props` are the abandon's property changes.
+   */
+  unlock(lock: MessageLock, props?: TypedProps): void {
+    this.locks.drop(lock);
     const m = lock.message;
     if (m.place !== 'locked') return;
-    if (props && props.size > 0) this.editProps(m, props);
+    if (props && props.size > 0) this.editProperties(m, props);
     if (m.deliveryCount >= this.settings.maxDeliveryCount && this.kind !== 'deadletter') {
-      this.ctx.deadLetter(this, m, 'MaxDeliveryCountExceeded', `Message could not be consumed after ${this.settings.maxDeliveryCount} delivery attempts.`);
+      this.context.deadLetter(this, m, 'MaxDeliveryCountExceeded', `Message could not be consumed after ${this.settings.maxDeliveryCount} delivery attempts.`);
       return;
     }
     if (m.deferred) {
@@ -357,79 +291,61 @@ export class QueueEntity {
     this.makeAvailable(m);
   }
 
-  private editProps(m: StoredMessage, props: TypedProps): void {
+  private editProperties(m: StoredMessage, props: TypedProps): void {
     m.sections = { ...m.sections, appProps: mergeAppProps(m.sections.appProps, props) };
-    this.record(() => ({ t: 'upd', e: this.name, s: m.sequenceNumber, ap: m.sections.appProps?.toString('base64') }));
+    this.log.propertiesChanged(m);
   }
 
   /** The client released a delivery it never processed: unlock without counting the attempt. */
   release(token: string): void {
-    const lock = this.locks.get(token);
+    const lock = this.locks.find(token);
     if (!lock) return;
     lock.message.deliveryCount = Math.max(0, lock.message.deliveryCount - 1);
-    this.unlock(lock, undefined);
-  }
-
-  /** Finds a live lock; throws MessageLockLost (SessionLockLost for a session entity) otherwise. */
-  liveLock(token: string): MessageLock {
-    const lock = this.locks.get(token);
-    const now = Date.now();
-    if (this.sessions) {
-      const sid = lock?.message.sessionId;
-      if (!lock || sid === undefined || !this.sessions.holds(sid, lock.owner, now)) {
-        throw brokerErrors.sessionLockLost(sid ?? '');
-      }
-      return lock;
-    }
-    if (!lock || lock.until <= now) {
-      if (lock) this.unlock(lock, undefined);
-      throw brokerErrors.lockLost();
-    }
-    return lock;
+    this.unlock(lock);
   }
 
   /** Settles a locked message. Throws a BrokerError when the lock is gone. */
-  settle(token: string, s: Settlement): void {
-    const lock = this.liveLock(token);
+  settle(token: string, settlement: Settlement): void {
+    const lock = this.locks.live(token);
     const m = lock.message;
-    switch (s.kind) {
+    switch (settlement.kind) {
       case 'complete':
-        this.locks.delete(token);
+        this.locks.drop(lock);
         this.remove(m);
         return;
       case 'abandon':
-        this.unlock(lock, s.props);
+        this.unlock(lock, settlement.props);
         return;
       case 'defer':
-        this.locks.delete(token);
-        if (s.props && s.props.size > 0) this.editProps(m, s.props);
+        this.locks.drop(lock);
+        if (settlement.props && settlement.props.size > 0) this.editProperties(m, settlement.props);
         m.deferred = true;
         m.place = 'deferred';
-        this.record(() => ({ t: 'upd', e: this.name, s: m.sequenceNumber, df: true, pl: 'deferred' }));
+        this.log.deferred(m);
         return;
       case 'deadLetter':
         if (this.kind === 'deadletter') throw brokerErrors.invalid('A message in a dead-letter queue cannot be dead-lettered again.');
-        this.locks.delete(token);
-        if (s.props && s.props.size > 0) this.editProps(m, s.props);
-        this.ctx.deadLetter(this, m, s.reason, s.description);
+        this.locks.drop(lock);
+        if (settlement.props && settlement.props.size > 0) this.editProperties(m, settlement.props);
+        this.context.deadLetter(this, m, settlement.reason, settlement.description);
         return;
     }
   }
 
-  /** Extends a message lock by the lock duration; returns the new expiry. */
+  /** Extends a message lock by the lock duration; returns the new expiry (a session entity's follows its session). */
   renewLock(token: string): number {
-    const lock = this.liveLock(token);
+    const lock = this.locks.live(token);
     if (this.sessions) return lock.until;
-    lock.until = Date.now() + this.lockDurationMs;
-    const until = lock.until;
-    this.ctx.timers.at(until, () => this.lockExpired(token, until));
-    return until;
+    this.locks.extend(lock, Date.now() + this.lockDurationMs);
+    return lock.until;
   }
 
+  // ---- By sequence number: deferred messages, peek, scheduled cancellation.
+
   /** Locks (peekLock) or removes (receiveAndDelete) deferred messages by sequence number. */
-  receiveDeferred(seqs: number[], mode: ReceiveMode, sessionId: string | undefined): { message: StoredMessage; lock?: MessageLock }[] {
-    const out: { message: StoredMessage; lock?: MessageLock }[] = [];
-    for (const seq of seqs) {
+  receiveDeferred(sequenceNumbers: number[], mode: ReceiveMode, sessionId: string | undefined): ReceivedDeferred[] {
+    const out: ReceivedDeferred[] = [];
+    for (const seq of sequenceNumbers) {
       const m = this.messages.get(seq);
       if (!m || m.place !== 'deferred' || (sessionId !== undefined && m.sessionId !== sessionId)) throw brokerErrors.messageNotFound(seq);
       if (mode === 'receiveAndDelete') {
@@ -437,7 +353,7 @@ export class QueueEntity {
         out.push({ message: m });
       } else {
         // In a session entity the deferred message's lock belongs to the session's holder.
-        const owner = this.sessions && m.sessionId !== undefined ? this.sessions.entry(m.sessionId).holder : undefined;
+        const owner = this.sessions?.lockOf(m.sessionId ?? '').holder;
         out.push({ message: m, lock: this.lock(m, owner) });
       }
     }
@@ -446,53 +362,26 @@ export class QueueEntity {
 
   /** Messages from `from` on, in order, including deferred and scheduled, without locking. */
   peek(from: number, count: number, sessionId: string | undefined): StoredMessage[] {
-    const out: StoredMessage[] = [];
-    const seqs = [...this.messages.keys()].filter((s) => s >= from).sort((a, b) => a - b);
-    for (const s of seqs) {
-      const m = this.messages.get(s) as StoredMessage;
-      if (sessionId !== undefined && m.sessionId !== sessionId) continue;
-      out.push(m);
-      if (out.length >= count) break;
-    }
-    return out;
+    return this.messages.peek(from, count, sessionId);
   }
 
   /** Cancels scheduled messages; unknown numbers are ignored, as the service does. */
-  cancelScheduled(seqs: number[]): void {
-    for (const seq of seqs) {
+  cancelScheduled(sequenceNumbers: number[]): void {
+    for (const seq of sequenceNumbers) {
       const m = this.messages.get(seq);
       if (m && m.place === 'scheduled') this.remove(m);
     }
   }
 
-  /** The stored message with this sequence number. */
-  get(seq: number): StoredMessage | undefined {
-    return this.messages.get(seq);
-  }
-
   /** Counts by state. */
   counts(): EntityCounts {
-    const c: EntityCounts = { active: 0, locked: 0, scheduled: 0, deferred: 0 };
-    for (const m of this.messages.values()) {
-      if (m.place === 'scheduled') c.scheduled++;
-      else if (m.place === 'deferred') c.deferred++;
-      else {
-        c.active++;
-        if (m.place === 'locked') c.locked++;
-      }
-    }
-    return c;
+    return this.messages.counts();
   }
 
-  /** Lock tokens currently held by `owner` on messages of `sessionId`. */
-  locksOf(owner: string, sessionId: string): MessageLock[] {
-    const out: MessageLock[] = [];
-    for (const l of this.locks.values()) if (l.owner === owner && l.message.sessionId === sessionId) out.push(l);
-    return out.sort((a, b) => a.message.sequenceNumber - b.message.sequenceNumber);
-  }
-
-  /** Consumers bound to a session (for waking them after a lock). */
-  consumerById(id: string): Consumer | undefined {
-    return this.consumers.find((c) => c.id === id);
+  /** Sets (or clears) a session's state and logs it. */
+  setSessionState(sessionId: string, state: Buffer | undefined): void {
+    if (!this.sessions) throw brokerErrors.invalid(`${this.name} is not session-enabled.`);
+    this.sessions.setState(sessionId, state);
+    this.log.sessionState(sessionId, state);
   }
 }

@@ -1,4 +1,4 @@
-import type { CorrelationFilter, RuleConfig } from '../config.js';
+import type { CorrelationFilter, RuleConfig } from '../ruleConfig.js';
 import { compileSqlAction, compileSqlFilter } from '../filters/sqlRule.js';
 import type { MessageView, PropertyEdit, SqlAction } from '../filters/sqlRule.js';
 import { viewOf, withEdit } from './sqlView.js';

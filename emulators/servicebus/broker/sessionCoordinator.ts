@@ -1,10 +1,28 @@
 import type { BrokerError } from '../errors/brokerError.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import type { Consumer } from './consumer.js';
-import type { QueueEntity } from './queueEntity.js';
+import type { SeqQueue } from './seqQueue.js';
+import type { MessageLock, StoredMessage } from './storedMessage.js';
 import { SessionTable } from './sessionTable.js';
 import type { SessionEntry } from './sessionTable.js';
 import type { TimerQueue } from './timerQueue.js';
+
+/**
+ * What the session coordinator asks of its entity. The entity owns messages, their locks and its receiving links;
+ * the coordinator owns who holds which session until when, and calls back through this interface only.
+ */
+export interface SessionHost {
+  /** The entity's lock duration, ms: a session lock lasts as long. */
+  readonly lockDurationMs: number;
+  /** Delivers what is available to links with credit (after a session changed hands). */
+  pump(): void;
+  /** Message locks `owner` holds on messages of `sessionId`, by sequence number. */
+  locksInSession(owner: string, sessionId: string): MessageLock[];
+  /** Gives a message lock back unsettled: the message returns to its session's queue. */
+  unlock(lock: MessageLock): void;
+  /** The receiving link with this id, if still attached. */
+  consumerById(id: string): Consumer | undefined;
+}
 
 /** Result of accepting a session. */
 export interface AcceptedSession {
@@ -37,18 +55,39 @@ export class SessionCoordinator {
   private returning = false;
 
   constructor(
-    private readonly entity: QueueEntity,
+    private readonly host: SessionHost,
     private readonly timers: TimerQueue,
   ) {}
 
-  /** The session entry, created when absent. */
-  entry(id: string): SessionEntry {
-    return this.table.get(id);
+  /** A message of `sessionId` is now held by the entity, in any state. */
+  countIn(sessionId: string): void {
+    this.table.get(sessionId).count++;
   }
 
-  /** Drops an entry that holds nothing. */
-  prune(e: SessionEntry): void {
+  /** A message of `sessionId` left the entity; a session left with nothing is forgotten. */
+  countOut(sessionId: string): void {
+    const e = this.table.get(sessionId);
+    e.count--;
     this.table.prune(e);
+  }
+
+  /** Queues an available message in its session (by sequence number) and offers the session to a waiting request. */
+  makeAvailable(m: StoredMessage): void {
+    const id = m.sessionId ?? '';
+    this.table.get(id).queue.insert(m);
+    this.onAvailable(id);
+  }
+
+  /** The available messages `consumer` may take: those of the session it holds, while it holds it. */
+  queueOf(consumer: Consumer): SeqQueue | undefined {
+    if (consumer.sessionId === undefined || !this.holds(consumer.sessionId, consumer.id)) return undefined;
+    return this.table.get(consumer.sessionId).queue;
+  }
+
+  /** Who holds the session's lock and until when (a message lock in a session lasts as its session's). */
+  lockOf(sessionId: string): { holder: string | undefined; until: number } {
+    const e = this.table.get(sessionId);
+    return { holder: e.holder, until: e.until };
   }
 
   /** Held "next session" requests (for stats and tests). */
@@ -102,15 +141,15 @@ export class SessionCoordinator {
     // the old holder's messages come back under the new lock and no waiting request is handed the same session.
     const previous = e.holder !== undefined && e.holder !== c.id ? e.holder : undefined;
     e.holder = c.id;
-    e.until = Date.now() + this.entity.lockDurationMs;
+    e.until = Date.now() + this.host.lockDurationMs;
     e.lastUpdated = Date.now();
     c.sessionId = e.id;
     this.armExpiry(e);
     if (previous !== undefined) {
       this.returnLocks(previous, e);
-      this.entity.consumerById(previous)?.sessionLost(brokerErrors.sessionLockLost(e.id));
+      this.host.consumerById(previous)?.sessionLost(brokerErrors.sessionLockLost(e.id));
     }
-    queueMicrotask(() => this.entity.pump());
+    queueMicrotask(() => this.host.pump());
     return { sessionId: e.id, lockedUntil: e.until };
   }
 
@@ -118,14 +157,14 @@ export class SessionCoordinator {
     const { until, holder } = e;
     this.timers.at(until, () => {
       if (e.holder !== holder || e.until !== until || holder === undefined) return;
-      const consumer = this.entity.consumerById(holder);
+      const consumer = this.host.consumerById(holder);
       this.releaseEntry(e);
       consumer?.sessionLost(brokerErrors.sessionLockLost(e.id));
     });
   }
 
   /** A message became available in `sessionId`: a waiting "next session" request may take it. */
-  onAvailable(sessionId: string): void {
+  private onAvailable(sessionId: string): void {
     // While a holder's messages go back one by one, the session is served once they all are (releaseEntry).
     if (this.waiters.length === 0 || this.returning) return;
     const e = this.table.get(sessionId);
@@ -155,14 +194,14 @@ export class SessionCoordinator {
     if (owner !== undefined) this.returnLocks(owner, e);
     this.table.prune(e);
     this.serveWaiters();
-    this.entity.pump();
+    this.host.pump();
   }
 
   /** Unsettled messages go back into the session queue by sequence number, so the next holder sees them in order. */
   private returnLocks(owner: string, e: SessionEntry): void {
     this.returning = true;
     try {
-      for (const lock of this.entity.locksOf(owner, e.id)) this.entity.unlock(lock, undefined);
+      for (const lock of this.host.locksInSession(owner, e.id)) this.host.unlock(lock);
     } finally {
       this.returning = false;
     }
@@ -172,8 +211,8 @@ export class SessionCoordinator {
   renew(sessionId: string): number {
     const e = this.table.find(sessionId);
     if (!e || e.holder === undefined || e.until <= Date.now()) throw brokerErrors.sessionLockLost(sessionId);
-    e.until = Date.now() + this.entity.lockDurationMs;
-    for (const lock of this.entity.locksOf(e.holder, sessionId)) lock.until = e.until;
+    e.until = Date.now() + this.host.lockDurationMs;
+    for (const lock of this.host.locksInSession(e.holder, sessionId)) lock.until = e.until;
     this.armExpiry(e);
     return e.until;
   }

@@ -38,6 +38,19 @@ export interface MessageLock {
   priorDeliveries: number;
 }
 
+/** What an enqueue takes over from where the message was before (dead-lettering, forwarding). */
+export interface EnqueueExtra {
+  deadLetterSource?: string;
+  deliveryCount?: number;
+  enqueuedTime?: number;
+}
+
+/** A message received by sequence number, with its lock in peekLock mode. */
+export interface ReceivedDeferred {
+  message: StoredMessage;
+  lock?: MessageLock;
+}
+
 /** State code of a message for `x-opt-message-state`. */
 export function stateCode(m: StoredMessage): MessageStateCode {
   if (m.place === 'scheduled') return 2;

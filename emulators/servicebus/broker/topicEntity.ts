@@ -1,5 +1,7 @@
 import type { EntityMeta, EntitySettings } from '../config.js';
-import { DedupWindow } from './dedupWindow.js';
+import type { MessageStore } from '../store/messageStore.js';
+import { DuplicateDetection } from './duplicateDetection.js';
+import { EntityLog } from './entityLog.js';
 import type { QueueEntity } from './queueEntity.js';
 import type { RuleSet } from './ruleSet.js';
 import type { ParsedMessage } from './wireMessage.js';
@@ -20,7 +22,7 @@ export interface Delivery {
 
 /** A topic: duplicate detection at the topic, then a copy to every subscription whose rules select it. */
 export class TopicEntity {
-  private readonly dedup: DedupWindow;
+  readonly duplicates: DuplicateDetection;
   /** By lower-cased name, in creation order. */
   readonly subscriptions = new Map<string, Subscription>();
 
@@ -28,25 +30,16 @@ export class TopicEntity {
     readonly name: string,
     public settings: EntitySettings,
     public meta: EntityMeta,
+    store: MessageStore,
   ) {
-    this.dedup = new DedupWindow(settings.duplicateDetectionWindowMs);
+    this.duplicates = new DuplicateDetection(settings, new EntityLog(store, name));
   }
 
   /** Applies changed settings (the management API's update). */
   reconfigure(settings: EntitySettings, meta: EntityMeta): void {
     this.settings = settings;
     this.meta = meta;
-    this.dedup.windowMs = settings.duplicateDetectionWindowMs;
-  }
-
-  /** Whether `messageId` was recorded inside the window (always false when detection is off). */
-  seenRecently(messageId: string, now: number): boolean {
-    return this.settings.requiresDuplicateDetection && this.dedup.seen(messageId, now);
-  }
-
-  /** Records `messageId` once its message is accepted. */
-  recordId(messageId: string, now: number): void {
-    if (this.settings.requiresDuplicateDetection) this.dedup.add(messageId, now);
+    this.duplicates.reconfigure(settings);
   }
 
   /** The copies of `p` each subscription takes. */

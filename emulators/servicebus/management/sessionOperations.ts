@@ -33,7 +33,7 @@ export const setSessionState: ManagementOperation = (req) => {
   entity.sessions.requireLocked(id);
   const raw = req.body['session-state'];
   const state = raw === null || raw === undefined ? undefined : Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw));
-  req.broker.setSessionState(entity, id, state);
+  entity.setSessionState(id, state);
   return { status: 200, body: {} };
 };
 

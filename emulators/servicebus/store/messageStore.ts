@@ -1,33 +1,44 @@
 import type { StoredMessage } from '../broker/storedMessage.js';
+import type { HeaderFields } from '../broker/wireMessage.js';
 
-/** A message as written to disk: buffers in base64, `Infinity` as null. */
+/** A message as the log keeps it: AMQP sections in base64, a message that never expires with `expiresAt: null`. */
 export interface SerializedMessage {
-  s: number;
-  id: string;
-  sid?: string;
-  et: number;
-  ex: number | null;
-  ttl?: number;
-  dc: number;
-  df: boolean;
-  pl: 'available' | 'deferred' | 'scheduled';
-  dls?: string;
-  h: { durable?: boolean; priority?: number; ttl?: number };
-  a?: string;
-  p: string;
-  ap?: string;
-  b: string;
+  sequenceNumber: number;
+  messageId: string;
+  sessionId?: string;
+  enqueuedTime: number;
+  expiresAt: number | null;
+  ttlMs?: number;
+  deliveryCount: number;
+  deferred: boolean;
+  place: 'available' | 'deferred' | 'scheduled';
+  deadLetterSource?: string;
+  header: HeaderFields;
+  annotations?: string;
+  properties: string;
+  applicationProperties?: string;
+  body: string;
 }
 
-/** One change to an entity, in the order it happened. */
+/** What a `messageUpdated` record changes; absent fields stay as they were. */
+export interface MessageChanges {
+  deliveryCount?: number;
+  deferred?: boolean;
+  place?: 'available' | 'deferred';
+  applicationProperties?: string;
+  expiresAt?: number | null;
+}
+
+/** One change to an entity, in the order it happened. `entity` is the entity's path (a DLQ's ends in `/$DeadLetterQueue`). */
 export type StoreRecord =
-  | { t: 'put'; e: string; m: SerializedMessage; dup?: number }
-  | { t: 'del'; e: string; s: number }
-  | { t: 'upd'; e: string; s: number; dc?: number; df?: boolean; pl?: 'available' | 'deferred'; ap?: string; et?: number; ex?: number | null }
-  | { t: 'state'; e: string; id: string; v: string | null }
-  | { t: 'dup'; e: string; id: string; at: number }
-  /** A `dup` of a send whose write failed, taken back. */
-  | { t: 'undup'; e: string; id: string; at: number };
+  | { type: 'messageStored'; entity: string; message: SerializedMessage }
+  | { type: 'messageRemoved'; entity: string; sequenceNumber: number }
+  | { type: 'messageUpdated'; entity: string; sequenceNumber: number; changes: MessageChanges }
+  | { type: 'sessionState'; entity: string; sessionId: string; state: string | null }
+  /** A message id duplicate detection remembers from `at` on. */
+  | { type: 'duplicateIdSeen'; entity: string; messageId: string; at: number }
+  /** A `duplicateIdSeen` of a send whose write failed, taken back. */
+  | { type: 'duplicateIdWithdrawn'; entity: string; messageId: string; at: number };
 
 /**
  * Where entity changes go. The in-memory store drops them; the file store appends them to a log and
@@ -47,22 +58,23 @@ export interface MessageStore {
 export function serializeMessage(m: StoredMessage): SerializedMessage {
   const s = m.sections;
   return {
-    s: m.sequenceNumber, id: m.messageId, sid: m.sessionId, et: m.enqueuedTime,
-    ex: Number.isFinite(m.expiresAt) ? m.expiresAt : null, ttl: m.ttlMs, dc: m.deliveryCount, df: m.deferred,
-    pl: m.place === 'scheduled' ? 'scheduled' : m.deferred ? 'deferred' : 'available', dls: m.deadLetterSource,
-    h: s.header, a: s.annotations?.toString('base64'), p: s.properties.toString('base64'),
-    ap: s.appProps?.toString('base64'), b: s.body.toString('base64'),
+    sequenceNumber: m.sequenceNumber, messageId: m.messageId, sessionId: m.sessionId, enqueuedTime: m.enqueuedTime,
+    expiresAt: Number.isFinite(m.expiresAt) ? m.expiresAt : null, ttlMs: m.ttlMs, deliveryCount: m.deliveryCount, deferred: m.deferred,
+    place: m.place === 'scheduled' ? 'scheduled' : m.deferred ? 'deferred' : 'available', deadLetterSource: m.deadLetterSource,
+    header: s.header, annotations: s.annotations?.toString('base64'), properties: s.properties.toString('base64'),
+    applicationProperties: s.appProps?.toString('base64'), body: s.body.toString('base64'),
   };
 }
 
 /** Rebuilds a message from the log. */
 export function deserializeMessage(r: SerializedMessage): StoredMessage {
   const b64 = (v: string | undefined): Buffer | undefined => (v === undefined ? undefined : Buffer.from(v, 'base64'));
-  const sections = { header: r.h, annotations: b64(r.a), properties: b64(r.p) as Buffer, appProps: b64(r.ap), body: b64(r.b) as Buffer };
+  const sections = {
+    header: r.header, annotations: b64(r.annotations), properties: b64(r.properties) as Buffer, appProps: b64(r.applicationProperties), body: b64(r.body) as Buffer,
+  };
   return {
-    sequenceNumber: r.s, messageId: r.id, sessionId: r.sid, enqueuedTime: r.et, expiresAt: r.ex ?? Infinity,
-    ttlMs: r.ttl, deliveryCount: r.dc, deferred: r.df, place: r.pl === 'deferred' ? 'deferred' : r.pl,
-    deadLetterSource: r.dls, sections,
+    sequenceNumber: r.sequenceNumber, messageId: r.messageId, sessionId: r.sessionId, enqueuedTime: r.enqueuedTime, expiresAt: r.expiresAt ?? Infinity,
+    ttlMs: r.ttlMs, deliveryCount: r.deliveryCount, deferred: r.deferred, place: r.place, deadLetterSource: r.deadLetterSource, sections,
     size: sections.properties.length + (sections.appProps?.length ?? 0) + sections.body.length + (sections.annotations?.length ?? 0),
   };
 }

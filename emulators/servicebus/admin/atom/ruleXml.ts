@@ -1,4 +1,4 @@
-import type { CorrelationFilter, RuleConfig, SqlParameterValues } from '../../config.js';
+import type { CorrelationFilter, RuleConfig, SqlParameterValues } from '../../ruleConfig.js';
 import { sqlFilterSpec } from '../../configRules.js';
 import { brokerErrors } from '../../errors/brokerError.js';
 import { NS, child, childText, el, text, xsiType } from './xml.js';

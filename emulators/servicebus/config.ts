@@ -14,6 +14,8 @@ export interface EntitySettings {
   /** `Infinity` when messages never expire. */
   readonly defaultTtlMs: number;
   readonly deadLetteringOnMessageExpiration: boolean;
+  /** A subscription dead-letters a message one of its rules failed to evaluate (Azure's default: true). */
+  readonly deadLetteringOnFilterEvaluationExceptions: boolean;
   readonly requiresDuplicateDetection: boolean;
   readonly duplicateDetectionWindowMs: number;
   readonly requiresSession: boolean;
@@ -21,6 +23,29 @@ export interface EntitySettings {
   readonly forwardTo: string | undefined;
   readonly forwardDeadLetteredMessagesTo: string | undefined;
   readonly maxMessageSizeBytes: number;
+  /** Partitioned on Azure (`EnablePartitioning`): the partition-key rules apply; stored unpartitioned here. */
+  readonly enablePartitioning: boolean;
+  /** `Status`: what the entity still accepts (sends, receives) besides Active. */
+  readonly status: EntityStatus;
+  /** SAS rules of the entity itself (`AuthorizationRules`), beside the namespace's. */
+  readonly authorizationRules: readonly AuthorizationRule[];
+}
+
+/** An entity's status as Azure names it. */
+export type EntityStatus = 'Active' | 'Disabled' | 'SendDisabled' | 'ReceiveDisabled';
+
+/** A right a SAS rule grants. */
+export type AccessRight = 'Manage' | 'Send' | 'Listen';
+
+/** A shared access authorization rule: a key name, two keys and the rights they grant. */
+export interface AuthorizationRule {
+  readonly keyName: string;
+  readonly primaryKey: string;
+  readonly secondaryKey: string;
+  readonly rights: readonly AccessRight[];
+  /** Epoch ms. */
+  readonly createdAt: number;
+  readonly modifiedAt: number;
 }
 
 /** Management-API facts about an entity that do not change how it behaves. */
@@ -58,6 +83,8 @@ export interface TopicConfig {
 /** The resolved namespace: what the broker serves. */
 export interface NamespaceConfig {
   readonly namespace: string;
+  /** SAS rules of the namespace from Config.json, besides the well-known root rule. */
+  readonly authorizationRules: readonly AuthorizationRule[];
   readonly queues: readonly QueueConfig[];
   readonly topics: readonly TopicConfig[];
 }
@@ -67,8 +94,20 @@ const DEFAULT_MAX_SIZE_MB = 1024;
 const duration = z.string().refine((s) => parseDurationMs(s) !== undefined, { message: 'expected an ISO 8601 duration such as PT1M' });
 const optionalName = z.string().optional();
 
+const accessRight = z.enum(['Manage', 'Send', 'Listen']);
+// An extension of the official format: SAS rules of an entity, as the management API describes them.
+const authorizationRule = z.object({
+  KeyName: z.string().min(1),
+  PrimaryKey: z.string().min(1),
+  SecondaryKey: z.string().min(1),
+  Rights: z.array(accessRight).min(1),
+  CreatedAt: z.iso.datetime().optional(),
+  ModifiedAt: z.iso.datetime().optional(),
+});
+
 const entityProps = z.object({
   DeadLetteringOnMessageExpiration: z.boolean().default(false),
+  DeadLetteringOnFilterEvaluationExceptions: z.boolean().default(true),
   DefaultMessageTimeToLive: duration.optional(),
   DuplicateDetectionHistoryTimeWindow: duration.default('PT10M'),
   ForwardDeadLetteredMessagesTo: optionalName,
@@ -83,6 +122,9 @@ const entityProps = z.object({
   UserMetadata: z.string().optional(),
   CreatedAt: z.iso.datetime().optional(),
   UpdatedAt: z.iso.datetime().optional(),
+  EnablePartitioning: z.boolean().default(false),
+  Status: z.enum(['Active', 'Disabled', 'SendDisabled', 'ReceiveDisabled']).default('Active'),
+  AuthorizationRules: z.array(authorizationRule).default([]),
 });
 
 const named = z.object({ Name: z.string().min(1).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only') });
@@ -93,6 +135,8 @@ const root = z.object({
       .array(
         z.object({
           Name: z.string().min(1),
+          // An extension: more SAS rules for the namespace, beside RootManageSharedAccessKey.
+          AuthorizationRules: z.array(authorizationRule).default([]),
           Queues: z.array(z.unknown()).default([]),
           Topics: z.array(z.unknown()).default([]),
         }),
@@ -104,6 +148,13 @@ const root = z.object({
 
 type Props = z.infer<typeof entityProps>;
 
+function toAuthorizationRules(rules: z.infer<typeof authorizationRule>[]): AuthorizationRule[] {
+  return rules.map((r) => {
+    const createdAt = r.CreatedAt ? Date.parse(r.CreatedAt) : Date.now();
+    return { keyName: r.KeyName, primaryKey: r.PrimaryKey, secondaryKey: r.SecondaryKey, rights: r.Rights, createdAt, modifiedAt: r.ModifiedAt ? Date.parse(r.ModifiedAt) : createdAt };
+  });
+}
+
 function toSettings(p: Props): EntitySettings {
   const ttlMs = p.DefaultMessageTimeToLive === undefined ? Infinity : (parseDurationMs(p.DefaultMessageTimeToLive) as number);
   const ttl = isUnbounded(ttlMs) ? Infinity : ttlMs;
@@ -112,12 +163,16 @@ function toSettings(p: Props): EntitySettings {
     maxDeliveryCount: p.MaxDeliveryCount,
     defaultTtlMs: ttl,
     deadLetteringOnMessageExpiration: p.DeadLetteringOnMessageExpiration,
+    deadLetteringOnFilterEvaluationExceptions: p.DeadLetteringOnFilterEvaluationExceptions,
     requiresDuplicateDetection: p.RequiresDuplicateDetection,
     duplicateDetectionWindowMs: parseDurationMs(p.DuplicateDetectionHistoryTimeWindow) as number,
     requiresSession: p.RequiresSession,
     forwardTo: p.ForwardTo ? p.ForwardTo : undefined,
     forwardDeadLetteredMessagesTo: p.ForwardDeadLetteredMessagesTo ? p.ForwardDeadLetteredMessagesTo : undefined,
     maxMessageSizeBytes: p.MaxMessageSizeInKilobytes * 1024,
+    enablePartitioning: p.EnablePartitioning,
+    status: p.Status,
+    authorizationRules: toAuthorizationRules(p.AuthorizationRules),
   });
 }
 
@@ -176,7 +231,7 @@ export function loadConfig(source: string | object, options: LoadConfigOptions =
     return { name, settings, meta, subscriptions };
   });
   checkReferences(queues.map((q) => q.name), topics, queues);
-  return Object.freeze({ namespace: ns.Name, queues, topics });
+  return Object.freeze({ namespace: ns.Name, authorizationRules: toAuthorizationRules(ns.AuthorizationRules), queues, topics });
 }
 
 function checkReferences(queueNames: string[], topics: readonly TopicConfig[], queues: NamespaceConfig['queues']): void {

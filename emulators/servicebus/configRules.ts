@@ -16,7 +16,7 @@ const correlation = z.object({
   ReplyToSessionId: z.string().optional(),
   SessionId: z.string().optional(),
   To: z.string().optional(),
-  Properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  Properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.object({ Type: z.literal('dateTime'), Value: z.iso.datetime() })])).default({}),
 });
 
 // `Parameters` is this emulator's extension (the data directory's copy keeps rules made through the API).
@@ -49,7 +49,8 @@ export function defaultRule(now: number): RuleConfig {
 function toCorrelation(c: z.infer<typeof correlation>): CorrelationFilter {
   return {
     contentType: c.ContentType, correlationId: c.CorrelationId, label: c.Label, messageId: c.MessageId,
-    replyTo: c.ReplyTo, replyToSessionId: c.ReplyToSessionId, sessionId: c.SessionId, to: c.To, properties: c.Properties,
+    replyTo: c.ReplyTo, replyToSessionId: c.ReplyToSessionId, sessionId: c.SessionId, to: c.To,
+    properties: Object.fromEntries(Object.entries(c.Properties).map(([k, v]) => [k, typeof v === 'object' ? new Date(v.Value) : v])),
   };
 }
 

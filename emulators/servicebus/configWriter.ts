@@ -1,4 +1,4 @@
-import type { EntityMeta, EntitySettings, NamespaceConfig } from './config.js';
+import type { AuthorizationRule, EntityMeta, EntitySettings, NamespaceConfig } from './config.js';
 import type { RuleConfig, SqlParameterValues } from './ruleConfig.js';
 import { formatDurationMs } from './duration.js';
 
@@ -8,9 +8,17 @@ export interface StoredParameter {
   Value: string;
 }
 
+function ruleJson(r: AuthorizationRule): object {
+  return {
+    KeyName: r.keyName, PrimaryKey: r.primaryKey, SecondaryKey: r.secondaryKey, Rights: r.rights,
+    CreatedAt: new Date(r.createdAt).toISOString(), ModifiedAt: new Date(r.modifiedAt).toISOString(),
+  };
+}
+
 function properties(s: EntitySettings, m: EntityMeta): Record<string, unknown> {
   return {
     DeadLetteringOnMessageExpiration: s.deadLetteringOnMessageExpiration,
+    ...(s.deadLetteringOnFilterEvaluationExceptions ? {} : { DeadLetteringOnFilterEvaluationExceptions: false }),
     ...(Number.isFinite(s.defaultTtlMs) ? { DefaultMessageTimeToLive: formatDurationMs(s.defaultTtlMs) } : {}),
     DuplicateDetectionHistoryTimeWindow: formatDurationMs(s.duplicateDetectionWindowMs),
     ...(s.forwardDeadLetteredMessagesTo ? { ForwardDeadLetteredMessagesTo: s.forwardDeadLetteredMessagesTo } : {}),
@@ -24,6 +32,13 @@ function properties(s: EntitySettings, m: EntityMeta): Record<string, unknown> {
     ...(m.userMetadata !== undefined ? { UserMetadata: m.userMetadata } : {}),
     CreatedAt: new Date(m.createdAt).toISOString(),
     UpdatedAt: new Date(m.updatedAt).toISOString(),
+    ...(s.enablePartitioning ? { EnablePartitioning: true } : {}),
+    ...(s.status !== 'Active' ? { Status: s.status } : {}),
+    ...(s.authorizationRules.length > 0
+      ? {
+          AuthorizationRules: s.authorizationRules.map(ruleJson),
+        }
+      : {}),
   };
 }
 
@@ -50,7 +65,9 @@ function rule(r: RuleConfig): object {
     const c = f.correlation;
     const CorrelationFilter = {
       ContentType: c.contentType, CorrelationId: c.correlationId, Label: c.label, MessageId: c.messageId, ReplyTo: c.replyTo,
-      ReplyToSessionId: c.replyToSessionId, SessionId: c.sessionId, To: c.to, Properties: c.properties,
+      ReplyToSessionId: c.replyToSessionId, SessionId: c.sessionId, To: c.to,
+      // A dateTime value has no JSON form of its own: it is kept as a typed value, read back by `configRules.ts`.
+      Properties: Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, v instanceof Date ? { Type: 'dateTime', Value: v.toISOString() } : v])),
     };
     return { Name: r.name, CreatedAt, Properties: { FilterType: 'Correlation', CorrelationFilter, ...action } };
   }
@@ -69,6 +86,7 @@ export function toConfigJson(ns: NamespaceConfig): object {
       Namespaces: [
         {
           Name: ns.namespace,
+          ...(ns.authorizationRules.length > 0 ? { AuthorizationRules: ns.authorizationRules.map(ruleJson) } : {}),
           Queues: ns.queues.map((q) => ({ Name: q.name, Properties: properties(q.settings, q.meta) })),
           Topics: ns.topics.map((t) => ({
             Name: t.name,

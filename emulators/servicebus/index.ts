@@ -2,11 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateCertificate } from '../shared/tls/certificate.js';
 import { AdminServer } from './admin/adminServer.js';
+import { AccessControl, ROOT_KEY, ROOT_KEY_NAME } from './auth/accessControl.js';
 import { AtomRouter } from './admin/atom/atomRouter.js';
 import { Broker } from './broker/broker.js';
 import { EntityManager } from './broker/entityManager.js';
 import { loadConfig } from './config.js';
-import type { NamespaceConfig } from './config.js';
+import type { AuthorizationRule, NamespaceConfig } from './config.js';
 import { AmqpServer } from './server/amqpServer.js';
 import type { ServerLog } from './server/amqpServer.js';
 import { EntityCatalog } from './store/entityCatalog.js';
@@ -38,6 +39,12 @@ export interface StartOptions {
   certOut?: string;
   /** Interface to bind. @default '127.0.0.1' */
   host?: string;
+  /**
+   * Accept any shared access signature and any key, as before credentials were checked. Otherwise a token must be
+   * signed with a key of the namespace (`RootManageSharedAccessKey` / `SAS_KEY_VALUE`, and Config.json's
+   * `AuthorizationRules`) or of the entity, and grant the right the operation needs. @default false
+   */
+  allowAnyKey?: boolean;
   /** Log sink for protocol warnings. @default silent */
   log?: ServerLog;
 }
@@ -65,6 +72,12 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
+/** The well-known root rule, unless Config.json brings one of that name, then Config.json's rules. */
+function namespaceRules(fromConfig: readonly AuthorizationRule[]): AuthorizationRule[] {
+  const root: AuthorizationRule = { keyName: ROOT_KEY_NAME, primaryKey: ROOT_KEY, secondaryKey: ROOT_KEY, rights: ['Manage', 'Send', 'Listen'], createdAt: 0, modifiedAt: 0 };
+  return fromConfig.some((r) => r.keyName === ROOT_KEY_NAME) ? [...fromConfig] : [root, ...fromConfig];
+}
+
 /** The repository's own entity file. */
 export const defaultConfigPath = fileURLToPath(new URL('../../infra/servicebus.config.json', import.meta.url));
 
@@ -78,9 +91,13 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
   const store: MessageStore = options.dataDir ? await FileStore.open(options.dataDir) : new MemoryStore();
   const broker = new Broker(config, store);
   const persist = (ns: NamespaceConfig): Promise<void> => (catalog ? catalog.save(ns) : Promise.resolve());
-  const amqp = new AmqpServer(broker, options.log);
-  const admin = new AdminServer(broker, new AtomRouter(broker, new EntityManager(broker, persist)));
-  let port: number;
+  const entities = new EntityManager(broker, persist);
+  const access = new AccessControl({
+    namespaceRules: namespaceRules(config.authorizationRules), entityRules: (path) => broker.rulesAt(path), allowAnyKey: options.allowAnyKey,
+  });
+  const amqp = new AmqpServer(broker, { entities, access, log: options.log });
+  let port: number | undefined;
+  const admin = new AdminServer(broker, new AtomRouter({ broker, entities, access, amqpPort: () => port }));
   let adminPort: number | undefined;
   let adminHttpsPort: number | undefined;
   let certificatePem: string | undefined;
@@ -104,7 +121,7 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
     throw err;
   }
   let closing: Promise<void> | undefined;
-  const key = 'SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE';
+  const key = `SharedAccessKeyName=${ROOT_KEY_NAME};SharedAccessKey=${ROOT_KEY}`;
   const administrationConnectionString =
     adminHttpsPort !== undefined ? `Endpoint=sb://${host}:${adminHttpsPort};${key};` : adminPort !== undefined ? `Endpoint=sb://${host}:${adminPort};${key};UseDevelopmentEmulator=true;` : undefined;
   return {

@@ -16,8 +16,9 @@ async function main(): Promise<void> {
     .option('--admin-https-port <port>', 'HTTPS management API port, for the JS administration client (0 disables)', '5301')
     .option('--cert-out <file>', "write the HTTPS port's self-signed certificate (PEM) here, for NODE_EXTRA_CA_CERTS")
     .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--allow-any-key', 'accept any shared access signature and key (credentials are checked otherwise)')
     .parse();
-  const o = program.opts<{ port: string; config: string; dataDir?: string; adminPort: string; adminHttpsPort: string; certOut?: string; host: string }>();
+  const o = program.opts<{ port: string; config: string; dataDir?: string; adminPort: string; adminHttpsPort: string; certOut?: string; host: string; allowAnyKey?: boolean }>();
   const emulator = await start({
     port: Number(o.port),
     config: o.config,
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     adminHttpsPort: Number(o.adminHttpsPort),
     certOut: o.certOut,
     host: o.host,
+    allowAnyKey: o.allowAnyKey === true,
     log: (level, message) => console.error(`[servicebus] ${level}: ${message}`),
   });
   // One line on stdout, machine-readable, so scripts can pick up the bound ports.

@@ -8,8 +8,11 @@ export interface CorrelationFilter {
   readonly replyToSessionId?: string;
   readonly sessionId?: string;
   readonly to?: string;
-  readonly properties: Readonly<Record<string, string | number | boolean>>;
+  readonly properties: Readonly<Record<string, CorrelationValue>>;
 }
+
+/** A value a correlation filter's property must equal. */
+export type CorrelationValue = string | number | boolean | Date;
 
 /** Values a SQL filter or action may be given as `@name` parameters. */
 export type SqlParameterValues = Readonly<Record<string, bigint | number | string | boolean | Date>>;

@@ -72,6 +72,7 @@ export class AdminServer {
         host,
         ifMatch: req.headers['if-match'] !== undefined,
         body,
+        authorization: req.headers.authorization,
       });
     } catch (err) {
       reply = err instanceof BodyTooLarge ? errorReply(413, err.message) : errorReply(500, `The management request failed: ${(err as Error).message}`);

@@ -1,4 +1,4 @@
-import type { EntityMeta, EntitySettings, NamespaceConfig } from '../config.js';
+import type { AuthorizationRule, EntityMeta, EntitySettings, NamespaceConfig } from '../config.js';
 import type { RuleConfig } from '../ruleConfig.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import type { MessageStore } from '../store/messageStore.js';
@@ -6,13 +6,14 @@ import { parseAddress } from './entityAddress.js';
 import type { EntityContext } from './queueEntity.js';
 import type { EntityCounts } from './messageIndex.js';
 import { checkSend } from './sendRules.js';
+import type { SendTargetRules } from './sendRules.js';
 import { QueueEntity } from './queueEntity.js';
 import type { SessionInfo } from './sessionCoordinator.js';
 import type { EnqueueExtra, StoredMessage } from './storedMessage.js';
 import { TimerQueue } from './timerQueue.js';
 import { RuleSet } from './ruleSet.js';
 import { TopicEntity } from './topicEntity.js';
-import type { Subscription } from './topicEntity.js';
+import type { Delivery, Subscription } from './topicEntity.js';
 import { mergeAppProps, readAppProps, wrapProps } from './wireMessage.js';
 import type { ParsedMessage } from './wireMessage.js';
 import { restoreInto } from './restore.js';
@@ -53,12 +54,15 @@ export class Broker implements EntityContext, RestoreTarget {
 
   /** The namespace name (Config.json's `Namespaces[0].Name`). */
   readonly namespace: string;
+  /** The namespace's SAS rules from Config.json (the root rule is added by the access control). */
+  readonly authorizationRules: readonly AuthorizationRule[];
 
   constructor(
     config: NamespaceConfig,
     readonly store: MessageStore,
   ) {
     this.namespace = config.namespace;
+    this.authorizationRules = config.authorizationRules;
     for (const q of config.queues) this.addQueue(q.name, q.settings, q.meta);
     for (const t of config.topics) {
       const topic = this.addTopic(t.name, t.settings, t.meta);
@@ -145,6 +149,7 @@ export class Broker implements EntityContext, RestoreTarget {
     const meta = (e: QueueEntity): EntityMeta => e.meta as EntityMeta;
     return {
       namespace: this.namespace,
+      authorizationRules: this.authorizationRules,
       queues: this.queueList().map((q) => ({ name: q.name, settings: q.settings, meta: meta(q) })),
       topics: this.topicList().map((t) => ({
         name: t.name, settings: t.settings, meta: t.meta,
@@ -183,6 +188,12 @@ export class Broker implements EntityContext, RestoreTarget {
     return a.deadLetter ? entity?.dlq : entity;
   }
 
+  /** The SAS rules of the queue or topic at `path` (the access control's entity rules). */
+  rulesAt(path: string): readonly AuthorizationRule[] | undefined {
+    const key = path.toLowerCase();
+    return (this.entities.get(key)?.kind === 'queue' ? this.entities.get(key)?.settings : this.topics.get(key)?.settings)?.authorizationRules;
+  }
+
   /** The duplicate detection of a queue (for restore; a topic's ids are kept in memory only). */
   duplicatesByName(name: string): DuplicateDetection | undefined {
     return this.entityByName(name)?.duplicates;
@@ -199,7 +210,7 @@ export class Broker implements EntityContext, RestoreTarget {
    * commits once the store has them — only then are their ids recorded for duplicate detection — or aborts.
    */
   send(target: SendTarget, messages: ParsedMessage[]): Admission {
-    for (const p of messages) checkSend(target.kind === 'queue' ? target.entity : undefined, p);
+    checkSend(sendRulesOf(target), messages);
     const now = Date.now();
     const duplicates = target.kind === 'topic' ? target.topic.duplicates : target.entity.duplicates;
     const detects = duplicates.enabled;
@@ -235,6 +246,37 @@ export class Broker implements EntityContext, RestoreTarget {
     };
   }
 
+  /**
+   * Schedules messages (`$management` schedule-message) and returns their sequence numbers. On a topic each
+   * message is routed at once into the subscriptions its rules select, as scheduled copies, and the topic's own
+   * sequence number names them all for a cancellation.
+   */
+  schedule(target: SendTarget, messages: ParsedMessage[]): number[] {
+    checkSend(sendRulesOf(target), messages);
+    const now = Date.now();
+    return messages.map((p) => {
+      const copies: Delivery[] = [];
+      const sink: Sink = (entity, q, extra) => void copies.push({ entity, message: q, stored: entity.enqueue(q, now, extra) });
+      if (target.kind === 'queue') {
+        this.routeInto(target.entity, p, 0, sink);
+        return copies[0]?.stored?.sequenceNumber ?? 0;
+      }
+      for (const d of target.topic.targets(p, now)) this.routeInto(d.entity, d.message, 0, sink);
+      return target.topic.addScheduled(copies);
+    });
+  }
+
+  /** Cancels scheduled messages of a queue or topic by sequence number; unknown numbers are ignored, as the service does. */
+  cancelScheduled(target: SendTarget, sequenceNumbers: number[]): void {
+    if (target.kind === 'queue') {
+      target.entity.cancelScheduled(sequenceNumbers);
+      return;
+    }
+    for (const n of sequenceNumbers) {
+      for (const copy of target.topic.takeScheduled(n)) if (copy.stored) copy.entity.cancelScheduled([copy.stored.sequenceNumber]);
+    }
+  }
+
   private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra = {}): void {
     const forward = entity.settings.forwardTo;
     if (forward !== undefined && hops < MAX_HOPS) {
@@ -261,7 +303,7 @@ export class Broker implements EntityContext, RestoreTarget {
     const sections = { ...m.sections, appProps: mergeAppProps(m.sections.appProps, wrapProps(props)) };
     from.remove(m);
     const p: ParsedMessage = {
-      sections, messageId: m.messageId, sessionId: m.sessionId, ttlMs: m.ttlMs, scheduledEnqueueTime: undefined, size: m.size,
+      sections, messageId: m.messageId, sessionId: m.sessionId, partitionKey: undefined, ttlMs: m.ttlMs, scheduledEnqueueTime: undefined, size: m.size,
       filterFields: { messageId: m.messageId, sessionId: m.sessionId, appProps: readAppProps(sections.appProps) },
     };
     const now = Date.now();
@@ -296,6 +338,12 @@ export class Broker implements EntityContext, RestoreTarget {
     this.timers.close();
     for (const e of this.entities.values()) e.sessions?.close();
   }
+}
+
+/** The entity a send addresses, as the send rules see it. */
+export function sendRulesOf(target: SendTarget): SendTargetRules {
+  if (target.kind === 'topic') return { name: target.topic.name, settings: target.topic.settings, requiresSessionOnSend: false };
+  return { name: target.entity.name, settings: target.entity.settings, requiresSessionOnSend: target.entity.sessions !== undefined };
 }
 
 /** A dead-letter queue keeps its parent's lock, TTL and delivery settings, never sessions or forwarding. */

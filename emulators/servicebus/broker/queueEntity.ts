@@ -113,6 +113,7 @@ export class QueueEntity implements SessionHost {
       ttlMs: parsed.ttlMs,
       deliveryCount: extra.deliveryCount ?? 0,
       deferred: false,
+      scheduled: scheduledFor !== undefined,
       place: scheduledFor !== undefined ? 'scheduled' : 'available',
       deadLetterSource: extra.deadLetterSource,
       sections: parsed.sections,
@@ -252,13 +253,18 @@ export class QueueEntity implements SessionHost {
   // ---- Locks and settlement.
 
   /** Locks a message for `owner` and counts the delivery; in a session entity the lock lasts as the session's. */
-  private lock(m: StoredMessage, owner: string | undefined): MessageLock {
+  private lock(m: StoredMessage, owner: string | undefined, countNow = true): MessageLock {
     const until = this.sessions ? this.sessions.lockOf(m.sessionId ?? '').until : Date.now() + this.lockDurationMs;
     const lock = this.locks.take(m, owner, until, !this.sessions);
     m.place = 'locked';
+    if (countNow) this.countDelivery(m);
+    else lock.countsOnRelease = true;
+    return lock;
+  }
+
+  private countDelivery(m: StoredMessage): void {
     m.deliveryCount++;
     this.log.deliveryCounted(m);
-    return lock;
   }
 
   /** Message locks `owner` holds on messages of `sessionId`, by sequence number ({@link SessionHost}). */
@@ -274,6 +280,7 @@ export class QueueEntity implements SessionHost {
     this.locks.drop(lock);
     const m = lock.message;
     if (m.place !== 'locked') return;
+    if (lock.countsOnRelease) this.countDelivery(m);
     if (props && props.size > 0) this.editProperties(m, props);
     if (m.deliveryCount >= this.settings.maxDeliveryCount && this.kind !== 'deadletter') {
       this.context.deadLetter(this, m, 'MaxDeliveryCountExceeded', `Message could not be consumed after ${this.settings.maxDeliveryCount} delivery attempts.`);
@@ -318,6 +325,7 @@ export class QueueEntity implements SessionHost {
         return;
       case 'defer':
         this.locks.drop(lock);
+        if (lock.countsOnRelease) this.countDelivery(m);
         if (settlement.props && settlement.props.size > 0) this.editProperties(m, settlement.props);
         m.deferred = true;
         m.place = 'deferred';
@@ -354,7 +362,7 @@ export class QueueEntity implements SessionHost {
       } else {
         // In a session entity the deferred message's lock belongs to the session's holder.
         const owner = this.sessions?.lockOf(m.sessionId ?? '').holder;
-        out.push({ message: m, lock: this.lock(m, owner) });
+        out.push({ message: m, lock: this.lock(m, owner, false) });
       }
     }
     return out;

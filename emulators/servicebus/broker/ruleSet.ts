@@ -1,8 +1,15 @@
 import type { CorrelationFilter, RuleConfig } from '../ruleConfig.js';
-import { compileSqlAction, compileSqlFilter } from '../filters/sqlRule.js';
+import { SqlEvaluationError, compileSqlAction, compileSqlFilter } from '../filters/sqlRule.js';
 import type { MessageView, PropertyEdit, SqlAction } from '../filters/sqlRule.js';
 import { viewOf, withEdit } from './sqlView.js';
 import type { FilterFields, ParsedMessage } from './wireMessage.js';
+
+/** What a subscription's rules make of a message. */
+export interface RouteResult {
+  readonly copies: ParsedMessage[];
+  /** The first rule evaluation error, if any. */
+  readonly failure: string | undefined;
+}
 
 /** A rule ready to run: its definition and its compiled filter and action. */
 interface CompiledRule {
@@ -18,7 +25,10 @@ export function matchesCorrelation(c: CorrelationFilter, f: FilterFields): boole
     [c.replyTo, f.replyTo], [c.replyToSessionId, f.replyToSessionId], [c.sessionId, f.sessionId], [c.to, f.to],
   ];
   if (pairs.some(([want, got]) => want !== undefined && want !== got)) return false;
-  return Object.entries(c.properties).every(([k, v]) => f.appProps[k] === v);
+  return Object.entries(c.properties).every(([k, v]) => {
+    const got = f.appProps[k];
+    return v instanceof Date ? got instanceof Date && got.getTime() === v.getTime() : got === v;
+  });
 }
 
 function compile(r: RuleConfig): CompiledRule {
@@ -33,7 +43,7 @@ function compile(r: RuleConfig): CompiledRule {
       return { config: r, action, matches: (fields) => matchesCorrelation(f.correlation, fields) };
     case 'sql': {
       const sql = compileSqlFilter(f.expression, f.parameters);
-      return { config: r, action, matches: (_fields, view) => sql.matches(view()) };
+      return { config: r, action, matches: (_fields, view) => sql.evaluate(view()) };
     }
   }
 }
@@ -44,7 +54,7 @@ function withRuleName(edit: PropertyEdit, name: string): PropertyEdit {
   set.set('RuleName', name);
   const removed = new Set(edit.removed);
   removed.delete('RuleName');
-  return { set, removed };
+  return { set, removed, system: edit.system };
 }
 
 /**
@@ -78,17 +88,26 @@ export class RuleSet {
     return this.compiled.length !== before;
   }
 
-  /** The copies of `p` this subscription takes (none when no rule matches). */
-  route(p: ParsedMessage, now: number): ParsedMessage[] {
+  /**
+   * The copies of `p` this subscription takes (none when no rule matches), and the first evaluation error of a
+   * filter or action (a division by zero, operands that cannot be compared), which matches nothing.
+   */
+  route(p: ParsedMessage, now: number): RouteResult {
     let view: MessageView | undefined;
     const lazyView = (): MessageView => (view ??= viewOf(p, now));
-    const out: ParsedMessage[] = [];
+    const copies: ParsedMessage[] = [];
     let plain = false;
+    let failure: string | undefined;
     for (const rule of this.compiled) {
-      if (!rule.matches(p.filterFields, lazyView)) continue;
-      if (rule.action === undefined) plain = true;
-      else out.push(withEdit(p, withRuleName(rule.action.apply(lazyView()), rule.config.name)));
+      try {
+        if (!rule.matches(p.filterFields, lazyView)) continue;
+        if (rule.action === undefined) plain = true;
+        else copies.push(withEdit(p, withRuleName(rule.action.apply(lazyView()), rule.config.name)));
+      } catch (err) {
+        if (!(err instanceof SqlEvaluationError)) throw err;
+        failure ??= `Rule '${rule.config.name}': ${err.message}`;
+      }
     }
-    return plain ? [p, ...out] : out;
+    return { copies: plain ? [p, ...copies] : copies, failure };
   }
 }

@@ -1,8 +1,9 @@
 import type { Typed } from 'rhea';
 import type { MessageView, PropertyEdit, SqlValue } from '../filters/sqlRule.js';
 import { amqp as types } from './amqpTypes.js';
-import { Section, sectionEntries, writeSection } from './wireMessage.js';
-import type { ParsedMessage } from './wireMessage.js';
+import { messageCodec } from './amqpTypes.js';
+import { Section, encodeProperties, sectionEntries, writeSection } from './wireMessage.js';
+import type { FilterFields, ParsedMessage } from './wireMessage.js';
 
 /**
  * The bridge between AMQP messages and the SQL filter module: typed application properties in, edited
@@ -55,8 +56,37 @@ function toTyped(v: SqlValue): Typed {
   return types.wrap_string(v);
 }
 
+/** Where each settable system property lives in the AMQP properties section, and in the filter fields. */
+const SYSTEM_FIELDS: Record<string, { amqp: string; filter: keyof FilterFields }> = {
+  Label: { amqp: 'subject', filter: 'label' }, To: { amqp: 'to', filter: 'to' }, ReplyTo: { amqp: 'reply_to', filter: 'replyTo' },
+  CorrelationId: { amqp: 'correlation_id', filter: 'correlationId' }, ContentType: { amqp: 'content_type', filter: 'contentType' },
+  MessageId: { amqp: 'message_id', filter: 'messageId' }, SessionId: { amqp: 'group_id', filter: 'sessionId' },
+  ReplyToSessionId: { amqp: 'reply_to_group_id', filter: 'replyToSessionId' },
+};
+
+/** A copy of the message with system properties a rule action set (`SET sys.Label = …`) or removed. */
+function withSystemEdit(p: ParsedMessage, system: PropertyEdit['system']): ParsedMessage {
+  if (system.size === 0) return p;
+  const fields: Record<string, unknown> = { ...(messageCodec.decode(p.sections.properties) as unknown as Record<string, unknown>) };
+  const filterFields: FilterFields = { ...p.filterFields };
+  for (const [name, value] of system) {
+    const where = SYSTEM_FIELDS[name] as { amqp: string; filter: keyof FilterFields };
+    const text = value === null ? undefined : value instanceof Date ? value.toISOString() : String(value);
+    if (text === undefined) delete fields[where.amqp];
+    else fields[where.amqp] = text;
+    (filterFields as unknown as Record<string, unknown>)[where.filter] = text;
+  }
+  const properties = encodeProperties(fields);
+  const messageId = filterFields.messageId ?? p.messageId;
+  return {
+    ...p, messageId, sessionId: filterFields.sessionId, sections: { ...p.sections, properties }, filterFields: { ...filterFields, messageId },
+    size: p.size - p.sections.properties.length + properties.length,
+  };
+}
+
 /** A copy of the message with a rule action's edit applied; untouched properties keep their AMQP types. */
-export function withEdit(p: ParsedMessage, edit: PropertyEdit): ParsedMessage {
+export function withEdit(original: ParsedMessage, edit: PropertyEdit): ParsedMessage {
+  const p = withSystemEdit(original, edit.system);
   const entries = sectionEntries(p.sections.appProps);
   const out: Typed[] = [];
   for (let i = 0; i + 1 < entries.length; i += 2) {

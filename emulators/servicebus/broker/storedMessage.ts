@@ -21,6 +21,8 @@ export interface StoredMessage {
   deliveryCount: number;
   /** Deferred messages stay deferred when their lock is released. */
   deferred: boolean;
+  /** It came in scheduled: Azure reports such a message's state as Scheduled even once it is active. */
+  scheduled: boolean;
   place: MessagePlace;
   deadLetterSource: string | undefined;
   sections: WireSections;
@@ -36,6 +38,11 @@ export interface MessageLock {
   message: StoredMessage;
   /** The header `delivery-count` of this delivery: attempts made before it. */
   priorDeliveries: number;
+  /**
+   * A deferred message received by sequence number: the attempt is counted only if the lock is given back
+   * (abandoned or deferred again), so a message dead-lettered or completed from there keeps its count, as on Azure.
+   */
+  countsOnRelease?: boolean;
 }
 
 /** What an enqueue takes over from where the message was before (dead-lettering, forwarding). */
@@ -54,5 +61,6 @@ export interface ReceivedDeferred {
 /** State code of a message for `x-opt-message-state`. */
 export function stateCode(m: StoredMessage): MessageStateCode {
   if (m.place === 'scheduled') return 2;
-  return m.deferred ? 1 : 0;
+  if (m.deferred) return 1;
+  return m.scheduled ? 2 : 0;
 }

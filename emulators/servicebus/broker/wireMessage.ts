@@ -14,11 +14,12 @@ const SYMBOLIC: Record<string, number> = {
   'amqp:amqp-sequence:list': 0x76, 'amqp:amqp-value:*': 0x77, 'amqp:footer:map': 0x78,
 };
 
-/** Header fields kept from the sender (delivery-count is the broker's). */
+/** Header fields kept from the sender and given back as sent (delivery-count is the broker's). */
 export interface HeaderFields {
   durable?: boolean;
   priority?: number;
   ttl?: number;
+  firstAcquirer?: boolean;
 }
 
 /**
@@ -42,6 +43,8 @@ export interface ParsedMessage {
   sections: WireSections;
   messageId: string;
   sessionId: string | undefined;
+  /** `x-opt-partition-key`: groups messages of a partitioned entity. */
+  partitionKey: string | undefined;
   ttlMs: number | undefined;
   scheduledEnqueueTime: number | undefined;
   /** Values correlation filters look at. */
@@ -117,7 +120,10 @@ export function parseMessage(input: Buffer): ParsedMessage {
   const sessionId = typeof decoded.group_id === 'string' ? decoded.group_id : undefined;
   return {
     sections: {
-      header: { durable: decoded.durable as boolean | undefined, priority: decoded.priority as number | undefined, ttl },
+      header: {
+        durable: decoded.durable as boolean | undefined, priority: decoded.priority as number | undefined, ttl,
+        firstAcquirer: decoded.first_acquirer as boolean | undefined,
+      },
       annotations: parts.get(Section.messageAnnotations),
       properties,
       appProps: parts.get(Section.applicationProperties),
@@ -125,6 +131,7 @@ export function parseMessage(input: Buffer): ParsedMessage {
     },
     messageId,
     sessionId,
+    partitionKey: typeof annotations['x-opt-partition-key'] === 'string' ? annotations['x-opt-partition-key'] : undefined,
     ttlMs: ttl,
     scheduledEnqueueTime: scheduled instanceof Date ? scheduled.getTime() : typeof scheduled === 'number' ? scheduled : undefined,
     filterFields: {
@@ -142,7 +149,8 @@ export function parseMessage(input: Buffer): ParsedMessage {
   };
 }
 
-function encodeProperties(props: Record<string, unknown>): Buffer {
+/** Encodes a properties section from plain fields (`message_id`, `subject`, …). */
+export function encodeProperties(props: Record<string, unknown>): Buffer {
   // rhea encodes the properties section from plain fields; its trailing (null) body section is dropped.
   const encoded = codec.encode(props as never);
   const parts = splitSections(encoded);
@@ -202,7 +210,7 @@ export function renderMessage(s: WireSections, stamp: DeliveryStamp): Buffer {
     optional(h.durable === undefined ? undefined : types.wrap_boolean(h.durable)),
     optional(h.priority === undefined ? undefined : types.wrap_ubyte(h.priority)),
     optional(h.ttl === undefined ? undefined : types.wrap_uint(h.ttl)),
-    types.wrap_boolean(stamp.deliveryCount === 0),
+    types.wrap_boolean(h.firstAcquirer ?? stamp.deliveryCount === 0),
     types.wrap_uint(stamp.deliveryCount),
   ]) as Typed);
   const entries = sectionEntries(s.annotations);

@@ -25,6 +25,10 @@ export const BrokerErrorCode = {
   BadRequest: 'BadRequest',
   /** The operation is not valid in this state (e.g. a session receive on a non-session queue). */
   InvalidOperation: 'InvalidOperation',
+  /** The entity's status refuses the operation (Disabled, SendDisabled, ReceiveDisabled). SDK: MessagingEntityDisabled. */
+  EntityDisabled: 'EntityDisabled',
+  /** The credential is missing, wrong, expired or lacks the right. SDK: UnauthorizedAccess. */
+  Unauthorized: 'Unauthorized',
   /** The operation is not implemented by this emulator. */
   NotImplemented: 'NotImplemented',
 } as const;
@@ -44,6 +48,8 @@ const conditions: Record<BrokerErrorCode, { condition: string; status: number }>
   ArgumentOutOfRange: { condition: 'com.microsoft:argument-out-of-range', status: 400 },
   BadRequest: { condition: 'com.microsoft:argument-error', status: 400 },
   InvalidOperation: { condition: 'amqp:not-allowed', status: 400 },
+  EntityDisabled: { condition: 'com.microsoft:entity-disabled', status: 400 },
+  Unauthorized: { condition: 'amqp:unauthorized-access', status: 401 },
   NotImplemented: { condition: 'amqp:not-implemented', status: 501 },
 };
 
@@ -96,6 +102,9 @@ export const brokerErrors = {
     new BrokerError('MessageNotFound', `Failed to lock one or more specified messages. The message with sequence number ${seq} was not found.`),
   noSession: (ms: number): BrokerError =>
     new BrokerError('Timeout', `No unlocked session became available within ${ms} ms.`),
+  entityDisabled: (entity: string, operation: 'send' | 'receive'): BrokerError =>
+    new BrokerError('EntityDisabled', `The messaging entity '${entity}' is disabled for ${operation === 'send' ? 'sending' : 'receiving'} (its status does not allow it).`),
+  unauthorized: (what: string): BrokerError => new BrokerError('Unauthorized', what),
   badRequest: (what: string): BrokerError => new BrokerError('BadRequest', what),
   outOfRange: (what: string): BrokerError => new BrokerError('ArgumentOutOfRange', what),
   invalid: (what: string): BrokerError => new BrokerError('InvalidOperation', what),

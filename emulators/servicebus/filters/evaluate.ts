@@ -14,8 +14,17 @@ export interface MessageView {
 /** Named values for `@name` references, keyed with or without the `@`. */
 export type SqlParameters = Readonly<Record<string, SqlValue>>;
 
+/** A user property by name; names are case-insensitive in Service Bus SQL, an exact match wins. */
+function userProperty(user: ReadonlyMap<string, SqlValue>, name: string): SqlValue | undefined {
+  const exact = user.get(name);
+  if (exact !== undefined || user.has(name)) return exact;
+  const lower = name.toLowerCase();
+  for (const [k, v] of user) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
 function lookup(view: MessageView, p: PropertyRef): SqlValue | undefined {
-  return p.scope === 'sys' ? view.sys(p.name) : view.user.get(p.name);
+  return p.scope === 'sys' ? view.sys(p.name) : userProperty(view.user, p.name);
 }
 
 /** Evaluates a value expression; an absent property is NULL. */

@@ -12,6 +12,8 @@ export interface SqlFilter {
    * zero, wrong operand types) do not match.
    */
   matches(view: MessageView): boolean;
+  /** Like {@link matches}, but an evaluation error is thrown ({@link SqlEvaluationError}) instead of not matching. */
+  evaluate(view: MessageView): boolean;
 }
 
 /** What a rule action does to a message's application properties, in statement order. */
@@ -20,7 +22,14 @@ export interface PropertyEdit {
   readonly set: ReadonlyMap<string, SqlValue>;
   /** Properties the action removed (and did not set again). */
   readonly removed: ReadonlySet<string>;
+  /** System properties the action set (by canonical name), `null` for one it removed. */
+  readonly system: ReadonlyMap<string, SqlValue>;
 }
+
+/** The system properties a rule action may set or remove: the message's own string fields. */
+export const SETTABLE_SYSTEM_PROPERTIES: ReadonlySet<string> = new Set([
+  'Label', 'To', 'ReplyTo', 'CorrelationId', 'ContentType', 'MessageId', 'SessionId', 'ReplyToSessionId',
+]);
 
 /** A compiled SQL rule action. */
 export interface SqlAction {
@@ -40,27 +49,34 @@ export function compileSqlFilter(expression: string, params: SqlParameters = {})
         throw err;
       }
     },
+    evaluate(view) {
+      return test(predicate, view, params) === true;
+    },
   };
 }
 
 /**
- * Compiles an action; throws {@link SqlSyntaxError}. Only application properties can be changed: a `SET` or
- * `REMOVE` of a `sys.` property is refused here, naming it, rather than accepted and ignored.
+ * Compiles an action; throws {@link SqlSyntaxError}. Application properties and the message's own string system
+ * properties ({@link SETTABLE_SYSTEM_PROPERTIES}) can be changed; a `SET` or `REMOVE` of any other `sys.` property
+ * (one the broker assigns) is refused here, naming it, rather than accepted and ignored.
  */
 export function compileSqlAction(expression: string, params: SqlParameters = {}): SqlAction {
   const statements: ActionStatement[] = parseSqlAction(expression);
-  const sys = statements.find((s) => s.prop.scope === 'sys');
+  const sys = statements.find((s) => s.prop.scope === 'sys' && !SETTABLE_SYSTEM_PROPERTIES.has(s.prop.name));
   if (sys) {
-    throw new SqlSyntaxError(`changing system property sys.${sys.prop.name} in a rule action is not supported by this emulator`, 1, 1, 0);
+    throw new SqlSyntaxError(`sys.${sys.prop.name} is set by the broker and cannot be changed in a rule action`, 1, 1, 0);
   }
   return {
     apply(view) {
       const user = new Map(view.user);
       const set = new Map<string, SqlValue>();
       const removed = new Set<string>();
-      const current: MessageView = { sys: (n) => view.sys(n), user };
+      const system = new Map<string, SqlValue>();
+      const current: MessageView = { sys: (n) => (system.has(n) ? (system.get(n) ?? undefined) : view.sys(n)), user };
       for (const s of statements) {
-        if (s.k === 'set') {
+        if (s.prop.scope === 'sys') {
+          system.set(s.prop.name, s.k === 'set' ? evaluate(s.e, current, params) : null);
+        } else if (s.k === 'set') {
           const v = evaluate(s.e, current, params);
           user.set(s.prop.name, v);
           set.set(s.prop.name, v);
@@ -71,10 +87,10 @@ export function compileSqlAction(expression: string, params: SqlParameters = {})
           removed.add(s.prop.name);
         }
       }
-      return { set, removed };
+      return { set, removed, system };
     },
   };
 }
 
-export { SqlSyntaxError };
+export { SqlEvaluationError, SqlSyntaxError };
 export type { MessageView, SqlParameters, SqlValue };

@@ -2,10 +2,13 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import type { Delivery, EventContext, Receiver, Sender, Session } from 'rhea';
 import rhea from 'rhea';
 import type { Broker } from '../broker/broker.js';
+import type { EntityManager } from '../broker/entityManager.js';
 import { parseAddress } from '../broker/entityAddress.js';
-import { isBrokerError } from '../errors/brokerError.js';
+import { brokerErrors, isBrokerError } from '../errors/brokerError.js';
 import { handleManagement } from '../management/router.js';
-import { handleCbs } from './cbsHandler.js';
+import type { AccessControl } from '../auth/accessControl.js';
+import type { AccessRight } from '../config.js';
+import { ConnectionGrants, handleCbs } from './cbsHandler.js';
 import { DeliveryLink } from './deliveryLink.js';
 import { acceptIncoming, rejectIncoming } from './dispositionGate.js';
 import { IncomingLink } from './incomingLink.js';
@@ -20,6 +23,16 @@ import { attachSession, requestedSession } from './sessionAttach.js';
 
 /** What the server logs; the CLI passes a console logger, tests nothing. */
 export type ServerLog = (level: 'info' | 'warn', message: string) => void;
+
+/** Options of {@link AmqpServer}. */
+export interface AmqpServerOptions {
+  /** Checks the shared access signatures put on `$cbs` and the rights each link and operation needs. */
+  readonly access: AccessControl;
+  /** The management decisions `$management` rule operations share with the ATOM API. */
+  readonly entities: EntityManager;
+  /** Protocol warnings. @default silent */
+  readonly log?: ServerLog;
+}
 
 type Handler =
   | { kind: 'cbs' }
@@ -37,12 +50,16 @@ export class AmqpServer {
   private readonly router = new ReplyRouter();
   private readonly links = new LinkRegistry<Handler>((h) => this.onReleased(h));
   private readonly sockets = new Set<Socket>();
+  private readonly grants = new ConnectionGrants();
   private server: Server | undefined;
+
+  private readonly log: ServerLog;
 
   constructor(
     private readonly broker: Broker,
-    private readonly log: ServerLog = () => {},
+    private readonly options: AmqpServerOptions,
   ) {
+    this.log = options.log ?? (() => {});
     installRawCapture();
     configureSasl(this.container);
     this.wire();
@@ -109,6 +126,23 @@ export class AmqpServer {
     }
   }
 
+  /**
+   * Whether the link's connection put a valid token on `$cbs` that covers the address with `right` (with any right
+   * for a `$management` link, whose operations are checked one by one); else the link is closed with
+   * `amqp:unauthorized-access`, as Service Bus does.
+   */
+  private authorized(link: Link, address: string, right: AccessRight | undefined): boolean {
+    const grants = this.grants.of(link.connection);
+    try {
+      if (right) this.options.access.authorize(grants, address, right, address);
+      else this.options.access.authorizeAny(grants, address, address);
+      return true;
+    } catch (err) {
+      link.close(isBrokerError(err) ? err.toAmqp() : undefined);
+      return false;
+    }
+  }
+
   private deliveryOf(link: Sender | undefined): DeliveryLink | undefined {
     const h = link ? this.links.get(link) : undefined;
     return h?.kind === 'delivery' ? h.link : undefined;
@@ -128,6 +162,7 @@ export class AmqpServer {
     const parsed = parseAddress(address);
     if (parsed.management) {
       li.local.attach.target = li.remote.attach?.target ?? null;
+      if (!this.authorized(link, address, undefined)) return;
       try {
         this.broker.queueFor(address.replace(/\/\$management$/i, ''));
       } catch (err) {
@@ -136,6 +171,7 @@ export class AmqpServer {
       this.links.track(link, { kind: 'management', address: address.replace(/\/\$management$/i, '') });
       return;
     }
+    if (!this.authorized(link, address, 'Send')) return;
     const incoming = IncomingLink.open(this.broker, link, address);
     if (incoming) this.links.track(link, { kind: 'incoming', link: incoming });
   }
@@ -152,11 +188,16 @@ export class AmqpServer {
       this.router.register(link);
       return;
     }
+    if (!this.authorized(link, address, 'Listen')) return;
     let entity;
     try {
       entity = this.broker.queueFor(address);
     } catch (err) {
       link.close(isBrokerError(err) ? err.toAmqp() : undefined);
+      return;
+    }
+    if (entity.settings.status === 'Disabled' || entity.settings.status === 'ReceiveDisabled') {
+      link.close(brokerErrors.entityDisabled(entity.name, 'receive').toAmqp());
       return;
     }
     const consumer = new DeliveryLink(entity, link, DeliveryLink.modeOf(link), this.broker.store);
@@ -186,10 +227,11 @@ export class AmqpServer {
     }
     if (handler.kind === 'cbs') {
       acceptIncoming(delivery);
-      handleCbs(this.router, link.connection, ctx.message as never);
+      handleCbs(this.router, this.options.access, this.grants, link.connection, ctx.message as never);
     } else if (handler.kind === 'management') {
       acceptIncoming(delivery);
-      handleManagement(this.broker, this.router, link.connection, handler.address, ctx.message as never, raw);
+      const context = { broker: this.broker, entities: this.options.entities, router: this.router, access: this.options.access, grants: this.grants.of(link.connection) };
+      void handleManagement(context, link.connection, handler.address, ctx.message as never, raw);
     } else if (handler.kind === 'incoming') {
       handler.link.onTransfer(delivery, raw ?? rhea.message.encode(ctx.message as never), format);
     }

@@ -52,6 +52,8 @@ export class EntityCatalog {
     });
     return {
       namespace: saved.namespace,
+      // The namespace's own rules are not changed through the API: the entity file's are the ones in force.
+      authorizationRules: config.authorizationRules,
       queues: [...saved.queues, ...config.queues.filter((q) => fresh(q.name))],
       topics: [...topics, ...config.topics.filter((t) => fresh(t.name))],
     };

@@ -11,6 +11,8 @@ export interface SerializedMessage {
   ttlMs?: number;
   deliveryCount: number;
   deferred: boolean;
+  /** Came in scheduled (absent in logs of earlier versions: then only while still scheduled). */
+  scheduled?: boolean;
   place: 'available' | 'deferred' | 'scheduled';
   deadLetterSource?: string;
   header: HeaderFields;
@@ -60,6 +62,7 @@ export function serializeMessage(m: StoredMessage): SerializedMessage {
   return {
     sequenceNumber: m.sequenceNumber, messageId: m.messageId, sessionId: m.sessionId, enqueuedTime: m.enqueuedTime,
     expiresAt: Number.isFinite(m.expiresAt) ? m.expiresAt : null, ttlMs: m.ttlMs, deliveryCount: m.deliveryCount, deferred: m.deferred,
+    ...(m.scheduled ? { scheduled: true } : {}),
     place: m.place === 'scheduled' ? 'scheduled' : m.deferred ? 'deferred' : 'available', deadLetterSource: m.deadLetterSource,
     header: s.header, annotations: s.annotations?.toString('base64'), properties: s.properties.toString('base64'),
     applicationProperties: s.appProps?.toString('base64'), body: s.body.toString('base64'),
@@ -74,7 +77,7 @@ export function deserializeMessage(r: SerializedMessage): StoredMessage {
   };
   return {
     sequenceNumber: r.sequenceNumber, messageId: r.messageId, sessionId: r.sessionId, enqueuedTime: r.enqueuedTime, expiresAt: r.expiresAt ?? Infinity,
-    ttlMs: r.ttlMs, deliveryCount: r.deliveryCount, deferred: r.deferred, place: r.place, deadLetterSource: r.deadLetterSource, sections,
+    ttlMs: r.ttlMs, deliveryCount: r.deliveryCount, deferred: r.deferred, scheduled: r.scheduled ?? r.place === 'scheduled', place: r.place, deadLetterSource: r.deadLetterSource, sections,
     size: sections.properties.length + (sections.appProps?.length ?? 0) + sections.body.length + (sections.annotations?.length ?? 0),
   };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
 import { configWith, queue } from './helpers.js';
-import { startAdminStack } from './support/adminStack.js';
+import { signedFetch, startAdminStack } from './support/adminStack.js';
 import type { AdminStack } from './support/adminStack.js';
 
 type Props = Record<string, unknown>;
@@ -127,9 +127,9 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   });
 
   it('refuses a feature it does not implement, naming it', async () => {
-    const err = await s.admin.failure('createQueue', 'partitioned', { enablePartitioning: true });
+    const err = await s.admin.failure('createQueue', 'express', { enableExpress: true });
     expect(err.statusCode).toBe(400);
-    expect(err.message).toMatch(/EnablePartitioning/);
+    expect(err.message).toMatch(/EnableExpress/);
   });
 
   it('creates topics and subscriptions; a new subscription takes everything through its $Default rule', async () => {
@@ -185,7 +185,7 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   });
 
   it('pages lists with $skip and $top and links the next page', async () => {
-    const page = await fetch(`${s.http}/$Resources/Queues?$skip=1&$top=2&api-version=2021-05`);
+    const page = await signedFetch(`${s.http}/$Resources/Queues?$skip=1&$top=2&api-version=2021-05`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('application/atom+xml;type=feed;charset=utf-8');
     const xml = await page.text();
@@ -196,7 +196,7 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   });
 
   it('answers a body that is not XML, or too large, with a clear error', async () => {
-    const put = (body: string): Promise<Response> => fetch(`${s.http}/raw-queue?api-version=2021-05`, { method: 'PUT', body, headers: { 'content-type': 'application/atom+xml' } });
+    const put = (body: string): Promise<Response> => signedFetch(`${s.http}/raw-queue?api-version=2021-05`, { method: 'PUT', body, headers: { 'content-type': 'application/atom+xml' } });
     const notXml = await put('{"not":"xml"}');
     expect(notXml.status).toBe(400);
     expect(await notXml.text()).toMatch(/<Error><Code>400<\/Code><Detail>The request body is not valid XML/);
@@ -205,7 +205,7 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   });
 
   it('serves the same API over plain HTTP, and /health and /stats as before', async () => {
-    const entry = await fetch(`${s.http}/from-config?api-version=2021-05`);
+    const entry = await signedFetch(`${s.http}/from-config?api-version=2021-05`);
     expect(entry.headers.get('content-type')).toBe('application/atom+xml;type=entry;charset=utf-8');
     expect(await entry.text()).toMatch(/<title type="text">from-config<\/title>.*<QueueDescription /s);
     expect(await (await fetch(`${s.http}/health`)).json()).toEqual({ status: 'healthy' });

@@ -126,7 +126,7 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
   it('drops a message whose sender vanished mid-transfer', async () => {
     // Prepare: the SDK talks through a proxy that cuts the TCP stream halfway through a 200 KB message.
     const proxy = await cuttingProxy(bus.emulator.port);
-    const viaProxy = new ServiceBusClient(`Endpoint=sb://127.0.0.1:${proxy.port};SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true;`, {
+    const viaProxy = new ServiceBusClient(`Endpoint=sb://127.0.0.1:${proxy.port};SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;`, {
       retryOptions: { maxRetries: 0, timeoutInMs: PATIENCE_MS },
     });
     try {

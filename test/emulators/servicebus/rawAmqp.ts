@@ -1,15 +1,54 @@
+import { createHmac } from 'node:crypto';
 import rhea from 'rhea';
 import type { Connection, Message } from 'rhea';
 
-/** A plain rhea connection to the emulator, for what the SDK cannot send. */
-export async function rawConnect(port: number, options: Record<string, unknown> = {}): Promise<Connection> {
+/** The emulator's well-known root key, as every emulator connection string names it. */
+export const ROOT = { keyName: 'RootManageSharedAccessKey', key: 'SAS_KEY_VALUE' } as const;
+
+/** A shared access signature as the SDKs build one: HMAC-SHA256 of the encoded resource and the expiry (epoch s). */
+export function sasToken(resource: string, keyName: string, key: string, expiry = Math.floor(Date.now() / 1000) + 3600): string {
+  const sr = encodeURIComponent(resource);
+  const sig = encodeURIComponent(createHmac('sha256', key).update(`${sr}\n${expiry}`).digest('base64'));
+  return `SharedAccessSignature sr=${sr}&sig=${sig}&se=${expiry}&skn=${encodeURIComponent(keyName)}`;
+}
+
+/** Puts a token on `$cbs` and returns the reply's status code and description. */
+export async function putToken(conn: Connection, audience: string, token: string): Promise<{ status: number; description: string }> {
+  const replyTo = `cbs-${Math.random().toString(16).slice(2)}`;
+  const receiver = conn.open_receiver({ source: { address: '$cbs' }, target: { address: replyTo }, name: replyTo } as never);
+  const sender = conn.open_sender({ target: { address: '$cbs' } } as never);
+  await new Promise<void>((resolve) => receiver.once('receiver_open', () => resolve()));
+  await new Promise<void>((resolve) => (sender.sendable() ? resolve() : sender.once('sendable', () => resolve())));
+  const reply = new Promise<Message>((resolve) => receiver.once('message', (ctx) => resolve(ctx.message as Message)));
+  sender.send({
+    message_id: replyTo, reply_to: replyTo, body: token,
+    application_properties: { operation: 'put-token', type: 'servicebus.windows.net:sastoken', name: audience },
+  } as Message);
+  const m = await reply;
+  sender.close();
+  receiver.close();
+  const props = (m.application_properties ?? {}) as Record<string, unknown>;
+  return { status: Number(props['status-code']), description: String(props['status-description']) };
+}
+
+/**
+ * A plain rhea connection to the emulator, for what the SDK cannot send. Like the SDKs it first puts a token for
+ * the whole namespace, signed with the root key, on `$cbs` (`token: false` leaves that out).
+ */
+export async function rawConnect(port: number, options: Record<string, unknown> & { token?: false } = {}): Promise<Connection> {
+  const { token, ...connectOptions } = options;
   const container = rhea.create_container();
-  const conn = container.connect({ host: '127.0.0.1', port, reconnect: false, ...options } as never);
+  const conn = container.connect({ host: '127.0.0.1', port, reconnect: false, ...connectOptions } as never);
   await new Promise<void>((resolve, reject) => {
     conn.once('connection_open', () => resolve());
     conn.once('connection_error', (ctx) => reject(ctx.connection.error));
     conn.once('disconnected', (ctx) => reject(ctx.error ?? new Error('disconnected')));
   });
+  if (token !== false) {
+    const namespace = `sb://127.0.0.1:${port}/`;
+    const reply = await putToken(conn, namespace, sasToken(namespace, ROOT.keyName, ROOT.key));
+    if (reply.status !== 202) throw new Error(`put-token refused: ${reply.status} ${reply.description}`);
+  }
   return conn;
 }
 

@@ -128,8 +128,8 @@ describe('SQL rule actions', () => {
     expect(edit.removed.size).toBe(0);
   });
 
-  it('refuses changing a system property, naming it, and a bad action with its position', () => {
-    expect(syntaxError("SET sys.Label = 'x'", compileSqlAction).message).toMatch(/sys\.Label/);
+  it('refuses changing a system property the broker sets, naming it, and a bad action with its position', () => {
+    expect(syntaxError('SET sys.SequenceNumber = 1', compileSqlAction).message).toMatch(/sys\.SequenceNumber/);
     expect(syntaxError('SET = 1', compileSqlAction)).toMatchObject({ line: 1, column: 5 });
   });
 });

@@ -1,3 +1,4 @@
+import type { AccessControl } from '../../auth/accessControl.js';
 import type { Broker } from '../../broker/broker.js';
 import type { EntityManager, PutMode } from '../../broker/entityManager.js';
 import { brokerErrors, isBrokerError } from '../../errors/brokerError.js';
@@ -17,6 +18,18 @@ export interface AtomRequest {
   host: string;
   ifMatch: boolean;
   body: string;
+  /** The `Authorization` header: a shared access signature. */
+  authorization: string | undefined;
+}
+
+/** Options of {@link AtomRouter}. */
+export interface AtomRouterOptions {
+  readonly broker: Broker;
+  readonly entities: EntityManager;
+  /** The bound AMQP port, once known: forwarding addresses in descriptions name it. */
+  readonly amqpPort: () => number | undefined;
+  /** Checks the `Authorization` header: every management operation needs the Manage right. */
+  readonly access: AccessControl;
 }
 
 /** The reply: status, content type and XML. */
@@ -101,12 +114,21 @@ export function errorReply(status: number, detail: string): AtomReply {
 export class AtomRouter {
   private readonly startedAt = Date.now();
 
-  constructor(
-    private readonly broker: Broker,
-    private readonly manager: EntityManager,
-  ) {}
+  private readonly broker: Broker;
+  private readonly manager: EntityManager;
 
-  async handle(req: AtomRequest): Promise<AtomReply> {
+  constructor(private readonly options: AtomRouterOptions) {
+    this.broker = options.broker;
+    this.manager = options.entities;
+  }
+
+  async handle(request: AtomRequest): Promise<AtomReply> {
+    // ForwardTo and ForwardDeadLetteredMessagesTo name entities by their AMQP address (`sb://host:amqp-port/name`),
+    // as Azure names them by the namespace's: the host the client used, with the AMQP port.
+    const port = this.options.amqpPort();
+    const req = port === undefined ? request : { ...request, host: `${request.host.replace(/:\d+$/, '')}:${port}` };
+    const denied = this.deny(req);
+    if (denied) return denied;
     try {
       return await this.route(req);
     } catch (err) {
@@ -115,6 +137,21 @@ export class AtomRouter {
         const sub = err.code === 'EntityAlreadyExists' ? 'SubCode=40900. Conflict. ' : '';
         return errorReply(status, `${sub}${err.message}`);
       }
+      throw err;
+    }
+  }
+
+  /** A 401 for a request without a valid signature granting Manage on its path, as Service Bus answers. */
+  private deny(req: AtomRequest): AtomReply | undefined {
+    const access = this.options.access;
+    if (access.open) return undefined;
+    const grant = access.authenticate(req.authorization ?? '');
+    if ('code' in grant) return errorReply(401, grant.message);
+    try {
+      access.authorize([grant], req.path, 'Manage', `${req.base}/${req.path}`);
+      return undefined;
+    } catch (err) {
+      if (isBrokerError(err)) return errorReply(401, err.message);
       throw err;
     }
   }

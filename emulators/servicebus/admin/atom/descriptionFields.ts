@@ -1,8 +1,9 @@
-import type { EntitySettings } from '../../config.js';
+import { randomBytes } from 'node:crypto';
+import type { AccessRight, AuthorizationRule, EntitySettings, EntityStatus } from '../../config.js';
 import { isUnbounded, parseDurationMs } from '../../duration.js';
 import { brokerErrors } from '../../errors/brokerError.js';
 import type { EntityFacts } from '../../broker/entityManager.js';
-import { childText } from './xml.js';
+import { child, childText, xsiType } from './xml.js';
 import type { XmlNode } from './xml.js';
 
 /** Azure's defaults for fields a create request leaves out. */
@@ -43,14 +44,44 @@ function forwardName(d: XmlNode, name: string): string | undefined {
  * is refused with a 400 naming it, instead of being stored and silently ignored.
  */
 function refuseUnsupported(d: XmlNode): void {
-  if (bool(d, 'EnablePartitioning', false)) throw brokerErrors.notImplemented('EnablePartitioning (partitioned entities)');
   if (bool(d, 'EnableExpress', false)) throw brokerErrors.notImplemented('EnableExpress (express entities)');
-  const status = childText(d, 'Status');
-  if (status && status !== 'Active') throw brokerErrors.notImplemented(`Status '${status}' (only Active)`);
   const idle = childText(d, 'AutoDeleteOnIdle');
   if (idle && !isUnbounded(parseDurationMs(idle) ?? 0)) throw brokerErrors.notImplemented('AutoDeleteOnIdle');
-  const rules = d.AuthorizationRules;
-  if (rules && typeof rules === 'object' && Object.keys(rules).some((k) => !k.startsWith('@'))) throw brokerErrors.notImplemented('AuthorizationRules on an entity');
+}
+
+const STATUSES: readonly EntityStatus[] = ['Active', 'Disabled', 'SendDisabled', 'ReceiveDisabled'];
+const RIGHTS: readonly AccessRight[] = ['Manage', 'Send', 'Listen'];
+
+/** `Status`; a subscription can be Active, Disabled or ReceiveDisabled only, a topic not ReceiveDisabled, as on Azure. */
+function status(d: XmlNode, kind: 'queue' | 'topic' | 'subscription'): EntityStatus {
+  const v = childText(d, 'Status') || 'Active';
+  const found = STATUSES.find((s) => s.toLowerCase() === v.toLowerCase());
+  if (!found) throw brokerErrors.badRequest(`Status must be one of ${STATUSES.join(', ')}, got '${v}'.`);
+  if ((kind === 'subscription' && found === 'SendDisabled') || (kind === 'topic' && found === 'ReceiveDisabled')) {
+    throw brokerErrors.badRequest(`The status '${found}' is not valid for a ${kind}.`);
+  }
+  return found;
+}
+
+/** A description's `AuthorizationRules` (SharedAccessAuthorizationRule entries); a key left out is generated. */
+function authorizationRules(d: XmlNode): AuthorizationRule[] {
+  const list = (child(d, 'AuthorizationRules')?.AuthorizationRule as XmlNode[] | undefined) ?? [];
+  const now = Date.now();
+  return list.map((r) => {
+    const type = xsiType(r) ?? 'SharedAccessAuthorizationRule';
+    if (type !== 'SharedAccessAuthorizationRule') throw brokerErrors.notImplemented(`Authorization rule type '${type}'`);
+    const keyName = childText(r, 'KeyName');
+    if (!keyName) throw brokerErrors.badRequest('An authorization rule needs a KeyName.');
+    const raw = child(r, 'Rights')?.AccessRights;
+    const rights = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((x) => String(typeof x === 'object' && x !== null ? (x as XmlNode)['#text'] : x));
+    const bad = rights.find((x) => !RIGHTS.includes(x as AccessRight));
+    if (bad !== undefined || rights.length === 0) throw brokerErrors.badRequest(`Authorization rule '${keyName}': rights must be some of ${RIGHTS.join(', ')}.`);
+    if (rights.includes('Manage') && !(rights.includes('Send') && rights.includes('Listen'))) {
+      throw brokerErrors.badRequest(`Authorization rule '${keyName}': the Manage right requires Send and Listen.`);
+    }
+    const key = (name: string): string => childText(r, name) || randomBytes(32).toString('base64');
+    return { keyName, primaryKey: key('PrimaryKey'), secondaryKey: key('SecondaryKey'), rights: rights as AccessRight[], createdAt: now, modifiedAt: now };
+  });
 }
 
 /** Settings and facts of a QueueDescription, TopicDescription or SubscriptionDescription; absent fields take Azure's defaults. */
@@ -62,12 +93,16 @@ export function readDescription(d: XmlNode, kind: 'queue' | 'topic' | 'subscript
     maxDeliveryCount: queueLike ? int(d, 'MaxDeliveryCount', DEFAULTS.maxDeliveryCount) : DEFAULTS.maxDeliveryCount,
     defaultTtlMs: duration(d, 'DefaultMessageTimeToLive', 'P10675199DT2H48M5.4775807S'),
     deadLetteringOnMessageExpiration: queueLike && bool(d, 'DeadLetteringOnMessageExpiration', false),
+    deadLetteringOnFilterEvaluationExceptions: kind === 'subscription' && bool(d, 'DeadLetteringOnFilterEvaluationExceptions', true),
     requiresDuplicateDetection: kind !== 'subscription' && bool(d, 'RequiresDuplicateDetection', false),
     duplicateDetectionWindowMs: duration(d, 'DuplicateDetectionHistoryTimeWindow', DEFAULTS.dedupWindow),
     requiresSession: queueLike && bool(d, 'RequiresSession', false),
     forwardTo: queueLike ? forwardName(d, 'ForwardTo') : undefined,
     forwardDeadLetteredMessagesTo: queueLike ? forwardName(d, 'ForwardDeadLetteredMessagesTo') : undefined,
     maxMessageSizeBytes: kind === 'subscription' ? DEFAULTS.maxMessageKb * 1024 : int(d, 'MaxMessageSizeInKilobytes', DEFAULTS.maxMessageKb) * 1024,
+    enablePartitioning: kind !== 'subscription' && bool(d, 'EnablePartitioning', false),
+    status: status(d, kind),
+    authorizationRules: kind === 'subscription' ? [] : authorizationRules(d),
   };
   const userMetadata = childText(d, 'UserMetadata');
   return {

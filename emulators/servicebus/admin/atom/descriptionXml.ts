@@ -1,4 +1,4 @@
-import type { EntityMeta, EntitySettings } from '../../config.js';
+import type { AuthorizationRule, EntityMeta, EntitySettings } from '../../config.js';
 import { formatDurationMs } from '../../duration.js';
 import type { QueueEntity } from '../../broker/queueEntity.js';
 import type { TopicEntity } from '../../broker/topicEntity.js';
@@ -43,6 +43,15 @@ function forward(name: string, target: string | undefined, host: string): string
   return target === undefined ? undefined : text(name, `sb://${host}/${target}`);
 }
 
+/** The entity's SAS rules, as SharedAccessAuthorizationRule entries. */
+function authorizationRules(rules: readonly AuthorizationRule[]): string {
+  return el('AuthorizationRules', rules.map((r) => el('AuthorizationRule', [
+    text('ClaimType', 'SharedAccessKey'), text('ClaimValue', 'None'), el('Rights', r.rights.map((x) => text('AccessRights', x))),
+    text('CreatedTime', iso(r.createdAt)), text('ModifiedTime', iso(r.modifiedAt)), text('KeyName', r.keyName),
+    text('PrimaryKey', r.primaryKey), text('SecondaryKey', r.secondaryKey),
+  ], { 'i:type': 'SharedAccessAuthorizationRule' })));
+}
+
 const ttl = (s: EntitySettings): string => text('DefaultMessageTimeToLive', formatDurationMs(s.defaultTtlMs));
 const unbounded = formatDurationMs(Infinity);
 
@@ -57,9 +66,9 @@ export function queueDescription(q: QueueEntity, host: string): string {
     text('DeadLetteringOnMessageExpiration', s.deadLetteringOnMessageExpiration),
     text('DuplicateDetectionHistoryTimeWindow', formatDurationMs(s.duplicateDetectionWindowMs)), text('MaxDeliveryCount', s.maxDeliveryCount),
     text('EnableBatchedOperations', true), text('SizeInBytes', c.sizeInBytes), text('MessageCount', c.active + c.deadLetter + c.scheduled),
-    text('IsAnonymousAccessible', false), el('AuthorizationRules'), text('Status', 'Active'), forward('ForwardTo', s.forwardTo, host),
+    text('IsAnonymousAccessible', false), authorizationRules(s.authorizationRules), text('Status', s.status), forward('ForwardTo', s.forwardTo, host),
     ...times(m), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata), text('SupportOrdering', true),
-    countDetails(c), text('AutoDeleteOnIdle', unbounded), text('EnablePartitioning', false), text('EntityAvailabilityStatus', 'Available'),
+    countDetails(c), text('AutoDeleteOnIdle', unbounded), text('EnablePartitioning', s.enablePartitioning), text('EntityAvailabilityStatus', 'Available'),
     forward('ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo, host), text('EnableExpress', false),
     text('MaxMessageSizeInKilobytes', Math.round(s.maxMessageSizeBytes / 1024)),
   ], CONNECT);
@@ -74,10 +83,10 @@ export function topicDescription(t: TopicEntity): string {
   return el('TopicDescription', [
     ttl(s), text('MaxSizeInMegabytes', m.maxSizeInMegabytes), text('RequiresDuplicateDetection', s.requiresDuplicateDetection),
     text('DuplicateDetectionHistoryTimeWindow', formatDurationMs(s.duplicateDetectionWindowMs)), text('EnableBatchedOperations', true),
-    text('SizeInBytes', size), text('FilteringMessagesBeforePublishing', false), text('IsAnonymousAccessible', false), el('AuthorizationRules'),
-    text('Status', 'Active'), ...times(m), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata),
+    text('SizeInBytes', size), text('FilteringMessagesBeforePublishing', false), text('IsAnonymousAccessible', false), authorizationRules(s.authorizationRules),
+    text('Status', s.status), ...times(m), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata),
     text('SupportOrdering', true), countDetails({ active: 0, deadLetter: 0, scheduled: 0, sizeInBytes: size }),
-    text('AutoDeleteOnIdle', unbounded), text('EnablePartitioning', false), text('SubscriptionCount', t.subscriptions.size),
+    text('AutoDeleteOnIdle', unbounded), text('EnablePartitioning', s.enablePartitioning), text('SubscriptionCount', t.subscriptions.size),
     text('EntityAvailabilityStatus', 'Available'), text('EnableSubscriptionPartitioning', false), text('EnableExpress', false),
     text('MaxMessageSizeInKilobytes', Math.round(s.maxMessageSizeBytes / 1024)),
   ], CONNECT);
@@ -91,10 +100,9 @@ export function subscriptionDescription(e: QueueEntity, host: string): string {
   return el('SubscriptionDescription', [
     text('LockDuration', formatDurationMs(s.lockDurationMs)), text('RequiresSession', s.requiresSession), ttl(s),
     text('DeadLetteringOnMessageExpiration', s.deadLetteringOnMessageExpiration),
-    // A filter that fails to evaluate does not match here; nothing is dead-lettered for it.
-    text('DeadLetteringOnFilterEvaluationExceptions', false),
+    text('DeadLetteringOnFilterEvaluationExceptions', s.deadLetteringOnFilterEvaluationExceptions),
     text('MessageCount', c.active + c.deadLetter + c.scheduled), text('MaxDeliveryCount', s.maxDeliveryCount), text('EnableBatchedOperations', true),
-    text('Status', 'Active'), forward('ForwardTo', s.forwardTo, host), ...times(m),
+    text('Status', s.status), forward('ForwardTo', s.forwardTo, host), ...times(m),
     m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata), countDetails(c),
     text('AutoDeleteOnIdle', unbounded), forward('ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo, host),
     text('EntityAvailabilityStatus', 'Available'),

@@ -1,4 +1,4 @@
-import type { CorrelationFilter, RuleConfig, SqlParameterValues } from '../../ruleConfig.js';
+import type { CorrelationFilter, CorrelationValue, RuleConfig, SqlParameterValues } from '../../ruleConfig.js';
 import { sqlFilterSpec } from '../../configRules.js';
 import { brokerErrors } from '../../errors/brokerError.js';
 import { NS, child, childText, el, text, xsiType } from './xml.js';
@@ -34,11 +34,8 @@ function readPairs(node: XmlNode | undefined): Record<string, ParamValue> {
 }
 
 function readCorrelation(f: XmlNode): CorrelationFilter {
-  const properties: Record<string, string | number | boolean> = {};
-  for (const [k, v] of Object.entries(readPairs(child(f, 'Properties')))) {
-    if (v instanceof Date) throw brokerErrors.notImplemented(`A dateTime correlation property ('${k}')`);
-    properties[k] = typeof v === 'bigint' ? Number(v) : v;
-  }
+  const properties: Record<string, CorrelationValue> = {};
+  for (const [k, v] of Object.entries(readPairs(child(f, 'Properties')))) properties[k] = typeof v === 'bigint' ? Number(v) : v;
   const s = (name: string): string | undefined => childText(f, name) || undefined;
   return {
     correlationId: s('CorrelationId'), messageId: s('MessageId'), to: s('To'), replyTo: s('ReplyTo'), label: s('Label'),

@@ -6,6 +6,14 @@ import { ServiceBusClient } from '@azure/service-bus';
 import { start } from '../../../../emulators/servicebus/index.js';
 import type { RunningEmulator } from '../../../../emulators/servicebus/index.js';
 import { fastClientOptions } from '../helpers.js';
+import { ROOT, sasToken } from '../rawAmqp.js';
+
+/** `fetch` with the `Authorization` header the SDKs send: a signature for the URL with the root key. */
+export function signedFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('authorization', sasToken(url.toLowerCase(), ROOT.keyName, ROOT.key));
+  return fetch(url, { ...init, headers });
+}
 import { AdminClientProcess } from './adminClientProcess.js';
 
 /** A free TCP port on 127.0.0.1 (the admin ports take 0 as "off", not "any"). */

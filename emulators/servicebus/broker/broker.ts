@@ -194,9 +194,9 @@ export class Broker implements EntityContext, RestoreTarget {
     return (this.entities.get(key)?.kind === 'queue' ? this.entities.get(key)?.settings : this.topics.get(key)?.settings)?.authorizationRules;
   }
 
-  /** The duplicate detection of a queue (for restore; a topic's ids are kept in memory only). */
+  /** The duplicate detection of the queue or topic a log names (for restore). */
   duplicatesByName(name: string): DuplicateDetection | undefined {
-    return this.entityByName(name)?.duplicates;
+    return this.findTopic(name)?.duplicates ?? this.entityByName(name)?.duplicates;
   }
 
   /** Largest message the target accepts. */
@@ -226,8 +226,8 @@ export class Broker implements EntityContext, RestoreTarget {
         this.routeInto(target.entity, p, 0, place);
       }
     }
-    // Logged with the messages (a topic's ids are kept in memory only).
-    if (target.kind === 'queue') for (const id of inBatch) duplicates.logWithSend(id, now);
+    // Logged with the messages, a topic's as a queue's: the write that makes the send durable carries them.
+    for (const id of inBatch) duplicates.logWithSend(id, now);
     return {
       commit: () => {
         const at = Date.now();
@@ -241,7 +241,7 @@ export class Broker implements EntityContext, RestoreTarget {
       },
       abort: () => {
         for (const { entity, m } of placed) entity.discard(m);
-        if (target.kind === 'queue') for (const id of inBatch) duplicates.withdraw(id, now);
+        for (const id of inBatch) duplicates.withdraw(id, now);
       },
     };
   }

@@ -35,6 +35,8 @@ export interface AdminStack {
   admin: AdminClientProcess;
   /** `http://127.0.0.1:<adminPort>` for raw requests. */
   http: string;
+  /** The HTTPS port's certificate file, for another administration client process. */
+  certOut: string;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startAdminStack(config: object, dataDir?: string): Promise
     client,
     admin,
     http: `http://127.0.0.1:${emulator.adminPort}`,
+    certOut,
     async close() {
       await admin.close();
       await client.close();

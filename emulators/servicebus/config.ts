@@ -55,6 +55,8 @@ export interface EntityMeta {
   readonly updatedAt: number;
   readonly userMetadata: string | undefined;
   readonly maxSizeInMegabytes: number;
+  readonly enableBatchedOperations: boolean;
+  readonly supportOrdering: boolean;
 }
 
 /** A queue. */
@@ -123,6 +125,8 @@ const entityProps = z.object({
   CreatedAt: z.iso.datetime().optional(),
   UpdatedAt: z.iso.datetime().optional(),
   EnablePartitioning: z.boolean().default(false),
+  EnableBatchedOperations: z.boolean().default(true),
+  SupportOrdering: z.boolean().default(true),
   Status: z.enum(['Active', 'Disabled', 'SendDisabled', 'ReceiveDisabled']).default('Active'),
   AuthorizationRules: z.array(authorizationRule).default([]),
 });
@@ -178,7 +182,10 @@ function toSettings(p: Props): EntitySettings {
 
 function toMeta(p: Props, now: number): EntityMeta {
   const createdAt = p.CreatedAt ? Date.parse(p.CreatedAt) : now;
-  return { createdAt, updatedAt: p.UpdatedAt ? Date.parse(p.UpdatedAt) : createdAt, userMetadata: p.UserMetadata, maxSizeInMegabytes: p.MaxSizeInMegabytes };
+  return {
+    createdAt, updatedAt: p.UpdatedAt ? Date.parse(p.UpdatedAt) : createdAt, userMetadata: p.UserMetadata, maxSizeInMegabytes: p.MaxSizeInMegabytes,
+    enableBatchedOperations: p.EnableBatchedOperations, supportOrdering: p.SupportOrdering,
+  };
 }
 
 function entity(raw: unknown, kind: string, index: number, now: number): QueueConfig & { raw: Record<string, unknown> } {

@@ -33,6 +33,8 @@ function properties(s: EntitySettings, m: EntityMeta): Record<string, unknown> {
     CreatedAt: new Date(m.createdAt).toISOString(),
     UpdatedAt: new Date(m.updatedAt).toISOString(),
     ...(s.enablePartitioning ? { EnablePartitioning: true } : {}),
+    ...(m.enableBatchedOperations ? {} : { EnableBatchedOperations: false }),
+    ...(m.supportOrdering ? {} : { SupportOrdering: false }),
     ...(s.status !== 'Active' ? { Status: s.status } : {}),
     ...(s.authorizationRules.length > 0
       ? {

@@ -13,6 +13,10 @@ export type PutMode = 'create' | 'update';
 export interface EntityFacts {
   readonly userMetadata: string | undefined;
   readonly maxSizeInMegabytes: number;
+  /** `EnableBatchedOperations`: a hint for the service's own store batching, with no visible effect here. */
+  readonly enableBatchedOperations: boolean;
+  /** A topic's `SupportOrdering`; the emulator keeps order either way, which false allows. */
+  readonly supportOrdering: boolean;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -50,7 +54,7 @@ export class EntityManager {
 
   private meta(previous: EntityMeta | undefined, facts: EntityFacts): EntityMeta {
     const now = Date.now();
-    return { createdAt: previous?.createdAt ?? now, updatedAt: now, userMetadata: facts.userMetadata, maxSizeInMegabytes: facts.maxSizeInMegabytes };
+    return { createdAt: previous?.createdAt ?? now, updatedAt: now, ...facts };
   }
 
   private taken(name: string): boolean {

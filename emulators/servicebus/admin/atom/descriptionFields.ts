@@ -84,6 +84,14 @@ function authorizationRules(d: XmlNode): AuthorizationRule[] {
   });
 }
 
+/** Partitions of a partitioned entity on Standard: its description gives MaxSizeInMegabytes for all of them. */
+export const PARTITIONS = 16;
+
+/** A partitioned entity's size as sent back in an update (already for all partitions) is kept per partition. */
+function perPartition(mb: number, partitioned: boolean): number {
+  return partitioned && mb > 5120 && mb % PARTITIONS === 0 ? mb / PARTITIONS : mb;
+}
+
 /** Settings and facts of a QueueDescription, TopicDescription or SubscriptionDescription; absent fields take Azure's defaults. */
 export function readDescription(d: XmlNode, kind: 'queue' | 'topic' | 'subscription'): { settings: EntitySettings; facts: EntityFacts } {
   refuseUnsupported(d);
@@ -107,6 +115,11 @@ export function readDescription(d: XmlNode, kind: 'queue' | 'topic' | 'subscript
   const userMetadata = childText(d, 'UserMetadata');
   return {
     settings,
-    facts: { userMetadata: userMetadata === '' ? undefined : userMetadata, maxSizeInMegabytes: int(d, 'MaxSizeInMegabytes', DEFAULTS.maxSizeInMegabytes) },
+    facts: {
+      userMetadata: userMetadata === '' ? undefined : userMetadata,
+      maxSizeInMegabytes: perPartition(int(d, 'MaxSizeInMegabytes', DEFAULTS.maxSizeInMegabytes), settings.enablePartitioning),
+      enableBatchedOperations: bool(d, 'EnableBatchedOperations', true),
+      supportOrdering: kind !== 'topic' || bool(d, 'SupportOrdering', true),
+    },
   };
 }

@@ -2,6 +2,7 @@ import type { AuthorizationRule, EntityMeta, EntitySettings } from '../../config
 import { formatDurationMs } from '../../duration.js';
 import type { QueueEntity } from '../../broker/queueEntity.js';
 import type { TopicEntity } from '../../broker/topicEntity.js';
+import { PARTITIONS } from './descriptionFields.js';
 import { NS, el, text } from './xml.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -52,6 +53,9 @@ function authorizationRules(rules: readonly AuthorizationRule[]): string {
   ], { 'i:type': 'SharedAccessAuthorizationRule' })));
 }
 
+/** MaxSizeInMegabytes as Azure describes it: for all 16 partitions of a partitioned entity. */
+const sizeOf = (s: EntitySettings, m: EntityMeta): number => (s.enablePartitioning ? m.maxSizeInMegabytes * PARTITIONS : m.maxSizeInMegabytes);
+
 const ttl = (s: EntitySettings): string => text('DefaultMessageTimeToLive', formatDurationMs(s.defaultTtlMs));
 const unbounded = formatDurationMs(Infinity);
 
@@ -61,11 +65,11 @@ export function queueDescription(q: QueueEntity, host: string): string {
   const m = q.meta as EntityMeta;
   const c = countsOf(q);
   return el('QueueDescription', [
-    text('LockDuration', formatDurationMs(s.lockDurationMs)), text('MaxSizeInMegabytes', m.maxSizeInMegabytes),
+    text('LockDuration', formatDurationMs(s.lockDurationMs)), text('MaxSizeInMegabytes', sizeOf(s, m)),
     text('RequiresDuplicateDetection', s.requiresDuplicateDetection), text('RequiresSession', s.requiresSession), ttl(s),
     text('DeadLetteringOnMessageExpiration', s.deadLetteringOnMessageExpiration),
     text('DuplicateDetectionHistoryTimeWindow', formatDurationMs(s.duplicateDetectionWindowMs)), text('MaxDeliveryCount', s.maxDeliveryCount),
-    text('EnableBatchedOperations', true), text('SizeInBytes', c.sizeInBytes), text('MessageCount', c.active + c.deadLetter + c.scheduled),
+    text('EnableBatchedOperations', m.enableBatchedOperations), text('SizeInBytes', c.sizeInBytes), text('MessageCount', c.active + c.deadLetter + c.scheduled),
     text('IsAnonymousAccessible', false), authorizationRules(s.authorizationRules), text('Status', s.status), forward('ForwardTo', s.forwardTo, host),
     ...times(m), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata), text('SupportOrdering', true),
     countDetails(c), text('AutoDeleteOnIdle', unbounded), text('EnablePartitioning', s.enablePartitioning), text('EntityAvailabilityStatus', 'Available'),
@@ -81,11 +85,11 @@ export function topicDescription(t: TopicEntity): string {
   let size = 0;
   for (const sub of t.subscriptions.values()) size += countsOf(sub.entity).sizeInBytes;
   return el('TopicDescription', [
-    ttl(s), text('MaxSizeInMegabytes', m.maxSizeInMegabytes), text('RequiresDuplicateDetection', s.requiresDuplicateDetection),
-    text('DuplicateDetectionHistoryTimeWindow', formatDurationMs(s.duplicateDetectionWindowMs)), text('EnableBatchedOperations', true),
+    ttl(s), text('MaxSizeInMegabytes', sizeOf(s, m)), text('RequiresDuplicateDetection', s.requiresDuplicateDetection),
+    text('DuplicateDetectionHistoryTimeWindow', formatDurationMs(s.duplicateDetectionWindowMs)), text('EnableBatchedOperations', m.enableBatchedOperations),
     text('SizeInBytes', size), text('FilteringMessagesBeforePublishing', false), text('IsAnonymousAccessible', false), authorizationRules(s.authorizationRules),
     text('Status', s.status), ...times(m), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata),
-    text('SupportOrdering', true), countDetails({ active: 0, deadLetter: 0, scheduled: 0, sizeInBytes: size }),
+    text('SupportOrdering', m.supportOrdering), countDetails({ active: 0, deadLetter: 0, scheduled: 0, sizeInBytes: size }),
     text('AutoDeleteOnIdle', unbounded), text('EnablePartitioning', s.enablePartitioning), text('SubscriptionCount', t.subscriptions.size),
     text('EntityAvailabilityStatus', 'Available'), text('EnableSubscriptionPartitioning', false), text('EnableExpress', false),
     text('MaxMessageSizeInKilobytes', Math.round(s.maxMessageSizeBytes / 1024)),
@@ -101,7 +105,7 @@ export function subscriptionDescription(e: QueueEntity, host: string): string {
     text('LockDuration', formatDurationMs(s.lockDurationMs)), text('RequiresSession', s.requiresSession), ttl(s),
     text('DeadLetteringOnMessageExpiration', s.deadLetteringOnMessageExpiration),
     text('DeadLetteringOnFilterEvaluationExceptions', s.deadLetteringOnFilterEvaluationExceptions),
-    text('MessageCount', c.active + c.deadLetter + c.scheduled), text('MaxDeliveryCount', s.maxDeliveryCount), text('EnableBatchedOperations', true),
+    text('MessageCount', c.active + c.deadLetter + c.scheduled), text('MaxDeliveryCount', s.maxDeliveryCount), text('EnableBatchedOperations', m.enableBatchedOperations),
     text('Status', s.status), forward('ForwardTo', s.forwardTo, host), ...times(m),
     m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata), countDetails(c),
     text('AutoDeleteOnIdle', unbounded), forward('ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo, host),

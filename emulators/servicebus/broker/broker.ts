@@ -341,7 +341,7 @@ export class Broker implements EntityContext, RestoreTarget {
 }
 
 /** The entity a send addresses, as the send rules see it. */
-export function sendRulesOf(target: SendTarget): SendTargetRules {
+function sendRulesOf(target: SendTarget): SendTargetRules {
   if (target.kind === 'topic') return { name: target.topic.name, settings: target.topic.settings, requiresSessionOnSend: false };
   return { name: target.entity.name, settings: target.entity.settings, requiresSessionOnSend: target.entity.sessions !== undefined };
 }

@@ -14,7 +14,7 @@ export interface SendTargetRules {
 }
 
 /** Whether the entity accepts sends in its status (`SendDisabled` and `Disabled` do not). */
-export function checkSendable(target: SendTargetRules): void {
+function checkSendable(target: SendTargetRules): void {
   if (target.settings.status === 'Disabled' || target.settings.status === 'SendDisabled') throw brokerErrors.entityDisabled(target.name, 'send');
 }
 

@@ -27,7 +27,7 @@ export interface PropertyEdit {
 }
 
 /** The system properties a rule action may set or remove: the message's own string fields. */
-export const SETTABLE_SYSTEM_PROPERTIES: ReadonlySet<string> = new Set([
+const SETTABLE_SYSTEM_PROPERTIES: ReadonlySet<string> = new Set([
   'Label', 'To', 'ReplyTo', 'CorrelationId', 'ContentType', 'MessageId', 'SessionId', 'ReplyToSessionId',
 ]);
 

@@ -16,6 +16,8 @@ export const CliErrorCode = {
   NotFound: 'NotFound',
   /** The command ran out of its `--timeout` before it was done; the message says what it did and what it did not. */
   Timeout: 'Timeout',
+  /** Someone else is working on the same thing right now (an outbox hold being released); try again later. */
+  Busy: 'Busy',
 } as const;
 /** One of {@link CliErrorCode}. */
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

@@ -1,9 +1,10 @@
 import type { ItemDefinition } from '@azure/cosmos';
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
+import type { HoldDiscardReport } from '../../src/core/outbox/holdDiscard.js';
 import type { HoldReleaseReport } from '../../src/core/outbox/holdRelease.js';
 import { normaliseBody, type OrderView, type RejectedRecord } from '../../src/core/index.js';
-import { listOutbox, retryOutbox, type OutboxListing } from '../commands/outboxRetry.js';
+import { discardOutbox, listOutbox, retryOutbox, type OutboxListing } from '../commands/outboxRetry.js';
 import { withOrdersContainer } from '../cosmos.js';
 import type { DeadLetterRow } from '../dlq/deadLetterRow.js';
 import { runDlqList, type DlqListing } from '../dlq/list.js';
@@ -195,9 +196,14 @@ export class ConsoleData {
     return withOrdersContainer(this.target.settings.app, (container) => listOutbox(container, filter));
   }
 
-  /** `convoy outbox retry <orderId>`: releases the order's hold (its records go to the failed targets, in order). */
+  /** `convoy outbox retry <orderId>`: releases the order's hold now (its records go to the held targets, in order). */
   releaseHold(orderId: string): Promise<HoldReleaseReport> {
     return withOrdersContainer(this.target.settings.app, (container) => retryOutbox(this.target.settings, container, orderId));
+  }
+
+  /** `convoy outbox discard <orderId> --reason`: drops the order's held records, with an audit record. */
+  discardHold(orderId: string, reason: string): Promise<HoldDiscardReport> {
+    return withOrdersContainer(this.target.settings.app, (container) => discardOutbox(container, orderId, reason, 'console'));
   }
 }
 

@@ -12,7 +12,7 @@ import { Sampler } from './sampler.js';
 import { deadLetterDetail, deadLetterFilters, deadLetterList, purgeForm, type DeadLetterQuery } from './views/deadLetters.js';
 import { live, page, type Html, type PageFrame } from './views/layout.js';
 import { orderDetail, orderLookup } from './views/orders.js';
-import { outboxFilters, outboxList } from './views/outbox.js';
+import { discardForm, outboxFilters, outboxList } from './views/outbox.js';
 import { overview } from './views/overview.js';
 
 /** Options of {@link startConsole}. */
@@ -215,7 +215,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: 'Outbox', section: 'outbox' },
-      html`<h1>Outbox</h1><p class="note">The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing is held so it does not hold the others; releasing it (<code>convoy outbox retry</code>) delivers its held records in order to the failed target(s), then deletes the hold.</p>${outboxFilters(order)}${live('outbox', self, list)}`,
+      html`<h1>Outbox</h1><p class="note">The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing is held so it does not hold the others; the hold timer releases it when its next attempt is due, and at once after the webhook delivers again. Releasing it now (<code>convoy outbox retry</code>) delivers its held records in order to the held target(s), then deletes the hold.</p>${outboxFilters(order)}${live('outbox', self, list)}${discardForm(order, c.get('session').csrf, writable)}`,
       list,
     );
   });
@@ -228,6 +228,23 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       note(session, 'done', `Released the hold of ${orderId}: ${report.delivered['order-events']} to order-events, ${report.delivered.webhook} to the webhook (${report.rounds} round(s)).`);
     } catch (error) {
       note(session, 'error', `Hold of ${orderId} not released: ${errorText(error)}`);
+    }
+    return c.redirect(`/outbox?order=${encodeURIComponent(orderId)}`, 303);
+  });
+
+  app.post('/outbox/:orderId/discard', async (c) => {
+    const orderId = c.req.param('orderId');
+    const body = await form(c);
+    const session = c.get('session');
+    if (body.confirm !== orderId) {
+      note(session, 'error', `Not discarded: type ${orderId} to confirm.`);
+    } else {
+      try {
+        const report = await data.discardHold(orderId, body.reason ?? '');
+        note(session, 'done', `Discarded the hold of ${orderId}: ${report.records} held record(s) dropped, audit ${report.audits.join(', ')}.`);
+      } catch (error) {
+        note(session, 'error', `Hold of ${orderId} not discarded: ${errorText(error)}`);
+      }
     }
     return c.redirect(`/outbox?order=${encodeURIComponent(orderId)}`, 303);
   });

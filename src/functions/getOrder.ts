@@ -1,7 +1,10 @@
 /**
- * `GET /api/orders/{orderId}`: an order's view (business state plus its `parked` and `rejected` lists).
+ * `GET /api/orders/{orderId}`: an order's view (business state plus its `parked` and `rejected` lists, and its
+ * outbox `hold` while one exists).
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
+import { currentHold, holdView, type HoldView } from '../core/index.js';
 import { orderView } from '../core/order/orderView.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
 import { appContext } from './appContext.js';
@@ -15,17 +18,26 @@ import { register } from './register.js';
 export async function getOrder(request: HttpRequest, _context: InvocationContext): Promise<HttpResponseInit> {
   const orderId = request.params.orderId ?? '';
   let stored;
+  let hold: HoldView | undefined;
   try {
     // An id no order can have (empty, or beyond the SessionId limit) is simply not found.
     const possible = orderId !== '' && orderId.length <= ORDER_ID_MAX_LENGTH;
     stored = possible ? await appContext().store().readOrder(orderId) : undefined;
+    if (stored !== undefined) hold = await orderHold(orderId);
   } catch (error) {
     const answer = unavailable(error);
     if (answer) return answer;
     throw error;
   }
   if (stored === undefined) return { status: 404, jsonBody: { error: 'NotFound', orderId } };
-  return { status: 200, jsonBody: orderView(stored.doc) };
+  return { status: 200, jsonBody: { ...orderView(stored.doc), ...(hold !== undefined && { hold }) } };
+}
+
+/** The order's outbox hold, if any: one point read of the marker, and a count of its held records when there is one. */
+async function orderHold(orderId: string): Promise<HoldView | undefined> {
+  const holds = new CosmosOutboxHoldStore(appContext().container());
+  const marker = await holds.read(orderId);
+  return marker && holdView(currentHold(marker.doc), await holds.countHeld(orderId));
 }
 
 register.http('getOrder', {

@@ -9,5 +9,6 @@ import './getOrder.js';
 import './postLedger.js';
 import './outboxRelay.js';
 import './outboxGauges.js';
+import './outboxHoldRetry.js';
 import './gapMonitor.js';
 import './appLifecycle.js';

@@ -2,6 +2,8 @@ import { CosmosClient, type Container } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CosmosOutboxHoldStore } from '../../src/adapters/outboxHoldCosmosStore.js';
 import { outboxHoldId, type OutboxHold } from '../../src/core/index.js';
+import { appendedHold, heldCopy, newHold } from '../../src/core/outbox/holdMarker.js';
+import { outboxRecordOf } from '../outbox/support/relayFakes.js';
 import { start, type CosmosEmulator } from '../../emulators/cosmos/index.js';
 
 let emulator: CosmosEmulator;
@@ -20,16 +22,10 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const hold = (orderId: string): OutboxHold => ({
-  id: outboxHoldId(orderId),
-  docType: 'outbox-hold',
-  orderId,
-  failedTargets: ['webhook'],
-  records: [],
-  lastError: 'webhook answered HTTP 503',
-  heldAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-});
+const NOW = Date.parse('2026-01-01T00:00:00.000Z');
+/** A held record of `orderId` (entryIds are `[A-Za-z0-9._-]`, whatever the orderId). */
+const held = (orderId: string, sequence: number) => heldCopy({ ...outboxRecordOf(orderId, sequence), id: `outbox:e-${sequence}`, entryId: `e-${sequence}` }, ['webhook']);
+const hold = (orderId: string): OutboxHold => newHold(orderId, held(orderId, 1), { nowMs: NOW, error: 'webhook answered HTTP 503', nextAttemptMs: NOW + 60_000 });
 
 describe('CosmosOutboxHoldStore on the Cosmos emulator', () => {
   it('keeps the plain id for an ordinary orderId', () => {
@@ -38,28 +34,51 @@ describe('CosmosOutboxHoldStore on the Cosmos emulator', () => {
   });
 
   // Service Bus session ids allow any character; Cosmos DB ids refuse / \ ? #.
-  it.each(['o/1', 'o\\2', 'o?3', 'o#4', 'a/b\\c?d#e', 'o%2F'])('creates, reads, replaces, lists and deletes the hold of order %j', async (orderId) => {
+  it.each(['o/1', 'o\\2', 'o?3', 'o#4', 'a/b\\c?d#e', 'o%2F'])('appends to, reads, replaces, lists and deletes the hold of order %j', async (orderId) => {
     const store = new CosmosOutboxHoldStore(container);
-    const etag = await store.create(hold(orderId));
-    expect(etag).not.toBe('changed');
-    expect(await store.create(hold(orderId))).toBe('changed');
-
+    const created = await store.append(hold(orderId), undefined, held(orderId, 1));
+    expect(created.kind).toBe('written');
+    expect(await store.append(hold(orderId), undefined, held(orderId, 2))).toEqual({ kind: 'exists' });
     const read = await store.read(orderId);
     expect(read?.doc).toEqual(hold(orderId));
-    const replaced = await store.replace({ ...hold(orderId), lastError: 'again' }, read!.etag);
-    expect(replaced).not.toMatch(/^(changed|missing)$/);
-    expect(await store.replace(hold(orderId), read!.etag)).toBe('changed');
-    expect((await store.list({ orderId })).map((h) => [h.orderId, h.lastError])).toEqual([[orderId, 'again']]);
+    expect(await store.append(appendedHold(hold(orderId), held(orderId, 1), NOW), read!.etag, held(orderId, 1))).toEqual({ kind: 'alreadyHeld' });
+    const appended = await store.append(appendedHold(hold(orderId), held(orderId, 2), NOW), read!.etag, held(orderId, 2));
+    expect(appended.kind).toBe('written');
+    expect(await store.append(appendedHold(hold(orderId), held(orderId, 3), NOW), read!.etag, held(orderId, 3))).toEqual({ kind: 'changed' });
+    expect((await store.heldRecords(orderId)).map((r) => [r.id, r.sequence, r.record.id])).toEqual([
+      ['outbox-held:e-1', 1, 'outbox:e-1'],
+      ['outbox-held:e-2', 2, 'outbox:e-2'],
+    ]);
+    expect(await store.countHeld(orderId)).toBe(2);
 
+    const etag = (appended as { etag: string }).etag;
+    const replaced = await store.replace({ ...hold(orderId), lastError: 'again' }, etag);
+    expect(replaced).not.toMatch(/^(changed|missing)$/);
+    expect(await store.replace(hold(orderId), etag)).toBe('changed');
+    expect((await store.list({ orderId })).map((h) => [h.doc.orderId, h.doc.lastError, h.etag])).toEqual([[orderId, 'again', replaced]]);
+
+    await store.deleteHeld(orderId, 'outbox-held:e-1');
+    await store.deleteHeld(orderId, 'outbox-held:e-1');
+    expect(await store.countHeld(orderId)).toBe(1);
     expect(await store.delete(orderId, replaced)).toBe('deleted');
     expect(await store.read(orderId)).toBeUndefined();
+    // A conditional replace of a marker that is gone answers 412 (the relay reads it again and finds none).
+    expect(await store.append(appendedHold(hold(orderId), held(orderId, 4), NOW), replaced, held(orderId, 4))).toEqual({ kind: 'changed' });
   });
 
   it('tells the holds of two orders apart even when their encoded ids are equal', async () => {
     const store = new CosmosOutboxHoldStore(container);
-    for (const orderId of ['x/1', 'x%2F1']) await store.create(hold(orderId));
+    for (const orderId of ['x/1', 'x%2F1']) await store.append(hold(orderId), undefined, held(orderId, 1));
     expect(outboxHoldId('x/1')).toBe(outboxHoldId('x%2F1'));
     expect((await store.read('x/1'))?.doc.orderId).toBe('x/1');
     expect((await store.read('x%2F1'))?.doc.orderId).toBe('x%2F1');
+  });
+
+  it('writes a discard audit record in the order, once', async () => {
+    const store = new CosmosOutboxHoldStore(container);
+    const audit = { id: 'outbox-discard:3:1', docType: 'outbox-discard' as const, orderId: 'd-1', reason: 'r', by: 'ops', discardedAt: new Date(NOW).toISOString(), records: [] };
+    await store.recordDiscard(audit);
+    await expect(store.recordDiscard(audit)).rejects.toMatchObject({ status: 409 });
+    expect((await container.item(audit.id, 'd-1').read()).resource).toMatchObject({ reason: 'r' });
   });
 });

@@ -120,9 +120,8 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
   });
 
   it('releases an outbox hold from the page, and the held event is delivered', { timeout: 120_000 }, async () => {
-    // Prepare: the webhook refuses the order until the relay's retry budget runs out and it holds the order. A
-    // batch whose every order fails is retried whole instead (an infrastructure failure), so another order must be
-    // in the same change batch: the relay is held back until the processor committed both.
+    // Prepare: the webhook refuses the order until the relay's retry budget runs out and it holds the order (with
+    // another order in the same change batch, which goes on).
     const o = 'console-o2';
     failing.add(o);
     await stack.host.cosmosDB.close();

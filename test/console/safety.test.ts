@@ -140,7 +140,7 @@ describe('the operator console against a deployed system', () => {
   it('refuses every change when read-only, before anything else is looked at', async () => {
     const browser = new Browser(readOnly.url);
     await browser.get('/orders');
-    for (const path of ['/outbox/o-1/release', '/dead-letters/orders/purge', '/dead-letters/orders/1/resubmit', '/orders/o-1/rejected/2/resubmit']) {
+    for (const path of ['/outbox/o-1/release', '/outbox/o-1/discard', '/dead-letters/orders/purge', '/dead-letters/orders/1/resubmit', '/orders/o-1/rejected/2/resubmit']) {
       const response = await browser.post(path, { confirm: 'orders' });
       expect(response.status, path).toBe(403);
       expect(await response.text()).toMatch(/^Read-only: the target is a deployed system; start the console with --allow-write/);

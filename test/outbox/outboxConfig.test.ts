@@ -2,16 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { OUTBOX_DEFAULTS, resolveCoreConfig, resolveOutboxConfig } from '../../src/core/index.js';
 
 describe('outbox settings', () => {
-  it('defaults to a 10 s retry budget, a 10 s webhook timeout, no webhook, and records living 7 days', () => {
-    expect(resolveOutboxConfig({})).toEqual({ retryBudgetMs: OUTBOX_DEFAULTS.retryBudgetMs, webhookUrl: undefined, webhookTimeoutMs: 10_000 });
+  it('defaults to a 10 s retry budget, a 10 s webhook timeout, no webhook, holds retried from 1 min up to 1 h, and records living 7 days', () => {
+    expect(resolveOutboxConfig({})).toEqual({
+      retryBudgetMs: OUTBOX_DEFAULTS.retryBudgetMs,
+      webhookUrl: undefined,
+      webhookTimeoutMs: 10_000,
+      holdRetry: { firstMs: 60_000, maxMs: 3_600_000 },
+    });
     expect(resolveCoreConfig({}).outboxTtlSeconds).toBe(7 * 86_400);
   });
 
   it('reads ISO durations or milliseconds, the webhook URL, and OUTBOX_TTL in seconds or ISO', () => {
-    expect(resolveOutboxConfig({ OUTBOX_RETRY_BUDGET: 'PT2S', OUTBOX_WEBHOOK_URL: 'http://127.0.0.1:9/hook', OUTBOX_WEBHOOK_TIMEOUT: '500' })).toEqual({
+    const env = { OUTBOX_RETRY_BUDGET: 'PT2S', OUTBOX_WEBHOOK_URL: 'http://127.0.0.1:9/hook', OUTBOX_WEBHOOK_TIMEOUT: '500', OUTBOX_HOLD_RETRY_FIRST: 'PT30S', OUTBOX_HOLD_RETRY_MAX: 'PT2H' };
+    expect(resolveOutboxConfig(env)).toEqual({
       retryBudgetMs: 2_000,
       webhookUrl: 'http://127.0.0.1:9/hook',
       webhookTimeoutMs: 500,
+      holdRetry: { firstMs: 30_000, maxMs: 7_200_000 },
     });
     expect(resolveCoreConfig({ OUTBOX_TTL: 'P1D' }).outboxTtlSeconds).toBe(86_400);
     expect(resolveCoreConfig({ OUTBOX_TTL: '3600' }).outboxTtlSeconds).toBe(3_600);
@@ -22,6 +29,8 @@ describe('outbox settings', () => {
     [{ OUTBOX_WEBHOOK_URL: 'not a url' }, 'OUTBOX_WEBHOOK_URL'],
     [{ OUTBOX_RETRY_BUDGET: 'soon' }, 'OUTBOX_RETRY_BUDGET'],
     [{ OUTBOX_WEBHOOK_TIMEOUT: '0' }, 'OUTBOX_WEBHOOK_TIMEOUT'],
+    [{ OUTBOX_HOLD_RETRY_FIRST: 'later' }, 'OUTBOX_HOLD_RETRY_FIRST'],
+    [{ OUTBOX_HOLD_RETRY_FIRST: 'PT10M', OUTBOX_HOLD_RETRY_MAX: 'PT5M' }, 'OUTBOX_HOLD_RETRY_MAX'],
   ])('refuses %o naming %s', (env, setting) => {
     expect(() => resolveOutboxConfig(env)).toThrow(expect.objectContaining({ code: 'ConfigInvalid', message: expect.stringContaining(setting) }));
   });

@@ -1,13 +1,17 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retryOutbox } from '../../cli/commands/outboxRetry.js';
+import type { HttpRequest, InvocationContext, Timer } from '@azure/functions';
+import { discardOutbox, listOutbox, retryOutbox } from '../../cli/commands/outboxRetry.js';
 import type { CliSettings } from '../../cli/settings.js';
 import { startCosmosDBHost, type CosmosDBHost } from '../../local/cosmos/cosmosDBHost.js';
 import type { RegistrationOf } from '../../local/registrations.js';
 import { relayLag } from '../../src/adapters/outboxLag.js';
+import { currentHold } from '../../src/core/index.js';
 import { appContext } from '../../src/functions/appContext.js';
 import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/adapters/changeFeedLease.js';
+import { getOrder } from '../../src/functions/getOrder.js';
+import { outboxHoldRetry } from '../../src/functions/outboxHoldRetry.js';
 import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
 import { registeredFunctions } from '../../src/functions/register.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
@@ -56,6 +60,8 @@ async function orderEvents(orderId: string): Promise<ServiceBusReceivedMessage[]
   }
 }
 
+const orderRequest = (orderId: string) => ({ params: { orderId } }) as unknown as HttpRequest;
+const invocation = () => ({ invocationId: uid('i'), log() {}, warn() {}, error() {} }) as unknown as InvocationContext;
 const traceIdOf = (traceparent: unknown) => String(traceparent).split('-')[1];
 const acceptedFor = (orderId: string) => webhook.applied.filter((k) => webhook.appliedBodies.get(k)!.orderId === orderId);
 
@@ -108,48 +114,69 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(records.some((r) => 'status' in r)).toBe(false);
   });
 
-  it('holds an order whose webhook keeps failing without holding the others, and the release delivers the held records in order', async () => {
-    // Prepare: c's webhook calls fail beyond the retry budget; d's succeed.
+  it('holds a lone order whose webhook keeps failing without holding its feed range, and the hold timer releases it once the webhook is back', async () => {
+    // Prepare: c's webhook calls fail beyond the retry budget; c is alone in its change batches.
     webhook.state.failFirst = 0;
     const c = uid('o');
     const d = uid('o');
     failing.add(c);
-    const entries = interleave(orderEntries(c, [10, 20]), orderEntries(d, [30]));
-    await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries }));
-    await runSplitter(stack);
     const holds = outboxRuntime(appContext()).holds;
-    // Act: both orders committed before the relay reads on (one batch): a batch of c alone would fail every order
-    // in it, which the relay treats as a target outage and retries whole, as docs/architecture.md says.
-    await host.close();
+    await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(c, [10, 20]) }));
+    await runSplitter(stack);
+    // Act: c's records go to order-events and are held for the webhook; d, after it in the same feed, goes on.
     await drainSession(stack, c);
+    await until(async () => (await holds.read(c))?.doc.version === 2 && (await holds.countHeld(c)) === 3, "c's three records held");
+    await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(d, [30]) }));
+    await runSplitter(stack);
     await drainSession(stack, d);
-    // The relay is behind: the lag of a lease is the age of the oldest outbox record past its checkpoint.
-    const { resources: [oldest] } = await stack.container.items
-      .query<{ committedAt: string }>({ query: "SELECT c.committedAt FROM c WHERE c.docType = 'outbox' AND c.orderId = @c AND c.sequence = 1", parameters: [{ name: '@c', value: c }] })
-      .fetchAll();
-    const at = Date.parse(oldest!.committedAt) + 5_000;
-    const behind = await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, at);
-    host = await startRelayHost();
-    await until(async () => acceptedFor(d).length === 2 && (await holds.read(c))?.doc.records.length === 3, "d delivered and c's three records held");
-    const held = (await holds.read(c))!.doc;
+    await until(() => acceptedFor(d).length === 2, 'd delivered behind the held c');
+    const marker = currentHold((await holds.read(c))!.doc);
+    const held = await holds.heldRecords(c);
+    const view = await getOrder(orderRequest(c), invocation());
     const eventsC = await orderEvents(c);
+    // The webhook is back; only the every-minute timer runs (its probe tries c's hold before its next attempt).
     failing.delete(c);
-    const settings: CliSettings = { app: { ...process.env }, httpBaseUrl: '', functionKey: undefined, embeddedDefaults: [] };
-    const report = await retryOutbox(settings, stack.container, c);
-    // Assess: order-events had every record of c; only the webhook was owed, and it now has them in order.
-    expect(held).toMatchObject({ orderId: c, failedTargets: ['webhook'] });
-    expect(held.records.map((r) => [r.sequence, r.pendingTargets])).toEqual([
-      [1, ['webhook']],
-      [2, ['webhook']],
-      [3, ['webhook']],
-    ]);
+    const tick = await outboxHoldRetry({} as Timer, invocation());
+    // Assess: a small marker, one document per held record, order-events had every record of c.
+    expect(marker).toMatchObject({ version: 2, orderId: c, targets: ['webhook'], heldThrough: 3, attempts: 0 });
+    expect(marker).not.toHaveProperty('records');
+    expect(held.map((r) => [r.id, r.sequence, r.pendingTargets])).toEqual([1, 2, 3].map((s) => [`outbox-held:${c}-${s}`, s, ['webhook']]));
+    expect((view.jsonBody as { hold?: unknown }).hold).toEqual({ targets: ['webhook'], since: marker.since, records: 3, nextAttempt: marker.nextAttempt });
     expect(eventsC.map((m) => m.body.sequence)).toEqual([1, 2, 3]);
-    expect(report).toMatchObject({ released: true, delivered: { 'order-events': 0, webhook: 3 } });
+    expect(tick).toMatchObject({ released: 1 });
     expect(acceptedFor(c)).toEqual([`outbox:${c}-1`, `outbox:${c}-2`, `outbox:${c}-3`]);
     expect(await holds.read(c)).toBeUndefined();
-    expect(behind.map((l) => l.lagMs)).toEqual([5_000]);
-    // Once the relay has checkpointed past everything (its own hold writes included), no lag is left.
-    await until(async () => (await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, at)).every((l) => l.lagMs === 0), 'the relay caught up');
+    expect(await holds.countHeld(c)).toBe(0);
+    expect(((await getOrder(orderRequest(c), invocation())).jsonBody as { hold?: unknown }).hold).toBeUndefined();
+    // The relay checkpoints past everything (its own hold writes included): no lag is left.
+    await until(async () => (await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, Date.now())).every((l) => l.lagMs === 0), 'the relay caught up');
     expect((await orderEvents(c)).map((m) => m.body.sequence)).toEqual([1, 2, 3]);
+  });
+
+  it('lets an operator release a hold now (convoy outbox retry) or discard it with a reason (convoy outbox discard)', async () => {
+    const e = uid('o');
+    const f = uid('o');
+    failing.add(e);
+    failing.add(f);
+    const holds = outboxRuntime(appContext()).holds;
+    await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: interleave(orderEntries(e, [1]), orderEntries(f, [2])) }));
+    await runSplitter(stack);
+    await drainSession(stack, e);
+    await drainSession(stack, f);
+    await until(async () => (await holds.countHeld(e)) === 2 && (await holds.countHeld(f)) === 2, 'e and f held');
+    failing.delete(e);
+    const settings: CliSettings = { app: { ...process.env }, httpBaseUrl: '', functionKey: undefined, embeddedDefaults: [] };
+    const listed = await listOutbox(stack.container, { orderId: e });
+    const released = await retryOutbox(settings, stack.container, e);
+    const discarded = await discardOutbox(stack.container, f, 'the receiver was rebuilt from the order-events queue', 'test');
+    expect(listed.holds).toEqual([expect.objectContaining({ orderId: e, targets: ['webhook'], records: 2, heldThrough: 2, attempts: 0, earlierFormat: false })]);
+    expect(released).toMatchObject({ outcome: 'released', delivered: { 'order-events': 0, webhook: 2 } });
+    expect(acceptedFor(e)).toEqual([`outbox:${e}-1`, `outbox:${e}-2`]);
+    expect(discarded).toMatchObject({ outcome: 'discarded', records: 2 });
+    expect(acceptedFor(f)).toEqual([]);
+    const { resources: audits } = await stack.container.items.query({ query: "SELECT * FROM c WHERE c.docType = 'outbox-discard'" }, { partitionKey: f }).fetchAll();
+    expect(audits).toEqual([expect.objectContaining({ reason: 'the receiver was rebuilt from the order-events queue', by: 'test', records: [expect.objectContaining({ sequence: 1 }), expect.objectContaining({ sequence: 2 })] })]);
+    expect([await holds.read(e), await holds.read(f)]).toEqual([undefined, undefined]);
+    await expect(retryOutbox(settings, stack.container, f)).rejects.toMatchObject({ code: 'NotFound' });
   });
 });

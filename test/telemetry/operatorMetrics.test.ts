@@ -2,7 +2,8 @@ import { metrics } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedMetrics } from '../../src/adapters/metrics.js';
 import { appContext } from '../../src/functions/appContext.js';
-import { newHold, runGapMonitor } from '../../src/core/index.js';
+import { runGapMonitor } from '../../src/core/index.js';
+import { heldCopy, newHold } from '../../src/core/outbox/holdMarker.js';
 import { outboxGauges } from '../../src/functions/outboxGauges.js';
 import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
 import { drainSession, startStack, type Stack } from '../integration/support/stack.js';
@@ -50,7 +51,7 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
       { entry: b3!, messageId: 'm-b3' },
     ]);
     const c = uid('o');
-    await stack.container.items.create(newHold(c, [{ ...outboxRecordOf(c, 1), pendingTargets: ['order-events'] }], { error: 'HTTP 503', now: new Date().toISOString() }));
+    await stack.container.items.create(newHold(c, heldCopy(outboxRecordOf(c, 1), ['order-events']), { error: 'HTTP 503', nowMs: Date.now(), nextAttemptMs: Date.now() + 60_000 }));
     const runtime = outboxRuntime(appContext());
     // Act
     await drainSession(stack, a);

@@ -9,7 +9,11 @@ export function outboxFilters(order: string): Html {
 <button type="submit">Filter</button></form>`;
 }
 
-/** `convoy outbox list`: the relay's lag per lease and the holds, each with a release button (`convoy outbox retry`). */
+/**
+ * `convoy outbox list`: the relay's lag per lease and the holds with their next attempt, each with a release button
+ * (`convoy outbox retry`) and a discard form (`convoy outbox discard --reason`) that asks for the orderId typed
+ * again and a reason.
+ */
 export function outboxList(listing: OutboxListing | { error: unknown }, csrf: string, writable: boolean): Html {
   if ('error' in listing) return failure('Outbox relay', listing.error);
   return html`<h2>Lag</h2>
@@ -21,18 +25,45 @@ ${table(
 <h2>Holds</h2>
 <p class="count" id="hold-count">${listing.holds.length} order(s) on hold</p>
 ${table(
-  ['order', 'held records', 'sequences', 'failed targets', 'held', 'last error', ''],
+  ['order', 'targets', 'held records', 'held', 'next attempt', 'last error', ''],
   listing.holds.map((h) => [
     html`<a href="/orders/${encodeURIComponent(h.orderId)}">${h.orderId}</a>`,
-    h.records.length,
-    `${h.records[0]?.sequence ?? '–'}..${h.records.at(-1)?.sequence ?? '–'}`,
-    h.failedTargets.join(', '),
-    html`<span title="${h.heldAt}" data-hold="${h.orderId}">${age(h.heldAt)} ago</span>`,
+    h.targets.join(', '),
+    html`<span data-held="${h.orderId}">${h.records}</span>${h.earlierFormat ? ' (earlier format)' : ''} through ${h.heldThrough}`,
+    html`<span title="${h.since}" data-hold="${h.orderId}">${age(h.since)} ago</span>`,
+    h.releasingUntil
+      ? html`<span title="${h.releasingUntil}">being released</span>`
+      : html`<span title="${h.nextAttempt}" data-next="${h.orderId}">${nextAttempt(h.nextAttempt)}</span> (${h.attempts} failed)`,
     html`<span class="desc">${h.lastError}</span>`,
-    writable
-      ? html`<form method="post" action="/outbox/${encodeURIComponent(h.orderId)}/release">${csrfField(csrf)}<button type="submit">Release</button></form>`
-      : '',
+    writable ? holdActions(h.orderId, csrf) : '',
   ]),
-  'No holds: every order\'s events are flowing.',
+  "No holds: every order's events are flowing.",
 )}`;
+}
+
+function holdActions(orderId: string, csrf: string): Html {
+  const id = encodeURIComponent(orderId);
+  return html`<form method="post" action="/outbox/${id}/release">${csrfField(csrf)}<button type="submit">Release now</button></form>
+<a href="/outbox?order=${id}#discard">Discard…</a>`;
+}
+
+/**
+ * The discard form of one order (outside the live region, so a refresh never clears it): the operator types the
+ * orderId again and a reason, kept in the audit record.
+ */
+export function discardForm(orderId: string, csrf: string, writable: boolean): Html {
+  if (!writable || orderId === '') return html``;
+  return html`<details class="danger" id="discard"><summary>Discard the hold of ${orderId}</summary>
+<form method="post" action="/outbox/${encodeURIComponent(orderId)}/discard" class="discard">
+${csrfField(csrf)}
+<p>Discarding drops the held records of ${orderId} for good: they never reach the held target(s); the relay then sends the order's later records (<code>convoy outbox discard --reason</code>). An audit record in the order keeps the reason, and <code>OutboxDiscarded</code> is raised. Type <strong>${orderId}</strong> to confirm.</p>
+<input name="confirm" autocomplete="off" aria-label="type ${orderId} to confirm">
+<input name="reason" autocomplete="off" placeholder="reason" aria-label="reason">
+<button type="submit" class="danger">Discard</button>
+</form></details>`;
+}
+
+function nextAttempt(iso: string): string {
+  const ms = Date.parse(iso) - Date.now();
+  return ms <= 0 ? 'due' : `in ${age(new Date(Date.now() - ms).toISOString())}`;
 }

@@ -35,3 +35,13 @@ export function outboxRecordId(entryId: string): string {
 export function outboxHoldId(orderId: string): string {
   return `outbox-hold:${orderId.replace(/[/\\?#]/g, encodeURIComponent)}`;
 }
+
+/** A held outbox record's id (see `OutboxHeldRecord`): one per entry held, in the order's partition. */
+export function outboxHeldRecordId(entryId: string): string {
+  return `outbox-held:${entryId}`;
+}
+
+/** The id of an operator's discard of a hold (see `OutboxDiscardRecord`): the held range and the time make it unique. */
+export function outboxDiscardId(heldThrough: number, atMs: number): string {
+  return `outbox-discard:${heldThrough}:${atMs}`;
+}

@@ -1,33 +1,85 @@
 import type { OutboxRecord } from './outboxRecord.js';
 
-/** Names of the relay's delivery targets, as holds name the failed ones. */
+/** Names of the relay's delivery targets, as holds name the held ones. */
 export const OutboxTarget = { OrderEvents: 'order-events', Webhook: 'webhook' } as const;
 /** One of {@link OutboxTarget}. */
 export type OutboxTarget = (typeof OutboxTarget)[keyof typeof OutboxTarget];
 
-/** A copied outbox record in a hold, with the targets that still have to take it. */
-export type HeldOutboxRecord = Omit<OutboxRecord, 'ttl'> & {
+/**
+ * A held record of a hold written before `version: 2`, kept in the marker's `records` array: a copied outbox record
+ * with the targets it still owes.
+ */
+export type EarlierHeldRecord = Omit<OutboxRecord, 'ttl'> & {
   /** Targets it has not reached yet, in delivery order (`order-events` before `webhook`). */
   pendingTargets: OutboxTarget[];
 };
 
 /**
- * An order's outbox hold (`id = outbox-hold:<orderId>`, in the order's partition): written by the relay when a
- * target still failed for the order after `OUTBOX_RETRY_BUDGET`, so that the order stops holding the other orders
- * of its feed range. It copies the undelivered records (it has no TTL, so a long hold loses nothing), and the
- * order's later records are appended to it, under its ETag, instead of being sent, until an operator releases it
- * (`convoy outbox retry`): the held records then go, in order, to their pending targets, and the hold is deleted.
+ * An order's outbox hold marker (`id = outbox-hold:<orderId>`, in the order's partition): written by the relay when
+ * a target still failed for the order after `OUTBOX_RETRY_BUDGET`, so that the order stops holding the other orders
+ * of its feed range. It is small: the held records are documents of their own (`OutboxHeldRecord`), and each append
+ * is one transactional batch that creates the held record and replaces this marker under its ETag, raising
+ * `heldThrough`. The `outboxHoldRetry` timer releases it when its next attempt is due (see `releaseHold`).
  */
 export interface OutboxHold {
   id: string;
   docType: 'outbox-hold';
   orderId: string;
-  /** Every target some held record still has to reach. */
-  failedTargets: OutboxTarget[];
-  /** The held records, ascending by sequence, each id once. */
-  records: HeldOutboxRecord[];
+  version: 2;
+  /** The targets held: `webhook`, or both when `order-events` refused a record for itself (too large). */
+  targets: OutboxTarget[];
+  /** The highest sequence held: a record up to it is held already (a replay appends nothing). */
+  heldThrough: number;
+  /** ISO time the hold was created. */
+  since: string;
+  /** ISO time from which a release is due (backoff with jitter after each failed one). */
+  nextAttempt: string;
+  /** Releases that failed since the hold was created (the backoff's exponent). */
+  attempts: number;
   /** The failure that started the hold, or the latest one. */
   lastError: string;
-  heldAt: string;
   updatedAt: string;
+  /** A release's claim: until then no other release starts (written under the ETag). */
+  releasingUntil?: string;
+  /** When `OutboxFailed` was raised again for a hold older than half of `OUTBOX_TTL`. */
+  repeatAlertedAt?: string;
+  /**
+   * The held records of a hold written by the earlier relay (one document holding them all), kept until the first
+   * release converts them into held-record documents, before anything newer of the order is sent.
+   */
+  records?: EarlierHeldRecord[];
+}
+
+/**
+ * A hold as stored: the current marker, or one written before `version: 2` (`failedTargets`, `records`, `heldAt`
+ * and nothing of the backoff), which {@link currentHold} reads as a due version-2 marker that still has `records`.
+ */
+export type StoredOutboxHold =
+  | OutboxHold
+  | {
+      id: string;
+      docType: 'outbox-hold';
+      orderId: string;
+      version?: undefined;
+      failedTargets: OutboxTarget[];
+      records: EarlierHeldRecord[];
+      lastError: string;
+      heldAt: string;
+      updatedAt: string;
+    };
+
+/** `stored` as a version-2 marker: an earlier hold keeps its `records`, is due at once and holds its failed targets. */
+export function currentHold(stored: StoredOutboxHold): OutboxHold {
+  if (stored.version === 2) return stored;
+  const { failedTargets, heldAt, records, ...rest } = stored;
+  return {
+    ...rest,
+    version: 2,
+    targets: failedTargets,
+    heldThrough: Math.max(0, ...records.map((r) => r.sequence)),
+    since: heldAt,
+    nextAttempt: heldAt,
+    attempts: 0,
+    records,
+  };
 }

@@ -1,36 +1,48 @@
+import { LRUCache } from 'lru-cache';
 import type { OutboxHold } from '../documents/outboxHold.js';
-import type { Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
 
+/** What one relay instance knows of an order: its hold (or none) and the last record it relayed. */
+interface Known {
+  hold: Stored<OutboxHold> | undefined;
+  /** Sequence of the last record this instance relayed (sent or held) for the order; 0 when none. */
+  lastRelayed: number;
+}
+
 /**
- * What the relay knows about orders' holds without reading them: a hold it read, wrote or met in the change feed
- * (kept until a write under its ETag finds it changed or gone), and "no hold", kept for a while only. Holds live
- * in the orders' partitions, so one written by another instance reaches this relay through the same change feed,
- * ahead of that order's later records; the expiry covers the rest (a lease that moved away and back meanwhile).
+ * What the relay knows about orders' holds without reading them. A hold it wrote, read or met in the change feed
+ * is kept (a write under its ETag finds it changed or gone). Its own "no hold" is trusted only for a batch whose
+ * first record of the order directly follows the last one this instance relayed for it — nothing can have been
+ * held in between by anyone — or is the order's first record (nothing before it to hold). Any other batch (a lease
+ * that moved away and back, a replay, an order this instance never saw) reads the marker once. No time-based expiry:
+ * whether another instance wrote a hold meanwhile is a matter of sequences, not of time.
  */
 export class HoldCache {
-  private readonly known = new Map<string, { hold: Stored<OutboxHold> | undefined; until: number }>();
+  private readonly known: LRUCache<string, Known>;
 
-  /** @param noHoldMs how long "no hold" is trusted. @param maxOrders orders remembered, oldest dropped first. */
-  constructor(
-    private readonly noHoldMs: number,
-    private readonly clock: Clock,
-    private readonly maxOrders = 4096,
-  ) {}
-
-  lookup(orderId: string): Stored<OutboxHold> | undefined | 'unknown' {
-    const entry = this.known.get(orderId);
-    if (entry === undefined || entry.until <= this.clock.now()) return 'unknown';
-    return entry.hold;
+  /** @param maxOrders orders remembered, least recently used dropped first (a dropped order is read again). */
+  constructor(maxOrders = 10_000) {
+    this.known = new LRUCache({ max: maxOrders });
   }
 
-  remember(orderId: string, hold: Stored<OutboxHold> | undefined): void {
-    this.known.delete(orderId);
-    this.known.set(orderId, { hold, until: hold === undefined ? this.clock.now() + this.noHoldMs : Number.POSITIVE_INFINITY });
-    if (this.known.size > this.maxOrders) this.known.delete(this.known.keys().next().value!);
+  /** The order's hold, `undefined` for a trusted "no hold", or `'unknown'`: read the marker. */
+  lookup(orderId: string, firstSequence: number): Stored<OutboxHold> | undefined | 'unknown' {
+    const known = this.known.get(orderId);
+    if (known?.hold !== undefined) return known.hold;
+    if (firstSequence === 1) return undefined;
+    if (known !== undefined && firstSequence === known.lastRelayed + 1) return undefined;
+    return 'unknown';
   }
 
-  forget(orderId: string): void {
-    this.known.delete(orderId);
+  /** A marker read or met in the change feed (an older copy than the one this instance wrote is ignored). */
+  met(orderId: string, hold: Stored<OutboxHold> | undefined): void {
+    const known = this.known.get(orderId);
+    if (hold !== undefined && known?.hold !== undefined && known.hold.doc.heldThrough > hold.doc.heldThrough) return;
+    this.known.set(orderId, { hold, lastRelayed: known?.lastRelayed ?? 0 });
+  }
+
+  /** This instance relayed the order's records through `lastSequence`; `hold` is what it knows of the hold now. */
+  relayed(orderId: string, lastSequence: number, hold: Stored<OutboxHold> | undefined): void {
+    this.known.set(orderId, { hold, lastRelayed: lastSequence });
   }
 }

@@ -1,6 +1,7 @@
 import type { SettingsSource } from '../config.js';
 import { parseIsoDuration } from '../duration.js';
 import { ConfigError } from '../errors.js';
+import type { HoldBackoff } from './holdMarker.js';
 import type { OutboxRelayOptions } from './outboxRelay.js';
 
 /** Settings of the outbox relay and its webhook, resolved once by {@link resolveOutboxConfig}. */
@@ -9,24 +10,37 @@ export interface OutboxConfig extends OutboxRelayOptions {
   webhookUrl: string | undefined;
   /** How long one webhook POST may take before the attempt fails. Env `OUTBOX_WEBHOOK_TIMEOUT`. @default PT10S */
   webhookTimeoutMs: number;
+  /**
+   * Backoff of a hold's releases by the `outboxHoldRetry` timer: the first after `firstMs` (env
+   * `OUTBOX_HOLD_RETRY_FIRST`, default PT1M), doubling after each failed one up to `maxMs` (env
+   * `OUTBOX_HOLD_RETRY_MAX`, default PT1H), half of each delay jitter.
+   */
+  holdRetry: HoldBackoff;
 }
 
 /** Defaults of {@link resolveOutboxConfig}. */
 export const OUTBOX_DEFAULTS = {
   retryBudgetMs: 10_000,
   webhookTimeoutMs: 10_000,
+  holdRetryFirstMs: 60_000,
+  holdRetryMaxMs: 3_600_000,
 } as const;
 
 /**
  * Resolves the relay's settings from `env`: `OUTBOX_RETRY_BUDGET` (PT10S), `OUTBOX_WEBHOOK_URL`,
- * `OUTBOX_WEBHOOK_TIMEOUT` (PT10S). Durations are ISO 8601 or plain milliseconds. (`OUTBOX_TTL`, which the
- * processor writes, is the core's.) Throws a `ConfigError` naming the first unusable setting.
+ * `OUTBOX_WEBHOOK_TIMEOUT` (PT10S), `OUTBOX_HOLD_RETRY_FIRST` (PT1M), `OUTBOX_HOLD_RETRY_MAX` (PT1H, not below the
+ * first). Durations are ISO 8601 or plain milliseconds. (`OUTBOX_TTL`, which the processor writes, is the core's.)
+ * Throws a `ConfigError` naming the first unusable setting.
  */
 export function resolveOutboxConfig(env: SettingsSource): Readonly<OutboxConfig> {
+  const firstMs = duration(env, 'OUTBOX_HOLD_RETRY_FIRST', OUTBOX_DEFAULTS.holdRetryFirstMs);
+  const maxMs = duration(env, 'OUTBOX_HOLD_RETRY_MAX', OUTBOX_DEFAULTS.holdRetryMaxMs);
+  if (maxMs < firstMs) throw new ConfigError('OUTBOX_HOLD_RETRY_MAX', `must not be shorter than OUTBOX_HOLD_RETRY_FIRST (${firstMs} ms), got ${maxMs} ms`);
   return Object.freeze({
     retryBudgetMs: duration(env, 'OUTBOX_RETRY_BUDGET', OUTBOX_DEFAULTS.retryBudgetMs),
     webhookUrl: webhookUrl(env),
     webhookTimeoutMs: duration(env, 'OUTBOX_WEBHOOK_TIMEOUT', OUTBOX_DEFAULTS.webhookTimeoutMs),
+    holdRetry: Object.freeze({ firstMs, maxMs }),
   });
 }
 

@@ -3,7 +3,9 @@
  * webhook), the holds (Cosmos DB `orders`) and a place for its counts. Adapters expose primitives and translate
  * their failures into {@link OutboxDeliveryError}s; the relay decides.
  */
-import type { OutboxHold } from '../documents/outboxHold.js';
+import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
+import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
+import type { OutboxHold, StoredOutboxHold } from '../documents/outboxHold.js';
 import type { Stored } from '../ports/orderStore.js';
 import type { OrderEventMessage } from './orderEvent.js';
 
@@ -28,16 +30,39 @@ export interface OrderEventWebhook {
 /** Outcome of a conditional hold write that did not land. */
 export type HoldWriteLost = 'changed' | 'missing';
 
-/** The holds in the `orders` container (partition `/orderId`, `id = outbox-hold:<orderId>`). */
+/**
+ * Outcome of {@link OutboxHoldStore.append}: the marker's new ETag, or why the batch wrote nothing — `exists` (the
+ * marker to create is there already, 409), `changed` (412), `missing` (the marker to replace is gone, 404),
+ * `alreadyHeld` (the held record exists, 409: a replay).
+ */
+export type HoldAppendResult = { kind: 'written'; etag: string } | { kind: 'exists' | 'changed' | 'missing' | 'alreadyHeld' };
+
+/**
+ * The holds in the `orders` container (partition `/orderId`): the markers (`outbox-hold:<orderId>`), the held records
+ * (`outbox-held:<entryId>`) and the audit records of discards. Every write of a marker is conditional on its ETag.
+ */
 export interface OutboxHoldStore {
-  /** The order's hold, or `undefined` (one point read). */
-  read(orderId: string): Promise<Stored<OutboxHold> | undefined>;
-  /** Creates the hold; resolves with its ETag, or `'changed'` when one exists already (409). */
-  create(hold: OutboxHold): Promise<string | 'changed'>;
-  /** Replaces the hold if it still has `etag`: its new ETag, `'changed'` (412) or `'missing'` (404). */
-  replace(hold: OutboxHold, etag: string): Promise<string | HoldWriteLost>;
-  /** Deletes the hold if it still has `etag`: `'deleted'`, `'changed'` (412) or `'missing'` (404). */
+  /** The order's marker, as stored (an earlier-format hold too), or `undefined` (one point read). */
+  read(orderId: string): Promise<Stored<StoredOutboxHold> | undefined>;
+  /**
+   * One transactional batch in the order's partition: creates `record` and creates `marker` (`etag` undefined) or
+   * replaces it under `etag`.
+   */
+  append(marker: OutboxHold, etag: string | undefined, record: OutboxHeldRecord): Promise<HoldAppendResult>;
+  /** Replaces the marker if it still has `etag`: its new ETag, `'changed'` (412) or `'missing'` (404). */
+  replace(marker: OutboxHold, etag: string): Promise<string | HoldWriteLost>;
+  /** Deletes the marker if it still has `etag`: `'deleted'`, `'changed'` (412) or `'missing'` (404). */
   delete(orderId: string, etag: string): Promise<'deleted' | HoldWriteLost>;
+  /** The order's held records, ascending by sequence. */
+  heldRecords(orderId: string): Promise<OutboxHeldRecord[]>;
+  /** Writes a held record whatever is there (a conversion, or fewer pending targets). */
+  putHeld(record: OutboxHeldRecord): Promise<void>;
+  /** Deletes a held record; one already gone is no error. */
+  deleteHeld(orderId: string, id: string): Promise<void>;
+  /** Every marker (one cross-partition query), with its ETag. */
+  list(): Promise<Stored<StoredOutboxHold>[]>;
+  /** Creates the audit record of a discard. */
+  recordDiscard(record: OutboxDiscardRecord): Promise<void>;
 }
 
 /** Where the relay reports what it did, for metrics. */
@@ -46,7 +71,7 @@ export interface OutboxObserver {
   delivered(records: number): void;
   /** An attempt at a target failed (retried within the budget, or the last one). */
   attemptFailed(target: string): void;
-  /** A hold was written for an order. */
+  /** A hold was created for an order. */
   held(orderId: string): void;
 }
 

@@ -4,17 +4,18 @@
  * records (in as few batches as they fit in), then the webhook, record by record, with `Idempotency-Key`. The
  * orders of the batch run concurrently, each with retries inside `OUTBOX_RETRY_BUDGET`.
  *
- * Per order, one decision:
- * - the order has a hold → its records are appended to the hold under its ETag instead of being sent;
- * - else they are sent; a target that still fails when the budget is spent → a hold is written with the records
- *   it did not take (and `OutboxFailed` raised), so the order stops holding the other orders of its feed range;
- * - an infrastructure failure — a transport error of `order-events`, a hold that cannot be read or written, or
- *   every order of the batch failing — rejects the invocation, so the trigger retries the whole batch (its
- *   checkpoint has not moved). A retried batch skips what a target already acknowledged to this instance; a
- *   replay elsewhere (a crash, a moved lease) repeats sends with the same `messageId`s, which `order-events`
- *   duplicate detection and the consumers' dedupe absorb.
+ * Per order, one decision (`relayOrder`):
+ * - a record a target still refuses when the budget is spent is held for that target, with every later record of
+ *   the order — whatever else the batch holds, alone or not — so no feed range waits on one order's downstream;
+ * - the order has a hold → its later records join it for the held targets only: a webhook hold leaves
+ *   `order-events` flowing; a record `order-events` refused for itself (too large) holds both;
+ * - an infrastructure failure — a transport error of `order-events`, a hold that cannot be read or written —
+ *   rejects the invocation, so the trigger retries the whole batch (its checkpoint has not moved). A retried batch
+ *   skips what a target already acknowledged to this instance; a replay elsewhere (a crash, a moved lease) repeats
+ *   sends with the same `messageId`s, which `order-events` duplicate detection and the consumers' dedupe absorb.
  */
-import { OutboxTarget, type HeldOutboxRecord, type OutboxHold } from '../documents/outboxHold.js';
+import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
+import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
@@ -22,10 +23,13 @@ import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { backoffDelay } from '../retry.js';
 import { Acknowledged } from './acknowledged.js';
 import { HoldCache } from './holdCache.js';
+import { heldCopy, type HoldBackoff } from './holdMarker.js';
+import { WebhookWake, wakeWebhookHolds } from './holdWake.js';
+import { HoldWriter } from './holdWriter.js';
 import { orderEventMessage } from './orderEvent.js';
-import { OutboxBatchError, describeFailure, isTransportFailure } from './outboxErrors.js';
+import { describeFailure, isTransportFailure } from './outboxErrors.js';
 import { silentOutboxObserver, type OrderEventSender, type OrderEventWebhook, type OutboundOrderEvent, type OutboxHoldStore, type OutboxObserver } from './outboxPorts.js';
-import { appendToHold, heldRecord, newHold, planRelayBatch, type OrderRelayWork } from './relayBatch.js';
+import { planRelayBatch, type OrderRelayWork } from './relayBatch.js';
 
 /** Options of the relay (resolved by `resolveOutboxConfig`). */
 export interface OutboxRelayOptions {
@@ -35,9 +39,12 @@ export interface OutboxRelayOptions {
   retryBaseDelayMs?: number;
   /** Longest delay between attempts. @default 2000 */
   retryMaxDelayMs?: number;
-  /** How long the relay trusts "this order has no hold" without reading it again. @default 60000 */
-  holdCacheMs?: number;
+  /** Backoff of a hold's releases (`OUTBOX_HOLD_RETRY_FIRST` / `OUTBOX_HOLD_RETRY_MAX`). @default PT1M / PT1H */
+  holdRetry?: HoldBackoff;
 }
+
+/** Defaults of {@link OutboxRelayOptions.holdRetry}. */
+export const HOLD_RETRY_DEFAULTS: Readonly<HoldBackoff> = Object.freeze({ firstMs: 60_000, maxMs: 3_600_000 });
 
 /** What the relay depends on. */
 export interface OutboxRelayDeps {
@@ -55,6 +62,8 @@ export interface OutboxRelayDeps {
   random?: () => number;
   /** @default silentOutboxObserver */
   observer?: OutboxObserver;
+  /** Says when a webhook delivery should wake the webhook holds (shared with the hold timer). @default a new one */
+  wake?: WebhookWake;
 }
 
 /** What one change batch did. */
@@ -63,27 +72,27 @@ export interface RelayReport {
   orders: number;
   /** Records that reached every target. */
   delivered: number;
-  /** Records appended to an existing hold. */
+  /** Records held (appended to a hold, new or not). */
   appended: number;
-  /** Orders this batch put on hold. */
+  /** Orders this batch put on hold (created their marker). */
   held: string[];
 }
 
 /** What became of one order's records. */
-type OrderOutcome =
-  | { kind: 'delivered'; records: number }
-  | { kind: 'appended'; records: number }
-  | { kind: 'failed'; work: OrderRelayWork; pending: HeldOutboxRecord[]; error: string };
-
-/** Rounds of a conditional hold write lost to another writer before the batch gives up (and is retried). */
-const MAX_HOLD_ROUNDS = 10;
+interface OrderOutcome {
+  delivered: number;
+  appended: number;
+  created: boolean;
+}
 
 /** Relays change batches of `orders` to `order-events` and the webhook. */
 export class OutboxRelay {
   private readonly clock: Clock;
   private readonly sleep: Sleep;
   private readonly observer: OutboxObserver;
-  private readonly holds: HoldCache;
+  private readonly holds = new HoldCache();
+  private readonly writer: HoldWriter;
+  private readonly wake: WebhookWake;
   private readonly acknowledged = new Acknowledged();
   private readonly targets: OutboxTarget[];
 
@@ -91,85 +100,107 @@ export class OutboxRelay {
     this.clock = deps.clock ?? systemClock;
     this.sleep = deps.sleep ?? timerSleep;
     this.observer = deps.observer ?? silentOutboxObserver;
-    this.holds = new HoldCache(deps.options.holdCacheMs ?? 60_000, this.clock);
+    const backoff = deps.options.holdRetry ?? HOLD_RETRY_DEFAULTS;
+    this.writer = new HoldWriter({ holds: deps.holds, clock: this.clock, backoff, random: deps.random });
+    this.wake = deps.wake ?? new WebhookWake(backoff, this.clock);
     this.targets = deps.webhook === undefined ? [OutboxTarget.OrderEvents] : [OutboxTarget.OrderEvents, OutboxTarget.Webhook];
   }
 
   /**
-   * Relays one change batch (any documents of `orders`; only outbox records and holds are read). Resolves when
-   * every record was delivered, appended to its order's hold or put on hold; rejects with an `OutboxBatchError`
-   * on an infrastructure failure, having skipped nothing the retry will not do again.
+   * Relays one change batch (any documents of `orders`; only outbox records and hold markers are read). Resolves
+   * when every record was delivered or held; rejects on an infrastructure failure, having skipped nothing the
+   * retry will not do again.
    */
   async relay(changes: readonly unknown[]): Promise<RelayReport> {
     const batch = planRelayBatch(changes);
-    for (const hold of batch.holds) this.holds.remember(hold.doc.orderId, hold);
+    for (const hold of batch.holds) this.holds.met(hold.doc.orderId, hold);
     const report: RelayReport = { orders: batch.orders.length, delivered: 0, appended: 0, held: [] };
     if (batch.orders.length === 0) return report;
 
     const deadline = this.clock.now() + this.deps.options.retryBudgetMs;
     const settled = await Promise.allSettled(batch.orders.map((work) => this.relayOrder(work, deadline)));
     const infrastructure = settled.find((s) => s.status === 'rejected');
-    if (infrastructure) throw batchError('the outbox relay could not finish the batch', infrastructure.reason);
-    const outcomes = settled.map((s) => (s as PromiseFulfilledResult<OrderOutcome>).value);
-    const failed = outcomes.filter((o) => o.kind === 'failed');
-    // Every order failing says the target, not the orders, is down: holding them all would only move the outage
-    // into holds an operator must release, so the batch is retried instead.
-    if (failed.length === outcomes.length) throw new OutboxBatchError(`every order of the batch failed (${failed[0]!.error})`);
-
-    for (const o of outcomes) {
-      if (o.kind === 'delivered') report.delivered += o.records;
-      if (o.kind === 'appended') report.appended += o.records;
-    }
-    for (const o of failed) {
-      await this.hold(o.work.orderId, o.pending, o.error);
-      report.held.push(o.work.orderId);
+    if (infrastructure) throw infrastructure.reason;
+    for (const [i, s] of settled.entries()) {
+      const outcome = (s as PromiseFulfilledResult<OrderOutcome>).value;
+      report.delivered += outcome.delivered;
+      report.appended += outcome.appended;
+      if (outcome.created) report.held.push(batch.orders[i]!.orderId);
     }
     if (report.delivered > 0) this.observer.delivered(report.delivered);
+    await this.wakeWebhookHolds();
     return report;
   }
 
-  /** One order's decision: append to its hold, or send; rejects only on an infrastructure failure. */
+  /** One order: its records past any hold go to the targets not held; what a target refuses, and all after it, is held. */
   private async relayOrder(work: OrderRelayWork, deadline: number): Promise<OrderOutcome> {
-    const hold = await this.holdOf(work.orderId, work.records[0]!.sequence);
-    if (hold !== undefined) {
-      const appended = await this.appendOrRelease(work.orderId, hold, work.records.map((r) => heldRecord(r, this.targets)));
-      if (appended !== 'released') return { kind: 'appended', records: work.records.length };
+    const { orderId } = work;
+    const last = work.records.at(-1)!.sequence;
+    const hold = await this.holdOf(orderId, work.records[0]!.sequence);
+    const records = hold === undefined ? work.records : work.records.filter((r) => r.sequence > hold.doc.heldThrough);
+    if (records.length === 0) {
+      this.holds.relayed(orderId, last, hold);
+      return { delivered: 0, appended: 0, created: false };
     }
-    return this.send(work, deadline);
+    const { owed, error } = await this.deliver(orderId, records, hold?.doc, deadline);
+    const held = records.flatMap((r, i) => (owed[i]!.length > 0 ? [heldCopy(r, owed[i]!)] : []));
+    if (held.length === 0) {
+      this.holds.relayed(orderId, last, hold);
+      return { delivered: records.length, appended: 0, created: false };
+    }
+    const written = await this.writer.hold(orderId, hold, held, error);
+    if (written.kind === 'released') {
+      this.holds.met(orderId, undefined);
+      // The hold went while this batch joined it: what did not join it is delivered now, behind the release.
+      const rest = await this.relayOrder({ orderId, records: records.filter((r) => r.sequence >= held[written.from]!.sequence) }, deadline);
+      return { ...rest, appended: rest.appended + written.appended };
+    }
+    this.holds.relayed(orderId, last, written.hold);
+    if (written.created) this.heldAlert(orderId, held, error);
+    return { delivered: records.length - held.length, appended: written.appended, created: written.created };
   }
 
   /**
-   * Sends the order's records to `order-events` in one go, then to the webhook one by one, each within the budget;
-   * what a target already acknowledged to this instance (a batch run again) is not sent to it again.
+   * Delivers `records` to the targets `hold` does not hold — `order-events` in one go, then the webhook one by one,
+   * each within the budget — and says, per record, which targets it still owes: those held, the one that refused
+   * it, and every one after a refusal (a record `order-events` refused owes both, and so does every later one).
    */
-  private async send(work: OrderRelayWork, deadline: number): Promise<OrderOutcome> {
-    const events = work.records.map(outboundEvent);
-    const { orderId } = work;
-    const unsent = events.filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, orderId, e.messageId));
-    if (unsent.length > 0) {
-      const sent = await this.attempt(OutboxTarget.OrderEvents, work, deadline, (signal) => this.deps.sender.send(unsent, signal));
-      if (sent !== undefined) return { kind: 'failed', work, pending: work.records.map((r) => heldRecord(r, this.targets)), error: sent };
-      this.acknowledged.add(OutboxTarget.OrderEvents, orderId, unsent.map((e) => e.messageId));
+  private async deliver(orderId: string, records: readonly OutboxRecord[], hold: OutboxHold | undefined, deadline: number): Promise<{ owed: OutboxTarget[][]; error?: string }> {
+    const owed = records.map((): OutboxTarget[] => []);
+    let error: string | undefined;
+    const eventsHeld = hold?.targets.includes(OutboxTarget.OrderEvents) ?? false;
+    if (!eventsHeld) {
+      const unsent = records.map(outboundEvent).filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, orderId, e.messageId));
+      if (unsent.length > 0) error = await this.attempt(OutboxTarget.OrderEvents, orderId, deadline, (signal) => this.deps.sender.send(unsent, signal));
+      if (error === undefined) this.acknowledged.add(OutboxTarget.OrderEvents, orderId, unsent.map((e) => e.messageId));
+    }
+    if (eventsHeld || error !== undefined) {
+      for (const o of owed) o.push(...this.targets);
+      return { owed, error };
     }
     const { webhook } = this.deps;
-    if (webhook !== undefined) {
-      for (const [i, event] of events.entries()) {
-        if (this.acknowledged.has(OutboxTarget.Webhook, orderId, event.messageId)) continue;
-        const posted = await this.attempt(OutboxTarget.Webhook, work, deadline, (signal) => webhook.post(event, signal));
-        if (posted !== undefined) {
-          return { kind: 'failed', work, pending: work.records.slice(i).map((r) => heldRecord(r, [OutboxTarget.Webhook])), error: posted };
+    if (webhook === undefined) return { owed };
+    for (const [i, record] of records.entries()) {
+      if (hold === undefined && error === undefined) {
+        if (this.acknowledged.has(OutboxTarget.Webhook, orderId, record.id)) continue;
+        const event = outboundEvent(record);
+        error = await this.attempt(OutboxTarget.Webhook, orderId, deadline, (signal) => webhook.post(event, signal));
+        if (error === undefined) {
+          this.acknowledged.add(OutboxTarget.Webhook, orderId, [record.id]);
+          this.wake.delivered();
+          continue;
         }
-        this.acknowledged.add(OutboxTarget.Webhook, orderId, [event.messageId]);
       }
+      owed[i]!.push(OutboxTarget.Webhook);
     }
-    return { kind: 'delivered', records: work.records.length };
+    return { owed, error };
   }
 
   /**
    * Runs `deliver` until it succeeds (`undefined`) or the next wait would end past `deadline` (the last failure's
    * description). A transport failure still failing then rejects: it is the relay's infrastructure, not the order.
    */
-  private async attempt(target: OutboxTarget, work: OrderRelayWork, deadline: number, deliver: (signal: AbortSignal) => Promise<void>): Promise<string | undefined> {
+  private async attempt(target: OutboxTarget, orderId: string, deadline: number, deliver: (signal: AbortSignal) => Promise<void>): Promise<string | undefined> {
     const { options, telemetry } = this.deps;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -177,86 +208,53 @@ export class OutboxRelay {
         return undefined;
       } catch (error) {
         this.observer.attemptFailed(target);
+        if (target === OutboxTarget.Webhook) this.wake.failed();
         const delay = backoffDelay(attempt, { baseDelayMs: options.retryBaseDelayMs ?? 200, maxDelayMs: options.retryMaxDelayMs ?? 2000, random: this.deps.random });
-        const fields = { orderId: work.orderId, target, attempt: attempt + 1, records: work.records.length, description: describeFailure(error) };
         if (this.clock.now() + delay > deadline) {
           if (isTransportFailure(error)) throw error;
           return describeFailure(error);
         }
-        telemetry.log('warn', 'outbox delivery failed; retrying', { ...fields, delayMs: delay });
+        telemetry.log('warn', 'outbox delivery failed; retrying', { orderId, target, attempt: attempt + 1, description: describeFailure(error), delayMs: delay });
         await this.sleep(delay);
       }
     }
   }
 
-  /** Puts the order on hold with its undelivered records, or adds them to a hold another writer made meanwhile. */
-  private async hold(orderId: string, pending: HeldOutboxRecord[], error: string): Promise<void> {
-    const hold = newHold(orderId, pending, { error, now: new Date(this.clock.now()).toISOString() });
-    const created = await this.deps.holds.create(hold);
-    if (created === 'changed') {
-      const current = await this.deps.holds.read(orderId);
-      if (current === undefined || (await this.appendOrRelease(orderId, current, pending, error)) === 'released') {
-        // Released between our create and our read: this batch's retry will meet no hold and send again.
-        throw new OutboxBatchError(`the hold of order ${orderId} changed while the relay wrote it`);
-      }
-    } else {
-      this.holds.remember(orderId, { doc: hold, etag: created });
-    }
+  /** The order's hold: known to this instance, or read once (a read failure is the store's: the batch is retried). */
+  private async holdOf(orderId: string, firstSequence: number): Promise<Stored<OutboxHold> | undefined> {
+    const known = this.holds.lookup(orderId, firstSequence);
+    if (known !== 'unknown') return known;
+    const read = await this.writer.read(orderId);
+    this.holds.met(orderId, read);
+    return read;
+  }
+
+  private heldAlert(orderId: string, held: readonly OutboxHeldRecord[], error: string | undefined): void {
     this.observer.held(orderId);
-    const first = pending[0]!;
+    const first = held[0]!;
     this.deps.telemetry.alert(AlertName.OutboxFailed, {
       orderId,
-      entryId: first.entryId,
+      entryId: first.record.entryId,
       sequence: first.sequence,
-      targets: [...new Set(pending.flatMap((r) => r.pendingTargets))],
-      records: pending.length,
+      targets: [...new Set(held.flatMap((r) => r.pendingTargets))],
+      records: held.length,
       lastError: error,
     });
   }
 
-  /**
-   * Appends `records` to the order's hold under its ETag, reading it again when another writer changed it.
-   * `'released'` when the hold is gone (an operator released it): the records are then to be sent.
-   */
-  private async appendOrRelease(orderId: string, hold: Stored<OutboxHold>, records: HeldOutboxRecord[], error?: string): Promise<'appended' | 'released'> {
-    let current: Stored<OutboxHold> | undefined = hold;
-    for (let round = 0; round < MAX_HOLD_ROUNDS && current !== undefined; round++) {
-      const next = appendToHold(current.doc, records, new Date(this.clock.now()).toISOString(), error);
-      if (next === undefined) return 'appended'; // a replay: the hold has them already
-      const written = await this.deps.holds.replace(next, current.etag);
-      if (written !== 'changed' && written !== 'missing') {
-        this.holds.remember(orderId, { doc: next, etag: written });
-        return 'appended';
-      }
-      current = written === 'missing' ? undefined : await this.deps.holds.read(orderId);
+  /** After a webhook delivery that followed a failure, every webhook hold is made due (never failing the batch). */
+  private async wakeWebhookHolds(): Promise<void> {
+    if (!this.wake.take()) return;
+    try {
+      await wakeWebhookHolds({ holds: this.deps.holds, clock: this.clock, random: this.deps.random, spreadMs: this.wake.spreadMs });
+    } catch (error) {
+      this.wake.failed();
+      this.deps.telemetry.log('warn', 'outbox relay could not wake the webhook holds; the hold timer retries them on their schedule', { description: describeFailure(error) });
     }
-    if (current !== undefined) throw new OutboxBatchError(`the hold of order ${orderId} kept changing under the relay`);
-    this.holds.forget(orderId);
-    return 'released';
-  }
-
-  /** The order's hold: remembered, or read once (a read failure is the store's: the batch is retried). */
-  private async holdOf(orderId: string, firstSequence: number): Promise<Stored<OutboxHold> | undefined> {
-    const known = this.holds.lookup(orderId);
-    if (known !== 'unknown') return known;
-    // A hold only ever holds records a relay met before; a batch that starts at the order's first record has no
-    // earlier one, so there is nothing to read (a new order costs no hold read).
-    if (firstSequence === 1) {
-      this.holds.remember(orderId, undefined);
-      return undefined;
-    }
-    const read = await this.deps.holds.read(orderId);
-    this.holds.remember(orderId, read);
-    return read;
   }
 }
 
 /** The event of an outbox record (held or not), with the entry's trace context. */
-export function outboundEvent(record: OutboxRecord | HeldOutboxRecord): OutboundOrderEvent {
+export function outboundEvent(record: Omit<OutboxRecord, 'ttl'>): OutboundOrderEvent {
   return { ...orderEventMessage(record), traceparent: record.traceparent };
-}
-
-function batchError(message: string, cause: unknown): Error {
-  // A target's own error already names the failure; a store error keeps its code for the log.
-  return typeof cause === 'object' && cause !== null && 'code' in cause ? (cause as unknown as Error) : new OutboxBatchError(`${message}: ${describeFailure(cause)}`, { cause });
 }

@@ -5,6 +5,8 @@ export const AlertName = {
   ParkedEntryRejected: 'ParkedEntryRejected',
   GapTooOld: 'GapTooOld',
   OutboxFailed: 'OutboxFailed',
+  /** An operator discarded an order's outbox hold (`convoy outbox discard`): its held records will not be delivered. */
+  OutboxDiscarded: 'OutboxDiscarded',
 } as const;
 /** One of {@link AlertName}. */
 export type AlertName = (typeof AlertName)[keyof typeof AlertName];

@@ -2,8 +2,8 @@ import type { OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
 import { OutboxDeliveryError, OutboxErrorCode } from '../../../src/core/outbox/outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboundOrderEvent } from '../../../src/core/outbox/outboxPorts.js';
 
-/** An immutable outbox record as the processor writes it (`<orderId>-<sequence>` as entryId). */
-export function outboxRecordOf(orderId: string, sequence: number): OutboxRecord {
+/** An immutable outbox record as the processor writes it (`<orderId>-<sequence>` as entryId); `padding` grows its state. */
+export function outboxRecordOf(orderId: string, sequence: number, padding = 0): OutboxRecord {
   const entryId = `${orderId}-${sequence}`;
   return {
     id: `outbox:${entryId}`,
@@ -13,7 +13,7 @@ export function outboxRecordOf(orderId: string, sequence: number): OutboxRecord 
     sequence,
     type: sequence === 1 ? 'OrderCreated' : 'TransactionAdded',
     correlationId: 'L-1',
-    order: { orderId, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: sequence, total: 0, transactions: [] },
+    order: { orderId, status: 'open', customerId: padding > 0 ? `c-${'x'.repeat(padding)}` : 'c-1', currency: 'EUR', lastSequence: sequence, total: 0, transactions: [] },
     committedAt: '2025-01-01T00:00:00.000Z',
     ttl: 604_800,
   } as unknown as OutboxRecord;

@@ -1,0 +1,23 @@
+/**
+ * Outbox hold retry: a timer that releases every due outbox hold (design "Outbox relay": holds retry themselves).
+ * Each release claims its hold first, so this timer on several instances, or an operator's `convoy outbox retry`
+ * at the same moment, never release one hold twice; a failed one records its next attempt (backoff with jitter).
+ */
+import type { InvocationContext, Timer } from '@azure/functions';
+import { retryDueHolds, type HoldRetryReport } from '../core/index.js';
+import { appContext } from './appContext.js';
+import { outboxRuntime } from './outboxRuntime.js';
+import { register } from './register.js';
+
+/** Every minute, at second 15 (NCRONTAB with seconds), apart from the gap monitor's and the gauges' seconds. */
+export const OUTBOX_HOLD_RETRY_SCHEDULE = '15 * * * * *';
+
+/** One tick; rejects if Cosmos DB cannot list the holds (the next tick tries again). */
+export async function outboxHoldRetry(_timer: Timer, context: InvocationContext): Promise<HoldRetryReport> {
+  const app = appContext();
+  const report = await retryDueHolds(outboxRuntime(app).holdRetry);
+  if (report.tried > 0 || report.woken > 0) app.telemetry.log('info', 'outbox hold retry', { invocationId: context.invocationId, ...report });
+  return report;
+}
+
+register.timer('outboxHoldRetry', { schedule: OUTBOX_HOLD_RETRY_SCHEDULE, handler: outboxHoldRetry });

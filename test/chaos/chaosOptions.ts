@@ -33,6 +33,9 @@ export interface ChaosOptions {
   /** Webhook outages (503 for some orders, longer than the relay's retry budget, then recovery) and orders per outage. */
   webhookOutages: number;
   webhookOutageOrders: number;
+  /** Webhook outages of one order alone, and of every order at once (the webhook down), past the retry budget. */
+  loneWebhookOutages: number;
+  wideWebhookOutages: number;
   /** Relay leases taken from their owner and expired (another host takes the range). */
   leaseLosses: number;
   /** `OUTBOX_RETRY_BUDGET` of the hosts, ms: a webhook failing longer puts its order on hold. */
@@ -78,6 +81,8 @@ export function defaultChaosOptions(overrides: Partial<ChaosOptions> = {}): Chao
     relayCrashes: 4,
     webhookOutages: 3,
     webhookOutageOrders: 4,
+    loneWebhookOutages: 1,
+    wideWebhookOutages: 1,
     leaseLosses: 3,
     relayRetryBudgetMs: 2_000,
     duplicateRatio: 0.03,

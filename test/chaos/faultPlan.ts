@@ -52,6 +52,13 @@ export function planFaults(options: ChaosOptions): PlannedFault[] {
     const orderIndexes = [...new Set(Array.from({ length: options.webhookOutageOrders }, () => rng.int(0, options.orders - 1)))].sort((a, b) => a - b);
     plan.push({ atMs: at(0.1, 0.5), kind: 'webhookOutage', orderIndexes, downMs: rng.int(3, 6) * options.relayRetryBudgetMs });
   }
+  // A lone order's outage (it is alone in its change batches), and the webhook down for every order at once.
+  for (let i = 0; i < options.loneWebhookOutages; i++) {
+    plan.push({ atMs: at(0.1, 0.5), kind: 'webhookOutage', orderIndexes: [rng.int(0, options.orders - 1)], downMs: rng.int(3, 6) * options.relayRetryBudgetMs });
+  }
+  for (let i = 0; i < options.wideWebhookOutages; i++) {
+    plan.push({ atMs: at(0.1, 0.5), kind: 'webhookOutage', orderIndexes: Array.from({ length: options.orders }, (_, o) => o), downMs: rng.int(3, 6) * options.relayRetryBudgetMs });
+  }
   for (let i = 0; i < options.leaseLosses; i++) plan.push({ atMs: at(0.1, 0.8), kind: 'leaseLost', lease: rng.int(0, 1_000) });
   return plan.sort((a, b) => a.atMs - b.atMs);
 }

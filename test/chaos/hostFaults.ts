@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CosmosDBv4FunctionOptions, InvocationContext } from '@azure/functions';
+import type { CosmosDBv4FunctionOptions, InvocationContext, TimerFunctionOptions } from '@azure/functions';
 import type { FunctionRegistration } from '../../src/functions/register.js';
 import { Prng } from '../../cli/prng.js';
 
@@ -32,6 +32,10 @@ export type HostEvent =
   | { chaos: 'ready'; httpUrl: string }
   | { chaos: 'crash'; entryId?: string }
   | { chaos: 'relayCrash'; documents: number }
+  /** Orders a relay invocation put on hold. */
+  | { chaos: 'held'; orders: string[] }
+  /** One tick of the hold timer, with what it did. */
+  | { chaos: 'holdTick'; startedAt: number; endedAt: number; holds: number; tried: number; released: number }
   | { chaos: 'slow'; where: 'beforeHandler' | 'beforeSettle'; entryId?: string }
   | { chaos: 'settleFailed'; action: string; entryId?: string; error: string };
 
@@ -67,6 +71,7 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
   const window = faultWindow(settings.windowFile);
   return registrations.map((registration) => {
     if (registration.kind === 'cosmosDB' && registration.name === 'outboxRelay') return withRelayCrash(registration, settings.relayCrashDir);
+    if (registration.kind === 'timer' && registration.name === 'outboxHoldRetry') return withTickReports(registration);
     if (registration.kind !== 'serviceBusQueue' || registration.name !== 'orderProcessor') return registration;
     const handler = registration.options.handler;
     const wrapped: typeof handler = async (input, context) => {
@@ -106,18 +111,17 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
  * before the trigger checkpoints it (the host checkpoints only after the handler returns): the next owner replays it.
  */
 function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' }, dir: string | undefined): FunctionRegistration {
-  if (dir === undefined) return registration;
   // Claimed by renaming it away: of two hosts that see the same order, only one carries it out.
   const claim = (): boolean => {
     let names: string[];
     try {
-      names = readdirSync(dir).filter((n) => n.endsWith('.ordered'));
+      names = readdirSync(dir!).filter((n) => n.endsWith('.ordered'));
     } catch {
       return false; // no crash ordered yet
     }
     for (const name of names) {
       try {
-        renameSync(join(dir, name), join(dir, `${name}.${process.pid}.claimed`));
+        renameSync(join(dir!, name), join(dir!, `${name}.${process.pid}.claimed`));
         return true;
       } catch {
         // another host claimed it
@@ -127,14 +131,27 @@ function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' 
   };
   const handler = registration.options.handler as (documents: unknown[], context: InvocationContext) => Promise<unknown>;
   const wrapped = async (documents: unknown[], context: InvocationContext): Promise<unknown> => {
-    const report = (await handler(documents, context)) as { delivered?: number } | undefined;
-    if ((report?.delivered ?? 0) > 0 && claim()) {
+    const report = (await handler(documents, context)) as { delivered?: number; held?: string[] } | undefined;
+    if (report?.held !== undefined && report.held.length > 0) emitHostEvent({ chaos: 'held', orders: report.held });
+    if (dir !== undefined && (report?.delivered ?? 0) > 0 && claim()) {
       emitHostEvent({ chaos: 'relayCrash', documents: Array.isArray(documents) ? documents.length : 0 });
       process.kill(process.pid, 'SIGKILL');
     }
     return report;
   };
   return { kind: 'cosmosDB', name: registration.name, options: { ...registration.options, handler: wrapped } as CosmosDBv4FunctionOptions };
+}
+
+/** Reports each tick of the hold timer (when it ran, what it released), so the run can count ticks to drain. */
+function withTickReports(registration: FunctionRegistration & { kind: 'timer' }): FunctionRegistration {
+  const handler = registration.options.handler as (timer: unknown, context: InvocationContext) => Promise<unknown>;
+  const wrapped = async (timer: unknown, context: InvocationContext): Promise<unknown> => {
+    const startedAt = Date.now();
+    const report = (await handler(timer, context)) as { holds: number; tried: number; released: number } | undefined;
+    if (report !== undefined) emitHostEvent({ chaos: 'holdTick', startedAt, endedAt: Date.now(), holds: report.holds, tried: report.tried, released: report.released });
+    return report;
+  };
+  return { kind: 'timer', name: registration.name, options: { ...registration.options, handler: wrapped } as TimerFunctionOptions };
 }
 
 /** Whether the fault window is open now; the file is read at most once a second. */

@@ -35,6 +35,10 @@ const COUNTED_MESSAGES = new Set([
 /** Two (or more) competing function hosts, restarted whenever they die. */
 export interface HostPool {
   readonly counters: HostCounters;
+  /** Every tick of the hold timers of every host, in the order reported. */
+  readonly holdTicks: readonly { startedAt: number; endedAt: number; holds: number; tried: number; released: number }[];
+  /** Orders the relays put on hold. */
+  readonly heldOrders: ReadonlySet<string>;
   /** Base URL (`http://127.0.0.1:<port>`) of a live host, waiting for one if all are restarting. */
   liveBaseUrl(): Promise<string>;
   /** SIGKILLs host `index` now; it is restarted after `downMs`. */
@@ -70,6 +74,8 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
   const counters: HostCounters = { crashBeforeSettle: 0, relayCrash: 0, killedByRun: 0, slowBeforeHandler: 0, slowBeforeSettle: 0, settleFailed: 0, starts: 0, unexpectedExits: 0, logged: {} };
   const slots: Slot[] = Array.from({ length: options.hosts }, () => ({ incarnation: 0, killing: false }));
   let stopping = false;
+  const holdTicks: { startedAt: number; endedAt: number; holds: number; tried: number; released: number }[] = [];
+  const heldOrders = new Set<string>();
 
   const onEvent = (value: Record<string, unknown>): void => {
     const event = value as unknown as HostEvent;
@@ -77,6 +83,8 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
     else if (event.chaos === 'relayCrash') counters.relayCrash++;
     else if (event.chaos === 'slow') counters[event.where === 'beforeHandler' ? 'slowBeforeHandler' : 'slowBeforeSettle']++;
     else if (event.chaos === 'settleFailed') counters.settleFailed++;
+    else if (event.chaos === 'holdTick') holdTicks.push({ startedAt: event.startedAt, endedAt: event.endedAt, holds: event.holds, tried: event.tried, released: event.released });
+    else if (event.chaos === 'held') for (const orderId of event.orders) heldOrders.add(orderId);
     else if (typeof value.msg === 'string' && COUNTED_MESSAGES.has(value.msg)) counters.logged[value.msg] = (counters.logged[value.msg] ?? 0) + 1;
   };
 
@@ -125,6 +133,8 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
   await Promise.all(slots.map((_, index) => launch(index, 0)));
   return {
     counters,
+    holdTicks,
+    heldOrders,
     async liveBaseUrl() {
       for (;;) {
         const live = slots.find((s) => s.baseUrl !== undefined);

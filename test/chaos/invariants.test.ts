@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Entry, OrderView } from '../../src/core/index.js';
 import { expectationOf } from '../../cli/expectation.js';
 import { generateRun } from '../../cli/generator.js';
-import { checkInvariants, duplicateSends, invariantsHold, oraclePrefixes, type RelayObservation } from './invariants.js';
+import { checkInvariants, duplicateSends, invariantsHold, oraclePrefixes, type RelayObservation, webhookOrderProblems } from './invariants.js';
 import type { Observation } from './observe.js';
 
 // A tiny generated run with one reused key, and the observation a correct system would give for it.
@@ -80,7 +80,7 @@ describe('chaos invariants', () => {
     seen.rows.push({ id: `outbox-hold:${run.orderIds[0]!}`, docType: 'outbox-hold', orderId: run.orderIds[0]! });
     seen.backlog = 1;
     expect(failing(seen)).toEqual([
-      'every outbox record delivered, no hold left after the release',
+      'every outbox record delivered, no hold left',
       'every expected dead letter present with its exact reason',
       'nothing else in any dead-letter queue',
       'no parked entry left behind',
@@ -108,7 +108,7 @@ describe('chaos invariants', () => {
   it('catch a record the webhook never accepted', () => {
     const seen = correct();
     const posts = accepted(seen).map((p, i) => (i === 0 ? { ...p, status: 503 } : p));
-    expect(failing(seen, { webhookPosts: posts, failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual(['every outbox record delivered, no hold left after the release']);
+    expect(failing(seen, { webhookPosts: posts, failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual(['every outbox record delivered, no hold left']);
     expect(failing(seen, { webhookPosts: accepted(seen), failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual([]);
   });
 
@@ -118,5 +118,11 @@ describe('chaos invariants', () => {
     const relay = (held: string[]): RelayObservation => ({ webhookPosts: accepted(seen), failedWebhookOrders: new Set([first!]), heldOrders: new Set(held) });
     expect(failing(seen, relay([first!]))).toEqual([]);
     expect(failing(seen, relay([first!, second!]))).toEqual(['holds only for orders whose webhook the plan failed']);
+  });
+
+  it('catch a webhook that accepted an order out of sequence order, whatever the repeats and refusals', () => {
+    const post = (sequence: number, status = 200) => ({ idempotencyKey: `outbox:o-${sequence}`, status, orderId: 'o', sequence });
+    expect(webhookOrderProblems([post(1), post(2, 503), post(2), post(1), post(3), post(2)])).toEqual([]);
+    expect(webhookOrderProblems([post(1), post(3), post(2)])).toEqual(['o: webhook accepted sequence 3 where 2 was due', 'o: webhook accepted sequence 2 where 4 was due']);
   });
 });

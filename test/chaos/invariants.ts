@@ -36,11 +36,11 @@ export const DUPLICATE_BOUND_MIN_RECORDS = 10_000;
 
 /** What the relay's targets and the release path saw, beside the {@link Observation}. */
 export interface RelayObservation {
-  /** Every POST the webhook received (`status` 2xx: accepted), or `undefined` when the run had no webhook. */
-  webhookPosts?: readonly { idempotencyKey: string; status: number }[];
+  /** Every POST the webhook received, in arrival order (`status` 2xx: accepted), or `undefined` without a webhook. */
+  webhookPosts?: readonly { idempotencyKey: string; status: number; orderId?: string; sequence?: number }[];
   /** Orders whose webhook refused at least one POST (an outage of the fault plan). */
   failedWebhookOrders: ReadonlySet<string>;
-  /** Orders the release path found on hold (and released). */
+  /** Orders the relay put on hold (the hold timer released them). */
   heldOrders: ReadonlySet<string>;
 }
 
@@ -126,8 +126,15 @@ export function checkInvariants(
     ...outbox.filter((r) => !sent.has(r.id)).map((r) => `${r.id}: not on order-events`),
     ...(posted ? outbox.filter((r) => !posted.has(r.id)).map((r) => `${r.id}: not accepted by the webhook`) : []),
     ...seen.rows.filter((r) => r.docType === 'outbox-hold').map((r) => `${r.orderId}: on hold (${r.id})`),
+    ...seen.rows.filter((r) => r.docType === 'outbox-held').map((r) => `${r.orderId}: held record left (${r.id})`),
   ];
-  results.push(result('every outbox record delivered, no hold left after the release', undelivered, `${outbox.length} outbox records, ${relay.heldOrders.size} hold(s) released`));
+  results.push(result('every outbox record delivered, no hold left', undelivered, `${outbox.length} outbox records, ${relay.heldOrders.size} order(s) held and released`));
+
+  // The webhook, as a consumer deduping on Idempotency-Key sees it: each order's first acceptances in sequence order.
+  if (relay.webhookPosts) {
+    const webhookProblems = webhookOrderProblems(relay.webhookPosts);
+    results.push(result('a webhook consumer deduping on Idempotency-Key sees each order in sequence order (1..n)', webhookProblems, `${relay.webhookPosts.length} POSTs`));
+  }
 
   // Replays (a crash before the checkpoint, a lost lease, a retried batch) repeat sends; consumers dedupe them,
   // but their number is the relay's cost and stays bounded.
@@ -216,6 +223,21 @@ function checkEvents(events: readonly SeenEvent[], prefixes: ReadonlyMap<string,
     if (got < last) orderProblems.push(`${orderId}: events stop at ${got} of ${last}`);
   }
   return { orderProblems, repeats };
+}
+
+/** Orders whose first accepted POST of each key does not come in sequence order 1, 2, … */
+export function webhookOrderProblems(posts: readonly { idempotencyKey: string; status: number; orderId?: string; sequence?: number }[]): string[] {
+  const problems: string[] = [];
+  const accepted = new Set<string>();
+  const next = new Map<string, number>();
+  for (const post of posts) {
+    if (post.status < 200 || post.status > 299 || accepted.has(post.idempotencyKey) || post.orderId === undefined) continue;
+    accepted.add(post.idempotencyKey);
+    const want = (next.get(post.orderId) ?? 0) + 1;
+    if (post.sequence !== want) problems.push(`${post.orderId}: webhook accepted sequence ${String(post.sequence)} where ${want} was due`);
+    next.set(post.orderId, Math.max(want, post.sequence ?? 0));
+  }
+  return problems;
 }
 
 function sameState(expected: BusinessState, found: BusinessState | undefined): boolean {

@@ -2,8 +2,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container } from '@azure/cosmos';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX, readLeases, type ChangeFeedLease } from '../../src/adapters/changeFeedLease.js';
-import { listOutbox, retryOutbox } from '../../cli/commands/outboxRetry.js';
-import type { CliSettings } from '../../cli/settings.js';
 
 /** Owner a lost lease is given: no host has that name, and its timestamp says it expired long ago. */
 export const GHOST_OWNER = 'chaos-lost-lease';
@@ -32,34 +30,4 @@ export async function loseLease(orders: Container, index: number): Promise<boole
   const lease = all.sort((a, b) => (a.id < b.id ? -1 : 1))[index % all.length] as ChangeFeedLease;
   await leases.item(lease.id, lease.id).replace({ ...lease, Owner: GHOST_OWNER, timestamp: new Date(0).toISOString() });
   return true;
-}
-
-/** The release path of the run: `convoy outbox retry` for every order on hold, with the CLI's own functions. */
-export interface HoldReleaser {
-  /** Every order a release found on hold. */
-  readonly released: ReadonlySet<string>;
-  /** Releases every hold there is now; resolves with how many there were. */
-  releaseAll(): Promise<number>;
-}
-
-/** A releaser over the run's stack (the app settings the hosts have: connections and the webhook). */
-export function holdReleaser(orders: Container, app: Record<string, string | undefined>): HoldReleaser {
-  const settings: CliSettings = { app, httpBaseUrl: 'http://127.0.0.1', functionKey: undefined, embeddedDefaults: [] };
-  const released = new Set<string>();
-  return {
-    released,
-    async releaseAll() {
-      const { holds } = await listOutbox(orders);
-      for (const hold of holds) {
-        released.add(hold.orderId);
-        try {
-          await retryOutbox(settings, orders, hold.orderId);
-        } catch (error) {
-          // Another look released it first: nothing left to do.
-          if ((error as { code?: unknown }).code !== 'NotFound') throw error;
-        }
-      }
-      return holds.length;
-    },
-  };
 }

@@ -11,7 +11,8 @@ import { repoFile } from '../../local/childProcess.js';
 import { countPlan, planFaults, webhookFailedOrders, type PlannedFault } from './faultPlan.js';
 import { startHostPool, type HostCounters, type HostPool } from './hostPool.js';
 import { checkInvariants, invariantsHold, type InvariantResult } from './invariants.js';
-import { holdReleaser, loseLease, orderRelayCrash, relayCrashDir } from './relayFaults.js';
+import { loseLease, orderRelayCrash, relayCrashDir } from './relayFaults.js';
+import { CosmosOutboxHoldStore } from '../../src/adapters/outboxHoldCosmosStore.js';
 import { settle } from './settle.js';
 import { startServiceBusProcess, type ServiceBusProcess } from './serviceBusProcess.js';
 import { startWebhookTarget, type WebhookTarget } from './webhookTarget.js';
@@ -80,17 +81,22 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     // webhook outages end only once they failed a POST and lasted (a hang guard, not a wait that should suffice).
     if (!(await webhook.outagesOver(150_000))) log('webhook outages not all met within 150 s; ending them');
     webhook.recover();
+    const recoveredAt = Date.now();
+    // No operator from here on: the hold timers of the hosts release every hold.
+    const holds = new CosmosOutboxHoldStore(container);
+    const drained = drainedAt(holds, recoveredAt + options.settleTimeoutMs);
     await pool.allUp();
     log(`+${Math.round((Date.now() - windowStart) / 1000)}s fault window over; settling`);
 
-    const releaser = holdReleaser(container, env);
-    const settled = await settle({ expectation, client, container, pool, timeoutMs: options.settleTimeoutMs, releaseHolds: () => releaser.releaseAll(), log });
+    const settled = await settle({ expectation, client, container, pool, timeoutMs: options.settleTimeoutMs, relayLeft: () => relayLeft(holds, container, webhook), log });
     const invariants = checkInvariants(expectation, workload.run.entries, workload.reusedKeys, settled.observation, {
       webhookPosts: webhook.posts,
       // The orders the webhook actually refused (a subset of the plan's): a hold of any other order is a violation.
       failedWebhookOrders: webhook.failedOrders,
-      heldOrders: releaser.released,
+      heldOrders: pool.heldOrders,
     });
+    const drain = holdDrain(recoveredAt, await drained, pool.holdTicks);
+    invariants.push(drain.result);
     const counters: HostCounters = pool.counters;
     const cosmosCounters = cosmos.counters();
     passed = invariantsHold(invariants) && counters.unexpectedExits === 0;
@@ -130,7 +136,10 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
         ...counters.logged,
         webhookPosts: webhook.posts.length,
         webhookRejected: webhook.posts.filter((p) => p.status !== 200).length,
-        ordersHeld: releaser.released.size,
+        ordersHeld: pool.heldOrders.size,
+        holdsAtRecovery: drain.holdsAtRecovery,
+        holdTicksToDrain: drain.ticks,
+        holdsDrainedAfterMs: drain.afterMs,
         ordersWebhookFailed: webhook.failedOrders.size,
         cosmosRequests: cosmosCounters.total,
         cosmosBatches: cosmosCounters.batch ?? 0,
@@ -144,6 +153,49 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     // A failed run keeps its logs and broker data for diagnosis.
     if (passed && !options.keep) await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** Resolves with when the holds were first seen all gone (polled each second), or `undefined` past `until`. */
+async function drainedAt(holds: CosmosOutboxHoldStore, until: number): Promise<number | undefined> {
+  while (Date.now() < until) {
+    const count = await holds.count().catch(() => -1);
+    if (count === 0) return Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  return undefined;
+}
+
+/** What is left for the webhook: holds, and outbox records it has not accepted. */
+async function relayLeft(holds: CosmosOutboxHoldStore, container: Container, webhook: WebhookTarget): Promise<{ holds: number; unaccepted: number }> {
+  const { resources: ids } = await container.items.query<string>("SELECT VALUE c.id FROM c WHERE c.docType = 'outbox'", { maxItemCount: 5_000 }).fetchAll();
+  const accepted = new Set(webhook.posts.filter((p) => p.status >= 200 && p.status < 300).map((p) => p.idempotencyKey));
+  return { holds: await holds.count(), unaccepted: ids.filter((id) => !accepted.has(id)).length };
+}
+
+/** Most hold-timer ticks after the webhook recovered that the holds may take to drain (the goal of the design). */
+export const MAX_DRAIN_TICKS = 2;
+
+/**
+ * How many ticks of the hold timer (every minute, on every host at once) started after the webhook recovered and
+ * before the holds were all gone: every hold must drain through the timer within {@link MAX_DRAIN_TICKS} of them.
+ */
+function holdDrain(recoveredAt: number, drainedAtMs: number | undefined, ticks: readonly { startedAt: number; holds: number }[]) {
+  const minutes = (from: number, to: number) => new Set(ticks.filter((t) => t.startedAt > from && t.startedAt <= to).map((t) => Math.floor(t.startedAt / 60_000))).size;
+  const atRecovery = ticks.filter((t) => t.startedAt <= recoveredAt).at(-1)?.holds ?? 0;
+  const count = drainedAtMs === undefined ? Number.POSITIVE_INFINITY : drainedAtMs <= recoveredAt ? 0 : minutes(recoveredAt, drainedAtMs);
+  const problems = drainedAtMs === undefined ? ['holds were left when settling ended'] : count > MAX_DRAIN_TICKS ? [`the holds took ${count} ticks of the hold timer to drain`] : [];
+  const afterMs = drainedAtMs === undefined ? -1 : Math.max(0, drainedAtMs - recoveredAt);
+  return {
+    holdsAtRecovery: atRecovery,
+    ticks: Number.isFinite(count) ? count : -1,
+    afterMs,
+    result: {
+      name: `every hold drains through the hold timer within ${MAX_DRAIN_TICKS} of its ticks after the webhook recovers (no operator)`,
+      ok: problems.length === 0,
+      summary: `${atRecovery} hold(s) at the last tick before recovery; drained ${afterMs} ms after it, ${Number.isFinite(count) ? count : '∞'} tick(s)`,
+      violations: problems,
+    },
+  };
 }
 
 /** What the planned faults act on. */

@@ -20,10 +20,10 @@ export interface SettleOptions {
    */
   quietMs?: number;
   /**
-   * The release path (`convoy outbox retry` of every hold), run once the orders match and the queues are empty;
-   * resolves with how many holds it released. Held orders' later events come only after it.
+   * What is left for the relay's webhook once the orders match and the queues are empty: holds not yet released by
+   * the hold timer, and records the webhook has not accepted. Settling waits for both to reach 0 (no operator).
    */
-  releaseHolds?: () => Promise<number>;
+  relayLeft?: () => Promise<{ holds: number; unaccepted: number }>;
   log?: (line: string) => void;
 }
 
@@ -52,26 +52,23 @@ export async function settle(options: SettleOptions): Promise<{ observation: Obs
       const { deadLetters } = await readDeadLetters(client);
       const backlog = await readBacklog(client);
       const comparison = compareWithExpectation(expectation, orders, deadLetters);
-      const released = comparison.ok && backlog === 0 ? ((await options.releaseHolds?.()) ?? 0) : 0;
-      if (released > 0) {
-        options.log?.(`settling: released ${released} outbox hold(s)`);
-        lastChange = Date.now();
-        return false;
-      }
+      const left = comparison.ok && backlog === 0 ? await options.relayLeft?.() : undefined;
       // Peeking every event costs a round trip per 250: only once the orders are done.
       const events = comparison.ok && backlog === 0 ? await readEvents(client, expectedEvents * 2 + 100) : [];
       const distinctEvents = new Set(events.map((e) => e.messageId)).size;
       const now = Date.now();
-      const snapshot = JSON.stringify([comparison.orders.matched, comparison.deadLetters.byReason, distinctEvents, backlog]);
+      const snapshot = JSON.stringify([comparison.orders.matched, comparison.deadLetters.byReason, distinctEvents, backlog, left]);
       if (snapshot !== lastSnapshot) {
         lastSnapshot = snapshot;
         lastChange = now;
       }
       if (now - lastLog > 10_000) {
         lastLog = now;
-        options.log?.(`settling: ${comparison.orders.matched}/${expectation.orders.length} orders, ${distinctEvents}/${expectedEvents} events, backlog ${backlog}`);
+        const relay = left === undefined ? '' : `, ${left.holds} hold(s), ${left.unaccepted} record(s) not yet accepted by the webhook`;
+        options.log?.(`settling: ${comparison.orders.matched}/${expectation.orders.length} orders, ${distinctEvents}/${expectedEvents} events, backlog ${backlog}${relay}`);
       }
-      if (comparison.ok && distinctEvents >= expectedEvents && backlog === 0) return true;
+      const relayDone = left === undefined || (left.holds === 0 && left.unaccepted === 0);
+      if (comparison.ok && distinctEvents >= expectedEvents && backlog === 0 && relayDone) return true;
       return backlog === 0 && now - lastChange >= quietMs;
     });
     if (ok || Date.now() - started >= options.timeoutMs) break;

@@ -77,6 +77,12 @@ param gapAlertAge string = 'PT15M'
 @description('How long a gap stays quiet after its GapTooOld while its first missing sequence is unchanged (ISO 8601 duration).')
 param gapAlertRepeat string = 'PT1H'
 
+@description('When the outbox hold timer first releases a new hold; doubles after each failed release (ISO 8601 duration).')
+param outboxHoldRetryFirst string = 'PT1M'
+
+@description('Longest delay between two releases of an outbox hold (ISO 8601 duration, not below outboxHoldRetryFirst).')
+param outboxHoldRetryMax string = 'PT1H'
+
 @description('Flex Consumption scale-out limit.')
 @minValue(40)
 @maxValue(1000)
@@ -177,6 +183,8 @@ module functionApp 'app/functionApp.bicep' = {
       AzureFunctionsJobHost__extensions__serviceBus__maxAutoLockRenewalDuration: maxAutoLockRenewalDuration
       GAP_ALERT_AGE: gapAlertAge
       GAP_ALERT_REPEAT: gapAlertRepeat
+      OUTBOX_HOLD_RETRY_FIRST: outboxHoldRetryFirst
+      OUTBOX_HOLD_RETRY_MAX: outboxHoldRetryMax
     }
   }
 }

@@ -43,6 +43,7 @@ param alertEvents array = [
   'SequenceConflict'
   'ParkedEntryRejected'
   'OutboxFailed'
+  'OutboxDiscarded'
 ]
 
 @description('Gauge the app reports for orders whose outbox records are on hold (src/adapters/metrics.ts).')
@@ -186,7 +187,7 @@ resource eventAlert 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'Ledger Convoy alert events'
-    description: 'GapTooOld, IdempotencyKeyConflict, SequenceConflict, ParkedEntryRejected or OutboxFailed was raised.'
+    description: 'GapTooOld, IdempotencyKeyConflict, SequenceConflict, ParkedEntryRejected, OutboxFailed or OutboxDiscarded was raised.'
     severity: 2
     enabled: true
     scopes: [applicationInsights.id]
@@ -234,7 +235,7 @@ var relayGaugeAlerts = [
   {
     name: 'outbox-holds'
     displayName: 'Ledger Convoy outbox holds'
-    description: 'convoy.outbox.holds > 0: an outbox target kept failing for some orders; their records are held. Fix the target, then `convoy outbox retry <orderId>`.'
+    description: 'convoy.outbox.holds > 0: an outbox target kept failing for some orders; their records are held. The outboxHoldRetry timer releases them once the target is back; `convoy outbox list` shows their next attempt.'
     metric: outboxHoldsMetric
     threshold: 0
   }

@@ -112,17 +112,17 @@ export {
 export { OUTBOX_DEFAULTS, resolveOutboxConfig, type OutboxConfig } from './outbox/outboxConfig.js';
 export { silentOutboxObserver, type OutboundOrderEvent, type OutboxObserver } from './outbox/outboxPorts.js';
 
-export { OutboxTarget, currentHold, type EarlierHeldRecord, type OutboxHold, type StoredOutboxHold } from './documents/outboxHold.js';
+export { OutboxTarget, currentHold, type OutboxHold, type StoredOutboxHold } from './documents/outboxHold.js';
 export type { OutboxHeldRecord } from './documents/outboxHeldRecord.js';
 export type { OutboxDiscardRecord } from './documents/outboxDiscardRecord.js';
-export { outboxHeldRecordId, outboxHoldId } from './documents/documentIds.js';
+export { outboxHoldId } from './documents/documentIds.js';
 export { withoutSystemProperties } from './documents/systemProperties.js';
-export { HOLD_RETRY_DEFAULTS, OutboxRelay, outboundEvent, type OutboxRelayDeps, type OutboxRelayOptions, type RelayReport } from './outbox/outboxRelay.js';
-export { HOLD_CLAIM_MS, ReleaseOutcome, releaseHold, type HoldReleaseDeps, type HoldReleaseReport } from './outbox/holdRelease.js';
+export { OutboxRelay, outboundEvent, type OutboxRelayDeps, type OutboxRelayOptions, type RelayReport } from './outbox/outboxRelay.js';
+export { releaseHold, type HoldReleaseDeps, type HoldReleaseReport } from './outbox/holdRelease.js';
 export { discardHold, type HoldDiscardDeps, type HoldDiscardReport } from './outbox/holdDiscard.js';
 export { retryDueHolds, type HoldRetryDeps, type HoldRetryReport } from './outbox/holdRetry.js';
 export { WebhookWake } from './outbox/holdWake.js';
-export { holdView, isClaimed, type HoldBackoff, type HoldView } from './outbox/holdMarker.js';
+export { holdView, type HoldBackoff, type HoldView } from './outbox/holdMarker.js';
 export { planRelayBatch, type OrderRelayWork, type RelayBatch } from './outbox/relayBatch.js';
 export { OutboxBatchError, OutboxDeliveryError, OutboxErrorCode, isTransportFailure } from './outbox/outboxErrors.js';
 export type { HoldAppendResult, HoldWriteLost, OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outbox/outboxPorts.js';

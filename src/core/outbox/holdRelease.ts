@@ -8,6 +8,7 @@
  * next delete. Once the marker is gone the relay sends the order's later records itself, so every record reaches
  * each target at least once and in order across a release. A failure records the next attempt (backoff with jitter).
  */
+import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, currentHold, type OutboxHold } from '../documents/outboxHold.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
@@ -15,11 +16,11 @@ import { claimedHold, convertedHold, failedHold, heldCopy, holdRetryDelay, isCla
 import { describeFailure } from './outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outboxPorts.js';
 import { outboundEvent } from './outboxRelay.js';
-import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 
 /**
  * How long a release's claim lasts. A release stops delivering at half of it and leaves the hold due at once, so a
  * claim never runs out under a live release; a crashed one's claim lets the next release in two ticks later.
+ * @internal exported for tests
  */
 export const HOLD_CLAIM_MS = 120_000;
 

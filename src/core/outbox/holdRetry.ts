@@ -77,7 +77,7 @@ export async function retryDueHolds(deps: HoldRetryDeps): Promise<HoldRetryRepor
 }
 
 /** The due holds; with none due for the webhook, the webhook hold due soonest as well (the probe). */
-export function dueOrProbe(holds: readonly OutboxHold[], nowMs: number): OutboxHold[] {
+function dueOrProbe(holds: readonly OutboxHold[], nowMs: number): OutboxHold[] {
   const due = holds.filter((h) => isDue(h, nowMs));
   if (due.some((h) => h.targets.includes(OutboxTarget.Webhook))) return due;
   const waiting = holds.filter((h) => h.targets.includes(OutboxTarget.Webhook) && !isClaimed(h, nowMs));

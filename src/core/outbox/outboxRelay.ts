@@ -44,7 +44,7 @@ export interface OutboxRelayOptions {
 }
 
 /** Defaults of {@link OutboxRelayOptions.holdRetry}. */
-export const HOLD_RETRY_DEFAULTS: Readonly<HoldBackoff> = Object.freeze({ firstMs: 60_000, maxMs: 3_600_000 });
+const HOLD_RETRY_DEFAULTS: Readonly<HoldBackoff> = Object.freeze({ firstMs: 60_000, maxMs: 3_600_000 });
 
 /** What the relay depends on. */
 export interface OutboxRelayDeps {

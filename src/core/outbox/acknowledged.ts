@@ -1,17 +1,20 @@
+import { LRUCache } from 'lru-cache';
 import type { OutboxTarget } from '../documents/outboxHold.js';
 
 /**
  * The outbox records each target acknowledged to this relay instance, most recent first kept. A batch the trigger
- * runs again in the same process — after a transport error, a hold that could not be read, every order of it
- * failing, or a lease given up and taken back — then skips what a target already took instead of sending it
- * twice. Another instance, or this one after a restart, knows none of it and repeats the sends: those repeats
- * carry the same `messageId` / `Idempotency-Key`, as every replay does.
+ * runs again in the same process — after a transport error, a hold that could not be read or written, or a lease
+ * given up and taken back — then skips what a target already took instead of sending it twice. Another instance,
+ * or this one after a restart, knows none of it and repeats the sends: those repeats carry the same `messageId` /
+ * `Idempotency-Key`, as every replay does.
  */
 export class Acknowledged {
-  private readonly keys = new Set<string>();
+  private readonly keys: LRUCache<string, true>;
 
-  /** @param maxRecords acknowledgements kept, over both targets, oldest dropped first (a few batches suffice). */
-  constructor(private readonly maxRecords = 20_000) {}
+  /** @param maxRecords acknowledgements kept, over both targets, least recently added dropped first (a few batches suffice). */
+  constructor(maxRecords = 20_000) {
+    this.keys = new LRUCache({ max: maxRecords });
+  }
 
   // Keyed by order too: an entryId (and so a record id) is unique per order only.
   has(target: OutboxTarget, orderId: string, recordId: string): boolean {
@@ -19,14 +22,6 @@ export class Acknowledged {
   }
 
   add(target: OutboxTarget, orderId: string, recordIds: readonly string[]): void {
-    for (const id of recordIds) {
-      const key = `${target} ${orderId} ${id}`;
-      this.keys.delete(key);
-      this.keys.add(key);
-    }
-    for (const oldest of this.keys) {
-      if (this.keys.size <= this.maxRecords) break;
-      this.keys.delete(oldest);
-    }
+    for (const id of recordIds) this.keys.set(`${target} ${orderId} ${id}`, true);
   }
 }

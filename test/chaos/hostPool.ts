@@ -39,6 +39,8 @@ export interface HostPool {
   readonly holdTicks: readonly { startedAt: number; endedAt: number; holds: number; tried: number; released: number }[];
   /** Orders the relays put on hold. */
   readonly heldOrders: ReadonlySet<string>;
+  /** The failure each hold was created for (`OutboxFailed`'s `lastError`), by order. */
+  readonly holdErrors: ReadonlyMap<string, string[]>;
   /** Base URL (`http://127.0.0.1:<port>`) of a live host, waiting for one if all are restarting. */
   liveBaseUrl(): Promise<string>;
   /** SIGKILLs host `index` now; it is restarted after `downMs`. */
@@ -76,6 +78,7 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
   let stopping = false;
   const holdTicks: { startedAt: number; endedAt: number; holds: number; tried: number; released: number }[] = [];
   const heldOrders = new Set<string>();
+  const holdErrors = new Map<string, string[]>();
 
   const onEvent = (value: Record<string, unknown>): void => {
     const event = value as unknown as HostEvent;
@@ -85,6 +88,7 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
     else if (event.chaos === 'settleFailed') counters.settleFailed++;
     else if (event.chaos === 'holdTick') holdTicks.push({ startedAt: event.startedAt, endedAt: event.endedAt, holds: event.holds, tried: event.tried, released: event.released });
     else if (event.chaos === 'held') for (const orderId of event.orders) heldOrders.add(orderId);
+    else if (value.alert === 'OutboxFailed' && typeof value.orderId === 'string' && value.reason === undefined) holdErrors.set(value.orderId, [...(holdErrors.get(value.orderId) ?? []), String(value.lastError)]);
     else if (typeof value.msg === 'string' && COUNTED_MESSAGES.has(value.msg)) counters.logged[value.msg] = (counters.logged[value.msg] ?? 0) + 1;
   };
 
@@ -135,6 +139,7 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
     counters,
     holdTicks,
     heldOrders,
+    holdErrors,
     async liveBaseUrl() {
       for (;;) {
         const live = slots.find((s) => s.baseUrl !== undefined);

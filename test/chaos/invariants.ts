@@ -42,6 +42,8 @@ export interface RelayObservation {
   failedWebhookOrders: ReadonlySet<string>;
   /** Orders the relay put on hold (the hold timer released them). */
   heldOrders: ReadonlySet<string>;
+  /** The failures holds were created for, by order (a webhook too slow to answer within the budget holds too). */
+  holdErrors?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Sends beyond the first per outbox record, at `order-events` and at the webhook (accepted POSTs). */
@@ -148,8 +150,11 @@ export function checkInvariants(
     ...(outbox.length < duplicateBoundMinRecords && { goal: true as const }),
   });
 
-  const unplannedHolds = [...relay.heldOrders].filter((id) => !relay.failedWebhookOrders.has(id)).map((id) => `${id}: held, but its webhook never refused a POST`);
-  results.push(result('holds only for orders whose webhook the plan failed', unplannedHolds, `${relay.heldOrders.size} held of ${relay.failedWebhookOrders.size} failed`));
+  // A POST the webhook answers too late (a loaded machine) fails like a refused one: its order is held too.
+  const timedOut = (id: string) => (relay.holdErrors?.get(id) ?? []).some((e) => /TimeoutError|aborted/.test(e));
+  const unplannedHolds = [...relay.heldOrders].filter((id) => !relay.failedWebhookOrders.has(id) && !timedOut(id)).map((id) => `${id}: held, but its webhook never refused a POST nor timed out`);
+  const slow = [...relay.heldOrders].filter((id) => !relay.failedWebhookOrders.has(id) && timedOut(id)).length;
+  results.push(result('holds only for orders whose webhook the plan failed (or did not answer within the budget)', unplannedHolds, `${relay.heldOrders.size} held: ${relay.failedWebhookOrders.size} orders failed by the plan, ${slow} held for a POST that timed out`));
 
   // 5. Dead letters: every expected one, with its exact reason, and nothing else anywhere.
   const missing = comparison.deadLetters.missing.map((d) => `${d.queue}: ${d.id} ${d.reason} (${d.cause})`);

@@ -158,7 +158,8 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
 }
 
 /**
- * Resolves with when none of the orders held at recovery was seen on hold any more (polled each second), or
+ * Resolves with when none of the orders held at recovery was seen on hold any more (polled every 5 s: a listing is
+ * a cross-partition query the run's own Cosmos emulator serves while it also serves the hosts), or
  * `undefined` past `until`. (A hold created later — a POST that timed out on a loaded machine — is not the outage's;
  * "no hold left" checks that it is gone too.)
  */
@@ -166,7 +167,7 @@ async function drainedAt(holds: CosmosOutboxHoldStore, held: ReadonlySet<string>
   while (Date.now() < until) {
     const left = await holds.list().then((all) => all.filter((h) => held.has(h.doc.orderId)).length, () => -1);
     if (left === 0) return Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
   }
   return undefined;
 }

@@ -11,7 +11,7 @@ import { addConnectionOptions, resolveCliSettings, type CliSettings, type Connec
 import { table } from '../table.js';
 
 /** One hold as `convoy outbox list` shows it. */
-export interface HoldListing {
+interface HoldListing {
   orderId: string;
   targets: OutboxTarget[];
   /** Records still held (held-record documents, and the array of an earlier-format hold). */

@@ -9,7 +9,7 @@ export type OutboxTarget = (typeof OutboxTarget)[keyof typeof OutboxTarget];
  * A held record of a hold written before `version: 2`, kept in the marker's `records` array: a copied outbox record
  * with the targets it still owes.
  */
-export type EarlierHeldRecord = Omit<OutboxRecord, 'ttl'> & {
+type EarlierHeldRecord = Omit<OutboxRecord, 'ttl'> & {
   /** Targets it has not reached yet, in delivery order (`order-events` before `webhook`). */
   pendingTargets: OutboxTarget[];
 };

@@ -115,7 +115,7 @@ export function holdView(hold: OutboxHold, heldDocuments: number): HoldView {
 }
 
 /** `targets` once each, `order-events` before `webhook`. */
-export function inDeliveryOrder(targets: Iterable<OutboxTarget>): OutboxTarget[] {
+function inDeliveryOrder(targets: Iterable<OutboxTarget>): OutboxTarget[] {
   const set = new Set(targets);
   return Object.values(OutboxTarget).filter((t) => set.has(t));
 }

@@ -1,5 +1,5 @@
 /**
- * Outbox hold retry: a timer that releases every due outbox hold (design "Outbox relay": holds retry themselves).
+ * Outbox hold retry: a timer that releases every due outbox hold (docs/architecture.md, "The outbox relay").
  * Each release claims its hold first, so this timer on several instances, or an operator's `convoy outbox retry`
  * at the same moment, never release one hold twice; a failed one records its next attempt (backoff with jitter).
  */

@@ -179,7 +179,7 @@ async function relayLeft(holds: CosmosOutboxHoldStore, container: Container, web
   return { holds: await holds.count(), unaccepted: ids.filter((id) => !accepted.has(id)).length };
 }
 
-/** Most hold-timer ticks after the webhook recovered that the holds may take to drain (the goal of the design). */
+/** Most hold-timer ticks after the webhook recovered that the holds may take to drain (README, "Outbox relay"). */
 export const MAX_DRAIN_TICKS = 2;
 
 /**

@@ -17,7 +17,8 @@ describe('chaos: exactly once and in order under faults', () => {
     try {
       report = await runChaos(options);
     } finally {
-      if (report && !report.ok) process.stderr.write(`${formatReport(report)}\n`);
+      // Always: when an assertion below fails, the report is what explains it.
+      if (report) process.stderr.write(`${formatReport(report)}\n`);
     }
     // Assess: the faults really happened…
     expect(report.workload.entries).toBeLessThanOrEqual(2_000);

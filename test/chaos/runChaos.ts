@@ -228,7 +228,7 @@ async function runPlan(plan: readonly PlannedFault[], windowStart: number, targe
     if (fault.kind === 'hostKill') pending.push(targets.pool.kill(fault.host, fault.downMs));
     else if (fault.kind === 'serviceBusRestart') await targets.bus.crashAndRestart(fault.downMs);
     else if (fault.kind === 'relayCrash') await orderRelayCrash(targets.runDir, index);
-    else if (fault.kind === 'webhookOutage') targets.webhook.fail(fault.orderIndexes.map((i) => targets.orderIds[i] as string), fault.downMs);
+    else if (fault.kind === 'webhookOutage') targets.webhook.fail(fault.orderIndexes.map((i) => targets.orderIds[i] as string), fault.downMs, (id) => targets.pool.heldOrders.has(id));
     else if (fault.kind === 'leaseLost') pending.push(loseLeaseOnce(targets, fault.lease));
     else targets.cosmos.faults.add(fault.rule);
   }

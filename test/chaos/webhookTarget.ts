@@ -18,13 +18,14 @@ export interface WebhookTarget {
   readonly url: string;
   readonly posts: readonly WebhookPost[];
   /**
-   * Answers 503 to the POSTs of `orderIds` from now until `downMs` after the first POST it failed (so an outage
-   * the relay meets late still outlasts its retry budget), or until {@link WebhookTarget.recover}.
+   * Answers 503 to the POSTs of `orderIds` from now until `downMs` after the first POST it failed and until
+   * `isHeld` says the relay put one of them on hold — so the outage outlasts the relay's retry budget however late
+   * or slowly the relay meets it — or until {@link WebhookTarget.recover}.
    */
-  fail(orderIds: readonly string[], downMs: number): void;
+  fail(orderIds: readonly string[], downMs: number, isHeld: (orderId: string) => boolean): void;
   /**
-   * Resolves `true` once every outage has failed a POST and lasted its `downMs` (a relay that stalled through the
-   * window meets its outage late, but meets it), or `false` after `guardMs`.
+   * Resolves `true` once every outage has failed a POST, lasted its `downMs` and seen a hold (a relay that stalled
+   * through the window meets its outage late, but meets it), or `false` after `guardMs`.
    */
   outagesOver(guardMs: number): Promise<boolean>;
   /** Ends every outage now. */
@@ -37,7 +38,7 @@ export interface WebhookTarget {
 /** Starts the webhook on a free local port. */
 export async function startWebhookTarget(): Promise<WebhookTarget> {
   const posts: WebhookPost[] = [];
-  const outages = new Map<string, { downMs: number; endsAt?: number }>(); // by orderId; one object per outage
+  const outages = new Map<string, Outage>(); // by orderId; one object per outage
   const failedOrders = new Set<string>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -51,7 +52,7 @@ export async function startWebhookTarget(): Promise<WebhookTarget> {
       const orderId = typeof body?.orderId === 'string' ? body.orderId : undefined;
       const outage = orderId === undefined ? undefined : outages.get(orderId);
       if (outage !== undefined) outage.endsAt ??= Date.now() + outage.downMs;
-      const down = outage?.endsAt !== undefined && Date.now() < outage.endsAt;
+      const down = outage !== undefined && !isOver(outage);
       if (down && orderId !== undefined) failedOrders.add(orderId);
       const status = down ? 503 : 200;
       posts.push({ idempotencyKey: String(request.headers['idempotency-key'] ?? ''), orderId, sequence: typeof body?.sequence === 'number' ? body.sequence : undefined, status, at: Date.now() });
@@ -64,12 +65,12 @@ export async function startWebhookTarget(): Promise<WebhookTarget> {
     url: `http://127.0.0.1:${port}/order-events`,
     posts,
     failedOrders,
-    fail(orderIds, downMs) {
-      const outage = { downMs };
+    fail(orderIds, downMs, isHeld) {
+      const outage: Outage = { orderIds, downMs, isHeld };
       for (const id of orderIds) outages.set(id, outage);
     },
     async outagesOver(guardMs) {
-      const over = () => [...outages.values()].every((o) => o.endsAt !== undefined && Date.now() >= o.endsAt);
+      const over = () => [...outages.values()].every(isOver);
       for (const deadline = Date.now() + guardMs; !over(); ) {
         if (Date.now() >= deadline) return false;
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -85,6 +86,19 @@ export async function startWebhookTarget(): Promise<WebhookTarget> {
         server.close(() => resolve());
       }),
   };
+}
+
+interface Outage {
+  orderIds: readonly string[];
+  downMs: number;
+  isHeld: (orderId: string) => boolean;
+  /** Set by the first POST it fails. */
+  endsAt?: number;
+}
+
+/** Over once it failed a POST, lasted its time and the relay held one of its orders: a hold is what it is for. */
+function isOver(outage: Outage): boolean {
+  return outage.endsAt !== undefined && Date.now() >= outage.endsAt && outage.orderIds.some(outage.isHeld);
 }
 
 function parse(text: string): { orderId?: unknown; sequence?: unknown } | undefined {

@@ -1,16 +1,19 @@
+import { Duration } from 'luxon';
+
 /**
- * ISO 8601 durations as Config.json writes them (`PT1M`, `P14D`, `P10675199DT2H48M5.4775807S`).
- * Years and months are not accepted: their length is ambiguous and the official format never uses them.
+ * ISO 8601 durations as Config.json writes them (`PT1M`, `P14D`, `P10675199DT2H48M5.4775807S`), read and written with
+ * luxon. Years and months are not accepted: their length is ambiguous and the official format never uses them; nor is
+ * a duration naming no unit (`P`, `PT`, `P1DT`).
  */
-const DURATION = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 /** Parses an ISO 8601 duration into milliseconds; `undefined` when the text is not one. */
 export function parseDurationMs(text: string): number | undefined {
-  const m = DURATION.exec(text.trim());
-  if (!m || text.trim() === 'P' || text.trim().endsWith('T')) return undefined;
-  const [, w, d, h, min, s] = m;
-  const n = (v: string | undefined): number => (v === undefined ? 0 : Number(v));
-  return Math.round(((((n(w) * 7 + n(d)) * 24 + n(h)) * 60 + n(min)) * 60 + n(s)) * 1000);
+  const spelled = text.trim();
+  const duration = Duration.fromISO(spelled);
+  if (!duration.isValid || spelled.endsWith('T')) return undefined;
+  const units = duration.toObject();
+  if (Object.keys(units).length === 0 || units.years !== undefined || units.months !== undefined || duration.as('milliseconds') < 0) return undefined;
+  return Math.round(duration.as('milliseconds'));
 }
 
 /** Azure's "never" (.NET `TimeSpan.MaxValue`), which the management API writes for an unbounded duration. */
@@ -25,13 +28,5 @@ export function isUnbounded(ms: number): boolean {
 /** Milliseconds as an ISO 8601 duration (`PT1M`, `P14DT12H`); unbounded as {@link MAX_DURATION}. */
 export function formatDurationMs(ms: number): string {
   if (isUnbounded(ms)) return MAX_DURATION;
-  const days = Math.floor(ms / 86_400_000);
-  let rest = ms - days * 86_400_000;
-  const hours = Math.floor(rest / 3_600_000);
-  rest -= hours * 3_600_000;
-  const minutes = Math.floor(rest / 60_000);
-  const seconds = (rest - minutes * 60_000) / 1000;
-  const time = `${hours ? `${hours}H` : ''}${minutes ? `${minutes}M` : ''}${seconds ? `${seconds}S` : ''}`;
-  if (!days) return `PT${time || '0S'}`;
-  return `P${days}D${time ? `T${time}` : ''}`;
+  return Duration.fromMillis(ms).shiftTo('days', 'hours', 'minutes', 'seconds').toISO() ?? MAX_DURATION;
 }

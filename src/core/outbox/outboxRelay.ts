@@ -20,7 +20,7 @@ import type { OutboxRecord } from '../documents/outboxRecord.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
-import { backoffDelay } from '../retry.js';
+import { retry } from '../retry.js';
 import { Acknowledged } from './acknowledged.js';
 import { HoldCache } from './holdCache.js';
 import { heldCopy, type HoldBackoff } from './holdMarker.js';
@@ -202,21 +202,33 @@ export class OutboxRelay {
    */
   private async attempt(target: OutboxTarget, orderId: string, deadline: number, deliver: (signal: AbortSignal) => Promise<void>): Promise<string | undefined> {
     const { options, telemetry } = this.deps;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await deliver(AbortSignal.timeout(options.retryBudgetMs));
-        return undefined;
-      } catch (error) {
-        this.observer.attemptFailed(target);
-        if (target === OutboxTarget.Webhook) this.wake.failed();
-        const delay = backoffDelay(attempt, { baseDelayMs: options.retryBaseDelayMs ?? 200, maxDelayMs: options.retryMaxDelayMs ?? 2000, random: this.deps.random });
-        if (this.clock.now() + delay > deadline) {
-          if (isTransportFailure(error)) throw error;
-          return describeFailure(error);
-        }
-        telemetry.log('warn', 'outbox delivery failed; retrying', { orderId, target, attempt: attempt + 1, description: describeFailure(error), delayMs: delay });
-        await this.sleep(delay);
-      }
+    try {
+      await retry(
+        async () => {
+          try {
+            await deliver(AbortSignal.timeout(options.retryBudgetMs));
+          } catch (error) {
+            this.observer.attemptFailed(target);
+            if (target === OutboxTarget.Webhook) this.wake.failed();
+            throw error;
+          }
+        },
+        {
+          baseDelayMs: options.retryBaseDelayMs ?? 200,
+          maxDelayMs: options.retryMaxDelayMs ?? 2000,
+          random: this.deps.random,
+          deadline,
+          retryable: () => true,
+          clock: this.clock,
+          sleep: this.sleep,
+          onRetry: (error, attempt, delayMs) =>
+            telemetry.log('warn', 'outbox delivery failed; retrying', { orderId, target, attempt: attempt + 1, description: describeFailure(error), delayMs }),
+        },
+      );
+      return undefined;
+    } catch (error) {
+      if (isTransportFailure(error)) throw error;
+      return describeFailure(error);
     }
   }
 

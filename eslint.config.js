@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.azurite/**', 'infra/**/*.json', 'compat/**/bin/**', 'compat/**/obj/**'] },
+  { ignores: ['dist/**', '.start/**', 'node_modules/**', 'coverage/**', '.azurite/**', 'infra/**/*.json', 'compat/**/bin/**', 'compat/**/obj/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,9 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
-import { ensureCosmosResources } from './cosmosResources.js';
-import { startEmulatorThread } from './emulatorThread.js';
+import { startEmulatorThread, type EmulatorThread } from './emulatorThread.js';
 import { repoPath } from './paths.js';
+import type { StartupTimeline } from './startupTimeline.js';
 
 /** Options of {@link startEmulatorStack}. */
 export interface EmulatorStackOptions {
@@ -23,7 +23,9 @@ export interface EmulatorStackOptions {
   /** The Service Bus entity file. @default `infra/servicebus.config.json` */
   entityFile?: string;
   /** The database and container to create (the app's `COSMOS_DATABASE` / `COSMOS_CONTAINER`). @default convoy / orders */
-  cosmosResources?: CosmosResourceNames;
+  cosmosResources?: CosmosResourceNames | Promise<CosmosResourceNames>;
+  /** Records when each emulator answered. @default none */
+  timeline?: StartupTimeline;
 }
 
 /** The running emulators and the connection strings the app's settings take. */
@@ -52,8 +54,9 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     await mkdir(join(dataDir, 'servicebus'), { recursive: true });
     await mkdir(join(dataDir, 'cosmos'), { recursive: true });
   }
+  const marked = (started: Promise<EmulatorThread>, phase: string) => started.then((thread) => (options.timeline?.mark(phase), thread));
   const [serviceBus, cosmos] = await Promise.allSettled([
-    startEmulatorThread({
+    marked(startEmulatorThread({
       service: 'servicebus',
       options: {
         port: options.serviceBusPort ?? 5672,
@@ -63,8 +66,8 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
         adminHttpsPort: options.adminHttpsPort,
         certOut,
       },
-    }),
-    startEmulatorThread({ service: 'cosmos', options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined } }),
+    }), 'Service Bus emulator accepting'),
+    marked(startEmulatorThread({ service: 'cosmos', options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined } }), 'Cosmos DB emulator accepting'),
   ]);
   // Both are closed whatever happens to the other; a failure (say, a store that could not flush) is not swallowed.
   const closeBoth = async () => {
@@ -77,7 +80,10 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     throw serviceBus.status === 'rejected' ? serviceBus.reason : (cosmos as PromiseRejectedResult).reason;
   }
   try {
-    await ensureCosmosResources(cosmos.value.connectionString, options.cosmosResources);
+    // The SDK is loaded only now: the threads above boot meanwhile.
+    const { ensureCosmosResources } = await import('./cosmosResources.js');
+    await ensureCosmosResources(cosmos.value.connectionString, await options.cosmosResources);
+    options.timeline?.mark('Cosmos DB resources created');
   } catch (error) {
     await closeBoth().catch(() => undefined);
     throw error;

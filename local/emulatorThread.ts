@@ -26,11 +26,19 @@ export interface EmulatorThread {
 }
 
 /**
+ * The thread's entry point: next to this module when it runs compiled (`npm start` runs a bundle in which the worker
+ * is an entry point of its own), else the TypeScript source through tsx (vitest, the benches).
+ */
+function workerScript(): URL {
+  return import.meta.url.endsWith('.ts') ? new URL('./emulatorWorkerBoot.mjs', import.meta.url) : new URL('./emulatorWorker.js', import.meta.url);
+}
+
+/**
  * Starts one emulator in a worker thread. The thread loads the TypeScript sources through tsx, whatever loader the
  * caller runs under (`npm start`, the benches, vitest). Rejects with the emulator's own message if it cannot start.
  */
 export async function startEmulatorThread(data: EmulatorWorkerData): Promise<EmulatorThread> {
-  const worker = new Worker(new URL('./emulatorWorkerBoot.mjs', import.meta.url), { workerData: data });
+  const worker = new Worker(workerScript(), { workerData: data });
   const name = `the ${data.service} emulator`;
   // Permanent listeners: an unhandled 'error' on a Worker would crash the host without draining.
   let failure: Error | undefined;

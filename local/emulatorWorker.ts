@@ -1,11 +1,9 @@
 /**
  * Entry point of a worker thread that runs one embedded emulator, so the broker and the store work on the second
  * core while the functions run on the main thread. Protocol: the thread posts `started` (or `failed`) once; on the
- * message `close` it stops the emulator and posts `closed`.
+ * message `close` it stops the emulator and posts `closed`. Each thread loads only its own emulator's code.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { start as startCosmos } from '../emulators/cosmos/index.js';
-import { start as startServiceBus } from '../emulators/servicebus/index.js';
 import type { EmulatorWorkerData, EmulatorWorkerReply } from './emulatorThread.js';
 
 const port = parentPort;
@@ -16,8 +14,8 @@ const post = (reply: EmulatorWorkerReply): void => port.postMessage(reply);
 try {
   const running =
     data.service === 'servicebus'
-      ? await startServiceBus(data.options).then((sb) => ({ close: () => sb.close(), started: { connectionString: sb.connectionString, adminPort: sb.adminPort, administrationConnectionString: sb.administrationConnectionString } }))
-      : await startCosmos(data.options).then((c) => ({ close: () => c.close(), started: { connectionString: c.connectionString, endpoint: c.endpoint } }));
+      ? await (await import('../emulators/servicebus/index.js')).start(data.options).then((sb) => ({ close: () => sb.close(), started: { connectionString: sb.connectionString, adminPort: sb.adminPort, administrationConnectionString: sb.administrationConnectionString } }))
+      : await (await import('../emulators/cosmos/index.js')).start(data.options).then((c) => ({ close: () => c.close(), started: { connectionString: c.connectionString, endpoint: c.endpoint } }));
   port.on('message', (message: unknown) => {
     if (message !== 'close') return;
     running.close().then(

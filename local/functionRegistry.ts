@@ -1,9 +1,7 @@
-import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { AppTerminateContext } from './azureFunctions.js';
 import { registeredFunctions, registeredTerminateHooks } from '../src/functions/register.js';
 import type { FunctionRegistration } from '../src/functions/register.js';
-import { repoPath } from './paths.js';
 import { assertSupported } from './registrations.js';
 import type { RegistrationOf } from './registrations.js';
 
@@ -21,8 +19,6 @@ export interface FunctionsByKind {
  * Settings must be in `process.env` before this runs: modules may read them at import.
  */
 export async function loadAppFunctions(logger: Logger): Promise<readonly FunctionRegistration[]> {
-  // A computed specifier: the module is the app's entry point, resolved at run time (tsx maps .js to .ts).
-  const entry = pathToFileURL(repoPath('src/functions/index.js')).href;
   // Outside the Functions host `@azure/functions` announces "test mode" and that it skips each `app.*` call: true
   // for `app`, misleading here (this host serves them all), so those lines go to debug instead of the console.
   const warn = console.warn;
@@ -31,7 +27,7 @@ export async function loadAppFunctions(logger: Logger): Promise<readonly Functio
     else warn(...args);
   };
   try {
-    await import(entry);
+    await import('../src/functions/index.js');
   } finally {
     console.warn = warn;
   }
@@ -51,10 +47,8 @@ export async function closeAppFunctions(logger: Logger): Promise<void> {
       logger.warn({ err: error }, 'an appTerminate hook failed');
     }
   }
-  const module = (await import(pathToFileURL(repoPath('src/functions/appContext.js')).href)) as {
-    closeAppContext?: () => Promise<void>;
-  };
-  await module.closeAppContext?.();
+  const { closeAppContext } = await import('../src/functions/appContext.js');
+  await closeAppContext();
 }
 
 /**

@@ -1,24 +1,17 @@
-import type { Logger } from 'pino';
-import { resolveCosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
+import type { DestinationStream, Logger } from 'pino';
+import { useLogDestination } from '../src/adapters/telemetry.js';
 import type { FunctionRegistration } from '../src/functions/register.js';
-import { startLocalTelemetry } from './applicationInsights.js';
 import type { LocalApplicationInsightsModule, LocalTelemetry } from './applicationInsights.js';
 import { applyToProcessEnv, mergeSettings, readLocalSettings } from './config/appSettings.js';
 import type { AppSettings } from './config/appSettings.js';
 import { loadServiceBusHostOptions } from './config/serviceBusHostOptions.js';
 import type { ServiceBusHostOptions } from './config/serviceBusHostOptions.js';
-import type { EmulatorStack } from './emulatorStack.js';
-import { closeAppFunctions, groupFunctions, loadAppFunctions } from './functionRegistry.js';
-import { startHttpHost } from './http/httpHost.js';
-import type { HttpHost } from './http/httpHost.js';
-import { createHostLogger } from './logging/logger.js';
-import { repoPath } from './paths.js';
-import { startServiceBusHost } from './servicebus/serviceBusHost.js';
-import type { ServiceBusHost } from './servicebus/serviceBusHost.js';
-import { startCosmosDBHost } from './cosmos/cosmosDBHost.js';
 import type { CosmosDBHost } from './cosmos/cosmosDBHost.js';
-import { startTimerHost } from './timer/timerHost.js';
-import type { TimerHost } from './timer/timerHost.js';
+import type { EmulatorStack } from './emulatorStack.js';
+import { createHostLogger } from './logging/logger.js';
+import { ThroughputSummary } from './logging/throughputSummary.js';
+import { repoPath } from './paths.js';
+import type { StartupTimeline } from './startupTimeline.js';
 
 /** Options of {@link startLocalHost}; tests pass 0 for every port. */
 export interface LocalHostOptions {
@@ -46,8 +39,10 @@ export interface LocalHostOptions {
   hostJsonFile?: string;
   /** Overrides of host.json's Service Bus settings (tests shorten `sessionIdleTimeoutMs`). @default {} */
   serviceBus?: Partial<ServiceBusHostOptions>;
-  /** @default a pino logger at the LOG_LEVEL setting (`warn` with `quiet`) */
+  /** @default a pino logger at the LOG_LEVEL setting (`warn` with `quiet`), writing to `logDestination` */
   logger?: Logger;
+  /** Where the host's and the app's log lines go (`npm start`: JSON or human lines, held until the banner). @default stdout */
+  logDestination?: DestinationStream;
   /** Log warnings and errors only, the app included (sets LOG_LEVEL=warn). @default false */
   quiet?: boolean;
   /**
@@ -55,6 +50,8 @@ export interface LocalHostOptions {
    * is set (tests pass a stand-in). @default `import('applicationinsights')`
    */
   loadApplicationInsights?: () => Promise<LocalApplicationInsightsModule>;
+  /** Records when each part of the start finished (`npm start` reports it). @default none */
+  timeline?: StartupTimeline;
 }
 
 /** The running local stack. */
@@ -89,20 +86,38 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     ...options.serviceBus,
   };
   const fileValues = await readLocalSettings(options.settingsFile ?? repoPath('local.settings.json'));
-  // The emulator gets the database and container the app will look for (COSMOS_DATABASE / COSMOS_CONTAINER).
-  const cosmosResources = resolveCosmosResourceNames(mergeSettings(fileValues, process.env));
-  // Loaded on demand: against real Azure resources the (dev-only) emulator code is never imported.
-  const stack: EmulatorStack | undefined =
+  // The emulator gets the database and container the app will look for (COSMOS_DATABASE / COSMOS_CONTAINER). Its
+  // module loads the Service Bus SDK (connection string parsing), so it comes after the threads started.
+  const resourceNames = import('../src/adapters/cosmosClientOptions.js').then((m) => m.resolveCosmosResourceNames(mergeSettings(fileValues, process.env)));
+  resourceNames.catch(() => undefined);
+  const mark = (phase: string) => options.timeline?.mark(phase);
+  // The emulators start first, in threads of their own, so they boot on the other core while this thread loads the
+  // host's modules (the Azure SDKs, the app). Loaded on demand: against real Azure resources the (dev-only)
+  // emulator code is never imported.
+  const starting: Promise<EmulatorStack> | undefined =
     options.emulators === false
       ? undefined
-      : await (await import('./emulatorStack.js')).startEmulatorStack({
-          serviceBusPort: options.serviceBusPort,
-          cosmosPort: options.cosmosPort,
-          adminPort: options.serviceBusAdminPort,
-          adminHttpsPort: options.serviceBusAdminHttpsPort,
-          dataDir: options.dataDir,
-          cosmosResources,
-        });
+      : import('./emulatorStack.js').then((m) =>
+          m.startEmulatorStack({
+            serviceBusPort: options.serviceBusPort,
+            cosmosPort: options.cosmosPort,
+            adminPort: options.serviceBusAdminPort,
+            adminHttpsPort: options.serviceBusAdminHttpsPort,
+            dataDir: options.dataDir,
+            cosmosResources: resourceNames,
+            timeline: options.timeline,
+          }),
+        );
+  // Whatever happens next, a started stack is closed on failure (below) — so its rejection is observed here too.
+  starting?.catch(() => undefined);
+  const modules = await loadHostModules().catch(async (error: unknown) => {
+    await starting?.then((stack) => stack.close()).catch(() => undefined);
+    throw error;
+  });
+  mark('host modules loaded');
+  const stack = await starting;
+  mark('emulators ready');
+  const cosmosResources = await resourceNames;
 
   // --quiet also quiets the app's own logger, which reads LOG_LEVEL like the host's.
   const overrides: Record<string, string> = {
@@ -117,16 +132,18 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     COSMOS_DATABASE: merged.COSMOS_DATABASE || cosmosResources.database,
     COSMOS_CONTAINER: merged.COSMOS_CONTAINER || cosmosResources.container,
   };
-  const logger = options.logger ?? createHostLogger({ level: settings.LOG_LEVEL || 'info' });
+  const logger = options.logger ?? createHostLogger({ level: settings.LOG_LEVEL || 'info', destination: options.logDestination });
 
-  const stoppers: (() => Promise<void>)[] = [];
+  const summary = new ThroughputSummary();
+  summary.start(logger);
+  const stoppers: (() => Promise<void>)[] = [() => Promise.resolve(summary.stop())];
   let restoreEnv: () => void = () => undefined;
   let telemetry: LocalTelemetry | undefined;
   const appFunctions = options.registrations === undefined;
   const stopAll = async (): Promise<void> => {
     await Promise.allSettled(stoppers.splice(0).map((stop) => stop()));
     // The app's own clients go before the emulators they talk to.
-    if (appFunctions) await closeAppFunctions(logger).catch((error: unknown) => logger.warn({ err: error }, 'closing the app failed'));
+    if (appFunctions) await modules.closeAppFunctions(logger).catch((error: unknown) => logger.warn({ err: error }, 'closing the app failed'));
     await telemetry?.close();
     try {
       await stack?.close();
@@ -136,25 +153,34 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   };
 
   try {
-    restoreEnv = applyToProcessEnv(settings);
+    const restoreSettings = applyToProcessEnv(settings);
+    const restoreLogs = options.logDestination ? useLogDestination(options.logDestination) : () => undefined;
+    restoreEnv = () => {
+      restoreLogs();
+      restoreSettings();
+    };
     // Like src/index.ts on Azure: Application Insights first (when configured), so the app's clients are instrumented.
-    if (appFunctions) telemetry = await startLocalTelemetry(settings, logger, options.loadApplicationInsights);
-    const functions = groupFunctions(appFunctions ? await loadAppFunctions(logger) : (options.registrations ?? []));
+    if (appFunctions) telemetry = await (await import('./applicationInsights.js')).startLocalTelemetry(settings, logger, options.loadApplicationInsights);
+    const functions = modules.groupFunctions(appFunctions ? await modules.loadAppFunctions(logger) : (options.registrations ?? []));
+    mark('functions loaded');
 
     // Triggers first, HTTP last: once the URL answers, messages are already being consumed.
-    const serviceBus: ServiceBusHost = startServiceBusHost({ functions: functions.serviceBusQueue, settings, hostOptions, logger });
+    const serviceBus = modules.startServiceBusHost({ functions: functions.serviceBusQueue, settings, hostOptions, logger, summary });
     stoppers.push(() => serviceBus.close());
-    const cosmosDB: CosmosDBHost = await startCosmosDBHost({ functions: functions.cosmosDB, settings, logger });
+    const cosmosDB = await modules.startCosmosDBHost({ functions: functions.cosmosDB, settings, logger, summary });
     stoppers.push(() => cosmosDB.close());
-    const timers: TimerHost = startTimerHost({ functions: functions.timer, logger });
+    mark('receivers started, relay leases owned');
+    const timers = modules.startTimerHost({ functions: functions.timer, logger });
     stoppers.push(() => timers.close());
-    const http: HttpHost = await startHttpHost({
+    const http = await modules.startHttpHost({
       functions: functions.http,
       logger,
+      summary,
       host: options.host,
       port: options.httpPort ?? 7071,
     });
     stoppers.push(() => http.close());
+    mark('HTTP answering');
 
     let closing: Promise<void> | undefined;
     return {
@@ -175,4 +201,16 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     await stopAll();
     throw error;
   }
+}
+
+/** The host's heavy modules (the Service Bus and Cosmos DB SDKs, the Functions library), loaded while the emulators boot. */
+async function loadHostModules() {
+  const [registry, http, serviceBus, cosmosDB, timer] = await Promise.all([
+    import('./functionRegistry.js'),
+    import('./http/httpHost.js'),
+    import('./servicebus/serviceBusHost.js'),
+    import('./cosmos/cosmosDBHost.js'),
+    import('./timer/timerHost.js'),
+  ]);
+  return { ...registry, ...http, ...serviceBus, ...cosmosDB, ...timer };
 }

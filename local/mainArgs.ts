@@ -10,6 +10,8 @@ export interface MainArgs {
   readonly dataDir?: string;
   /** `--console-port`: the operator console's port; undefined when 0 turned it off. */
   readonly consolePort?: number;
+  /** `--json`: JSON log lines even on a terminal (they are JSON whenever stdout is not one). */
+  readonly json: boolean;
 }
 
 function parsePort(value: string): number {
@@ -21,6 +23,7 @@ function parsePort(value: string): number {
 interface Flags {
   emulators: boolean;
   quiet?: boolean;
+  json?: boolean;
   port: number;
   dataDir?: string;
   servicebusPort: number;
@@ -41,6 +44,7 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
     .description('Run Ledger Convoy locally: embedded Service Bus and Cosmos DB emulators and the functions in-process.')
     .option('--no-emulators', 'use local.settings.json (Values) and the environment instead of the embedded emulators')
     .option('--quiet', 'log warnings and errors only (otherwise LOG_LEVEL, default info)')
+    .option('--json', 'JSON log lines on a terminal too (they are JSON whenever stdout is not a terminal)')
     .option('--port <port>', 'HTTP port of the functions (/api)', parsePort, 7071)
     .option('--data-dir <dir>', 'keep emulator data durably in this directory (in memory otherwise)')
     .option('--servicebus-port <port>', 'AMQP port of the Service Bus emulator', parsePort, 5672)
@@ -55,6 +59,7 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
   return {
     dataDir,
     consolePort: flags.consolePort === 0 ? undefined : flags.consolePort,
+    json: flags.json === true,
     host: {
       emulators: flags.emulators,
       quiet: flags.quiet,

@@ -7,11 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { CosmosClient, type Container } from '@azure/cosmos';
 import type { CosmosDBv4FunctionOptions } from '@azure/functions';
 import type { Logger } from 'pino';
+import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import { leaseIdPrefix } from '../../src/adapters/changeFeedLease.js';
 import { describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosOrderStore.js';
 import { CoreErrorCode } from '../../src/core/errors.js';
 import type { AppSettings } from '../config/appSettings.js';
 import { createInvocationContext } from '../logging/invocationContext.js';
+import { inInvocation } from '../logging/logOutput.js';
 import type { RegistrationOf } from '../registrations.js';
 import { ChangeFeedProcessor, type ChangeFeedProcessorTiming } from './changeFeedProcessor.js';
 import { LeaseStore } from './leaseStore.js';
@@ -22,6 +24,8 @@ export interface CosmosDBHostOptions {
   functions: readonly RegistrationOf<'cosmosDB'>[];
   settings: AppSettings;
   logger: Logger;
+  /** Counts each invocation's outcome for the periodic summary line. @default none */
+  summary?: ThroughputSummary;
   /** This host's name in the leases (a competing host needs another). @default a new UUID */
   hostName?: string;
 }
@@ -146,7 +150,13 @@ async function startTrigger(
     logger: options.logger,
     invoke: async (documents) => {
       const context = createInvocationContext(options.logger, { functionName: name });
-      await trigger.handler(documents, context);
+      try {
+        await inInvocation({ function: name, invocationId: context.invocationId }, () => trigger.handler(documents, context));
+        options.summary?.record(name, 'batches');
+      } catch (error) {
+        options.summary?.record(name, 'failed batches');
+        throw error;
+      }
     },
   });
   await processor.start();

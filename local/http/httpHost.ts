@@ -2,8 +2,10 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import { HttpRequest } from '../azureFunctions.js';
 import { createInvocationContext } from '../logging/invocationContext.js';
+import { inInvocation } from '../logging/logOutput.js';
 import type { RegistrationOf } from '../registrations.js';
 import { compileRoute } from './routeTemplate.js';
 import type { RouteTemplate } from './routeTemplate.js';
@@ -13,6 +15,8 @@ import { writeFunctionResponse } from './toNodeResponse.js';
 export interface HttpHostOptions {
   functions: readonly RegistrationOf<'http'>[];
   logger: Logger;
+  /** Counts each invocation's outcome for the periodic summary line. @default none */
+  summary?: ThroughputSummary;
   /** @default '127.0.0.1' */
   host?: string;
   /** 0 picks a free port. @default 7071 */
@@ -99,7 +103,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const started = performance.now();
     let status = 500;
     try {
-      const result: unknown = await route.registration.options.handler(request, context);
+      const result: unknown = await inInvocation({ function: route.registration.name, invocationId: context.invocationId }, () => route.registration.options.handler(request, context));
       // While draining, end each connection with its response so close() does not wait for keep-alive timeouts.
       if (closing) res.shouldKeepAlive = false;
       await writeFunctionResponse(result, res, method);
@@ -109,6 +113,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       if (!res.headersSent) res.writeHead(500, { 'content-length': '0' });
       res.end();
     } finally {
+      options.summary?.record(route.registration.name, `× ${status}`);
       logger.debug({ function: route.registration.name, method, path: url.pathname, status, durationMs: Math.round(performance.now() - started) }, 'http request');
     }
   }

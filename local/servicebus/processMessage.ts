@@ -1,7 +1,9 @@
 import type { ServiceBusReceivedMessage, ServiceBusReceiver } from '@azure/service-bus';
 import type { TraceContext } from '@azure/functions';
 import type { Logger } from 'pino';
+import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import { createInvocationContext } from '../logging/invocationContext.js';
+import { inInvocation } from '../logging/logOutput.js';
 import type { RegistrationOf } from '../registrations.js';
 import { createInvocationSettlement } from './messageActions.js';
 import type { SessionControl, SettlementOutcome } from './messageActions.js';
@@ -18,6 +20,8 @@ export interface ProcessMessageOptions {
   /** host.json's value, overridden by the registration's own `autoCompleteMessages`. */
   autoCompleteMessages: boolean;
   logger: Logger;
+  /** Counts each invocation's outcome for the periodic summary line. @default none */
+  summary?: ThroughputSummary;
 }
 
 /** What happened to the message; `unsettled` when nobody settled it (auto-complete off). */
@@ -51,7 +55,7 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Pr
 
   let failed = false;
   try {
-    await registration.options.handler(input, context);
+    await inInvocation({ function: registration.name, invocationId: context.invocationId }, () => registration.options.handler(input, context));
   } catch (error) {
     failed = true;
     context.error('function threw', error);
@@ -65,6 +69,7 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Pr
   }
 
   const outcome: ProcessOutcome = settlement.outcome() ?? 'unsettled';
+  options.summary?.record(registration.name, outcome);
   const body = extensionMessage ? extensionMessage.body : input;
   const line = {
     function: registration.name,
@@ -79,7 +84,8 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Pr
     durationMs: Math.round(performance.now() - started),
   };
   if (outcome === 'unsettled') logger.warn(line, 'message processed but not settled');
-  else logger.info(line, 'message processed');
+  // One line per message: at debug, since a person reads the throughput summary instead (see throughputSummary.ts).
+  else logger.debug(line, 'message processed');
   return outcome;
 }
 

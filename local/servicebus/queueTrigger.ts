@@ -1,5 +1,6 @@
 import type { ServiceBusClient } from '@azure/service-bus';
 import type { Logger } from 'pino';
+import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
 import type { RegistrationOf } from '../registrations.js';
 import { processMessage } from './processMessage.js';
@@ -12,6 +13,8 @@ export interface QueueTriggerOptions {
   registration: RegistrationOf<'serviceBusQueue'>;
   hostOptions: ServiceBusHostOptions;
   logger: Logger;
+  /** Counts each invocation's outcome for the periodic summary line. @default none */
+  summary?: ThroughputSummary;
 }
 
 /**
@@ -39,6 +42,7 @@ export function startQueueTrigger(options: QueueTriggerOptions): TriggerListener
           message,
           autoCompleteMessages: hostOptions.autoCompleteMessages,
           logger,
+          summary: options.summary,
         });
         inFlight.add(run);
         try {

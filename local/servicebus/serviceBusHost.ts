@@ -1,5 +1,6 @@
 import type { ServiceBusClient } from '@azure/service-bus';
 import type { Logger } from 'pino';
+import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
 import type { RegistrationOf } from '../registrations.js';
 import { startQueueTrigger } from './queueTrigger.js';
@@ -14,6 +15,8 @@ export interface ServiceBusHostStartOptions {
   settings: AppSettings;
   hostOptions: ServiceBusHostOptions;
   logger: Logger;
+  /** Counts each invocation's outcome for the periodic summary line. @default none */
+  summary?: ThroughputSummary;
 }
 
 /** The running Service Bus triggers. */
@@ -37,7 +40,7 @@ export function startServiceBusHost(options: ServiceBusHostStartOptions): Servic
   for (const registration of options.functions) {
     const client = clients.get(registration.options.connection) as ServiceBusClient;
     const start = registration.options.isSessionsEnabled ? startSessionTrigger : startQueueTrigger;
-    listeners.push(start({ client, registration, hostOptions: options.hostOptions, logger: options.logger }));
+    listeners.push(start({ client, registration, hostOptions: options.hostOptions, logger: options.logger, summary: options.summary }));
   }
   return {
     async close() {

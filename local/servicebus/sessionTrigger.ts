@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { isServiceBusError } from '@azure/service-bus';
 import type { ServiceBusClient, ServiceBusSessionReceiver } from '@azure/service-bus';
 import type { Logger } from 'pino';
+import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
 import type { RegistrationOf } from '../registrations.js';
 import { processMessage } from './processMessage.js';
@@ -15,6 +16,8 @@ export interface SessionTriggerOptions {
   registration: RegistrationOf<'serviceBusQueue'>;
   hostOptions: ServiceBusHostOptions;
   logger: Logger;
+  /** Counts each invocation's outcome for the periodic summary line. @default none */
+  summary?: ThroughputSummary;
   /** Processors the accept limit counts (see {@link acceptLimit}). @default os.availableParallelism() */
   processorCount?: number;
 }
@@ -140,6 +143,7 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
           session,
           autoCompleteMessages: hostOptions.autoCompleteMessages,
           logger,
+          summary: options.summary,
         });
       }
     } finally {

@@ -1,6 +1,7 @@
 import type { Timer } from '@azure/functions';
 import type { Logger } from 'pino';
 import { createInvocationContext } from '../logging/invocationContext.js';
+import { inInvocation } from '../logging/logOutput.js';
 import type { RegistrationOf } from '../registrations.js';
 import { parseNcrontab } from './ncrontab.js';
 
@@ -50,7 +51,7 @@ export function startTimerHost(options: TimerHostOptions): TimerHost {
       last = startedAt;
       const context = createInvocationContext(logger, { functionName: registration.name });
       try {
-        await registration.options.handler(timer, context);
+        await inInvocation({ function: registration.name, invocationId: context.invocationId }, () => registration.options.handler(timer, context));
       } catch (error) {
         context.error('timer function threw', error);
       }

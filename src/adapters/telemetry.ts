@@ -6,7 +6,7 @@
 import { metrics, trace } from '@opentelemetry/api';
 import type { Attributes, Counter, Meter, MeterProvider, Tracer } from '@opentelemetry/api';
 import { pino } from 'pino';
-import type { Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import type { AlertFields, AlertName, CounterName, LogLevel, Telemetry } from '../core/ports/telemetry.js';
 
 /** Instrumentation scope name of the app's meters and tracers. */
@@ -14,7 +14,7 @@ export const TELEMETRY_SCOPE = 'ledger-convoy';
 
 /** Options of {@link createTelemetry}. */
 export interface CreateTelemetryOptions {
-  /** Where log lines go. @default pino at `level`, JSON to stdout */
+  /** Where log lines go. @default pino at `level`, JSON to stdout (or to {@link useLogDestination}'s stream) */
   logger?: Logger;
   /** Level of the default logger (env `LOG_LEVEL`). @default 'info' */
   level?: string;
@@ -22,6 +22,22 @@ export interface CreateTelemetryOptions {
   meterProvider?: MeterProvider;
   /** Tracer for alert events when no span is active. @default `trace.getTracer('ledger-convoy')` (a proxy) */
   tracer?: Tracer;
+}
+
+let sharedDestination: DestinationStream | undefined;
+
+/**
+ * Where the default logger of {@link createTelemetry} writes: stdout, unless a host that runs the app in its own
+ * process hands it its log stream (the local host: one stream, one format, held until its banner). Applies to
+ * telemetry created afterwards.
+ * @returns what restores the previous destination.
+ */
+export function useLogDestination(destination: DestinationStream): () => void {
+  const previous = sharedDestination;
+  sharedDestination = destination;
+  return () => {
+    sharedDestination = previous;
+  };
 }
 
 /** Log fields every line may carry, kept first so they are easy to query. */
@@ -35,7 +51,8 @@ const KEY_FIELDS = ['entryId', 'orderId', 'sequence', 'ledgerId', 'outcome'] as 
  * - `count`: one increment of the named OpenTelemetry counter.
  */
 export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry {
-  const logger = options.logger ?? pino({ level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } });
+  const config = { level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } };
+  const logger = options.logger ?? (sharedDestination ? pino(config, sharedDestination) : pino(config));
   const tracer = options.tracer ?? trace.getTracer(TELEMETRY_SCOPE);
   const counters = counterCache(options.meterProvider);
 

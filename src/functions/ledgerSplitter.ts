@@ -79,7 +79,7 @@ async function split({ message, body, actions }: FunctionsTriggerInput): Promise
     return;
   }
   await settlement.complete();
-  telemetry.log('info', 'ledger fanned out', { ...fields, ledgerId, outcome: 'completed', entries: sent.messages, batches: sent.batches, traceparent });
+  telemetry.log('debug', 'ledger fanned out', { ...fields, ledgerId, outcome: 'completed', entries: sent.messages, batches: sent.batches, traceparent });
 }
 
 /** The body's `ledgerId` when it is readable text (an invalid ledger may still name itself); else undefined. */

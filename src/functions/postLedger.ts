@@ -56,7 +56,7 @@ export async function postLedger(request: HttpRequest, context: InvocationContex
       if (answer) return answer;
       throw error;
     }
-    app.telemetry.log('info', 'ledger accepted', { ledgerId: ledger.ledgerId, entries: ledger.entries.length, outcome: 'accepted', traceparent });
+    app.telemetry.log('debug', 'ledger accepted', { ledgerId: ledger.ledgerId, entries: ledger.entries.length, outcome: 'accepted', traceparent });
     return { status: 202, jsonBody: { ledgerId: ledger.ledgerId, entries: ledger.entries.length } };
   });
 }

@@ -58,7 +58,7 @@ describe('the whole local stack in-process', () => {
       expect((await fetch(`${host.httpUrl}/orders/st-o2`)).status).toBe(200);
       expect((await fetch(`${host.httpUrl}/orders/absent`)).status).toBe(404);
       expect(processed().find((l) => l.entryId === 'st-3')).toMatchObject({
-        level: 30, orderId: 'st-o1', sequence: 2, outcome: 'completed', durationMs: expect.any(Number),
+        level: 20, orderId: 'st-o1', sequence: 2, outcome: 'completed', durationMs: expect.any(Number),
       });
       expect(lines.find((l) => l.function === 'ledgerSplitter' && l.msg === 'message processed')).toMatchObject({
         ledgerId: 'L-stack-1', outcome: 'completed',

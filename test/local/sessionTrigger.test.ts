@@ -39,7 +39,7 @@ describe('session-enabled triggers in the local host', () => {
     expect(overlap).toBe(false);
     expect(processed()).toHaveLength(15);
     expect(processed()[0]).toMatchObject({
-      level: 30,
+      level: 20,
       function: `test-${testQueues.fifo}`,
       outcome: 'completed',
       orderId: expect.any(String),

@@ -17,10 +17,11 @@ export class SqlSyntaxError extends Error {
   }
 }
 
-// Generated once at load from the grammar text; no file is read.
-const parser = peggy.generate(sqlGrammar, { allowedStartRules: ['Filter', 'Actions'] });
+// Generated from the grammar text on first use (a quarter of the emulator's start-up otherwise); no file is read.
+let generated: peggy.Parser | undefined;
 
 function run(text: string, startRule: 'Filter' | 'Actions'): unknown {
+  const parser = (generated ??= peggy.generate(sqlGrammar, { allowedStartRules: ['Filter', 'Actions'] }));
   try {
     return parser.parse(text, { startRule });
   } catch (err) {

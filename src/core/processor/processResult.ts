@@ -153,6 +153,6 @@ export function reportResult(telemetry: Telemetry, result: ProcessResult): void 
     abandoned: CounterName.EntriesAbandoned,
   }[result.outcome];
   telemetry.count(counter, result.reason ? { reason: result.reason } : undefined);
-  const level = result.outcome === ProcessOutcome.DeadLettered || result.outcome === ProcessOutcome.Abandoned ? 'warn' : 'info';
+  const level = result.outcome === ProcessOutcome.DeadLettered || result.outcome === ProcessOutcome.Abandoned ? 'warn' : 'debug';
   telemetry.log(level, `entry ${result.outcome}`, { ...result });
 }

@@ -4,6 +4,12 @@ export interface CliIo {
   err(text: string): void;
   /** The exit code the command asks for (verify: 1 on a mismatch). */
   exitCode: number;
+  /**
+   * Where the embedded stack is assumed when nothing is configured: tests point it at an address nothing listens on,
+   * so they never meet an `npm start` running on this machine's default ports. @default `EMBEDDED_STACK_SETTINGS`
+   * @internal
+   */
+  embeddedStack?: Readonly<Record<'ServiceBusConnection' | 'CosmosConnection', string>>;
 }
 
 /** The process's own streams. */

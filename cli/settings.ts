@@ -24,8 +24,10 @@ export interface CliSettings {
   /** Function app base URL, without a trailing slash. */
   readonly httpBaseUrl: string;
   readonly functionKey: string | undefined;
-  /** Connections configured nowhere, so taken from {@link EMBEDDED_STACK_SETTINGS}. */
+  /** Connections configured nowhere, so taken from the embedded stack's ({@link EMBEDDED_STACK_SETTINGS}). */
   readonly embeddedDefaults: readonly EmbeddedConnection[];
+  /** Where the embedded stack was assumed to be. @default {@link EMBEDDED_STACK_SETTINGS} */
+  readonly embedded?: Readonly<Record<EmbeddedConnection, string>>;
 }
 
 /** A connection the CLI can default to the embedded stack. */
@@ -59,7 +61,12 @@ export function addConnectionOptions(command: Command): Command {
  * `Values` (so a `local.settings.json` made from the sample works as is); a service configured nowhere — neither a
  * connection string nor identity settings — falls back to the embedded emulator of `npm start`.
  */
-export function resolveCliSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): CliSettings {
+export function resolveCliSettings(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+  embedded: Readonly<Record<EmbeddedConnection, string>> = EMBEDDED_STACK_SETTINGS as Record<EmbeddedConnection, string>,
+): CliSettings {
   const fileValues = readSettingsFile(resolve(cwd, flags.settings ?? DEFAULT_SETTINGS_FILE), flags.settings !== undefined && flags.settings !== DEFAULT_SETTINGS_FILE);
   const app: Record<string, string | undefined> = { ...fileValues, ...definedOnly(env) };
   if (flags.servicebus) app.ServiceBusConnection = flags.servicebus;
@@ -67,7 +74,7 @@ export function resolveCliSettings(flags: ConnectionFlags, env: NodeJS.ProcessEn
   for (const prefix of ['ServiceBusConnection', 'CosmosConnection'] as const) {
     const configured = Object.keys(app).some((key) => (key === prefix || key.startsWith(`${prefix}__`)) && app[key]);
     if (!configured) {
-      app[prefix] = EMBEDDED_STACK_SETTINGS[prefix];
+      app[prefix] = embedded[prefix];
       embeddedDefaults.push(prefix);
     }
   }
@@ -80,12 +87,13 @@ export function resolveCliSettings(flags: ConnectionFlags, env: NodeJS.ProcessEn
     httpBaseUrl,
     functionKey: flags.functionKey ?? app.CONVOY_FUNCTION_KEY,
     embeddedDefaults: Object.freeze(embeddedDefaults),
+    embedded,
   });
 }
 
 /** Whether `app` still uses the embedded stack's default for `connection` (nothing configured, no flag merged in). */
 export function usesEmbeddedDefault(settings: CliSettings, app: AppSettings, connection: EmbeddedConnection): boolean {
-  return settings.embeddedDefaults.includes(connection) && app[connection] === EMBEDDED_STACK_SETTINGS[connection];
+  return settings.embeddedDefaults.includes(connection) && app[connection] === (settings.embedded ?? EMBEDDED_STACK_SETTINGS)[connection];
 }
 
 /**

@@ -31,7 +31,7 @@ export function dlqCommand(io: CliIo): Command {
       .option('--order <id>', 'also show the rejected entries of this order (repeatable)', collect, [])
       .option('--json', 'print JSON')
       .action(async (flags: QueueFlags & { order: string[] }) => {
-        const listing = await runDlqList({ settings: resolveCliSettings(flags), queue: flags.queue, orders: flags.order });
+        const listing = await runDlqList({ settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack), queue: flags.queue, orders: flags.order });
         io.out(flags.json ? JSON.stringify(listing, null, 2) : formatListing(listing));
       }),
   );
@@ -41,7 +41,7 @@ export function dlqCommand(io: CliIo): Command {
       .description('Show one dead letter in full: properties, reason, body')
       .argument('<id>', 'sequence number, message id or entry id')
       .action(async (id: string, flags: QueueFlags) => {
-        const details = await runDlqShow({ settings: resolveCliSettings(flags), queue: flags.queue, id });
+        const details = await runDlqShow({ settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack), queue: flags.queue, id });
         io.out(JSON.stringify(details.length === 1 ? details[0] : details, null, 2));
       }),
   );
@@ -62,7 +62,7 @@ export function dlqCommand(io: CliIo): Command {
       .option('--timeout <seconds>', 'how long to wait for selected dead letters another receiver holds locked before failing with their sequence numbers', wholeNumber(1), DLQ_RECEIVE_TIMEOUT_MS / 1000)
       .addHelpText('after', '\nExamples:\n  convoy dlq resubmit --reason SchemaValidationFailed --edit\n  convoy dlq resubmit 42 --body fixed.json\n  convoy dlq resubmit --order o-1 --sequence 4 --edit')
       .action(async (ids: string[], flags: QueueFlags & ResubmitFlags) => {
-        const resolved = resolveCliSettings(flags);
+        const resolved = resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack);
         const settings = { ...resolved, app: withCosmosFlag(resolved.app, flags.cosmos) };
         if (flags.edit && flags.body) throw new CliError('InvalidOption', 'Use --edit or --body, not both.');
         const corrected = flags.body !== undefined ? readJsonBody(flags.body) : undefined;
@@ -106,7 +106,7 @@ export function dlqCommand(io: CliIo): Command {
       .option('--yes', 'really delete them')
       .option('--timeout <seconds>', 'how long to wait for dead letters another receiver holds locked before failing with their sequence numbers', wholeNumber(1), DLQ_RECEIVE_TIMEOUT_MS / 1000)
       .action(async (flags: QueueFlags & { yes?: boolean; timeout: number }) => {
-        const purged = await runDlqPurge({ settings: resolveCliSettings(flags), queue: flags.queue, yes: flags.yes === true, timeoutMs: flags.timeout * 1000 });
+        const purged = await runDlqPurge({ settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack), queue: flags.queue, yes: flags.yes === true, timeoutMs: flags.timeout * 1000 });
         io.out(`purged ${purged} dead letter(s) from ${flags.queue}/$DeadLetterQueue`);
       }),
   );

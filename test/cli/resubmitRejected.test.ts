@@ -8,6 +8,7 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmos/index.js';
 import { runResubmitRejected } from '../../cli/dlq/resubmitRejected.js';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../local/emulatorKeys.js';
 import type { CliIo } from '../../cli/io.js';
 import { runCli } from '../../cli/program.js';
 import { resolveCliSettings, type CliSettings } from '../../cli/settings.js';
@@ -39,7 +40,7 @@ async function fakeOrdersApi(): Promise<{ url: string; server: Server }> {
 function captureIo(): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { stdout, stderr, exitCode: 0, out: (t) => stdout.push(t), err: (t) => stderr.push(t) };
+  return { stdout, stderr, exitCode: 0, out: (t) => stdout.push(t), err: (t) => stderr.push(t), embeddedStack: nowhere };
 }
 
 let api: { url: string; server: Server };
@@ -75,9 +76,18 @@ beforeEach(async () => {
 
 afterEach(async () => bus.close());
 
+/**
+ * The embedded stack the CLI falls back to when no Cosmos DB is configured, on a port nothing listens on (the default
+ * ports may hold an `npm start` of this machine, whose Cosmos DB would answer).
+ */
+const nowhere = {
+  ServiceBusConnection: `Endpoint=sb://127.0.0.1:9;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=${SERVICE_BUS_EMULATOR_KEY};UseDevelopmentEmulator=true;`,
+  CosmosConnection: `AccountEndpoint=http://127.0.0.1:9/;AccountKey=${COSMOS_EMULATOR_KEY};`,
+};
+
 /** CLI settings for the bus and the fake API, plus `extra` app settings; nothing from the environment or a file. */
 function settingsWith(extra: Record<string, string>): CliSettings {
-  return resolveCliSettings({ servicebus: bus.emulator.connectionString, http: api.url }, extra, mkdtempSync(join(tmpdir(), 'convoy-rr-')));
+  return resolveCliSettings({ servicebus: bus.emulator.connectionString, http: api.url }, extra, mkdtempSync(join(tmpdir(), 'convoy-rr-')), nowhere);
 }
 
 /** The next message on the order's session, completed — or dead-lettered, as the processor does with an invalid one. */

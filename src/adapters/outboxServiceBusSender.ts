@@ -6,8 +6,7 @@
  */
 import { isServiceBusError, type ServiceBusMessage, type ServiceBusMessageBatch, type ServiceBusSender } from '@azure/service-bus';
 import { OutboxDeliveryError, OutboxErrorCode, type OrderEventSender, type OutboundOrderEvent } from '../core/index.js';
-import { traceProperties } from './telemetryTraceContext.js';
-import { producerTraceparent } from './outboxTrace.js';
+import { inSendSpan, traceProperties } from './telemetryTraceContext.js';
 
 /** The Service Bus message of an order event. */
 export function toOrderEventServiceBusMessage(event: OutboundOrderEvent, traceparent: string | undefined): ServiceBusMessage {
@@ -30,7 +29,7 @@ export class ServiceBusOrderEventSender implements OrderEventSender {
       let batch: ServiceBusMessageBatch | undefined;
       for (const event of events) {
         // Each message gets its own producer span, child of its entry's trace.
-        const message = await producerTraceparent('order-events send', event.traceparent, async (tp) => toOrderEventServiceBusMessage(event, tp));
+        const message = await inSendSpan('order-events', { messageId: event.messageId, sessionId: event.sessionId }, event.traceparent, async (tp) => toOrderEventServiceBusMessage(event, tp));
         batch ??= await this.sender.createMessageBatch({ abortSignal: signal });
         if (batch.tryAddMessage(message)) continue;
         if (batch.count === 0) throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order event ${event.messageId} is larger than a Service Bus batch`);

@@ -7,7 +7,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { OutboxDeliveryError, OutboxErrorCode, type OrderEventWebhook, type OutboundOrderEvent } from '../core/index.js';
-import { producerTraceparent } from './outboxTrace.js';
+import { inHttpClientSpan } from './telemetryTraceContext.js';
 
 /** Options of {@link WebhookOrderEventPoster}. */
 export interface WebhookPosterOptions {
@@ -36,7 +36,7 @@ export class WebhookOrderEventPoster implements OrderEventWebhook {
   async post(event: OutboundOrderEvent, signal: AbortSignal): Promise<void> {
     let status: number;
     try {
-      status = await producerTraceparent('webhook POST', event.traceparent, async (traceparent) => {
+      status = await inHttpClientSpan(this.options.url, event.traceparent, async (traceparent) => {
         const body = JSON.stringify(event.body);
         const response = await this.fetch(this.options.url, {
           method: 'POST',

@@ -4,8 +4,26 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context as otelContext, isSpanContextValid, trace } from '@opentelemetry/api';
-import type { Span, SpanContext } from '@opentelemetry/api';
+import type { Attributes, Span, SpanContext } from '@opentelemetry/api';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_URL_FULL } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_AZURE_SERVICEBUS_DISPOSITION_STATUS,
+  ATTR_AZURE_SERVICEBUS_MESSAGE_DELIVERY_COUNT,
+  ATTR_MESSAGING_BATCH_MESSAGE_COUNT,
+  ATTR_MESSAGING_DESTINATION_NAME,
+  ATTR_MESSAGING_MESSAGE_ID,
+  ATTR_MESSAGING_OPERATION_NAME,
+  ATTR_MESSAGING_OPERATION_TYPE,
+  ATTR_MESSAGING_SYSTEM,
+  AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON,
+  AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE,
+  AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER,
+  MESSAGING_OPERATION_TYPE_VALUE_PROCESS,
+  MESSAGING_OPERATION_TYPE_VALUE_SEND,
+  MESSAGING_SYSTEM_VALUE_SERVICEBUS,
+} from '@opentelemetry/semantic-conventions/incubating';
 import { isTraceparent } from '../core/traceContext.js';
+import { TELEMETRY_SCOPE } from './telemetry.js';
 
 /** Application properties that carry a traceparent. */
 export const TRACE_PROPERTIES = ['Diagnostic-Id', 'traceparent'] as const;
@@ -38,22 +56,125 @@ export function spanContextOf(traceparent: string): SpanContext | undefined {
   return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
 }
 
-/**
- * Runs `work` inside a consumer span named `name`, child of the message's `traceparent` when it has one, so the
- * logs' and alerts' telemetry joins the trace started at `POST /api/ledgers`. A no-op span without an SDK.
- */
-export async function inMessageSpan<T>(name: string, traceparent: string | undefined, work: (span: Span) => Promise<T>): Promise<T> {
-  const parent = traceparent === undefined ? undefined : spanContextOf(traceparent);
+/** How a received message was settled, as the conventions' `azure.servicebus.disposition_status` names it. */
+export type Disposition = typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
+
+/** The received message a consumer span is about. */
+export interface ReceivedMessageSpan {
+  /** The queue it came from (`messaging.destination.name`). */
+  queue: string;
+  messageId?: string | number | Buffer;
+  sessionId?: string;
+  deliveryCount?: number;
+  /** Its W3C trace context (`Diagnostic-Id` / `traceparent`): the span's parent. */
+  traceparent?: string;
+}
+
+/** A parent: a span of this process, or a `traceparent` from the wire. */
+export type SpanParent = Span | string | undefined;
+
+function contextOf(parent: SpanParent) {
   const active = otelContext.active();
-  const context = parent ? trace.setSpanContext(active, parent) : active;
-  return trace.getTracer('ledger-convoy').startActiveSpan(name, { kind: SpanKind.CONSUMER }, context, async (span) => {
+  if (parent === undefined) return active;
+  if (typeof parent !== 'string') return trace.setSpan(active, parent);
+  const remote = spanContextOf(parent);
+  return remote ? trace.setSpanContext(active, remote) : active;
+}
+
+async function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, parent: SpanParent, work: (span: Span) => Promise<T>): Promise<T> {
+  return trace.getTracer(TELEMETRY_SCOPE).startActiveSpan(name, { kind, attributes }, contextOf(parent), async (span) => {
     try {
       return await work(span);
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'unknown');
       throw error;
     } finally {
       span.end();
     }
+  });
+}
+
+/**
+ * Attributes of the OpenTelemetry messaging conventions for Azure Service Bus (incubating in the pinned
+ * `@opentelemetry/semantic-conventions`): `messaging.system` stays `servicebus`, as the Azure SDKs' own spans say it,
+ * so backends group ours with theirs. The session has no conventional name: `convoy.session.id`.
+ */
+function messagingAttributes(operation: 'send' | 'process', queue: string, extra: { messageId?: unknown; sessionId?: string; count?: number }): Attributes {
+  return {
+    [ATTR_MESSAGING_SYSTEM]: MESSAGING_SYSTEM_VALUE_SERVICEBUS,
+    [ATTR_MESSAGING_OPERATION_TYPE]: operation === 'send' ? MESSAGING_OPERATION_TYPE_VALUE_SEND : MESSAGING_OPERATION_TYPE_VALUE_PROCESS,
+    [ATTR_MESSAGING_OPERATION_NAME]: operation,
+    [ATTR_MESSAGING_DESTINATION_NAME]: queue,
+    ...(extra.messageId !== undefined && { [ATTR_MESSAGING_MESSAGE_ID]: String(extra.messageId) }),
+    ...(extra.sessionId !== undefined && { [CONVOY_SESSION_ID]: extra.sessionId }),
+    ...(extra.count !== undefined && { [ATTR_MESSAGING_BATCH_MESSAGE_COUNT]: extra.count }),
+  };
+}
+
+/** `convoy.session.id`: the Service Bus session (the order) of a message. */
+export const CONVOY_SESSION_ID = 'convoy.session.id';
+
+/**
+ * Runs `work` in the consumer span `process <queue>`, child of the message's `traceparent` when it has one, so the
+ * logs' and alerts' telemetry joins the trace started at `POST /api/ledgers`. A no-op span without an SDK.
+ */
+export async function inMessageSpan<T>(message: ReceivedMessageSpan, work: (span: Span) => Promise<T>): Promise<T> {
+  const attributes = {
+    ...messagingAttributes('process', message.queue, { messageId: message.messageId, sessionId: message.sessionId }),
+    ...(message.deliveryCount !== undefined && { [ATTR_AZURE_SERVICEBUS_MESSAGE_DELIVERY_COUNT]: message.deliveryCount }),
+  };
+  return inSpan(`process ${message.queue}`, SpanKind.CONSUMER, attributes, message.traceparent, work);
+}
+
+/** Records how the consumer span's message was settled. */
+export function settledAs(span: Span, disposition: Disposition): void {
+  span.setAttribute(ATTR_AZURE_SERVICEBUS_DISPOSITION_STATUS, disposition);
+}
+
+/** The settlement of an `orders` message from the processor's outcome (the processor settles it itself). */
+export function dispositionOf(outcome: string): Disposition {
+  if (outcome === 'deadLettered') return AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
+  return outcome === 'abandoned' ? AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON : AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE;
+}
+
+/**
+ * Runs `send` in the producer span `send <queue>` under `parent`, handing it the span's `traceparent` to put on the
+ * wire (the consumer's span becomes its child). Without an SDK the span is not recording and carries its parent's
+ * context, so the trace id still travels; under a span of this process that has none, a new trace id is made up,
+ * and with no parent at all there is none to pass on.
+ */
+export async function inSendSpan<T>(
+  queue: string,
+  message: { messageId?: string; sessionId?: string; count?: number },
+  parent: SpanParent,
+  send: (traceparent: string | undefined, span: Span) => Promise<T>,
+): Promise<T> {
+  return inSpan(`send ${queue}`, SpanKind.PRODUCER, messagingAttributes('send', queue, message), parent, (span) =>
+    send(traceparentOfSpan(span) ?? (typeof parent === 'object' ? currentOrNewTraceparent(span) : parent), span),
+  );
+}
+
+/** Runs `work` in the server span `<method> <route>` of an HTTP function, child of the request's `traceparent`. */
+export async function inServerSpan<T extends { status?: number }>(method: string, route: string, traceparent: string | undefined, work: (span: Span) => Promise<T>): Promise<T> {
+  return inSpan(`${method} ${route}`, SpanKind.SERVER, { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route }, traceparent, async (span) => {
+    const response = await work(span);
+    if (response.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.status);
+    return response;
+  });
+}
+
+/**
+ * Runs `post` in the client span `POST` of an outgoing HTTP request to `url` under `parent`, handing it the span's
+ * `traceparent` for the request's header; `post` resolves with the answer's status.
+ */
+export async function inHttpClientSpan(url: string, parent: SpanParent, post: (traceparent: string | undefined) => Promise<number>): Promise<number> {
+  const target = new URL(url);
+  const attributes = { [ATTR_HTTP_REQUEST_METHOD]: 'POST', [ATTR_SERVER_ADDRESS]: target.hostname, [ATTR_URL_FULL]: `${target.origin}${target.pathname}` };
+  return inSpan('POST', SpanKind.CLIENT, attributes, parent, async (span) => {
+    const status = await post(traceparentOfSpan(span) ?? (typeof parent === 'string' ? parent : undefined));
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    if (status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
+    return status;
   });
 }

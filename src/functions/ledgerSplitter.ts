@@ -6,7 +6,8 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { MessageTooLargeError, sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
 import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
 import type { FunctionsSettlementActions, FunctionsTriggerInput } from '../adapters/functionsSettlement.js';
-import { currentOrNewTraceparent, inMessageSpan, traceProperties } from '../adapters/telemetryTraceContext.js';
+import { currentOrNewTraceparent, inMessageSpan, inSendSpan, settledAs, traceProperties, type Disposition } from '../adapters/telemetryTraceContext.js';
+import type { Span } from '@opentelemetry/api';
 import { normaliseBody } from '../core/schemas/body.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
 import { messageTraceparent } from '../core/traceContext.js';
@@ -38,10 +39,12 @@ import { register } from './register.js';
  */
 export async function ledgerSplitter(input: unknown, _context: InvocationContext): Promise<void> {
   const trigger = normaliseTriggerInput(input);
-  await inMessageSpan(`${QueueName.Ledger} process`, messageTraceparent(trigger.message.applicationProperties), () => split(trigger));
+  const { message } = trigger;
+  const span = { queue: QueueName.Ledger, messageId: message.messageId, deliveryCount: message.deliveryCount, traceparent: messageTraceparent(message.applicationProperties) };
+  await inMessageSpan(span, async (s) => settledAs(s, await split(trigger, s)));
 }
 
-async function split({ message, body, actions }: FunctionsTriggerInput): Promise<void> {
+async function split({ message, body, actions }: FunctionsTriggerInput, span: Span): Promise<Disposition> {
   const app = appContext();
   const { telemetry } = app;
   const settlement = settlementFor(actions, message);
@@ -52,16 +55,20 @@ async function split({ message, body, actions }: FunctionsTriggerInput): Promise
     const description = plan.description.slice(0, MAX_DEAD_LETTER_DESCRIPTION);
     await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
     telemetry.log('warn', 'ledger dead-lettered', { ...fields, ledgerId: readableLedgerId(body), outcome: 'deadLettered', reason: DeadLetterReason.SchemaValidationFailed, description });
-    return;
+    return 'dead_letter';
   }
 
   const ledgerId = plan.ledger.ledgerId;
-  const traceparent = messageTraceparent(message.applicationProperties) ?? currentOrNewTraceparent();
-  const messages = plan.messages.map((planned) => toOrderEntryMessage(planned, traceProperties(traceparent)));
   const renew = lockRenewal(actions, message, app.functionSettings.ledgerLockDurationMs / 2, app);
   let sent;
+  let traceparent: string | undefined;
   try {
-    sent = await sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
+    // One send span for the fan-out: the entries carry its trace context, so each entry's processing is its child.
+    sent = await inSendSpan(QueueName.Orders, { count: plan.messages.length }, span, (tp = currentOrNewTraceparent()) => {
+      traceparent = tp;
+      const messages = plan.messages.map((planned) => toOrderEntryMessage(planned, traceProperties(tp)));
+      return sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
+    });
   } catch (error) {
     if (error instanceof MessageTooLargeError) {
       // Nothing was sent: the batches are all built before the first send.
@@ -72,14 +79,15 @@ async function split({ message, body, actions }: FunctionsTriggerInput): Promise
       ).slice(0, MAX_DEAD_LETTER_DESCRIPTION);
       await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
       telemetry.log('warn', 'ledger dead-lettered', { ...fields, ledgerId, outcome: 'deadLettered', reason: DeadLetterReason.SchemaValidationFailed, description });
-      return;
+      return 'dead_letter';
     }
     telemetry.log('error', 'ledger fan-out failed; abandoning it', { ...fields, ledgerId, outcome: 'abandoned', error: describe(error) });
     await settlement.abandon();
-    return;
+    return 'abandon';
   }
   await settlement.complete();
   telemetry.log('debug', 'ledger fanned out', { ...fields, ledgerId, outcome: 'completed', entries: sent.messages, batches: sent.batches, traceparent });
+  return 'complete';
 }
 
 /** The body's `ledgerId` when it is readable text (an invalid ledger may still name itself); else undefined. */

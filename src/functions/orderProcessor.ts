@@ -3,7 +3,7 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import { ensureServiceBusSdkBinding, normaliseTriggerInput, releaseSession, settlementFor } from '../adapters/functionsSettlement.js';
-import { inMessageSpan } from '../adapters/telemetryTraceContext.js';
+import { dispositionOf, inMessageSpan, settledAs } from '../adapters/telemetryTraceContext.js';
 import { messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName } from '../core/queueNames.js';
 import { SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
@@ -23,7 +23,8 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
   const app = appContext();
   // The core reads the same trace context and stores it with the entry's documents for the outbox.
   const traceparent = messageTraceparent(message.applicationProperties);
-  const result = await inMessageSpan(`${QueueName.Orders} process`, traceparent, () => app.processor().process(
+  const span = { queue: QueueName.Orders, messageId: message.messageId, sessionId: message.sessionId, deliveryCount: message.deliveryCount, traceparent };
+  const result = await inMessageSpan(span, (s) => app.processor().process(
     {
       body,
       messageId: message.messageId === undefined ? undefined : String(message.messageId),
@@ -33,7 +34,7 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
       deliveryCount: message.deliveryCount,
     },
     { settlement: settlementFor(actions, message), cache: app.orderCache },
-  ));
+  ).then((r) => (settledAs(s, dispositionOf(r.outcome)), r)));
   sharedMetrics().processed(result);
   if (result.releaseSession && message.sessionId !== undefined) {
     // Nothing is lost if this fails: the session then idles out as usual.

@@ -3,7 +3,7 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { isServiceBusError } from '@azure/service-bus';
-import { currentOrNewTraceparent, inMessageSpan, traceProperties } from '../adapters/telemetryTraceContext.js';
+import { currentOrNewTraceparent, inSendSpan, inServerSpan, traceProperties } from '../adapters/telemetryTraceContext.js';
 import { isTraceparent } from '../core/traceContext.js';
 import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
 import { validateLedger } from '../core/schemas/ledger.js';
@@ -25,8 +25,8 @@ function tooLarge(bytes: number): HttpResponseInit {
  * - 400 `{ error: 'SchemaValidationFailed', issues: [{ path, message }] }` for a body that is not UTF-8 JSON or
  *   fails the ledger rules (rule 9's validation, so nothing invalid reaches the queue);
  * - 202 `{ ledgerId, entries }` once the ledger is on the `ledger` queue, sent with `messageId = ledgerId`,
- *   `contentType: application/json` and the request's W3C trace context in `traceparent` / `Diagnostic-Id`
- *   (the invocation's, else a new span's, else a generated one);
+ *   `contentType: application/json` and the W3C trace context of its send span (child of the request's server span,
+ *   itself a child of the request's `traceparent`) in `traceparent` / `Diagnostic-Id`;
  * - 503 when Service Bus is busy or unreachable.
  */
 export async function postLedger(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
@@ -41,14 +41,18 @@ export async function postLedger(request: HttpRequest, context: InvocationContex
 
   const incoming = context.traceContext?.traceParent ?? request.headers.get('traceparent') ?? undefined;
   const app = appContext();
-  return inMessageSpan('POST /api/ledgers', isTraceparent(incoming) ? incoming : undefined, async (span) => {
-    const traceparent = currentOrNewTraceparent(span);
+  return inServerSpan('POST', '/api/ledgers', isTraceparent(incoming) ? incoming : undefined, async (span): Promise<HttpResponseInit> => {
+    let traceparent: string;
     try {
-      await app.sender(QueueName.Ledger).sendMessages({
-        messageId: ledger.ledgerId,
-        contentType: 'application/json',
-        body: ledger,
-        applicationProperties: traceProperties(traceparent),
+      // The splitter's span is a child of this send's: one trace from the request to the order events.
+      traceparent = await inSendSpan(QueueName.Ledger, { messageId: ledger.ledgerId }, span, async (tp = currentOrNewTraceparent()) => {
+        await app.sender(QueueName.Ledger).sendMessages({
+          messageId: ledger.ledgerId,
+          contentType: 'application/json',
+          body: ledger,
+          applicationProperties: traceProperties(tp),
+        });
+        return tp;
       });
     } catch (error) {
       if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') return tooLarge(bytes.byteLength);

@@ -22,7 +22,7 @@ export default tseslint.config(
   {
     // The console's page script runs in the browser.
     files: ['cli/console/static/**/*.js'],
-    languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setInterval: 'readonly' } },
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setTimeout: 'readonly' } },
   },
   {
     // The core is pure: no Functions host, no Azure SDK clients.

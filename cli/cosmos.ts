@@ -1,6 +1,7 @@
 import type { Container } from '@azure/cosmos';
 import { resolveCosmosConnection, type AppSettings } from '../src/adapters/azureSettings.js';
-import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
+import { orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
+import { isLoopbackEndpoint } from '../src/adapters/loopback.js';
 import { CliError } from './errors.js';
 
 /** The app settings with `--cosmos <connection>` (when given) as `CosmosConnection`. */

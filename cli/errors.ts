@@ -41,3 +41,16 @@ export class CliError extends Error {
 export function isCliError(error: unknown): error is CliError {
   return error instanceof Error && error.name === 'CliError';
 }
+
+/** What went wrong and what to do, from anything thrown: a CLI error's hint, else only the message. */
+export function describeError(error: unknown): { message: string; hint: string | undefined } {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = (error as { hint?: unknown } | null | undefined)?.hint;
+  return { message, hint: typeof hint === 'string' ? hint : undefined };
+}
+
+/** {@link describeError} as one line: `message → hint`. The console shows every error through it. */
+export function errorText(error: unknown): string {
+  const { message, hint } = describeError(error);
+  return hint ? `${message} → ${hint}` : message;
+}

@@ -1,5 +1,6 @@
 import { parseServiceBusConnectionString } from '@azure/service-bus';
 import type { AppSettings } from './config/appSettings.js';
+import { isLoopbackEndpoint, isLoopbackHost } from '../src/adapters/loopback.js';
 import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../src/adapters/emulatorKeys.js';
 
 const KEY_FROM_SETTINGS = '(key from settings)';
@@ -41,19 +42,4 @@ export function displayCosmosConnection(settings: AppSettings, name = 'CosmosCon
 
 function identityBased(endpoint: string | undefined): string {
   return endpoint?.trim() ? `${endpoint.trim()} (identity-based)` : '(not set)';
-}
-
-function isLoopbackEndpoint(endpoint: string): boolean {
-  try {
-    return isLoopbackHost(new URL(endpoint).hostname);
-  } catch {
-    return false;
-  }
-}
-
-/** `127.0.0.1`, `localhost:5672`, `[::1]:5672`, `::1` … */
-function isLoopbackHost(hostWithPort: string): boolean {
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(hostWithPort);
-  const host = bracketed ? bracketed[1]! : hostWithPort.split(':').length === 2 ? hostWithPort.replace(/:\d+$/, '') : hostWithPort;
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -12,6 +12,10 @@ export interface LocalConsoleOptions {
   host?: string;
   /** How often the charts sample. @default 5000 */
   sampleIntervalMs?: number;
+  /** Orders per page of the Orders lists (tests page through a few). @default 50 */
+  pageSize?: number;
+  /** Most dead letters a view peeks. @default 200 */
+  deadLetterPeekLimit?: number;
 }
 
 /**
@@ -24,7 +28,7 @@ export async function startLocalConsole(host: LocalHost, options: LocalConsoleOp
   const app = { ...host.settings, ...(host.serviceBusAdminPort !== undefined ? { CONVOY_ADMIN: `http://127.0.0.1:${host.serviceBusAdminPort}/stats` } : {}) };
   const settings: CliSettings = Object.freeze({ app: Object.freeze(app), httpBaseUrl: host.httpUrl.replace(/\/api$/, ''), functionKey: undefined, embeddedDefaults: [] });
   try {
-    const running = await startConsole({ target: consoleTarget(settings, { telemetry: tap }), port: options.port, host: options.host, sampleIntervalMs: options.sampleIntervalMs });
+    const running = await startConsole({ target: consoleTarget(settings, { telemetry: tap }), port: options.port, host: options.host, sampleIntervalMs: options.sampleIntervalMs, pageSize: options.pageSize, deadLetterPeekLimit: options.deadLetterPeekLimit });
     return {
       ...running,
       url: running.url,

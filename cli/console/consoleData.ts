@@ -1,27 +1,45 @@
 import type { ItemDefinition } from '@azure/cosmos';
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
-import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import type { HoldDiscardReport } from '../../src/core/outbox/holdDiscard.js';
 import type { HoldReleaseReport } from '../../src/core/outbox/holdRelease.js';
 import { normaliseBody, type OrderView, type RejectedRecord } from '../../src/core/index.js';
 import { discardOutbox, listOutbox, retryOutbox, type OutboxListing } from '../commands/outboxRetry.js';
 import { withOrdersContainer } from '../cosmos.js';
-import type { DeadLetterRow } from '../dlq/deadLetterRow.js';
-import { runDlqList, type DlqListing } from '../dlq/list.js';
+import { QueueName } from '../../src/core/queueNames.js';
+import { peekAll, withServiceBus } from '../serviceBus.js';
+import { deadLetterRow, type DeadLetterRow } from '../dlq/deadLetterRow.js';
+import type { DlqListing, RejectedRow } from '../dlq/list.js';
 import { runDlqPurge } from '../dlq/purge.js';
 import { runDlqResubmit, type ResubmitReport } from '../dlq/resubmit.js';
 import { runResubmitRejected, type ResubmittedRejected } from '../dlq/resubmitRejected.js';
 import { runDlqShow } from '../dlq/show.js';
-import { CliError } from '../errors.js';
+import { CliError, errorText } from '../errors.js';
 import { FunctionApi } from '../httpApi.js';
 import { runSessions, type SessionsReport } from '../sessions.js';
 import type { ConsoleTarget } from './consoleTarget.js';
+import { CosmosOrderListing } from './cosmosOrderListing.js';
+import { OrderTab, type OrderPage, type WaitingCounts } from './orderListing.js';
 
 /**
  * How long a console action waits for a dead letter another receiver holds locked: shorter than the CLI's default,
  * since a browser is waiting; the page then says which ones did not come.
  */
 export const CONSOLE_RECEIVE_TIMEOUT_MS = 30_000;
+
+/**
+ * Most dead letters a page peeks on each refresh: a large dead-letter queue is not read whole every few seconds;
+ * the page says when there may be more (`convoy dlq list` reads them all).
+ */
+const DEAD_LETTER_PEEK_LIMIT = 200;
+/** Most orders with rejected entries the dead-letter page lists. */
+const REJECTED_SHOWN = 50;
+
+/** What the dead-letter page shows. */
+export interface DeadLetterView extends DlqListing {
+  /** How many were peeked (before the filter), and at most how many a view peeks. */
+  peeked: number;
+  peekLimit: number;
+}
 
 /** Filters of the dead-letter list. */
 export interface DeadLetterFilter {
@@ -35,20 +53,6 @@ export interface AppliedRow {
   entryId: string;
   appliedAt: string;
 }
-
-/** An order that waits: entries parked behind a gap, or rejected ones (rule 11). */
-export interface WaitingOrder {
-  orderId: string;
-  status: string;
-  lastSequence: number;
-  parked: number[];
-  /** When the oldest parked entry was parked: the gap's age (`GapTooOld`). */
-  oldestParkedAt: string | undefined;
-  rejected: { sequence: number; reason: string }[];
-}
-
-/** Most waiting orders the overview lists. */
-export const WAITING_ORDERS_SHOWN = 50;
 
 /** What the order page shows. */
 export interface OrderDetail {
@@ -67,34 +71,25 @@ export interface OrderDetail {
  * page to show.
  */
 export class ConsoleData {
-  constructor(private readonly target: ConsoleTarget) {}
+  constructor(
+    private readonly target: ConsoleTarget,
+    /** Most dead letters a view peeks. @default {@link DEAD_LETTER_PEEK_LIMIT} */
+    private readonly peekLimit = DEAD_LETTER_PEEK_LIMIT,
+  ) {}
 
   /** `convoy sessions`: per queue counts and the sessions of `orders`, with their orders' parked and rejected. */
   sessions(maxOrders = 50): Promise<SessionsReport> {
     return runSessions({ settings: this.target.settings, admin: this.target.admin, maxOrders });
   }
 
-  /**
-   * Orders with parked or rejected entries, oldest gap first: one cross-partition query over the order documents,
-   * like the gap monitor's scan (an idle order has no session to show it).
-   */
-  waitingOrders(): Promise<WaitingOrder[]> {
-    return withOrdersContainer(this.target.settings.app, async (container) => {
-      const { resources } = await container.items
-        .query<OrderDocument>({ query: "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_LENGTH(c.rejected) > 0)" })
-        .fetchAll();
-      return resources
-        .map((d) => ({
-          orderId: d.orderId,
-          status: d.state.status,
-          lastSequence: d.lastSequence,
-          parked: d.parked.map((p) => p.sequence),
-          oldestParkedAt: d.parked.map((p) => p.parkedAt).sort()[0],
-          rejected: d.rejected.map((r) => ({ sequence: r.sequence, reason: r.reason })),
-        }))
-        .sort((a, b) => (a.oldestParkedAt ?? '~').localeCompare(b.oldestParkedAt ?? '~') || a.orderId.localeCompare(b.orderId))
-        .slice(0, WAITING_ORDERS_SHOWN);
-    });
+  /** One page of an Orders list (see {@link OrderListing}). */
+  orders(tab: OrderTab, continuation: string | undefined, size: number): Promise<OrderPage> {
+    return withOrdersContainer(this.target.settings.app, (container) => new CosmosOrderListing(container).page(tab, { size, continuation }));
+  }
+
+  /** How many orders have parked or rejected entries, or an outbox on hold: the overview's links to the lists. */
+  waitingCounts(): Promise<WaitingCounts> {
+    return withOrdersContainer(this.target.settings.app, (container) => new CosmosOrderListing(container).counts());
   }
 
   /** The backlog the charts sample: active messages of `orders`. */
@@ -105,15 +100,26 @@ export class ConsoleData {
     return orders.active;
   }
 
-  /** `convoy dlq list`, narrowed by reason or order. */
-  async deadLetters(queue: string, filter: DeadLetterFilter = {}): Promise<DlqListing> {
-    const listing = await runDlqList({ settings: this.target.settings, queue, orders: filter.orderId ? [filter.orderId] : [] });
+  /**
+   * The first `peekLimit` dead letters of `queue` (peeked: nothing changes), narrowed by reason or order in memory,
+   * and the orders' rejected entries (rule 11) from one page of the rejected list — never a read per order.
+   */
+  async deadLetters(queue: string, filter: DeadLetterFilter = {}): Promise<DeadLetterView> {
+    const peeked = (await withServiceBus(this.target.settings, (client) => peekAll(client, queue, 'deadLetter', this.peekLimit))).map(deadLetterRow);
     const keep = (row: DeadLetterRow) => (!filter.reason || row.reason === filter.reason) && (!filter.orderId || row.sessionId === filter.orderId);
-    return {
-      ...listing,
-      deadLetters: listing.deadLetters.filter(keep),
-      rejected: listing.rejected.filter((r) => !filter.orderId || r.orderId === filter.orderId),
-    };
+    let rejected: RejectedRow[] = [];
+    let ordersUnavailable: string | undefined;
+    if (queue === QueueName.Orders) {
+      try {
+        const page = await this.orders(OrderTab.Rejected, undefined, REJECTED_SHOWN);
+        rejected = page.orders
+          .filter((o) => !filter.orderId || o.orderId === filter.orderId)
+          .flatMap((o) => o.rejected.map((r) => ({ orderId: o.orderId, sequence: r.sequence, entryId: r.entryId, reason: r.reason as RejectedRow['reason'] })));
+      } catch (error) {
+        ordersUnavailable = errorText(error);
+      }
+    }
+    return { queue, deadLetters: peeked.filter(keep), peeked: peeked.length, peekLimit: this.peekLimit, rejected, ordersUnavailable };
   }
 
   /** `convoy dlq show <sequence number>`. */
@@ -141,9 +147,9 @@ export class ConsoleData {
    * at the purged sequence (rule 10) until a corrected entry comes in a new ledger.
    */
   async purge(queue: string): Promise<PurgeOutcome> {
-    const before = await runDlqList({ settings: this.target.settings, queue });
+    const before = (await withServiceBus(this.target.settings, (client) => peekAll(client, queue, 'deadLetter', this.peekLimit))).map(deadLetterRow);
     const purged = await runDlqPurge({ settings: this.target.settings, queue, yes: true, timeoutMs: CONSOLE_RECEIVE_TIMEOUT_MS });
-    const orderIds = [...new Set(before.deadLetters.map((d) => d.sessionId).filter(Boolean))].slice(0, 20);
+    const orderIds = [...new Set(before.map((d) => d.sessionId).filter(Boolean))].slice(0, 20);
     const api = new FunctionApi(this.target.settings);
     const orders = await Promise.all(
       orderIds.map(async (orderId) => {
@@ -151,7 +157,7 @@ export class ConsoleData {
           return { orderId, view: await api.getOrder(orderId), error: undefined };
         } catch (error) {
           // The purge is done either way: say why this order cannot be shown rather than fail the whole answer.
-          return { orderId, view: undefined, error: error instanceof Error ? error.message : String(error) };
+          return { orderId, view: undefined, error: errorText(error) };
         }
       }),
     );
@@ -168,7 +174,7 @@ export class ConsoleData {
   async order(orderId: string): Promise<OrderDetail> {
     const [view, deadLetters] = await Promise.all([
       new FunctionApi(this.target.settings).getOrder(orderId),
-      this.deadLetters('orders', { orderId }).then((l) => l.deadLetters),
+      withServiceBus(this.target.settings, (client) => peekAll(client, QueueName.Orders, 'deadLetter', this.peekLimit)).then((all) => all.map(deadLetterRow).filter((d) => d.sessionId === orderId)),
     ]);
     let rejected: RejectedRecord[] | undefined;
     let applied: AppliedRow[] | undefined;
@@ -186,7 +192,7 @@ export class ConsoleData {
         applied = resources.map((r) => ({ sequence: r.sequence, entryId: r.entryId, appliedAt: r.appliedAt })).sort((a, b) => a.sequence - b.sequence);
       });
     } catch (error) {
-      storeError = error instanceof Error ? error.message : String(error);
+      storeError = errorText(error);
     }
     return { view, rejected, applied, storeError, deadLetters };
   }

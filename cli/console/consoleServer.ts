@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
-import { isCliError } from '../errors.js';
+import { isLoopbackHost } from '../../src/adapters/loopback.js';
+import { errorText } from '../errors.js';
 import { ConsoleData } from './consoleData.js';
 import type { ConsoleTarget } from './consoleTarget.js';
 import { consoleGuard, newToken, type ConsoleSession, type GuardVariables } from './guard.js';
@@ -11,7 +12,9 @@ import { redactor } from './redact.js';
 import { Sampler } from './sampler.js';
 import { deadLetterDetail, deadLetterFilters, deadLetterList, purgeForm, type DeadLetterQuery } from './views/deadLetters.js';
 import { live, page, type Html, type PageFrame } from './views/layout.js';
-import { orderDetail, orderLookup } from './views/orders.js';
+import { orderDetail } from './views/orders.js';
+import { orderList, orderTabs } from './views/orderList.js';
+import { isOrderTab, OrderTab } from './orderListing.js';
 import { discardForm, outboxFilters, outboxList } from './views/outbox.js';
 import { overview } from './views/overview.js';
 
@@ -26,6 +29,10 @@ export interface ConsoleOptions {
   allowWrite?: boolean;
   /** How often the charts sample. @default 5000 */
   sampleIntervalMs?: number;
+  /** Orders per page of the Orders lists. @default 50 */
+  pageSize?: number;
+  /** Most dead letters a dead-letter view peeks. @default `DEAD_LETTER_PEEK_LIMIT` (200) */
+  deadLetterPeekLimit?: number;
 }
 
 /** A running console. */
@@ -44,11 +51,6 @@ const STATIC = {
   'console.css': { type: 'text/css; charset=utf-8', text: readFileSync(new URL('./static/console.css', import.meta.url), 'utf8') },
 } as const;
 
-/** Whether `host` is a loopback interface name. */
-export function isLoopbackInterface(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 /**
  * Starts the operator console: server-rendered pages over the CLI's own modules, with live regions a small script
  * refreshes. Loopback only unless `host` says otherwise (then with a token); read-only against a deployed target
@@ -57,11 +59,12 @@ export function isLoopbackInterface(host: string): boolean {
 export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
   const { target } = options;
   const host = options.host ?? '127.0.0.1';
-  const loopback = isLoopbackInterface(host);
+  const loopback = isLoopbackHost(host);
   const token = loopback ? undefined : newToken();
   const writable = target.kind === 'emulator' || options.allowWrite === true;
   const readOnlyReason = writable ? undefined : 'the target is a deployed system; start the console with --allow-write to change it';
-  const data = new ConsoleData(target);
+  const data = new ConsoleData(target, options.deadLetterPeekLimit);
+  const pageSize = options.pageSize ?? 50;
   const sampler = new Sampler({
     readBacklog: () => data.backlog(),
     readApplied: target.telemetry ? () => target.telemetry!.appliedTotal() : undefined,
@@ -98,17 +101,13 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     }
   };
   const note = (session: ConsoleSession, kind: 'done' | 'error', text: string) => session.flash.push({ kind, text: redact(text) });
-  const errorText = (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    return isCliError(error) && error.hint ? `${message} → ${error.hint}` : message;
-  };
   const form = async (c: Context) => (await c.req.parseBody()) as Record<string, string | undefined>;
 
   app.get('/', async (c) => {
     const region = async () =>
       overview({
         sessions: await settle(() => data.sessions(0)),
-        waiting: await settle(() => data.waitingOrders()),
+        waiting: await settle(() => data.waitingCounts()),
         points: sampler.series(),
         windowMs: WINDOW_MS,
         samplingError: sampler.lastError,
@@ -178,10 +177,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return c.redirect(`/dead-letters?queue=${encodeURIComponent(queue)}`, 303);
   });
 
-  app.get('/orders', (c) => {
+  app.get('/orders', async (c) => {
     const id = c.req.query('id')?.trim();
     if (id) return c.redirect(`/orders/${encodeURIComponent(id)}`, 303);
-    return render(c, { title: 'Orders', section: 'orders' }, html`<h1>Orders</h1>${orderLookup('')}`);
+    const wanted = c.req.query('tab');
+    const tab = isOrderTab(wanted) ? wanted : OrderTab.Parked;
+    const after = c.req.query('after') || undefined;
+    const pageNumber = Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1);
+    const list = orderList(tab, await settle(() => data.orders(tab, after, pageSize)), pageNumber);
+    const self = `/orders?${new URLSearchParams({ tab, ...(after && { after }), page: String(pageNumber), live: '1' })}`;
+    return render(c, { title: 'Orders', section: 'orders' }, html`<h1>Orders</h1>${orderTabs(tab)}${live('orders', self, list)}`, list);
   });
 
   app.get('/orders/:orderId', async (c) => {
@@ -190,7 +195,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: `Order ${orderId}`, section: 'orders' },
-      html`<h1>Order ${orderId}</h1>${orderLookup(orderId)}${live('order', `/orders/${encodeURIComponent(orderId)}?live=1`, detail)}`,
+      html`<h1>Order ${orderId}</h1>${orderTabs(undefined, orderId)}${live('order', `/orders/${encodeURIComponent(orderId)}?live=1`, detail)}`,
       detail,
     );
   });

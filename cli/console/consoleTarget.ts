@@ -1,6 +1,6 @@
 import { parseServiceBusConnectionString } from '@azure/service-bus';
 import { resolveCosmosConnection, resolveServiceBusConnection } from '../../src/adapters/azureSettings.js';
-import { isLoopbackEndpoint } from '../../src/adapters/cosmosClientOptions.js';
+import { isLoopbackEndpoint } from '../../src/adapters/loopback.js';
 import type { CliSettings } from '../settings.js';
 import type { ConsoleTelemetry } from './consoleTelemetry.js';
 

@@ -1,3 +1,5 @@
+import { errorText } from '../errors.js';
+
 /** One point of the overview's charts. */
 export interface SamplePoint {
   /** Epoch ms. */
@@ -72,8 +74,8 @@ export class Sampler {
     const now = this.options.now ?? Date.now;
     const errors: string[] = [];
     const [backlog, applied] = await Promise.all([
-      this.options.readBacklog().catch((error: unknown) => void errors.push(`backlog: ${messageOf(error)}`)),
-      this.options.readApplied?.().catch((error: unknown) => void errors.push(`entries applied: ${messageOf(error)}`)),
+      this.options.readBacklog().catch((error: unknown) => void errors.push(`backlog: ${errorText(error)}`)),
+      this.options.readApplied?.().catch((error: unknown) => void errors.push(`entries applied: ${errorText(error)}`)),
     ]);
     const at = now();
     let appliedPerSecond: number | undefined;
@@ -86,8 +88,4 @@ export class Sampler {
     if (this.points.length > this.capacity) this.points.splice(0, this.points.length - this.capacity);
     this.lastError = errors.length > 0 ? errors.join('; ') : undefined;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

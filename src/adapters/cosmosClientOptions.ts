@@ -5,6 +5,9 @@ import type { CosmosClient, CosmosClientOptions, Container } from '@azure/cosmos
 import { SettingsError } from './azureSettings.js';
 import type { AppSettings } from './azureSettings.js';
 
+/** True for an endpoint on this machine (the embedded or official emulator): see `loopback.ts`. */
+export { isLoopbackEndpoint } from './loopback.js';
+
 /** The app's database when the `COSMOS_DATABASE` app setting is unset. */
 export const COSMOS_DATABASE = 'convoy';
 /** The app's container when the `COSMOS_CONTAINER` app setting is unset; partitioned on {@link ORDERS_PARTITION_KEY}. */
@@ -65,16 +68,6 @@ export function orderStoreClientOptions(options: OrderStoreClientOptions = {}): 
       retryOptions: { maxRetryAttemptCount: 0, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 0 },
     },
   };
-}
-
-/** True for an endpoint on this machine (the embedded or official emulator). */
-export function isLoopbackEndpoint(endpoint: string): boolean {
-  try {
-    const host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '');
-    return host === 'localhost' || host === '::1' || /^127\./.test(host);
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -71,7 +71,7 @@ export interface ReceivedMessageSpan {
 }
 
 /** A parent: a span of this process, or a `traceparent` from the wire. */
-export type SpanParent = Span | string | undefined;
+type SpanParent = Span | string | undefined;
 
 function contextOf(parent: SpanParent) {
   const active = otelContext.active();
@@ -95,6 +95,9 @@ async function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, p
   });
 }
 
+/** `convoy.session.id`: the Service Bus session (the order) of a message. */
+const CONVOY_SESSION_ID = 'convoy.session.id';
+
 /**
  * Attributes of the OpenTelemetry messaging conventions for Azure Service Bus (incubating in the pinned
  * `@opentelemetry/semantic-conventions`): `messaging.system` stays `servicebus`, as the Azure SDKs' own spans say it,
@@ -111,9 +114,6 @@ function messagingAttributes(operation: 'send' | 'process', queue: string, extra
     ...(extra.count !== undefined && { [ATTR_MESSAGING_BATCH_MESSAGE_COUNT]: extra.count }),
   };
 }
-
-/** `convoy.session.id`: the Service Bus session (the order) of a message. */
-export const CONVOY_SESSION_ID = 'convoy.session.id';
 
 /**
  * Runs `work` in the consumer span `process <queue>`, child of the message's `traceparent` when it has one, so the

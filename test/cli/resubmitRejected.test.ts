@@ -8,7 +8,7 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmos/index.js';
 import { runResubmitRejected } from '../../cli/dlq/resubmitRejected.js';
-import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../local/emulatorKeys.js';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../src/adapters/emulatorKeys.js';
 import type { CliIo } from '../../cli/io.js';
 import { runCli } from '../../cli/program.js';
 import { resolveCliSettings, type CliSettings } from '../../cli/settings.js';

@@ -84,7 +84,7 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
       for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
         const page = await open(path, viewport);
         expect(await page.textContent('h1'), path).toBe(heading);
-        expect(await page.locator('nav a').allTextContents()).toEqual(['Overview', 'Dead letters', 'Orders', 'Outbox']);
+        expect(await page.locator('header nav a').allTextContents()).toEqual(['Overview', 'Dead letters', 'Orders', 'Outbox']);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         expect(overflow, `${path} at ${viewport.width}px scrolls sideways`).toBeLessThanOrEqual(0);
         await page.close();
@@ -197,8 +197,12 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
     const o = 'console-o3';
     await postLedger('console-L3', [created(o), added(o, 2, 't-1', 100), added('console-o6', 2, 't-1', 100)]);
     const page = await open('/');
-    // o6 waits for its sequence 1, live on the page (o3's alert below comes from another session).
-    await liveText(page, '#overview', 'console-o6');
+    // o6 waits for its sequence 1: counted live on the page, and in the list its count links to (o3's alert below
+    // comes from another session).
+    await page.waitForFunction(() => Number(document.querySelector('[data-count="parked"] strong')?.textContent) >= 1, undefined, { timeout: GUARD_MS });
+    const parked = await open('/orders?tab=parked');
+    expect(await parked.textContent('#orders')).toContain('console-o6');
+    await parked.close();
     await postLedger('console-L4', [{ ...added(o, 2, 't-1', 200) }]);
     await liveText(page, '#alerts', 'IdempotencyKeyConflict');
     await page.waitForFunction(() => Number(document.querySelector('#chart-applied svg')?.getAttribute('data-points')) > 2, undefined, { timeout: GUARD_MS });

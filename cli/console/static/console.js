@@ -1,5 +1,6 @@
 // Live regions: every element with data-live is refreshed from its URL every few seconds, without reloading the
-// page. A region holding a field the operator is typing in waits until the field loses focus.
+// page. Each region asks again only a period after its previous answer came (or failed), so refreshes never overlap
+// however slow the server is; a region holding a field the operator is typing in waits until the field loses focus.
 const PERIOD_MS = 3000;
 
 async function refresh(region) {
@@ -15,9 +16,14 @@ async function refresh(region) {
   }
 }
 
-for (const region of document.querySelectorAll('[data-live]')) {
-  setInterval(() => void refresh(region), PERIOD_MS);
+function keepFresh(region) {
+  setTimeout(async () => {
+    await refresh(region);
+    keepFresh(region);
+  }, PERIOD_MS);
 }
+
+for (const region of document.querySelectorAll('[data-live]')) keepFresh(region);
 
 // A second look before anything irreversible.
 for (const form of document.querySelectorAll('form.purge')) {

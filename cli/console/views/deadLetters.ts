@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import { DeadLetterReason } from '../../../src/core/index.js';
-import type { DlqListing } from '../../dlq/list.js';
+import type { DeadLetterView } from '../consoleData.js';
 import { age, csrfField, failure, table, type Html } from './layout.js';
 
 /** The list's filters as the form sends them. */
@@ -25,9 +25,11 @@ export function deadLetterFilters(q: DeadLetterQuery): Html {
 }
 
 /** The dead letters with reason, description, order, sequence and age, and the orders' rejected entries. */
-export function deadLetterList(listing: DlqListing | { error: unknown }, q: DeadLetterQuery): Html {
+export function deadLetterList(listing: DeadLetterView | { error: unknown }, q: DeadLetterQuery): Html {
   if ('error' in listing) return failure(`${q.queue}/$DeadLetterQueue`, listing.error);
+  const bounded = listing.peeked >= listing.peekLimit;
   return html`<p class="count" id="dead-letter-count">${listing.deadLetters.length} dead letter(s) on ${listing.queue}/$DeadLetterQueue${q.reason ? ` with reason ${q.reason}` : ''}${q.order ? ` of order ${q.order}` : ''}</p>
+${bounded ? html`<p class="note" id="dead-letter-bound">Among the first ${listing.peekLimit} of the queue, peeked on each refresh; there may be more (<code>convoy dlq list</code> reads them all).</p>` : ''}
 ${table(
   ['#', 'reason', 'description', 'order', 'seq', 'entryId', 'age'],
   listing.deadLetters.map((d) => [

@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { Flash } from '../guard.js';
 import { CSRF_FIELD } from '../guard.js';
+import { describeError } from '../../errors.js';
 
 /** Rendered HTML (hono's escaped string; a value interpolated with `html` is escaped unless it is one). */
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -63,9 +64,8 @@ export function live(id: string, url: string, content: Html): Html {
 
 /** An error from the broker, the store or the app, shown where its data would be. */
 export function failure(what: string, error: unknown): Html {
-  const message = error instanceof Error ? error.message : String(error);
-  const hint = (error as { hint?: unknown } | undefined)?.hint;
-  return html`<p class="error" role="alert">${what}: ${message}${typeof hint === 'string' ? html` <span class="hint">→ ${hint}</span>` : ''}</p>`;
+  const { message, hint } = describeError(error);
+  return html`<p class="error" role="alert">${what}: ${message}${hint ? html` <span class="hint">→ ${hint}</span>` : ''}</p>`;
 }
 
 /** A table in a box that scrolls sideways on its own, so the page never does. */

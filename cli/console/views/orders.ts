@@ -2,10 +2,6 @@ import { html } from 'hono/html';
 import type { OrderDetail } from '../consoleData.js';
 import { age, csrfField, failure, table, type Html } from './layout.js';
 
-/** The look-up form. */
-export function orderLookup(orderId: string): Html {
-  return html`<form method="get" action="/orders" class="filters"><label>order <input name="id" value="${orderId}" placeholder="orderId" required></label><button type="submit">Look up</button></form>`;
-}
 
 /** The live part of an order: state, parked, rejected (with a correction form each), applied history, dead letters. */
 export function orderDetail(orderId: string, detail: OrderDetail | { error: unknown }, csrf: string, writable: boolean): Html {

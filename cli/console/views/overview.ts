@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import type { SessionsReport } from '../../sessions.js';
-import type { WaitingOrder } from '../consoleData.js';
+import type { WaitingCounts } from '../orderListing.js';
 import type { ConsoleAlert } from '../consoleTelemetry.js';
 import type { SamplePoint } from '../sampler.js';
 import { lineChart } from './charts.js';
@@ -9,7 +9,7 @@ import { age, failure, table, type Html } from './layout.js';
 /** What the overview's live region shows. */
 export interface OverviewModel {
   sessions: SessionsReport | { error: unknown };
-  waiting: WaitingOrder[] | { error: unknown };
+  waiting: WaitingCounts | { error: unknown };
   points: readonly SamplePoint[];
   windowMs: number;
   samplingError: string | undefined;
@@ -70,19 +70,14 @@ ${report.source === 'azure'
 `;
 }
 
+/** How many orders wait, each count a link to its list on the Orders page. */
 function waitingOrders(waiting: OverviewModel['waiting']): Html {
   if ('error' in waiting) return html`<h2>Waiting orders</h2>${failure('Orders with parked or rejected entries', waiting.error)}`;
+  const link = (tab: string, n: number, what: string) => html`<li><a href="/orders?tab=${tab}" data-count="${tab}"><strong>${n}</strong> ${what}</a></li>`;
   return html`<h2>Waiting orders</h2>
-${table(
-  ['order', 'status', 'last applied', 'parked', 'oldest gap', 'rejected'],
-  waiting.map((o) => [
-    orderLink(o.orderId),
-    o.status,
-    o.lastSequence,
-    o.parked.join(', ') || '–',
-    o.oldestParkedAt ? html`<span title="${o.oldestParkedAt}">${age(o.oldestParkedAt)}</span>` : '–',
-    o.rejected.map((r) => `${r.sequence} (${r.reason})`).join(', ') || '–',
-  ]),
-  'No order waits: nothing parked, nothing rejected.',
-)}`;
+<ul class="counts" id="waiting-counts">
+${link('parked', waiting.parked, 'with entries parked behind a gap')}
+${link('rejected', waiting.rejected, 'with rejected entries')}
+${link('held', waiting.held, 'with their outbox on hold')}
+</ul>`;
 }

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { RunningConsole } from '../../../cli/console/consoleServer.js';
-import { startLocalConsole } from '../../../local/localConsole.js';
+import { startLocalConsole, type LocalConsoleOptions } from '../../../local/localConsole.js';
 import { startE2eStack, type E2eStack } from '../../e2e/support/e2eStack.js';
 
 /** The whole local stack in-process with the console `npm start` serves, on free ports. */
@@ -21,11 +21,11 @@ export async function freePort(): Promise<number> {
  * Starts the stack (with the emulator's admin view, for sessions, on a free port; its HTTPS management port off, so
  * files run side by side) and its console, sampling every 500 ms.
  */
-export async function startConsoleStack(): Promise<ConsoleStack> {
+export async function startConsoleStack(consoleOptions: LocalConsoleOptions = {}): Promise<ConsoleStack> {
   const stack = await startE2eStack({ serviceBusAdminPort: await freePort(), serviceBusAdminHttpsPort: 0 });
   let running: RunningConsole;
   try {
-    running = await startLocalConsole(stack.host, { port: 0, sampleIntervalMs: 500 });
+    running = await startLocalConsole(stack.host, { port: 0, sampleIntervalMs: 500, ...consoleOptions });
   } catch (error) {
     await stack.close();
     throw error;

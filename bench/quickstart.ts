@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../local/emulatorKeys.js';
 
 const GOAL_S = 5;
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -24,9 +25,21 @@ function quickStartCommands(readme: string): string[] {
   return commands;
 }
 
+// Ports of our own, never the defaults (other stacks on this machine may hold them); the commands get them through
+// the settings the CLI reads from the environment, as a user with another port would set them.
+const base = 20_000 + Math.floor(Math.random() * 9_000);
+const PORTS = ['--port', base, '--servicebus-port', base + 1, '--cosmos-port', base + 2, '--servicebus-admin-port', base + 3, '--servicebus-admin-https-port', 0, '--console-port', 0].map(String);
+const commandEnv = {
+  ...process.env,
+  ServiceBusConnection: `Endpoint=sb://127.0.0.1:${base + 1};SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=${SERVICE_BUS_EMULATOR_KEY};UseDevelopmentEmulator=true;`,
+  CosmosConnection: `AccountEndpoint=http://127.0.0.1:${base + 2}/;AccountKey=${COSMOS_EMULATOR_KEY};`,
+  CONVOY_HTTP: `http://127.0.0.1:${base}`,
+  CONVOY_ADMIN: `http://127.0.0.1:${base + 3}/stats`,
+};
+
 /** `npm start` in its own process group, resolved once its banner says it is ready. */
 async function startStack(): Promise<ChildProcess> {
-  const child = spawn('npm', ['start'], { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--', ...PORTS], { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
@@ -43,7 +56,7 @@ async function startStack(): Promise<ChildProcess> {
 /** Runs one shell command from the repository root; resolves with its duration in seconds, rejects unless it exits 0. */
 async function timed(command: string): Promise<number> {
   const started = performance.now();
-  const child = spawn('sh', ['-c', command], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', command], { cwd: root, env: commandEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
@@ -53,7 +66,7 @@ async function timed(command: string): Promise<number> {
 }
 
 const commands = quickStartCommands(readFileSync(new URL('../README.md', import.meta.url), 'utf8'));
-console.log(`quick start from README.md, ${runs} run(s), against \`npm start\` (host.json as committed):`);
+console.log(`quick start from README.md, ${runs} run(s), against \`npm start\` on ports ${base}–${base + 3} (host.json as committed):`);
 for (const command of commands) console.log(`  ${command}`);
 const stack = await startStack();
 try {

@@ -65,6 +65,8 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
         adminPort: options.adminPort ?? 5300,
         adminHttpsPort: options.adminHttpsPort,
         certOut,
+        // Without a data directory the certificate is still kept (beside npm start's bundle), so a start reuses it.
+        certDir: dataDir ? undefined : repoPath('.start/servicebus-tls'),
       },
     }), 'Service Bus emulator accepting'),
     marked(startEmulatorThread({ service: 'cosmos', options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined } }), 'Cosmos DB emulator accepting'),

@@ -3,7 +3,7 @@ import type { StartOptions as CosmosStartOptions } from '../emulators/cosmos/ind
 
 /** What a worker thread running one emulator is told to start. */
 export type EmulatorWorkerData =
-  | { service: 'servicebus'; options: { port: number; config: string; dataDir?: string; adminPort: number; adminHttpsPort?: number; certOut?: string } }
+  | { service: 'servicebus'; options: { port: number; config: string; dataDir?: string; adminPort: number; adminHttpsPort?: number; certOut?: string; certDir?: string } }
   | { service: 'cosmos'; options: Pick<CosmosStartOptions, 'port' | 'dataDir'> };
 
 /** What the thread answers. */

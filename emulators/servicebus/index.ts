@@ -37,6 +37,11 @@ export interface StartOptions {
   adminHttpsPort?: number;
   /** File to write the HTTPS port's self-signed certificate to (PEM), for `NODE_EXTRA_CA_CERTS`. @default undefined */
   certOut?: string;
+  /**
+   * Where the HTTPS certificate is kept and reused across starts (making one is a large part of a start).
+   * @default `dataDir` (a fresh certificate each start without one)
+   */
+  certDir?: string;
   /** Interface to bind. @default '127.0.0.1' */
   host?: string;
   /**
@@ -108,7 +113,7 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
     adminPort = wantedAdmin === 0 ? undefined : await admin.listen(host, wantedAdmin);
     const wantedHttps = options.adminHttpsPort ?? (wantedAdmin === 0 ? 0 : 5301);
     if (wantedHttps !== 0) {
-      const tls = await loadOrCreateCertificate(options.dataDir);
+      const tls = await loadOrCreateCertificate(options.certDir ?? options.dataDir);
       certificatePem = tls.certPem;
       if (options.certOut) await writeFile(options.certOut, tls.certPem);
       adminHttpsPort = await admin.listenTls(host, wantedHttps, tls);

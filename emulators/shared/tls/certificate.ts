@@ -1,7 +1,6 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 
 /** PEM key pair the HTTPS server presents. */
 export interface TlsMaterial {
@@ -28,6 +27,8 @@ const BACKDATE_MS = 60 * 60 * 1000;
 async function createMaterial(): Promise<TlsMaterial> {
   const notBeforeDate = new Date(Date.now() - BACKDATE_MS);
   const notAfterDate = new Date(notBeforeDate.getTime() + VALIDITY_DAYS * 24 * 60 * 60 * 1000);
+  // Loaded only to make one: the X.509 libraries behind it take longer to load than a reused pair takes to check.
+  const { generate } = await import('selfsigned');
   // EC P-256 keys generate in milliseconds (RSA takes far longer) and every TLS client supports them.
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',

@@ -19,6 +19,8 @@ const currentFile = join(cacheDir, 'current.json');
 const ENTRY_POINTS = { main: 'local/main.ts', emulatorWorker: 'local/emulatorWorker.ts' };
 /** Files that shape the build without being imported. */
 const BUILD_INPUTS = ['local/start.mjs', 'package.json', 'tsconfig.json'];
+/** Earlier builds kept besides the current one. */
+const KEPT_BUILDS = 3;
 /** Served by the console from beside its module. */
 const STATIC_DIR = 'cli/console/static';
 
@@ -75,8 +77,10 @@ async function rebuild() {
   const temporary = `${currentFile}.${process.pid}`;
   writeFileSync(temporary, JSON.stringify({ dir, inputs }));
   renameSync(temporary, currentFile);
-  // Earlier builds: a start still running one keeps its files open, which Linux allows to be unlinked.
-  for (const old of readdirSync(cacheDir)) if (old.startsWith('build-') && old !== dir) rmSync(join(cacheDir, old), { recursive: true, force: true });
+  // Earlier builds go, but not the last few: a start still running one loads some of its chunks later (the console,
+  // the shutdown), so its files must outlive a rebuild made meanwhile by another start.
+  const builds = readdirSync(cacheDir).filter((d) => d.startsWith('build-') && d !== dir).sort((a, b) => Number(b.split('-')[1]) - Number(a.split('-')[1]));
+  for (const old of builds.slice(KEPT_BUILDS)) rmSync(join(cacheDir, old), { recursive: true, force: true });
   process.env.CONVOY_START_BUILD_MS = String(Math.round(performance.now() - started));
   return dir;
 }

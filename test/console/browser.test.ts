@@ -65,7 +65,8 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
     await stack?.close();
     await webhook?.close();
     restoreEnv?.();
-  });
+    // Draining the whole stack (and the relay's host the hold test restarted) outlasts the default on a busy machine.
+  }, 90_000);
 
   const postLedger = async (ledgerId: string, entries: Entry[]) => {
     const response = await fetch(`${stack.host.httpUrl}/ledgers`, { method: 'POST', body: JSON.stringify({ ledgerId, entries }) });

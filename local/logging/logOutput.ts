@@ -64,7 +64,7 @@ function withInvocation(line: string): string {
 
 /** Fields the compact line shows in its own columns, or that a person does not need at a glance. */
 const SHOWN = ['function', 'orderId', 'sequence', 'outcome'];
-const HIDDEN = ['pid', 'hostname', 'host', 'service', 'invocationId', 'entryId', 'messageId', 'queue', 'deliveryCount', 'durationMs', 'traceparent', 'requestHash', 'drained', 'rejected'];
+const HIDDEN = ['pid', 'hostname', 'host', 'service', 'invocationId', 'startup', 'processStartedAt', 'buildMs', 'functions', 'intervalMs', 'entryId', 'messageId', 'queue', 'deliveryCount', 'durationMs', 'traceparent', 'requestHash', 'drained', 'rejected'];
 
 /**
  * `HH:MM:ss.mmm LEVEL function order #seq outcome message {other fields}`, through pino-pretty (colours only on a

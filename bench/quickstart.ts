@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../local/emulatorKeys.js';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../src/adapters/emulatorKeys.js';
 
 const GOAL_S = 5;
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { AppTerminateContext } from './azureFunctions.js';
-import { registeredFunctions, registeredTerminateHooks } from '../src/functions/register.js';
+import { AppStartContext, AppTerminateContext } from './azureFunctions.js';
+import { registeredFunctions, registeredStartHooks, registeredTerminateHooks } from '../src/functions/register.js';
 import type { FunctionRegistration } from '../src/functions/register.js';
 import { assertSupported } from './registrations.js';
 import type { RegistrationOf } from './registrations.js';
@@ -15,8 +15,9 @@ export interface FunctionsByKind {
 
 /**
  * Imports the app's function modules (`src/functions/index.ts`), which register every function through
- * `register.ts` as a side effect, and returns that one list — the same definitions the Functions host gets.
- * Settings must be in `process.env` before this runs: modules may read them at import.
+ * `register.ts` as a side effect, runs the app's `appStart` hooks as the Functions host does before any invocation,
+ * and returns that one list — the same definitions the Functions host gets. Settings must be in `process.env` before
+ * this runs: the start hooks read them.
  */
 export async function loadAppFunctions(logger: Logger): Promise<readonly FunctionRegistration[]> {
   // Outside the Functions host `@azure/functions` announces "test mode" and that it skips each `app.*` call: true
@@ -30,6 +31,13 @@ export async function loadAppFunctions(logger: Logger): Promise<readonly Functio
     await import('../src/functions/index.js');
   } finally {
     console.warn = warn;
+  }
+  for (const hook of registeredStartHooks()) {
+    try {
+      await hook(new AppStartContext());
+    } catch (error) {
+      logger.warn({ err: error }, 'an appStart hook failed');
+    }
   }
   return registeredFunctions();
 }

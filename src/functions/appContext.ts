@@ -66,16 +66,26 @@ export interface AppContextDeps {
   clock?: Clock;
 }
 
-let current: AppContext | undefined;
+/** The context built by the `appStart` hook (or the first call), or the error its settings gave. */
+let current: AppContext | { error: unknown } | undefined;
 
 /**
- * The app context. Built on the first call from `settings` (default `process.env`: the app settings, read once)
- * and cached until {@link closeAppContext} — per invocation this is a variable read. Whoever changes the settings
- * (a host restarted in-process on other emulators, a test) resets it with `closeAppContext()` first.
- * Throws `ConfigError`/`SettingsError` for unusable settings (and builds nothing, so the next call tries again).
+ * The app context. Built once from `settings` (default `process.env`: the app settings, read once) — by the
+ * `appStart` hook (`appLifecycle.ts`), or by the first call — and kept until {@link closeAppContext}: per invocation
+ * this is a variable read. Whoever changes the settings (a host restarted in-process on other emulators, a test)
+ * resets it with `closeAppContext()` first. Unusable settings throw a `ConfigError`/`SettingsError` naming the
+ * setting — the same error on every call, as the start hook logged it, until the context is reset.
  */
 export function appContext(settings: AppSettings = process.env, deps: AppContextDeps = {}): AppContext {
-  return (current ??= buildAppContext({ ...settings }, deps));
+  if (current === undefined) {
+    try {
+      current = buildAppContext({ ...settings }, deps);
+    } catch (error) {
+      current = { error };
+    }
+  }
+  if ('error' in current) throw current.error;
+  return current;
 }
 
 /**
@@ -86,7 +96,7 @@ export function appContext(settings: AppSettings = process.env, deps: AppContext
 export async function closeAppContext(): Promise<void> {
   const context = current;
   current = undefined;
-  await context?.close();
+  if (context !== undefined && !('error' in context)) await context.close();
 }
 
 /** Reads the functions' own settings. */

@@ -1,5 +1,6 @@
 import { app } from '@azure/functions';
 import type {
+  AppStartHandler,
   AppTerminateHandler,
   CosmosDBv4FunctionOptions,
   HttpFunctionOptions,
@@ -15,6 +16,7 @@ export type FunctionRegistration =
   | { kind: 'cosmosDB'; name: string; options: CosmosDBv4FunctionOptions };
 
 const registrations: FunctionRegistration[] = [];
+const startHooks: AppStartHandler[] = [];
 const terminateHooks: AppTerminateHandler[] = [];
 
 /**
@@ -39,6 +41,14 @@ export const register = {
     app.cosmosDB(name, options);
   },
   /**
+   * A start hook (`app.hook.appStart`): the Functions host runs it once the app is loaded, before any invocation;
+   * the in-process host runs it right after loading the functions.
+   */
+  appStart(handler: AppStartHandler): void {
+    startHooks.push(handler);
+    app.hook.appStart(handler);
+  },
+  /**
    * A graceful-shutdown hook (`app.hook.appTerminate`): the Functions host runs it within its termination grace
    * period, the in-process host when it closes. Neither runs it on a forced kill.
    */
@@ -51,6 +61,11 @@ export const register = {
 /** The functions registered so far, in registration order. */
 export function registeredFunctions(): readonly FunctionRegistration[] {
   return registrations;
+}
+
+/** The `appStart` hooks registered so far, in registration order. */
+export function registeredStartHooks(): readonly AppStartHandler[] {
+  return startHooks;
 }
 
 /** The `appTerminate` hooks registered so far, in registration order. */

@@ -1,10 +1,11 @@
 import { CosmosClient } from '@azure/cosmos';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { start as startCosmos } from '../../emulators/cosmos/index.js';
 import type { CosmosEmulator } from '../../emulators/cosmos/index.js';
 import { appContext, closeAppContext } from '../../src/functions/appContext.js';
-import { closeOnTerminate } from '../../src/functions/appLifecycle.js';
-import { registeredTerminateHooks } from '../../src/functions/register.js';
+import { closeOnTerminate, startApp } from '../../src/functions/appLifecycle.js';
+import { registeredStartHooks, registeredTerminateHooks } from '../../src/functions/register.js';
+import { setEnv } from '../outbox/support/eventually.js';
 
 let cosmos: CosmosEmulator;
 
@@ -61,6 +62,36 @@ describe('the app context', () => {
 
   it('refuses a COSMOS_CONTAINER Cosmos DB would not accept, naming the setting', () => {
     expect(() => appContext({ COSMOS_CONTAINER: 'orders/2' })).toThrow(expect.objectContaining({ name: 'SettingsError', setting: 'COSMOS_CONTAINER' }));
+  });
+
+  it('is built by the appStart hook, which logs an unusable setting by name; every call then fails with that same error', async () => {
+    // Prepare
+    const restore = setEnv({ LOG_LEVEL: 'silent', OUTBOX_WEBHOOK_URL: 'ftp://example.com/hook' });
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      // Act
+      startApp();
+      const first = (() => { try { appContext(); } catch (error) { return error; } })();
+      const second = (() => { try { appContext(); } catch (error) { return error; } })();
+      // Assess
+      expect(registeredStartHooks()).toContain(startApp);
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining('OUTBOX_WEBHOOK_URL'));
+      expect(first).toBeUndefined(); // the core's settings are fine: the context itself is built…
+      const bad = setEnv({ COSMOS_CONTAINER: 'orders/2' });
+      await closeAppContext();
+      startApp();
+      const third = (() => { try { appContext(); } catch (error) { return error; } })();
+      const fourth = (() => { try { appContext(); } catch (error) { return error; } })();
+      bad();
+      // …and a setting the context needs fails every call, with the very error the start hook logged.
+      expect(second).toBeUndefined();
+      expect(third).toMatchObject({ name: 'SettingsError', setting: 'COSMOS_CONTAINER' });
+      expect(fourth).toBe(third);
+      expect(logged).toHaveBeenLastCalledWith(expect.stringContaining((third as Error).message));
+    } finally {
+      logged.mockRestore();
+      restore();
+    }
   });
 
   it('registers an appTerminate hook that closes the context', async () => {

@@ -14,14 +14,14 @@ export interface FoundDeadLetter {
 }
 
 /** An order whose state differs from the expectation. */
-export interface OrderMismatch {
+interface OrderMismatch {
   orderId: string;
   /** One line per differing field: `total: expected 1200, found 1100`. */
   differences: string[];
 }
 
 /** Expected and found counts of one dead-letter reason. */
-export interface ReasonCount {
+interface ReasonCount {
   reason: string;
   expected: number;
   found: number;

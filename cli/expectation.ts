@@ -39,7 +39,7 @@ const countsSchema = z.object({
 });
 
 /** The expectation file: what the system must show once a run has been processed. */
-export const expectationSchema = z.object({
+const expectationSchema = z.object({
   version: z.literal(1),
   run: z.string(),
   seed: z.int(),

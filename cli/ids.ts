@@ -49,7 +49,7 @@ export function messageEntryId(body: unknown, messageId: unknown): string {
   return stripMessageIdSuffixes(messageIdText(messageId));
 }
 
-/** `e-1:0123456789abcdef` → `e-1`, `e-1.r2` → `e-1`; other ids unchanged. */
+/** `e-1:0123456789abcdef` → `e-1`, `e-1.r2` → `e-1`; other ids unchanged. @internal */
 export function stripMessageIdSuffixes(messageId: string): string {
   return messageId.replace(RESUBMISSION_SUFFIX, '').replace(ENTRY_MESSAGE_ID_SUFFIX, '');
 }

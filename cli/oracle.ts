@@ -5,7 +5,7 @@
  * so borrowing the core's state machine would let a bug there agree with itself.
  */
 
-/** Most transactions an order holds (README, "Contracts and processing rules"): a `TransactionAdded` beyond it is invalid. */
+/** Most transactions an order holds (README, "Contracts and processing rules"): a `TransactionAdded` beyond it is invalid. @internal */
 export const ORACLE_MAX_TRANSACTIONS = 1_000;
 
 /** One ledger entry as the contract writes it (same JSON shape as the core's). */
@@ -17,7 +17,7 @@ export type OracleEntry = { entryId: string; orderId: string; sequence: number }
 );
 
 /** One transaction of an expected order. */
-export interface ExpectedTransaction {
+interface ExpectedTransaction {
   transactionId: string;
   amount: number;
 }

@@ -9,7 +9,7 @@ import { isCliError } from './errors.js';
 import type { CliIo } from './io.js';
 
 /** The `convoy` program. */
-export function buildProgram(io: CliIo): Command {
+function buildProgram(io: CliIo): Command {
   const program = new Command('convoy')
     .description('Ledger Convoy: send test ledgers, verify the outcome, repair dead letters, watch sessions')
     .showHelpAfterError('(add --help for usage)')

@@ -20,7 +20,7 @@ export interface SessionsOptions {
 }
 
 /** One session of a session queue. */
-export interface SessionRow {
+interface SessionRow {
   id: string;
   depth: number;
   holder: string | undefined;
@@ -28,7 +28,7 @@ export interface SessionRow {
 }
 
 /** Counts of one queue; `sessions` only where the emulator's admin view lists them. */
-export interface QueueRow {
+interface QueueRow {
   name: string;
   requiresSession: boolean | undefined;
   active: number;

@@ -34,10 +34,11 @@ export interface CliSettings {
 export type EmbeddedConnection = 'ServiceBusConnection' | 'CosmosConnection';
 
 /** Default function app URL: the local host `npm start` and `func start` serve. */
-export const DEFAULT_HTTP_BASE_URL = 'http://127.0.0.1:7071';
+const DEFAULT_HTTP_BASE_URL = 'http://127.0.0.1:7071';
 /**
  * What the CLI talks to when nothing else is configured: the embedded emulators `npm start` runs on their default
  * ports (their well-known, non-secret keys), so the quick start needs no settings file.
+ * @internal
  */
 export const EMBEDDED_STACK_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
   ServiceBusConnection: `Endpoint=sb://127.0.0.1:5672;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=${SERVICE_BUS_EMULATOR_KEY};UseDevelopmentEmulator=true;`,
@@ -45,7 +46,7 @@ export const EMBEDDED_STACK_SETTINGS: Readonly<Record<string, string>> = Object.
 });
 
 /** Default settings file, looked up in the working directory; absent is fine. */
-export const DEFAULT_SETTINGS_FILE = 'local.settings.json';
+const DEFAULT_SETTINGS_FILE = 'local.settings.json';
 
 /** Adds `--servicebus`, `--http`, `--function-key` and `--settings` to a command. */
 export function addConnectionOptions(command: Command): Command {

@@ -28,7 +28,7 @@ export interface VerifyOptions {
 const FIRST_PAUSE_MS = 100;
 
 /** Why {@link runVerify} stopped. */
-export type VerifyOutcome = 'matched' | 'settled' | 'timeout';
+type VerifyOutcome = 'matched' | 'settled' | 'timeout';
 
 /** What {@link runVerify} saw last. */
 export interface VerifyReport {
@@ -88,7 +88,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   }
 }
 
-/** Dead letters of both queues, keyed the way the expectation names them. */
+/** Dead letters of both queues, keyed the way the expectation names them. @internal */
 export async function readDeadLetters(client: ServiceBusClient): Promise<FoundDeadLetter[]> {
   const [orders, ledger] = await Promise.all([
     peekAll(client, QueueName.Orders, 'deadLetter'),
@@ -97,7 +97,7 @@ export async function readDeadLetters(client: ServiceBusClient): Promise<FoundDe
   return [...orders.map((m) => foundDeadLetter('orders', m)), ...ledger.map((m) => foundDeadLetter('ledger', m))];
 }
 
-/** A dead letter as {@link compareWithExpectation} sees it. */
+/** A dead letter as {@link compareWithExpectation} sees it. @internal */
 export function foundDeadLetter(queue: 'orders' | 'ledger', message: ServiceBusReceivedMessage): FoundDeadLetter {
   const messageId = messageIdText(message.messageId);
   return {
@@ -115,7 +115,7 @@ async function queuesBacklog(client: ServiceBusClient): Promise<number> {
   return counts.reduce((a, b) => a + b, 0);
 }
 
-/** Reads orders through `api`, `concurrency` at a time, into `into` (missing ones as `undefined`). */
+/** Reads orders through `api`, `concurrency` at a time, into `into` (missing ones as `undefined`). @internal */
 export async function readOrders(api: FunctionApi, ids: readonly string[], into: Map<string, OrderView | undefined>, concurrency: number): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -7,13 +7,13 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-/** Absolute path of a file of the repository (this file is `local/childProcess.ts`). */
+/** Absolute path of a file of the repository (this file is `local/childProcess.ts`). @internal */
 export function repoFile(relative: string): string {
   return fileURLToPath(new URL(`../${relative}`, import.meta.url));
 }
 
 /** Options of {@link startChild}. */
-export interface ChildOptions {
+interface ChildOptions {
   /** Repository-relative TypeScript entry point. */
   script: string;
   args?: string[];
@@ -49,6 +49,7 @@ process.once('exit', () => {
 /**
  * Starts `node --import tsx <script>` directly (not through the `tsx` CLI, whose wrapper process would leave the
  * real one running when killed) and waits for its ready line.
+ * @internal
  */
 export async function startChild(options: ChildOptions): Promise<{ child: Child; ready: Record<string, unknown> }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', repoFile(options.script), ...(options.args ?? [])], {

@@ -3,7 +3,7 @@ import { DEFAULT_COSMOS_RESOURCES, ORDERS_PARTITION_KEY } from '../src/adapters/
 import type { CosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
 import { LEASE_CONTAINER } from '../src/adapters/changeFeedLease.js';
 
-/** The database and container the app expects by default (docs/architecture.md, "Names everyone shares"). */
+/** The database and container the app expects by default (docs/architecture.md, "Names everyone shares"). @internal */
 export const cosmosResources = { ...DEFAULT_COSMOS_RESOURCES, partitionKey: ORDERS_PARTITION_KEY } as const;
 
 /**

@@ -6,7 +6,7 @@ import { assertSupported } from './registrations.js';
 import type { RegistrationOf } from './registrations.js';
 
 /** Registrations split by trigger kind. */
-export interface FunctionsByKind {
+interface FunctionsByKind {
   http: RegistrationOf<'http'>[];
   timer: RegistrationOf<'timer'>[];
   serviceBusQueue: RegistrationOf<'serviceBusQueue'>[];

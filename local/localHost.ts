@@ -205,12 +205,12 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
 
 /** The host's heavy modules (the Service Bus and Cosmos DB SDKs, the Functions library), loaded while the emulators boot. */
 async function loadHostModules() {
-  const [registry, http, serviceBus, cosmosDB, timer] = await Promise.all([
+  const [{ closeAppFunctions, groupFunctions, loadAppFunctions }, { startHttpHost }, { startServiceBusHost }, { startCosmosDBHost }, { startTimerHost }] = await Promise.all([
     import('./functionRegistry.js'),
     import('./http/httpHost.js'),
     import('./servicebus/serviceBusHost.js'),
     import('./cosmos/cosmosDBHost.js'),
     import('./timer/timerHost.js'),
   ]);
-  return { ...registry, ...http, ...serviceBus, ...cosmosDB, ...timer };
+  return { closeAppFunctions, groupFunctions, loadAppFunctions, startHttpHost, startServiceBusHost, startCosmosDBHost, startTimerHost };
 }

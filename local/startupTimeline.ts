@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 
 /** One finished part of the start, in ms since the process started. */
-export interface StartupMark {
+interface StartupMark {
   phase: string;
   atMs: number;
 }

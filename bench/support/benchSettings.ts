@@ -64,7 +64,7 @@ export function phaseTimeoutMs(settings: BenchSettings, orders: number, entries:
 }
 
 /** `5 s`, `100 ms`, `5 min`. */
-export function ms(value: number): string {
+function ms(value: number): string {
   if (value >= 60_000 && value % 60_000 === 0) return `${value / 60_000} min`;
   if (value >= 1000 && value % 1000 === 0) return `${value / 1000} s`;
   return `${value} ms`;

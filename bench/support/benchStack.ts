@@ -37,7 +37,7 @@ export interface BenchStack {
 }
 
 /** Host settings of one phase. */
-export interface HostPhaseOptions {
+interface HostPhaseOptions {
   registrations: readonly FunctionRegistration[];
   /** Applied over the repository's host.json, which the host reads itself; empty measures host.json as committed. */
   overrides: Partial<ServiceBusHostOptions>;

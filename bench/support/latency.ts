@@ -163,6 +163,6 @@ function appliedTimes(processed: ProcessedCounter, ledgers: readonly { entryId: 
 }
 
 /** Nearest-rank percentile of ascending values. */
-export function percentile(sorted: readonly number[], p: number): number {
+function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
 }

@@ -6,7 +6,7 @@
 import { ServiceBusClient, isServiceBusError, type ServiceBusSessionReceiver } from '@azure/service-bus';
 
 /** What the consumer has taken so far. */
-export interface OrderEventsSeen {
+interface OrderEventsSeen {
   /** Broker enqueue time (epoch ms) of each `messageId`'s first copy. */
   readonly enqueuedAt: Map<string, number>;
   /** Copies beyond the first. */

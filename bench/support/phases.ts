@@ -136,7 +136,7 @@ export async function checkApplied(httpUrl: string, orderIds: readonly string[],
 }
 
 /** Messages per second since `startedAt` (a `performance.now()` reading). */
-export function throughput(messages: number, startedAt: number): Throughput {
+function throughput(messages: number, startedAt: number): Throughput {
   const seconds = (performance.now() - startedAt) / 1000;
   return { messages, seconds, perSecond: messages / seconds };
 }

@@ -8,7 +8,7 @@ import { RAW_RECEIVE_WAIT_MS, type RawResult } from './rawConsumer.js';
 import type { WorkloadSize } from './workload.js';
 
 /** The goals the bench reports against. */
-export const GOALS = { ratio: 0.5, p50Ms: 250, cosmosPerEntry: 1.5, eventP50Ms: 500 } as const;
+const GOALS = { ratio: 0.5, p50Ms: 250, cosmosPerEntry: 1.5, eventP50Ms: 500 } as const;
 
 /** Everything one run measured. */
 export interface BenchResults {
@@ -130,7 +130,7 @@ function describe(size: WorkloadSize): string {
 }
 
 /** Median of the values (the mean of the middle two for an even count). */
-export function median(values: readonly number[]): number {
+function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;

@@ -24,7 +24,7 @@ import { OrderTab, type OrderPage, type WaitingCounts } from './orderListing.js'
  * How long a console action waits for a dead letter another receiver holds locked: shorter than the CLI's default,
  * since a browser is waiting; the page then says which ones did not come.
  */
-export const CONSOLE_RECEIVE_TIMEOUT_MS = 30_000;
+const CONSOLE_RECEIVE_TIMEOUT_MS = 30_000;
 
 /**
  * Most dead letters a page peeks on each refresh: a large dead-letter queue is not read whole every few seconds;
@@ -48,7 +48,7 @@ export interface DeadLetterFilter {
 }
 
 /** One applied entry of an order's history (its `applied` document). */
-export interface AppliedRow {
+interface AppliedRow {
   sequence: number;
   entryId: string;
   appliedAt: string;
@@ -221,7 +221,7 @@ export interface PurgeOutcome {
 }
 
 /** A corrected body from the page's editor: JSON, else nothing is sent. */
-export function parseCorrection(text: string): unknown {
+function parseCorrection(text: string): unknown {
   const parsed = normaliseBody(text);
   if (!parsed.ok) throw new CliError('InvalidOption', 'The corrected body is not JSON; nothing was sent.', 'A corrected entry is a JSON object such as the ledger entries in the README.');
   return parsed.value;

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 
-/** The cookie that carries a browser's console session. */
+/** The cookie that carries a browser's console session. @internal */
 export const SESSION_COOKIE = 'convoy_console';
 /** The form field every POST carries: the session's CSRF token. */
 export const CSRF_FIELD = '_csrf';

@@ -4,7 +4,7 @@ import { CliError } from '../errors.js';
 import type { DeadLetterRow } from './deadLetterRow.js';
 
 /** Longest Service Bus `messageId`: a longer one is refused by the broker. */
-export const MESSAGE_ID_MAX_LENGTH = 128;
+const MESSAGE_ID_MAX_LENGTH = 128;
 
 /** Application properties the broker adds when dead-lettering; a resubmission must not carry them back. */
 const DEAD_LETTER_PROPERTIES = new Set(['DeadLetterReason', 'DeadLetterErrorDescription']);

@@ -60,14 +60,14 @@ export interface EntityMeta {
 }
 
 /** A queue. */
-export interface QueueConfig {
+interface QueueConfig {
   readonly name: string;
   readonly settings: EntitySettings;
   readonly meta: EntityMeta;
 }
 
 /** A subscription of a topic; it receives the messages its rules select (see {@link RuleConfig}). */
-export interface SubscriptionConfig {
+interface SubscriptionConfig {
   readonly name: string;
   readonly settings: EntitySettings;
   readonly rules: readonly RuleConfig[];
@@ -75,7 +75,7 @@ export interface SubscriptionConfig {
 }
 
 /** A topic and its subscriptions. */
-export interface TopicConfig {
+interface TopicConfig {
   readonly name: string;
   readonly settings: EntitySettings;
   readonly subscriptions: readonly SubscriptionConfig[];

@@ -3,7 +3,7 @@ import type { RuleConfig, SqlParameterValues } from './ruleConfig.js';
 import { formatDurationMs } from './duration.js';
 
 /** The unit of a typed SQL parameter as the data directory keeps it (JSON has no integer/double split). */
-export interface StoredParameter {
+interface StoredParameter {
   Type: 'long' | 'double' | 'string' | 'boolean' | 'dateTime';
   Value: string;
 }
@@ -45,7 +45,7 @@ function properties(s: EntitySettings, m: EntityMeta): Record<string, unknown> {
 }
 
 /** Parameters in the stored form; read back by `configRules.ts`. */
-export function storeParameters(p: SqlParameterValues): Record<string, StoredParameter> | undefined {
+function storeParameters(p: SqlParameterValues): Record<string, StoredParameter> | undefined {
   const entries = Object.entries(p);
   if (entries.length === 0) return undefined;
   return Object.fromEntries(

@@ -16,7 +16,7 @@ export function parseDurationMs(text: string): number | undefined {
   return Math.round(duration.as('milliseconds'));
 }
 
-/** Azure's "never" (.NET `TimeSpan.MaxValue`), which the management API writes for an unbounded duration. */
+/** Azure's "never" (.NET `TimeSpan.MaxValue`), which the management API writes for an unbounded duration. @internal */
 export const MAX_DURATION = 'P10675199DT2H48M5.4775807S';
 const MAX_DURATION_MS = parseDurationMs(MAX_DURATION) as number;
 

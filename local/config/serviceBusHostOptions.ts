@@ -15,7 +15,7 @@ export interface ServiceBusHostOptions {
   readonly autoCompleteMessages: boolean;
 }
 
-/** The Functions host's defaults (the .NET extension's `ServiceBusOptions`, one core for `maxConcurrentCalls`). */
+/** The Functions host's defaults (the .NET extension's `ServiceBusOptions`, one core for `maxConcurrentCalls`). @internal */
 export const defaultServiceBusHostOptions: ServiceBusHostOptions = Object.freeze({
   maxConcurrentSessions: 8,
   maxConcurrentCalls: 16,
@@ -24,7 +24,7 @@ export const defaultServiceBusHostOptions: ServiceBusHostOptions = Object.freeze
   autoCompleteMessages: true,
 });
 
-/** Resolves `extensions.serviceBus` of a parsed host.json over the host's defaults. */
+/** Resolves `extensions.serviceBus` of a parsed host.json over the host's defaults. @internal */
 export function serviceBusHostOptionsFrom(hostJson: unknown): ServiceBusHostOptions {
   const section = readSection(hostJson);
   const d = defaultServiceBusHostOptions;

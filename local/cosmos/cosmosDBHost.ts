@@ -20,7 +20,7 @@ import { LeaseStore } from './leaseStore.js';
 import { resolveSettingExpression } from './settingExpression.js';
 
 /** Options of {@link startCosmosDBHost}. */
-export interface CosmosDBHostOptions {
+interface CosmosDBHostOptions {
   functions: readonly RegistrationOf<'cosmosDB'>[];
   settings: AppSettings;
   logger: Logger;
@@ -42,7 +42,7 @@ export interface CosmosDBHost {
 }
 
 /** The trigger's own defaults, as the extension applies them when an option is absent or 0. */
-export const COSMOS_TRIGGER_DEFAULTS: ChangeFeedProcessorTiming = {
+const COSMOS_TRIGGER_DEFAULTS: ChangeFeedProcessorTiming = {
   feedPollDelayMs: 5000,
   leaseAcquireIntervalMs: 13_000,
   leaseExpirationIntervalMs: 60_000,

@@ -12,7 +12,7 @@ import type { RouteTemplate } from './routeTemplate.js';
 import { writeFunctionResponse } from './toNodeResponse.js';
 
 /** Options of {@link startHttpHost}. */
-export interface HttpHostOptions {
+interface HttpHostOptions {
   functions: readonly RegistrationOf<'http'>[];
   logger: Logger;
   /** Counts each invocation's outcome for the periodic summary line. @default none */
@@ -30,10 +30,10 @@ export interface HttpHostOptions {
   maxRequestBodyBytes?: number;
 }
 
-/** The Functions host's documented HTTP request length limit: 100 MB (104,857,600 bytes). */
+/** The Functions host's documented HTTP request length limit: 100 MB (104,857,600 bytes). @internal */
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 104_857_600;
 
-/** A running HTTP trigger host. */
+/** A running HTTP trigger host. @internal */
 export interface HttpHost {
   /** `http://host:port/api`, with the port actually bound. */
   readonly url: string;

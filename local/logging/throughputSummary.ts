@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 
 /** How often {@link ThroughputSummary} logs. */
-export const SUMMARY_INTERVAL_MS = 10_000;
+const SUMMARY_INTERVAL_MS = 10_000;
 
 /**
  * What the host's functions did, summed over a few seconds and logged as one info line ("orderProcessor 120

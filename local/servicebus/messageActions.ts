@@ -6,10 +6,10 @@ import type { SettlementQueue } from './settlementQueue.js';
 export type SettlementOutcome = 'completed' | 'abandoned' | 'deadLettered' | 'deferred';
 
 /** A dead-letter reason or description as the extension's callers pass it: plain, or a protobuf `StringValue`. */
-export type StringOrStringValue = string | { value: string } | null | undefined;
+type StringOrStringValue = string | { value: string } | null | undefined;
 
 /** A protobuf `Timestamp` as the extension's gRPC client decodes it (`longs: String`). */
-export interface ProtobufTimestamp {
+interface ProtobufTimestamp {
   seconds: string;
   nanos: number;
 }
@@ -17,6 +17,7 @@ export interface ProtobufTimestamp {
 /**
  * The settlement actions an `sdkBinding` handler receives, with the signatures of
  * `@azure/functions-extensions-servicebus` 0.2.0-preview, backed here by the SDK receiver instead of gRPC.
+ * @internal
  */
 export interface LocalServiceBusMessageActions {
   complete(message: ServiceBusReceivedMessage): Promise<void>;

@@ -10,7 +10,7 @@ import { startSessionTrigger } from './sessionTrigger.js';
 import type { TriggerListener } from './triggerListener.js';
 
 /** Options of {@link startServiceBusHost}. */
-export interface ServiceBusHostStartOptions {
+interface ServiceBusHostStartOptions {
   functions: readonly RegistrationOf<'serviceBusQueue'>[];
   settings: AppSettings;
   hostOptions: ServiceBusHostOptions;
@@ -19,7 +19,7 @@ export interface ServiceBusHostStartOptions {
   summary?: ThroughputSummary;
 }
 
-/** The running Service Bus triggers. */
+/** The running Service Bus triggers. @internal */
 export interface ServiceBusHost {
   /** Drains every trigger (in-flight messages finish and settle), then closes the clients. */
   close(): Promise<void>;

@@ -27,6 +27,7 @@ export interface SessionTriggerOptions {
  * min(maxConcurrentCalls, 2 × processor count) so a host does not flood the broker with accept requests
  * (Azure.Messaging.ServiceBus `ServiceBusProcessor.ReconcileConcurrencyAsync`); with one call per session,
  * maxConcurrentCalls is the session count.
+ * @internal
  */
 export function acceptLimit(maxConcurrentSessions: number, processorCount: number): number {
   return Math.max(1, Math.min(maxConcurrentSessions, 2 * processorCount));

@@ -6,12 +6,12 @@ import type { RegistrationOf } from '../registrations.js';
 import { parseNcrontab } from './ncrontab.js';
 
 /** Options of {@link startTimerHost}. */
-export interface TimerHostOptions {
+interface TimerHostOptions {
   functions: readonly RegistrationOf<'timer'>[];
   logger: Logger;
 }
 
-/** Running timer triggers. */
+/** Running timer triggers. @internal */
 export interface TimerHost {
   /** Cancels future occurrences and resolves once running invocations have returned. */
   close(): Promise<void>;

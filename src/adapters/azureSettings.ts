@@ -44,7 +44,7 @@ function setting(settings: AppSettings, name: string): string | undefined {
   return value ? value : undefined;
 }
 
-/** Reads `<prefix>__credential` / `<prefix>__clientId`, falling back to `AZURE_CLIENT_ID` for the client id. */
+/** Reads `<prefix>__credential` / `<prefix>__clientId`, falling back to `AZURE_CLIENT_ID` for the client id. @internal */
 export function resolveCredential(settings: AppSettings, prefix: string): CredentialChoice {
   const clientId = setting(settings, `${prefix}__clientId`) ?? setting(settings, 'AZURE_CLIENT_ID');
   const credential = setting(settings, `${prefix}__credential`);

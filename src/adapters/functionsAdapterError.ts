@@ -27,7 +27,7 @@ export class FunctionsAdapterError extends Error {
   }
 }
 
-/** True for a {@link FunctionsAdapterError}, checked by `name` so it survives duplicate module copies. */
+/** True for a {@link FunctionsAdapterError}, checked by `name` so it survives duplicate module copies. @internal */
 export function isFunctionsAdapterError(error: unknown): error is FunctionsAdapterError {
   return error instanceof Error && error.name === 'FunctionsAdapterError' && 'code' in error;
 }

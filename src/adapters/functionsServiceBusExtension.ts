@@ -6,11 +6,11 @@
 import { createRequire } from 'node:module';
 import { FunctionsAdapterError } from './functionsAdapterError.js';
 
-/** The binding source the host sends and the extension registers its factory under. */
+/** The binding source the host sends and the extension registers its factory under. @internal */
 export const serviceBusSdkBindingSource = 'AzureServiceBusReceivedMessage';
 
 /** The part of `@azure/functions-extensions-base`'s resolver the adapters use. */
-export interface FunctionsResourceFactoryResolver {
+interface FunctionsResourceFactoryResolver {
   hasResourceFactory(resourceType: string): boolean;
   createClient(resourceType: string | null | undefined, modelBindingData: unknown): unknown;
 }
@@ -28,6 +28,7 @@ requireHere('@azure/functions-extensions-servicebus');
 /**
  * The resolver of the `@azure/functions-extensions-base` copy that `@azure/functions` itself loads — the copy that
  * matters: two installed copies made the factory register in the wrong one (docs/platform.md, "Two copies of @azure/functions-extensions-base").
+ * @internal
  */
 export function functionsResourceFactoryResolver(): FunctionsResourceFactoryResolver {
   const requireFromFunctions = createRequire(requireHere.resolve('@azure/functions'));

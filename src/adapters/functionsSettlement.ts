@@ -12,7 +12,7 @@ import { FunctionsAdapterError } from './functionsAdapterError.js';
 export { ensureServiceBusSdkBinding } from './functionsServiceBusExtension.js';
 
 /** A protobuf `google.protobuf.StringValue`, as the host's gRPC Settlement service expects it. */
-export interface StringValue {
+interface StringValue {
   value: string;
 }
 

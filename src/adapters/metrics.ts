@@ -20,7 +20,7 @@ import type { GapGauges } from '../core/order/gapMonitor.js';
 import type { ProcessResult } from '../core/processor/processResult.js';
 import { TELEMETRY_SCOPE } from './telemetry.js';
 
-/** Names of the instruments defined here. */
+/** Names of the instruments defined here. @internal */
 export const MetricName = {
   /** Counter: entries dead-lettered for a conflict (`IdempotencyKeyConflict`, `SequenceConflict`), by `reason`. */
   EntriesConflicts: 'convoy.entries.conflicts',

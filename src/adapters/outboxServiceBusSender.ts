@@ -9,7 +9,7 @@ import { OutboxDeliveryError, OutboxErrorCode, type OrderEventSender, type Outbo
 import { inSendSpan, traceProperties } from './telemetryTraceContext.js';
 
 /** The Service Bus message of an order event. */
-export function toOrderEventServiceBusMessage(event: OutboundOrderEvent, traceparent: string | undefined): ServiceBusMessage {
+function toOrderEventServiceBusMessage(event: OutboundOrderEvent, traceparent: string | undefined): ServiceBusMessage {
   return {
     messageId: event.messageId,
     sessionId: event.sessionId,

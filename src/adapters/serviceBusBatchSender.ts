@@ -63,7 +63,7 @@ export async function sendInBatches(
  * The batches {@link sendInBatches} sends, in order; none is empty.
  * @throws MessageTooLargeError for the first message that does not fit an empty batch.
  */
-export async function packBatches(
+async function packBatches(
   sender: ServiceBusSender,
   messages: readonly ServiceBusMessage[],
   maxSizeInBytes?: number,

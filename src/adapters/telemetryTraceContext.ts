@@ -29,7 +29,7 @@ import { TELEMETRY_SCOPE } from './telemetry.js';
 export const TRACE_PROPERTIES = ['Diagnostic-Id', 'traceparent'] as const;
 
 /** The `traceparent` of a span, when its context is valid. */
-export function traceparentOfSpan(span: Span | undefined): string | undefined {
+function traceparentOfSpan(span: Span | undefined): string | undefined {
   const context = span?.spanContext();
   if (!context || !isSpanContextValid(context)) return undefined;
   return `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
@@ -49,7 +49,7 @@ export function traceProperties(traceparent: string): Record<(typeof TRACE_PROPE
   return { 'Diagnostic-Id': traceparent, traceparent };
 }
 
-/** The span context a `traceparent` names, as a remote parent. */
+/** The span context a `traceparent` names, as a remote parent. @internal */
 export function spanContextOf(traceparent: string): SpanContext | undefined {
   if (!isTraceparent(traceparent)) return undefined;
   const [, traceId, spanId, flags] = traceparent.split('-') as [string, string, string, string];

@@ -28,10 +28,10 @@ import type { QueueName } from '../core/queueNames.js';
 export const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';
 
 /** How many orders' documents the processor keeps between invocations (one per session; oldest dropped first). */
-export const ORDER_CACHE_SIZE = 4096;
+const ORDER_CACHE_SIZE = 4096;
 
 /** Settings of the functions themselves (beyond the core's). */
-export interface FunctionSettings {
+interface FunctionSettings {
   /** `LockDuration` of the `ledger` queue. Env `LEDGER_LOCK_DURATION`. @default PT1M */
   ledgerLockDurationMs: number;
 }
@@ -100,7 +100,7 @@ export async function closeAppContext(): Promise<void> {
 }
 
 /** Reads the functions' own settings. */
-export function resolveFunctionSettings(settings: AppSettings): Readonly<FunctionSettings> {
+function resolveFunctionSettings(settings: AppSettings): Readonly<FunctionSettings> {
   const raw = settings.LEDGER_LOCK_DURATION;
   if (raw === undefined || raw === '') return Object.freeze({ ledgerLockDurationMs: 60_000 });
   const ms = parseIsoDuration(raw);

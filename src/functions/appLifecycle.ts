@@ -9,7 +9,7 @@ import { appContext, closeAppContext } from './appContext.js';
 import { outboxRuntime } from './outboxRuntime.js';
 import { register } from './register.js';
 
-/** The `appStart` hook: builds and validates everything the functions share. Never rejects — the host must start. */
+/** The `appStart` hook: builds and validates everything the functions share. Never rejects — the host must start. @internal */
 export function startApp(): void {
   try {
     outboxRuntime(appContext());
@@ -18,7 +18,7 @@ export function startApp(): void {
   }
 }
 
-/** The `appTerminate` hook: closes the app context. Never rejects — shutdown must go on. */
+/** The `appTerminate` hook: closes the app context. Never rejects — shutdown must go on. @internal */
 export async function closeOnTerminate(): Promise<void> {
   await closeAppContext().catch((error: unknown) => {
     console.error(`closing the app context failed: ${error instanceof Error ? error.message : String(error)}`);

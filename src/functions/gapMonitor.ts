@@ -9,9 +9,9 @@ import { appContext } from './appContext.js';
 import { register } from './register.js';
 
 /** Every minute, on the minute (NCRONTAB with seconds). */
-export const GAP_MONITOR_SCHEDULE = '0 * * * * *';
+const GAP_MONITOR_SCHEDULE = '0 * * * * *';
 
-/** One scan; rejects if Cosmos cannot be queried (the next occurrence tries again). */
+/** One scan; rejects if Cosmos cannot be queried (the next occurrence tries again). @internal */
 export async function gapMonitor(_timer: Timer, _context: InvocationContext): Promise<GapMonitorReport> {
   const app = appContext();
   return runGapMonitor({

@@ -14,6 +14,7 @@ import { register } from './register.js';
 /**
  * 200 with the view; 404 when nothing of the order exists (no order document, not even a pending one); 503 when
  * Cosmos DB is throttling or unreachable.
+ * @internal
  */
 export async function getOrder(request: HttpRequest, _context: InvocationContext): Promise<HttpResponseInit> {
   const orderId = request.params.orderId ?? '';

@@ -5,7 +5,7 @@ import type { HttpResponseInit } from '@azure/functions';
 import { isRetryableStoreError } from '../core/errors.js';
 
 /** Seconds a client should wait before retrying after a 503. */
-export const RETRY_AFTER_SECONDS = 1;
+const RETRY_AFTER_SECONDS = 1;
 
 /**
  * 503 with `Retry-After` for a failure worth retrying (a throttled or unreachable dependency); `undefined` for

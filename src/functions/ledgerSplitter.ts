@@ -36,6 +36,7 @@ import { register } from './register.js';
  * Lock: the host renews the ledger's lock automatically up to `maxAutoLockRenewalDuration` (host.json, 5 minutes);
  * for ledgers that take longer to send, the splitter also renews it itself before a batch once half the
  * `LEDGER_LOCK_DURATION` has passed since the last renewal.
+ * @internal
  */
 export async function ledgerSplitter(input: unknown, _context: InvocationContext): Promise<void> {
   const trigger = normaliseTriggerInput(input);

@@ -17,6 +17,7 @@ import { register } from './register.js';
  * session applies with one Cosmos round trip. When the core says so (the order is deleted, or the splitter marked the
  * order's last entry of its ledger) the session is released, so the slot takes the next order at once instead of
  * idling `sessionIdleTimeout` on this one. Its outbox records leave through the relay (the change feed of `orders`).
+ * @internal
  */
 export async function orderProcessor(input: unknown, _context: InvocationContext): Promise<ProcessResult> {
   const { message, body, actions } = normaliseTriggerInput(input);

@@ -13,16 +13,16 @@ import { outboxRuntime } from './outboxRuntime.js';
 import { register } from './register.js';
 
 /** Every minute, at second 30 (NCRONTAB with seconds), apart from the gap monitor's minute. */
-export const OUTBOX_GAUGES_SCHEDULE = '30 * * * * *';
+const OUTBOX_GAUGES_SCHEDULE = '30 * * * * *';
 
 /** What one run saw. */
-export interface OutboxGaugesReport {
+interface OutboxGaugesReport {
   holds: number;
   lagSeconds: number;
   leases: LeaseLag[];
 }
 
-/** One run; rejects if Cosmos cannot be read (the next occurrence tries again). */
+/** One run; rejects if Cosmos cannot be read (the next occurrence tries again). @internal */
 export async function outboxGauges(_timer: Timer, _context: InvocationContext): Promise<OutboxGaugesReport> {
   const app = appContext();
   const leases = app.cosmosClient().database(app.cosmosResources.database).container(LEASE_CONTAINER);

@@ -10,9 +10,9 @@ import { outboxRuntime } from './outboxRuntime.js';
 import { register } from './register.js';
 
 /** Every minute, at second 15 (NCRONTAB with seconds), apart from the gap monitor's and the gauges' seconds. */
-export const OUTBOX_HOLD_RETRY_SCHEDULE = '15 * * * * *';
+const OUTBOX_HOLD_RETRY_SCHEDULE = '15 * * * * *';
 
-/** One tick; rejects if Cosmos DB cannot list the holds (the next tick tries again). */
+/** One tick; rejects if Cosmos DB cannot list the holds (the next tick tries again). @internal */
 export async function outboxHoldRetry(_timer: Timer, context: InvocationContext): Promise<HoldRetryReport> {
   const app = appContext();
   const report = await retryDueHolds(outboxRuntime(app).holdRetry);

@@ -14,21 +14,21 @@ import { outboxRuntime } from './outboxRuntime.js';
 import { register } from './register.js';
 
 /** The app setting holding the Cosmos DB connection, as the trigger names it. */
-export const COSMOS_CONNECTION = 'CosmosConnection';
+const COSMOS_CONNECTION = 'CosmosConnection';
 /**
  * How long a lease's processor waits after the feed had nothing new: the event latency when idle is about half of
  * it, and each idle poll of each lease is one change-feed request (its RU cost: infra/README.md).
  */
-export const OUTBOX_RELAY_FEED_POLL_DELAY_MS = 500;
+const OUTBOX_RELAY_FEED_POLL_DELAY_MS = 500;
 /**
  * Documents per invocation: every applied entry changes four (inbox, applied, order, outbox), so one invocation
  * relays up to about 30 records — and a replay (a crash before the checkpoint, a lost lease) repeats at most those.
  * A relay keeping up reads far fewer per batch; only a backlog fills them, and a full batch costs one change-feed
  * read and one checkpoint per ≈ 30 entries.
  */
-export const OUTBOX_RELAY_MAX_ITEMS = 100;
+const OUTBOX_RELAY_MAX_ITEMS = 100;
 
-/** Relays one change batch; rejects on an infrastructure failure, for the retry policy to run it again. */
+/** Relays one change batch; rejects on an infrastructure failure, for the retry policy to run it again. @internal */
 export async function outboxRelay(documents: unknown[], context: InvocationContext): Promise<RelayReport> {
   const app = appContext();
   const report = await outboxRuntime(app).relay.relay(documents);

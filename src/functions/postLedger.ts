@@ -28,6 +28,7 @@ function tooLarge(bytes: number): HttpResponseInit {
  *   `contentType: application/json` and the W3C trace context of its send span (child of the request's server span,
  *   itself a child of the request's `traceparent`) in `traceparent` / `Diagnostic-Id`;
  * - 503 when Service Bus is busy or unreachable.
+ * @internal
  */
 export async function postLedger(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);

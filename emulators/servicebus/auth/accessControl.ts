@@ -19,7 +19,7 @@ export interface Grant {
 }
 
 /** Where the rules of an entity come from (the broker's queues and topics). */
-export type EntityRules = (path: string) => readonly AuthorizationRule[] | undefined;
+type EntityRules = (path: string) => readonly AuthorizationRule[] | undefined;
 
 /** Options of {@link AccessControl}. */
 export interface AccessControlOptions {

@@ -1,6 +1,6 @@
 import type { EntityMeta, EntitySettings, NamespaceConfig } from '../config.js';
 import type { RuleConfig } from '../ruleConfig.js';
-import { DEFAULT_RULE_NAME, checkRuleSql, defaultRule } from '../configRules.js';
+import { checkRuleSql, defaultRule } from '../configRules.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import type { Broker } from './broker.js';
 import type { QueueEntity } from './queueEntity.js';
@@ -187,4 +187,4 @@ export class EntityManager {
   }
 }
 
-export { DEFAULT_RULE_NAME };
+

@@ -3,7 +3,7 @@ import { brokerErrors } from '../errors/brokerError.js';
 import type { ParsedMessage } from './wireMessage.js';
 
 /** Longest MessageId, SessionId and PartitionKey Service Bus accepts. */
-export const MAX_ID_LENGTH = 128;
+const MAX_ID_LENGTH = 128;
 
 /** The entity a send goes to, as the rules see it. */
 export interface SendTargetRules {

@@ -25,7 +25,7 @@ function toSqlValue(t: Typed): SqlValue | undefined {
 }
 
 /** Application properties with their SQL values, in wire order. */
-export function typedAppProps(section: Buffer | undefined): Map<string, SqlValue> {
+function typedAppProps(section: Buffer | undefined): Map<string, SqlValue> {
   const out = new Map<string, SqlValue>();
   const entries = sectionEntries(section);
   for (let i = 0; i + 1 < entries.length; i += 2) {

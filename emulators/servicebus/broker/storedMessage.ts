@@ -1,7 +1,7 @@
 import type { WireSections } from './wireMessage.js';
 
 /** Where a message currently is inside its entity. */
-export type MessagePlace = 'available' | 'locked' | 'deferred' | 'scheduled' | 'gone';
+type MessagePlace = 'available' | 'locked' | 'deferred' | 'scheduled' | 'gone';
 
 /** `x-opt-message-state`: 0 active, 1 deferred, 2 scheduled. */
 export type MessageStateCode = 0 | 1 | 2;

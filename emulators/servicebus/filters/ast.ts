@@ -18,7 +18,7 @@ export type Expr =
   | { readonly k: 'arith'; readonly op: '+' | '-' | '*' | '/' | '%'; readonly l: Expr; readonly r: Expr };
 
 /** Comparison operators; `!=` is read as `<>`. */
-export type CompareOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
+type CompareOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
 /** A filter predicate (three-valued: true, false, unknown). */
 export type Predicate =

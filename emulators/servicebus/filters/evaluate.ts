@@ -58,7 +58,7 @@ function not(t: Tri): Tri {
 }
 
 /** SQL LIKE: `%` any run, `_` one character, `escape` makes the next character literal. */
-export function likeToRegExp(pattern: string, escape: string | undefined): RegExp {
+function likeToRegExp(pattern: string, escape: string | undefined): RegExp {
   let out = '';
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i] as string;

@@ -92,5 +92,5 @@ export function compileSqlAction(expression: string, params: SqlParameters = {})
   };
 }
 
-export { SqlEvaluationError, SqlSyntaxError };
+export { SqlEvaluationError };
 export type { MessageView, SqlParameters, SqlValue };

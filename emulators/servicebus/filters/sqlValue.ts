@@ -62,7 +62,7 @@ export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: SqlValue, b: SqlV
 }
 
 /** The kind of a value, for error messages. */
-export function kindOf(v: SqlValue): string {
+function kindOf(v: SqlValue): string {
   if (v === null) return 'null';
   if (v instanceof Date) return 'date';
   if (typeof v === 'bigint') return 'integer';

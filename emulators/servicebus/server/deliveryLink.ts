@@ -153,7 +153,7 @@ function toSettlement(kind: string, o: RemoteOutcome): Settlement | undefined {
 }
 
 /** Ticks of .NET's DateTime for an epoch-ms time, as the 8-byte big-endian long AMQP carries. */
-export function toDotNetTicks(ms: number): Buffer {
+function toDotNetTicks(ms: number): Buffer {
   const ticks = BigInt(ms) * 10000n + 621355968000000000n;
   const b = Buffer.alloc(8);
   b.writeBigInt64BE(ticks);

@@ -1,7 +1,7 @@
 import type { Receiver, Sender } from 'rhea';
 
 /** The attach fields the broker reads or sets. */
-export interface AttachFields {
+interface AttachFields {
   name?: string;
   source?: { address?: string; filter?: Record<string, unknown> } | null;
   target?: { address?: string } | null;

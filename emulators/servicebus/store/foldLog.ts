@@ -1,7 +1,7 @@
 import type { SerializedMessage, StoreRecord } from './messageStore.js';
 
 /** A message id duplicate detection remembers, for one entity, from `at` on. */
-export interface DuplicateIdEntry {
+interface DuplicateIdEntry {
   entity: string;
   messageId: string;
   at: number;

@@ -10,9 +10,9 @@ export interface TlsMaterial {
   keyPem: string;
 }
 
-/** File names inside the data directory, next to the write-ahead log. */
+/** File names inside the data directory, next to the write-ahead log. @internal */
 export const CERT_FILE = 'tls-cert.pem';
-export const KEY_FILE = 'tls-key.pem';
+const KEY_FILE = 'tls-key.pem';
 
 /** Names the certificate must cover: what local clients dial. */
 const DNS_NAMES = ['localhost'];

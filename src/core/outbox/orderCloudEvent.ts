@@ -52,7 +52,7 @@ export function orderEventKey(source: string, id: string): string {
 }
 
 /** What an order event is made of. */
-export interface OrderEventInput {
+interface OrderEventInput {
   entryId: string;
   sequence: number;
   order: BusinessState;

@@ -25,10 +25,10 @@ export interface EntryOrigin {
 }
 
 /** The trace fields an outbox record takes from its entry's origin (the message, or the parked document). */
-export type TraceOrigin = Pick<EntryOrigin, 'correlationId'> & { traceparent?: string | undefined };
+type TraceOrigin = Pick<EntryOrigin, 'correlationId'> & { traceparent?: string | undefined };
 
 /** An order document with nothing applied (status `pending`). */
-export function emptyOrderDocument(orderId: string, now: string): OrderDocument {
+function emptyOrderDocument(orderId: string, now: string): OrderDocument {
   return {
     id: ORDER_DOCUMENT_ID,
     docType: 'order',
@@ -45,7 +45,7 @@ export function emptyOrderDocument(orderId: string, now: string): OrderDocument 
  * The order after applying `entry`: new state and position; the sequence leaves `parked` (the drain applies the
  * parked entry itself; planners never apply another entry over a parked one) and `rejected`.
  */
-export function orderAfterApply(doc: OrderDocument, entry: Entry, state: OrderState, now: string): OrderDocument {
+function orderAfterApply(doc: OrderDocument, entry: Entry, state: OrderState, now: string): OrderDocument {
   return {
     ...doc,
     lastSequence: entry.sequence,
@@ -57,7 +57,7 @@ export function orderAfterApply(doc: OrderDocument, entry: Entry, state: OrderSt
 }
 
 /** The permanent rule 4 record of an applied entry, created in the apply's batch. */
-export function appliedDocument(entry: Entry, hash: string, now: string): AppliedEntryDocument {
+function appliedDocument(entry: Entry, hash: string, now: string): AppliedEntryDocument {
   return {
     id: appliedEntryId(entry.entryId),
     docType: 'applied',
@@ -70,14 +70,14 @@ export function appliedDocument(entry: Entry, hash: string, now: string): Applie
 }
 
 /** The order with `entry` added to its parked index, kept ascending. */
-export function orderAfterPark(doc: OrderDocument, entry: Entry, hash: string, now: string): OrderDocument {
+function orderAfterPark(doc: OrderDocument, entry: Entry, hash: string, now: string): OrderDocument {
   const record: ParkedRecord = { sequence: entry.sequence, entryId: entry.entryId, requestHash: hash, parkedAt: now };
   const parked = [...doc.parked, record].sort((a, b) => a.sequence - b.sequence);
   return { ...doc, parked, updatedAt: now };
 }
 
 /** The document that holds a parked entry. */
-export function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, now: string): ParkedEntryDocument {
+function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, now: string): ParkedEntryDocument {
   return {
     id: parkedEntryId(entry.sequence),
     docType: 'parked',

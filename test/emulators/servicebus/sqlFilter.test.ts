@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileSqlAction, compileSqlFilter, SqlSyntaxError } from '../../../emulators/servicebus/filters/sqlRule.js';
+import { compileSqlAction, compileSqlFilter } from '../../../emulators/servicebus/filters/sqlRule.js';
+import { SqlSyntaxError } from '../../../emulators/servicebus/filters/parse.js';
 import type { MessageView, SqlValue } from '../../../emulators/servicebus/filters/sqlRule.js';
 
 /** A message as a filter sees it: system properties by canonical name, user properties as given. */

@@ -186,5 +186,3 @@ export class EntityManager {
     await this.save();
   }
 }
-
-

@@ -277,41 +277,48 @@ export class Broker implements EntityContext, RestoreTarget {
     }
   }
 
-  private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra = {}): void {
+  /**
+   * Places `p` in `entity`, or where `entity` forwards. `from` is the entity that forwarded it there: a message
+   * without a session id that reaches a session entity this way is dead-lettered where it came from ("Session ID is
+   * null", as Service Bus does), since no session receiver could ever take it.
+   */
+  private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra = {}, from?: QueueEntity): void {
     const forward = entity.settings.forwardTo;
     if (forward !== undefined && hops < MAX_HOPS) {
-      this.forward(forward, p, hops + 1, sink, extra);
+      this.forward(forward, p, hops + 1, sink, extra, entity);
+      return;
+    }
+    if (entity.settings.requiresSession && p.sessionId === undefined) {
+      const owner = from ?? entity;
+      if (owner.dlq) sink(owner.dlq, withDeadLetterReason(p, SESSION_ID_IS_NULL, SESSION_ID_IS_NULL_DESCRIPTION), extra);
       return;
     }
     sink(entity, p, extra);
   }
 
-  private forward(address: string, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra): void {
+  private forward(address: string, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra, from: QueueEntity | undefined): void {
     const target = this.sendTarget(address);
     if (target.kind === 'topic') {
-      for (const d of target.topic.targets(p, Date.now())) this.routeInto(d.entity, d.message, hops, sink, extra);
+      for (const d of target.topic.targets(p, Date.now())) this.routeInto(d.entity, d.message, hops, sink, extra, from);
     } else {
-      this.routeInto(target.entity, p, hops, sink, extra);
+      this.routeInto(target.entity, p, hops, sink, extra, from);
     }
   }
 
   /** Moves a message to the dead-letter queue (or `ForwardDeadLetteredMessagesTo`). */
   deadLetter(from: QueueEntity, m: StoredMessage, reason: string | undefined, description: string | undefined): void {
-    const props: Record<string, unknown> = {};
-    if (reason !== undefined) props.DeadLetterReason = reason;
-    if (description !== undefined) props.DeadLetterErrorDescription = description;
-    const sections = { ...m.sections, appProps: mergeAppProps(m.sections.appProps, wrapProps(props)) };
     from.remove(m);
-    const p: ParsedMessage = {
-      sections, messageId: m.messageId, sessionId: m.sessionId, partitionKey: undefined, ttlMs: m.ttlMs, scheduledEnqueueTime: undefined, size: m.size,
-      filterFields: { messageId: m.messageId, sessionId: m.sessionId, appProps: readAppProps(sections.appProps) },
+    const stored: ParsedMessage = {
+      sections: m.sections, messageId: m.messageId, sessionId: m.sessionId, partitionKey: undefined, ttlMs: m.ttlMs, scheduledEnqueueTime: undefined, size: m.size,
+      filterFields: { messageId: m.messageId, sessionId: m.sessionId, appProps: readAppProps(m.sections.appProps) },
     };
+    const p = withDeadLetterReason(stored, reason, description);
     const now = Date.now();
     // Service Bus names the dead-lettering entity (DeadLetterSource) only on a message auto-forwarded out of its
     // dead-letter queue; one read from that queue itself carries none.
     const forward = from.settings.forwardDeadLetteredMessagesTo;
     if (forward !== undefined) {
-      this.forward(forward, p, 1, (entity, q, extra) => void entity.enqueue(q, now, extra), { deadLetterSource: from.name });
+      this.forward(forward, p, 1, (entity, q, extra) => void entity.enqueue(q, now, extra), { deadLetterSource: from.name }, from);
       return;
     }
     from.dlq?.enqueue(p, now, { deliveryCount: m.deliveryCount, enqueuedTime: m.enqueuedTime });
@@ -344,6 +351,19 @@ export class Broker implements EntityContext, RestoreTarget {
 function sendRulesOf(target: SendTarget): SendTargetRules {
   if (target.kind === 'topic') return { name: target.topic.name, settings: target.topic.settings, requiresSessionOnSend: false };
   return { name: target.entity.name, settings: target.entity.settings, requiresSessionOnSend: target.entity.sessions !== undefined };
+}
+
+/** The reason and description Service Bus gives a session-less message that reached a session entity by forwarding. */
+const SESSION_ID_IS_NULL = 'Session ID is null';
+const SESSION_ID_IS_NULL_DESCRIPTION = "Session enabled entity doesn't allow a message whose session identifier is null.";
+
+/** `p` with `DeadLetterReason` / `DeadLetterErrorDescription` among its application properties. */
+function withDeadLetterReason(p: ParsedMessage, reason: string | undefined, description: string | undefined): ParsedMessage {
+  const props: Record<string, unknown> = {};
+  if (reason !== undefined) props.DeadLetterReason = reason;
+  if (description !== undefined) props.DeadLetterErrorDescription = description;
+  const sections = { ...p.sections, appProps: mergeAppProps(p.sections.appProps, wrapProps(props)) };
+  return { ...p, sections, filterFields: { ...p.filterFields, appProps: readAppProps(sections.appProps) } };
 }
 
 /** A dead-letter queue keeps its parent's lock, TTL and delivery settings, never sessions or forwarding. */

@@ -6,7 +6,7 @@ import type { TestBus } from './helpers.js';
 
 const Q = {
   ttlDlq: 'ttl-dlq', ttlDrop: 'ttl-drop', queueTtl: 'ttl-queue', fwdIn: 'fwd-in', fwdOut: 'fwd-out',
-  dlqFwdIn: 'dlqfwd-in', dlqFwdOut: 'dlqfwd-out',
+  dlqFwdIn: 'dlqfwd-in', dlqFwdOut: 'dlqfwd-out', toSessions: 'fwd-to-sessions', sessions: 'fwd-sessions',
 };
 
 describe('time to live and forwarding', () => {
@@ -21,6 +21,8 @@ describe('time to live and forwarding', () => {
         queue(Q.fwdOut),
         queue(Q.dlqFwdIn, { ForwardDeadLetteredMessagesTo: Q.dlqFwdOut }),
         queue(Q.dlqFwdOut),
+        queue(Q.toSessions, { ForwardTo: Q.sessions }),
+        queue(Q.sessions, { RequiresSession: true }),
       ]),
     );
   });
@@ -69,6 +71,19 @@ describe('time to live and forwarding', () => {
     expect(await peekEverything(bus.client.createReceiver(Q.fwdIn))).toHaveLength(0);
     const out = bus.client.createReceiver(Q.fwdOut, { receiveMode: 'receiveAndDelete' });
     expect((await receiveExactly(out, 2)).map((m) => m.body)).toEqual([1, 2]);
+  });
+
+  it('dead-letters where it came from a message without a session id forwarded to a session queue, and forwards the others', async () => {
+    // Act
+    await bus.client.createSender(Q.toSessions).sendMessages([{ body: 'no session' }, { body: 'in a session', sessionId: 's-1' }]);
+    // Assess: no session receiver could ever take the first, so Service Bus dead-letters it in the forwarding queue.
+    const dlq = bus.client.createReceiver(Q.toSessions, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
+    const [d] = await receiveExactly(dlq, 1);
+    expect(d).toMatchObject({ body: 'no session', deadLetterReason: 'Session ID is null', deadLetterErrorDescription: "Session enabled entity doesn't allow a message whose session identifier is null." });
+    const session = await bus.client.acceptSession(Q.sessions, 's-1', { receiveMode: 'receiveAndDelete' });
+    expect((await receiveExactly(session, 1)).map((m) => m.body)).toEqual(['in a session']);
+    await session.close();
+    expect(await peekEverything(bus.client.createReceiver(Q.sessions, { subQueueType: 'deadLetter' }))).toHaveLength(0);
   });
 
   it('sends dead-lettered messages to ForwardDeadLetteredMessagesTo, naming their DeadLetterSource', async () => {

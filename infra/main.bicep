@@ -83,6 +83,12 @@ param outboxHoldRetryFirst string = 'PT1M'
 @description('Longest delay between two releases of an outbox hold (ISO 8601 duration, not below outboxHoldRetryFirst).')
 param outboxHoldRetryMax string = 'PT1H'
 
+@description('Where the outbox relay also POSTs every order event (OUTBOX_WEBHOOK_URL); empty: no webhook.')
+param outboxWebhookUrl string = ''
+
+@description('Key Vault secret URI (https://<vault>.vault.azure.net/secrets/<name>) of the webhook signing secret (OUTBOX_WEBHOOK_SECRET, "whsec_" + base64), read through a Key Vault reference with the app identity; empty: unsigned POSTs.')
+param outboxWebhookSecretUri string = ''
+
 @description('Flex Consumption scale-out limit.')
 @minValue(40)
 @maxValue(1000)
@@ -175,7 +181,7 @@ module functionApp 'app/functionApp.bicep' = {
     cosmosDatabaseName: cosmos.outputs.databaseName
     cosmosContainerName: cosmos.outputs.containerName
     maximumInstanceCount: maximumInstanceCount
-    extraAppSettings: {
+    extraAppSettings: union({
       // host.json tuning without a redeploy of the code: the host reads AzureFunctionsJobHost__* over host.json.
       AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentSessions: string(maxConcurrentSessions)
       AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentCalls: string(maxConcurrentCalls)
@@ -185,7 +191,10 @@ module functionApp 'app/functionApp.bicep' = {
       GAP_ALERT_REPEAT: gapAlertRepeat
       OUTBOX_HOLD_RETRY_FIRST: outboxHoldRetryFirst
       OUTBOX_HOLD_RETRY_MAX: outboxHoldRetryMax
-    }
+    },
+    empty(outboxWebhookUrl) ? {} : { OUTBOX_WEBHOOK_URL: outboxWebhookUrl },
+    // Never the secret itself in the template or the deployment: a reference the platform resolves with the identity.
+    empty(outboxWebhookSecretUri) ? {} : { OUTBOX_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=${outboxWebhookSecretUri})' })
   }
 }
 

@@ -90,7 +90,7 @@ export async function retryOutbox(settings: CliSettings, container: Container, o
   const holds = new CosmosOutboxHoldStore(container);
   if ((await holds.read(orderId)) === undefined) throw noHold(orderId);
   const config = resolveOutboxConfig(settings.app);
-  const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs });
+  const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs, ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }) });
   const report = await withServiceBus(settings, async (client) => {
     const sender = client.createSender('order-events');
     try {

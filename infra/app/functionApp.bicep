@@ -130,6 +130,8 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    // Key Vault references in the app settings (OUTBOX_WEBHOOK_SECRET) resolve with the app's identity.
+    keyVaultReferenceIdentity: identityId
     siteConfig: {
       minTlsVersion: '1.2'
       ftpsState: 'Disabled'

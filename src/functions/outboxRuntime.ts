@@ -30,7 +30,7 @@ export function outboxRuntime(app: AppContext): OutboxRuntime {
     const config = resolveOutboxConfig(app.settings);
     const holds = new CosmosOutboxHoldStore(app.container());
     const sender = new ServiceBusOrderEventSender(app.sender(QueueName.OrderEvents));
-    const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs });
+    const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs, ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }) });
     // One wake per instance: a webhook delivery of the relay or of the timer after a failure wakes the webhook holds.
     const wake = new WebhookWake(config.holdRetry, app.clock);
     const relay = new OutboxRelay({ sender, webhook, holds, telemetry: app.telemetry, options: config, observer: sharedMetrics(), clock: app.clock, wake });

@@ -150,6 +150,8 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
       cosmosCapacityMode: 'Provisioned',
       maxConcurrentSessions: 32,
       serviceBusQueueMaxSizeInMegabytes: 2048,
+      outboxWebhookUrl: 'https://receiver.example.com/order-events',
+      outboxWebhookSecretUri: 'https://convoy-kv.vault.azure.net/secrets/webhook-secret',
     });
   }, 300_000);
 
@@ -257,6 +259,19 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
     }
     expect(String(settings.APPLICATIONINSIGHTS_AUTHENTICATION_STRING)).toMatch(/^\[format\('Authorization=AAD;ClientId=\{0\}', reference\(.*userAssignedIdentities/);
     expect(single(alternative, 'Microsoft.Web/sites/config').properties).toMatchObject({ AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentSessions: '32' });
+  });
+
+  it('signs webhook POSTs with a secret read through a Key Vault reference, never the secret itself', () => {
+    const site = single(alternative, 'Microsoft.Web/sites');
+    expect(String(site.properties?.keyVaultReferenceIdentity)).toMatch(/userAssignedIdentities/);
+    expect(single(alternative, 'Microsoft.Web/sites/config').properties).toMatchObject({
+      OUTBOX_WEBHOOK_URL: 'https://receiver.example.com/order-events',
+      OUTBOX_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=https://convoy-kv.vault.azure.net/secrets/webhook-secret)',
+    });
+    // Without the parameters: no webhook, unsigned, nothing to resolve.
+    const settings = single(defaults, 'Microsoft.Web/sites/config').properties ?? {};
+    expect(settings).not.toHaveProperty('OUTBOX_WEBHOOK_URL');
+    expect(settings).not.toHaveProperty('OUTBOX_WEBHOOK_SECRET');
   });
 
   it('defaults to Standard Service Bus and serverless Cosmos DB; Premium and provisioned are parameters', () => {

@@ -5,10 +5,10 @@ import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
 import type { StoredOutboxHold } from '../../src/core/documents/outboxHold.js';
 import { AlertName } from '../../src/core/ports/telemetry.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
-import { FakeSender, FakeWebhook, asChange, outboxRecordOf } from './support/relayFakes.js';
+import { FakeSender, FakeWebhook, asChange, outboxRecordOf, keyOf } from './support/relayFakes.js';
 
 const changes = (...records: [string, number][]) => records.map(([o, s], i) => asChange(outboxRecordOf(o, s), i + 1));
-const ids = (orderId: string, ...sequences: number[]) => sequences.map((s) => `outbox:${orderId}-${s}`);
+const ids = (orderId: string, ...sequences: number[]) => sequences.map((s) => keyOf(orderId, s));
 const BACKOFF = { firstMs: 60_000, maxMs: 3_600_000 };
 
 /** A relay whose webhook failed order `a` from sequence 2: `a-2`, `a-3` are held for the webhook only. */
@@ -161,14 +161,14 @@ describe('discarding a hold', () => {
     const report = await discardHold({ holds, telemetry, clock }, 'a', { reason: 'the receiver replayed them from its own log', by: 'ops' });
     expect(report).toMatchObject({ outcome: 'discarded', records: 2 });
     expect(holds.discards).toEqual([
-      expect.objectContaining({ docType: 'outbox-discard', orderId: 'a', reason: 'the receiver replayed them from its own log', by: 'ops', records: [expect.objectContaining({ sequence: 2, messageId: 'outbox:a-2', pendingTargets: ['webhook'] }), expect.objectContaining({ sequence: 3 })] }),
+      expect.objectContaining({ docType: 'outbox-discard', orderId: 'a', reason: 'the receiver replayed them from its own log', by: 'ops', records: [expect.objectContaining({ sequence: 2, messageId: keyOf('a', 2), pendingTargets: ['webhook'] }), expect.objectContaining({ sequence: 3 })] }),
     ]);
     expect(holds.all()).toEqual([]);
     expect(holds.heldOf('a').size).toBe(0);
     expect(telemetry.alerts).toEqual([{ name: AlertName.OutboxDiscarded, fields: expect.objectContaining({ orderId: 'a', records: 2, by: 'ops' }) }]);
     // The relay sends the order's later records again.
     await relay.relay(changes(['a', 4]));
-    expect(webhook.postedFor('a')).toEqual(ids('a', 4));
+    expect(webhook.postedFor('a')).toEqual(ids('a', 1, 4));
   });
 
   it('refuses without a reason, and while a release holds the claim', async () => {

@@ -4,7 +4,9 @@ import { OutboxTarget, type OutboxHold } from '../../src/core/documents/outboxHo
 import { Acknowledged } from '../../src/core/outbox/acknowledged.js';
 import { OutboxRelay, type OutboxRelayDeps } from '../../src/core/outbox/outboxRelay.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
-import { FakeSender, FakeWebhook, asChange, outboxRecordOf } from './support/relayFakes.js';
+import { FakeSender, FakeWebhook, asChange, earlierOutboxRecordOf, outboxRecordOf, keyOf } from './support/relayFakes.js';
+import { orderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
+import type { OutboundOrderEvent } from '../../src/core/outbox/outboxPorts.js';
 
 const BUDGET_MS = 10_000;
 
@@ -19,7 +21,9 @@ function relayStack(overrides: Partial<Omit<OutboxRelayDeps, 'holds'>> & { holds
 }
 
 const changes = (...records: [string, number][]) => records.map(([o, s], i) => asChange(outboxRecordOf(o, s), i + 1));
-const ids = (orderId: string, ...sequences: number[]) => sequences.map((s) => `outbox:${orderId}-${s}`);
+const ids = (orderId: string, ...sequences: number[]) => sequences.map((s) => keyOf(orderId, s));
+/** The document ids of an order's outbox records (what a hold keeps), as opposed to their keys. */
+const recordIds = (orderId: string, ...sequences: number[]) => sequences.map((s) => `outbox:${orderId}-${s}`);
 /** The order's held records: [outbox record id, pending targets], ascending. */
 const heldIn = (holds: InMemoryHoldStore, orderId: string) => [...holds.heldOf(orderId).values()].sort((a, b) => a.sequence - b.sequence).map((r) => [r.record.id, r.pendingTargets]);
 const markerOf = (holds: InMemoryHoldStore, orderId: string) => holds.all().find((h) => h.orderId === orderId) as OutboxHold | undefined;
@@ -39,22 +43,37 @@ describe('outbox relay', () => {
     expect(webhook.postedFor('b')).toEqual(ids('b', 1));
   });
 
-  it('carries the contract: sessionId = orderId, messageId = outbox:<entryId>, the state as body, the entry trace', async () => {
+  it('carries the contract: sessionId = orderId, the CloudEvent as committed with its key as messageId, the entry trace', async () => {
     const seen: unknown[] = [];
     const { relay } = relayStack({ sender: { send: async (events) => void seen.push(...events) }, webhook: undefined });
     const record = { ...outboxRecordOf('o-1', 1), traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
     await relay.relay([asChange(record)]);
     expect(seen).toEqual([
       expect.objectContaining({
-        messageId: 'outbox:o-1-1',
+        messageId: keyOf('o-1', 1),
         sessionId: 'o-1',
         correlationId: 'L-1',
-        contentType: 'application/json',
+        contentType: 'application/cloudevents+json',
         applicationProperties: { sequence: 1, type: 'OrderCreated' },
-        body: { orderId: 'o-1', sequence: 1, entryId: 'o-1-1', order: record.order },
+        body: record.event,
         traceparent: record.traceparent,
       }),
     ]);
+  });
+
+  it('relays a record committed before events were, exactly as it was written: the earlier envelope and key', async () => {
+    const seen: OutboundOrderEvent[] = [];
+    const { relay, webhook } = relayStack({ sender: { send: async (events) => void seen.push(...events) } });
+    const record = earlierOutboxRecordOf('o-1', 1);
+    await relay.relay([asChange(record)]);
+    expect(seen).toEqual([
+      expect.objectContaining({
+        messageId: 'outbox:o-1-1',
+        contentType: 'application/json',
+        body: { orderId: 'o-1', sequence: 1, entryId: 'o-1-1', order: record.order },
+      }),
+    ]);
+    expect(webhook.posts).toEqual(['outbox:o-1-1']);
   });
 
   it('retries a failing target inside the budget and delivers without a hold when it recovers', async () => {
@@ -153,7 +172,7 @@ describe('outbox relay', () => {
     expect(report).toMatchObject({ delivered: 1, appended: 2, held: [] });
     expect(holds.requests.append - appendsBefore).toBe(0);
     expect(webhook.postedFor('a')).toEqual([]);
-    expect(heldIn(holds, 'a').map(([id]) => id)).toEqual(ids('a', 1, 2, 3));
+    expect(heldIn(holds, 'a').map(([id]) => id)).toEqual(recordIds('a', 1, 2, 3));
     expect(markerOf(holds, 'a')!.heldThrough).toBe(3);
   });
 
@@ -197,13 +216,18 @@ describe('outbox relay', () => {
     expect([webhook.postedFor('a'), webhook.postedFor('b')]).toEqual([ids('a', 1, 2, 3), ids('b', 1)]);
   });
 
-  it('sends the record of another order that reuses an entryId (unique per order only)', async () => {
+  it('delivers the records of two orders that reuse an entryId under two keys (an entryId is unique per order only)', async () => {
     const { relay, sender, webhook } = relayStack();
-    const shared = (orderId: string) => ({ ...outboxRecordOf(orderId, 1), id: 'outbox:e-1', entryId: 'e-1' });
+    const shared = (orderId: string) => {
+      const record = outboxRecordOf(orderId, 1);
+      return { ...record, id: 'outbox:e-1', entryId: 'e-1', ...orderCloudEvent({ entryId: 'e-1', sequence: 1, order: record.event.data.order, committedAt: record.committedAt, traceparent: undefined }) };
+    };
     await relay.relay([asChange(shared('a'))]);
     await relay.relay([asChange(shared('b'))]);
-    expect(sender.sends).toEqual([['outbox:e-1'], ['outbox:e-1']]);
-    expect(webhook.posts).toEqual(['outbox:e-1', 'outbox:e-1']);
+    const [a, b] = [shared('a').key, shared('b').key];
+    expect(a).not.toBe(b);
+    expect(sender.sends).toEqual([[a], [b]]);
+    expect(webhook.posts).toEqual([a, b]);
   });
 
   it('fails the invocation when holds cannot be read, sending nothing for that order', async () => {
@@ -258,7 +282,7 @@ describe('outbox relay', () => {
     await relay.relay([{ ...stored.doc, _etag: stored.etag, _lsn: 10 }, ...changes(['a', 2])]);
     expect(sender.sentFor('a')).toEqual(ids('a', 2));
     expect(webhook.postedFor('a')).toEqual([]);
-    expect(heldIn(other.holds, 'a').map(([id]) => id)).toEqual(ids('a', 1, 2));
+    expect(heldIn(other.holds, 'a').map(([id]) => id)).toEqual(recordIds('a', 1, 2));
     expect(other.holds.requests.read).toBe(readsBefore);
   });
 
@@ -286,7 +310,7 @@ describe('outbox relay', () => {
 
     webhook.failFor('a');
     await relay.relay(changes(['a', 3], ['b', 3]));
-    expect(heldIn(holds, 'a').map(([id]) => id)).toEqual(ids('a', 2, 3));
+    expect(heldIn(holds, 'a').map(([id]) => id)).toEqual(recordIds('a', 2, 3));
     expect(telemetry.alerts.map((a) => a.name)).toEqual([]);
     expect(other.telemetry.alerts.map((a) => a.name)).toEqual([AlertName.OutboxFailed]);
   });

@@ -71,7 +71,7 @@ describe('order processor, two instances interleaving commits on one order', () 
     });
     for (const entry of all) {
       expect(docs.get(`applied:${entry.entryId}`)).toMatchObject({ sequence: entry.sequence });
-      expect((docs.get(`outbox:${entry.entryId}`) as OutboxRecord | undefined)?.order.lastSequence).toBe(entry.sequence);
+      expect((docs.get(`outbox:${entry.entryId}`) as OutboxRecord | undefined)?.event.data.order.lastSequence).toBe(entry.sequence);
     }
     expect([...docs.keys()].filter((id) => id.startsWith('outbox:'))).toHaveLength(all.length);
     const outcomes = [...a.outcomes, ...b.outcomes];

@@ -20,8 +20,8 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
     const docs = h.store.documents(orderId);
     expect([...docs.keys()].filter((id) => id.startsWith('parked:'))).toEqual([]);
     expect(docs.get(`inbox:order-processor:${orderId}-e4`)).toMatchObject({ status: 'applied' });
-    expect(docs.get(`outbox:${orderId}-e3`)).toMatchObject({ order: { lastSequence: 3, total: 1050 } });
-    expect(docs.get(`outbox:${orderId}-e4`)).toMatchObject({ order: { lastSequence: 4, total: 950 } });
+    expect(docs.get(`outbox:${orderId}-e3`)).toMatchObject({ event: { data: { order: { lastSequence: 3, total: 1050 } } } });
+    expect(docs.get(`outbox:${orderId}-e4`)).toMatchObject({ event: { data: { order: { lastSequence: 4, total: 950 } } } });
     expect(h.settlements.flatMap((s) => s.calls)).toEqual(Array(4).fill({ action: 'complete' }));
   });
 

@@ -36,7 +36,7 @@ describe('order processor, rules 1–4 and 6–7', () => {
       committedAt: expect.any(String),
       sequence: 2,
       correlationId: 'L-0001',
-      order: { lastSequence: 2, total: 1250, status: 'open' },
+      event: { data: { order: { lastSequence: 2, total: 1250, status: 'open' } } },
     });
     expect(h.settlements.flatMap((s) => s.calls)).toEqual(Array(5).fill({ action: 'complete' }));
   });

@@ -1,4 +1,4 @@
-import type { OutboxRecord } from './outboxRecord.js';
+import type { AnyOutboxRecord, WithoutTtl } from './outboxRecord.js';
 
 /** Names of the relay's delivery targets, as holds name the held ones. */
 export const OutboxTarget = { OrderEvents: 'order-events', Webhook: 'webhook' } as const;
@@ -9,7 +9,7 @@ export type OutboxTarget = (typeof OutboxTarget)[keyof typeof OutboxTarget];
  * A held record of a hold written before `version: 2`, kept in the marker's `records` array: a copied outbox record
  * with the targets it still owes.
  */
-type EarlierHeldRecord = Omit<OutboxRecord, 'ttl'> & {
+type EarlierHeldRecord = WithoutTtl<AnyOutboxRecord> & {
   /** Targets it has not reached yet, in delivery order (`order-events` before `webhook`). */
   pendingTargets: OutboxTarget[];
 };

@@ -8,6 +8,7 @@
 import { outboxDiscardId } from '../documents/documentIds.js';
 import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
+import { outboxRecordKey } from '../documents/outboxRecord.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { heldCopy } from './holdMarker.js';
@@ -60,7 +61,7 @@ export async function discardHold(deps: HoldDiscardDeps, orderId: string, why: {
         reason: why.reason,
         by: why.by,
         discardedAt: new Date(now).toISOString(),
-        records: held.map((r) => ({ sequence: r.sequence, entryId: r.record.entryId, messageId: r.record.id, pendingTargets: r.pendingTargets })),
+        records: held.map((r) => ({ sequence: r.sequence, entryId: r.record.entryId, messageId: outboxRecordKey(r.record), pendingTargets: r.pendingTargets })),
       };
       await deps.holds.recordDiscard(audit);
       report.audits.push(audit.id);

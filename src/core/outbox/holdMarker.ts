@@ -5,7 +5,7 @@
 import { outboxHeldRecordId, outboxHoldId } from '../documents/documentIds.js';
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
-import type { OutboxRecord } from '../documents/outboxRecord.js';
+import type { AnyOutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
 import { backoffDelay } from '../retry.js';
 
 /** How a hold's releases back off (`OUTBOX_HOLD_RETRY_FIRST`, `OUTBOX_HOLD_RETRY_MAX`). */
@@ -22,8 +22,8 @@ export function holdRetryDelay(attempt: number, backoff: HoldBackoff, random?: (
 }
 
 /** A held copy of `record` owing `pendingTargets` (in delivery order), without its TTL. */
-export function heldCopy(record: OutboxRecord | Omit<OutboxRecord, 'ttl'>, pendingTargets: Iterable<OutboxTarget>): OutboxHeldRecord {
-  const { ttl: _ttl, pendingTargets: _earlier, ...copy } = record as OutboxRecord & { pendingTargets?: unknown };
+export function heldCopy(record: AnyOutboxRecord | WithoutTtl<AnyOutboxRecord>, pendingTargets: Iterable<OutboxTarget>): OutboxHeldRecord {
+  const { ttl: _ttl, pendingTargets: _earlier, ...copy } = record as AnyOutboxRecord & { pendingTargets?: unknown };
   return {
     id: outboxHeldRecordId(copy.entryId),
     docType: 'outbox-held',

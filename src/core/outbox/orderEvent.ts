@@ -1,4 +1,4 @@
-import type { OutboxRecord } from '../documents/outboxRecord.js';
+import { outboxRecordKey, type AnyOutboxRecord, type WithoutTtl } from '../documents/outboxRecord.js';
 import type { BusinessState } from '../order/orderView.js';
 import type { EntryType } from '../schemas/entry.js';
 import { CLOUDEVENTS_JSON, type OrderCloudEvent } from './orderCloudEvent.js';
@@ -26,14 +26,14 @@ export interface OrderEventMessage {
   body: OrderCloudEvent | OrderEventBody;
 }
 
-/** The `order-events` message for an outbox record. */
-export function orderEventMessage(record: Omit<OutboxRecord, 'ttl'>): OrderEventMessage {
+/** The `order-events` message for an outbox record: its event and key as committed, or an earlier record as written. */
+export function orderEventMessage(record: WithoutTtl<AnyOutboxRecord>): OrderEventMessage {
+  const common = { sessionId: record.orderId, correlationId: record.correlationId, applicationProperties: { sequence: record.sequence, type: record.type } };
+  if ('event' in record) return { ...common, messageId: outboxRecordKey(record), contentType: CLOUDEVENTS_JSON, body: record.event };
   return {
-    messageId: record.id,
-    sessionId: record.orderId,
-    correlationId: record.correlationId,
+    ...common,
+    messageId: outboxRecordKey(record),
     contentType: 'application/json',
-    applicationProperties: { sequence: record.sequence, type: record.type },
     body: { orderId: record.orderId, sequence: record.sequence, entryId: record.entryId, order: record.order },
   };
 }

@@ -8,6 +8,11 @@ import type { OutboxRelayOptions } from './outboxRelay.js';
 export interface OutboxConfig extends OutboxRelayOptions {
   /** Where every order event is also POSTed; no webhook when unset. Env `OUTBOX_WEBHOOK_URL`. @default undefined */
   webhookUrl: string | undefined;
+  /**
+   * The Standard Webhooks signing secret (`whsec_` + base64): with it every POST carries `webhook-id`,
+   * `webhook-timestamp` and `webhook-signature`. Env `OUTBOX_WEBHOOK_SECRET`. @default undefined (unsigned)
+   */
+  webhookSecret: string | undefined;
   /** How long one webhook POST may take before the attempt fails. Env `OUTBOX_WEBHOOK_TIMEOUT`. @default PT10S */
   webhookTimeoutMs: number;
   /**
@@ -28,7 +33,7 @@ export const OUTBOX_DEFAULTS = {
 
 /**
  * Resolves the relay's settings from `env`: `OUTBOX_RETRY_BUDGET` (PT10S), `OUTBOX_WEBHOOK_URL`,
- * `OUTBOX_WEBHOOK_TIMEOUT` (PT10S), `OUTBOX_HOLD_RETRY_FIRST` (PT1M), `OUTBOX_HOLD_RETRY_MAX` (PT1H, not below the
+ * `OUTBOX_WEBHOOK_SECRET`, `OUTBOX_WEBHOOK_TIMEOUT` (PT10S), `OUTBOX_HOLD_RETRY_FIRST` (PT1M), `OUTBOX_HOLD_RETRY_MAX` (PT1H, not below the
  * first). Durations are ISO 8601 or plain milliseconds. (`OUTBOX_TTL`, which the processor writes, is the core's.)
  * Throws a `ConfigError` naming the first unusable setting.
  */
@@ -39,6 +44,7 @@ export function resolveOutboxConfig(env: SettingsSource): Readonly<OutboxConfig>
   return Object.freeze({
     retryBudgetMs: duration(env, 'OUTBOX_RETRY_BUDGET', OUTBOX_DEFAULTS.retryBudgetMs),
     webhookUrl: webhookUrl(env),
+    webhookSecret: webhookSecret(env),
     webhookTimeoutMs: duration(env, 'OUTBOX_WEBHOOK_TIMEOUT', OUTBOX_DEFAULTS.webhookTimeoutMs),
     holdRetry: Object.freeze({ firstMs, maxMs }),
   });
@@ -55,6 +61,19 @@ function webhookUrl(env: SettingsSource): string | undefined {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('OUTBOX_WEBHOOK_URL', 'expected an absolute http(s) URL');
   return url.toString();
+}
+
+/** Standard Webhooks: `whsec_` (optional) and the key in base64. Never echoed in an error: it is a secret. */
+const WEBHOOK_SECRET = /^(?:whsec_)?((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+
+function webhookSecret(env: SettingsSource): string | undefined {
+  const raw = env.OUTBOX_WEBHOOK_SECRET?.trim();
+  if (!raw) return undefined;
+  const key = WEBHOOK_SECRET.exec(raw)?.[1];
+  if (key === undefined || key.length === 0) {
+    throw new ConfigError('OUTBOX_WEBHOOK_SECRET', 'expected a Standard Webhooks secret: "whsec_" followed by the key in base64');
+  }
+  return raw;
 }
 
 function duration(env: SettingsSource, name: string, fallback: number): number {

@@ -16,7 +16,7 @@
  */
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
-import type { OutboxRecord } from '../documents/outboxRecord.js';
+import type { AnyOutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
@@ -165,7 +165,7 @@ export class OutboxRelay {
    * each within the budget — and says, per record, which targets it still owes: those held, the one that refused
    * it, and every one after a refusal (a record `order-events` refused owes both, and so does every later one).
    */
-  private async deliver(orderId: string, records: readonly OutboxRecord[], hold: OutboxHold | undefined, deadline: number): Promise<{ owed: OutboxTarget[][]; error?: string }> {
+  private async deliver(orderId: string, records: readonly AnyOutboxRecord[], hold: OutboxHold | undefined, deadline: number): Promise<{ owed: OutboxTarget[][]; error?: string }> {
     const owed = records.map((): OutboxTarget[] => []);
     let error: string | undefined;
     const eventsHeld = hold?.targets.includes(OutboxTarget.OrderEvents) ?? false;
@@ -267,6 +267,6 @@ export class OutboxRelay {
 }
 
 /** The event of an outbox record (held or not), with the entry's trace context. */
-export function outboundEvent(record: Omit<OutboxRecord, 'ttl'>): OutboundOrderEvent {
+export function outboundEvent(record: WithoutTtl<AnyOutboxRecord>): OutboundOrderEvent {
   return { ...orderEventMessage(record), traceparent: record.traceparent };
 }

@@ -10,6 +10,7 @@ import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
 import { initialOrderState, type OrderState } from '../order/orderState.js';
 import { businessState } from '../order/orderView.js';
+import { orderCloudEvent } from '../outbox/orderCloudEvent.js';
 import type { OrderWrite, Stored } from '../ports/orderStore.js';
 import type { Entry } from '../schemas/entry.js';
 import type { Decision } from './decide.js';
@@ -97,10 +98,12 @@ function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, now: st
 }
 
 /**
- * The outbox record of an applied entry, carrying the business state right after it and the entry's trace; written
- * once, never updated, and expiring after `OUTBOX_TTL`.
+ * The outbox record of an applied entry, written once and never updated, expiring after `OUTBOX_TTL`: the event as it
+ * will leave — a CloudEvent carrying the business state right after the entry and the entry's trace, with its key —
+ * fixed now, so every relay of it sends the same bytes.
  */
 export function outboxRecord(entry: Entry, next: OrderDocument, origin: TraceOrigin, step: { now: string; outboxTtlSeconds: number }): OutboxRecord {
+  const { event, key } = orderCloudEvent({ entryId: entry.entryId, sequence: entry.sequence, order: businessState(next), committedAt: step.now, traceparent: origin.traceparent });
   return {
     id: outboxRecordId(entry.entryId),
     docType: 'outbox',
@@ -110,12 +113,12 @@ export function outboxRecord(entry: Entry, next: OrderDocument, origin: TraceOri
     type: entry.type,
     correlationId: origin.correlationId,
     ...(origin.traceparent !== undefined && { traceparent: origin.traceparent }),
-    order: businessState(next),
     committedAt: step.now,
     ttl: step.outboxTtlSeconds,
+    event,
+    key,
   };
 }
-
 
 /** What a step writes besides the decision: when, by whom, for how long, and the attempt's token. */
 export interface StepStamp {

@@ -1,9 +1,16 @@
-import type { OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
+import type { EarlierOutboxRecord, OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
+import { orderCloudEvent, orderEventKey, orderEventSource } from '../../../src/core/outbox/orderCloudEvent.js';
 import { OutboxDeliveryError, OutboxErrorCode } from '../../../src/core/outbox/outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboundOrderEvent } from '../../../src/core/outbox/outboxPorts.js';
 
 /** An immutable outbox record as the processor writes it (`<orderId>-<sequence>` as entryId); `padding` grows its state. */
 export function outboxRecordOf(orderId: string, sequence: number, padding = 0): OutboxRecord {
+  const { order, ...earlier } = earlierOutboxRecordOf(orderId, sequence, padding);
+  return { ...earlier, ...orderCloudEvent({ entryId: earlier.entryId, sequence, order, committedAt: earlier.committedAt, traceparent: undefined }) };
+}
+
+/** An outbox record as written before events were fixed at commit: no event, keyed `outbox:<entryId>`. */
+export function earlierOutboxRecordOf(orderId: string, sequence: number, padding = 0): EarlierOutboxRecord {
   const entryId = `${orderId}-${sequence}`;
   return {
     id: `outbox:${entryId}`,
@@ -16,7 +23,12 @@ export function outboxRecordOf(orderId: string, sequence: number, padding = 0): 
     order: { orderId, status: 'open', customerId: padding > 0 ? `c-${'x'.repeat(padding)}` : 'c-1', currency: 'EUR', lastSequence: sequence, total: 0, transactions: [] },
     committedAt: '2025-01-01T00:00:00.000Z',
     ttl: 604_800,
-  } as unknown as OutboxRecord;
+  };
+}
+
+/** The key the targets know the record of `orderId`'s `sequence` by (see {@link outboxRecordOf}). */
+export function keyOf(orderId: string, sequence: number): string {
+  return orderEventKey(orderEventSource(orderId), `${orderId}-${sequence}`);
 }
 
 /** A change-feed copy of a document: the system properties Cosmos adds. */
@@ -31,6 +43,8 @@ export type FakeFailure = 'reject' | 'transport';
 export class FakeSender implements OrderEventSender {
   /** Each send, as the message ids it carried. */
   readonly sends: string[][] = [];
+  /** Every message id sent, with its order. */
+  private readonly sent: { orderId: string; id: string }[] = [];
   /** Failures by order, consumed one per attempt (`Infinity` copies = always). */
   readonly failures = new Map<string, FakeFailure[]>();
 
@@ -43,11 +57,12 @@ export class FakeSender implements OrderEventSender {
     if (failure === 'transport') throw new OutboxDeliveryError(OutboxErrorCode.TransportFailed, 'order-events unreachable');
     if (failure === 'reject') throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, 'order-events refused the batch');
     this.sends.push(events.map((e) => e.messageId));
+    this.sent.push(...events.map((e) => ({ orderId: e.sessionId, id: e.messageId })));
   }
 
   /** Message ids sent, in order, for one order. */
   sentFor(orderId: string): string[] {
-    return this.sends.flat().filter((id) => id.startsWith(`outbox:${orderId}-`));
+    return this.sent.filter((s) => s.orderId === orderId).map((s) => s.id);
   }
 }
 
@@ -55,6 +70,8 @@ export class FakeSender implements OrderEventSender {
 export class FakeWebhook implements OrderEventWebhook {
   readonly posts: string[] = [];
   readonly failures = new Map<string, number>();
+  /** Every POST's key, with its order. */
+  private readonly posted: { orderId: string; id: string }[] = [];
 
   /** Fails every POST of `orderId` from `fromSequence` on, `times` times. */
   failFor(orderId: string, times = Number.POSITIVE_INFINITY, fromSequence = 1): void {
@@ -70,9 +87,10 @@ export class FakeWebhook implements OrderEventWebhook {
       }
     }
     this.posts.push(event.messageId);
+    this.posted.push({ orderId: event.sessionId, id: event.messageId });
   }
 
   postedFor(orderId: string): string[] {
-    return this.posts.filter((id) => id.startsWith(`outbox:${orderId}-`));
+    return this.posted.filter((p) => p.orderId === orderId).map((p) => p.id);
   }
 }

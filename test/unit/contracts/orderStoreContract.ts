@@ -5,6 +5,7 @@ import {
   appliedEntryId,
   inboxRecord,
   initialOrderState,
+  orderCloudEvent,
   outboxRecordId,
   parkedEntryId,
   type AppliedEntryDocument,
@@ -37,7 +38,8 @@ function applied(orderId: string, entryId: string, sequence = 1): AppliedEntryDo
 
 function outbox(orderId: string, entryId: string): OutboxRecord {
   const order = { orderId, status: 'pending' as const, customerId: null, currency: null, lastSequence: 1, total: 0, transactions: [] };
-  return { id: outboxRecordId(entryId), docType: 'outbox', orderId, entryId, sequence: 1, type: 'OrderCreated', correlationId: 'L-1', order, committedAt: NOW, ttl: 3600 };
+  const { event, key } = orderCloudEvent({ entryId, sequence: 1, order, committedAt: NOW, traceparent: undefined });
+  return { id: outboxRecordId(entryId), docType: 'outbox', orderId, entryId, sequence: 1, type: 'OrderCreated', correlationId: 'L-1', committedAt: NOW, ttl: 3600, event, key };
 }
 
 /**

@@ -31,6 +31,7 @@ export interface BenchStack {
   startHost(options: HostPhaseOptions): Promise<BenchHost>;
   cosmosCounters(): Promise<CosmosCounts>;
   /** `committedAt` (epoch ms) of every outbox record in the app's container, by record id. */
+  /** `committedAt` of every outbox record, by its event's key (the `messageId` on order-events). */
   outboxCommitTimes(): Promise<Map<string, number>>;
   resetCosmosCounters(): Promise<void>;
   close(): Promise<void>;
@@ -99,9 +100,9 @@ export async function startBenchStack(): Promise<BenchStack> {
         const { resources } = await client
           .database(COSMOS_DATABASE)
           .container(ORDERS_CONTAINER)
-          .items.query<{ id: string; committedAt: string }>("SELECT c.id, c.committedAt FROM c WHERE c.docType = 'outbox'", { maxItemCount: 10_000 })
+          .items.query<{ key: string; committedAt: string }>("SELECT c.key, c.committedAt FROM c WHERE c.docType = 'outbox'", { maxItemCount: 10_000 })
           .fetchAll();
-        return new Map(resources.map((r) => [r.id, Date.parse(r.committedAt)]));
+        return new Map(resources.map((r) => [r.key, Date.parse(r.committedAt)]));
       } finally {
         client.dispose();
       }

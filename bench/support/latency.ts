@@ -2,7 +2,7 @@
  * The latency phase: a steady offered load through the host's `POST /api/ledgers`, and the time from each POST
  * to its entries being applied, as the host logged it.
  */
-import { consumeOrderEvents } from './orderEvents.js';
+import { consumeOrderEvents, eventKeyOf } from './orderEvents.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FunctionApi } from '../../cli/httpApi.js';
 import type { BenchStack } from './benchStack.js';
@@ -94,7 +94,7 @@ export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, opti
     const total = ledgerCount * entriesPerLedger;
     await phase.processed.completed('orderProcessor', total, options.timeoutMs);
     await checkApplied(phase.host.httpUrl, work.orderIds, work.perOrder);
-    const measured = work.ledgers.slice(warmupLedgers).flatMap((l) => l.entries.map((e) => `outbox:${e.entryId}`));
+    const measured = work.ledgers.slice(warmupLedgers).flatMap((l) => l.entries.map(eventKeyOf));
     // The events' consumer (a downstream app's work) starts once the timed part is over; the event latency comes
     // from the broker's enqueue times, not from when the consumer took them.
     events = consumeOrderEvents(stack.emulators.serviceBusConnectionString);

@@ -4,6 +4,12 @@
  * of a `messageId` (a replayed batch past duplicate detection) are counted, not kept twice.
  */
 import { ServiceBusClient, isServiceBusError, type ServiceBusSessionReceiver } from '@azure/service-bus';
+import { orderEventKey, orderEventSource } from '../../src/core/index.js';
+
+/** The `messageId` of an entry's event on `order-events`: its key, derived from the order and the entry. */
+export function eventKeyOf(entry: { orderId: string; entryId: string }): string {
+  return orderEventKey(orderEventSource(entry.orderId), entry.entryId);
+}
 
 /** What the consumer has taken so far. */
 interface OrderEventsSeen {

@@ -5,7 +5,7 @@
 import type { ServiceBusMessage } from '@azure/service-bus';
 import { FunctionApi } from '../../cli/httpApi.js';
 import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
-import { consumeOrderEvents } from './orderEvents.js';
+import { consumeOrderEvents, eventKeyOf } from './orderEvents.js';
 import type { BenchHost, BenchStack, CosmosCounts } from './benchStack.js';
 import { sendEntryMessages, sendLedgers, type Workload } from './workload.js';
 
@@ -62,7 +62,7 @@ export async function pipelinePhase(stack: BenchStack, work: Workload, settings:
     // consumer (a downstream app, not ours) starts only now, so it takes no CPU from the timed part; the relay's
     // end is read from the broker's enqueue times.
     events = consumeOrderEvents(stack.emulators.serviceBusConnectionString);
-    const ids = work.entryMessages.map((m) => `outbox:${(m.body as { entryId: string }).entryId}`);
+    const ids = work.entryMessages.map((m) => eventKeyOf(m.body as { orderId: string; entryId: string }));
     await events.waitFor(ids, settings.timeoutMs);
     const lastEnqueuedAt = Math.max(...ids.map((id) => events?.seen.enqueuedAt.get(id) ?? startedAt));
     const relayedSeconds = (lastEnqueuedAt - startedAt) / 1000;

@@ -68,7 +68,7 @@ export { InboxStatus, inboxRecord, type InboxRecord, type InboxRecordInput } fro
 export type { OrderDocument, ParkedRecord, RejectedRecord } from './documents/orderDocument.js';
 export type { AppliedEntryDocument } from './documents/appliedEntryDocument.js';
 export type { GapAlertMark, ParkedEntryDocument } from './documents/parkedEntryDocument.js';
-export type { OutboxRecord } from './documents/outboxRecord.js';
+export type { AnyOutboxRecord, EarlierOutboxRecord, OutboxRecord } from './documents/outboxRecord.js';
 
 export { systemClock, timerSleep, type Clock, type Sleep } from './ports/clock.js';
 export type { MessageSettlement } from './ports/messageSettlement.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Entry, OrderView } from '../../src/core/index.js';
+import { orderEventKey, orderEventSource, type Entry, type OrderView } from '../../src/core/index.js';
 import { expectationOf } from '../../cli/expectation.js';
 import { generateRun } from '../../cli/generator.js';
 import { checkInvariants, duplicateSends, invariantsHold, oraclePrefixes, type RelayObservation, webhookOrderProblems } from './invariants.js';
-import type { Observation } from './observe.js';
+import { eventIdentity, type Observation, type SeenEvent } from './observe.js';
 
 // A tiny generated run with one reused key, and the observation a correct system would give for it.
 const run = generateRun({ seed: 7, orders: 2, entries: 4, ledgers: 2, duplicates: 0, conflicts: 1, poison: 1, gaps: 0 });
@@ -13,6 +13,12 @@ const reused: Entry[] = run.sends.flatMap((s) => (s.kind === 'ledger' ? s.ledger
   return valid !== undefined && JSON.stringify(valid) !== JSON.stringify(e);
 });
 
+/** An order event as a correct relay sends it: keyed per order, its key derived from (`source`, `id`). */
+function eventOf(orderId: string, entryId: string, sequence: number, order: SeenEvent['order']): SeenEvent {
+  const key = orderEventKey(orderEventSource(orderId), entryId);
+  return { messageId: key, expectedMessageId: key, key: eventIdentity(orderId, entryId), sessionId: orderId, sequence, order };
+}
+
 function correct(): Observation {
   const prefixes = oraclePrefixes(run.entries);
   const orders = new Map<string, OrderView | undefined>(expectation.orders.map((o) => [o.orderId, { ...o, parked: [], rejected: [] }]));
@@ -20,7 +26,7 @@ function correct(): Observation {
     orders,
     deadLetters: expectation.deadLetters.map((d) => ({ queue: d.queue, id: d.id, reason: d.reason, messageId: d.id, description: undefined })),
     eventDeadLetters: 0,
-    events: run.entries.map((e) => ({ messageId: `outbox:${e.entryId}`, sessionId: e.orderId, sequence: e.sequence, order: prefixes.get(`${e.orderId}#${e.sequence}`)?.[0] })),
+    events: run.entries.map((e) => eventOf(e.orderId, e.entryId, e.sequence, prefixes.get(`${e.orderId}#${e.sequence}`)?.[0])),
     rows: run.entries.flatMap((e, i) => [
       { id: `applied:${e.entryId}`, docType: 'applied' as const, orderId: e.orderId, entryId: e.entryId, sequence: e.sequence, appliedAt: new Date(1e12 + i).toISOString() },
       { id: `outbox:${e.entryId}`, docType: 'outbox' as const, orderId: e.orderId, entryId: e.entryId, sequence: e.sequence },
@@ -33,7 +39,7 @@ const failing = (observation: Observation, relay?: RelayObservation): string[] =
   checkInvariants(expectation, run.entries, reused, observation, relay).filter((i) => !i.ok).map((i) => i.name);
 
 /** One accepted webhook POST per record, as a correct relay gives. */
-const accepted = (seen: Observation) => seen.rows.filter((r) => r.docType === 'outbox').map((r) => ({ idempotencyKey: r.id, status: 200 }));
+const accepted = (seen: Observation) => seen.rows.filter((r) => r.docType === 'outbox').map((r) => ({ key: eventIdentity(r.orderId, r.entryId!), status: 200 }));
 
 describe('chaos invariants', () => {
   it('all hold for the state a correct system shows', () => {
@@ -54,7 +60,7 @@ describe('chaos invariants', () => {
     [seen.events[1], seen.events[2]] = [seen.events[2]!, seen.events[1]!];
     seen.events.push({ ...seen.events[0]! });
     expect(failing(seen)).toEqual([
-      'a consumer deduping on messageId sees each event once, in per-order order (1..n, state = oracle after each entry)',
+      'a consumer deduping on (source, id) sees each event once, in per-order order (1..n, state = oracle after each entry), keyed as the contract says',
       'no order-event delivered twice',
       'duplicate sends at the targets ≤ 20 per 1,000 records',
     ]);
@@ -64,12 +70,12 @@ describe('chaos invariants', () => {
     const other = reused[0]!;
     const swapped = run.entries.map((e) => (e.entryId === other.entryId ? other : e)).filter((e) => e.orderId === other.orderId && e.sequence <= other.sequence);
     const seen = correct();
-    const at = seen.events.findIndex((e) => e.messageId === `outbox:${other.entryId}`);
+    const at = seen.events.findIndex((e) => e.key === eventIdentity(other.orderId, other.entryId));
     const state = oraclePrefixes(swapped).get(`${other.orderId}#${other.sequence}`)?.[0];
     seen.events[at] = { ...seen.events[at]!, order: state };
     expect(failing(seen)).toEqual([]);
     seen.events[at] = { ...seen.events[at]!, order: { ...state!, total: state!.total + 1 } };
-    expect(failing(seen)).toEqual(['a consumer deduping on messageId sees each event once, in per-order order (1..n, state = oracle after each entry)']);
+    expect(failing(seen)).toEqual(['a consumer deduping on (source, id) sees each event once, in per-order order (1..n, state = oracle after each entry), keyed as the contract says']);
   });
 
   it('catch a missing or extra dead letter, a parked leftover, a held order and a backlog', () => {
@@ -90,9 +96,9 @@ describe('chaos invariants', () => {
 
   it('count duplicate sends per record at both targets, and fail above 20 per 1,000 in a run of the default size', () => {
     const seen = correct();
-    const ids = seen.rows.filter((r) => r.docType === 'outbox').map((r) => r.id);
+    const ids = seen.rows.filter((r) => r.docType === 'outbox').map((r) => eventIdentity(r.orderId, r.entryId!));
     expect(ids).toHaveLength(8);
-    const posts = [...accepted(seen), { idempotencyKey: ids[0]!, status: 200 }, { idempotencyKey: ids[1]!, status: 503 }, { idempotencyKey: 'outbox:foreign', status: 200 }];
+    const posts = [...accepted(seen), { key: ids[0]!, status: 200 }, { key: ids[1]!, status: 503 }, { key: eventIdentity('foreign', 'e-1'), status: 200 }];
     // One extra accepted POST counts; a failed one and a foreign key do not.
     expect(duplicateSends(ids, seen.events, posts)).toEqual({ duplicates: 1, perThousand: 1000 / ids.length });
     expect(duplicateSends(ids, seen.events, accepted(seen))).toEqual({ duplicates: 0, perThousand: 0 });
@@ -103,6 +109,17 @@ describe('chaos invariants', () => {
     expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, relay, ids.length + 1))).toBe(true);
     expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, relay))).toBe(true);
     expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, { ...relay, heldOrders: new Set([run.orderIds[0]!]) }))).toBe(false);
+  });
+
+  it('tell apart two orders that share an entryId, and catch an event keyed against the contract', () => {
+    const [a, b] = run.orderIds;
+    // The same entryId in two orders: two records, two events, neither a copy of the other.
+    const records = [eventIdentity(a!, 'shared'), eventIdentity(b!, 'shared')];
+    expect(new Set(records).size).toBe(2);
+    expect(duplicateSends(records, [eventOf(a!, 'shared', 99, undefined), eventOf(b!, 'shared', 99, undefined)], [])).toEqual({ duplicates: 0, perThousand: 0 });
+    const wrong = correct();
+    wrong.events[0] = { ...wrong.events[0]!, messageId: `outbox:${run.entries[0]!.entryId}` };
+    expect(failing(wrong)).toEqual(['a consumer deduping on (source, id) sees each event once, in per-order order (1..n, state = oracle after each entry), keyed as the contract says']);
   });
 
   it('catch a record the webhook never accepted', () => {
@@ -123,7 +140,7 @@ describe('chaos invariants', () => {
   });
 
   it('catch a webhook that accepted an order out of sequence order, whatever the repeats and refusals', () => {
-    const post = (sequence: number, status = 200) => ({ idempotencyKey: `outbox:o-${sequence}`, status, orderId: 'o', sequence });
+    const post = (sequence: number, status = 200) => ({ key: eventIdentity('o', `o-${sequence}`), status, orderId: 'o', sequence });
     expect(webhookOrderProblems([post(1), post(2, 503), post(2), post(1), post(3), post(2)])).toEqual([]);
     expect(webhookOrderProblems([post(1), post(3), post(2)])).toEqual(['o: webhook accepted sequence 3 where 2 was due', 'o: webhook accepted sequence 2 where 4 was due']);
   });

@@ -2,7 +2,7 @@ import type { BusinessState, Entry } from '../../src/core/index.js';
 import { compareWithExpectation, orderDifferences } from '../../cli/compare.js';
 import type { Expectation } from '../../cli/expectation.js';
 import { expectedOrders } from '../../cli/oracle.js';
-import type { Observation, SeenEvent } from './observe.js';
+import { eventIdentity, type Observation, type SeenEvent } from './observe.js';
 
 /** The verdict on one invariant, with up to a few examples of what broke it. */
 export interface InvariantResult {
@@ -34,10 +34,18 @@ export const MAX_DUPLICATES_PER_THOUSAND = 20;
  */
 export const DUPLICATE_BOUND_MIN_RECORDS = 10_000;
 
+/** An accepted or refused webhook POST: `key` is the event's (`source`, `id`) ({@link eventIdentity}). */
+export interface WebhookPostSeen {
+  key: string;
+  status: number;
+  orderId?: string;
+  sequence?: number;
+}
+
 /** What the relay's targets and the release path saw, beside the {@link Observation}. */
 export interface RelayObservation {
   /** Every POST the webhook received, in arrival order (`status` 2xx: accepted), or `undefined` without a webhook. */
-  webhookPosts?: readonly { idempotencyKey: string; status: number; orderId?: string; sequence?: number }[];
+  webhookPosts?: readonly WebhookPostSeen[];
   /** Orders whose webhook refused at least one POST (an outage of the fault plan). */
   failedWebhookOrders: ReadonlySet<string>;
   /** Orders the relay put on hold (the hold timer released them). */
@@ -46,7 +54,7 @@ export interface RelayObservation {
   holdErrors?: ReadonlyMap<string, readonly string[]>;
 }
 
-/** Sends beyond the first per outbox record, at `order-events` and at the webhook (accepted POSTs). */
+/** Sends beyond the first per outbox record (its event's {@link eventIdentity}), at `order-events` and at the webhook (accepted POSTs). */
 export function duplicateSends(outboxIds: readonly string[], events: readonly SeenEvent[], webhookPosts: RelayObservation['webhookPosts']): { duplicates: number; perThousand: number } {
   const ids = new Set(outboxIds);
   let duplicates = 0;
@@ -55,8 +63,8 @@ export function duplicateSends(outboxIds: readonly string[], events: readonly Se
     for (const key of keys) if (ids.has(key)) seen.set(key, (seen.get(key) ?? 0) + 1);
     for (const n of seen.values()) duplicates += n - 1;
   };
-  count(events.map((e) => e.messageId));
-  count((webhookPosts ?? []).filter((p) => p.status >= 200 && p.status < 300).map((p) => p.idempotencyKey));
+  count(events.map((e) => e.key));
+  count((webhookPosts ?? []).filter((p) => p.status >= 200 && p.status < 300).map((p) => p.key));
   return { duplicates, perThousand: ids.size === 0 ? 0 : Math.round((duplicates * 1000 * 10) / ids.size) / 10 };
 }
 
@@ -104,7 +112,7 @@ export function checkInvariants(
   // 3. Per-order order, as a downstream consumer sees it: order-events of each order are 1..n in order, and each
   //    carries exactly the oracle's state after that entry.
   const { orderProblems, repeats } = checkEvents(seen.events, prefixes);
-  results.push(result('a consumer deduping on messageId sees each event once, in per-order order (1..n, state = oracle after each entry)', orderProblems, `${seen.events.length} events`));
+  results.push(result('a consumer deduping on (source, id) sees each event once, in per-order order (1..n, state = oracle after each entry), keyed as the contract says', orderProblems, `${seen.events.length} events`));
   results.push(result('no order-event delivered twice', repeats, `${repeats.length} repeated message ids`));
 
   // 4. Apply times follow sequence within each order (hosts share the machine's clock).
@@ -122,11 +130,12 @@ export function checkInvariants(
   // The records are immutable (no status to read): delivered means its messageId reached order-events and the
   // webhook accepted it, and, after the release path ran, no order is left on hold.
   const outbox = seen.rows.filter((r) => r.docType === 'outbox');
-  const sent = new Set(seen.events.map((e) => e.messageId));
-  const posted = relay.webhookPosts && new Set(relay.webhookPosts.filter((p) => p.status >= 200 && p.status < 300).map((p) => p.idempotencyKey));
+  const sent = new Set(seen.events.map((e) => e.key));
+  const posted = relay.webhookPosts && new Set(relay.webhookPosts.filter((p) => p.status >= 200 && p.status < 300).map((p) => p.key));
+  const keyOf = (r: { orderId: string; entryId?: string }) => eventIdentity(r.orderId, r.entryId ?? '');
   const undelivered = [
-    ...outbox.filter((r) => !sent.has(r.id)).map((r) => `${r.id}: not on order-events`),
-    ...(posted ? outbox.filter((r) => !posted.has(r.id)).map((r) => `${r.id}: not accepted by the webhook`) : []),
+    ...outbox.filter((r) => !sent.has(keyOf(r))).map((r) => `${keyOf(r)}: not on order-events`),
+    ...(posted ? outbox.filter((r) => !posted.has(keyOf(r))).map((r) => `${keyOf(r)}: not accepted by the webhook`) : []),
     ...seen.rows.filter((r) => r.docType === 'outbox-hold').map((r) => `${r.orderId}: on hold (${r.id})`),
     ...seen.rows.filter((r) => r.docType === 'outbox-held').map((r) => `${r.orderId}: held record left (${r.id})`),
   ];
@@ -140,7 +149,7 @@ export function checkInvariants(
 
   // Replays (a crash before the checkpoint, a lost lease, a retried batch) repeat sends; consumers dedupe them,
   // but their number is the relay's cost and stays bounded.
-  const { duplicates, perThousand } = duplicateSends(outbox.map((r) => r.id), seen.events, relay.webhookPosts);
+  const { duplicates, perThousand } = duplicateSends(outbox.map(keyOf), seen.events, relay.webhookPosts);
   results.push({
     ...result(
       `duplicate sends at the targets ≤ ${MAX_DUPLICATES_PER_THOUSAND} per 1,000 records`,
@@ -203,11 +212,12 @@ function checkEvents(events: readonly SeenEvent[], prefixes: ReadonlyMap<string,
   const ids = new Set<string>();
   const next = new Map<string, number>();
   for (const event of events) {
-    if (ids.has(event.messageId)) {
-      repeats.push(`${event.messageId} (sequence ${String(event.sequence)})`);
+    if (ids.has(event.key)) {
+      repeats.push(`${event.key} (sequence ${String(event.sequence)})`);
       continue;
     }
-    ids.add(event.messageId);
+    ids.add(event.key);
+    if (event.messageId !== event.expectedMessageId) orderProblems.push(`${event.key}: messageId ${event.messageId}, expected ${event.expectedMessageId}`);
     const orderId = event.sessionId ?? '(no session)';
     const want = (next.get(orderId) ?? 0) + 1;
     if (event.sequence !== want) orderProblems.push(`${orderId}: event for sequence ${String(event.sequence)} where ${want} was due`);
@@ -230,14 +240,14 @@ function checkEvents(events: readonly SeenEvent[], prefixes: ReadonlyMap<string,
   return { orderProblems, repeats };
 }
 
-/** Orders whose first accepted POST of each key does not come in sequence order 1, 2, … */
-export function webhookOrderProblems(posts: readonly { idempotencyKey: string; status: number; orderId?: string; sequence?: number }[]): string[] {
+/** Orders whose first accepted POST of each event (`source`, `id`) does not come in sequence order 1, 2, … */
+export function webhookOrderProblems(posts: readonly WebhookPostSeen[]): string[] {
   const problems: string[] = [];
   const accepted = new Set<string>();
   const next = new Map<string, number>();
   for (const post of posts) {
-    if (post.status < 200 || post.status > 299 || accepted.has(post.idempotencyKey) || post.orderId === undefined) continue;
-    accepted.add(post.idempotencyKey);
+    if (post.status < 200 || post.status > 299 || accepted.has(post.key) || post.orderId === undefined) continue;
+    accepted.add(post.key);
     const want = (next.get(post.orderId) ?? 0) + 1;
     if (post.sequence !== want) problems.push(`${post.orderId}: webhook accepted sequence ${String(post.sequence)} where ${want} was due`);
     next.set(post.orderId, Math.max(want, post.sequence ?? 0));

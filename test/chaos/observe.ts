@@ -1,6 +1,6 @@
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusClient } from '@azure/service-bus';
-import type { BusinessState, OrderView } from '../../src/core/index.js';
+import { orderEventKey, orderEventSource, type BusinessState, type OrderView } from '../../src/core/index.js';
 import { foundDeadLetter, readOrders as readOrdersVia } from '../../cli/verify.js';
 import type { FoundDeadLetter } from '../../cli/compare.js';
 import { FunctionApi } from '../../cli/httpApi.js';
@@ -11,8 +11,35 @@ import { peekAll } from '../../cli/serviceBus.js';
 export interface SeenEvent {
   messageId: string;
   sessionId: string | undefined;
+  /** What consumers dedupe on: the CloudEvent's (`source`, `id`), as {@link eventIdentity} spells it. */
+  key: string;
+  /** The key a correct relay gives this event (`orderEventKey(source, id)`), to compare with `messageId`. */
+  expectedMessageId: string;
   sequence: number | undefined;
   order: BusinessState | undefined;
+}
+
+/** The (`source`, `id`) of an order's event for an entry, as one string: unique across orders, unlike an entryId. */
+export function eventIdentity(orderId: string, entryId: string): string {
+  return `${orderEventSource(orderId)} ${entryId}`;
+}
+
+/** What an order event's body says, whichever envelope it came in (a CloudEvent, or a record written before them). */
+export function readEventBody(body: unknown): { key: string; expectedMessageId: string; orderId: string | undefined; sequence: number | undefined; order: BusinessState | undefined } {
+  const value = parseBody(body);
+  const cloudEvent = value?.specversion === '1.0' && typeof value.data === 'object' && value.data !== null;
+  const data = (cloudEvent ? value.data : value) as Record<string, unknown> | undefined;
+  const orderId = typeof data?.orderId === 'string' ? data.orderId : undefined;
+  const entryId = typeof data?.entryId === 'string' ? data.entryId : undefined;
+  const source = cloudEvent ? String(value.source) : orderEventSource(orderId ?? '');
+  const id = cloudEvent ? String(value.id) : (entryId ?? '');
+  return {
+    key: `${source} ${id}`,
+    expectedMessageId: cloudEvent ? orderEventKey(source, id) : `outbox:${id}`,
+    orderId,
+    sequence: typeof data?.sequence === 'number' ? data.sequence : undefined,
+    order: data?.order as BusinessState | undefined,
+  };
 }
 
 /** The documents of the container the checks read (everything but order documents and applied inbox records). */
@@ -61,13 +88,8 @@ export async function readDeadLetters(client: ServiceBusClient): Promise<{ deadL
 export async function readEvents(client: ServiceBusClient, limit: number): Promise<SeenEvent[]> {
   const messages = await peekAll(client, 'order-events', undefined, limit);
   return messages.map((m) => {
-    const body = parseBody(m.body);
-    return {
-      messageId: messageIdText(m.messageId),
-      sessionId: m.sessionId,
-      sequence: typeof body?.sequence === 'number' ? body.sequence : undefined,
-      order: body?.order as BusinessState | undefined,
-    };
+    const { key, expectedMessageId, sequence, order } = readEventBody(m.body);
+    return { messageId: messageIdText(m.messageId), sessionId: m.sessionId, key, expectedMessageId, sequence, order };
   });
 }
 

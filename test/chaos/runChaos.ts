@@ -11,6 +11,7 @@ import { repoFile } from '../../local/childProcess.js';
 import { countPlan, planFaults, webhookFailedOrders, type PlannedFault } from './faultPlan.js';
 import { startHostPool, type HostCounters, type HostPool } from './hostPool.js';
 import { checkInvariants, invariantsHold, type InvariantResult } from './invariants.js';
+import { eventIdentity } from './observe.js';
 import { loseLease, orderRelayCrash, relayCrashDir } from './relayFaults.js';
 import { CosmosOutboxHoldStore } from '../../src/adapters/outboxHoldCosmosStore.js';
 import { settle } from './settle.js';
@@ -174,9 +175,10 @@ async function drainedAt(holds: CosmosOutboxHoldStore, held: ReadonlySet<string>
 
 /** What is left for the webhook: holds, and outbox records it has not accepted. */
 async function relayLeft(holds: CosmosOutboxHoldStore, container: Container, webhook: WebhookTarget): Promise<{ holds: number; unaccepted: number }> {
-  const { resources: ids } = await container.items.query<string>("SELECT VALUE c.id FROM c WHERE c.docType = 'outbox'", { maxItemCount: 5_000 }).fetchAll();
-  const accepted = new Set(webhook.posts.filter((p) => p.status >= 200 && p.status < 300).map((p) => p.idempotencyKey));
-  return { holds: await holds.count(), unaccepted: ids.filter((id) => !accepted.has(id)).length };
+  const query = "SELECT c.orderId, c.entryId FROM c WHERE c.docType = 'outbox'";
+  const { resources: records } = await container.items.query<{ orderId: string; entryId: string }>(query, { maxItemCount: 5_000 }).fetchAll();
+  const accepted = new Set(webhook.posts.filter((p) => p.status >= 200 && p.status < 300).map((p) => p.key));
+  return { holds: await holds.count(), unaccepted: records.filter((r) => !accepted.has(eventIdentity(r.orderId, r.entryId))).length };
 }
 
 /** Most hold-timer ticks after the webhook recovered that the holds may take to drain (README, "Outbox relay"). */

@@ -55,7 +55,7 @@ export async function settle(options: SettleOptions): Promise<{ observation: Obs
       const left = comparison.ok && backlog === 0 ? await options.relayLeft?.() : undefined;
       // Peeking every event costs a round trip per 250: only once the orders are done.
       const events = comparison.ok && backlog === 0 ? await readEvents(client, expectedEvents * 2 + 100) : [];
-      const distinctEvents = new Set(events.map((e) => e.messageId)).size;
+      const distinctEvents = new Set(events.map((e) => e.key)).size;
       const now = Date.now();
       const snapshot = JSON.stringify([comparison.orders.matched, comparison.deadLetters.byReason, distinctEvents, backlog, left]);
       if (snapshot !== lastSnapshot) {

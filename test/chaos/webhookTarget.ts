@@ -1,9 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readEventBody } from './observe.js';
 
 /** One POST the webhook received, whatever it answered. */
 export interface WebhookPost {
   idempotencyKey: string;
+  /** The event's (`source`, `id`), what a consumer dedupes on. */
+  key: string;
   orderId: string | undefined;
   sequence: number | undefined;
   /** 200, or 503 when an outage failed it. */
@@ -48,14 +51,13 @@ export async function startWebhookTarget(): Promise<WebhookTarget> {
         response.writeHead(405).end();
         return;
       }
-      const body = parse(Buffer.concat(chunks).toString('utf8'));
-      const orderId = typeof body?.orderId === 'string' ? body.orderId : undefined;
+      const { key, orderId, sequence } = readEventBody(Buffer.concat(chunks));
       const outage = orderId === undefined ? undefined : outages.get(orderId);
       if (outage !== undefined) outage.endsAt ??= Date.now() + outage.downMs;
       const down = outage !== undefined && !isOver(outage);
       if (down && orderId !== undefined) failedOrders.add(orderId);
       const status = down ? 503 : 200;
-      posts.push({ idempotencyKey: String(request.headers['idempotency-key'] ?? ''), orderId, sequence: typeof body?.sequence === 'number' ? body.sequence : undefined, status, at: Date.now() });
+      posts.push({ idempotencyKey: String(request.headers['idempotency-key'] ?? ''), key, orderId, sequence, status, at: Date.now() });
       response.writeHead(status, { 'content-type': 'text/plain' }).end(down ? 'outage' : 'ok');
     });
   });
@@ -99,12 +101,4 @@ interface Outage {
 /** Over once it failed a POST, lasted its time and the relay held one of its orders: a hold is what it is for. */
 function isOver(outage: Outage): boolean {
   return outage.endsAt !== undefined && Date.now() >= outage.endsAt && outage.orderIds.some(outage.isHeld);
-}
-
-function parse(text: string): { orderId?: unknown; sequence?: unknown } | undefined {
-  try {
-    return JSON.parse(text) as { orderId?: unknown; sequence?: unknown };
-  } catch {
-    return undefined;
-  }
 }

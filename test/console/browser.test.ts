@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Entry } from '../../src/core/index.js';
+import { orderEventKey, orderEventSource, type Entry } from '../../src/core/index.js';
 import pino from 'pino';
 import { startCosmosDBHost, type CosmosDBHost } from '../../local/cosmos/cosmosDBHost.js';
 import type { RegistrationOf } from '../../local/registrations.js';
@@ -141,7 +141,7 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
     await page.waitForURL(new RegExp(`/outbox\\?order=${o}$`));
     expect(await page.textContent('.flash.done')).toBe(`Released the hold of ${o}: 0 to order-events, 1 to the webhook (1 round(s)).`);
     expect(await page.textContent('#hold-count')).toBe('0 order(s) on hold');
-    expect(webhook.applied).toContain(`outbox:${o}-e1`);
+    expect(webhook.applied).toContain(orderEventKey(orderEventSource(o), `${o}-e1`));
     await page.close();
   });
 

@@ -5,7 +5,7 @@ import { releaseHold } from '../../src/core/outbox/holdRelease.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
 import { ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
 import { start, type CosmosEmulator } from '../../emulators/cosmos/index.js';
-import { FakeSender, FakeWebhook, asChange, outboxRecordOf } from './support/relayFakes.js';
+import { FakeSender, FakeWebhook, asChange, earlierOutboxRecordOf, keyOf, outboxRecordOf } from './support/relayFakes.js';
 
 /*
  * Holds through the real SDK on the Cosmos emulator (its 2 MB document limit, its transactional batches, ETags):
@@ -37,7 +37,7 @@ function stack() {
   return { clock, webhook, sender, holds, relay, release };
 }
 
-const ids = (orderId: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `outbox:${orderId}-${from + i}`);
+const ids = (orderId: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => keyOf(orderId, from + i));
 
 describe('outbox holds on the Cosmos emulator', () => {
   it('holds more records than fit in one 2 MB document, and releases them all in order', async () => {
@@ -76,7 +76,8 @@ describe('outbox holds on the Cosmos emulator', () => {
   it('converts an earlier-format hold at its first release, delivering its records before the newer ones', async () => {
     const { relay, sender, webhook, release } = stack();
     const o = `earlier-${Date.now()}`;
-    const { ttl: _ttl, ...record } = outboxRecordOf(o, 1);
+    // An earlier-format hold keeps an earlier-format record: it leaves as it was written, keyed outbox:<entryId>.
+    const { ttl: _ttl, ...record } = earlierOutboxRecordOf(o, 1);
     await container.items.create({
       id: `outbox-hold:${o}`,
       docType: 'outbox-hold',
@@ -91,6 +92,6 @@ describe('outbox holds on the Cosmos emulator', () => {
     expect(webhook.postedFor(o)).toEqual([]);
     expect(sender.sentFor(o)).toEqual(ids(o, 2, 2));
     expect(await release(o)).toMatchObject({ outcome: 'released', converted: 1, delivered: { webhook: 2 } });
-    expect(webhook.postedFor(o)).toEqual(ids(o, 1, 2));
+    expect(webhook.postedFor(o)).toEqual([`outbox:${o}-1`, ...ids(o, 2, 2)]);
   });
 });

@@ -1,5 +1,6 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpRequest, InvocationContext, Timer } from '@azure/functions';
 import { discardOutbox, listOutbox, retryOutbox } from '../../cli/commands/outboxRetry.js';
@@ -7,7 +8,7 @@ import type { CliSettings } from '../../cli/settings.js';
 import { startCosmosDBHost, type CosmosDBHost } from '../../local/cosmos/cosmosDBHost.js';
 import type { RegistrationOf } from '../../local/registrations.js';
 import { relayLag } from '../../src/adapters/outboxLag.js';
-import { currentHold } from '../../src/core/index.js';
+import { currentHold, orderEventKey, orderEventSource, outboxRecordId, type EarlierOutboxRecord } from '../../src/core/index.js';
 import { appContext } from '../../src/functions/appContext.js';
 import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/adapters/changeFeedLease.js';
 import { getOrder } from '../../src/functions/getOrder.js';
@@ -24,6 +25,8 @@ let stack: Stack;
 let webhook: Awaited<ReturnType<typeof startWebhook>>;
 let host: CosmosDBHost;
 let restoreEnv: () => void;
+/** The webhook's Standard Webhooks secret (`OUTBOX_WEBHOOK_SECRET`): a receiver verifies every POST with it. */
+const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 /** Orders whose webhook calls fail (500) while they are in here. */
 const failing = new Set<string>();
 
@@ -32,7 +35,7 @@ beforeAll(async () => {
   // records share one budget (at most 1.8 s of backoff for three records), so it is well above that, and below
   // the waits' patience for the order that keeps failing to be held.
   webhook = await startWebhook({ failFirst: 2, failWhen: (body) => failing.has(body.orderId) });
-  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_RETRY_BUDGET: 'PT5S', COSMOS_DATABASE: 'convoy', COSMOS_CONTAINER: 'orders' });
+  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_WEBHOOK_SECRET: WEBHOOK_SECRET, OUTBOX_RETRY_BUDGET: 'PT5S', COSMOS_DATABASE: 'convoy', COSMOS_CONTAINER: 'orders' });
   stack = await startStack();
   host = await startRelayHost();
 });
@@ -64,6 +67,11 @@ const orderRequest = (orderId: string) => ({ params: { orderId } }) as unknown a
 const invocation = () => ({ invocationId: uid('i'), log() {}, warn() {}, error() {} }) as unknown as InvocationContext;
 const traceIdOf = (traceparent: unknown) => String(traceparent).split('-')[1];
 const acceptedFor = (orderId: string) => webhook.applied.filter((k) => webhook.appliedBodies.get(k)!.orderId === orderId);
+/** The keys of an order's events for the given entries (`messageId`, `Idempotency-Key`): per order, not per entryId. */
+const keysFor = (orderId: string, ...entryIds: string[]) => entryIds.map((id) => orderEventKey(orderEventSource(orderId), id));
+const keysOf = (orderId: string, last: number) => keysFor(orderId, ...Array.from({ length: last }, (_, i) => `${orderId}-${i + 1}`));
+type EventBody = { data: { sequence: number } };
+const sequences = (messages: ServiceBusReceivedMessage[]) => messages.map((m) => (m.body as EventBody).data.sequence);
 
 describe('outbox relay: orders change feed → order-events and webhook, on both emulators', () => {
   it('delivers every applied entry once per key, in sequence order per order, in the ledger trace', async () => {
@@ -74,37 +82,56 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     const ledgerId = uid('L');
     await postLedger(stack, JSON.stringify({ ledgerId, entries }));
     const split = await runSplitter(stack);
-    const keys = entries.map((e) => `outbox:${e.entryId}`);
+    const keys = entries.map((e) => keysFor(e.orderId, e.entryId)[0]!);
     // Act: the processor commits; the relay's trigger reads the records from the change feed.
     await drainSession(stack, a);
     await drainSession(stack, b);
     await until(() => keys.every((k) => webhook.applied.includes(k)), 'every key accepted by the webhook');
     const eventsA = await orderEvents(a);
     const eventsB = await orderEvents(b);
-    // Assess: webhook — three calls per key (two refused, retried in the budget), one body, in sequence order.
+    // Assess: webhook — three calls per key (two refused, retried in the budget), byte-identical, each signed.
+    const receiver = new Webhook(WEBHOOK_SECRET);
     for (const key of keys) {
       const calls = webhook.calls.filter((c) => c.key === key);
       expect(calls.map((c) => c.status)).toEqual([503, 503, 204]);
-      expect(new Set(calls.map((c) => JSON.stringify(c.body))).size).toBe(1);
+      expect(new Set(calls.map((c) => c.raw)).size).toBe(1);
+      for (const call of calls) {
+        expect(call.headers).toMatchObject({ 'content-type': 'application/cloudevents+json', 'webhook-id': key });
+        expect(receiver.verify(call.raw, call.headers)).toEqual(JSON.parse(call.raw));
+      }
     }
-    expect(acceptedFor(a)).toEqual([`outbox:${a}-1`, `outbox:${a}-2`, `outbox:${a}-3`]);
-    expect(acceptedFor(b)).toEqual([`outbox:${b}-1`, `outbox:${b}-2`]);
-    // order-events: one message per record, per order in sequence order, with the state after the entry.
-    expect(eventsA.map((m) => m.body.sequence)).toEqual([1, 2, 3]);
-    expect(eventsB.map((m) => m.body.sequence)).toEqual([1, 2]);
+    expect(() => receiver.verify(webhook.calls[0]!.raw.replace('"sequence":', '"sequence": '), webhook.calls[0]!.headers)).toThrow();
+    expect(acceptedFor(a)).toEqual(keysOf(a, 3));
+    expect(acceptedFor(b)).toEqual(keysOf(b, 2));
+    // order-events: one message per record, per order in sequence order, the CloudEvent committed with the entry.
+    expect(sequences(eventsA)).toEqual([1, 2, 3]);
+    expect(sequences(eventsB)).toEqual([1, 2]);
     const last = eventsA[2]!;
-    expect(last).toMatchObject({ messageId: `outbox:${a}-3`, sessionId: a, correlationId: ledgerId, contentType: 'application/json' });
+    expect(last).toMatchObject({ messageId: keysFor(a, `${a}-3`)[0], sessionId: a, correlationId: ledgerId, contentType: 'application/cloudevents+json' });
     expect(last.applicationProperties).toMatchObject({ sequence: 3, type: 'TransactionAdded' });
+    const [record3] = (await stack.container.items.query({ query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: outboxRecordId(`${a}-3`) }] }, { partitionKey: a }).fetchAll()).resources;
     expect(last.body).toEqual({
-      orderId: a,
-      sequence: 3,
-      entryId: `${a}-3`,
-      order: { orderId: a, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactions: [{ transactionId: 't-1', amount: 1250 }, { transactionId: 't-2', amount: -250 }] },
+      specversion: '1.0',
+      id: `${a}-3`,
+      source: `/orders/${a}`,
+      type: 'convoy.order.entry-applied',
+      time: record3.committedAt,
+      datacontenttype: 'application/json',
+      traceparent: record3.traceparent,
+      data: {
+        orderId: a,
+        sequence: 3,
+        entryId: `${a}-3`,
+        order: { orderId: a, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactions: [{ transactionId: 't-1', amount: 1250 }, { transactionId: 't-2', amount: -250 }] },
+      },
     });
+    // The webhook got the same event, byte for byte what the record stores.
+    expect(webhook.calls.find((c) => c.key === keysFor(a, `${a}-3`)[0])?.raw).toBe(JSON.stringify(record3.event));
     const ledgerTrace = traceIdOf(split.message.applicationProperties?.traceparent);
     expect(traceIdOf(last.applicationProperties?.traceparent)).toBe(ledgerTrace);
+    expect(traceIdOf(record3.traceparent)).toBe(ledgerTrace);
     expect(last.applicationProperties?.['Diagnostic-Id']).toBe(last.applicationProperties?.traceparent);
-    expect(traceIdOf(webhook.calls.find((c) => c.key === `outbox:${a}-3`)?.traceparent)).toBe(ledgerTrace);
+    expect(traceIdOf(webhook.calls.find((c) => c.key === keysFor(a, `${a}-3`)[0])?.traceparent)).toBe(ledgerTrace);
     // The records are as the processor wrote them: immutable, with committedAt and the OUTBOX_TTL.
     const { resources: records } = await stack.container.items
       .query({ query: "SELECT * FROM c WHERE c.docType = 'outbox' AND (c.orderId = @a OR c.orderId = @b)", parameters: [{ name: '@a', value: a }, { name: '@b', value: b }] })
@@ -112,6 +139,55 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(records).toHaveLength(keys.length);
     for (const r of records) expect(r).toMatchObject({ ttl: 604_800, committedAt: expect.any(String) });
     expect(records.some((r) => 'status' in r)).toBe(false);
+  });
+
+  it('delivers every event of two orders that share entryIds, on order-events and on the webhook', async () => {
+    // Prepare: the contract makes an entryId unique per order only; both orders use the same three.
+    webhook.state.failFirst = 0;
+    const [x, y] = [uid('o'), uid('o')];
+    const shared = ['shared-1', 'shared-2', 'shared-3'];
+    const entriesOf = (orderId: string) => orderEntries(orderId, [5, 7]).map((e, i) => ({ ...e, entryId: shared[i]! }));
+    // (A ledger may not repeat an entryId, so each order comes in a ledger of its own.)
+    for (const orderId of [x, y]) {
+      await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: entriesOf(orderId) }));
+      await runSplitter(stack);
+    }
+    // Act
+    await drainSession(stack, x);
+    await drainSession(stack, y);
+    await until(() => acceptedFor(x).length === 3 && acceptedFor(y).length === 3, 'both orders accepted by the webhook');
+    // Assess: six events, none taken for a copy of another — by the broker's duplicate detection or the webhook.
+    expect(acceptedFor(x)).toEqual(keysFor(x, ...shared));
+    expect(acceptedFor(y)).toEqual(keysFor(y, ...shared));
+    expect(sequences(await orderEvents(x))).toEqual([1, 2, 3]);
+    expect(sequences(await orderEvents(y))).toEqual([1, 2, 3]);
+  });
+
+  it('relays a record committed before events were CloudEvents exactly as it was written', async () => {
+    // Prepare: an outbox record in the earlier format, as the processor wrote them then.
+    webhook.state.failFirst = 0;
+    const g = uid('o');
+    const order = { orderId: g, status: 'pending' as const, customerId: 'c-1', currency: 'EUR', lastSequence: 1, total: 0, transactions: [] };
+    const earlier: EarlierOutboxRecord = {
+      id: outboxRecordId(`${g}-1`),
+      docType: 'outbox',
+      orderId: g,
+      entryId: `${g}-1`,
+      sequence: 1,
+      type: 'OrderCreated',
+      correlationId: 'L-earlier',
+      committedAt: new Date().toISOString(),
+      ttl: 3_600,
+      order,
+    };
+    // Act
+    await stack.container.items.create(earlier);
+    await until(() => acceptedFor(g).length === 1, 'the earlier record accepted by the webhook');
+    // Assess: its earlier key and envelope, on both targets.
+    const [message] = await orderEvents(g);
+    expect(message).toMatchObject({ messageId: `outbox:${g}-1`, contentType: 'application/json', body: { orderId: g, sequence: 1, entryId: `${g}-1`, order } });
+    expect(acceptedFor(g)).toEqual([`outbox:${g}-1`]);
+    expect(JSON.parse(webhook.calls.find((c) => c.key === `outbox:${g}-1`)!.raw)).toEqual({ orderId: g, sequence: 1, entryId: `${g}-1`, order });
   });
 
   it('holds a lone order whose webhook keeps failing without holding its feed range, and the hold timer releases it once the webhook is back', async () => {
@@ -142,15 +218,15 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(marker).not.toHaveProperty('records');
     expect(held.map((r) => [r.id, r.sequence, r.pendingTargets])).toEqual([1, 2, 3].map((s) => [`outbox-held:${c}-${s}`, s, ['webhook']]));
     expect((view.jsonBody as { hold?: unknown }).hold).toEqual({ targets: ['webhook'], since: marker.since, records: 3, nextAttempt: marker.nextAttempt });
-    expect(eventsC.map((m) => m.body.sequence)).toEqual([1, 2, 3]);
+    expect(sequences(eventsC)).toEqual([1, 2, 3]);
     expect(tick).toMatchObject({ released: 1 });
-    expect(acceptedFor(c)).toEqual([`outbox:${c}-1`, `outbox:${c}-2`, `outbox:${c}-3`]);
+    expect(acceptedFor(c)).toEqual(keysOf(c, 3));
     expect(await holds.read(c)).toBeUndefined();
     expect(await holds.countHeld(c)).toBe(0);
     expect(((await getOrder(orderRequest(c), invocation())).jsonBody as { hold?: unknown }).hold).toBeUndefined();
     // The relay checkpoints past everything (its own hold writes included): no lag is left.
     await until(async () => (await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, Date.now())).every((l) => l.lagMs === 0), 'the relay caught up');
-    expect((await orderEvents(c)).map((m) => m.body.sequence)).toEqual([1, 2, 3]);
+    expect(sequences(await orderEvents(c))).toEqual([1, 2, 3]);
   });
 
   it('lets an operator release a hold now (convoy outbox retry) or discard it with a reason (convoy outbox discard)', async () => {
@@ -171,7 +247,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     const discarded = await discardOutbox(stack.container, f, 'the receiver was rebuilt from the order-events queue', 'test');
     expect(listed.holds).toEqual([expect.objectContaining({ orderId: e, targets: ['webhook'], records: 2, heldThrough: 2, attempts: 0, earlierFormat: false })]);
     expect(released).toMatchObject({ outcome: 'released', delivered: { 'order-events': 0, webhook: 2 } });
-    expect(acceptedFor(e)).toEqual([`outbox:${e}-1`, `outbox:${e}-2`]);
+    expect(acceptedFor(e)).toEqual(keysOf(e, 2));
     expect(discarded).toMatchObject({ outcome: 'discarded', records: 2 });
     expect(acceptedFor(f)).toEqual([]);
     const { resources: audits } = await stack.container.items.query({ query: "SELECT * FROM c WHERE c.docType = 'outbox-discard'" }, { partitionKey: f }).fetchAll();

@@ -40,7 +40,7 @@ describe('order processor, trace context on the outbox', () => {
     await h.send(messageFor(e.added(2, 't-1', 5), { applicationProperties: { sequence: 2, 'Diagnostic-Id': '|legacy.1.' } }));
     // Assess
     const docs = h.store.documents(orderId);
-    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({ sequence: 1, traceparent: tp(1) });
+    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({ sequence: 1, traceparent: tp(1), event: { traceparent: tp(1) } });
     expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({ sequence: 2 });
     expect(docs.get(`outbox:${orderId}-e2`)).not.toHaveProperty('traceparent');
   });

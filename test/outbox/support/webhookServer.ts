@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 export interface WebhookCall {
   key: string | undefined;
   traceparent: string | undefined;
+  /** The event's data (a CloudEvent's `data`; an earlier record's whole body). */
   body: { orderId: string; sequence: number; entryId: string; order: Record<string, unknown> };
+  /** The structured CloudEvent as received, when it was one. */
+  event: Record<string, unknown> | undefined;
+  /** The request's headers and its raw body, to verify a signature with. */
+  headers: Record<string, string>;
+  raw: string;
   status: number;
 }
 
@@ -32,7 +38,10 @@ export async function startWebhook(options: WebhookOptions = {}) {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const key = req.headers['idempotency-key'] as string | undefined;
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as WebhookCall['body'];
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const parsed = JSON.parse(raw) as Record<string, unknown>;
+      const event = parsed.specversion === '1.0' ? parsed : undefined;
+      const body = (event?.data ?? parsed) as WebhookCall['body'];
       const n = (seen.get(key ?? '') ?? 0) + 1;
       seen.set(key ?? '', n);
       let status = 204;
@@ -42,7 +51,8 @@ export async function startWebhook(options: WebhookOptions = {}) {
         applied.push(key);
         appliedBodies.set(key, body);
       }
-      calls.push({ key, traceparent: req.headers.traceparent as string | undefined, body, status });
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
+      calls.push({ key, traceparent: req.headers.traceparent as string | undefined, body, event, headers, raw, status });
       res.writeHead(status).end();
     });
   });

@@ -2,7 +2,7 @@ import type { ItemDefinition } from '@azure/cosmos';
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
 import type { HoldDiscardReport } from '../../src/core/outbox/holdDiscard.js';
 import type { HoldReleaseReport } from '../../src/core/outbox/holdRelease.js';
-import { normaliseBody, type OrderView, type RejectedRecord } from '../../src/core/index.js';
+import { normaliseBody, rejectedDetails, type OrderView, type RejectedDetails, type RejectedEntryDocument, type RejectedRecord } from '../../src/core/index.js';
 import { discardOutbox, listOutbox, retryOutbox, type OutboxListing } from '../commands/outboxRetry.js';
 import { withOrdersContainer } from '../cosmos.js';
 import { QueueName } from '../../src/core/queueNames.js';
@@ -54,11 +54,14 @@ interface AppliedRow {
   appliedAt: string;
 }
 
+/** A rejected entry (rule 11) as the order page shows it: its record, and its details (the entry as parked, why). */
+type RejectedDetailRow = Pick<RejectedRecord, 'sequence' | 'entryId' | 'rejectedAt'> & { details: RejectedDetails | undefined };
+
 /** What the order page shows. */
 export interface OrderDetail {
   view: OrderView | undefined;
-  /** The rejected records in full (with the entry as parked), read from Cosmos DB; undefined when unreadable. */
-  rejected: RejectedRecord[] | undefined;
+  /** The rejected records with their details, read from Cosmos DB; undefined when unreadable. */
+  rejected: RejectedDetailRow[] | undefined;
   applied: AppliedRow[] | undefined;
   /** Why the Cosmos DB part could not be read. */
   storeError: string | undefined;
@@ -176,13 +179,21 @@ export class ConsoleData {
       new FunctionApi(this.target.settings).getOrder(orderId),
       withServiceBus(this.target.settings, (client) => peekAll(client, QueueName.Orders, 'deadLetter', this.peekLimit)).then((all) => all.map(deadLetterRow).filter((d) => d.sessionId === orderId)),
     ]);
-    let rejected: RejectedRecord[] | undefined;
+    let rejected: RejectedDetailRow[] | undefined;
     let applied: AppliedRow[] | undefined;
     let storeError: string | undefined;
     try {
       await withOrdersContainer(this.target.settings.app, async (container) => {
         const order = await new CosmosOrderStore(container).readOrder(orderId);
-        rejected = order?.doc.rejected ?? [];
+        const records = order?.doc.rejected ?? [];
+        // Their details: one query in the order's partition (records of the earlier format keep their own).
+        const stored = new Map<number, RejectedEntryDocument>();
+        if (records.length > 0) {
+          const query = { query: "SELECT * FROM c WHERE c.orderId = @o AND c.docType = 'rejected'", parameters: [{ name: '@o', value: orderId }] };
+          const { resources } = await container.items.query<RejectedEntryDocument>(query, { partitionKey: orderId }).fetchAll();
+          for (const doc of resources) stored.set(doc.sequence, doc);
+        }
+        rejected = records.map((r) => ({ sequence: r.sequence, entryId: r.entryId, rejectedAt: r.rejectedAt, details: rejectedDetails(r, stored.get(r.sequence)) }));
         const { resources } = await container.items
           .query<AppliedRow & ItemDefinition>(
             { query: "SELECT c.sequence, c.entryId, c.appliedAt FROM c WHERE c.orderId = @o AND c.docType = 'applied'", parameters: [{ name: '@o', value: orderId }] },

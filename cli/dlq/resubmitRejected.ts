@@ -1,5 +1,5 @@
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
-import { readResubmitCount, resubmission, type RejectedRecord } from '../../src/core/index.js';
+import { readResubmitCount, rejectedDetails, rejectedEntryId, resubmission, type RejectedDetails, type RejectedRecord } from '../../src/core/index.js';
 import type { AppSettings } from '../../src/adapters/azureSettings.js';
 import { hasCosmosConnection, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
@@ -42,8 +42,8 @@ export interface ResubmittedRejected extends Resubmitted {
  * with the rejected entry's `entryId` and sequence, `messageId = <entryId>.r<n>` like any resubmission, n = 1 + the
  * highest `resubmitCount` seen for the entry — the one its `rejected` record keeps, and those of its dead letters
  * (an earlier correction may have been dead-lettered) — and with its `correlationId` (its ledger, rule 10):
- * `options.correlationId`, else the one the `rejected` record keeps, else none. The record is read from Cosmos DB
- * (the HTTP view carries neither field); without an account to read it from, `options.attempt` must say n.
+ * `options.correlationId`, else the one its rejected document keeps (or a `rejected` record of the earlier format), else
+ * none. Both are read from Cosmos DB (the HTTP view carries neither field); without an account to read it from, `options.attempt` must say n.
  * @throws CliError `InvalidOption` for a correction that is invalid or changes the entry, or n unknown; nothing is sent.
  */
 export async function runResubmitRejected(options: ResubmitRejectedOptions): Promise<ResubmittedRejected> {
@@ -70,13 +70,13 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
       'Pass --cosmos <connection> (or set CosmosConnection), or --attempt <n> with n = 1 + the corrections already sent for this entry. Nothing was sent.',
     );
   }
-  const correlationId = options.correlationId ?? record?.correlationId ?? undefined;
+  const correlationId = options.correlationId ?? record?.details?.correlationId ?? undefined;
   const next = await withServiceBus(options.settings, async (client) => {
     // Its dead letters count too (rule 10): an earlier correction that failed at once was dead-lettered, not rejected.
     const deadLetters = highestResubmitCounts((await peekAll(client, QueueName.Orders, 'deadLetter')).map(deadLetterRow));
     const numbered = resubmission(entry.entryId, [
       // Absent on records older than the field, and when it is 0.
-      readResubmitCount({ resubmitCount: record?.resubmitCount }),
+      readResubmitCount({ resubmitCount: record?.record.resubmitCount }),
       deadLetters.get(entryKey(entry.orderId, entry.entryId)) ?? 0,
       (options.attempt ?? 1) - 1,
     ]);
@@ -100,18 +100,29 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
 }
 
 /**
- * The order's rejected record of `entryId` at `sequence`, read from the order document: `null` when the document
- * has none (any more), undefined when it cannot be read because no Cosmos DB account is configured or only the embedded
- * emulator was assumed and it does not answer.
+ * The order's rejected record of `entryId` at `sequence` (its resubmission count), read from the order document, with its
+ * details (its ledger id) from its own document, or from the record itself if it is of the earlier format: `null` when
+ * the order has no such record (any more), undefined when it cannot be read because no Cosmos DB account is
+ * configured or only the embedded emulator was assumed and it does not answer.
  * @throws CliError `Cosmos` when a configured account cannot be read (nothing has been sent).
  */
-async function storedRejection(settings: CliSettings, orderId: string, sequence: number, entryId: string): Promise<RejectedRecord | null | undefined> {
+async function storedRejection(
+  settings: CliSettings,
+  orderId: string,
+  sequence: number,
+  entryId: string,
+): Promise<{ record: RejectedRecord; details: RejectedDetails | undefined } | null | undefined> {
   const app: AppSettings = settings.app;
   if (!hasCosmosConnection(app)) return undefined;
   const assumed = usesEmbeddedDefault(settings, app, 'CosmosConnection');
-  let order: Awaited<ReturnType<CosmosOrderStore['readOrder']>>;
   try {
-    order = await withOrdersContainer(app, (container) => new CosmosOrderStore(container).readOrder(orderId));
+    return await withOrdersContainer(app, async (container) => {
+      const store = new CosmosOrderStore(container);
+      const record = (await store.readOrder(orderId))?.doc.rejected.find((r) => r.sequence === sequence && r.entryId === entryId);
+      if (!record) return null;
+      const stored = await store.readRejected(orderId, rejectedEntryId(sequence));
+      return { record, details: rejectedDetails(record, stored?.doc) };
+    });
   } catch (error) {
     if (error instanceof CliError) throw error;
     // Nobody named this account: the embedded emulator was a guess, so its absence only makes the record unknown.
@@ -123,5 +134,4 @@ async function storedRejection(settings: CliSettings, orderId: string, sequence:
       { cause: error },
     );
   }
-  return order?.doc.rejected.find((r) => r.sequence === sequence && r.entryId === entryId) ?? null;
 }

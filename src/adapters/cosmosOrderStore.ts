@@ -10,6 +10,7 @@ import type { AppliedEntryDocument } from '../core/documents/appliedEntryDocumen
 import type { InboxRecord } from '../core/documents/inboxRecord.js';
 import type { OrderDocument } from '../core/documents/orderDocument.js';
 import type { GapAlertMark, ParkedEntryDocument } from '../core/documents/parkedEntryDocument.js';
+import type { RejectedEntryDocument } from '../core/documents/rejectedEntryDocument.js';
 import { withoutSystemProperties } from '../core/documents/systemProperties.js';
 import { CoreErrorCode, StoreError, type StoreErrorCode } from '../core/errors.js';
 import type { CommitOutcome, GapStore, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../core/ports/orderStore.js';
@@ -20,7 +21,7 @@ const FAILED_DEPENDENCY = 424;
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 449, 503]);
 
 /** One operation of a batch and what it stands for, so a failure at its index can be read in the domain's words. */
-type Step = { role: 'inbox' | 'parked' | 'applied' | 'order' | 'outbox'; op: OperationInput; creates: boolean };
+type Step = { role: 'inbox' | 'parked' | 'applied' | 'order' | 'rejected' | 'outbox'; op: OperationInput; creates: boolean };
 
 /**
  * {@link OrderStore} over a Cosmos DB container (`convoy`/`orders`, partition key `/orderId`). Every `commit` is one
@@ -41,6 +42,10 @@ export class CosmosOrderStore implements OrderStore, GapStore {
 
   readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined> {
     return this.read<ParkedEntryDocument>(orderId, id);
+  }
+
+  readRejected(orderId: string, id: string): Promise<Stored<RejectedEntryDocument> | undefined> {
+    return this.read<RejectedEntryDocument>(orderId, id);
   }
 
   readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined> {
@@ -80,6 +85,11 @@ export class CosmosOrderStore implements OrderStore, GapStore {
       return { kind: 'keySeen', seen: { ...inboxCreated, applied: (await this.readApplied(orderId, write.applied.id))?.doc ?? null } };
     }
     if (status === 409 && role === 'outbox') return { kind: 'keySeen', seen: { ...inboxCreated, outbox: true } };
+    if (status === 404 && role === 'rejected') {
+      // It runs after the order's replace, which held: the order lists a rejected entry whose document is missing.
+      const id = write.rejected && 'delete' in write.rejected ? write.rejected.delete.id : 'rejected';
+      throw new StoreError(CoreErrorCode.StoreFailed, `Order ${orderId} lists a rejected entry whose document ${id} is missing from Cosmos DB`, { status });
+    }
     if (status === 404 || status === 409 || status === 412) return { kind: 'orderChanged', what: `${role} (status ${status})` };
     const reason = `Cosmos DB refused operation ${failedIndex} (${role}) of a batch in order ${orderId} with status ${status}`;
     if (status === 408) return { kind: 'unknown', reason };
@@ -124,7 +134,7 @@ export class CosmosOrderStore implements OrderStore, GapStore {
   }
 }
 
-/** The batch of a write, in the order the core's `OrderWrite` promises: inbox, parked, applied, order, outbox. */
+/** The batch of a write, in the order the core's `OrderWrite` promises: inbox, parked, applied, order, rejected, outbox. */
 function batchOf(write: OrderWrite): Step[] {
   // Documents are plain JSON by construction (the core's document types); the SDK wants its JSONObject.
   const body = (doc: OrderContainerDocument) => doc as unknown as Extract<OperationInput, { operationType: 'Create' }>['resourceBody'];
@@ -134,9 +144,10 @@ function batchOf(write: OrderWrite): Step[] {
   const ifMatch = (etag: string) => ({ ifMatch: etag });
   const remove = (role: Step['role'], stored: Stored<OrderContainerDocument>): Step => ({ role, op: { operationType: 'Delete', id: stored.doc.id, ...ifMatch(stored.etag) }, creates: false });
   const steps: Step[] = [];
-  const { inbox, parked, applied, order, outbox } = write;
+  const upsert = (role: Step['role'], doc: OrderContainerDocument): Step => ({ role, op: { operationType: 'Upsert', resourceBody: body(doc) }, creates: false });
+  const { inbox, parked, applied, order, rejected, outbox } = write;
   if (inbox && 'create' in inbox) steps.push(create('inbox', inbox.create));
-  else if (inbox && 'upsert' in inbox) steps.push({ role: 'inbox', op: { operationType: 'Upsert', resourceBody: body(inbox.upsert) }, creates: false });
+  else if (inbox && 'upsert' in inbox) steps.push(upsert('inbox', inbox.upsert));
   else if (inbox) steps.push(remove('inbox', inbox.delete));
   if (parked && 'create' in parked) steps.push(create('parked', parked.create));
   else if (parked) steps.push(remove('parked', parked.delete));
@@ -146,6 +157,8 @@ function batchOf(write: OrderWrite): Step[] {
       ? create('order', order.doc)
       : { role: 'order', op: { operationType: 'Replace', id: order.doc.id, resourceBody: body(order.doc), ifMatch: order.etag }, creates: false },
   );
+  if (rejected && 'upsert' in rejected) steps.push(upsert('rejected', rejected.upsert));
+  else if (rejected) steps.push({ role: 'rejected', op: { operationType: 'Delete', id: rejected.delete.id }, creates: false });
   if (outbox) steps.push(create('outbox', outbox));
   return steps;
 }

@@ -63,11 +63,12 @@ export { businessState, orderView, type BusinessState, type OrderView } from './
 export { gapAlertDue, runGapMonitor, staleGap, type GapGauges, type GapMonitorDeps, type GapMonitorReport, type StaleGap } from './order/gapMonitor.js';
 export { nextDueSequence, orderNeedsFollowUp } from './order/followUpCheck.js';
 
-export { ORDER_DOCUMENT_ID, appliedEntryId, inboxRecordId, outboxRecordId, parkedEntryId } from './documents/documentIds.js';
+export { ORDER_DOCUMENT_ID, appliedEntryId, inboxRecordId, outboxRecordId, parkedEntryId, rejectedEntryId } from './documents/documentIds.js';
 export { InboxStatus, inboxRecord, type InboxRecord, type InboxRecordInput } from './documents/inboxRecord.js';
 export type { OrderDocument, ParkedRecord, RejectedRecord } from './documents/orderDocument.js';
 export type { AppliedEntryDocument } from './documents/appliedEntryDocument.js';
 export type { GapAlertMark, ParkedEntryDocument } from './documents/parkedEntryDocument.js';
+export { rejectedDetails, type RejectedDetails, type RejectedEntryDocument } from './documents/rejectedEntryDocument.js';
 export type { AnyOutboxRecord, EarlierOutboxRecord, OutboxRecord } from './documents/outboxRecord.js';
 
 export { systemClock, timerSleep, type Clock, type Sleep } from './ports/clock.js';

@@ -54,13 +54,18 @@ beforeAll(async () => {
   const client = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
   const { database } = await client.databases.createIfNotExists({ id: 'convoy-cli' });
   const { container } = await database.containers.createIfNotExists({ id: 'orders-cli', partitionKey: { paths: ['/orderId'] } });
+  // o-2's record is of the earlier format (its details inline); o-3's has them in its own `rejected:5` document.
   await container.items.create({
     id: 'order', docType: 'order', orderId: 'o-2', lastSequence: 4, parked: [],
     rejected: [{ sequence: 5, entryId: 'o-2-e5', reason: 'InvalidTransition', description: 'x', correlationId: 'L-original', entry: fixed }],
   });
   await container.items.create({
     id: 'order', docType: 'order', orderId: 'o-3', lastSequence: 4, parked: [],
-    rejected: [{ sequence: 5, entryId: 'o-3-e5', reason: 'InvalidTransition', description: 'x', correlationId: 'L-3', entry: fixedFor('o-3'), resubmitCount: 2 }],
+    rejected: [{ sequence: 5, entryId: 'o-3-e5', requestHash: 'a'.repeat(64), reason: 'InvalidTransition', rejectedAt: '2025-01-01T00:00:00.000Z', resubmitCount: 2, alerted: true }],
+  });
+  await container.items.create({
+    id: 'rejected:5', docType: 'rejected', orderId: 'o-3', sequence: 5, entryId: 'o-3-e5', requestHash: 'a'.repeat(64), reason: 'InvalidTransition',
+    description: 'x', rejectedAt: '2025-01-01T00:00:00.000Z', entry: fixedFor('o-3'), correlationId: 'L-3',
   });
   client.dispose();
 });
@@ -116,7 +121,7 @@ async function sessionIsEmpty(orderId: string): Promise<boolean> {
 const cosmosSettings = () => settingsWith({ CosmosConnection: cosmos.connectionString, COSMOS_DATABASE: 'convoy-cli', COSMOS_CONTAINER: 'orders-cli' });
 
 describe('resubmitting a rejected entry (rule 11) with its correlationId (rule 10)', () => {
-  it("reads the ledger id from the order's rejected record in Cosmos DB, in the COSMOS_DATABASE / COSMOS_CONTAINER names", async () => {
+  it("reads the ledger id from a rejected record of the earlier format in Cosmos DB, in the COSMOS_DATABASE / COSMOS_CONTAINER names", async () => {
     // Prepare
     const settings = settingsWith({ CosmosConnection: cosmos.connectionString, COSMOS_DATABASE: 'convoy-cli', COSMOS_CONTAINER: 'orders-cli' });
     // Act
@@ -128,7 +133,7 @@ describe('resubmitting a rejected entry (rule 11) with its correlationId (rule 1
   });
 
   it("numbers the correction 1 + the rejected record's resubmitCount, or its dead letters' when higher (rule 10)", async () => {
-    // Act: o-3's record keeps 2.
+    // Act: o-3's record keeps 2, and its ledger id is in its rejected document.
     const first = await runResubmitRejected({ settings: cosmosSettings(), orderId: 'o-3', sequence: 5, correct: () => fixedFor('o-3') });
     // That correction was still invalid: the processor dead-lettered it, with its resubmitCount 3.
     const sent = await receiveCorrection('o-3', 'deadLetter');

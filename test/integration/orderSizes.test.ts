@@ -152,12 +152,13 @@ function scenario(text: Text) {
 
 /** Request bytes of a transactional batch, as the SDK sends it: each operation's envelope and body (a delete's id). */
 function batchBytes(write: OrderWrite): number {
-  const { inbox, parked, applied, order, outbox } = write;
+  const { inbox, parked, applied, order, rejected, outbox } = write;
   const bodies = [
     inbox && ('create' in inbox ? inbox.create : 'upsert' in inbox ? inbox.upsert : inbox.delete.doc.id),
     parked && ('create' in parked ? parked.create : parked.delete.doc.id),
     applied,
     order.doc,
+    rejected && ('upsert' in rejected ? rejected.upsert : rejected.delete.id),
     outbox,
   ].filter((body) => body !== undefined);
   return bodies.reduce<number>((sum, body) => sum + BATCH_OPERATION_ENVELOPE_BYTES + bytes(body), 0);
@@ -250,9 +251,12 @@ describe.each(TEXTS)('an order filled to both bounds with the longest fields ($n
     expect(last?.decided.kind).toBe('reject');
     expect(current.doc).toMatchObject({ parked: [], state: { status: 'deleted' } });
     expect(current.doc.rejected).toHaveLength(ORDER_MAX_PARKED);
-    Object.assign(measured, { deletedOrder: storedBytes(current.doc), deletedBatch: batchBytes(last!.write) });
+    const details = last!.write.rejected && 'upsert' in last!.write.rejected ? last!.write.rejected.upsert : undefined;
+    Object.assign(measured, { deletedOrder: storedBytes(current.doc), deletedBatch: batchBytes(last!.write), rejectedDocument: storedBytes(details) });
     expect(measured.deletedOrder).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
     expect(measured.deletedBatch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
+    expect(details?.entry).toEqual(parked.at(-1)!.doc.entry);
+    expect(measured.rejectedDocument).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
   });
 
   it('keeps the message ids within the Service Bus limit', () => {

@@ -29,6 +29,7 @@ function hooked(inner: InMemoryOrderStore, before: { commit?: () => Promise<Comm
     readOrder: (orderId) => inner.readOrder(orderId),
     readInbox: (orderId, id) => inner.readInbox(orderId, id),
     readApplied: (orderId, id) => inner.readApplied(orderId, id),
+    readRejected: (orderId, id) => inner.readRejected(orderId, id),
     readParked: async (orderId, id) => {
       await before.readParked?.();
       return inner.readParked(orderId, id);

@@ -148,6 +148,7 @@ describe('order processor, failures (rule 8) and settlement', () => {
       readInbox: (o, id) => inner.readInbox(o, id),
       readParked: (o, id) => inner.readParked(o, id),
       readApplied: (o, id) => inner.readApplied(o, id),
+      readRejected: (o, id) => inner.readRejected(o, id),
       commit: async (): Promise<CommitOutcome> => ({ kind: 'orderChanged', what: 'order document' }),
     };
     const processor = new OrderProcessor({ store, telemetry: new RecordingTelemetry(), options: { ...testOptions, transientRetryBudgetMs: 1_000 }, clock, sleep: clock.sleep });

@@ -24,6 +24,7 @@ function interleaving(inner: InMemoryOrderStore, random: () => number): OrderSto
     readInbox: async (orderId, id) => (await pause(), inner.readInbox(orderId, id)),
     readParked: async (orderId, id) => (await pause(), inner.readParked(orderId, id)),
     readApplied: async (orderId, id) => (await pause(), inner.readApplied(orderId, id)),
+    readRejected: async (orderId, id) => (await pause(), inner.readRejected(orderId, id)),
     commit: async (orderId, operations) => (await pause(), inner.commit(orderId, operations)),
   };
 }

@@ -24,10 +24,10 @@ ${v.rejected.length === 0
     ? html`<p class="empty">Nothing rejected.</p>`
     : v.rejected.map((r) => {
         const record = detail.rejected?.find((x) => x.sequence === r.sequence && x.entryId === r.entryId);
-        const template = record?.entry ?? { entryId: r.entryId, orderId, sequence: r.sequence, type: '', data: {} };
+        const template = record?.details?.entry ?? { entryId: r.entryId, orderId, sequence: r.sequence, type: '', data: {} };
         return html`<form method="post" action="/orders/${encodeURIComponent(orderId)}/rejected/${r.sequence}/resubmit" class="rejected">
 ${csrfField(csrf)}
-<p><strong>${r.sequence}</strong> ${r.entryId}: ${r.reason}${record ? html` – ${record.description} (${age(record.rejectedAt)} ago)` : ''}</p>
+<p><strong>${r.sequence}</strong> ${r.entryId}: ${r.reason}${record ? html` – ${record.details?.description ?? 'its details are missing'} (${age(record.rejectedAt)} ago)` : ''}</p>
 ${writable
     ? html`<label>corrected entry <textarea name="body" rows="8" spellcheck="false">${JSON.stringify(template, null, 2)}</textarea></label>
 <button type="submit">Resubmit corrected entry</button>`

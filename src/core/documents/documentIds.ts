@@ -17,6 +17,11 @@ export function parkedEntryId(sequence: number): string {
   return `parked:${sequence}`;
 }
 
+/** Rejected entry id: one per rejected sequence (rule 11), see `RejectedEntryDocument`. */
+export function rejectedEntryId(sequence: number): string {
+  return `rejected:${sequence}`;
+}
+
 /** Applied entry id: one per applied `entryId`, the permanent rule 4 history (see `AppliedEntryDocument`). */
 export function appliedEntryId(entryId: string): string {
   return `applied:${entryId}`;

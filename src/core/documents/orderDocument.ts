@@ -11,17 +11,17 @@ export interface ParkedRecord {
   parkedAt: string;
 }
 
-/** A parked entry that failed when its turn came (rule 11). It leaves the list when its sequence is applied. */
+/**
+ * A parked entry that failed when its turn came (rule 11): the order's index entry of it, small and bounded (the
+ * entry, its full description and its ledger id are its `RejectedEntryDocument`). It leaves the list when its
+ * sequence is applied.
+ */
 export interface RejectedRecord {
   sequence: number;
   entryId: string;
   requestHash: string;
   reason: DeadLetterReason;
-  description: string;
   rejectedAt: string;
-  /** The entry as it was parked, so operators can correct and resubmit it. */
-  entry: Entry;
-  correlationId: string | undefined;
   /**
    * The `resubmitCount` of the message whose entry was parked then rejected: the next resubmission of this entry is
    * numbered from it (rule 10). Absent = 0 (also on records older than this field).
@@ -33,6 +33,16 @@ export interface RejectedRecord {
    * Absent on records older than this field: treated as raised.
    */
   alerted?: boolean;
+}
+
+/**
+ * A `rejected` record as written before its details moved to a `RejectedEntryDocument`: it keeps them itself and has
+ * no such document. Read (see `rejectedDetails`), never written.
+ */
+export interface EarlierRejectedRecord extends RejectedRecord {
+  description: string;
+  entry: Entry;
+  correlationId: string | undefined;
 }
 
 /**
@@ -50,7 +60,7 @@ export interface OrderDocument {
   state: OrderState;
   /** Parked sequences, ascending. */
   parked: ParkedRecord[];
-  /** Rejected parked entries, ascending by sequence. */
-  rejected: RejectedRecord[];
+  /** Rejected parked entries, ascending by sequence (records of the earlier format included). */
+  rejected: (RejectedRecord | EarlierRejectedRecord)[];
   updatedAt: string;
 }

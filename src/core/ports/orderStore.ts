@@ -9,9 +9,10 @@ import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { GapAlertMark, ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
+import type { RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
 
 /** Any document of the `orders` container the processor writes. Every one carries its partition key `orderId`. */
-export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | OutboxRecord | AppliedEntryDocument;
+export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | RejectedEntryDocument | OutboxRecord | AppliedEntryDocument;
 
 /** A document read from the store with its ETag. Adapters may leave system properties (`_ts`, ...) on `doc`. */
 export interface Stored<T> {
@@ -21,8 +22,8 @@ export interface Stored<T> {
 
 /**
  * One atomic step on one order: the documents it writes, all or nothing (one Cosmos DB transactional batch, in the
- * order inbox, parked, applied, order, outbox). Writes that must find nothing (`create`) or the version the step
- * read (`etag`) make the step fail as a whole with the outcome that says why.
+ * order inbox, parked, applied, order, rejected, outbox). Writes that must find nothing (`create`) or the version the
+ * step read (`etag`) make the step fail as a whole with the outcome that says why.
  */
 export interface OrderWrite {
   /** The order document after the step: replaced if it still has `etag`, created when `etag` is undefined. */
@@ -34,6 +35,13 @@ export interface OrderWrite {
   inbox?: { create: InboxRecord } | { upsert: InboxRecord } | { delete: Stored<InboxRecord> };
   /** A parked entry: created (rule 5), or deleted under its ETag (drained or rejected). */
   parked?: { create: ParkedEntryDocument } | { delete: Stored<ParkedEntryDocument> };
+  /**
+   * A rejected entry's details (rule 11): upserted by the step that rejects it, deleted by the step that applies its
+   * sequence (when its record leaves the order's `rejected` list). Unconditional: only steps that replace the order
+   * under its ETag write it, and that ETag already serialises them. Written after the order, so a changed order is
+   * what a stale step meets first.
+   */
+  rejected?: { upsert: RejectedEntryDocument } | { delete: { id: string } };
   /** The applied entry's permanent record (rule 4), created: one of its id fails the write with `keySeen`. */
   applied?: AppliedEntryDocument;
   /** The applied entry's outbox record, created. */
@@ -74,6 +82,8 @@ export interface OrderStore {
   readOrder(orderId: string): Promise<Stored<OrderDocument> | undefined>;
   readInbox(orderId: string, id: string): Promise<Stored<InboxRecord> | undefined>;
   readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined>;
+  /** Reads a `rejected:<sequence>` document (rule 11's details of a rejected entry). */
+  readRejected(orderId: string, id: string): Promise<Stored<RejectedEntryDocument> | undefined>;
   /** Reads an `applied:<entryId>` record (rule 4's history). */
   readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined>;
   /** Writes one step of order `orderId`, all or nothing. */

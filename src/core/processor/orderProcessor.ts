@@ -6,10 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../deadLetterReasons.js';
-import { appliedEntryId, inboxRecordId, parkedEntryId } from '../documents/documentIds.js';
+import { appliedEntryId, inboxRecordId, parkedEntryId, rejectedEntryId } from '../documents/documentIds.js';
 import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
+import { isEarlierRejectedRecord, rejectedDetails } from '../documents/rejectedEntryDocument.js';
 import { CoreErrorCode, StoreError, errorCode } from '../errors.js';
 import { nextDueSequence } from '../order/followUpCheck.js';
 import { OrderStatus } from '../order/orderState.js';
@@ -224,7 +225,8 @@ export class OrderProcessor {
    * Raises the `ParkedEntryRejected` alert of every rejected entry still owing one (`alerted: false`, written by the
    * rejecting commit), then marks them under the order's ETag: at least once whatever fails in between (a crash, an
    * unknown outcome, the budget running out) — the next step on the order or the gap monitor raises it. A lost mark
-   * only repeats an alert; within one call, each is raised once.
+   * only repeats an alert; within one call, each is raised once. Its description is read from the rejected entry's
+   * document (a record of the earlier format keeps it).
    */
   private async raiseOwedAlerts(orderId: string, cache: OrderCache, deadline: number): Promise<number> {
     const raised = new Set<string>();
@@ -236,13 +238,10 @@ export class OrderProcessor {
         for (const record of owed) {
           const key = `${record.sequence}:${record.entryId}`;
           if (raised.has(key)) continue;
-          this.deps.telemetry.alert(AlertName.ParkedEntryRejected, {
-            orderId,
-            entryId: record.entryId,
-            sequence: record.sequence,
-            description: record.description,
-            reason: record.reason,
-          });
+          const stored = isEarlierRejectedRecord(record) ? undefined : await this.deps.store.readRejected(orderId, rejectedEntryId(record.sequence));
+          const description = rejectedDetails(record, stored?.doc)?.description;
+          const { entryId, sequence, reason } = record;
+          this.deps.telemetry.alert(AlertName.ParkedEntryRejected, { orderId, entryId, sequence, description: description ?? `${reason} (its rejected document is missing)`, reason });
           raised.add(key);
         }
         const now = new Date(this.clock.now()).toISOString();

@@ -3,11 +3,12 @@
  * changes the order, the one {@link OrderWrite} that commits it atomically. Shapes only; no rule is decided here.
  */
 import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
-import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId } from '../documents/documentIds.js';
+import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId, rejectedEntryId } from '../documents/documentIds.js';
 import { inboxRecord, type InboxRecord, type InboxStatus } from '../documents/inboxRecord.js';
 import type { OrderDocument, ParkedRecord, RejectedRecord } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
+import { isEarlierRejectedRecord, type RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
 import { initialOrderState, type OrderState } from '../order/orderState.js';
 import { businessState } from '../order/orderView.js';
 import { orderCloudEvent } from '../outbox/orderCloudEvent.js';
@@ -151,6 +152,8 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
   switch (decision.kind) {
     case 'apply': {
       const next = orderAfterApply(doc, entry, decision.state, stamp.now);
+      // Its rejected record leaves the list, and its document with it (a record of the earlier format has none).
+      const rejected = doc.rejected.find((r) => r.sequence === entry.sequence);
       return {
         // A drained entry's inbox record may have expired during a long gap: upserted, not created. It carries no
         // attempt token: the drain recognises its own in-doubt writes on the order document.
@@ -158,6 +161,7 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
         ...(parked && { parked: { delete: parked.doc } }),
         applied: appliedDocument(entry, hash, stamp.now),
         order: orderWrite(next),
+        ...(rejected && !isEarlierRejectedRecord(rejected) && { rejected: { delete: { id: rejectedEntryId(entry.sequence) } } }),
         outbox: outboxRecord(entry, next, subject.origin, stamp),
       };
     }
@@ -169,18 +173,17 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
       };
     case 'reject': {
       if (!parked) return undefined;
-      // Rule 11: out of `parked`, into `rejected` with its alert still to raise; its own inbox record goes, so a
-      // corrected resubmission is not taken for a conflict (a record of this entryId written for anything else stays).
+      // Rule 11: out of `parked`, into `rejected` with its alert still to raise, its details into their own document
+      // (upserted: a sequence rejected before may be rejected again); its own inbox record goes, so a corrected
+      // resubmission is not taken for a conflict (a record of this entryId written for anything else stays).
+      const { resubmitCount, correlationId } = parked.doc.doc;
       const record: RejectedRecord = {
         sequence: entry.sequence,
         entryId: entry.entryId,
         requestHash: hash,
         reason: decision.deadLetterReason,
-        description: decision.reason,
         rejectedAt: stamp.now,
-        entry,
-        correlationId: parked.doc.doc.correlationId,
-        ...(parked.doc.doc.resubmitCount !== undefined && parked.doc.doc.resubmitCount > 0 && { resubmitCount: parked.doc.doc.resubmitCount }),
+        ...(resubmitCount !== undefined && resubmitCount > 0 && { resubmitCount }),
         alerted: false,
       };
       const next: OrderDocument = {
@@ -189,10 +192,24 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
         rejected: [...doc.rejected.filter((r) => r.sequence !== entry.sequence), record].sort((a, b) => a.sequence - b.sequence),
         updatedAt: stamp.now,
       };
+      const details: RejectedEntryDocument = {
+        id: rejectedEntryId(entry.sequence),
+        docType: 'rejected',
+        orderId: entry.orderId,
+        sequence: entry.sequence,
+        entryId: entry.entryId,
+        requestHash: hash,
+        reason: decision.deadLetterReason,
+        description: decision.reason,
+        rejectedAt: stamp.now,
+        entry,
+        correlationId,
+      };
       return {
         ...(parked.ownInbox && { inbox: { delete: parked.ownInbox } }),
         parked: { delete: parked.doc },
         order: orderWrite(next),
+        rejected: { upsert: details },
       };
     }
     default:

@@ -4,6 +4,7 @@ import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js'
 import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { GapAlertMark, ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
+import type { RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { CommitOutcome, GapStore, KeySeen, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../ports/orderStore.js';
 
@@ -58,6 +59,10 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
 
   readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined> {
     return this.read<ParkedEntryDocument>(orderId, id);
+  }
+
+  readRejected(orderId: string, id: string): Promise<Stored<RejectedEntryDocument> | undefined> {
+    return this.read<RejectedEntryDocument>(orderId, id);
   }
 
   readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined> {
@@ -131,7 +136,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
   private apply(docs: Map<string, Item>, write: OrderWrite): Refusal | undefined {
     const put = (doc: OrderContainerDocument) => docs.set(doc.id, { doc: structuredClone(doc), etag: this.nextEtag(), writtenAt: this.clock.now() });
     const unchanged = (stored: Stored<OrderContainerDocument>) => docs.get(stored.doc.id)?.etag === stored.etag;
-    const { inbox, parked, applied, order, outbox } = write;
+    const { inbox, parked, applied, order, rejected, outbox } = write;
     const createdInbox = inbox !== undefined && 'create' in inbox;
     if (inbox && 'create' in inbox) {
       if (docs.has(inbox.create.id)) return { kind: 'keySeen', known: {}, readInbox: inbox.create.id };
@@ -156,6 +161,12 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     const current = docs.get(ORDER_DOCUMENT_ID);
     if (order.etag === undefined ? current !== undefined : current?.etag !== order.etag) return { kind: 'orderChanged', what: 'order document' };
     put(order.doc);
+    if (rejected && 'upsert' in rejected) {
+      put(rejected.upsert);
+    } else if (rejected) {
+      // As Cosmos DB: after the order's replace held, a missing document fails the write (see `CosmosOrderStore`).
+      if (!docs.delete(rejected.delete.id)) throw new StoreError(CoreErrorCode.StoreFailed, `Order ${order.doc.orderId} lists a rejected entry whose document ${rejected.delete.id} is missing`, { status: 404 });
+    }
     if (outbox) {
       if (docs.has(outbox.id)) return { kind: 'keySeen', known: { ...(createdInbox && { inbox: null }), outbox: true } };
       put(outbox);
@@ -212,10 +223,11 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
   }
 }
 
-/** Every document a write puts or removes. */
+/** Every document a write puts or removes (a rejected entry's document is deleted by id alone, in the write's partition). */
 function documentsOf(write: OrderWrite): OrderContainerDocument[] {
-  const { inbox, parked, applied, order, outbox } = write;
+  const { inbox, parked, applied, order, rejected, outbox } = write;
   const inboxDoc = inbox && ('create' in inbox ? inbox.create : 'upsert' in inbox ? inbox.upsert : inbox.delete.doc);
   const parkedDoc = parked && ('create' in parked ? parked.create : parked.delete.doc);
-  return [inboxDoc, parkedDoc, applied, order.doc, outbox].filter((doc): doc is OrderContainerDocument => doc !== undefined);
+  const rejectedDoc = rejected && 'upsert' in rejected ? rejected.upsert : undefined;
+  return [inboxDoc, parkedDoc, applied, order.doc, rejectedDoc, outbox].filter((doc): doc is OrderContainerDocument => doc !== undefined);
 }

@@ -8,12 +8,14 @@ import {
   orderCloudEvent,
   outboxRecordId,
   parkedEntryId,
+  rejectedEntryId,
   type AppliedEntryDocument,
   type GapStore,
   type OrderDocument,
   type OrderStore,
   type OutboxRecord,
   type ParkedEntryDocument,
+  type RejectedEntryDocument,
 } from '../../../src/core/index.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
@@ -30,6 +32,11 @@ function inbox(orderId: string, entryId: string, requestHash = 'a'.repeat(64)) {
 function parked(orderId: string, sequence: number): ParkedEntryDocument {
   const entry = { entryId: `e-${sequence}`, orderId, sequence, type: 'OrderDeleted' as const, data: {} };
   return { id: parkedEntryId(sequence), docType: 'parked', orderId, sequence, entryId: entry.entryId, requestHash: 'b'.repeat(64), entry, correlationId: 'L-1', parkedAt: NOW };
+}
+
+function rejected(orderId: string, sequence: number, description = 'x'): RejectedEntryDocument {
+  const { entry, entryId, requestHash } = parked(orderId, sequence);
+  return { id: rejectedEntryId(sequence), docType: 'rejected', orderId, sequence, entryId, requestHash, reason: 'InvalidTransition', description, rejectedAt: NOW, entry, correlationId: 'L-1' };
 }
 
 function applied(orderId: string, entryId: string, sequence = 1): AppliedEntryDocument {
@@ -65,9 +72,10 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
         store.readInbox(orderId, 'inbox:order-processor:none'),
         store.readParked(orderId, parkedEntryId(7)),
         store.readApplied(orderId, appliedEntryId('none')),
+        store.readRejected(orderId, rejectedEntryId(7)),
       ]);
       // Assess
-      expect(reads).toEqual([undefined, undefined, undefined, undefined]);
+      expect(reads).toEqual([undefined, undefined, undefined, undefined, undefined]);
     });
 
     it('commits every document of a write and answers the order document\'s new ETag', async () => {
@@ -157,6 +165,29 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       expect(deleted.kind).toBe('committed');
       expect(gone.kind).toBe('orderChanged');
       expect(await store.readParked(orderId, parkedEntryId(2))).toBeUndefined();
+    });
+
+    it("upserts a rejected entry's document with the order, and deletes it by id; a missing one fails the write", async () => {
+      // Prepare
+      const orderId = newOrderId();
+      await store.commit(orderId, { order: { doc: orderDoc(orderId), etag: undefined }, rejected: { upsert: rejected(orderId, 2) } });
+      let order = (await store.readOrder(orderId))!;
+      const again = await store.commit(orderId, { order: { doc: order.doc, etag: order.etag }, rejected: { upsert: rejected(orderId, 2, 'again') } });
+      const upserted = (await store.readRejected(orderId, rejectedEntryId(2)))?.doc;
+      // Act
+      const stale = await store.commit(orderId, { order: { doc: order.doc, etag: order.etag }, rejected: { delete: { id: rejectedEntryId(2) } } });
+      order = (await store.readOrder(orderId))!;
+      const deleted = await store.commit(orderId, { order: { doc: orderDoc(orderId, 2), etag: order.etag }, rejected: { delete: { id: rejectedEntryId(2) } } });
+      order = (await store.readOrder(orderId))!;
+      const missing = await store.commit(orderId, { order: { doc: orderDoc(orderId, 3), etag: order.etag }, rejected: { delete: { id: rejectedEntryId(2) } } }).catch((error: unknown) => error);
+      // Assess
+      expect(again.kind).toBe('committed');
+      expect(upserted).toEqual(rejected(orderId, 2, 'again'));
+      expect(stale.kind).toBe('orderChanged');
+      expect(deleted.kind).toBe('committed');
+      expect(await store.readRejected(orderId, rejectedEntryId(2))).toBeUndefined();
+      expect(missing).toMatchObject({ code: 'StoreFailed', message: expect.stringContaining(rejectedEntryId(2)) });
+      expect((await store.readOrder(orderId))?.doc.lastSequence).toBe(2);
     });
 
     it('upserts an inbox record, and deletes one only under its ETag', async () => {

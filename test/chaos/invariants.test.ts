@@ -78,6 +78,12 @@ describe('chaos invariants', () => {
     expect(failing(seen)).toEqual(['a consumer deduping on (source, id) sees each event once, in per-order order (1..n, state = oracle after each entry), keyed as the contract says']);
   });
 
+  it('catch a rejected document left behind by the entry that applied its sequence', () => {
+    const seen = correct();
+    seen.rows.push({ id: 'rejected:2', docType: 'rejected', orderId: run.orderIds[0]!, sequence: 2 });
+    expect(failing(seen)).toEqual(['no parked entry left behind']);
+  });
+
   it('catch a missing or extra dead letter, a parked leftover, a held order and a backlog', () => {
     const seen = correct();
     const lost = seen.deadLetters.shift()!;

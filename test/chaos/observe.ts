@@ -45,7 +45,7 @@ export function readEventBody(body: unknown): { key: string; expectedMessageId: 
 /** The documents of the container the checks read (everything but order documents and applied inbox records). */
 export interface StoredRow {
   id: string;
-  docType: 'applied' | 'parked' | 'outbox' | 'inbox' | 'outbox-hold' | 'outbox-held';
+  docType: 'applied' | 'parked' | 'rejected' | 'outbox' | 'inbox' | 'outbox-hold' | 'outbox-held';
   orderId: string;
   entryId?: string;
   sequence?: number;
@@ -99,11 +99,11 @@ export async function readBacklog(client: ServiceBusClient): Promise<number> {
   return counts.reduce((a, b) => a + b, 0);
 }
 
-/** The applied history, outbox records, hold markers and held records, parked entries and parked inbox records of every order. */
+/** The applied history, outbox records, hold markers and held records, parked and rejected entries and parked inbox records of every order. */
 export async function readRows(container: Container): Promise<StoredRow[]> {
   const query =
     'SELECT c.id, c.docType, c.orderId, c.entryId, c.sequence, c.status, c.appliedAt FROM c ' +
-    "WHERE c.docType = 'applied' OR c.docType = 'outbox' OR c.docType = 'outbox-hold' OR c.docType = 'outbox-held' OR c.docType = 'parked' OR (c.docType = 'inbox' AND c.status = 'parked')";
+    "WHERE c.docType = 'applied' OR c.docType = 'outbox' OR c.docType = 'outbox-hold' OR c.docType = 'outbox-held' OR c.docType = 'parked' OR c.docType = 'rejected' OR (c.docType = 'inbox' AND c.status = 'parked')";
   const { resources } = await container.items.query<StoredRow>(query, { maxItemCount: 5_000 }).fetchAll();
   return resources;
 }

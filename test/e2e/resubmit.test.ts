@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DlqListing } from '../../cli/dlq/list.js';
+import { withOrdersContainer } from '../../cli/cosmos.js';
 import { FunctionApi } from '../../cli/httpApi.js';
 import { messageEntryId } from '../../cli/ids.js';
 import { peekAll } from '../../cli/serviceBus.js';
@@ -84,6 +85,9 @@ describe('repairing a dead letter with convoy dlq resubmit, on the whole local s
       rejected: [{ sequence: 3, entryId: `${o}-e3`, reason: 'InvalidTransition' }],
       parked: [{ sequence: 4, entryId: `${o}-e4` }],
     });
+    // Its details wait for the correction in their own document (rule 11).
+    const rejectedDocument = () => withOrdersContainer(stack.host.settings, async (c) => (await c.item('rejected:3', o).read()).resource as unknown);
+    expect(await rejectedDocument()).toMatchObject({ docType: 'rejected', entry: amended(o, 3, 't-9', 300), correlationId: 'e2e-rs-L2' });
     const listed = JSON.parse((await stack.cli(['dlq', 'list', '--order', o, '--json'])).out) as DlqListing;
     expect(listed.rejected).toEqual([{ orderId: o, sequence: 3, entryId: `${o}-e3`, reason: 'InvalidTransition' }]);
     const fixed3 = join(stack.dir, 'fixed-b3.json');
@@ -98,6 +102,7 @@ describe('repairing a dead letter with convoy dlq resubmit, on the whole local s
     expect(resubmitted.out).toBe(`resubmitted ${o}-e3 to session ${o} as ${o}-e3.r1 (correlationId e2e-rs-L2)`);
     const done = await waitForValue(() => view(o), (v) => v?.lastSequence === 4, 'sequence 4 applied');
     expect(done).toMatchObject({ parked: [], rejected: [] });
+    expect(await rejectedDocument()).toBeUndefined();
     expect(businessStateOf(done!)).toEqual({
       orderId: o, status: 'open', customerId: 'c-7', currency: 'EUR', lastSequence: 4, total: 440,
       transactions: [{ transactionId: 't-1', amount: 100 }, { transactionId: 't-9', amount: 300 }, { transactionId: 't-2', amount: 40 }],

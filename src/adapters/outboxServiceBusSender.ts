@@ -8,8 +8,8 @@ import { isServiceBusError, type ServiceBusMessage, type ServiceBusMessageBatch,
 import { OutboxDeliveryError, OutboxErrorCode, type OrderEventSender, type OutboundOrderEvent } from '../core/index.js';
 import { inSendSpan, traceProperties } from './telemetryTraceContext.js';
 
-/** The Service Bus message of an order event. */
-function toOrderEventServiceBusMessage(event: OutboundOrderEvent, traceparent: string | undefined): ServiceBusMessage {
+/** The Service Bus message of an order event. @internal */
+export function toOrderEventServiceBusMessage(event: OutboundOrderEvent, traceparent: string | undefined): ServiceBusMessage {
   return {
     messageId: event.messageId,
     sessionId: event.sessionId,

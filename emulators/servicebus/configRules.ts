@@ -5,7 +5,7 @@ import { compileSqlAction, compileSqlFilter } from './filters/sqlRule.js';
 import { SqlSyntaxError } from './filters/parse.js';
 
 /** Name of the rule a subscription gets when none is given. */
-export const DEFAULT_RULE_NAME = '$Default';
+const DEFAULT_RULE_NAME = '$Default';
 
 const correlation = z.object({
   ContentType: z.string().optional(),

@@ -25,7 +25,7 @@ export interface ProcessMessageOptions {
 }
 
 /** What happened to the message; `unsettled` when nobody settled it (auto-complete off). */
-export type ProcessOutcome = SettlementOutcome | 'unsettled';
+export type MessageOutcome = SettlementOutcome | 'unsettled';
 
 /**
  * Invokes the function for one message with the host's trigger semantics and logs one structured line.
@@ -34,7 +34,7 @@ export type ProcessOutcome = SettlementOutcome | 'unsettled';
  * message a failed handler left unsettled (Azure.Messaging.ServiceBus `ReceiverManager`, after
  * `ProcessErrorAsync`), and the host's session slot then goes on receiving from the same session.
  */
-export async function processMessage(options: ProcessMessageOptions): Promise<ProcessOutcome> {
+export async function processMessage(options: ProcessMessageOptions): Promise<MessageOutcome> {
   const { registration, message, logger } = options;
   const started = performance.now();
   const settlement = createInvocationSettlement({
@@ -68,7 +68,7 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Pr
     }
   }
 
-  const outcome: ProcessOutcome = settlement.outcome() ?? 'unsettled';
+  const outcome: MessageOutcome = settlement.outcome() ?? 'unsettled';
   options.summary?.record(registration.name, outcome);
   const body = extensionMessage ? extensionMessage.body : input;
   const line = {

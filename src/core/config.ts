@@ -2,7 +2,7 @@ import { ConfigError } from './errors.js';
 import { parseIsoDuration } from './duration.js';
 
 /** Queue properties that bound how long Service Bus may still deliver a message. */
-export interface QueueDeliveryWindow {
+interface QueueDeliveryWindow {
   /** `LockDuration`. @default PT1M */
   lockDurationMs: number;
   /** `MaxDeliveryCount`. @default 10 */
@@ -48,10 +48,11 @@ export interface CoreConfig {
  * the deadline may still run for the store client's request timeout (the Cosmos adapter's default is 10 s,
  * `orderStoreClientOptions`), and the message must then still be settled under its lock. A deployment that
  * raises that timeout must keep `TRANSIENT_RETRY_BUDGET` + its timeout below `LockDuration`.
+ * @internal
  */
 export const IN_FLIGHT_REQUEST_ALLOWANCE_MS = 10_000;
 
-/** Defaults of {@link CoreConfig}, in milliseconds where a duration. */
+/** Defaults of {@link CoreConfig}, in milliseconds where a duration. @internal */
 export const CORE_DEFAULTS = {
   consumerName: 'order-processor',
   transientRetryBudgetMs: 30_000,
@@ -76,6 +77,7 @@ export const CORE_DEFAULTS = {
  * resubmit it within the margin. Until then its inbox record must still exist, or a late copy would not be
  * recognised as seen (rule 4 then still catches applied sequences via the order's history). With the
  * production queue (PT1M, 10, P14D) and the default margin P7D: 21 days 10 minutes.
+ * @internal
  */
 export function inboxTtlSeconds(queue: QueueDeliveryWindow, resubmissionMarginMs: number): number {
   const ms = queue.lockDurationMs * queue.maxDeliveryCount + queue.messageTtlMs + resubmissionMarginMs;
@@ -157,7 +159,7 @@ function positiveInteger(env: SettingsSource, name: string, fallback: number): n
   return value;
 }
 
-/** Entity properties as the Service Bus `Config.json` (and `infra/servicebus.config.json`) spell them. */
+/** Entity properties as the Service Bus `Config.json` (and `infra/servicebus.config.json`) spell them. @internal */
 export interface QueueEntityProperties {
   LockDuration?: string;
   MaxDeliveryCount?: number;
@@ -167,6 +169,7 @@ export interface QueueEntityProperties {
 /**
  * Reads a queue's delivery window from its entity properties, so the inbox TTL can follow the entity file.
  * Missing properties take the {@link CORE_DEFAULTS}.
+ * @internal
  */
 export function deliveryWindowOf(properties: QueueEntityProperties): QueueDeliveryWindow {
   const source: Record<string, string | undefined> = {

@@ -28,15 +28,6 @@ export interface ValidationIssue {
   message: string;
 }
 
-/** Schema failures of a ledger or an entry (rules 6 and 9). */
-export class ValidationError extends Error {
-  readonly code = CoreErrorCode.SchemaValidationFailed;
-  constructor(readonly issues: readonly ValidationIssue[]) {
-    super(describeIssues(issues));
-    this.name = 'ValidationError';
-  }
-}
-
 /** An entry the order's state machine refuses (rule 7). */
 export class TransitionError extends Error {
   readonly code = CoreErrorCode.InvalidTransition;
@@ -106,13 +97,4 @@ export function errorCode(error: unknown): string | undefined {
 export function isRetryableStoreError(error: unknown): boolean {
   const code = errorCode(error);
   return code === CoreErrorCode.StoreTransient || code === CoreErrorCode.StoreOutcomeUnknown;
-}
-
-/** HTTP statuses Cosmos uses for failures that are worth retrying (rule 8). */
-export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 449, 503]);
-
-function describeIssues(issues: readonly ValidationIssue[]): string {
-  const shown = issues.slice(0, 5).map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`));
-  const more = issues.length > 5 ? ` (+${issues.length - 5} more)` : '';
-  return `${shown.join('; ')}${more}`;
 }

@@ -8,7 +8,7 @@
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
 /** Application properties that may carry a traceparent, most specific first. */
-export const TRACEPARENT_PROPERTIES = ['traceparent', 'Diagnostic-Id'] as const;
+const TRACEPARENT_PROPERTIES = ['traceparent', 'Diagnostic-Id'] as const;
 
 /** True for a well-formed W3C `traceparent`: known version, non-zero trace id and parent id. */
 export function isTraceparent(value: unknown): value is string {

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookOrderEventPoster } from '../../src/adapters/outboxWebhook.js';
-import { initialOrderState, type OutboundOrderEvent } from '../../src/core/index.js';
+import { type OutboundOrderEvent } from '../../src/core/index.js';
+import { initialOrderState } from '../../src/core/order/orderState.js';
 import { CLOUDEVENTS_JSON, orderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
 
 /** A webhook receiver that records each POST as it arrived. */

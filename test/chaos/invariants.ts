@@ -1,4 +1,4 @@
-import type { BusinessState, Entry } from '../../src/core/index.js';
+import { type BusinessState, type Entry } from '../../src/core/index.js';
 import { compareWithExpectation, orderDifferences } from '../../cli/compare.js';
 import type { Expectation } from '../../cli/expectation.js';
 import { expectedOrders } from '../../cli/oracle.js';

@@ -3,7 +3,7 @@
  * embedded stack. Exits 1 on any invariant violation (the run directory with every process's log is then kept).
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { parseIsoDuration } from '../../src/core/index.js';
+import { parseIsoDuration } from '../../src/core/duration.js';
 import { defaultChaosOptions, smallChaosOptions } from './chaosOptions.js';
 import { formatReport } from './report.js';
 import { runChaos } from './runChaos.js';

@@ -1,6 +1,6 @@
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusClient } from '@azure/service-bus';
-import type { OrderView } from '../../src/core/index.js';
+import { type OrderView } from '../../src/core/index.js';
 import { compareWithExpectation, orderDifferences } from '../../cli/compare.js';
 import type { Expectation } from '../../cli/expectation.js';
 import type { HostPool } from './hostPool.js';

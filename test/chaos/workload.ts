@@ -1,5 +1,6 @@
 import type { ServiceBusClient, ServiceBusMessage, ServiceBusSender } from '@azure/service-bus';
-import { entryMessageId, requestHash, type Entry } from '../../src/core/index.js';
+import { type Entry } from '../../src/core/index.js';
+import { entryMessageId, requestHash } from '../../src/core/hash.js';
 import { generateRun, type GeneratedRun } from '../../cli/generator.js';
 import { Prng } from '../../cli/prng.js';
 import type { ChaosOptions } from './chaosOptions.js';

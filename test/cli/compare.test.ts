@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OrderView } from '../../src/core/index.js';
+import { type OrderView } from '../../src/core/index.js';
 import { compareWithExpectation, type FoundDeadLetter } from '../../cli/compare.js';
 import type { Expectation } from '../../cli/expectation.js';
 

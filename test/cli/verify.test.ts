@@ -5,7 +5,7 @@ import { expectationOf, type Expectation } from '../../cli/expectation.js';
 import { generateRun } from '../../cli/generator.js';
 import { resolveCliSettings } from '../../cli/settings.js';
 import { runVerify } from '../../cli/verify.js';
-import type { BusinessState } from '../../src/core/index.js';
+import { type BusinessState } from '../../src/core/index.js';
 import { receiveExactly } from '../support/serviceBusWaits.js';
 import { deadLetterEntries, startCliBus, type CliTestBus } from './support.js';
 

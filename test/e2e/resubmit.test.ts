@@ -6,7 +6,7 @@ import { withOrdersContainer } from '../../cli/cosmos.js';
 import { FunctionApi } from '../../cli/httpApi.js';
 import { messageEntryId } from '../../cli/ids.js';
 import { peekAll } from '../../cli/serviceBus.js';
-import type { Entry, OrderView } from '../../src/core/index.js';
+import { type Entry, type OrderView } from '../../src/core/index.js';
 import { startE2eStack, type E2eStack } from './support/e2eStack.js';
 import { businessStateOf, waitForValue } from './support/views.js';
 

@@ -2,24 +2,15 @@ import { ServiceBusClient, type ServiceBusSender } from '@azure/service-bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type RunningEmulator } from '../../emulators/servicebus/index.js';
 import { toOrderEventServiceBusMessage } from '../../src/adapters/outboxServiceBusSender.js';
-import {
-  ID_MAX_BYTES,
-  ENTRY_ID_MAX_LENGTH,
-  ORDER_ID_MAX_LENGTH,
-  ORDER_MAX_PARKED,
-  ORDER_MAX_TRANSACTIONS,
-  entryMessageId,
-  outboundEvent,
-  requestHash,
-  type Entry,
-  decide,
-  type Decision,
-  type InboxRecord,
-  type OrderDocument,
-  type OrderWrite,
-  type ParkedEntryDocument,
-  type Stored,
-} from '../../src/core/index.js';
+import { ORDER_MAX_TRANSACTIONS, type Entry, type Stored } from '../../src/core/index.js';
+import { ID_MAX_BYTES, ENTRY_ID_MAX_LENGTH, ORDER_ID_MAX_LENGTH, ORDER_MAX_PARKED } from '../../src/core/schemas/limits.js';
+import { entryMessageId, requestHash } from '../../src/core/hash.js';
+import { outboundEvent } from '../../src/core/outbox/outboxRelay.js';
+import { decide, type Decision } from '../../src/core/processor/decide.js';
+import type { InboxRecord } from '../../src/core/documents/inboxRecord.js';
+import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
+import type { OrderWrite } from '../../src/core/ports/orderStore.js';
+import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
 import { writeFor, type EntryOrigin, type StepStamp } from '../../src/core/processor/orderWrites.js';
 import { testServiceBusConfig } from './support/stack.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/core/index.js';
+import type { Clock } from '../../src/core/ports/clock.js';
 import { appContext, closeAppContext } from '../../src/functions/appContext.js';
 import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 import { deadLetters, drainSession, getOrder, postLedger, runSplitter, startStack } from './support/stack.js';

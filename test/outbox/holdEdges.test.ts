@@ -6,7 +6,7 @@ import { retryDueHolds } from '../../src/core/outbox/holdRetry.js';
 import { WebhookWake, wakeWebhookHolds } from '../../src/core/outbox/holdWake.js';
 import { HoldWriter } from '../../src/core/outbox/holdWriter.js';
 import { currentHold } from '../../src/core/documents/outboxHold.js';
-import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
+import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
 import { FakeSender, FakeWebhook, outboxRecordOf } from './support/relayFakes.js';
 
 const BACKOFF = { firstMs: 60_000, maxMs: 3_600_000 };

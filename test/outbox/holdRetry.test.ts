@@ -4,7 +4,7 @@ import { WebhookWake } from '../../src/core/outbox/holdWake.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
 import type { OutboxHold } from '../../src/core/documents/outboxHold.js';
 import { AlertName } from '../../src/core/ports/telemetry.js';
-import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
+import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
 import { FakeSender, FakeWebhook, asChange, outboxRecordOf, keyOf } from './support/relayFakes.js';
 
 const changes = (...records: [string, number][]) => records.map(([o, s], i) => asChange(outboxRecordOf(o, s), i + 1));

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CosmosOutboxHoldStore } from '../../src/adapters/outboxHoldCosmosStore.js';
 import { releaseHold } from '../../src/core/outbox/holdRelease.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
-import { ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
+import { ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
 import { start, type CosmosEmulator } from '../../emulators/cosmos/index.js';
 import { FakeSender, FakeWebhook, asChange, earlierOutboxRecordOf, keyOf, outboxRecordOf } from './support/relayFakes.js';
 

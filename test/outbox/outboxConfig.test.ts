@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OUTBOX_DEFAULTS, resolveCoreConfig, resolveOutboxConfig } from '../../src/core/index.js';
+import { resolveOutboxConfig } from '../../src/core/index.js';
+import { OUTBOX_DEFAULTS } from '../../src/core/outbox/outboxConfig.js';
+import { resolveCoreConfig } from '../../src/core/config.js';
 
 describe('outbox settings', () => {
   it('defaults to a 10 s retry budget, a 10 s webhook timeout, no webhook, holds retried from 1 min up to 1 h, and records living 7 days', () => {

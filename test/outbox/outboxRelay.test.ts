@@ -3,7 +3,7 @@ import { AlertName } from '../../src/core/ports/telemetry.js';
 import { OutboxTarget, type OutboxHold } from '../../src/core/documents/outboxHold.js';
 import { Acknowledged } from '../../src/core/outbox/acknowledged.js';
 import { OutboxRelay, type OutboxRelayDeps } from '../../src/core/outbox/outboxRelay.js';
-import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../../src/core/testing/index.js';
+import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
 import { FakeSender, FakeWebhook, asChange, earlierOutboxRecordOf, outboxRecordOf, keyOf } from './support/relayFakes.js';
 import { orderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
 import type { OutboundOrderEvent } from '../../src/core/outbox/outboxPorts.js';

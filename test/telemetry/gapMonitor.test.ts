@@ -4,9 +4,10 @@ import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmo
 import { ConvoyMetrics } from '../../src/adapters/metrics.js';
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
 import { uid } from '../integration/support/ledgers.js';
-import { runGapMonitor, type Telemetry } from '../../src/core/index.js';
+import { runGapMonitor } from '../../src/core/index.js';
+import type { Telemetry } from '../../src/core/ports/telemetry.js';
 import { inMemoryMetrics, valueOf } from './support.js';
-import { RecordingTelemetry } from '../../src/core/testing/index.js';
+import { RecordingTelemetry } from '../support/fakes/index.js';
 
 let cosmos: CosmosEmulator;
 let client: CosmosClient;

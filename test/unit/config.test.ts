@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CORE_DEFAULTS,
-  IN_FLIGHT_REQUEST_ALLOWANCE_MS,
-  deliveryWindowOf,
-  inboxTtlSeconds,
-  parseIsoDuration,
-  resolveCoreConfig,
-} from '../../src/core/index.js';
+import { CORE_DEFAULTS, IN_FLIGHT_REQUEST_ALLOWANCE_MS, deliveryWindowOf, inboxTtlSeconds, resolveCoreConfig } from '../../src/core/config.js';
+import { parseIsoDuration } from '../../src/core/duration.js';
 
 describe('ISO 8601 durations', () => {
   it.each([

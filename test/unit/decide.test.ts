@@ -1,19 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ORDER_DOCUMENT_ID,
-  ORDER_MAX_PARKED,
-  appliedEntryId,
-  decide,
-  inboxRecord,
-  initialOrderState,
-  requestHash,
-  type AppliedEntryDocument,
-  type Entry,
-  type Facts,
-  type KeySeen,
-  type OrderDocument,
-  type OrderState,
-} from '../../src/core/index.js';
+import { type Entry } from '../../src/core/index.js';
+import { ORDER_DOCUMENT_ID, appliedEntryId } from '../../src/core/documents/documentIds.js';
+import { ORDER_MAX_PARKED } from '../../src/core/schemas/limits.js';
+import { decide, type Facts } from '../../src/core/processor/decide.js';
+import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
+import { initialOrderState, type OrderState } from '../../src/core/order/orderState.js';
+import { requestHash } from '../../src/core/hash.js';
+import type { AppliedEntryDocument } from '../../src/core/documents/appliedEntryDocument.js';
+import type { KeySeen } from '../../src/core/ports/orderStore.js';
+import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 
 /**
  * The processor's decision, rule by rule, in the evaluation order (a)–(e) of docs/architecture.md: what an entry means given the

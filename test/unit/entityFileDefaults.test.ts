@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { CORE_DEFAULTS, deliveryWindowOf, inboxTtlSeconds, resolveCoreConfig, type QueueEntityProperties } from '../../src/core/index.js';
+import { CORE_DEFAULTS, deliveryWindowOf, inboxTtlSeconds, resolveCoreConfig, type QueueEntityProperties } from '../../src/core/config.js';
 
 /** The `orders` queue's properties as the entity file (the production queue definition) spells them. */
 async function ordersQueueProperties(): Promise<QueueEntityProperties> {

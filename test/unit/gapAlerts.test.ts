@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { gapAlertDue, runGapMonitor, type GapMonitorDeps, type GapStore, type OrderDocument, type ParkedEntryDocument, type StaleGap } from '../../src/core/index.js';
-import { RecordingTelemetry } from '../../src/core/testing/index.js';
+import { runGapMonitor } from '../../src/core/index.js';
+import { gapAlertDue, type GapMonitorDeps, type StaleGap } from '../../src/core/order/gapMonitor.js';
+import type { GapStore } from '../../src/core/ports/orderStore.js';
+import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
+import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
+import { RecordingTelemetry } from '../support/fakes/index.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
 const minutes = (n: number) => n * 60_000;

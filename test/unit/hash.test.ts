@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { entryMessageId, readResubmitCount, requestHash, resubmission, validateEntry, type Entry } from '../../src/core/index.js';
+import { readResubmitCount, resubmission, validateEntry, type Entry } from '../../src/core/index.js';
+import { entryMessageId, requestHash } from '../../src/core/hash.js';
 
 const parse = (text: string): Entry => {
   const result = validateEntry(text);

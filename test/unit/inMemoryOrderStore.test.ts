@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_DOCUMENT_ID, inboxRecord, initialOrderState, type OrderDocument, type OrderWrite } from '../../src/core/index.js';
-import { InMemoryOrderStore, ManualClock } from '../../src/core/testing/index.js';
+import { ORDER_DOCUMENT_ID } from '../../src/core/documents/documentIds.js';
+import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
+import { initialOrderState } from '../../src/core/order/orderState.js';
+import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
+import type { OrderWrite } from '../../src/core/ports/orderStore.js';
+import { InMemoryOrderStore, ManualClock } from '../support/fakes/index.js';
 import { describeOrderStoreContract } from './contracts/orderStoreContract.js';
 
 describeOrderStoreContract('in memory', () => new InMemoryOrderStore());

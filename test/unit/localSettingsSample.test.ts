@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { resolveCoreConfig, resolveOutboxConfig } from '../../src/core/index.js';
+import { resolveOutboxConfig } from '../../src/core/index.js';
+import { resolveCoreConfig } from '../../src/core/config.js';
 
 async function sampleValues(): Promise<Record<string, string>> {
   const file = JSON.parse(await readFile(new URL('../../local.settings.sample.json', import.meta.url), 'utf8')) as { Values: Record<string, string> };

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_MAX_PARKED, ORDER_MAX_TRANSACTIONS, OrderCache, applyTransition, initialOrderState, type Entry } from '../../src/core/index.js';
+import { ORDER_MAX_TRANSACTIONS, type Entry } from '../../src/core/index.js';
+import { ORDER_MAX_PARKED } from '../../src/core/schemas/limits.js';
+import { OrderCache } from '../../src/core/processor/orderCache.js';
+import { applyTransition } from '../../src/core/order/transition.js';
+import { initialOrderState } from '../../src/core/order/orderState.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId, viewOf } from './support/fixtures.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);

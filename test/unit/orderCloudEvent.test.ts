@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CloudEvent } from 'cloudevents';
 import { orderCloudEvent, orderEventKey, orderEventSource } from '../../src/core/outbox/orderCloudEvent.js';
-import { initialOrderState } from '../../src/core/index.js';
+import { initialOrderState } from '../../src/core/order/orderState.js';
 
 describe('order events as CloudEvents keyed per order', () => {
   it.each([

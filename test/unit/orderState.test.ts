@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  applyTransition,
-  initialOrderState,
-  nextDueSequence,
-  orderNeedsFollowUp,
-  orderView,
-  staleGap,
-  type Entry,
-  type OrderDocument,
-  type OrderState,
-} from '../../src/core/index.js';
+import { type Entry } from '../../src/core/index.js';
+import { applyTransition } from '../../src/core/order/transition.js';
+import { initialOrderState, type OrderState } from '../../src/core/order/orderState.js';
+import { nextDueSequence, orderNeedsFollowUp } from '../../src/core/order/followUpCheck.js';
+import { orderView } from '../../src/core/order/orderView.js';
+import { staleGap } from '../../src/core/order/gapMonitor.js';
+import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import { entriesFor } from './support/fixtures.js';
 
 const e = entriesFor('o-1');

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  OrderCache,
-  OrderProcessor,
-  orderView,
-  type CommitOutcome,
-  type Entry,
-  type OrderStore,
-} from '../../src/core/index.js';
-import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../src/core/testing/index.js';
+import { type Entry } from '../../src/core/index.js';
+import { OrderCache } from '../../src/core/processor/orderCache.js';
+import { OrderProcessor } from '../../src/core/processor/orderProcessor.js';
+import { orderView } from '../../src/core/order/orderView.js';
+import type { CommitOutcome, OrderStore } from '../../src/core/ports/orderStore.js';
+import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../support/fakes/index.js';
 import { entriesFor, messageFor, testOptions, uniqueOrderId } from './support/fixtures.js';
 
 /** A processor of its own (its own cache and telemetry) over `store`, as a second instance would be. */

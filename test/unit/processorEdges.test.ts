@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inboxRecord, orderView } from '../../src/core/index.js';
+import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
+import { orderView } from '../../src/core/order/orderView.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
 describe('order processor, stored-state edge cases', () => {

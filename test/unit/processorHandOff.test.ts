@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OrderCache, type Entry } from '../../src/core/index.js';
+import { type Entry } from '../../src/core/index.js';
+import { OrderCache } from '../../src/core/processor/orderCache.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
 
 // Design, "Throughput: how sessions are handed on": a message that leaves its order deleted ends the sequence, so

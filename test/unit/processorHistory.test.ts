@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestHash } from '../../src/core/index.js';
+import { requestHash } from '../../src/core/hash.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
 describe('order processor, the rule 4 history lives outside the order document', () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { OrderCache, OrderProcessor, type Entry, type OrderStore, type OutboxRecord } from '../../src/core/index.js';
-import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../src/core/testing/index.js';
+import { type Entry } from '../../src/core/index.js';
+import { OrderCache } from '../../src/core/processor/orderCache.js';
+import { OrderProcessor } from '../../src/core/processor/orderProcessor.js';
+import type { OrderStore } from '../../src/core/ports/orderStore.js';
+import type { OutboxRecord } from '../../src/core/documents/outboxRecord.js';
+import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../support/fakes/index.js';
 import { entriesFor, messageFor, testOptions, uniqueOrderId } from './support/fixtures.js';
 
 /** A small seeded PRNG (mulberry32), so a failing interleaving can be replayed by its seed. */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parkedEntryId, rejectedEntryId, requestHash, type Entry, type OrderDocument, type ParkedEntryDocument, type RejectedEntryDocument } from '../../src/core/index.js';
+import { rejectedEntryId, type Entry, type RejectedEntryDocument } from '../../src/core/index.js';
+import { parkedEntryId } from '../../src/core/documents/documentIds.js';
+import { requestHash } from '../../src/core/hash.js';
+import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
+import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
 import { writeFor } from '../../src/core/processor/orderWrites.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId, viewOf } from './support/fixtures.js';
 

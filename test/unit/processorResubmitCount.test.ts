@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { OrderDocument, ParkedEntryDocument } from '../../src/core/index.js';
+import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
+import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OrderCache, requestHash } from '../../src/core/index.js';
+import { OrderCache } from '../../src/core/processor/orderCache.js';
+import { requestHash } from '../../src/core/hash.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId, viewOf } from './support/fixtures.js';
 
 describe('order processor, rules 1–4 and 6–7', () => {

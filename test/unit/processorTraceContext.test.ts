@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isTraceparent, messageTraceparent, type Entry } from '../../src/core/index.js';
+import { messageTraceparent, type Entry } from '../../src/core/index.js';
+import { isTraceparent } from '../../src/core/traceContext.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
 
 const tp = (n: number) => `00-${String(n).padStart(32, 'a')}-${String(n).padStart(16, 'b')}-01`;

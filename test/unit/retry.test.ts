@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { StoreError, backoffDelay, isRetryableStoreError, retry } from '../../src/core/index.js';
-import { ManualClock } from '../../src/core/testing/index.js';
+import { StoreError } from '../../src/core/index.js';
+import { backoffDelay, retry } from '../../src/core/retry.js';
+import { isRetryableStoreError } from '../../src/core/errors.js';
+import { ManualClock } from '../support/fakes/index.js';
 
 const transient = (retryAfterMs?: number) => new StoreError('StoreTransient', 'busy', { status: 429, retryAfterMs });
 

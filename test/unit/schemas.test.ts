@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  LEDGER_MAX_BYTES,
-  bodyByteLength,
-  exceedsLedgerByteLimit,
-  formatPath,
-  ledgerSchema,
-  toValidationIssues,
-  normaliseBody,
-  validateEntry,
-  validateLedger,
-} from '../../src/core/index.js';
+import { exceedsLedgerByteLimit, ledgerSchema, normaliseBody, validateEntry } from '../../src/core/index.js';
+import { LEDGER_MAX_BYTES } from '../../src/core/schemas/limits.js';
+import { bodyByteLength } from '../../src/core/schemas/body.js';
+import { formatPath, toValidationIssues } from '../../src/core/schemas/issues.js';
+import { validateLedger } from '../../src/core/schemas/ledger.js';
 import { entriesFor } from './support/fixtures.js';
 
 const e = entriesFor('o-1');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { entryMessageId, planLedger, requestHash } from '../../src/core/index.js';
+import { planLedger } from '../../src/core/index.js';
+import { entryMessageId, requestHash } from '../../src/core/hash.js';
 import { entriesFor } from './support/fixtures.js';
 
 describe('ledger splitter plan', () => {

@@ -37,6 +37,7 @@ export type OutboxRecord = OutboxRecordFields & {
 /**
  * A record written before events were fixed at commit: relayed exactly as the relay sent such records then (the
  * earlier envelope `{ orderId, sequence, entryId, order }` keyed `outbox:<entryId>`), never re-wrapped.
+ * @internal
  */
 export type EarlierOutboxRecord = OutboxRecordFields & {
   /** The business state right after this entry. */

@@ -14,7 +14,7 @@ import type { GapStore } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { orderNeedsFollowUp } from './followUpCheck.js';
 
-/** A gap that has been open too long (`GapTooOld`). */
+/** A gap that has been open too long (`GapTooOld`). @internal */
 export interface StaleGap {
   orderId: string;
   /** The missing sequence the order waits for. */
@@ -30,6 +30,7 @@ export interface StaleGap {
 /**
  * For the gap timer (an idle session never looks again): the order's gap if its oldest parked entry is older
  * than `gapAlertAgeMs`. Parked entries are never dropped; this only reports.
+ * @internal
  */
 export function staleGap(doc: OrderDocument, at: { nowMs: number; gapAlertAgeMs: number }): StaleGap | undefined {
   const { nowMs, gapAlertAgeMs } = at;
@@ -46,6 +47,7 @@ export function staleGap(doc: OrderDocument, at: { nowMs: number; gapAlertAgeMs:
  * once per gap, again only when its first missing sequence changes (the gap partly filled) or `gapAlertRepeatMs`
  * after the last alert. `oldest` is the gap's oldest parked entry (`gap.sequence`) as stored, which keeps the last
  * mark (see `ParkedEntryDocument.gapAlert`); without it (drained since the order was read) the next scan decides.
+ * @internal
  */
 export function gapAlertDue(
   gap: StaleGap,

@@ -9,12 +9,12 @@ import { CloudEvent } from 'cloudevents';
 import type { BusinessState } from '../order/orderView.js';
 
 /** The CloudEvents `type` of an applied entry. */
-export const ORDER_EVENT_TYPE = 'convoy.order.entry-applied';
+const ORDER_EVENT_TYPE = 'convoy.order.entry-applied';
 /** The media type of a structured-mode CloudEvent, on `order-events` (`contentType`) and on the webhook. */
 export const CLOUDEVENTS_JSON = 'application/cloudevents+json';
 
 /** `data` of an order event: absolute state, so consumers can apply it as is. */
-export interface OrderEventData {
+interface OrderEventData {
   orderId: string;
   sequence: number;
   entryId: string;

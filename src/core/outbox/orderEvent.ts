@@ -4,7 +4,7 @@ import type { EntryType } from '../schemas/entry.js';
 import { CLOUDEVENTS_JSON, type OrderCloudEvent } from './orderCloudEvent.js';
 
 /** The body records written before events were fixed at commit still carry: absolute state, keyed `outbox:<entryId>`. */
-export interface OrderEventBody {
+interface OrderEventBody {
   orderId: string;
   sequence: number;
   entryId: string;

@@ -23,7 +23,7 @@ export interface OutboxConfig extends OutboxRelayOptions {
   holdRetry: HoldBackoff;
 }
 
-/** Defaults of {@link resolveOutboxConfig}. */
+/** Defaults of {@link resolveOutboxConfig}. @internal */
 export const OUTBOX_DEFAULTS = {
   retryBudgetMs: 10_000,
   webhookTimeoutMs: 10_000,

@@ -75,7 +75,7 @@ export type CommitOutcome =
 /**
  * An order's documents. Reads answer `undefined` for a document that does not exist and throw a `StoreError` when the
  * store fails (code `StoreTransient` worth retrying, `StoreFailed` otherwise); a commit throws only for a failure that
- * is neither transient nor unknown (`StoreFailed`). The in-memory store (`src/core/testing`) and the Cosmos DB store
+ * is neither transient nor unknown (`StoreFailed`). The in-memory store (`test/support/fakes`) and the Cosmos DB store
  * (`src/adapters/cosmosOrderStore.ts`) pass the same contract suite (`test/unit/contracts/orderStoreContract.ts`).
  */
 export interface OrderStore {

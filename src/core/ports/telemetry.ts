@@ -44,10 +44,3 @@ export interface Telemetry {
   alert(name: AlertName, fields: AlertFields): void;
   count(name: CounterName, attributes?: Readonly<Record<string, string>>): void;
 }
-
-/** Telemetry that drops everything. */
-export const silentTelemetry: Telemetry = {
-  log() {},
-  alert() {},
-  count() {},
-};

@@ -102,6 +102,7 @@ function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, now: st
  * The outbox record of an applied entry, written once and never updated, expiring after `OUTBOX_TTL`: the event as it
  * will leave — a CloudEvent carrying the business state right after the entry and the entry's trace, with its key —
  * fixed now, so every relay of it sends the same bytes.
+ * @internal
  */
 export function outboxRecord(entry: Entry, next: OrderDocument, origin: TraceOrigin, step: { now: string; outboxTtlSeconds: number }): OutboxRecord {
   const { event, key } = orderCloudEvent({ entryId: entry.entryId, sequence: entry.sequence, order: businessState(next), committedAt: step.now, traceparent: origin.traceparent });

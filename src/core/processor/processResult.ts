@@ -8,7 +8,7 @@ import type { Decision, Rule } from './decide.js';
 import type { OrderCache } from './orderCache.js';
 
 /** Settings the processor uses (resolved by `resolveCoreConfig`). */
-export interface OrderProcessorOptions {
+interface OrderProcessorOptions {
   consumerName: string;
   inboxTtlSeconds: number;
   outboxTtlSeconds: number;
@@ -45,7 +45,7 @@ export interface DrainReport {
   alerted: number;
 }
 
-/** How a message ended; each maps to exactly one settlement. */
+/** How a message ended; each maps to exactly one settlement. @internal */
 export const ProcessOutcome = {
   /** Applied now (complete). */
   Applied: 'applied',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AMENDED_TRANSACTION_ID_MAX_LENGTH, CURRENCY_PATTERN, ENTRY_ID_MAX_LENGTH, ID_MAX_BYTES, ORDER_ID_MAX_LENGTH } from './limits.js';
 
 /** `entryId`: the business idempotency key, 1–100 characters of `[A-Za-z0-9._-]` (safe in Cosmos ids). */
-export const entryIdSchema = z
+const entryIdSchema = z
   .string()
   .min(1)
   .max(ENTRY_ID_MAX_LENGTH)
@@ -17,7 +17,7 @@ const WELL_FORMED = { error: 'Contains a lone surrogate (not valid Unicode)' };
 export const orderIdSchema = z.string().min(1).max(ORDER_ID_MAX_LENGTH).refine(wellFormed, WELL_FORMED);
 
 /** Money: a safe integer of minor units; zero and negative (credits) are allowed, floats are not. */
-export const amountSchema = z.int();
+const amountSchema = z.int();
 
 const sequenceSchema = z.int().min(1);
 
@@ -56,22 +56,22 @@ function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
 }
 
 /** `OrderCreated { customerId, currency }`: `customerId` 1–100 UTF-8 bytes, `currency` like `EUR`. */
-export const orderCreatedSchema = entryOf('OrderCreated', z.strictObject({ customerId: customerIdSchema, currency: currencySchema }));
+const orderCreatedSchema = entryOf('OrderCreated', z.strictObject({ customerId: customerIdSchema, currency: currencySchema }));
 
 /** `TransactionAdded { transactionId, amount }`: `transactionId` 1–100 UTF-8 bytes. */
-export const transactionAddedSchema = entryOf(
+const transactionAddedSchema = entryOf(
   'TransactionAdded',
   z.strictObject({ transactionId: transactionIdSchema, amount: amountSchema }),
 );
 
 /** `TransactionAmended { transactionId, amount }`: the new amount replaces the old one of a transaction the order holds. */
-export const transactionAmendedSchema = entryOf(
+const transactionAmendedSchema = entryOf(
   'TransactionAmended',
   z.strictObject({ transactionId: amendedTransactionIdSchema, amount: amountSchema }),
 );
 
 /** `OrderDeleted {}`: the order's end-of-sequence marker. */
-export const orderDeletedSchema = entryOf('OrderDeleted', z.strictObject({}));
+const orderDeletedSchema = entryOf('OrderDeleted', z.strictObject({}));
 
 /** One ledger entry = the body of one order entry message. Strict: unknown properties fail. */
 export const entrySchema = z.discriminatedUnion('type', [

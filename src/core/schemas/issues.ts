@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ValidationIssue } from '../errors.js';
 
-/** Formats a zod path as `entries[3].orderId`; the empty path is the whole body. */
+/** Formats a zod path as `entries[3].orderId`; the empty path is the whole body. @internal */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const segment of path) {

@@ -53,7 +53,7 @@ export function planLedger(body: unknown): LedgerPlan {
 }
 
 /** The message for one validated entry of ledger `ledgerId`. */
-export function planEntryMessage(entry: Entry, ledgerId: string): PlannedEntryMessage {
+function planEntryMessage(entry: Entry, ledgerId: string): PlannedEntryMessage {
   return {
     messageId: entryMessageId(entry.entryId, requestHash(entry)),
     sessionId: entry.orderId,

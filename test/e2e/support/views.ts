@@ -1,5 +1,5 @@
 import { until } from '../../support/serviceBusWaits.js';
-import type { BusinessState, OrderView } from '../../../src/core/index.js';
+import { type BusinessState, type OrderView } from '../../../src/core/index.js';
 
 /** The business state of a GET view: the view without the operational `parked` and `rejected` lists. */
 export function businessStateOf(view: OrderView): BusinessState {

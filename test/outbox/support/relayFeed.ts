@@ -1,5 +1,5 @@
 import { ChangeFeedStartFrom, StatusCodes, type Container } from '@azure/cosmos';
-import type { OutboxRelay, RelayReport } from '../../../src/core/index.js';
+import { type OutboxRelay, type RelayReport } from '../../../src/core/index.js';
 
 /** Hang guard: far more pages than any test writes. */
 const MAX_PAGES = 10_000;

@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  ORDER_DOCUMENT_ID,
-  appliedEntryId,
-  inboxRecord,
-  initialOrderState,
-  orderCloudEvent,
-  outboxRecordId,
-  parkedEntryId,
-  rejectedEntryId,
-  type AppliedEntryDocument,
-  type GapStore,
-  type OrderDocument,
-  type OrderStore,
-  type OutboxRecord,
-  type ParkedEntryDocument,
-  type RejectedEntryDocument,
-} from '../../../src/core/index.js';
+import { rejectedEntryId, type RejectedEntryDocument } from '../../../src/core/index.js';
+import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId } from '../../../src/core/documents/documentIds.js';
+import { inboxRecord } from '../../../src/core/documents/inboxRecord.js';
+import { initialOrderState } from '../../../src/core/order/orderState.js';
+import { orderCloudEvent } from '../../../src/core/outbox/orderCloudEvent.js';
+import type { AppliedEntryDocument } from '../../../src/core/documents/appliedEntryDocument.js';
+import type { GapStore, OrderStore } from '../../../src/core/ports/orderStore.js';
+import type { OrderDocument } from '../../../src/core/documents/orderDocument.js';
+import type { OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
+import type { ParkedEntryDocument } from '../../../src/core/documents/parkedEntryDocument.js';
 
 const NOW = '2025-01-01T00:00:00.000Z';
 

@@ -1,15 +1,11 @@
-import {
-  OrderCache,
-  OrderProcessor,
-  entryMessageId,
-  orderView,
-  requestHash,
-  type Entry,
-  type OrderStore,
-  type ProcessResult,
-  type ReceivedOrderMessage,
-} from '../../../src/core/index.js';
-import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../../src/core/testing/index.js';
+import { type Entry, type ProcessResult } from '../../../src/core/index.js';
+import { OrderCache } from '../../../src/core/processor/orderCache.js';
+import { OrderProcessor } from '../../../src/core/processor/orderProcessor.js';
+import { entryMessageId, requestHash } from '../../../src/core/hash.js';
+import { orderView } from '../../../src/core/order/orderView.js';
+import type { OrderStore } from '../../../src/core/ports/orderStore.js';
+import type { ReceivedOrderMessage } from '../../../src/core/processor/checkMessage.js';
+import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../support/fakes/index.js';
 
 /** A unique order id per test, so state never leaks between tests. */
 export function uniqueOrderId(prefix = 'o'): string {

@@ -1,8 +1,8 @@
-import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
-import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
-import type { OutboxHold, StoredOutboxHold } from '../documents/outboxHold.js';
-import type { Stored } from '../ports/orderStore.js';
-import type { HoldAppendResult, HoldWriteLost, OutboxHoldStore } from '../outbox/outboxPorts.js';
+import type { OutboxDiscardRecord } from '../../../src/core/documents/outboxDiscardRecord.js';
+import type { OutboxHeldRecord } from '../../../src/core/documents/outboxHeldRecord.js';
+import type { OutboxHold, StoredOutboxHold } from '../../../src/core/documents/outboxHold.js';
+import type { Stored } from '../../../src/core/ports/orderStore.js';
+import type { HoldAppendResult, HoldWriteLost, OutboxHoldStore } from '../../../src/core/outbox/outboxPorts.js';
 
 /** Cosmos DB's largest document (2 MB): a write of a larger one is refused, as the service refuses it (413). */
 const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;

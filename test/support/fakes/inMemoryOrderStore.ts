@@ -1,12 +1,12 @@
-import { CoreErrorCode, StoreError } from '../errors.js';
-import { ORDER_DOCUMENT_ID } from '../documents/documentIds.js';
-import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
-import type { InboxRecord } from '../documents/inboxRecord.js';
-import type { OrderDocument } from '../documents/orderDocument.js';
-import type { GapAlertMark, ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
-import type { RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
-import { systemClock, type Clock } from '../ports/clock.js';
-import type { CommitOutcome, GapStore, KeySeen, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../ports/orderStore.js';
+import { CoreErrorCode, StoreError } from '../../../src/core/errors.js';
+import { ORDER_DOCUMENT_ID } from '../../../src/core/documents/documentIds.js';
+import type { AppliedEntryDocument } from '../../../src/core/documents/appliedEntryDocument.js';
+import type { InboxRecord } from '../../../src/core/documents/inboxRecord.js';
+import type { OrderDocument } from '../../../src/core/documents/orderDocument.js';
+import type { GapAlertMark, ParkedEntryDocument } from '../../../src/core/documents/parkedEntryDocument.js';
+import type { RejectedEntryDocument } from '../../../src/core/documents/rejectedEntryDocument.js';
+import { systemClock, type Clock } from '../../../src/core/ports/clock.js';
+import type { CommitOutcome, GapStore, KeySeen, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../../../src/core/ports/orderStore.js';
 
 /** A failure to inject into the next matching call(s). */
 export interface InjectedFault {

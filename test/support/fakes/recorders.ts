@@ -1,7 +1,7 @@
-import type { DeadLetterReason } from '../deadLetterReasons.js';
-import type { Clock } from '../ports/clock.js';
-import type { MessageSettlement } from '../ports/messageSettlement.js';
-import type { AlertFields, AlertName, CounterName, LogLevel, Telemetry } from '../ports/telemetry.js';
+import type { DeadLetterReason } from '../../../src/core/deadLetterReasons.js';
+import type { Clock } from '../../../src/core/ports/clock.js';
+import type { MessageSettlement } from '../../../src/core/ports/messageSettlement.js';
+import type { AlertFields, AlertName, CounterName, LogLevel, Telemetry } from '../../../src/core/ports/telemetry.js';
 
 /** One recorded settlement. */
 export type SettlementCall =

@@ -141,10 +141,10 @@ export function checkInvariants(
   ];
   results.push(result('every outbox record delivered, no hold left', undelivered, `${outbox.length} outbox records, ${relay.heldOrders.size} order(s) held and released`));
 
-  // The webhook, as a consumer deduping on Idempotency-Key sees it: each order's first acceptances in sequence order.
+  // The webhook, as a consumer deduping on the event's (source, id) sees it: each order's first acceptances in sequence order.
   if (relay.webhookPosts) {
     const webhookProblems = webhookOrderProblems(relay.webhookPosts);
-    results.push(result('a webhook consumer deduping on Idempotency-Key sees each order in sequence order (1..n)', webhookProblems, `${relay.webhookPosts.length} POSTs`));
+    results.push(result('a webhook consumer deduping on (source, id) sees each order in sequence order (1..n)', webhookProblems, `${relay.webhookPosts.length} POSTs`));
   }
 
   // Replays (a crash before the checkpoint, a lost lease, a retried batch) repeat sends; consumers dedupe them,

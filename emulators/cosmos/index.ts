@@ -5,6 +5,8 @@ import { FaultInjector } from './faults.js';
 import type { FaultRuleInput } from './faults.js';
 import { EMULATOR_KEY } from './http/auth.js';
 import { createEmulatorServer } from './http/server.js';
+import { DEFAULT_SCRIPT_LIMITS } from './scripts/scriptRun.js';
+import type { ScriptLimits } from './scripts/scriptRun.js';
 import { AccountStore } from './store/accountStore.js';
 import { loadOrCreateCertificate } from '../shared/tls/certificate.js';
 
@@ -13,6 +15,7 @@ export { FaultInjector } from './faults.js';
 export type { FaultRule, FaultRuleInput } from './faults.js';
 export type { CounterSnapshot } from './counters.js';
 export { OperationKind } from './operations.js';
+export type { ScriptLimits } from './scripts/scriptRun.js';
 
 /** Options for {@link start}. */
 export interface StartOptions {
@@ -39,6 +42,11 @@ export interface StartOptions {
   faults?: FaultRuleInput[];
   /** How often expired documents are swept from memory, in ms (reads check expiry anyway). @default 1000 */
   ttlSweepIntervalMs?: number;
+  /**
+   * Limits of server-side JavaScript (stored procedures, triggers, UDFs), which runs in a `node:vm` context:
+   * a time budget, not a security boundary. @default { timeoutMs: 5000, operationBudget: 1000 }
+   */
+  scripts?: Partial<ScriptLimits>;
   /** Receives unexpected errors (500s). @default undefined (ignored) */
   onError?: (error: unknown) => void;
 }
@@ -68,12 +76,16 @@ export interface CosmosEmulator {
 /** Starts a Cosmos DB NoSQL emulator in this process. */
 export async function start(options: StartOptions = {}): Promise<CosmosEmulator> {
   const host = options.host ?? '127.0.0.1';
+  const scripts = { ...DEFAULT_SCRIPT_LIMITS, ...options.scripts };
+  for (const [name, value] of Object.entries(scripts)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`scripts.${name} must be a positive integer, got ${value}.`);
+  }
   const tls = options.https === true ? await loadOrCreateCertificate(options.dataDir) : undefined;
   const store = await AccountStore.open({ dataDir: options.dataDir, partitionKeyRanges: options.partitionKeyRanges });
   const counters = new RequestCounters();
   const faults = new FaultInjector();
   for (const rule of options.faults ?? []) faults.add(rule);
-  const server = createEmulatorServer({ store, key: EMULATOR_KEY, counters, faults, onError: options.onError, tls });
+  const server = createEmulatorServer({ store, key: EMULATOR_KEY, counters, faults, onError: options.onError, tls, scripts });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8081, host, () => {

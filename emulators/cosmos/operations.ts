@@ -25,6 +25,14 @@ export const OperationKind = {
   QueryPlan: 'queryPlan',
   ReadFeed: 'readFeed',
   ChangeFeed: 'changeFeed',
+  /** Reads, lists and queries of offers, users, permissions, keys, scripts and conflicts. */
+  MetadataRead: 'metadata.read',
+  /** Creates, replaces and deletes of those resources. */
+  MetadataWrite: 'metadata.write',
+  /** A stored procedure's execution. */
+  ExecuteStoredProcedure: 'sproc.execute',
+  /** `deleteAllItemsForPartitionKey`. */
+  PartitionKeyDelete: 'partitionKeyDelete',
   Unknown: 'unknown',
 } as const;
 

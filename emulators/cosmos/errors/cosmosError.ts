@@ -16,6 +16,7 @@ export const CosmosErrorCode = {
   FailedDependency: 'FailedDependency',
   TooManyRequests: 'TooManyRequests',
   InternalServerError: 'InternalServerError',
+  NotImplemented: 'NotImplemented',
   ServiceUnavailable: 'ServiceUnavailable',
 } as const;
 

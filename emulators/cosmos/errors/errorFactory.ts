@@ -39,6 +39,11 @@ export function unauthorized(detail: string): CosmosError {
   );
 }
 
+/** 403 for a credential that does not cover the request (a resource token's scope or mode). */
+export function forbidden(detail: string): CosmosError {
+  return new CosmosError(403, CosmosErrorCode.Forbidden, `Insufficient permissions provided in the authorization header for the corresponding request. ${detail}`);
+}
+
 /** 404 for a resource that does not exist (or has expired). */
 export function notFound(what = 'Resource'): CosmosError {
   return new CosmosError(404, CosmosErrorCode.NotFound, `${what} Not Found. Learn more: https://aka.ms/cosmosdb-tsg-not-found`);
@@ -83,9 +88,14 @@ export function serviceUnavailable(detail = 'Service is currently unavailable.')
   return new CosmosError(503, CosmosErrorCode.ServiceUnavailable, detail);
 }
 
-/** 408 (injected). */
-export function requestTimeout(): CosmosError {
-  return new CosmosError(408, CosmosErrorCode.RequestTimeout, 'Request timed out.');
+/** 408 (injected, or a server-side script over its time budget). */
+export function requestTimeout(detail = 'Request timed out.'): CosmosError {
+  return new CosmosError(408, CosmosErrorCode.RequestTimeout, detail);
+}
+
+/** 501 for a feature of the service the emulator does not implement; the message names it. */
+export function notImplemented(feature: string): CosmosError {
+  return new CosmosError(501, CosmosErrorCode.NotImplemented, `The emulator does not support ${feature}.`);
 }
 
 /** 424 for a batch operation that did not fail itself but was rolled back with its batch. */

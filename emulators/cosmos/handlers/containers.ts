@@ -1,11 +1,13 @@
 import type { Reply } from '../http/reply.js';
-import { json } from '../http/reply.js';
+import { headerPath, json } from '../http/reply.js';
 import type { RequestContext } from '../http/requestContext.js';
-import { header, jsonObjectBody } from '../http/requestContext.js';
-import type { AccountStore } from '../store/accountStore.js';
+import { flag, header, jsonObjectBody } from '../http/requestContext.js';
+import type { AccountStore, ContainerState } from '../store/accountStore.js';
+import { MetadataType } from '../store/metadataStore.js';
 import { partitionKeyRangeRid } from '../store/resources.js';
 import { isChangeFeedRequest } from './changeFeed.js';
 import { feedReply } from './feed.js';
+import { provisionThroughput, requestedThroughput } from './offers.js';
 
 /** `GET|POST(query) /dbs/{db}/colls`. */
 export function listContainers(ctx: RequestContext, db: string, store: AccountStore): Reply {
@@ -13,16 +15,54 @@ export function listContainers(ctx: RequestContext, db: string, store: AccountSt
   return feedReply(ctx, store.listContainers(db), 'DocumentCollections', rid);
 }
 
-/** `POST /dbs/{db}/colls`: 201 (partition key, `defaultTtl`, indexing policy kept as sent). */
+/**
+ * `POST /dbs/{db}/colls`: 201 with the container as the service completes it (see `containerDefinition.ts`),
+ * and its throughput: what the request asks for, else 400 RU/s unless the database shares its own.
+ */
 export async function createContainer(ctx: RequestContext, db: string, store: AccountStore): Promise<Reply> {
+  const throughput = requestedThroughput(ctx);
   const res = await store.createContainer(db, jsonObjectBody(ctx));
+  await provisionThroughput(store, res, throughput, true, store.getDatabase(db)._rid);
   return json(201, res, { etag: res._etag });
 }
 
-/** `GET /dbs/{db}/colls/{coll}`. */
-export function readContainer(db: string, coll: string, store: AccountStore): Reply {
-  const res = store.container(db, coll).res;
-  return json(200, res, { etag: res._etag, 'x-ms-alt-content-path': `dbs/${db}`, 'x-ms-content-path': res._rid });
+/** Storage quota and usage as `x-ms-resource-quota`/`x-ms-resource-usage` report them (`name=value;…`, sizes in KB). */
+function quotaHeaders(state: ContainerState, scripts: Record<string, number>): Record<string, string> {
+  let bytes = 0;
+  let count = 0;
+  for (const partition of state.partitions.values()) {
+    for (const doc of partition.values()) {
+      bytes += Buffer.byteLength(JSON.stringify(doc.body));
+      count += 1;
+    }
+  }
+  const kb = Math.ceil(bytes / 1024);
+  const line = (values: Record<string, number>): string => `${Object.entries(values).map(([k, v]) => `${k}=${v}`).join(';')};`;
+  return {
+    'x-ms-resource-quota': line({ functions: 25, storedProcedures: 100, triggers: 25, documentSize: 10240, documentsSize: 10485760, documentsCount: -1, collectionSize: 10485760 }),
+    'x-ms-resource-usage': line({ ...scripts, documentSize: 0, documentsSize: kb, documentsCount: count, collectionSize: kb }),
+  };
+}
+
+/**
+ * `GET /dbs/{db}/colls/{coll}`. Indexing is synchronous here, so the index transformation is always complete
+ * (100 %); with `x-ms-documentdb-populatequotainfo` the quota and usage headers come too.
+ */
+export function readContainer(ctx: RequestContext, db: string, coll: string, store: AccountStore): Reply {
+  const state = store.container(db, coll);
+  const res = state.res;
+  const headers: Record<string, string | number> = {
+    etag: res._etag,
+    'x-ms-alt-content-path': headerPath('dbs', db),
+    'x-ms-content-path': res._rid,
+    'x-ms-documentdb-collection-index-transformation-progress': 100,
+  };
+  if (flag(ctx, 'x-ms-documentdb-populatequotainfo')) {
+    const link = `dbs/${db}/colls/${coll}`;
+    const count = (type: MetadataType): number => store.metadata.list(link, type).length;
+    Object.assign(headers, quotaHeaders(state, { functions: count(MetadataType.UserDefinedFunctions), storedProcedures: count(MetadataType.StoredProcedures), triggers: count(MetadataType.Triggers) }));
+  }
+  return json(200, res, headers);
 }
 
 /** `PUT /dbs/{db}/colls/{coll}`: replaces settings such as `defaultTtl` and the indexing policy. */

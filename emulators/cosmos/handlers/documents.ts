@@ -1,6 +1,6 @@
 import { badRequest, partitionKeyMissing } from '../errors/errorFactory.js';
 import type { Reply } from '../http/reply.js';
-import { errorReply, json } from '../http/reply.js';
+import { errorReply, headerPath, json } from '../http/reply.js';
 import type { RequestContext } from '../http/requestContext.js';
 import { flag, header, jsonBody, jsonObjectBody } from '../http/requestContext.js';
 import type { AccountStore } from '../store/accountStore.js';
@@ -41,7 +41,7 @@ async function runSingle(ctx: RequestContext, ref: ContainerRef, store: AccountS
   if (result === undefined) throw badRequest('No operation was executed.');
   const headers: Record<string, string | number> = {
     'x-ms-session-token': sessionToken(store),
-    'x-ms-alt-content-path': `dbs/${ref.db}/colls/${ref.coll}`,
+    'x-ms-alt-content-path': headerPath('dbs', ref.db, 'colls', ref.coll),
   };
   if (!result.ok) {
     const reply = errorReply(result.error);

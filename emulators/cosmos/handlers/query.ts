@@ -7,6 +7,9 @@ import { runQuery, shapeOfText } from '../query/queryEngine.js';
 import type { CandidateFilter } from '../query/queryEngine.js';
 import { buildQueryPlan } from '../query/queryPlan.js';
 import { needsQueryPlan } from '../query/queryShape.js';
+import { DEFAULT_SCRIPT_LIMITS } from '../scripts/scriptRun.js';
+import type { ScriptLimits } from '../scripts/scriptRun.js';
+import { withUdfs } from '../scripts/udfs.js';
 import type { AccountStore } from '../store/accountStore.js';
 import type { ContainerRef } from './documents.js';
 import { sessionToken } from './documents.js';
@@ -27,7 +30,7 @@ export function queryPlan(ctx: RequestContext, ref: ContainerRef, store: Account
  * plan) ORDER BY / TOP / VALUE-aggregate queries are refused with substatus 1004 and the plan attached,
  * exactly the signal the SDK waits for before switching to its cross-partition pipeline.
  */
-export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: AccountStore): Reply {
+export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: AccountStore, scripts: ScriptLimits = DEFAULT_SCRIPT_LIMITS): Reply {
   const state = store.container(ref.db, ref.coll);
   const spec = querySpec(ctx);
   if (typeof spec.query !== 'string') throw badRequest('The query text is missing.');
@@ -44,7 +47,8 @@ export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: Ac
   // Only this partition's (or range's) documents, or across partitions the index's candidates, reach the query.
   const source = (filter: CandidateFilter | undefined): unknown[] => store.queryDocuments(ref.db, ref.coll, feed, filter).map((d) => d.body);
   const scope = `${ref.db}/${ref.coll}/${feed.pk ?? `range:${feed.range ?? '*'}:${feed.epk?.min ?? ''}:${feed.epk?.max ?? ''}`}`;
-  const page = runQuery(spec, source, { maxItemCount: pageSize(ctx), continuation: header(ctx, 'x-ms-continuation'), scope });
+  const options = { maxItemCount: pageSize(ctx), continuation: header(ctx, 'x-ms-continuation'), scope };
+  const page = withUdfs(store, ref, scripts, spec.query, (udf) => runQuery(spec, source, udf === undefined ? options : { ...options, udf }));
   const headers: Record<string, string | number> = { 'x-ms-item-count': page.items.length, 'x-ms-session-token': sessionToken(store) };
   if (page.continuation !== undefined) headers['x-ms-continuation'] = page.continuation;
   return json(200, { _rid: state.res._rid, Documents: page.items, _count: page.items.length }, headers);

@@ -10,6 +10,15 @@ export interface Reply {
   headers?: Record<string, string | number>;
 }
 
+/**
+ * A resource path for a response header such as `x-ms-alt-content-path`. Header values must be ASCII, so
+ * names are percent-encoded as in the request URL (a non-ASCII database or container name would otherwise
+ * fail the whole response).
+ */
+export function headerPath(...segments: string[]): string {
+  return segments.map(encodeURIComponent).join('/');
+}
+
 /** Builds a JSON reply. */
 export function json(status: number, body: unknown, headers: Record<string, string | number> = {}): Reply {
   return { status, body, headers };

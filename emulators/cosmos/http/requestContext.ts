@@ -33,6 +33,8 @@ export function parseAddress(pathname: string): ResourceAddress | undefined {
     return undefined;
   }
   if (segments.length === 0) return { segments, resourceType: '', resourceLink: '' };
+  // `deleteAllItemsForPartitionKey` posts to the container's `operations/partitionkeydelete`, signed as the container.
+  if (segments.length === 6 && segments[4] === 'operations') return { segments, resourceType: 'colls', resourceLink: segments.slice(0, 4).join('/') };
   const isItem = segments.length % 2 === 0;
   return {
     segments,

@@ -1,3 +1,4 @@
+import { badRequest } from '../errors/errorFactory.js';
 import type { AccountStore } from '../store/accountStore.js';
 import { isRidUnder, ridKind } from '../store/resources.js';
 import type { RidKind } from '../store/resources.js';
@@ -65,19 +66,43 @@ function documentIdFor(store: AccountStore, db: string, coll: string, segment: s
   return docs.find((d) => d.body._rid === segment)?.body.id ?? segment;
 }
 
-/** The request with every resource id in its path replaced by the resource's name, and range headers normalised. */
-export function resolveResourceIds(ctx: RequestContext, store: AccountStore): RequestContext {
-  const segments = [...ctx.address.segments];
-  if (segments[0] === 'dbs' && segments[1] !== undefined) {
-    const db = (segments[1] = databaseIdFor(store, segments[1]));
-    if (segments[2] === 'colls' && segments[3] !== undefined) {
-      const coll = (segments[3] = containerIdFor(store, db, segments[3]));
-      if (segments[4] === 'docs' && segments[5] !== undefined) segments[5] = documentIdFor(store, db, coll, segments[5]);
+/** `segments` (a name- or rid-based link split on `/`) with every database, container and document rid replaced by its name. */
+export function resolveNames(segments: string[], store: AccountStore): string[] {
+  const out = [...segments];
+  if (out[0] === 'dbs' && out[1] !== undefined) {
+    const db = (out[1] = databaseIdFor(store, out[1]));
+    if (out[2] === 'colls' && out[3] !== undefined) {
+      const coll = (out[3] = containerIdFor(store, db, out[3]));
+      if (out[4] === 'docs' && out[5] !== undefined) out[5] = documentIdFor(store, db, coll, out[5]);
     }
   }
+  return out;
+}
+
+/** The request with every resource id in its path replaced by the resource's name, and range headers normalised. */
+export function resolveResourceIds(ctx: RequestContext, store: AccountStore): RequestContext {
+  const segments = resolveNames(ctx.address.segments, store);
   const headers = { ...ctx.headers };
   // `{collRid},{rangeId}` (the SDK's PartitionKeyRangeIdentity header form) names the same range as `{rangeId}`.
   const range = header(ctx, 'x-ms-documentdb-partitionkeyrangeid');
   if (range?.includes(',') === true) headers['x-ms-documentdb-partitionkeyrangeid'] = range.slice(range.lastIndexOf(',') + 1);
   return { ...ctx, address: { ...ctx.address, segments }, headers };
+}
+
+/**
+ * Encryption-enabled clients name the container they mean by rid (`x-ms-cosmos-intended-collection-rid`);
+ * when the container was deleted and recreated under the same name since, the service answers 400/1024 so
+ * the client refreshes its encryption policy instead of writing with a stale one.
+ */
+export function checkIntendedContainer(ctx: RequestContext, store: AccountStore): void {
+  const intended = header(ctx, 'x-ms-cosmos-intended-collection-rid');
+  const [s0, db, s2, coll] = ctx.address.segments;
+  if (intended === undefined || s0 !== 'dbs' || s2 !== 'colls' || db === undefined || coll === undefined || ctx.address.segments.length < 5) return;
+  let rid: string;
+  try {
+    rid = store.container(db, coll).res._rid;
+  } catch {
+    return; // the handler answers 404
+  }
+  if (rid !== intended) throw badRequest(`The container '${coll}' is not the one the request was prepared for (resource id ${intended}); it was recreated.`, 1024);
 }

@@ -1,4 +1,4 @@
-import { methodNotAllowed, notFound } from '../errors/errorFactory.js';
+import { methodNotAllowed, notFound, notImplemented } from '../errors/errorFactory.js';
 import { readAccount } from '../handlers/account.js';
 import { executeBatch } from '../handlers/batch.js';
 import { isChangeFeedRequest, readChangeFeed } from '../handlers/changeFeed.js';
@@ -23,21 +23,20 @@ import { isQueryRequest } from '../handlers/feed.js';
 import { queryDocuments, queryPlan } from '../handlers/query.js';
 import { OperationKind } from '../operations.js';
 import type { AccountStore } from '../store/accountStore.js';
-import type { Reply } from './reply.js';
+import { routeMetadata } from './metadataRoutes.js';
+import type { RouteEnv } from './metadataRoutes.js';
+import type { Route } from './route.js';
 import type { RequestContext } from './requestContext.js';
 import { flag } from './requestContext.js';
 
-/** A classified request: what it is (for counters and faults) and how to answer it. */
-export interface Route {
-  operation: OperationKind;
-  handle: () => Reply | Promise<Reply>;
-}
 
 function fail(ctx: RequestContext, operation: OperationKind = OperationKind.Unknown): Route {
   const path = `/${ctx.address.segments.join('/')}`;
   return {
     operation,
     handle: () => {
+      // Attachments (a legacy resource under documents) are the one resource type of the API not served.
+      if (ctx.address.segments[6] === 'attachments' || ctx.address.segments[0] === 'media') throw notImplemented('attachments');
       throw ctx.address.segments.length > 6 || !['dbs', 'colls', 'docs', 'pkranges'].includes(ctx.address.resourceType)
         ? notFound()
         : methodNotAllowed(ctx.method, path);
@@ -45,8 +44,13 @@ function fail(ctx: RequestContext, operation: OperationKind = OperationKind.Unkn
   };
 }
 
-/** Maps method + path to a handler. Paths: `/`, `/dbs[/db[/colls[/coll[/docs[/id]|/pkranges]]]]`. */
-export function route(ctx: RequestContext, store: AccountStore): Route {
+/**
+ * Maps method + path to a handler. Paths: `/`, `/dbs[/db[/colls[/coll[/docs[/id]|/pkranges]]]]`, and the
+ * metadata resources of `metadataRoutes.ts`.
+ */
+export function route(ctx: RequestContext, store: AccountStore, env: RouteEnv): Route {
+  const metadata = routeMetadata(ctx, store, env);
+  if (metadata !== undefined) return metadata;
   const [s0, db, s2, coll, s4, id] = ctx.address.segments;
   const n = ctx.address.segments.length;
   const m = ctx.method;
@@ -71,7 +75,7 @@ export function route(ctx: RequestContext, store: AccountStore): Route {
   }
   if (coll === undefined) return fail(ctx);
   if (n === 4) {
-    if (m === 'GET') return { operation: OperationKind.ContainerRead, handle: () => readContainer(db, coll, store) };
+    if (m === 'GET') return { operation: OperationKind.ContainerRead, handle: () => readContainer(ctx, db, coll, store) };
     if (m === 'PUT') return { operation: OperationKind.ContainerReplace, handle: () => replaceContainer(ctx, db, coll, store) };
     if (m === 'DELETE') return { operation: OperationKind.ContainerDelete, handle: () => deleteContainer(db, coll, store) };
     return fail(ctx);
@@ -86,7 +90,7 @@ export function route(ctx: RequestContext, store: AccountStore): Route {
     if (m === 'GET') return { operation: OperationKind.ReadFeed, handle: () => readDocumentFeed(ctx, ref, store) };
     if (m !== 'POST') return fail(ctx);
     if (flag(ctx, 'x-ms-cosmos-is-query-plan-request')) return { operation: OperationKind.QueryPlan, handle: () => queryPlan(ctx, ref, store) };
-    if (isQueryRequest(ctx)) return { operation: OperationKind.Query, handle: () => queryDocuments(ctx, ref, store) };
+    if (isQueryRequest(ctx)) return { operation: OperationKind.Query, handle: () => queryDocuments(ctx, ref, store, env.scripts) };
     if (flag(ctx, 'x-ms-cosmos-is-batch-request')) return { operation: OperationKind.Batch, handle: () => executeBatch(ctx, ref, store) };
     const upsert = flag(ctx, 'x-ms-documentdb-is-upsert');
     return { operation: upsert ? OperationKind.Upsert : OperationKind.Create, handle: () => createOrUpsertDocument(ctx, ref, store) };

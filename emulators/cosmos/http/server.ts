@@ -9,12 +9,14 @@ import { badRequest, entityTooLarge, injectedStatus, internalError, serviceUnava
 import type { FaultInjector } from '../faults.js';
 import type { AccountStore } from '../store/accountStore.js';
 import { ADMIN_PREFIX, handleAdmin } from './adminRoutes.js';
-import { verifyMasterKey } from './auth.js';
+import type { ScriptLimits } from '../scripts/scriptRun.js';
+import { authorize } from './auth.js';
 import type { Reply } from './reply.js';
 import { errorReply, writeReply } from './reply.js';
 import type { RequestContext } from './requestContext.js';
 import { parseAddress } from './requestContext.js';
-import { resolveResourceIds } from './resourceIds.js';
+import { checkIntendedContainer, resolveResourceIds } from './resourceIds.js';
+import { checkGrant } from './resourceTokens.js';
 import { route } from './router.js';
 import type { TlsMaterial } from '../../shared/tls/certificate.js';
 
@@ -31,6 +33,8 @@ export interface HttpDependencies {
   onError?: (error: unknown) => void;
   /** Serve HTTPS with this key pair; plain HTTP when unset. */
   tls?: TlsMaterial;
+  /** Limits of stored procedures, triggers and UDFs. */
+  scripts: ScriptLimits;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
@@ -55,9 +59,18 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
+/**
+ * The resource path of a request target. The REST API has no query parameters, and the SDKs put ids in the
+ * path with `encodeURI`, which leaves `?` as is: like the service, everything after the authority is the
+ * path, so an id such as `a?b` is addressed as itself.
+ */
+function requestPath(target: string): string {
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(target);
+  return absolute === null ? target : target.slice(absolute[0].length) || '/';
+}
+
 async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDependencies): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const address = parseAddress(url.pathname);
+  const address = parseAddress(requestPath(req.url ?? '/'));
   const body = await readBody(req);
   if (body === 'too-large') {
     // Stop reading the oversized body: answer and close this connection only.
@@ -75,8 +88,9 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     writeReply(res, handleAdmin(ctx, deps.counters, deps.faults));
     return;
   }
-  verifyMasterKey(ctx, deps.key);
-  const { operation, handle } = route(resolveResourceIds(ctx, deps.store), deps.store);
+  const grant = authorize(ctx, deps.key);
+  const resolved = resolveResourceIds(ctx, deps.store);
+  const { operation, handle } = route(resolved, deps.store, { key: deps.key, scripts: deps.scripts });
   deps.counters.increment(operation);
   const fault = deps.faults.take(operation);
   if (fault?.mode === 'error') {
@@ -85,6 +99,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
   }
   let reply: Reply;
   try {
+    if (grant !== undefined) checkGrant(resolved, grant, deps.store);
+    checkIntendedContainer(resolved, deps.store);
     reply = await handle();
   } catch (error) {
     if (!isCosmosError(error)) throw error;

@@ -48,6 +48,8 @@ export interface RunOptions {
   continuation?: LibraryContinuation | undefined;
   /** Receives the paging input when the query pages (aggregates do not). */
   capture?: (input: PageInput) => void;
+  /** User-defined functions the query may call as `udf.<id>(...)`. */
+  udf?: Record<string, (...args: unknown[]) => unknown> | undefined;
 }
 
 /** A compiled query: the library's semantics, generated once. */
@@ -168,7 +170,7 @@ export function toExecutable(query: ParsedQuery): Executable {
         };
         helpers = Object.assign(Object.create(runtime.helpers as object) as object, { paginate: paginateAndCapture });
       }
-      return compiled(runtime.aggregates, runtime.builtins, items, helpers, {}, params, options.maxItemCount, options.continuation, undefined);
+      return compiled(runtime.aggregates, runtime.builtins, items, helpers, options.udf ?? {}, params, options.maxItemCount, options.continuation, undefined);
     },
   };
 }

@@ -32,6 +32,8 @@ export interface RunQueryOptions {
   prefilter?: boolean;
   /** Names the document set (container and partition) for remembering rows between pages. @default '' */
   scope?: string;
+  /** User-defined functions the query may call as `udf.<id>(...)`; rows are then never remembered between pages. */
+  udf?: Record<string, (...args: unknown[]) => unknown>;
 }
 
 /** A page of results. */
@@ -111,8 +113,8 @@ const memo = new PageMemo();
 
 /** Runs a paging query, reusing remembered rows when the input documents are unchanged. */
 function runPaged(query: PreparedQuery, spec: QuerySpec, items: unknown[], options: RunQueryOptions, continuation: LibraryContinuation | undefined): LibraryPage {
-  const { maxItemCount } = options;
-  if (options.prefilter === false) return query.executable.run(items, { parameters: spec.parameters, maxItemCount, continuation });
+  const { maxItemCount, udf } = options;
+  if (options.prefilter === false || udf !== undefined) return query.executable.run(items, { parameters: spec.parameters, maxItemCount, continuation, udf });
   const key = `${options.scope ?? ''}\u0000${spec.query}\u0000${JSON.stringify(spec.parameters ?? [])}`;
   const remembered = continuation === undefined ? undefined : memo.get(key, items);
   if (remembered !== undefined) return paginate(remembered, maxItemCount, continuation);
@@ -139,7 +141,7 @@ export function runQuery(spec: QuerySpec, documents: unknown[] | DocumentSource,
     if (query.rewrite.kind === 'aggregate') {
       const fn = query.shape.valueAggregate;
       if (fn === null) throw badRequest('The rewritten aggregate query has no aggregate.');
-      return { items: aggregatePartial(fn, (f) => query.aggregate(f).run(items, { parameters: spec.parameters }).result[0]) };
+      return { items: aggregatePartial(fn, (f) => query.aggregate(f).run(items, { parameters: spec.parameters, udf: options.udf }).result[0]) };
     }
     const page = runPaged(query, spec, items, options, continuation);
     return page.continuation === null ? { items: page.result } : { items: page.result, continuation: JSON.stringify(page.continuation) };

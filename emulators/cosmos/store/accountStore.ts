@@ -4,9 +4,12 @@ import type { CosmosError } from '../errors/cosmosError.js';
 import type { CandidateFilter } from '../query/queryEngine.js';
 import { AppendLog } from './appendLog.js';
 import type { LogRecord } from './appendLog.js';
+import { containerResource, requireId } from './containerDefinition.js';
 import { PartitionTransaction } from './documentOps.js';
 import type { DocumentOperation, OperationOutcome } from './documentOps.js';
 import { KeyedMutex } from './keyedMutex.js';
+import { MetadataStore } from './metadataStore.js';
+import type { MetadataRecord } from './metadataStore.js';
 import { documentRid, epochSeconds, newContainerRid, newDatabaseRid, newEtag, ridSequence } from './resources.js';
 import { candidateDocuments } from './candidates.js';
 import { ChangeFeedIndex } from './changeFeedIndex.js';
@@ -42,13 +45,6 @@ interface DatabaseState {
 /** Per-operation result of {@link AccountStore.execute}: an outcome or the error it failed with. */
 export type OperationResult = { ok: true; outcome: OperationOutcome } | { ok: false; error: CosmosError };
 
-const DEFAULT_INDEXING_POLICY = {
-  indexingMode: 'consistent',
-  automatic: true,
-  includedPaths: [{ path: '/*' }],
-  excludedPaths: [{ path: '/"_etag"/?' }],
-};
-
 /**
  * All state of the emulated account. Metadata changes and each partition's writes are serialised with
  * a {@link KeyedMutex}; a write is staged, made durable (when a data dir is set) and only then applied
@@ -58,6 +54,8 @@ export class AccountStore {
   private readonly databases = new Map<string, DatabaseState>();
   private readonly mutex = new KeyedMutex();
   private lsn = 0;
+  /** Offers, users, permissions, keys and scripts; changed only through {@link AccountStore.changeMetadata}. */
+  readonly metadata = new MetadataStore();
 
   private constructor(
     private readonly log: AppendLog | undefined,
@@ -132,7 +130,7 @@ export class AccountStore {
       const db = this.database(dbId);
       if (db.containers.has(id)) throw conflict('Container');
       const rid = newContainerRid(db.res._rid);
-      const res = this.containerResource(body, id, rid, db.res);
+      const res = containerResource(body, id, rid, db.res);
       await this.persist({ k: 'coll', db: dbId, res });
       this.replay({ k: 'coll', db: dbId, res });
       return res;
@@ -147,7 +145,7 @@ export class AccountStore {
       if (pk !== undefined && JSON.stringify(pk.paths) !== JSON.stringify(current.partitionKey.paths)) {
         throw badRequest('The partition key of a container cannot be changed.');
       }
-      const res = this.containerResource({ ...body, partitionKey: current.partitionKey }, collId, current._rid, this.database(dbId).res);
+      const res = containerResource({ ...body, partitionKey: current.partitionKey }, collId, current._rid, this.database(dbId).res);
       await this.persist({ k: 'coll', db: dbId, res });
       this.replay({ k: 'coll', db: dbId, res });
       return res;
@@ -162,6 +160,23 @@ export class AccountStore {
     });
   }
 
+  // ---- metadata resources --------------------------------------------------------------------
+
+  /**
+   * Runs `decide` under the metadata lock and commits the records it returns (durably, then in memory),
+   * so a check such as "this id is free" and the write it allows cannot interleave with another's.
+   */
+  async changeMetadata<T>(decide: () => { records: MetadataRecord[]; result: T }): Promise<T> {
+    return this.mutex.run('meta', async () => {
+      const { records, result } = decide();
+      for (const record of records) {
+        await this.persist(record);
+        this.replay(record);
+      }
+      return result;
+    });
+  }
+
   // ---- documents -------------------------------------------------------------------------------
 
   /**
@@ -169,33 +184,44 @@ export class AccountStore {
    * whole set back: that operation reports its error and every other one a 424.
    */
   async execute(dbId: string, collId: string, pk: string, ops: DocumentOperation[]): Promise<OperationResult[]> {
-    const state = this.container(dbId, collId);
-    return this.mutex.run(`${dbId}\u0000${collId}\u0000${pk}`, async () => {
-      const live = this.container(dbId, collId);
-      if (live !== state) throw notFound('Container');
-      const documents = state.partitions.get(pk) ?? new Map<string, StoredDocument>();
-      const txn = new PartitionTransaction({
-        container: state.res,
-        documents,
-        pk,
-        now: Date.now(),
-        newRid: () => documentRid(state.res._rid, ++state.sequence),
-      });
+    return this.transact(dbId, collId, pk, (txn) => {
       const results: OperationResult[] = [];
       for (const op of ops) {
         try {
           results.push({ ok: true, outcome: txn.apply(op) });
         } catch (error) {
           if (!isCosmosError(error)) throw error;
+          txn.rollback();
           return ops.map((_, i) => (i === results.length ? { ok: false as const, error } : { ok: false as const, error: failedDependency() }));
         }
       }
+      return results;
+    });
+  }
+
+  /**
+   * Runs `work` on one partition as one transaction, serialised with every other write to it: what it
+   * stages is made durable and applied when it returns, and nothing is when it throws (or rolls back).
+   */
+  async transact<T>(dbId: string, collId: string, pk: string, work: (txn: PartitionTransaction) => T): Promise<T> {
+    const state = this.container(dbId, collId);
+    return this.mutex.run(`${dbId}\u0000${collId}\u0000${pk}`, async () => {
+      const live = this.container(dbId, collId);
+      if (live !== state) throw notFound('Container');
+      const txn = new PartitionTransaction({
+        container: state.res,
+        documents: state.partitions.get(pk) ?? new Map<string, StoredDocument>(),
+        pk,
+        now: Date.now(),
+        newRid: () => documentRid(state.res._rid, ++state.sequence),
+      });
+      const result = work(txn);
       if (txn.dirty) {
         const record: LogRecord = { k: 'docs', db: dbId, coll: collId, puts: txn.puts, dels: txn.dels.map((id) => ({ pk, id })) };
         await this.persist(record);
         this.replay(record);
       }
-      return results;
+      return result;
     });
   }
 
@@ -265,34 +291,6 @@ export class AccountStore {
     return db;
   }
 
-  private containerResource(body: JsonObject, id: string, rid: string, db: DatabaseResource): ContainerResource {
-    const pk = (body['partitionKey'] as ContainerResource['partitionKey'] | undefined) ?? { paths: ['/_partitionKey'], kind: 'Hash' };
-    if (!Array.isArray(pk.paths) || pk.paths.length === 0 || pk.paths.some((p) => typeof p !== 'string' || !p.startsWith('/'))) {
-      throw badRequest('The partition key definition is invalid.');
-    }
-    const ttl = body['defaultTtl'];
-    if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl === 0 || ttl < -1)) {
-      throw badRequest('The value of defaultTtl must be -1 or a positive integer.');
-    }
-    const res: ContainerResource = {
-      ...body,
-      id,
-      partitionKey: { kind: 'Hash', version: 2, ...pk },
-      indexingPolicy: (body['indexingPolicy'] as JsonObject | undefined) ?? DEFAULT_INDEXING_POLICY,
-      _rid: rid,
-      _self: `${db._self}colls/${rid}/`,
-      _etag: newEtag(),
-      _ts: epochSeconds(Date.now()),
-      _docs: 'docs/',
-      _sprocs: 'sprocs/',
-      _triggers: 'triggers/',
-      _udfs: 'udfs/',
-      _conflicts: 'conflicts/',
-    };
-    if (ttl === null || ttl === undefined) delete res.defaultTtl;
-    return res;
-  }
-
   private async persist(record: LogRecord): Promise<void> {
     if (this.log === undefined) return;
     try {
@@ -309,9 +307,13 @@ export class AccountStore {
       case 'db':
         this.databases.set(record.res.id, { res: record.res, containers: this.databases.get(record.res.id)?.containers ?? new Map() });
         return;
-      case 'dbdel':
+      case 'dbdel': {
+        const db = this.databases.get(record.id);
+        if (db !== undefined) this.metadata.dropOffers(new Set([db.res._rid, ...[...db.containers.values()].map((c) => c.res._rid)]));
+        this.metadata.dropUnder(`dbs/${record.id}`);
         this.databases.delete(record.id);
         return;
+      }
       case 'coll': {
         const db = this.databases.get(record.db);
         const existing = db?.containers.get(record.res.id);
@@ -324,8 +326,16 @@ export class AccountStore {
         if (changes !== undefined && record.lsn !== undefined) changes.lsn = Math.max(changes.lsn, record.lsn);
         return;
       }
-      case 'colldel':
-        this.databases.get(record.db)?.containers.delete(record.id);
+      case 'colldel': {
+        const containers = this.databases.get(record.db)?.containers;
+        const rid = containers?.get(record.id)?.res._rid;
+        if (rid !== undefined) this.metadata.dropOffers(new Set([rid]));
+        this.metadata.dropUnder(`dbs/${record.db}/colls/${record.id}`);
+        containers?.delete(record.id);
+        return;
+      }
+      case 'meta':
+        this.metadata.apply(record);
         return;
       case 'docs': {
         const state = this.databases.get(record.db)?.containers.get(record.coll);
@@ -362,13 +372,9 @@ export class AccountStore {
         if (puts.length > 0) records.push({ k: 'docs', db: dbId, coll: collId, puts, dels: [] });
       }
     }
+    records.push(...this.metadata.snapshot());
     return records;
   }
 }
 
-function requireId(body: JsonObject): string {
-  const id = body['id'];
-  if (typeof id !== 'string' || id === '' || /[/\\?#]/.test(id)) throw badRequest("The input content is invalid because the required property 'id' is missing or invalid.");
-  return id;
-}
 

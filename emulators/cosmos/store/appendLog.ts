@@ -1,6 +1,7 @@
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { MetadataRecord } from './metadataStore.js';
 import type { ContainerResource, DatabaseResource, StoredDocument } from './types.js';
 
 /** One durable change. Document changes of one commit (a batch) form one record, so replay is atomic too. */
@@ -10,7 +11,8 @@ export type LogRecord =
   /** `lsn`: in a snapshot, the container's last LSN, so LSNs of documents deleted since stay taken. */
   | { k: 'coll'; db: string; res: ContainerResource; lsn?: number }
   | { k: 'colldel'; db: string; id: string }
-  | { k: 'docs'; db: string; coll: string; puts: StoredDocument[]; dels: { pk: string; id: string }[] };
+  | { k: 'docs'; db: string; coll: string; puts: StoredDocument[]; dels: { pk: string; id: string }[] }
+  | MetadataRecord;
 
 const LOG_FILE = 'cosmos-emulator.log';
 

@@ -79,6 +79,21 @@ export class PartitionTransaction {
     return this.staged.size > 0;
   }
 
+  /** Forgets every staged change, so committing applies nothing. */
+  rollback(): void {
+    this.staged.clear();
+  }
+
+  /** The partition's live documents as the transaction sees them (staged changes applied), in `_rid` order. */
+  documents(): StoredDocument[] {
+    const out: StoredDocument[] = [];
+    for (const [id, doc] of this.scope.documents) {
+      if (!this.staged.has(id) && !isExpired(doc, this.scope.container, this.scope.now)) out.push(doc);
+    }
+    for (const doc of this.staged.values()) if (doc !== null) out.push(doc);
+    return out.sort((a, b) => (a.body._rid < b.body._rid ? -1 : a.body._rid > b.body._rid ? 1 : 0));
+  }
+
   /** Runs one operation against the view; throws a CosmosError on failure. */
   apply(op: DocumentOperation): OperationOutcome {
     switch (op.kind) {
@@ -159,18 +174,29 @@ export class PartitionTransaction {
       _ts: epochSeconds(now),
     };
     if (Buffer.byteLength(JSON.stringify(body)) > MAX_DOCUMENT_BYTES) throw entityTooLarge();
+    if (container.defaultTtl !== undefined && 'ttl' in body) validTtl(body['ttl']);
     return { body, pk, writtenAt: now };
   }
 }
 
-/** Validates and returns the document id (string, ≤ 255 chars, no `/ \ ? #`). */
+/**
+ * Validates and returns the document id (string, ≤ 255 chars, no `/ \ #`). A `?` is allowed, as on the
+ * service: it travels percent-encoded in the path.
+ */
 export function validId(body: JsonObject): string {
   const id = body['id'];
   if (typeof id !== 'string' || id === '') {
     throw badRequest("The input content is invalid because the required properties - 'id; ' - are missing");
   }
-  if (id.length > 255 || /[/\\?#]/.test(id)) throw badRequest(`The document id '${id}' contains invalid characters or is too long.`);
+  if (id.length > 255 || /[/\\#]/.test(id)) throw badRequest(`The document id '${id}' contains invalid characters or is too long.`);
   return id;
+}
+
+/** An item `ttl` on a container with TTL on: -1 (never expire) or a positive 32-bit number of seconds. */
+function validTtl(ttl: unknown): void {
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl === 0 || ttl < -1 || ttl > 2147483647) {
+    throw badRequest(`The value of ttl must be -1 or a positive 32-bit integer, not ${JSON.stringify(ttl)}.`);
+  }
 }
 
 function conditionHolds(condition: string, doc: JsonObject): boolean {

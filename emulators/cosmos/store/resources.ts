@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 /** The resource types a rid can name. */
 export type RidKind = 'database' | 'container' | 'document' | 'pkrange';
 
-const CHILD_TYPE = { document: 0x0n, pkrange: 0x5n } as const;
+const CHILD_TYPE = { document: 0x0n, pkrange: 0x5n, udf: 0x6n, trigger: 0x7n, sproc: 0x8n } as const;
 const COLLECTION_BIT = 0x80;
 
 function encode(bytes: Buffer): string {
@@ -77,6 +77,28 @@ export function documentRid(containerRid: string, sequence: number): string {
 /** The `_rid` of partition key range `rangeId` (a decimal id such as `'0'`) of a container. */
 export function partitionKeyRangeRid(containerRid: string, rangeId: string): string {
   return childRid(containerRid, 'pkrange', BigInt(rangeId) + 1n);
+}
+
+/**
+ * A fresh rid for a metadata resource under `ownerRid`: a user or client encryption key under a database
+ * (4 more bytes, collection bit clear), a permission under a user (8 random bytes), a script under a
+ * container (8 bytes whose top nibble names the script type, as for documents).
+ */
+export function newMetadataRid(ownerRid: string, kind: 'user' | 'clientEncryptionKey' | 'permission' | 'sproc' | 'trigger' | 'udf'): string {
+  const owner = ridBytes(ownerRid) ?? Buffer.alloc(0);
+  if (kind === 'user' || kind === 'clientEncryptionKey') {
+    const tail = randomBytes(4);
+    tail[0] = (tail[0]! & ~COLLECTION_BIT) | 1;
+    return encode(Buffer.concat([owner, tail]));
+  }
+  if (kind === 'permission') return encode(Buffer.concat([owner, randomBytes(8)]));
+  return childRid(ownerRid, kind, randomBytes(8).readBigUInt64LE(0));
+}
+
+/** A fresh offer rid: four letters and digits, as the service's offer ids look. */
+export function newOfferRid(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return [...randomBytes(4)].map((b) => alphabet[b % alphabet.length]).join('');
 }
 
 /** The document sequence a document `_rid` carries (0 for other rids). */

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PermissionMode } from '@azure/cosmos';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness } from './harness.js';
 
@@ -46,6 +47,34 @@ describe('--data-dir durability', () => {
     const others = await c2.items.query('SELECT VALUE c._rid FROM c').fetchAll();
     expect(new Set(others.resources).size).toBe(others.resources.length);
     expect(fresh.statusCode).toBe(201);
+    await second.close();
+  });
+
+  it('keeps offers, users, permissions and scripts across a restart (renames and deletes included), and a stored procedure\'s writes', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'cosmos-emu-'));
+    dirs.push(dataDir);
+    const first = await startHarness({ dataDir });
+    const db = (await first.client.databases.create({ id: 'meta' })).database;
+    const c = (await db.containers.create({ id: 'scripts', partitionKey: { paths: ['/pk'] }, throughput: 700 })).container;
+    const { user } = await db.users.create({ id: 'before' });
+    await user.permissions.create({ id: 'p', permissionMode: PermissionMode.Read, resource: c.url });
+    await user.replace({ id: 'after' });
+    await db.users.create({ id: 'deleted' });
+    await db.user('deleted').delete();
+    await c.scripts.storedProcedures.create({ id: 'put', body: 'function (id) { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), { id: id, pk: "k" }); }' });
+    await c.scripts.storedProcedure('put').execute('k', ['written']);
+    const { resource: offer } = await c.readOffer();
+    await first.close();
+
+    const second = await startHarness({ dataDir });
+    const db2 = second.client.database('meta');
+    const c2 = db2.container('scripts');
+    expect((await db2.users.readAll().fetchAll()).resources.map((u) => u.id)).toEqual(['after']);
+    expect((await db2.user('after').permissions.readAll().fetchAll()).resources.map((p) => p.id)).toEqual(['p']);
+    expect((await c2.readOffer()).resource).toMatchObject({ id: offer!.id, content: { offerThroughput: 700 } });
+    expect((await c2.item('written', 'k').read()).statusCode).toBe(200);
+    await c2.scripts.storedProcedure('put').execute('k', ['again']);
+    expect((await c2.item('again', 'k').read()).statusCode).toBe(200);
     await second.close();
   });
 

@@ -28,6 +28,15 @@ foreach (var limitToEndpoint in new[] { false, true })
     try
     {
         await new ItemChecks(client, checks, $"dotnet-{(limitToEndpoint ? "limit" : "disc")}-{Guid.NewGuid():N}"[..28]).RunAsync();
+        var serverDatabase = (await client.CreateDatabaseAsync($"server-{Guid.NewGuid():N}"[..28])).Database;
+        try
+        {
+            await new ServerChecks(checks, serverDatabase, endpoint, () => Handler(trusted)).RunAsync();
+        }
+        finally
+        {
+            await serverDatabase.DeleteAsync();
+        }
     }
     catch (Exception e)
     {

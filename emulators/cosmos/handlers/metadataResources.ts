@@ -100,9 +100,11 @@ export async function createMetadata(ctx: RequestContext, feed: Feed, store: Acc
   return json(status, present(feed, res, ctx), { etag: res._etag });
 }
 
-/** `GET …/{type}/{id}`. */
+/** `GET …/{type}/{id}`; 304 when `If-None-Match` names its current ETag (or `*`). */
 export function readMetadata(ctx: RequestContext, feed: Feed, id: string, store: AccountStore): Reply {
   const res = found(store, feed, feed.owner(), id);
+  const ifNoneMatch = header(ctx, 'if-none-match');
+  if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch === res._etag)) return { status: 304, headers: { etag: res._etag } };
   return json(200, present(feed, res, ctx), { etag: res._etag });
 }
 

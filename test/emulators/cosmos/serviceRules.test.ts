@@ -134,6 +134,8 @@ describe('partition key delete, conflicts, client encryption keys', () => {
     expect((await rawRequest(h.emulator, 'POST', path, { body: JSON.stringify({ id: 'incomplete' }) })).status).toBe(400);
     const read = (await (await rawRequest(h.emulator, 'GET', `${path}/${key.id}`)).json()) as { keyWrapMetadata: { name: string } };
     expect(read.keyWrapMetadata.name).toBe('k1');
+    // The SDK rereads a key with If-None-Match when its key encryption key was revoked: 304 tells it the key was not rewrapped.
+    expect((await rawRequest(h.emulator, 'GET', `${path}/${key.id}`, { headers: { 'if-none-match': stored._etag } })).status).toBe(304);
     const listed = (await (await rawRequest(h.emulator, 'GET', path)).json()) as { ClientEncryptionKeys: unknown[] };
     expect(listed.ClientEncryptionKeys).toHaveLength(1);
     const rewrapped = { ...key, keyWrapMetadata: { ...key.keyWrapMetadata, name: 'k2' } };

@@ -75,7 +75,7 @@ export async function executeBatch(ctx: RequestContext, ref: ContainerRef, store
     if (op === null || typeof op !== 'object') throw badRequest(`Batch operation ${i} is not an object.`);
     // One partition key value per batch: an operation may repeat it but not differ from it.
     if (op.partitionKey !== undefined && partitionKeyFromHeader(op.partitionKey, definition) !== pk) {
-      throw badRequest(`Batch operation ${i} targets a different partition key than the batch.`, 1001);
+      throw badRequest(`One or more operations within the batch request have a different partition key value than the request. (Operation ${i}.)`, 1001);
     }
     return toOperation(op, i);
   });

@@ -36,7 +36,7 @@ function invalidAt(path: string): number {
 }
 
 /** The partition key definition as stored. @throws 400 naming the path the service would refuse. */
-export function partitionKeyDefinition(raw: unknown): PartitionKeyDefinition {
+function partitionKeyDefinition(raw: unknown): PartitionKeyDefinition {
   const pk = (raw ?? { paths: ['/_partitionKey'], kind: 'Hash' }) as { paths?: unknown; kind?: unknown; version?: unknown };
   if (typeof pk !== 'object' || !Array.isArray(pk.paths) || pk.paths.length === 0 || pk.paths.some((p) => typeof p !== 'string')) {
     throw badRequest('The partition key definition is invalid: paths must be a non-empty array of strings.');
@@ -61,7 +61,7 @@ export function partitionKeyDefinition(raw: unknown): PartitionKeyDefinition {
 }
 
 /** The indexing policy as the service returns it: mode lower-cased, paths defaulted, `_etag` excluded. */
-export function indexingPolicy(raw: unknown): JsonObject {
+function indexingPolicy(raw: unknown): JsonObject {
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw badRequest('The indexing policy must be an object.');
   const policy = { ...((raw ?? {}) as JsonObject) };
   const mode = String(policy['indexingMode'] ?? 'consistent').toLowerCase();

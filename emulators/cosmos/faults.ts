@@ -1,8 +1,17 @@
 import { z } from 'zod';
 import type { OperationKind } from './operations.js';
 
-/** Operations a fault can target; `*` matches every document, batch, query and change feed request. */
-export const faultOperations = ['batch', 'create', 'read', 'replace', 'upsert', 'delete', 'patch', 'query', 'readFeed', 'changeFeed', '*'] as const;
+/** Requests a fault can target; `*` matches every document, batch, bulk, query and change feed request. */
+export const faultOperations = ['batch', 'bulk', 'create', 'read', 'replace', 'upsert', 'delete', 'patch', 'query', 'readFeed', 'changeFeed', '*'] as const;
+
+/**
+ * What a fault can target besides whole requests: `bulkOperation` is one operation inside a bulk request, which
+ * then reports the fault's status in its own result (a 429 with its retry hint, say) while the others run.
+ */
+const faultTargets = [...faultOperations, 'bulkOperation'] as const;
+
+/** A request kind or `bulkOperation`. */
+type FaultTarget = OperationKind | 'bulkOperation';
 
 /**
  * A fault rule. Off by default: nothing is injected until a rule is added through
@@ -12,7 +21,7 @@ export const faultRuleSchema = z.union([
   z.object({
     /** Fail before doing anything: answer `status` instead. */
     mode: z.literal('error').default('error'),
-    operation: z.enum(faultOperations),
+    operation: z.enum(faultTargets),
     /** Status to answer. 429 carries `x-ms-retry-after-ms`. */
     status: z.union([z.literal(408), z.literal(429), z.literal(449), z.literal(500), z.literal(503)]),
     /** How many matching requests fail. @default 1 */
@@ -57,8 +66,8 @@ export class FaultInjector {
     return this.rules.map((r) => ({ ...r.rule, remaining: r.remaining }));
   }
 
-  /** Consumes and returns the first rule matching `operation`, if any. @internal */
-  take(operation: OperationKind): FaultRule | undefined {
+  /** Consumes and returns the first rule matching `operation`, if any (`*` matches requests only). @internal */
+  take(operation: FaultTarget): FaultRule | undefined {
     const index = this.rules.findIndex(
       (r) => r.rule.operation === operation || (r.rule.operation === '*' && (faultOperations as readonly string[]).includes(operation)),
     );

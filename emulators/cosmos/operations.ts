@@ -21,6 +21,7 @@ export const OperationKind = {
   Delete: 'delete',
   Patch: 'patch',
   Batch: 'batch',
+  Bulk: 'bulk',
   Query: 'query',
   QueryPlan: 'queryPlan',
   ReadFeed: 'readFeed',

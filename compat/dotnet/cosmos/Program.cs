@@ -25,6 +25,13 @@ foreach (var limitToEndpoint in new[] { false, true })
         MaxRetryAttemptsOnRateLimitedRequests = 0,
         HttpClientFactory = () => new HttpClient(Handler(trusted)),
     });
+    using var bulkClient = new CosmosClient(endpoint, key, new CosmosClientOptions
+    {
+        ConnectionMode = ConnectionMode.Gateway,
+        LimitToEndpoint = limitToEndpoint,
+        AllowBulkExecution = true,
+        HttpClientFactory = () => new HttpClient(Handler(trusted)),
+    });
     try
     {
         await new ItemChecks(client, checks, $"dotnet-{(limitToEndpoint ? "limit" : "disc")}-{Guid.NewGuid():N}"[..28]).RunAsync();
@@ -37,6 +44,8 @@ foreach (var limitToEndpoint in new[] { false, true })
         {
             await serverDatabase.DeleteAsync();
         }
+        using var admin = new HttpClient(Handler(trusted)) { BaseAddress = new Uri(endpoint) };
+        await new BulkChecks(bulkClient, admin, checks, $"dotnet-bulk-{Guid.NewGuid():N}"[..28]).RunAsync();
     }
     catch (Exception e)
     {

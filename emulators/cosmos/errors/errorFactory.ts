@@ -68,9 +68,17 @@ export function preconditionFailed(): CosmosError {
   );
 }
 
-/** 413 for a document or request over the service's size limit. */
-export function entityTooLarge(detail = 'Request size is too large'): CosmosError {
+/**
+ * 413 for a document or request over the service's size limit. The default message has the service's shape
+ * (`Message: {"Errors":[...]}` and a line break), which callers of the SDK match on.
+ */
+export function entityTooLarge(detail = 'Message: {"Errors":["Request size is too large"]}\r\n'): CosmosError {
   return new CosmosError(413, CosmosErrorCode.RequestEntityTooLarge, detail);
+}
+
+/** 413/3402 for a bulk operation left unexecuted because the response had reached its size limit; the SDKs re-send it. */
+export function responseTooLarge(): CosmosError {
+  return new CosmosError(413, CosmosErrorCode.RequestEntityTooLarge, 'The bulk response reached its size limit before this operation ran; send it again.', { substatus: 3402 });
 }
 
 /** 429 with the retry hint the SDK's throttling policy honours. */

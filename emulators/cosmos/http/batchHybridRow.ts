@@ -61,6 +61,7 @@ export interface HybridBatchResult {
   subStatusCode?: number;
   eTag?: string;
   resourceBody?: JsonObject;
+  retryAfterMilliseconds?: number;
   requestCharge: number;
 }
 
@@ -120,6 +121,7 @@ export function writeHybridBatchResults(results: HybridBatchResult[]): Buffer {
         subStatusCode: r.subStatusCode ?? 0,
         eTag: r.eTag,
         resourceBody: r.resourceBody === undefined ? undefined : Buffer.from(JSON.stringify(r.resourceBody)),
+        retryAfterMilliseconds: r.retryAfterMilliseconds,
         requestCharge: r.requestCharge,
       }),
     ),

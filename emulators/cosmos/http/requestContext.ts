@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { malformedJson } from '../errors/errorFactory.js';
+import type { FaultInjector } from '../faults.js';
 
 /** The resource a request path names, with the parts needed for signing and routing. */
 export interface ResourceAddress {
@@ -19,6 +20,8 @@ export interface RequestContext {
   body: Buffer;
   /** `http://host:port` as the client addressed us. */
   origin: string;
+  /** Faults that apply inside a request (to single operations of a bulk request). */
+  faults?: FaultInjector;
 }
 
 /** Parses a request path into a {@link ResourceAddress}; `undefined` for undecodable paths. */

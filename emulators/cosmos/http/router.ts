@@ -1,6 +1,7 @@
 import { methodNotAllowed, notFound, notImplemented } from '../errors/errorFactory.js';
 import { readAccount } from '../handlers/account.js';
 import { executeBatch } from '../handlers/batch.js';
+import { executeBulk, isBulkRequest } from '../handlers/bulk.js';
 import { isChangeFeedRequest, readChangeFeed } from '../handlers/changeFeed.js';
 import {
   createContainer,
@@ -91,6 +92,7 @@ export function route(ctx: RequestContext, store: AccountStore, env: RouteEnv): 
     if (m !== 'POST') return fail(ctx);
     if (flag(ctx, 'x-ms-cosmos-is-query-plan-request')) return { operation: OperationKind.QueryPlan, handle: () => queryPlan(ctx, ref, store) };
     if (isQueryRequest(ctx)) return { operation: OperationKind.Query, handle: () => queryDocuments(ctx, ref, store, env.scripts) };
+    if (flag(ctx, 'x-ms-cosmos-is-batch-request') && isBulkRequest(ctx)) return { operation: OperationKind.Bulk, handle: () => executeBulk(ctx, ref, store) };
     if (flag(ctx, 'x-ms-cosmos-is-batch-request')) return { operation: OperationKind.Batch, handle: () => executeBatch(ctx, ref, store) };
     const upsert = flag(ctx, 'x-ms-documentdb-is-upsert');
     return { operation: upsert ? OperationKind.Upsert : OperationKind.Create, handle: () => createOrUpsertDocument(ctx, ref, store) };

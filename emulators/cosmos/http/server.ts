@@ -83,7 +83,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     writeReply(res, errorReply(badRequest('The request path is not valid.')));
     return;
   }
-  const ctx: RequestContext = { method: (req.method ?? 'GET').toUpperCase(), address, headers: req.headers, body, origin: `${deps.tls === undefined ? 'http' : 'https'}://${req.headers.host ?? 'localhost'}` };
+  const ctx: RequestContext = { method: (req.method ?? 'GET').toUpperCase(), address, headers: req.headers, body, origin: `${deps.tls === undefined ? 'http' : 'https'}://${req.headers.host ?? 'localhost'}`, faults: deps.faults };
   if (address.segments[0] === ADMIN_PREFIX) {
     writeReply(res, handleAdmin(ctx, deps.counters, deps.faults));
     return;

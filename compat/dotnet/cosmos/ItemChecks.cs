@@ -168,26 +168,21 @@ public sealed class ItemChecks(CosmosClient client, Checks checks, string databa
         var top = await ReadAllAsync(items.GetItemQueryIterator<Doc>(new QueryDefinition("SELECT TOP 3 * FROM c WHERE c.tag = 'q' ORDER BY c.n")));
         checks.Check(top.Select(d => d.N).SequenceEqual([0, 1, 2]), $"cross-partition TOP with ORDER BY ({string.Join(",", top.Select(d => d.N))})");
 
-        // An aggregate outside SELECT VALUE is merged by no plan here: right on one range, refused across several.
-        var nonValue = new QueryDefinition("SELECT COUNT(1) AS n FROM c WHERE c.tag = 'q'");
-        if ((await items.GetFeedRangesAsync()).Count == 1)
-        {
-            var rows = await ReadAllAsync(items.GetItemQueryIterator<Newtonsoft.Json.Linq.JObject>(nonValue));
-            checks.Check(rows.Count == 1 && (int?)rows[0]["n"] == 30, $"SELECT COUNT(1) AS n over one range ({string.Join(",", rows.Select(r => r.ToString(Newtonsoft.Json.Formatting.None)))})");
-        }
-        else
-        {
-            await checks.ExpectStatusAsync(HttpStatusCode.BadRequest, "SELECT COUNT(1) AS n across ranges is refused", () =>
-                ReadAllAsync(items.GetItemQueryIterator<Newtonsoft.Json.Linq.JObject>(nonValue)), "aggregates without SELECT VALUE");
-        }
-
-        // Clauses the emulator's query engine lacks are refused with a 400 that names them, and the process lives on.
-        await checks.ExpectStatusAsync(HttpStatusCode.BadRequest, "cross-partition OFFSET LIMIT is refused", () =>
-            ReadAllAsync(items.GetItemQueryIterator<Doc>(new QueryDefinition("SELECT * FROM c WHERE c.tag = 'q' ORDER BY c.n OFFSET 5 LIMIT 3"))), "OFFSET LIMIT");
-        await checks.ExpectStatusAsync(HttpStatusCode.BadRequest, "GROUP BY is refused", () =>
-            ReadAllAsync(items.GetItemQueryIterator<dynamic>(new QueryDefinition("SELECT c.pk, COUNT(1) AS n FROM c GROUP BY c.pk"))), "GROUP BY");
-        await checks.ExpectStatusAsync(HttpStatusCode.BadRequest, "DISTINCT in a partition query is refused", () =>
-            ReadAllAsync(items.GetItemQueryIterator<dynamic>(new QueryDefinition("SELECT DISTINCT c.pk FROM c"), requestOptions: new QueryRequestOptions { PartitionKey = Pk("q-1") })), "DISTINCT");
+        // Through the query plan: aggregates outside SELECT VALUE, OFFSET LIMIT, GROUP BY and DISTINCT, over every range.
+        var nonValue = await ReadAllAsync(items.GetItemQueryIterator<Newtonsoft.Json.Linq.JObject>(new QueryDefinition("SELECT COUNT(1) AS n, MAX(c.n) AS high FROM c WHERE c.tag = 'q'")));
+        checks.Check(nonValue.Count == 1 && (int?)nonValue[0]["n"] == 30 && (int?)nonValue[0]["high"] == 29, $"SELECT COUNT(1) AS n, MAX(c.n) AS high across partitions ({string.Join(",", nonValue.Select(r => r.ToString(Newtonsoft.Json.Formatting.None)))})");
+        var window = await ReadAllAsync(items.GetItemQueryIterator<Doc>(new QueryDefinition("SELECT * FROM c WHERE c.tag = 'q' ORDER BY c.n OFFSET 5 LIMIT 3"), requestOptions: new QueryRequestOptions { MaxItemCount = 2 }));
+        checks.Check(window.Select(d => d.N).SequenceEqual([5, 6, 7]), $"cross-partition ORDER BY with OFFSET LIMIT ({string.Join(",", window.Select(d => d.N))})");
+        var groups = await ReadAllAsync(items.GetItemQueryIterator<Newtonsoft.Json.Linq.JObject>(new QueryDefinition("SELECT c.pk, COUNT(1) AS n, SUM(c.n) AS total FROM c WHERE c.tag = 'q' GROUP BY c.pk")));
+        var expectedGroups = Enumerable.Range(0, 6).Select(k => $"q-{k}:5:{Enumerable.Range(0, 30).Where(n => n % 6 == k).Sum()}").ToList();
+        var actualGroups = groups.Select(g => $"{g["pk"]}:{g["n"]}:{g["total"]}").OrderBy(x => x).ToList();
+        checks.Check(actualGroups.SequenceEqual(expectedGroups), $"cross-partition GROUP BY with COUNT and SUM ({string.Join(",", actualGroups)})");
+        var distinct = await ReadAllAsync(items.GetItemQueryIterator<string>(new QueryDefinition("SELECT DISTINCT VALUE c.pk FROM c WHERE c.tag = 'q'")));
+        checks.Check(distinct.OrderBy(x => x).SequenceEqual(Enumerable.Range(0, 6).Select(k => $"q-{k}")), $"cross-partition DISTINCT ({string.Join(",", distinct)})");
+        var inPartition = await ReadAllAsync(items.GetItemQueryIterator<string>(new QueryDefinition("SELECT DISTINCT VALUE c.tag FROM c"), requestOptions: new QueryRequestOptions { PartitionKey = Pk("q-1") }));
+        checks.Check(inPartition.SequenceEqual(["q"]), $"DISTINCT in a partition query ({string.Join(",", inPartition)})");
+        var list = await ReadAllAsync(items.GetItemQueryIterator<List<int>>(new QueryDefinition("SELECT VALUE MAKELIST(c.n) FROM c WHERE c.tag = 'q' AND c.n < 4")));
+        checks.Check(list.Count == 1 && list[0].OrderBy(n => n).SequenceEqual([0, 1, 2, 3]), $"cross-partition MAKELIST ({string.Join(",", list.SelectMany(l => l))})");
     }
 
     private async Task TtlAsync(Database database)

@@ -21,6 +21,12 @@ export function sessionToken(store: AccountStore): string {
   return `0:-1#${store.currentLsn}`;
 }
 
+/** The id of the partition key range that serves a partition key, as point operations report it. */
+function partitionKeyRangeOf(store: AccountStore, ref: ContainerRef, pk: string): string {
+  const { changes } = store.container(ref.db, ref.coll);
+  return changes.ranges[changes.locate(pk).range]?.id ?? '0';
+}
+
 /** The request's partition key (canonical form). @throws 400 when absent. */
 export function requiredPartitionKey(ctx: RequestContext, ref: ContainerRef, store: AccountStore): string {
   const definition = store.container(ref.db, ref.coll).res.partitionKey;
@@ -49,6 +55,7 @@ async function runSingle(ctx: RequestContext, ref: ContainerRef, store: AccountS
   }
   const { status, doc } = result.outcome;
   if (doc !== undefined) headers['etag'] = doc.body._etag;
+  headers['x-ms-documentdb-partitionkeyrangeid'] = partitionKeyRangeOf(store, ref, pk);
   if (status === 204 || status === 304) return { status, headers };
   return json(status, doc?.body, headers);
 }

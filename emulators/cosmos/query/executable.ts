@@ -1,5 +1,8 @@
 import { createRequire } from 'node:module';
 import type { LibraryContinuation, ParsedQuery } from './cosmosdbQuery.js';
+import { LIKE_FUNCTION, like } from './like.js';
+import { ridOrderKey } from './ridOrder.js';
+import { SEARCH_BUILTINS } from './searchFunctions.js';
 
 /*
  * `@zeit/cosmosdb-query` turns a parsed query into a JavaScript AST, prints it and evaluates the text
@@ -22,10 +25,25 @@ const libraryEntry = requireFromHere.resolve('@zeit/cosmosdb-query');
 const requireFromLibrary = createRequire(libraryEntry);
 const transform = (requireFromLibrary('./transformer') as { default: (ast: unknown) => JsNode }).default;
 const generate = (requireFromLibrary('@babel/generator') as { default: (ast: JsNode) => { code: string } }).default;
+type Sort = (collection: unknown[], getRid: (row: unknown) => unknown, ...rest: unknown[]) => unknown[];
+const libraryHelpers = requireFromLibrary('./helpers') as { sort: Sort; paginate: Paginate };
+/** `orders` as the library passes them: `[path, descending]` pairs. */
+const anyDescending = (orders: unknown[]): boolean => orders.some((o) => Array.isArray(o) && o[1] === true);
+const byRidOrder = (getRid: (row: unknown) => unknown, orders: unknown[]) => {
+  const reverse = anyDescending(orders);
+  return (row: unknown): unknown => ridOrderKey(getRid(row), reverse);
+};
+
 const runtime = {
   aggregates: requireFromLibrary('./aggregate-functions') as unknown,
-  builtins: requireFromLibrary('./builtin-functions') as unknown,
-  helpers: requireFromLibrary('./helpers') as unknown,
+  // The library's functions plus what it lacks: search functions (`searchFunctions.ts`) and LIKE (`like.ts`).
+  builtins: Object.assign(Object.create(requireFromLibrary('./builtin-functions') as object) as object, SEARCH_BUILTINS, { [LIKE_FUNCTION]: like }) as unknown,
+  // The library's helpers, with ties broken (and continuations resumed) in the SDK's `_rid` order (`ridOrder.ts`).
+  helpers: Object.assign(Object.create(libraryHelpers) as object, {
+    sort: ((collection, getRid, indexes, ...orders) => libraryHelpers.sort(collection, byRidOrder(getRid, orders), indexes, ...orders)) as Sort,
+    paginate: ((rows, maxItemCount, continuation, getRid, ...orders) =>
+      libraryHelpers.paginate(rows, maxItemCount, continuation, byRidOrder(getRid as (row: unknown) => unknown, orders), ...orders)) as Paginate,
+  }) as unknown,
 };
 
 /**

@@ -29,6 +29,11 @@ export class PageMemo {
     return entry.input;
   }
 
+  /** True when rows are remembered for `key`, whatever documents they came from. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** Remembers the paging input computed from `documents`. */
   set(key: string, documents: unknown[], input: PageInput): void {
     this.entries.delete(key);

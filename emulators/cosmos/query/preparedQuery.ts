@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import { badRequest } from '../errors/errorFactory.js';
+import { expressionText } from './astTools.js';
 import { isSqlSyntaxError, parseSql } from './cosmosdbQuery.js';
 import type { AstNode, ParsedQuery } from './cosmosdbQuery.js';
 import { documentAlias, equalityConjuncts } from './equalityFilter.js';
@@ -8,7 +10,10 @@ import type { Executable } from './executable.js';
 import { LruCache } from './lruCache.js';
 import { AGGREGATES, shapeOf } from './queryShape.js';
 import type { AggregateName, QueryShape } from './queryShape.js';
-import { aggregateVariant, detectRewrite, toOrderByShape } from './rewrite.js';
+import { splitClauses, hasExtraClauses } from './clauses.js';
+import { compilePipeline, needsPipeline } from './pipelineQuery.js';
+import type { PipelineQuery } from './pipelineQuery.js';
+import { aggregateVariant, detectRewrite, rewriteText, toOrderByShape } from './rewrite.js';
 import type { Rewrite } from './rewrite.js';
 
 /** Everything derived from a query text once: parse, shape, pre-filter analysis and generated code. */
@@ -16,6 +21,13 @@ export interface PreparedQuery {
   rewrite: Rewrite;
   /** Shape of the SQL behind any rewrite marker (before the ORDER BY rewrite reshapes the SELECT). */
   shape: QueryShape;
+  /** Set when the query runs through the pipeline (`pipeline.ts`) rather than the library alone. */
+  pipeline: PipelineQuery | undefined;
+  /**
+   * For a range's ORDER BY resumed with the SDK's filter on its ORDER BY values: the text of the same query without
+   * the filter, and the filter as a test of a row (`{ orderByItems }`), so pages come from that query's rows.
+   */
+  resume: { baseText: string; keep: (row: unknown) => boolean } | undefined;
   executable: Executable;
   /** Top-level equality conjuncts usable to skip documents (see `equalityFilter.ts`). */
   conjuncts: EqualityConjunct[];
@@ -35,22 +47,21 @@ export function compile(sql: string): ParsedQuery {
     return parseSql(sql);
   } catch (error) {
     if (!isSqlSyntaxError(error)) throw error;
-    const feature = unsupportedFeature(sql);
-    if (feature !== undefined) throw badRequest(`The emulator does not support ${feature} in queries: ${(error as Error).message}`);
     throw badRequest(`Syntax error, ${(error as Error).message}`);
   }
 }
 
-/** Clauses of Cosmos SQL the emulator's parser lacks, named so a refusal says which one (string literals ignored). */
-const UNSUPPORTED_CLAUSES: [RegExp, string][] = [
-  [/\bOFFSET\b/i, 'OFFSET LIMIT'],
-  [/\bGROUP\s+BY\b/i, 'GROUP BY'],
-  [/\bDISTINCT\b/i, 'DISTINCT'],
-];
-
-function unsupportedFeature(sql: string): string | undefined {
-  const code = sql.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, "''");
-  return UNSUPPORTED_CLAUSES.find(([pattern]) => pattern.test(code))?.[1];
+/**
+ * ANDs the SDK's ORDER BY resume filter (`c.amount >= 5`, or `true` when there is none) into the query's WHERE,
+ * so a range resumed from a continuation token starts after the last value the client saw.
+ */
+function applyResumeFilter(parsed: ParsedQuery, filter: string | undefined): void {
+  if (filter === undefined || /^\(?\s*true\s*\)?$/i.test(filter.trim())) return;
+  const condition = (compile(`SELECT * FROM root WHERE ${filter}`).ast.body['where'] as { condition: AstNode }).condition;
+  const body = parsed.ast.body;
+  const where = body['where'] as { condition: AstNode } | null;
+  const combined = where === null ? condition : { type: 'scalar_binary_expression', operator: 'AND', left: condition, right: where.condition };
+  body['where'] = { type: 'filter_condition', condition: combined };
 }
 
 function containsAggregate(node: unknown): boolean {
@@ -64,25 +75,64 @@ function containsAggregate(node: unknown): boolean {
 
 function prepareText(text: string): PreparedQuery {
   const rewrite = detectRewrite(text);
-  const parsed = compile(rewrite.sql);
+  const clauses = splitClauses(rewrite.sql);
+  const parsed = compile(clauses.core);
+  const filter = rewrite.headers['filter'];
+  const resume = rewrite.kind === 'orderBy' && filter !== undefined ? resumeTest(filter, shapeOf(parsed)) : undefined;
+  if (resume === undefined) applyResumeFilter(parsed, filter);
   const shape = shapeOf(parsed);
   const conjuncts = equalityConjuncts(parsed);
+  const usesPipeline = hasExtraClauses(clauses) || shape.nonValueAggregate || needsPipeline(parsed);
+  const pipeline = usesPipeline ? compilePipeline(clauses, parsed) : undefined;
   const pagesByRid =
     rewrite.kind === 'none' &&
+    pipeline === undefined &&
     documentAlias(parsed) !== null && shape.top === null && shape.orderBy.length === 0 && !containsAggregate(parsed.ast.body['select']);
   const executable = toExecutable(rewrite.kind === 'orderBy' ? toOrderByShape(parsed) : parsed);
   const variants = new Map<AggregateName, Executable>();
   return {
     rewrite,
     shape,
+    pipeline,
+    resume: resume === undefined ? undefined : { baseText: rewriteText('orderBy', rewrite.sql), keep: resume },
     executable,
     conjuncts,
     pagesByRid,
     aggregate(fn) {
       let variant = variants.get(fn);
-      if (variant === undefined) variants.set(fn, (variant = toExecutable(aggregateVariant(rewrite.sql, fn))));
+      if (variant === undefined) variants.set(fn, (variant = toExecutable(aggregateVariant(clauses.core, fn))));
       return variant;
     },
+  };
+}
+
+type Compare = (operator: string, a: unknown, b: unknown) => boolean | undefined;
+const compareValues = (createRequire(import.meta.url)('@zeit/cosmosdb-query/lib/helpers') as { compare: Compare }).compare;
+
+/**
+ * The SDK's resume filter — `true`, or comparisons of ORDER BY expressions with literals joined by AND — as a test
+ * of a rewritten ORDER BY row, with the comparison semantics of the query itself; undefined for anything else.
+ */
+function resumeTest(filter: string, shape: QueryShape): ((row: unknown) => boolean) | undefined {
+  const condition = (compile(`SELECT * FROM root WHERE ${filter}`).ast.body['where'] as { condition: AstNode }).condition;
+  const texts = shape.orderBy.map((o) => expressionText(o.expression));
+  const tests: ((items: unknown[]) => boolean)[] = [];
+  const visit = (node: AstNode): boolean => {
+    if (node.type === 'boolean_constant' && node['value'] === true) return true;
+    if (node.type !== 'scalar_binary_expression') return false;
+    const operator = String(node['operator']);
+    if (operator === 'AND') return visit(node['left'] as AstNode) && visit(node['right'] as AstNode);
+    const index = texts.indexOf(expressionText(node['left'] as AstNode));
+    const right = node['right'] as AstNode;
+    const literal = ['string_constant', 'number_constant', 'boolean_constant'].includes(right.type) ? right['value'] : right.type === 'null_constant' ? null : undefined;
+    if (!['>', '>=', '<', '<='].includes(operator) || index < 0 || literal === undefined) return false;
+    tests.push((items) => compareValues(operator, items[index], literal) === true);
+    return true;
+  };
+  if (!visit(condition)) return undefined;
+  return (row) => {
+    const items = ((row as { orderByItems?: { item?: unknown }[] } | null)?.orderByItems ?? []).map((i) => i.item);
+    return tests.every((test) => test(items));
   };
 }
 

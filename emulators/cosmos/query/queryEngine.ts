@@ -9,8 +9,15 @@ import type { LibraryPage, PageInput } from './executable.js';
 import { PageMemo } from './pageMemo.js';
 import { prepare } from './preparedQuery.js';
 import type { PreparedQuery } from './preparedQuery.js';
-import type { QueryShape } from './queryShape.js';
+import { needsQueryPlan } from './queryShape.js';
+import { statisticsFromHeader, statisticsRow } from './hybridSearch.js';
+import { descending, runPipeline } from './pipeline.js';
+import { pageRows, invalidContinuation } from './pipelinePaging.js';
+import type { PipelineQuery } from './pipelineQuery.js';
 import { aggregatePartial } from './rewrite.js';
+import { ridOrderKey } from './ridOrder.js';
+import { searchContexts } from './searchFunctions.js';
+import type { SearchPolicies } from './searchFunctions.js';
 
 /** A query as the SDK posts it. */
 export interface QuerySpec {
@@ -32,6 +39,8 @@ export interface RunQueryOptions {
   prefilter?: boolean;
   /** Names the document set (container and partition) for remembering rows between pages. @default '' */
   scope?: string;
+  /** The container's vector embedding and full-text policies, which search functions follow. @default {} */
+  policies?: SearchPolicies;
   /** User-defined functions the query may call as `udf.<id>(...)`; rows are then never remembered between pages. */
   udf?: Record<string, (...args: unknown[]) => unknown>;
 }
@@ -58,10 +67,14 @@ export type DocumentSource = (filter: CandidateFilter | undefined) => unknown[];
 const decodeToken = (createRequire(import.meta.url)('@zeit/cosmosdb-query/lib/continuation-token') as { decode: (token: string) => { RID?: unknown } })
   .decode;
 
-/** Reads the pipeline-relevant shape of a query text (markers stripped). */
-export function shapeOfText(text: string): QueryShape {
-  return prepare(text).shape;
+/** True when a query across partitions must follow the SDK's query plan (a rewritten query is never sent without). */
+export function needsPlan(text: string): boolean {
+  const query = prepare(text);
+  return query.rewrite.kind === 'none' && (query.pipeline !== undefined || needsQueryPlan(query.shape));
 }
+
+/** A library continuation token past every row: `~` sorts after every character of a `_rid`. */
+const PAST_THE_END = '+RID:~#RT:1#TRC:0';
 
 function decodeContinuation(token: string | undefined): LibraryContinuation | undefined {
   if (token === undefined || token === '') return undefined;
@@ -70,8 +83,22 @@ function decodeContinuation(token: string | undefined): LibraryContinuation | un
     if (typeof parsed.token !== 'string') throw new Error('no token');
     return parsed;
   } catch {
-    throw badRequest('The continuation token is malformed.');
+    throw invalidContinuation('the token is malformed.');
   }
+}
+
+/** Runs a pipeline query (or answers hybrid search's statistics query) and pages its rows. */
+function runPipelinePaged(query: PreparedQuery, pipeline: PipelineQuery, spec: QuerySpec, items: unknown[], options: RunQueryOptions): QueryPage {
+  const policies = options.policies ?? {};
+  if (query.rewrite.kind === 'statistics') return { items: [statisticsRow(pipeline, items, policies)] };
+  const partial = query.rewrite.kind === 'pipeline';
+  const contexts = searchContexts(pipeline.searchCalls, policies, items, statisticsFromHeader(pipeline, query.rewrite.headers['statistics']));
+  const component = query.rewrite.headers['component'];
+  const rows = runPipeline(pipeline, items, { parameters: spec.parameters, partial, contexts, component: component === undefined ? undefined : Number(component) });
+  // A range's ORDER BY rows continue by position: the SDK resumes them with a filter on the last values.
+  const streaming = partial && !pipeline.aggregating && pipeline.rankWeights === undefined && pipeline.orderBy.length > 0;
+  const directions = streaming ? pipeline.orderBy.map((o) => (descending(o.expression, o.order, contexts) ? -1 : 1)) : undefined;
+  return pageRows(rows, options.maxItemCount, options.continuation, directions);
 }
 
 /**
@@ -104,25 +131,39 @@ function fromContinuation(query: PreparedQuery, items: unknown[], continuation: 
   }
   if (typeof rid !== 'string' || rid === '') return items;
   return items.filter((item) => {
-    const own = (item as { _rid?: unknown } | null)?._rid;
+    const own = ridOrderKey((item as { _rid?: unknown } | null)?._rid);
     return typeof own !== 'string' || !(own < rid);
   });
 }
 
 const memo = new PageMemo();
 
-/** Runs a paging query, reusing remembered rows when the input documents are unchanged. */
-function runPaged(query: PreparedQuery, spec: QuerySpec, items: unknown[], options: RunQueryOptions, continuation: LibraryContinuation | undefined): LibraryPage {
+/**
+ * Runs a paging query, reusing remembered rows when the input documents are unchanged. `keep` narrows the rows
+ * (the SDK's ORDER BY resume filter, applied to remembered rows rather than by running the query again).
+ */
+function runPaged(query: PreparedQuery, text: string, spec: QuerySpec, items: unknown[], options: RunQueryOptions, continuation: LibraryContinuation | undefined, keep?: (row: unknown) => boolean): LibraryPage {
   const { maxItemCount, udf } = options;
-  if (options.prefilter === false || udf !== undefined) return query.executable.run(items, { parameters: spec.parameters, maxItemCount, continuation, udf });
-  const key = `${options.scope ?? ''}\u0000${spec.query}\u0000${JSON.stringify(spec.parameters ?? [])}`;
-  const remembered = continuation === undefined ? undefined : memo.get(key, items);
-  if (remembered !== undefined) return paginate(remembered, maxItemCount, continuation);
-  const evaluated = fromContinuation(query, items, continuation);
+  const narrow = (input: PageInput): PageInput => (keep === undefined ? input : { rows: input.rows.filter((row) => keep((row as unknown[])[0])), rest: input.rest });
+  if ((options.prefilter === false || udf !== undefined) && keep === undefined) return query.executable.run(items, { parameters: spec.parameters, maxItemCount, continuation, udf });
+  if (udf !== undefined) {
+    // UDFs may not be pure: their rows are evaluated every time, never remembered.
+    let input: PageInput | undefined;
+    const page = query.executable.run(items, { parameters: spec.parameters, maxItemCount, udf, capture: (i) => (input = i) });
+    return input === undefined ? page : paginate(narrow(input), maxItemCount, continuation);
+  }
+  const key = `${options.scope ?? ''}\u0000${text}\u0000${JSON.stringify(spec.parameters ?? [])}`;
+  const remembered = continuation === undefined && keep === undefined ? undefined : memo.get(key, items);
+  if (remembered !== undefined) return paginate(narrow(remembered), maxItemCount, continuation);
+  // A stale entry means the documents change between pages: then skip by `_rid` rather than remember.
+  const evaluated = keep === undefined && memo.has(key) ? fromContinuation(query, items, continuation) : items;
   let input: PageInput | undefined;
-  const page = query.executable.run(evaluated, { parameters: spec.parameters, maxItemCount, continuation, capture: (i) => (input = i) });
+  const run = (c: LibraryContinuation | undefined): LibraryPage =>
+    query.executable.run(evaluated, { parameters: spec.parameters, maxItemCount, continuation: c, capture: (i) => (input = i) });
+  let page = run(keep === undefined ? continuation : undefined);
   // Only complete inputs are remembered (a `_rid`-skipped run holds no rows before the token).
-  if (page.continuation !== null && input !== undefined && evaluated === items) memo.set(key, items, input);
+  if (input !== undefined && evaluated === items && (page.continuation !== null || keep !== undefined)) memo.set(key, items, input);
+  if (keep !== undefined && input !== undefined) page = paginate(narrow(input), maxItemCount, continuation);
   return page;
 }
 
@@ -136,15 +177,23 @@ export function runQuery(spec: QuerySpec, documents: unknown[] | DocumentSource,
   const query = prepare(spec.query);
   const source: DocumentSource = typeof documents === 'function' ? documents : () => documents;
   try {
+    // Hybrid search's statistics cover every document in scope, whatever the WHERE clause.
+    const everything = options.prefilter === false || query.rewrite.kind === 'statistics';
+    // A resumed ORDER BY runs as the query without its resume filter, whose rows are remembered between pages.
+    const target = query.resume === undefined ? query : prepare(query.resume.baseText);
+    const items = source(everything ? undefined : candidateFilter(target, spec));
+    if (query.pipeline !== undefined) return runPipelinePaged(query, query.pipeline, spec, items, options);
     const continuation = decodeContinuation(options.continuation);
-    const items = source(options.prefilter === false ? undefined : candidateFilter(query, spec));
     if (query.rewrite.kind === 'aggregate') {
       const fn = query.shape.valueAggregate;
       if (fn === null) throw badRequest('The rewritten aggregate query has no aggregate.');
       return { items: aggregatePartial(fn, (f) => query.aggregate(f).run(items, { parameters: spec.parameters, udf: options.udf }).result[0]) };
     }
-    const page = runPaged(query, spec, items, options, continuation);
-    return page.continuation === null ? { items: page.result } : { items: page.result, continuation: JSON.stringify(page.continuation) };
+    const page = runPaged(target, query.resume?.baseText ?? spec.query, spec, items, options, continuation, query.resume?.keep);
+    if (page.continuation !== null) return { items: page.result, continuation: JSON.stringify(page.continuation) };
+    // A full page carries a continuation even when nothing follows, as the service's does; it leads to an empty page.
+    const full = options.maxItemCount !== undefined && page.result.length > 0 && page.result.length === options.maxItemCount;
+    return full ? { items: page.result, continuation: JSON.stringify({ token: PAST_THE_END }) } : { items: page.result };
   } catch (error) {
     if (isCosmosError(error)) throw error;
     throw badRequest(`The query could not be executed: ${(error as Error).message}`);

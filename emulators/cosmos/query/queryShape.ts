@@ -9,6 +9,8 @@ export type AggregateName = keyof typeof AGGREGATES;
 /** What a query needs from the SDK's cross-partition pipeline. */
 export interface QueryShape {
   top: number | null;
+  /** The parameter of `TOP @n`, whose value the plan resolves. */
+  topParameter: string | null;
   orderBy: { expression: AstNode; descending: boolean }[];
   /** Set for `SELECT VALUE <AGG>(...)`. */
   valueAggregate: AggregateName | null;
@@ -28,11 +30,13 @@ function isAggregateCall(node: unknown): node is AstNode & { name: { name: strin
 export function shapeOf(query: ParsedQuery): QueryShape {
   const body = query.ast.body;
   const select = body['select'] as AstNode;
-  const top = (body['top'] as { value?: { value?: unknown } } | null)?.value?.value;
+  const topValue = (body['top'] as { value?: { value?: unknown; name?: unknown } } | null)?.value;
+  const top = topValue?.value;
   const sort = (body['orderBy'] as { expressions?: { expression: AstNode; order: string | null }[] } | null)?.expressions ?? [];
   const value = select['value'];
   return {
     top: typeof top === 'number' ? top : null,
+    topParameter: typeof topValue?.name === 'string' ? topValue.name : null,
     orderBy: sort.map((s) => ({ expression: s.expression, descending: s.order === 'DESC' })),
     valueAggregate: isAggregateCall(value) ? (value.name.name.toUpperCase() as AggregateName) : null,
     hasSelectValue: value !== undefined,
@@ -48,23 +52,11 @@ function containsAggregateCall(node: unknown): boolean {
 
 /** True when a cross-partition query must go through the SDK's query-plan pipeline. */
 export function needsQueryPlan(shape: QueryShape): boolean {
-  return shape.top !== null || shape.orderBy.length > 0 || shape.valueAggregate !== null;
+  return shape.top !== null || shape.topParameter !== null || shape.orderBy.length > 0 || shape.valueAggregate !== null;
 }
 
 /** The collection alias (`c` in `FROM c`, `r` in `FROM root r`). */
 export function rootAlias(query: ParsedQuery): AstNode {
   const source = (query.ast.body['from'] as { source: { alias: AstNode | null; expression: { expression: AstNode } } }).source;
   return source.alias ?? source.expression.expression;
-}
-
-/** Best-effort text of a path expression such as `c.a.b` or `c["x"]`, for `orderByExpressions`. */
-export function expressionText(node: AstNode): string {
-  if (node.type === 'identifier') return String(node['name']);
-  if (node.type === 'scalar_member_expression') {
-    const object = expressionText(node['object'] as AstNode);
-    const property = node['property'] as AstNode;
-    if (node['computed'] === true) return `${object}[${JSON.stringify(property['value'])}]`;
-    return `${object}.${String(property['name'])}`;
-  }
-  return node.type;
 }

@@ -1,40 +1,58 @@
+import { identifier, member } from './astTools.js';
 import { parseSql } from './cosmosdbQuery.js';
 import type { AstNode, ParsedQuery } from './cosmosdbQuery.js';
 import { rootAlias, shapeOf } from './queryShape.js';
 import type { AggregateName } from './queryShape.js';
 
 /*
- * The query plan hands the SDK a "rewritten query" that the SDK sends back per partition key range.
- * The SDK treats it as opaque text (it only substitutes an ORDER BY filter placeholder, which we do
- * not use), so we mark it with a comment line naming the result shape the SDK expects and rebuild
- * that shape here from the original query's AST.
+ * The query plan hands the SDK a "rewritten query" that the SDK sends back per partition key range. The SDK
+ * treats it as opaque text except for placeholders it fills in: the ORDER BY resume filter
+ * (`{documentdb-formattableorderbyquery-filter}`, `parallelQueryExecutionContextBase.js`) and hybrid search's
+ * corpus statistics (`hybridQueryExecutionContext.js`). So a rewritten query here is the original SQL behind
+ * comment lines: the first names the result shape the SDK expects, the next carry those placeholders, and
+ * `-- cosmos-emulator:query` ends them; the shape is rebuilt from the original query's AST.
  */
 
 /** Comment lines that prefix rewritten queries. */
 export const REWRITE_MARKER = {
   orderBy: '-- cosmos-emulator:rewrite=orderby',
   aggregate: '-- cosmos-emulator:rewrite=aggregate',
+  pipeline: '-- cosmos-emulator:rewrite=pipeline',
+  statistics: '-- cosmos-emulator:rewrite=statistics',
 } as const;
 
-/** The kind of rewritten query and the original SQL it wraps. */
-export type Rewrite = { kind: 'none' | 'orderBy' | 'aggregate'; sql: string };
+/** The kind of a rewritten query. */
+export type RewriteKind = keyof typeof REWRITE_MARKER;
 
-/** Splits the marker off a query text. */
+const HEADER = '-- cosmos-emulator:';
+const END_OF_HEADERS = `\n${HEADER}query\n`;
+
+/** The kind of rewritten query, the original SQL it wraps, and the values of its header lines. */
+export type Rewrite = { kind: 'none' | RewriteKind; sql: string; headers: Record<string, string> };
+
+/** A rewritten query: the marker, `name=value` header lines (values may hold placeholders), the SQL. */
+export function rewriteText(kind: RewriteKind, sql: string, headers: Record<string, string> = {}): string {
+  const lines = Object.entries(headers).map(([name, value]) => `${HEADER}${name}=${value}`);
+  return lines.length === 0 ? `${REWRITE_MARKER[kind]}\n${sql}` : `${REWRITE_MARKER[kind]}\n${lines.join('\n')}${END_OF_HEADERS}${sql}`;
+}
+
+/** Splits the marker and header lines off a query text. */
 export function detectRewrite(text: string): Rewrite {
   const newline = text.indexOf('\n');
   const first = newline === -1 ? text : text.slice(0, newline);
-  if (first === REWRITE_MARKER.orderBy) return { kind: 'orderBy', sql: text.slice(newline + 1) };
-  if (first === REWRITE_MARKER.aggregate) return { kind: 'aggregate', sql: text.slice(newline + 1) };
-  return { kind: 'none', sql: text };
+  const kind = (Object.keys(REWRITE_MARKER) as RewriteKind[]).find((k) => REWRITE_MARKER[k] === first);
+  if (kind === undefined) return { kind: 'none', sql: text, headers: {} };
+  const rest = text.slice(newline + 1);
+  const end = rest.indexOf(END_OF_HEADERS);
+  if (!rest.startsWith(HEADER) || end === -1) return { kind, sql: rest, headers: {} };
+  // A header value may hold line breaks (a string in a resume filter): headers split where a new one starts.
+  const headers: Record<string, string> = {};
+  for (const entry of rest.slice(HEADER.length, end).split(`\n${HEADER}`)) {
+    const equals = entry.indexOf('=');
+    if (equals > 0) headers[entry.slice(0, equals)] = entry.slice(equals + 1);
+  }
+  return { kind, sql: rest.slice(end + END_OF_HEADERS.length), headers };
 }
-
-const identifier = (name: string): AstNode => ({ type: 'identifier', name });
-const member = (object: AstNode, name: string): AstNode => ({
-  type: 'scalar_member_expression',
-  object,
-  property: identifier(name),
-  computed: false,
-});
 
 /**
  * Turns `SELECT <p> FROM c ... ORDER BY e1, e2` into rows of

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseSql } from '../../../emulators/cosmos/query/cosmosdbQuery.js';
-import type { LibraryContinuation } from '../../../emulators/cosmos/query/cosmosdbQuery.js';
 import { runQuery } from '../../../emulators/cosmos/query/queryEngine.js';
 import type { CandidateFilter, QueryPage, QuerySpec } from '../../../emulators/cosmos/query/queryEngine.js';
 import { REWRITE_MARKER } from '../../../emulators/cosmos/query/rewrite.js';
@@ -49,7 +48,7 @@ async function seed(): Promise<void> {
   }
 }
 
-/** Runs one page both ways (and through the raw library when the text has no rewrite marker). */
+/** Runs one page both ways: with the pre-filter and over every document. */
 function page(spec: QuerySpec, orderId: string | undefined, maxItemCount?: number, continuation?: string): QueryPage {
   const pk = orderId === undefined ? undefined : pkOf(orderId);
   const options = { ...(maxItemCount !== undefined && { maxItemCount }), ...(continuation !== undefined && { continuation }) };
@@ -63,20 +62,21 @@ function page(spec: QuerySpec, orderId: string | undefined, maxItemCount?: numbe
   );
   const all = store.documents(DB, COLL, { pk }).map((d) => d.body);
   expect(filtered).toEqual(runQuery(spec, all, { ...options, prefilter: false }));
-  if (!spec.query.startsWith('--')) {
-    const reference = parseSql(spec.query).exec(all, {
-      parameters: spec.parameters,
-      maxItemCount,
-      continuation: continuation === undefined ? undefined : (JSON.parse(continuation) as LibraryContinuation),
-    });
-    expect(filtered.items).toEqual(reference.result);
-    expect(filtered.continuation).toEqual(reference.continuation === null ? undefined : JSON.stringify(reference.continuation));
-  }
   return filtered;
 }
 
-/** Pages through a query (3 per page) and returns every item, checking each page both ways. */
-function pages(spec: QuerySpec, orderId?: string, between?: () => Promise<void>): Promise<unknown[]> {
+/** Every result of a query as the raw library gives it, to compare pages against (order aside). */
+function reference(spec: QuerySpec, orderId: string | undefined): string[] {
+  const pk = orderId === undefined ? undefined : pkOf(orderId);
+  const all = store.documents(DB, COLL, { pk }).map((d) => d.body);
+  return parseSql(spec.query).exec(all, { parameters: spec.parameters }).result.map((r) => JSON.stringify(r)).sort();
+}
+
+/**
+ * Pages through a query (3 per page) and returns every item, checking each page both ways and, when the text
+ * has no rewrite marker, that the pages together hold what the raw library answers.
+ */
+async function pages(spec: QuerySpec, orderId?: string, between?: () => Promise<void>): Promise<unknown[]> {
   const items: unknown[] = [];
   const next = async (continuation?: string): Promise<unknown[]> => {
     const result = page(spec, orderId, 3, continuation);
@@ -85,7 +85,9 @@ function pages(spec: QuerySpec, orderId?: string, between?: () => Promise<void>)
     await between?.();
     return next(result.continuation);
   };
-  return next();
+  await next();
+  if (between === undefined && !spec.query.startsWith('--')) expect(items.map((r) => JSON.stringify(r)).sort()).toEqual(reference(spec, orderId));
+  return items;
 }
 
 const SHAPES: { name: string; spec: QuerySpec; orderId?: string }[] = [

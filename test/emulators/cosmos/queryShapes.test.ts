@@ -40,9 +40,14 @@ async function expectShapesMatchReference(): Promise<void> {
   for (const { spec, orderId } of SHAPES) {
     const { resources } = await orders.items.query(spec, orderId === undefined ? {} : { partitionKey: orderId }).fetchAll();
     const expected = await reference(spec, orderId);
-    // Without ORDER BY the service promises no order; with it, the order is part of the result.
-    if (/ORDER BY/i.test(spec.query)) expect(resources, spec.query).toEqual(expected);
-    else expect(resources.map(sortKey).sort(), spec.query).toEqual(expected.map(sortKey).sort());
+    // Without ORDER BY the service promises no order; with it, the order of the ORDER BY values is part of the
+    // result. Rows with equal values come in the service's `_rid` order, which the reference library does not
+    // follow, so they are compared as sets (and under TOP, where ties decide which rows make the cut, not at all).
+    if (/ORDER BY/i.test(spec.query)) {
+      const orderKey = (row: unknown): unknown => (row as { orderId?: unknown }).orderId;
+      expect(resources.map(orderKey), spec.query).toEqual(expected.map(orderKey));
+      if (!/\bTOP\b/i.test(spec.query)) expect(resources.map(sortKey).sort(), spec.query).toEqual(expected.map(sortKey).sort());
+    } else expect(resources.map(sortKey).sort(), spec.query).toEqual(expected.map(sortKey).sort());
   }
 }
 

@@ -8,6 +8,7 @@ import { partitionKeyRangeRid } from '../store/resources.js';
 import { isChangeFeedRequest } from './changeFeed.js';
 import { feedReply } from './feed.js';
 import { provisionThroughput, requestedThroughput } from './offers.js';
+import { partitionsForThroughput } from './throughputPartitions.js';
 
 /** `GET|POST(query) /dbs/{db}/colls`. */
 export function listContainers(ctx: RequestContext, db: string, store: AccountStore): Reply {
@@ -21,7 +22,7 @@ export function listContainers(ctx: RequestContext, db: string, store: AccountSt
  */
 export async function createContainer(ctx: RequestContext, db: string, store: AccountStore): Promise<Reply> {
   const throughput = requestedThroughput(ctx);
-  const res = await store.createContainer(db, jsonObjectBody(ctx));
+  const res = await store.createContainer(db, jsonObjectBody(ctx), partitionsForThroughput(throughput));
   await provisionThroughput(store, res, throughput, true, store.getDatabase(db)._rid);
   return json(201, res, { etag: res._etag });
 }

@@ -17,7 +17,7 @@ import { feedReply } from './feed.js';
  */
 
 /** Throughput a create request provisions: manual RU/s, or autoscale with its maximum. */
-type Throughput = { manual: number } | { autoscaleMax: number; autoUpgradePolicy?: unknown };
+export type Throughput = { manual: number } | { autoscaleMax: number; autoUpgradePolicy?: unknown };
 
 /** RU/s of a container that asks for none, in a database without shared throughput. */
 const DEFAULT_THROUGHPUT: Throughput = { manual: 400 };

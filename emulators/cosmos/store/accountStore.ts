@@ -124,15 +124,20 @@ export class AccountStore {
     return state;
   }
 
-  async createContainer(dbId: string, body: JsonObject): Promise<ContainerResource> {
+  /**
+   * Creates a container, served as `ranges` partition key ranges when that is more than the store's default (a
+   * container provisioned with more throughput has more physical partitions).
+   */
+  async createContainer(dbId: string, body: JsonObject, ranges = 1): Promise<ContainerResource> {
     const id = requireId(body);
     return this.mutex.run('meta', async () => {
       const db = this.database(dbId);
       if (db.containers.has(id)) throw conflict('Container');
       const rid = newContainerRid(db.res._rid);
       const res = containerResource(body, id, rid, db.res);
-      await this.persist({ k: 'coll', db: dbId, res });
-      this.replay({ k: 'coll', db: dbId, res });
+      const record: LogRecord = { k: 'coll', db: dbId, res, ...(ranges > this.rangeCount && { ranges }) };
+      await this.persist(record);
+      this.replay(record);
       return res;
     });
   }
@@ -319,7 +324,7 @@ export class AccountStore {
         const existing = db?.containers.get(record.res.id);
         if (existing) existing.res = record.res;
         else {
-          const changes = new ChangeFeedIndex(record.res.partitionKey, this.rangeCount);
+          const changes = new ChangeFeedIndex(record.res.partitionKey, record.ranges ?? this.rangeCount);
           db?.containers.set(record.res.id, { res: record.res, partitions: new Map(), sequence: 0, index: new PropertyIndex(), changes });
         }
         const changes = db?.containers.get(record.res.id)?.changes;
@@ -367,7 +372,8 @@ export class AccountStore {
     for (const [dbId, db] of this.databases) {
       records.push({ k: 'db', res: db.res });
       for (const [collId, state] of db.containers) {
-        records.push({ k: 'coll', db: dbId, res: state.res, lsn: state.changes.lsn });
+        const ranges = state.changes.ranges.length;
+        records.push({ k: 'coll', db: dbId, res: state.res, lsn: state.changes.lsn, ...(ranges > this.rangeCount && { ranges }) });
         const puts = [...state.partitions.values()].flatMap((p) => [...p.values()]).filter((d) => !isExpired(d, state.res, Date.now()));
         if (puts.length > 0) records.push({ k: 'docs', db: dbId, coll: collId, puts, dels: [] });
       }

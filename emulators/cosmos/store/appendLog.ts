@@ -8,8 +8,11 @@ import type { ContainerResource, DatabaseResource, StoredDocument } from './type
 export type LogRecord =
   | { k: 'db'; res: DatabaseResource }
   | { k: 'dbdel'; id: string }
-  /** `lsn`: in a snapshot, the container's last LSN, so LSNs of documents deleted since stay taken. */
-  | { k: 'coll'; db: string; res: ContainerResource; lsn?: number }
+  /**
+   * `lsn`: in a snapshot, the container's last LSN, so LSNs of documents deleted since stay taken. `ranges`: the
+   * partition key ranges it was created with, when its throughput asked for more than the store's default.
+   */
+  | { k: 'coll'; db: string; res: ContainerResource; lsn?: number; ranges?: number }
   | { k: 'colldel'; db: string; id: string }
   | { k: 'docs'; db: string; coll: string; puts: StoredDocument[]; dels: { pk: string; id: string }[] }
   | MetadataRecord;

@@ -34,6 +34,8 @@ export interface PipelineRun {
   contexts: SearchContext[];
   /** ORDER BY RANK, partial: the component whose best rows this range answers (see `hybridSearch.ts`). */
   component?: number | undefined;
+  /** User-defined functions the query may call as `udf.<id>(...)`. */
+  udf?: Record<string, (...args: unknown[]) => unknown> | undefined;
 }
 
 function resolve(count: Count | undefined, parameters: Parameters, clause: string): number | undefined {
@@ -90,7 +92,7 @@ function groupRows(q: PipelineQuery, rows: Row[]): { keys: unknown[]; rows: Row[
   return [...groups.values()];
 }
 
-function project(q: PipelineQuery, group: { keys: unknown[]; rows: Row[] }, parameters: Parameters, partial: boolean): unknown {
+function project(q: PipelineQuery, group: { keys: unknown[]; rows: Row[] }, parameters: Parameters, partial: boolean, udf: PipelineRun['udf']): unknown {
   const argumentsOfCall = (i: number): unknown[] => group.rows.map((r) => r[`a${i}`]);
   const whole = (fn: AggregateFunction, i: number): unknown => aggregate(fn, argumentsOfCall(i));
   const bound = [
@@ -98,7 +100,7 @@ function project(q: PipelineQuery, group: { keys: unknown[]; rows: Row[] }, para
     ...q.aggregates.map((fn, i) => ({ name: `@__a${i}`, value: whole(fn, i) })),
     ...group.keys.map((value, i) => ({ name: `@__g${i}`, value })),
   ];
-  const evaluate = (executable: PipelineQuery['project']): unknown => executable?.run([], { parameters: bound }).result[0];
+  const evaluate = (executable: PipelineQuery['project']): unknown => executable?.run([], { parameters: bound, udf }).result[0];
   if (!partial) return evaluate(q.project);
   const groupByItems = { groupByItems: group.keys.map((item) => ({ item })) };
   let payload: unknown;
@@ -124,10 +126,10 @@ export function runPipeline(q: PipelineQuery, items: unknown[], run: PipelineRun
   const top = resolve(q.top, parameters, 'TOP');
   const offset = resolve(q.clauses.offset, parameters, 'OFFSET') ?? 0;
   const limit = resolve(q.clauses.limit, parameters, 'LIMIT');
-  let rows = q.rows.run(items, { parameters }).result as Row[];
+  let rows = q.rows.run(items, { parameters, udf: run.udf }).result as Row[];
   let out: unknown[];
   if (q.aggregating) {
-    out = groupRows(q, rows).map((group) => project(q, group, parameters, run.partial));
+    out = groupRows(q, rows).map((group) => project(q, group, parameters, run.partial, run.udf));
     out = out.filter((value) => value !== undefined);
   } else if (q.rankWeights !== undefined) {
     out = rankRows(q, rows.filter((r) => r['p'] !== undefined), run.contexts, run.partial ? (run.component ?? 0) : undefined);

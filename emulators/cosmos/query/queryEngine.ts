@@ -94,7 +94,7 @@ function runPipelinePaged(query: PreparedQuery, pipeline: PipelineQuery, spec: Q
   const partial = query.rewrite.kind === 'pipeline';
   const contexts = searchContexts(pipeline.searchCalls, policies, items, statisticsFromHeader(pipeline, query.rewrite.headers['statistics']));
   const component = query.rewrite.headers['component'];
-  const rows = runPipeline(pipeline, items, { parameters: spec.parameters, partial, contexts, component: component === undefined ? undefined : Number(component) });
+  const rows = runPipeline(pipeline, items, { parameters: spec.parameters, partial, contexts, component: component === undefined ? undefined : Number(component), udf: options.udf });
   // A range's ORDER BY rows continue by position: the SDK resumes them with a filter on the last values.
   const streaming = partial && !pipeline.aggregating && pipeline.rankWeights === undefined && pipeline.orderBy.length > 0;
   const directions = streaming ? pipeline.orderBy.map((o) => (descending(o.expression, o.order, contexts) ? -1 : 1)) : undefined;

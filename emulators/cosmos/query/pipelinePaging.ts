@@ -67,8 +67,9 @@ export function pageRows(rows: unknown[], maxItemCount: number | undefined, toke
   }
   const size = maxItemCount ?? rows.length;
   const items = rows.slice(start, start + size);
-  // A full page carries a continuation even when nothing follows, as the service's does.
-  if (start + size > rows.length || items.length === 0 || maxItemCount === undefined) return { items };
+  // Unlike a plain query's, a last page here carries no continuation even when full: the SDK's GROUP BY merge stops
+  // reading once it has every range's rows and would otherwise wait forever for a page it never asks for.
+  if (start + size >= rows.length) return { items };
   const last = items[items.length - 1];
   const next: Token = directions !== undefined && last !== undefined ? { after: positionOf(last) } : { skip: start + size };
   return { items, continuation: JSON.stringify({ pipeline: next }) };

@@ -8,6 +8,7 @@ import { partitionKeyRangeRid } from '../store/resources.js';
 import { isChangeFeedRequest } from './changeFeed.js';
 import { feedReply } from './feed.js';
 import { provisionThroughput, requestedThroughput } from './offers.js';
+import { checkSearchPolicies, checkSearchPolicyChange } from './searchPolicies.js';
 import { partitionsForThroughput } from './throughputPartitions.js';
 
 /** `GET|POST(query) /dbs/{db}/colls`. */
@@ -21,8 +22,10 @@ export function listContainers(ctx: RequestContext, db: string, store: AccountSt
  * and its throughput: what the request asks for, else 400 RU/s unless the database shares its own.
  */
 export async function createContainer(ctx: RequestContext, db: string, store: AccountStore): Promise<Reply> {
+  const body = jsonObjectBody(ctx);
+  checkSearchPolicies(body);
   const throughput = requestedThroughput(ctx);
-  const res = await store.createContainer(db, jsonObjectBody(ctx), partitionsForThroughput(throughput));
+  const res = await store.createContainer(db, body, partitionsForThroughput(throughput));
   await provisionThroughput(store, res, throughput, true, store.getDatabase(db)._rid);
   return json(201, res, { etag: res._etag });
 }
@@ -68,7 +71,10 @@ export function readContainer(ctx: RequestContext, db: string, coll: string, sto
 
 /** `PUT /dbs/{db}/colls/{coll}`: replaces settings such as `defaultTtl` and the indexing policy. */
 export async function replaceContainer(ctx: RequestContext, db: string, coll: string, store: AccountStore): Promise<Reply> {
-  const res = await store.replaceContainer(db, coll, jsonObjectBody(ctx));
+  const body = jsonObjectBody(ctx);
+  checkSearchPolicies(body);
+  checkSearchPolicyChange(store.container(db, coll).res, body);
+  const res = await store.replaceContainer(db, coll, body);
   return json(200, res, { etag: res._etag });
 }
 

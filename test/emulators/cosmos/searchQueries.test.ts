@@ -78,3 +78,44 @@ describe('full-text search', () => {
     expect(fused[0]?.id).toBe('t0');
   });
 });
+
+describe('vector policies', () => {
+  const embedding = { path: '/v', dataType: 'float32', dimensions: 3, distanceFunction: 'cosine' };
+  const create = async (definition: Record<string, unknown>): Promise<{ code?: number; message: string }> => {
+    const database = await h.database();
+    try {
+      await database.containers.create({ partitionKey: { paths: ['/pk'] }, ...definition } as Parameters<typeof database.containers.create>[0]);
+      return { message: 'created' };
+    } catch (error) {
+      return { code: (error as { code?: number }).code, message: (error as Error).message };
+    }
+  };
+
+  it('refuses vector indexes without a matching embedding, and embeddings with bad dimensions', async () => {
+    expect(await create({ id: 'no-embeddings', indexingPolicy: { vectorIndexes: [{ path: '/v', type: 'flat' }] } })).toMatchObject({ code: 400 });
+    expect(await create({ id: 'other-path', vectorEmbeddingPolicy: { vectorEmbeddings: [embedding] }, indexingPolicy: { vectorIndexes: [{ path: '/w', type: 'flat' }] } })).toMatchObject({
+      code: 400,
+      message: expect.stringContaining("/w not matching in Embedding's path"),
+    });
+    expect(await create({ id: 'too-wide', vectorEmbeddingPolicy: { vectorEmbeddings: [{ ...embedding, dimensions: 2000 }] } })).toMatchObject({
+      message: expect.stringContaining('Dimensions:2000 which is more than max:1536'),
+    });
+    expect(await create({ id: 'negative', vectorEmbeddingPolicy: { vectorEmbeddings: [{ ...embedding, dimensions: -1 }] } })).toMatchObject({
+      message: expect.stringContaining('invalid Dimensions:-1'),
+    });
+    expect(await create({ id: 'fine', vectorEmbeddingPolicy: { vectorEmbeddings: [embedding] }, indexingPolicy: { vectorIndexes: [{ path: '/v', type: 'quantizedFlat' }] } })).toEqual({ message: 'created' });
+  });
+
+  it('keeps vector indexes as created: a replace that changes them answers 400', async () => {
+    const database = await h.database();
+    const { container } = await database.containers.create({
+      id: 'fixed-vectors',
+      partitionKey: { paths: ['/pk'] },
+      vectorEmbeddingPolicy: { vectorEmbeddings: [embedding] },
+      indexingPolicy: { vectorIndexes: [{ path: '/v', type: 'flat' }] },
+    } as Parameters<typeof database.containers.create>[0]);
+    const { resource } = await container.read();
+    await expect(container.replace({ ...resource!, indexingPolicy: { ...resource!.indexingPolicy, vectorIndexes: [{ path: '/v', type: 'diskANN' }] } } as never)).rejects.toMatchObject({ code: 400 });
+    expect((await container.replace({ ...resource!, defaultTtl: 60 })).resource?.defaultTtl).toBe(60);
+  });
+});

@@ -27,7 +27,7 @@ type Parameters = { name: string; value: unknown }[];
 type Row = Record<string, unknown>;
 
 /** How a pipeline query runs. */
-export interface PipelineRun {
+interface PipelineRun {
   parameters: Parameters | undefined;
   partial: boolean;
   /** The hidden argument of each search call (see `searchFunctions.ts`). */

@@ -10,7 +10,7 @@ import { ridOrderKey } from './ridOrder.js';
  */
 
 /** A page of rows and, when more follow, the continuation. */
-export interface RowsPage {
+interface RowsPage {
   items: unknown[];
   continuation?: string;
 }

@@ -1,5 +1,5 @@
 import { badRequest } from '../errors/errorFactory.js';
-import { AGGREGATE_TYPES, isAggregateName } from './aggregates.js';
+import { isAggregateName } from './aggregates.js';
 import type { AggregateFunction } from './aggregates.js';
 import { argumentsOf, callName, expressionText, findNodes, identifier, isNode, mapTree, member, objectOf, parameter, sameExpression } from './astTools.js';
 import type { Clauses, Count } from './clauses.js';
@@ -22,7 +22,7 @@ import type { SearchCall } from './searchFunctions.js';
  */
 
 /** One item of a `SELECT a, b AS x, COUNT(1)` list. */
-export interface SelectItem {
+interface SelectItem {
   /** The name the item gets in the result: its alias, the last property of a path, else `$1`, `$2`… */
   alias: string;
   /** Set when the item is an aggregate call itself (not an expression over one). */
@@ -30,7 +30,7 @@ export interface SelectItem {
 }
 
 /** A sort key of ORDER BY. */
-export interface SortItem {
+interface SortItem {
   expression: AstNode;
   /** As written; null when neither ASC nor DESC was given. */
   order: 'ASC' | 'DESC' | null;
@@ -186,9 +186,6 @@ export function compilePipeline(clauses: Clauses, parsed: ParsedQuery): Pipeline
     projectItems,
   };
 }
-
-/** The query plan's name for how each aggregate is merged. */
-export const aggregateType = (fn: AggregateFunction): string => AGGREGATE_TYPES[fn];
 
 /** True when a parsed query can only run through the pipeline (aggregates or ORDER BY items the library lacks). */
 export function needsPipeline(parsed: ParsedQuery): boolean {

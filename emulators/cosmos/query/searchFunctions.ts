@@ -77,14 +77,14 @@ export function bindSearchCalls(body: AstNode): SearchCall[] {
 }
 
 /** The words of a text as full-text search matches them: lower case, stemmed in English. */
-export function tokens(text: unknown, language = 'en-US'): string[] {
+function tokens(text: unknown, language = 'en-US'): string[] {
   if (typeof text !== 'string') return [];
   const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
   return /^en\b|^1033$/i.test(language) ? words.map((w) => stemmer(w)) : words;
 }
 
 /** Statistics of `terms` over the texts at one path. */
-export function fullTextStatistics(texts: unknown[], terms: string[], language: string | undefined): FullTextStatistics {
+function fullTextStatistics(texts: unknown[], terms: string[], language: string | undefined): FullTextStatistics {
   const wanted = terms.map((t) => tokens(t, language));
   let totalWordCount = 0;
   const hitCounts = terms.map(() => 0);

@@ -15,7 +15,6 @@ export { FaultInjector } from './faults.js';
 export type { FaultRule, FaultRuleInput } from './faults.js';
 export type { CounterSnapshot } from './counters.js';
 export { OperationKind } from './operations.js';
-export type { ScriptLimits } from './scripts/scriptRun.js';
 
 /** Options for {@link start}. */
 export interface StartOptions {

@@ -13,7 +13,7 @@ import type { AggregateName } from './queryShape.js';
  * `-- cosmos-emulator:query` ends them; the shape is rebuilt from the original query's AST.
  */
 
-/** Comment lines that prefix rewritten queries. */
+/** Comment lines that prefix rewritten queries. @internal (exported for the prefilter tests, which page rewritten queries directly) */
 export const REWRITE_MARKER = {
   orderBy: '-- cosmos-emulator:rewrite=orderby',
   aggregate: '-- cosmos-emulator:rewrite=aggregate',

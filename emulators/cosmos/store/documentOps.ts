@@ -174,7 +174,9 @@ export class PartitionTransaction {
       _ts: epochSeconds(now),
     };
     if (Buffer.byteLength(JSON.stringify(body)) > MAX_DOCUMENT_BYTES) throw entityTooLarge();
-    if (container.defaultTtl !== undefined && 'ttl' in body) validTtl(body['ttl']);
+    // A numeric ttl is checked even with TTL off (the service refuses -10 either way); other values only matter,
+    // and are only refused, when the container expires items.
+    if ('ttl' in body && (container.defaultTtl !== undefined || typeof body['ttl'] === 'number')) validTtl(body['ttl']);
     return { body, pk, writtenAt: now };
   }
 }
@@ -192,7 +194,7 @@ export function validId(body: JsonObject): string {
   return id;
 }
 
-/** An item `ttl` on a container with TTL on: -1 (never expire) or a positive 32-bit number of seconds. */
+/** An item `ttl`: -1 (never expire) or a positive 32-bit number of seconds. */
 function validTtl(ttl: unknown): void {
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl === 0 || ttl < -1 || ttl > 2147483647) {
     throw badRequest(`The value of ttl must be -1 or a positive 32-bit integer, not ${JSON.stringify(ttl)}.`);

@@ -71,6 +71,17 @@ describe('container definitions', () => {
     for (const ttl of [null, -10, 0, 'soon']) expect((await failure(container.items.create({ id: uniqueName('i'), pk: 'p', ttl: ttl as never }))).code).toBe(400);
     expect((await container.items.create({ id: uniqueName('i'), pk: 'p', ttl: -1 })).statusCode).toBe(201);
   });
+
+  it('refuse a numeric item ttl that is not -1 or positive in a container without TTL too, in bulk as alone', async () => {
+    const container = await h.container({ partitionKey: ['/pk'] });
+    for (const ttl of [-10, 0, 1.5]) expect((await failure(container.items.create({ id: uniqueName('i'), pk: 'p', ttl }))).code).toBe(400);
+    const [refused, kept] = await container.items.executeBulkOperations([
+      { operationType: 'Create', partitionKey: 'p', resourceBody: { id: uniqueName('i'), pk: 'p', ttl: -10 } },
+      { operationType: 'Create', partitionKey: 'p', resourceBody: { id: uniqueName('i'), pk: 'p', ttl: 30 } },
+    ]);
+    expect(refused?.response?.statusCode ?? refused?.error?.code).toBe(400);
+    expect(kept?.response?.statusCode).toBe(201);
+  });
 });
 
 describe('ids and names', () => {

@@ -14,6 +14,7 @@ import { documentRid, epochSeconds, newContainerRid, newDatabaseRid, newEtag, ri
 import { candidateDocuments } from './candidates.js';
 import { ChangeFeedIndex } from './changeFeedIndex.js';
 import type { ChangePage, ChangeStart, FeedScope } from './changeFeedIndex.js';
+import { versionRetentionMinutes } from './versionLog.js';
 import { PropertyIndex } from './propertyIndex.js';
 import { isExpired } from './ttl.js';
 import type { ContainerResource, DatabaseResource, JsonObject, StoredDocument } from './types.js';
@@ -57,6 +58,9 @@ export class AccountStore {
   /** Offers, users, permissions, keys and scripts; changed only through {@link AccountStore.changeMetadata}. */
   readonly metadata = new MetadataStore();
 
+  /** True while {@link open} replays the log. */
+  private restoring = false;
+
   private constructor(
     private readonly log: AppendLog | undefined,
     private readonly rangeCount: number,
@@ -71,7 +75,10 @@ export class AccountStore {
     if (dataDir === undefined) return new AccountStore(undefined, partitionKeyRanges);
     const { log, records } = await AppendLog.open(dataDir);
     const store = new AccountStore(log, partitionKeyRanges);
+    store.restoring = true;
     for (const record of records) store.replay(record);
+    store.restoring = false;
+    for (const db of store.databases.values()) for (const { changes } of db.containers.values()) changes.recording = true;
     await log.compact(store.snapshot());
     return store;
   }
@@ -273,7 +280,7 @@ export class AccountStore {
             if (isExpired(doc, state.res, now)) {
               partition.delete(id);
               state.index.remove(doc);
-              state.changes.remove(doc.pk, id);
+              state.changes.remove(doc.pk, id, true);
               removed += 1;
             }
           }
@@ -328,7 +335,10 @@ export class AccountStore {
           db?.containers.set(record.res.id, { res: record.res, partitions: new Map(), sequence: 0, index: new PropertyIndex(), changes });
         }
         const changes = db?.containers.get(record.res.id)?.changes;
-        if (changes !== undefined && record.lsn !== undefined) changes.lsn = Math.max(changes.lsn, record.lsn);
+        if (changes === undefined) return;
+        if (record.lsn !== undefined) changes.lsn = Math.max(changes.lsn, record.lsn);
+        changes.keepVersions(versionRetentionMinutes(record.res));
+        changes.recording = !this.restoring;
         return;
       }
       case 'colldel': {

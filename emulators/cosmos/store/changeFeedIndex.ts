@@ -1,13 +1,15 @@
 import { effectivePartitionKey, hasEffectivePartitionKeys, rangeIndexOf, splitRanges } from './effectivePartitionKey.js';
 import type { EpkRange } from './effectivePartitionKey.js';
 import type { PartitionKeyDefinition, StoredDocument } from './types.js';
+import { VersionLog } from './versionLog.js';
 
 /*
  * Modification order of a container, for the change feed (latest-version mode). Every committed write
  * takes the container's next LSN; each partition key range keeps its live documents ordered by LSN, one
  * entry per document at its latest version (a rewrite retires the old entry), so a read from a
  * continuation is a binary search plus the page, never a scan of the container. Deletes and expiry only
- * retire entries: the feed does not report them.
+ * retire entries: the feed does not report them. A container with a `changeFeedPolicy` also keeps every version
+ * and delete (see `versionLog.ts`); its deletes then take an LSN too.
  */
 
 /** Which documents a request sees: one logical partition, one range, and/or an EPK sub-range. */
@@ -33,6 +35,12 @@ class RangeLog {
   private readonly slots = new Map<string, number>();
   private holes = 0;
   private sorted = true;
+
+  /** The LSN of the live entry for `key`, if any. */
+  lsnOf(key: string): number | undefined {
+    const slot = this.slots.get(key);
+    return slot === undefined ? undefined : this.lsns[slot];
+  }
 
   put(key: string, doc: StoredDocument): void {
     this.retire(key);
@@ -89,6 +97,10 @@ export class ChangeFeedIndex {
   readonly hasEffectivePartitionKeys: boolean;
   /** Last LSN handed out. */
   lsn = 0;
+  /** Every version and delete, for a container whose change feed policy keeps them. */
+  versions: VersionLog | undefined;
+  /** False while the store replays its log: the LSNs are rebuilt, the versions are not. */
+  recording = true;
   private readonly logs: RangeLog[];
   private readonly keys = new Map<string, { epk: string | undefined; range: number }>();
 
@@ -121,16 +133,40 @@ export class ChangeFeedIndex {
     return scope.epk === undefined || (epk !== undefined && epk >= scope.epk.min && epk < scope.epk.max);
   }
 
+  /** Keeps every version for `retentionMinutes` (a container's `changeFeedPolicy`), or stops when undefined. */
+  keepVersions(retentionMinutes: number | undefined): void {
+    if (retentionMinutes === undefined) this.versions = undefined;
+    else if (this.versions === undefined) this.versions = new VersionLog(retentionMinutes * 60_000);
+    else this.versions.retain(retentionMinutes);
+  }
+
   /** Records a committed write: the document takes the next LSN unless it has one (log replay). */
   put(doc: StoredDocument): void {
     if (doc.lsn === undefined) doc.lsn = ++this.lsn;
     else this.lsn = Math.max(this.lsn, doc.lsn);
-    this.logs[this.locate(doc.pk).range]?.put(entryKey(doc.pk, doc.body.id), doc);
+    const key = entryKey(doc.pk, doc.body.id);
+    const log = this.logs[this.locate(doc.pk).range];
+    const previousLsn = log?.lsnOf(key);
+    log?.put(key, doc);
+    if (this.versions === undefined || !this.recording) return;
+    const operation = previousLsn === undefined ? 'create' : 'replace';
+    const crts = Math.floor(doc.writtenAt / 1000);
+    this.versions.append({ lsn: doc.lsn, pk: doc.pk, operation, current: doc.body, id: doc.body.id, previousLsn: previousLsn ?? 0, crts, expired: false }, Date.now());
   }
 
-  /** Retires a deleted or expired document. */
-  remove(pk: string, id: string): void {
-    this.logs[this.locate(pk).range]?.retire(entryKey(pk, id));
+  /**
+   * Retires a deleted or expired document. With versions kept, a delete takes the next LSN (replayed deletes
+   * take theirs again, in the same order) and is recorded; expiry is not logged, so it takes none.
+   */
+  remove(pk: string, id: string, expired = false): void {
+    const key = entryKey(pk, id);
+    const log = this.logs[this.locate(pk).range];
+    const previousLsn = log?.lsnOf(key);
+    log?.retire(key);
+    if (this.versions === undefined || previousLsn === undefined || expired) return;
+    const lsn = ++this.lsn;
+    if (!this.recording) return;
+    this.versions.append({ lsn, pk, operation: 'delete', current: undefined, id, previousLsn, crts: Math.floor(Date.now() / 1000), expired: false }, Date.now());
   }
 
   /**

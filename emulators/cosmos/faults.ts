@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { OperationKind } from './operations.js';
 
 /** Requests a fault can target; `*` matches every document, batch, bulk, query and change feed request. */
-export const faultOperations = ['batch', 'bulk', 'create', 'read', 'replace', 'upsert', 'delete', 'patch', 'query', 'readFeed', 'changeFeed', '*'] as const;
+const faultOperations = ['batch', 'bulk', 'create', 'read', 'replace', 'upsert', 'delete', 'patch', 'query', 'readFeed', 'changeFeed', '*'] as const;
 
 /**
  * What a fault can target besides whole requests: `bulkOperation` is one operation inside a bulk request, which
@@ -17,7 +17,7 @@ type FaultTarget = OperationKind | 'bulkOperation';
  * A fault rule. Off by default: nothing is injected until a rule is added through
  * {@link FaultInjector.add} or `POST /_emulator/faults`.
  */
-export const faultRuleSchema = z.union([
+const faultRuleSchema = z.union([
   z.object({
     /** Fail before doing anything: answer `status` instead. */
     mode: z.literal('error').default('error'),

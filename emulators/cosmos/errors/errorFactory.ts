@@ -82,7 +82,7 @@ export function responseTooLarge(): CosmosError {
 }
 
 /** 429 with the retry hint the SDK's throttling policy honours. */
-export function tooManyRequests(retryAfterMs: number): CosmosError {
+function tooManyRequests(retryAfterMs: number): CosmosError {
   return new CosmosError(
     429,
     CosmosErrorCode.TooManyRequests,

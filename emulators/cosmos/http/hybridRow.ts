@@ -22,10 +22,10 @@ export class HybridRowError extends Error {
 }
 
 /** Column types this codec reads and writes. */
-export type ColumnType = 'int32' | 'uint32' | 'float64' | 'bool' | 'utf8' | 'binary';
+type ColumnType = 'int32' | 'uint32' | 'float64' | 'bool' | 'utf8' | 'binary';
 
 /** One schema property. `nullable` defaults to true, as in the HybridRow schema language. */
-export interface ColumnSpec {
+interface ColumnSpec {
   path: string;
   type: ColumnType;
   storage: 'fixed' | 'variable' | 'sparse';

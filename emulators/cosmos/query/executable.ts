@@ -60,7 +60,7 @@ export interface PageInput {
 export type LibraryPage = { result: unknown[]; continuation: LibraryContinuation | null };
 
 /** Options of {@link Executable.run}, as `ParsedQuery.exec` takes them. */
-export interface RunOptions {
+interface RunOptions {
   parameters?: { name: string; value: unknown }[] | undefined;
   maxItemCount?: number | undefined;
   continuation?: LibraryContinuation | undefined;
@@ -156,7 +156,10 @@ function linearizeAccumulators(node: unknown): number {
   return rewritten;
 }
 
-/** The JavaScript the query runs as, with accumulator copies rewritten. @throws the library's errors for invalid queries. */
+/**
+ * The JavaScript the query runs as, with accumulator copies rewritten. @throws the library's errors for invalid queries.
+ * @internal (exported for the tests that check the generated code)
+ */
 export function generatedCode(query: ParsedQuery): string {
   const jsAst = transform(query.ast);
   linearizeAccumulators(jsAst);

@@ -42,7 +42,7 @@ export interface PreparedQuery {
 }
 
 /** Parses Cosmos SQL, mapping syntax errors to the service's 400. */
-export function compile(sql: string): ParsedQuery {
+function compile(sql: string): ParsedQuery {
   try {
     return parseSql(sql);
   } catch (error) {

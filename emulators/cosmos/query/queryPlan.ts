@@ -14,7 +14,7 @@ import { searchContexts } from './searchFunctions.js';
 import type { SearchPolicies } from './searchFunctions.js';
 
 /** The only partition key range the emulator serves (the whole hash space). */
-export const FULL_RANGE = { min: '', max: 'FF', isMinInclusive: true, isMaxInclusive: false };
+const FULL_RANGE = { min: '', max: 'FF', isMinInclusive: true, isMaxInclusive: false };
 
 /** Where the SDK writes its ORDER BY resume filter into a rewritten query (`parallelQueryExecutionContextBase.js`). */
 const RESUME_FILTER = '{documentdb-formattableorderbyquery-filter}';

@@ -16,7 +16,7 @@ import { isExpired } from './ttl.js';
 import type { ContainerResource, JsonObject, StoredDocument } from './types.js';
 
 /** Largest document the service accepts (2 MiB). */
-export const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
+const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
 
 /** A document operation, as a single request or one step of a transactional batch. */
 export type DocumentOperation =
@@ -185,7 +185,7 @@ export class PartitionTransaction {
  * Validates and returns the document id (string, ≤ 255 chars, no `/ \ #`). A `?` is allowed, as on the
  * service: it travels percent-encoded in the path.
  */
-export function validId(body: JsonObject): string {
+function validId(body: JsonObject): string {
   const id = body['id'];
   if (typeof id !== 'string' || id === '') {
     throw badRequest("The input content is invalid because the required properties - 'id; ' - are missing");

@@ -16,8 +16,8 @@ const MARKER = { undefined: 0x00, null: 0x01, false: 0x02, true: 0x03, number: 0
 const V2_SPACE = 1n << 126n;
 
 /** The smallest and largest bounds a range can have (the SDKs' constants). */
-export const MIN_EPK = '';
-export const MAX_EPK = 'FF';
+const MIN_EPK = '';
+const MAX_EPK = 'FF';
 
 const encoder = new TextEncoder();
 

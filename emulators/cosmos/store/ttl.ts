@@ -6,7 +6,7 @@ import type { ContainerResource, StoredDocument } from './types.js';
  * expire only with their own positive `ttl`; `defaultTtl: n` → items expire after their own `ttl`
  * or n seconds; an item `ttl` of -1 never expires.
  */
-export function expiresAt(doc: StoredDocument, container: ContainerResource): number | null {
+function expiresAt(doc: StoredDocument, container: ContainerResource): number | null {
   const defaultTtl = container.defaultTtl;
   if (defaultTtl === undefined || defaultTtl === null) return null;
   const itemTtl = doc.body['ttl'];

@@ -33,7 +33,7 @@ interface HttpHostOptions {
 /** The Functions host's documented HTTP request length limit: 100 MB (104,857,600 bytes). @internal */
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 104_857_600;
 
-/** A running HTTP trigger host. @internal */
+/** A running HTTP trigger host. */
 export interface HttpHost {
   /** `http://host:port/api`, with the port actually bound. */
   readonly url: string;

@@ -19,7 +19,7 @@ interface ServiceBusHostStartOptions {
   summary?: ThroughputSummary;
 }
 
-/** The running Service Bus triggers. @internal */
+/** The running Service Bus triggers. */
 export interface ServiceBusHost {
   /** Drains every trigger (in-flight messages finish and settle), then closes the clients. */
   close(): Promise<void>;

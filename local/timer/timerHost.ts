@@ -11,7 +11,7 @@ interface TimerHostOptions {
   logger: Logger;
 }
 
-/** Running timer triggers. @internal */
+/** Running timer triggers. */
 export interface TimerHost {
   /** Cancels future occurrences and resolves once running invocations have returned. */
   close(): Promise<void>;

@@ -7,7 +7,7 @@ import { documentAlias, equalityConjuncts } from './equalityFilter.js';
 import type { EqualityConjunct } from './equalityFilter.js';
 import { toExecutable } from './executable.js';
 import type { Executable } from './executable.js';
-import { LruCache } from './lruCache.js';
+import { LRUCache } from 'lru-cache';
 import { AGGREGATES, shapeOf } from './queryShape.js';
 import type { AggregateName, QueryShape } from './queryShape.js';
 import { splitClauses, hasExtraClauses } from './clauses.js';
@@ -140,9 +140,13 @@ function resumeTest(filter: string, shape: QueryShape): ((row: unknown) => boole
  * Parsing and code generation cost far more than running a query over a partition, and the SDK sends
  * the same few texts over and over; prepared queries are therefore cached by text.
  */
-const prepared = new LruCache<PreparedQuery>(256);
+const prepared = new LRUCache<string, PreparedQuery>({ max: 256 });
 
 /** The prepared form of a query text (cached). @throws CosmosError 400 on a syntax error. */
 export function prepare(text: string): PreparedQuery {
-  return prepared.get(text, () => prepareText(text));
+  const cached = prepared.get(text);
+  if (cached !== undefined) return cached;
+  const query = prepareText(text);
+  prepared.set(text, query);
+  return query;
 }

@@ -4,7 +4,7 @@ import { callName, expressionText } from './astTools.js';
 import type { Count } from './clauses.js';
 import type { AstNode } from './cosmosdbQuery.js';
 import { hybridPlan } from './hybridSearch.js';
-import { LruCache } from './lruCache.js';
+import { LRUCache } from 'lru-cache';
 import { descending } from './pipeline.js';
 import type { PipelineQuery } from './pipelineQuery.js';
 import { prepare } from './preparedQuery.js';
@@ -31,10 +31,14 @@ type Parameters = { name: string; value: unknown }[] | undefined;
 export function buildQueryPlan(sql: string, parameters: Parameters = undefined, policies: SearchPolicies = {}): Record<string, unknown> {
   // The SDK asks for a plan before every query, partition-scoped ones included: plans are cached.
   const key = `${sql}\u0000${JSON.stringify(parameters ?? [])}\u0000${JSON.stringify(policies)}`;
-  return plans.get(key, () => planOf(sql, parameters, policies));
+  const cached = plans.get(key);
+  if (cached !== undefined) return cached;
+  const plan = planOf(sql, parameters, policies);
+  plans.set(key, plan);
+  return plan;
 }
 
-const plans = new LruCache<Record<string, unknown>>(256);
+const plans = new LRUCache<string, Record<string, unknown>>({ max: 256 });
 
 function resolve(count: Count | undefined, parameters: Parameters): number | null {
   if (count === undefined) return null;

@@ -1,5 +1,6 @@
 import { badRequest } from '../errors/errorFactory.js';
 import { rewriteLike } from './like.js';
+import { skipStringOrComment } from './sqlText.js';
 
 /*
  * The query library's grammar stops at `SELECT [TOP] ... FROM ... WHERE ... ORDER BY`. The clauses it lacks —
@@ -38,12 +39,9 @@ function topLevelWords(sql: string): Word[] {
   let i = 0;
   while (i < sql.length) {
     const ch = sql[i] ?? '';
-    if (ch === "'" || ch === '"') {
-      i += 1;
-      while (i < sql.length && sql[i] !== ch) i += sql[i] === '\\' ? 2 : 1;
-      i += 1;
-    } else if (ch === '-' && sql[i + 1] === '-') {
-      while (i < sql.length && sql[i] !== '\n') i += 1;
+    const past = skipStringOrComment(sql, i);
+    if (past !== i) {
+      i = past;
     } else if ('([{'.includes(ch)) {
       depth += 1;
       i += 1;

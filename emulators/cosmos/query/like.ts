@@ -1,4 +1,5 @@
 import { badRequest } from '../errors/errorFactory.js';
+import { skipStringOrComment } from './sqlText.js';
 
 /*
  * `<value> [NOT] LIKE <pattern> [ESCAPE <char>]`, which the query library's grammar lacks, rewritten in the text
@@ -59,12 +60,9 @@ function likeWords(sql: string): number[] {
   let i = 0;
   while (i < sql.length) {
     const ch = sql[i] ?? '';
-    if (ch === "'" || ch === '"') {
-      i += 1;
-      while (i < sql.length && sql[i] !== ch) i += sql[i] === '\\' ? 2 : 1;
-      i += 1;
-    } else if (ch === '-' && sql[i + 1] === '-') {
-      while (i < sql.length && sql[i] !== '\n') i += 1;
+    const past = skipStringOrComment(sql, i);
+    if (past !== i) {
+      i = past;
     } else if (/\w/.test(ch)) {
       const start = i;
       while (i < sql.length && /\w/.test(sql[i] ?? '')) i += 1;

@@ -28,13 +28,18 @@ const held = (orderId: string, sequence: number) => heldCopy({ ...outboxRecordOf
 const hold = (orderId: string): OutboxHold => newHold(orderId, held(orderId, 1), { nowMs: NOW, error: 'webhook answered HTTP 503', nextAttemptMs: NOW + 60_000 });
 
 describe('CosmosOutboxHoldStore on the Cosmos emulator', () => {
-  it('keeps the plain id for an ordinary orderId', () => {
+  it('keeps the plain id for an ordinary orderId, and a stable one without what an id may not hold for the others', () => {
     expect(outboxHoldId('o-1.a_b')).toBe('outbox-hold:o-1.a_b');
-    expect(outboxHoldId('o%2F')).toBe('outbox-hold:o%2F');
+    expect(outboxHoldId('Bestellung ä 1')).toBe('outbox-hold:Bestellung ä 1');
+    for (const orderId of ['o/1', 'o\\2', 'o?3', 'o#4', 'o%2F', 'o ', '€'.repeat(127) + '/']) {
+      expect(outboxHoldId(orderId)).toMatch(/^outbox-hold:~[0-9a-f]{32}$/);
+      expect(outboxHoldId(orderId)).toBe(outboxHoldId(orderId));
+    }
   });
 
-  // Service Bus session ids allow any character; Cosmos DB ids refuse / \ ? #.
-  it.each(['o/1', 'o\\2', 'o?3', 'o#4', 'a/b\\c?d#e', 'o%2F'])('appends to, reads, replaces, lists and deletes the hold of order %j', async (orderId) => {
+  // Service Bus session ids allow any character; a Cosmos DB id addressed by name cannot hold / \ ? # %, nor end in
+  // whitespace (the service refuses the first four, decodes a percent escape once more, and drops the whitespace).
+  it.each(['o/1', 'o\\2', 'o?3', 'o#4', 'a/b\\c?d#e', 'o%2F', 'o%20', 'o '])('appends to, reads, replaces, lists and deletes the hold of order %j', async (orderId) => {
     const store = new CosmosOutboxHoldStore(container);
     const created = await store.append(hold(orderId), undefined, held(orderId, 1));
     expect(created.kind).toBe('written');
@@ -66,10 +71,9 @@ describe('CosmosOutboxHoldStore on the Cosmos emulator', () => {
     expect(await store.append(appendedHold(hold(orderId), held(orderId, 4), NOW), replaced, held(orderId, 4))).toEqual({ kind: 'changed' });
   });
 
-  it('tells the holds of two orders apart even when their encoded ids are equal', async () => {
+  it('tells apart the holds of two orders whose ids decode alike', async () => {
     const store = new CosmosOutboxHoldStore(container);
     for (const orderId of ['x/1', 'x%2F1']) await store.append(hold(orderId), undefined, held(orderId, 1));
-    expect(outboxHoldId('x/1')).toBe(outboxHoldId('x%2F1'));
     expect((await store.read('x/1'))?.doc.orderId).toBe('x/1');
     expect((await store.read('x%2F1'))?.doc.orderId).toBe('x%2F1');
   });

@@ -3,6 +3,7 @@
  * its partition, so one transactional batch can write any mix of them. Ids use `:` as separator: `entryId` is
  * limited to `[A-Za-z0-9._-]`, so the prefixes cannot collide.
  */
+import { createHash } from 'node:crypto';
 
 /** The single order document of a partition. */
 export const ORDER_DOCUMENT_ID = 'order';
@@ -33,12 +34,20 @@ export function outboxRecordId(entryId: string): string {
 }
 
 /**
- * The order's outbox hold id (see `OutboxHold`). An `orderId` may hold characters a Cosmos DB id may not (`/`, `\`,
- * `?`, `#`): those are percent-encoded. The hold lives in the order's own partition, so ids only need to differ
- * there, and every other `orderId` keeps the plain `outbox-hold:<orderId>`.
+ * What an `orderId` may hold that a Cosmos DB id addressed by name cannot: `/`, `\`, `?`, `#` (refused), a `%`
+ * (the service decodes the path's escapes once more when it checks the signature, so such an id answers 401) and
+ * trailing whitespace (which the service drops).
+ */
+const NOT_IN_AN_ID = /[/\\?#%]|\s$/u;
+
+/**
+ * The order's outbox hold id (see `OutboxHold`): `outbox-hold:<orderId>`, or, for an `orderId` holding something
+ * {@link NOT_IN_AN_ID} names, `outbox-hold:~` and the first 32 hex digits of its SHA-256. The hold lives in the
+ * order's own partition, so the id only has to be stable there.
  */
 export function outboxHoldId(orderId: string): string {
-  return `outbox-hold:${orderId.replace(/[/\\?#]/g, encodeURIComponent)}`;
+  if (!NOT_IN_AN_ID.test(orderId)) return `outbox-hold:${orderId}`;
+  return `outbox-hold:~${createHash('sha256').update(orderId, 'utf8').digest('hex').slice(0, 32)}`;
 }
 
 /** A held outbox record's id (see `OutboxHeldRecord`): one per entry held, in the order's partition. */

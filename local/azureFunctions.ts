@@ -2,5 +2,5 @@
 // imports, so the classes come off the default export.
 import functions from '@azure/functions';
 
-/** The library's own `HttpRequest`, `HttpResponse`, `InvocationContext`, `AppStartContext` and `AppTerminateContext` classes, usable from ESM. */
-export const { HttpRequest, HttpResponse, InvocationContext, AppStartContext, AppTerminateContext } = functions;
+/** The library's own `HttpRequest`, `HttpResponse` and `InvocationContext` classes, usable from ESM. */
+export const { HttpRequest, HttpResponse, InvocationContext } = functions;

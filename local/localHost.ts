@@ -1,6 +1,7 @@
 import type { DestinationStream, Logger } from 'pino';
 import { useLogDestination } from '../src/adapters/telemetry.js';
 import type { FunctionRegistration } from '../src/functions/register.js';
+import type { App } from '../src/functions/app.js';
 import type { LocalApplicationInsightsModule, LocalTelemetry } from './applicationInsights.js';
 import { applyToProcessEnv, mergeSettings, readLocalSettings } from './config/appSettings.js';
 import type { AppSettings } from './config/appSettings.js';
@@ -31,7 +32,7 @@ export interface LocalHostOptions {
   cosmosPort?: number;
   /** Durable emulator data; in memory when unset. @default undefined */
   dataDir?: string;
-  /** The functions to serve. @default the app's own (`src/functions/index.ts` → `registeredFunctions()`) */
+  /** The functions to serve. @default the app's own (`composeApp()` of `src/functions/app.ts`, started here) */
   registrations?: readonly FunctionRegistration[];
   /** @default `local.settings.json` in the repository root */
   settingsFile?: string;
@@ -71,9 +72,11 @@ export interface LocalHost {
   /** Whether the app's telemetry goes to Application Insights (then its alerts and metrics are there). */
   readonly applicationInsights: boolean;
   readonly logger: Logger;
+  /** The app this host serves and started, unless it was given `registrations` instead. */
+  readonly app: App | undefined;
   /**
    * Drains and stops everything: no new requests, messages or timer runs; in-flight ones finish and settle;
-   * the app's `appTerminate` hooks run and its clients close; Application Insights flushes; the emulators stop;
+   * the app's `appTerminate` hook runs and its clients close; Application Insights flushes; the emulators stop;
    * `process.env` is restored.
    */
   close(): Promise<void>;
@@ -140,10 +143,11 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   let restoreEnv: () => void = () => undefined;
   let telemetry: LocalTelemetry | undefined;
   const appFunctions = options.registrations === undefined;
+  let app: App | undefined;
   const stopAll = async (): Promise<void> => {
     await Promise.allSettled(stoppers.splice(0).map((stop) => stop()));
-    // The app's own clients go before the emulators they talk to.
-    if (appFunctions) await modules.closeAppFunctions(logger).catch((error: unknown) => logger.warn({ err: error }, 'closing the app failed'));
+    // The app's own clients go before the emulators they talk to (its terminate hook, as on a graceful stop).
+    await app?.terminate();
     await telemetry?.close();
     try {
       await stack?.close();
@@ -161,7 +165,8 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     };
     // Like src/index.ts on Azure: Application Insights first (when configured), so the app's clients are instrumented.
     if (appFunctions) telemetry = await (await import('./applicationInsights.js')).startLocalTelemetry(settings, logger, options.loadApplicationInsights);
-    const functions = modules.groupFunctions(appFunctions ? await modules.loadAppFunctions(logger) : (options.registrations ?? []));
+    if (appFunctions) app = await modules.loadApp();
+    const functions = modules.groupFunctions(app?.functions ?? options.registrations ?? []);
     mark('functions loaded');
 
     // Triggers first, HTTP last: once the URL answers, messages are already being consumed.
@@ -195,6 +200,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       cosmosDB,
       applicationInsights: telemetry?.enabled ?? false,
       logger,
+      app,
       close: () => (closing ??= stopAll()),
     };
   } catch (error) {
@@ -205,12 +211,12 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
 
 /** The host's heavy modules (the Service Bus and Cosmos DB SDKs, the Functions library), loaded while the emulators boot. */
 async function loadHostModules() {
-  const [{ closeAppFunctions, groupFunctions, loadAppFunctions }, { startHttpHost }, { startServiceBusHost }, { startCosmosDBHost }, { startTimerHost }] = await Promise.all([
+  const [{ groupFunctions, loadApp }, { startHttpHost }, { startServiceBusHost }, { startCosmosDBHost }, { startTimerHost }] = await Promise.all([
     import('./functionRegistry.js'),
     import('./http/httpHost.js'),
     import('./servicebus/serviceBusHost.js'),
     import('./cosmos/cosmosDBHost.js'),
     import('./timer/timerHost.js'),
   ]);
-  return { closeAppFunctions, groupFunctions, loadAppFunctions, startHttpHost, startServiceBusHost, startCosmosDBHost, startTimerHost };
+  return { groupFunctions, loadApp, startHttpHost, startServiceBusHost, startCosmosDBHost, startTimerHost };
 }

@@ -10,11 +10,10 @@ import { ServiceBusClient } from '@azure/service-bus';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { startEmulatorStack, type EmulatorStack } from '../../local/emulatorStack.js';
-import { loadAppFunctions } from '../../local/functionRegistry.js';
+import { loadApp } from '../../local/functionRegistry.js';
 import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
 import { startLocalHost, type LocalHost } from '../../local/localHost.js';
 import type { FunctionRegistration } from '../../src/functions/register.js';
-import { closeAppContext } from '../../src/functions/appContext.js';
 import { ProcessedCounter } from './processedCounter.js';
 
 /** Request counts of the Cosmos emulator by operation kind, plus `total`. */
@@ -59,8 +58,8 @@ export async function startBenchStack(): Promise<BenchStack> {
   process.env.ServiceBusConnection = emulators.serviceBusConnectionString;
   process.env.CosmosConnection = emulators.cosmosConnectionString;
   const bus = new ServiceBusClient(emulators.serviceBusConnectionString);
-  const silent = pino({ level: 'silent' });
-  const appFunctions = (await loadAppFunctions(silent)).filter((r) => r.kind !== 'timer');
+  const app = await loadApp();
+  const appFunctions = app.functions.filter((r) => r.kind !== 'timer');
   const counters = `${emulators.cosmosEndpoint.replace(/\/?$/, '/')}_emulator/counters`;
   // No local.settings.json: the environment alone configures the host.
   const settingsFile = join(tmpdir(), `convoy-bench-absent-${process.pid}.json`);
@@ -85,7 +84,8 @@ export async function startBenchStack(): Promise<BenchStack> {
         processed,
         async close() {
           await host.close();
-          await closeAppContext();
+          // The next phase starts cold: its first invocation builds a new context.
+          await app.terminate();
         },
       };
     },
@@ -112,6 +112,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       if (!response.ok) throw new Error(`DELETE ${counters}: ${response.status}`);
     },
     async close() {
+      await app.terminate();
       await bus.close();
       await emulators.close();
       for (const [key, value] of Object.entries(previous)) {

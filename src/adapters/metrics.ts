@@ -5,7 +5,7 @@
  * a no-op until an SDK is registered (Application Insights, or a test's `MeterProvider`).
  */
 import { metrics } from '@opentelemetry/api';
-import type { Counter, Histogram, Meter, MeterProvider, ObservableGauge } from '@opentelemetry/api';
+import type { Counter, Histogram, Meter, MeterProvider, ObservableCallback, ObservableGauge } from '@opentelemetry/api';
 import {
   ATTR_MESSAGING_DESTINATION_NAME,
   ATTR_MESSAGING_OPERATION_NAME,
@@ -63,7 +63,8 @@ interface Instruments {
   processDuration: Histogram;
   delivered: Counter;
   attemptsFailed: Counter;
-  gauges: ObservableGauge[];
+  /** The gauges with the callback each reports through, so {@link ConvoyMetrics.close} can take them off. */
+  gauges: { gauge: ObservableGauge; callback: ObservableCallback }[];
 }
 
 /**
@@ -116,25 +117,40 @@ export class ConvoyMetrics implements OutboxObserver {
     this.gap = { ...snapshot };
   }
 
+  /**
+   * Takes the gauges' callbacks off the meter: an app context built after this one (a restarted in-process host)
+   * registers its own, and this one's last figures must not be reported beside them.
+   */
+  close(): void {
+    this.forget();
+  }
+
   /** The instruments of the current meter provider, created on first use and again when the provider changes. */
   private current(): Instruments {
     const provider = this.options.meterProvider ?? metrics.getMeterProvider();
     if (this.instruments === undefined || provider !== this.provider) {
+      this.forget();
       this.provider = provider;
       this.instruments = this.create(provider.getMeter(TELEMETRY_SCOPE));
     }
     return this.instruments;
   }
 
+  private forget(): void {
+    for (const { gauge, callback } of this.instruments?.gauges ?? []) gauge.removeCallback(callback);
+    this.instruments = undefined;
+  }
+
   private create(meter: Meter): Instruments {
-    const gauge = (name: MetricName, description: string, unit: string, read: () => number | undefined): ObservableGauge => {
+    const gauge = (name: MetricName, description: string, unit: string, read: () => number | undefined) => {
       const g = meter.createObservableGauge(name, { description, unit });
-      g.addCallback((result) => {
+      const callback: ObservableCallback = (result) => {
         const value = read();
         // Nothing observed yet (no sweep or scan has run in this process): report nothing rather than a false 0.
         if (value !== undefined) result.observe(value);
-      });
-      return g;
+      };
+      g.addCallback(callback);
+      return { gauge: g, callback };
     };
     return {
       conflicts: meter.createCounter(MetricName.EntriesConflicts, { description: 'Entries dead-lettered for an idempotency-key or sequence conflict' }),
@@ -150,14 +166,4 @@ export class ConvoyMetrics implements OutboxObserver {
       ],
     };
   }
-}
-
-let shared: ConvoyMetrics | undefined;
-
-/**
- * The process's metrics on the global meter provider. One instance per process, so each observable gauge is
- * registered once however often the app context is rebuilt.
- */
-export function sharedMetrics(): ConvoyMetrics {
-  return (shared ??= new ConvoyMetrics());
 }

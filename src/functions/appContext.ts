@@ -1,7 +1,7 @@
 /**
- * The app's long-lived objects — settings, SDK clients, the order store, senders, telemetry, the processor and its
- * order cache — built lazily on first use from the app settings (`process.env`) and shared by every invocation
- * until {@link closeAppContext}.
+ * The app's long-lived objects — settings, SDK clients, the order store, senders, telemetry, metrics, the processor
+ * and its order cache, the outbox relay — built together from one set of app settings by the composition root
+ * (`app.ts`) when the host starts, and handed to every function as its first parameter.
  */
 import type { Container, CosmosClient } from '@azure/cosmos';
 import type { ServiceBusClient, ServiceBusSender } from '@azure/service-bus';
@@ -11,18 +11,18 @@ import type { AppSettings } from '../adapters/azureSettings.js';
 import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import type { CosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';
+import { ConvoyMetrics } from '../adapters/metrics.js';
 import { createTelemetry } from '../adapters/telemetry.js';
 import { resolveCoreConfig } from '../core/config.js';
 import type { CoreConfig } from '../core/config.js';
 import { parseIsoDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
-import type { GapStore, OrderStore } from '../core/ports/orderStore.js';
 import type { Telemetry } from '../core/ports/telemetry.js';
 import { OrderCache } from '../core/processor/orderCache.js';
 import { OrderProcessor } from '../core/processor/orderProcessor.js';
-import type { QueueName } from '../core/queueNames.js';
-
+import { QueueName } from '../core/queueNames.js';
+import { createOutboxRuntime, type OutboxRuntime } from './outboxRuntime.js';
 
 /** The app setting holding the Service Bus connection, as the triggers name it. */
 export const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';
@@ -36,7 +36,7 @@ interface FunctionSettings {
   ledgerLockDurationMs: number;
 }
 
-/** The shared objects of one configuration. */
+/** Everything the functions share, built from one set of app settings. */
 export interface AppContext {
   readonly settings: AppSettings;
   readonly config: Readonly<CoreConfig>;
@@ -44,59 +44,81 @@ export interface AppContext {
   /** The database and container: app settings `COSMOS_DATABASE` / `COSMOS_CONTAINER`, default `convoy` / `orders`. */
   readonly cosmosResources: CosmosResourceNames;
   readonly telemetry: Telemetry;
-  /** The time the functions read (the splitter's lock-renewal interval); see {@link AppContextDeps.clock}. */
+  /** The instruments beyond the telemetry's counters (durations, conflicts, the outbox and gap gauges). */
+  readonly metrics: ConvoyMetrics;
+  /** The time the functions read (the splitter's lock renewal, the relay's holds); see {@link AppContextDeps.clock}. */
   readonly clock: Clock;
   /** The order documents the processor remembers across invocations of the same session (LRU). */
   readonly orderCache: OrderCache;
-  cosmosClient(): CosmosClient;
+  readonly cosmosClient: CosmosClient;
   /** The orders container named by {@link AppContext.cosmosResources}. */
-  container(): Container;
-  store(): OrderStore & GapStore;
-  serviceBusClient(): ServiceBusClient;
-  /** One cached sender per queue. */
+  readonly container: Container;
+  readonly store: CosmosOrderStore;
+  readonly processor: OrderProcessor;
+  /** The outbox relay and what the hold timer shares with it. */
+  readonly outbox: OutboxRuntime;
+  /** One sender per queue, created on first use (creating one opens nothing). */
   sender(queue: QueueName): ServiceBusSender;
-  processor(): OrderProcessor;
-  /** Closes senders and clients. */
+  /** Closes senders and clients, and takes the metrics' gauges off the meter. */
   close(): Promise<void>;
 }
 
-/** What {@link appContext} takes besides the settings. */
+/** What {@link createAppContext} takes besides the settings. */
 export interface AppContextDeps {
-  /** The clock of the splitter's lock renewal; a test hands in one it moves. @default systemClock @internal */
+  /** The clock of the splitter's lock renewal and the relay; a test hands in one it moves. @default systemClock */
   clock?: Clock;
 }
 
-/** The context built by the `appStart` hook (or the first call), or the error its settings gave. */
-let current: AppContext | { error: unknown } | undefined;
-
 /**
- * The app context. Built once from `settings` (default `process.env`: the app settings, read once) — by the
- * `appStart` hook (`appLifecycle.ts`), or by the first call — and kept until {@link closeAppContext}: per invocation
- * this is a variable read. Whoever changes the settings (a host restarted in-process on other emulators, a test)
- * resets it with `closeAppContext()` first. Unusable settings throw a `ConfigError`/`SettingsError` naming the
- * setting — the same error on every call, as the start hook logged it, until the context is reset.
+ * Builds every shared object from `settings` (copied and frozen: later changes to the source do not reach it).
+ * SDK clients are created but not connected: they connect on first use.
+ * @throws ConfigError / SettingsError naming the first unusable setting.
  */
-export function appContext(settings: AppSettings = process.env, deps: AppContextDeps = {}): AppContext {
-  if (current === undefined) {
-    try {
-      current = buildAppContext({ ...settings }, deps);
-    } catch (error) {
-      current = { error };
-    }
-  }
-  if ('error' in current) throw current.error;
-  return current;
-}
+export function createAppContext(settings: AppSettings, deps: AppContextDeps = {}): AppContext {
+  const frozen: AppSettings = Object.freeze({ ...settings });
+  const config = resolveCoreConfig(frozen);
+  const functionSettings = resolveFunctionSettings(frozen);
+  const cosmosResources = resolveCosmosResourceNames(frozen);
+  const clock = deps.clock ?? systemClock;
+  // The emulators' account metadata names their default port, not the one they run on: no discovery there.
+  const connection = resolveCosmosConnection(frozen);
+  const cosmosClient = createCosmosClient(frozen, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(connection.endpoint) }));
+  const serviceBus: ServiceBusClient = createServiceBusClient(frozen);
+  const senders = new Map<QueueName, ServiceBusSender>();
+  const sender = (queue: QueueName): ServiceBusSender => {
+    let found = senders.get(queue);
+    if (found === undefined) senders.set(queue, (found = serviceBus.createSender(queue)));
+    return found;
+  };
+  const telemetry = createTelemetry({ level: frozen.LOG_LEVEL || 'info' });
+  const metrics = new ConvoyMetrics();
+  const container = ordersContainer(cosmosClient, cosmosResources);
+  const store = new CosmosOrderStore(container);
+  const outbox = createOutboxRuntime({ settings: frozen, container, sender: sender(QueueName.OrderEvents), telemetry, metrics, clock, outboxTtlSeconds: config.outboxTtlSeconds });
 
-/**
- * Closes the cached context and forgets it, so the next {@link appContext} call reads the settings again. Hosts
- * call it on shutdown (the `appTerminate` hook on Azure, `close()` of the local host); tests call it before they
- * change settings. Safe to call when nothing is cached.
- */
-export async function closeAppContext(): Promise<void> {
-  const context = current;
-  current = undefined;
-  if (context !== undefined && !('error' in context)) await context.close();
+  return {
+    settings: frozen,
+    config,
+    functionSettings,
+    cosmosResources,
+    telemetry,
+    metrics,
+    clock,
+    orderCache: new OrderCache(ORDER_CACHE_SIZE),
+    cosmosClient,
+    container,
+    store,
+    processor: new OrderProcessor({ store, telemetry, options: config }),
+    outbox,
+    sender,
+    async close(): Promise<void> {
+      metrics.close();
+      await Promise.allSettled([...senders.values()].map((s) => s.close()));
+      senders.clear();
+      await serviceBus.close();
+      cosmosClient.dispose();
+    },
+  };
 }
 
 /** Reads the functions' own settings. */
@@ -106,60 +128,4 @@ function resolveFunctionSettings(settings: AppSettings): Readonly<FunctionSettin
   const ms = parseIsoDuration(raw);
   if (ms === undefined || ms <= 0) throw new ConfigError('LEDGER_LOCK_DURATION', `expected an ISO 8601 duration such as PT1M, got "${raw}"`);
   return Object.freeze({ ledgerLockDurationMs: ms });
-}
-
-function buildAppContext(settings: AppSettings, deps: AppContextDeps): AppContext {
-  const frozen = Object.freeze(settings);
-  const config = resolveCoreConfig(frozen);
-  const functionSettings = resolveFunctionSettings(frozen);
-  const cosmosResources = resolveCosmosResourceNames(frozen);
-  const telemetry = createTelemetry({ level: frozen.LOG_LEVEL || 'info' });
-  const orderCache = new OrderCache(ORDER_CACHE_SIZE);
-  const senders = new Map<QueueName, ServiceBusSender>();
-  let cosmos: CosmosClient | undefined;
-  let orders: Container | undefined;
-  let store: CosmosOrderStore | undefined;
-  let serviceBus: ServiceBusClient | undefined;
-  let processor: OrderProcessor | undefined;
-
-  const cosmosClient = (): CosmosClient => {
-    if (cosmos === undefined) {
-      const connection = resolveCosmosConnection(frozen);
-      // The emulators' account metadata names their default port, not the one they run on: no discovery there.
-      cosmos = createCosmosClient(frozen, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(connection.endpoint) }));
-    }
-    return cosmos;
-  };
-  const serviceBusClient = (): ServiceBusClient => (serviceBus ??= createServiceBusClient(frozen));
-  const container = (): Container => (orders ??= ordersContainer(cosmosClient(), cosmosResources));
-  const orderStore = (): CosmosOrderStore => (store ??= new CosmosOrderStore(container()));
-
-  return {
-    settings: frozen,
-    config,
-    functionSettings,
-    cosmosResources,
-    telemetry,
-    clock: deps.clock ?? systemClock,
-    orderCache,
-    cosmosClient,
-    container,
-    store: orderStore,
-    serviceBusClient,
-    sender(queue: QueueName): ServiceBusSender {
-      let sender = senders.get(queue);
-      if (sender === undefined) {
-        sender = serviceBusClient().createSender(queue);
-        senders.set(queue, sender);
-      }
-      return sender;
-    },
-    processor: () => (processor ??= new OrderProcessor({ store: orderStore(), telemetry, options: config })),
-    async close(): Promise<void> {
-      await Promise.allSettled([...senders.values()].map((s) => s.close()));
-      senders.clear();
-      await serviceBus?.close();
-      cosmos?.dispose();
-    },
-  };
 }

@@ -3,28 +3,27 @@
  * outbox `hold` while one exists).
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
 import { currentHold, holdView, type HoldView } from '../core/index.js';
 import { orderView } from '../core/order/orderView.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
-import { appContext } from './appContext.js';
+import type { AppContext } from './appContext.js';
 import { unavailable } from './httpErrors.js';
-import { register } from './register.js';
+import type { FunctionRegistration } from './register.js';
 
 /**
  * 200 with the view; 404 when nothing of the order exists (no order document, not even a pending one); 503 when
  * Cosmos DB is throttling or unreachable.
  * @internal
  */
-export async function getOrder(request: HttpRequest, _context: InvocationContext): Promise<HttpResponseInit> {
+export async function getOrder(app: AppContext, request: HttpRequest, _context: InvocationContext): Promise<HttpResponseInit> {
   const orderId = request.params.orderId ?? '';
   let stored;
   let hold: HoldView | undefined;
   try {
     // An id no order can have (empty, or beyond the SessionId limit) is simply not found.
     const possible = orderId !== '' && orderId.length <= ORDER_ID_MAX_LENGTH;
-    stored = possible ? await appContext().store().readOrder(orderId) : undefined;
-    if (stored !== undefined) hold = await orderHold(orderId);
+    stored = possible ? await app.store.readOrder(orderId) : undefined;
+    if (stored !== undefined) hold = await orderHold(app, orderId);
   } catch (error) {
     const answer = unavailable(error);
     if (answer) return answer;
@@ -35,15 +34,17 @@ export async function getOrder(request: HttpRequest, _context: InvocationContext
 }
 
 /** The order's outbox hold, if any: one point read of the marker, and a count of its held records when there is one. */
-async function orderHold(orderId: string): Promise<HoldView | undefined> {
-  const holds = new CosmosOutboxHoldStore(appContext().container());
+async function orderHold(app: AppContext, orderId: string): Promise<HoldView | undefined> {
+  const { holds } = app.outbox;
   const marker = await holds.read(orderId);
   return marker && holdView(currentHold(marker.doc), await holds.countHeld(orderId));
 }
 
-register.http('getOrder', {
-  route: 'orders/{orderId}',
-  methods: ['GET'],
-  authLevel: 'function',
-  handler: getOrder,
-});
+/** The function: `GET /api/orders/{orderId}` with a function key. */
+export function getOrderFunction(app: () => AppContext): FunctionRegistration {
+  return {
+    kind: 'http',
+    name: 'getOrder',
+    options: { route: 'orders/{orderId}', methods: ['GET'], authLevel: 'function', handler: (request, context) => getOrder(app(), request, context) },
+  };
+}

@@ -1,14 +1,10 @@
 /**
- * Every function of the app. Importing this module registers them all (through `register.ts`) with the Functions
- * host and in the list the in-process host (`local/`) serves, together with the app's lifecycle hooks. Add new
- * function modules here.
+ * Registers the app with the Functions host: the functions and hooks `composeApp` defines, each given to `app`.
  */
-import './ledgerSplitter.js';
-import './orderProcessor.js';
-import './getOrder.js';
-import './postLedger.js';
-import './outboxRelay.js';
-import './outboxGauges.js';
-import './outboxHoldRetry.js';
-import './gapMonitor.js';
-import './appLifecycle.js';
+import { ensureServiceBusSdkBinding } from '../adapters/functionsSettlement.js';
+import { composeApp } from './app.js';
+import { registerWithHost } from './register.js';
+
+// Fails at load, not on the first message, when the Service Bus triggers' SDK binding cannot work.
+ensureServiceBusSdkBinding();
+registerWithHost(composeApp());

@@ -4,7 +4,7 @@
 import type { InvocationContext } from '@azure/functions';
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { MessageTooLargeError, sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
-import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
+import { normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
 import type { FunctionsSettlementActions, FunctionsTriggerInput } from '../adapters/functionsSettlement.js';
 import { currentOrNewTraceparent, inMessageSpan, inSendSpan, settledAs, traceProperties, type Disposition } from '../adapters/telemetryTraceContext.js';
 import type { Span } from '@opentelemetry/api';
@@ -15,8 +15,8 @@ import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
 import { planLedger } from '../core/splitter/planLedger.js';
 import { QueueName } from '../core/queueNames.js';
-import { SERVICE_BUS_CONNECTION, appContext, type AppContext } from './appContext.js';
-import { register } from './register.js';
+import { SERVICE_BUS_CONNECTION, type AppContext } from './appContext.js';
+import type { FunctionRegistration } from './register.js';
 
 /**
  * Handles one ledger message (`sdkBinding` input `{ messages, actions }`).
@@ -38,15 +38,14 @@ import { register } from './register.js';
  * `LEDGER_LOCK_DURATION` has passed since the last renewal.
  * @internal
  */
-export async function ledgerSplitter(input: unknown, _context: InvocationContext): Promise<void> {
+export async function ledgerSplitter(app: AppContext, input: unknown, _context: InvocationContext): Promise<void> {
   const trigger = normaliseTriggerInput(input);
   const { message } = trigger;
   const span = { queue: QueueName.Ledger, messageId: message.messageId, deliveryCount: message.deliveryCount, traceparent: messageTraceparent(message.applicationProperties) };
-  await inMessageSpan(span, async (s) => settledAs(s, await split(trigger, s)));
+  await inMessageSpan(span, async (s) => settledAs(s, await split(app, trigger, s)));
 }
 
-async function split({ message, body, actions }: FunctionsTriggerInput, span: Span): Promise<Disposition> {
-  const app = appContext();
+async function split(app: AppContext, { message, body, actions }: FunctionsTriggerInput, span: Span): Promise<Disposition> {
   const { telemetry } = app;
   const settlement = settlementFor(actions, message);
   const fields = { messageId: message.messageId, deliveryCount: message.deliveryCount };
@@ -126,12 +125,18 @@ function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-ensureServiceBusSdkBinding();
-register.serviceBusQueue('ledgerSplitter', {
-  connection: SERVICE_BUS_CONNECTION,
-  queueName: QueueName.Ledger,
-  sdkBinding: true,
-  autoCompleteMessages: false,
-  cardinality: 'one',
-  handler: ledgerSplitter,
-});
+/** The function: one `ledger` message at a time, settled by the handler. */
+export function ledgerSplitterFunction(app: () => AppContext): FunctionRegistration {
+  return {
+    kind: 'serviceBusQueue',
+    name: 'ledgerSplitter',
+    options: {
+      connection: SERVICE_BUS_CONNECTION,
+      queueName: QueueName.Ledger,
+      sdkBinding: true,
+      autoCompleteMessages: false,
+      cardinality: 'one',
+      handler: (input, context) => ledgerSplitter(app(), input, context),
+    },
+  };
+}

@@ -2,30 +2,28 @@
  * Order processor: `orders` session queue → the core's processor (rules 1–8, 10, 11), one message at a time.
  */
 import type { InvocationContext } from '@azure/functions';
-import { ensureServiceBusSdkBinding, normaliseTriggerInput, releaseSession, settlementFor } from '../adapters/functionsSettlement.js';
+import { normaliseTriggerInput, releaseSession, settlementFor } from '../adapters/functionsSettlement.js';
 import { dispositionOf, inMessageSpan, settledAs } from '../adapters/telemetryTraceContext.js';
 import { messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName } from '../core/queueNames.js';
-import { SERVICE_BUS_CONNECTION, appContext } from './appContext.js';
-import { sharedMetrics } from '../adapters/metrics.js';
-import { register } from './register.js';
+import { SERVICE_BUS_CONNECTION, type AppContext } from './appContext.js';
+import type { FunctionRegistration } from './register.js';
 
 /**
  * Handles one `orders` message (`sdkBinding` input `{ messages, actions }`): normalises it, lets the core decide and
  * settle it through the host's actions, and returns what happened. The order documents the core remembers live in
- * the app context's order cache (module scope, LRU keyed by order = session), so the next message of the same
+ * the app context's order cache (LRU keyed by order = session, kept across invocations), so the next message of the same
  * session applies with one Cosmos round trip. When the core says so (the order is deleted, or the splitter marked the
  * order's last entry of its ledger) the session is released, so the slot takes the next order at once instead of
  * idling `sessionIdleTimeout` on this one. Its outbox records leave through the relay (the change feed of `orders`).
  * @internal
  */
-export async function orderProcessor(input: unknown, _context: InvocationContext): Promise<ProcessResult> {
+export async function orderProcessor(app: AppContext, input: unknown, _context: InvocationContext): Promise<ProcessResult> {
   const { message, body, actions } = normaliseTriggerInput(input);
-  const app = appContext();
   // The core reads the same trace context and stores it with the entry's documents for the outbox.
   const traceparent = messageTraceparent(message.applicationProperties);
   const span = { queue: QueueName.Orders, messageId: message.messageId, sessionId: message.sessionId, deliveryCount: message.deliveryCount, traceparent };
-  const result = await inMessageSpan(span, (s) => app.processor().process(
+  const result = await inMessageSpan(span, (s) => app.processor.process(
     {
       body,
       messageId: message.messageId === undefined ? undefined : String(message.messageId),
@@ -36,7 +34,7 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
     },
     { settlement: settlementFor(actions, message), cache: app.orderCache },
   ).then((r) => (settledAs(s, dispositionOf(r.outcome)), r)));
-  sharedMetrics().processed(result);
+  app.metrics.processed(result);
   if (result.releaseSession && message.sessionId !== undefined) {
     // Nothing is lost if this fails: the session then idles out as usual.
     await releaseSession(actions, message.sessionId).catch((error: unknown) =>
@@ -46,13 +44,19 @@ export async function orderProcessor(input: unknown, _context: InvocationContext
   return result;
 }
 
-ensureServiceBusSdkBinding();
-register.serviceBusQueue('orderProcessor', {
-  connection: SERVICE_BUS_CONNECTION,
-  queueName: QueueName.Orders,
-  isSessionsEnabled: true,
-  sdkBinding: true,
-  autoCompleteMessages: false,
-  cardinality: 'one',
-  handler: orderProcessor,
-});
+/** The function: one `orders` session at a time per slot, settled by the handler. */
+export function orderProcessorFunction(app: () => AppContext): FunctionRegistration {
+  return {
+    kind: 'serviceBusQueue',
+    name: 'orderProcessor',
+    options: {
+      connection: SERVICE_BUS_CONNECTION,
+      queueName: QueueName.Orders,
+      isSessionsEnabled: true,
+      sdkBinding: true,
+      autoCompleteMessages: false,
+      cardinality: 'one',
+      handler: (input, context) => orderProcessor(app(), input, context),
+    },
+  };
+}

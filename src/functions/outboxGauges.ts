@@ -4,13 +4,11 @@
  * half of `OUTBOX_TTL` (records would otherwise start to expire unrelayed).
  */
 import type { InvocationContext, Timer } from '@azure/functions';
-import { sharedMetrics } from '../adapters/metrics.js';
 import { relayLag, type LeaseLag } from '../adapters/outboxLag.js';
 import { AlertName } from '../core/index.js';
-import { appContext } from './appContext.js';
+import type { AppContext } from './appContext.js';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFeedLease.js';
-import { outboxRuntime } from './outboxRuntime.js';
-import { register } from './register.js';
+import type { FunctionRegistration } from './register.js';
 
 /** Every minute, at second 30 (NCRONTAB with seconds), apart from the gap monitor's minute. */
 const OUTBOX_GAUGES_SCHEDULE = '30 * * * * *';
@@ -23,12 +21,11 @@ interface OutboxGaugesReport {
 }
 
 /** One run; rejects if Cosmos cannot be read (the next occurrence tries again). @internal */
-export async function outboxGauges(_timer: Timer, _context: InvocationContext): Promise<OutboxGaugesReport> {
-  const app = appContext();
-  const leases = app.cosmosClient().database(app.cosmosResources.database).container(LEASE_CONTAINER);
-  const [holds, lags] = await Promise.all([outboxRuntime(app).holds.count(), relayLag(app.container(), leases, OUTBOX_RELAY_LEASE_PREFIX, app.clock.now())]);
+export async function outboxGauges(app: AppContext, _timer: Timer, _context: InvocationContext): Promise<OutboxGaugesReport> {
+  const leases = app.cosmosClient.database(app.cosmosResources.database).container(LEASE_CONTAINER);
+  const [holds, lags] = await Promise.all([app.outbox.holds.count(), relayLag(app.container, leases, OUTBOX_RELAY_LEASE_PREFIX, app.clock.now())]);
   const lagSeconds = Math.max(0, ...lags.map((l) => l.lagMs)) / 1000;
-  sharedMetrics().relayGauges({ holds, lagSeconds });
+  app.metrics.relayGauges({ holds, lagSeconds });
   if (lagSeconds * 2 > app.config.outboxTtlSeconds) {
     const worst = lags.reduce((a, b) => (b.lagMs > a.lagMs ? b : a));
     app.telemetry.alert(AlertName.OutboxFailed, { orderId: '', entryId: '', sequence: undefined, reason: 'relay lag past half of OUTBOX_TTL', lagSeconds, leaseToken: worst.leaseToken, owner: worst.owner });
@@ -36,4 +33,7 @@ export async function outboxGauges(_timer: Timer, _context: InvocationContext): 
   return { holds, lagSeconds, leases: lags };
 }
 
-register.timer('outboxGauges', { schedule: OUTBOX_GAUGES_SCHEDULE, handler: outboxGauges });
+/** The function: a timer every minute. */
+export function outboxGaugesFunction(app: () => AppContext): FunctionRegistration {
+  return { kind: 'timer', name: 'outboxGauges', options: { schedule: OUTBOX_GAUGES_SCHEDULE, handler: (timer, context) => outboxGauges(app(), timer, context) } };
+}

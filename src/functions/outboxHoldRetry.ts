@@ -5,19 +5,20 @@
  */
 import type { InvocationContext, Timer } from '@azure/functions';
 import { retryDueHolds, type HoldRetryReport } from '../core/index.js';
-import { appContext } from './appContext.js';
-import { outboxRuntime } from './outboxRuntime.js';
-import { register } from './register.js';
+import type { AppContext } from './appContext.js';
+import type { FunctionRegistration } from './register.js';
 
 /** Every minute, at second 15 (NCRONTAB with seconds), apart from the gap monitor's and the gauges' seconds. */
 const OUTBOX_HOLD_RETRY_SCHEDULE = '15 * * * * *';
 
 /** One tick; rejects if Cosmos DB cannot list the holds (the next tick tries again). @internal */
-export async function outboxHoldRetry(_timer: Timer, context: InvocationContext): Promise<HoldRetryReport> {
-  const app = appContext();
-  const report = await retryDueHolds(outboxRuntime(app).holdRetry);
+export async function outboxHoldRetry(app: AppContext, _timer: Timer, context: InvocationContext): Promise<HoldRetryReport> {
+  const report = await retryDueHolds(app.outbox.holdRetry);
   if (report.tried > 0 || report.woken > 0) app.telemetry.log('info', 'outbox hold retry', { invocationId: context.invocationId, ...report });
   return report;
 }
 
-register.timer('outboxHoldRetry', { schedule: OUTBOX_HOLD_RETRY_SCHEDULE, handler: outboxHoldRetry });
+/** The function: a timer every minute. */
+export function outboxHoldRetryFunction(app: () => AppContext): FunctionRegistration {
+  return { kind: 'timer', name: 'outboxHoldRetry', options: { schedule: OUTBOX_HOLD_RETRY_SCHEDULE, handler: (timer, context) => outboxHoldRetry(app(), timer, context) } };
+}

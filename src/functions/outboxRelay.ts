@@ -9,9 +9,8 @@
 import type { InvocationContext } from '@azure/functions';
 import type { RelayReport } from '../core/index.js';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFeedLease.js';
-import { appContext } from './appContext.js';
-import { outboxRuntime } from './outboxRuntime.js';
-import { register } from './register.js';
+import type { AppContext } from './appContext.js';
+import type { FunctionRegistration } from './register.js';
 
 /** The app setting holding the Cosmos DB connection, as the trigger names it. */
 const COSMOS_CONNECTION = 'CosmosConnection';
@@ -29,14 +28,18 @@ const OUTBOX_RELAY_FEED_POLL_DELAY_MS = 500;
 const OUTBOX_RELAY_MAX_ITEMS = 100;
 
 /** Relays one change batch; rejects on an infrastructure failure, for the retry policy to run it again. @internal */
-export async function outboxRelay(documents: unknown[], context: InvocationContext): Promise<RelayReport> {
-  const app = appContext();
-  const report = await outboxRuntime(app).relay.relay(documents);
+export async function outboxRelay(app: AppContext, documents: unknown[], context: InvocationContext): Promise<RelayReport> {
+  const report = await app.outbox.relay.relay(documents);
   if (report.held.length > 0 || report.appended > 0) app.telemetry.log('warn', 'outbox relay batch', { invocationId: context.invocationId, ...report });
   return report;
 }
 
-register.cosmosDB('outboxRelay', {
+/** The function: the change feed of `orders`, leased in `leases`, retried until it succeeds. */
+export function outboxRelayFunction(app: () => AppContext): FunctionRegistration {
+  return { kind: 'cosmosDB', name: 'outboxRelay', options: { ...OUTBOX_RELAY_TRIGGER, handler: (documents: unknown[], context) => outboxRelay(app(), documents, context) } };
+}
+
+const OUTBOX_RELAY_TRIGGER = {
   connection: COSMOS_CONNECTION,
   databaseName: '%COSMOS_DATABASE%',
   containerName: '%COSMOS_CONTAINER%',
@@ -49,5 +52,4 @@ register.cosmosDB('outboxRelay', {
   feedPollDelay: OUTBOX_RELAY_FEED_POLL_DELAY_MS,
   maxItemsPerInvocation: OUTBOX_RELAY_MAX_ITEMS,
   retry: { strategy: 'exponentialBackoff', maxRetryCount: -1, minimumInterval: { seconds: 1 }, maximumInterval: { minutes: 1 } },
-  handler: outboxRelay,
-});
+} as const;

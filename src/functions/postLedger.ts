@@ -9,9 +9,9 @@ import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
 import { validateLedger } from '../core/schemas/ledger.js';
 import { CoreErrorCode } from '../core/errors.js';
 import { QueueName } from '../core/queueNames.js';
-import { appContext } from './appContext.js';
+import type { AppContext } from './appContext.js';
 import { unavailable } from './httpErrors.js';
-import { register } from './register.js';
+import type { FunctionRegistration } from './register.js';
 
 /** Service Bus failures worth a retry by the client (503) rather than a 500. */
 const RETRYABLE_SEND_CODES = new Set(['ServiceBusy', 'ServiceTimeout', 'ServiceCommunicationProblem', 'QuotaExceeded']);
@@ -30,7 +30,7 @@ function tooLarge(bytes: number): HttpResponseInit {
  * - 503 when Service Bus is busy or unreachable.
  * @internal
  */
-export async function postLedger(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+export async function postLedger(app: AppContext, request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > LEDGER_MAX_BYTES) return tooLarge(declared);
   const bytes = new Uint8Array(await request.arrayBuffer());
@@ -41,7 +41,6 @@ export async function postLedger(request: HttpRequest, context: InvocationContex
   const ledger = validated.value;
 
   const incoming = context.traceContext?.traceParent ?? request.headers.get('traceparent') ?? undefined;
-  const app = appContext();
   return inServerSpan('POST', '/api/ledgers', isTraceparent(incoming) ? incoming : undefined, async (span): Promise<HttpResponseInit> => {
     let traceparent: string;
     try {
@@ -66,9 +65,11 @@ export async function postLedger(request: HttpRequest, context: InvocationContex
   });
 }
 
-register.http('postLedger', {
-  route: 'ledgers',
-  methods: ['POST'],
-  authLevel: 'function',
-  handler: postLedger,
-});
+/** The function: `POST /api/ledgers` with a function key. */
+export function postLedgerFunction(app: () => AppContext): FunctionRegistration {
+  return {
+    kind: 'http',
+    name: 'postLedger',
+    options: { route: 'ledgers', methods: ['POST'], authLevel: 'function', handler: (request, context) => postLedger(app(), request, context) },
+  };
+}

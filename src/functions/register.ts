@@ -1,7 +1,5 @@
 import { app } from '@azure/functions';
 import type {
-  AppStartHandler,
-  AppTerminateHandler,
   CosmosDBv4FunctionOptions,
   HttpFunctionOptions,
   ServiceBusQueueFunctionOptions,
@@ -15,60 +13,26 @@ export type FunctionRegistration =
   | { kind: 'timer'; name: string; options: TimerFunctionOptions }
   | { kind: 'cosmosDB'; name: string; options: CosmosDBv4FunctionOptions };
 
-const registrations: FunctionRegistration[] = [];
-const startHooks: AppStartHandler[] = [];
-const terminateHooks: AppTerminateHandler[] = [];
+/** The app as a host runs it: its functions and its lifecycle hooks. */
+export interface HostedApp {
+  readonly functions: readonly FunctionRegistration[];
+  /** The `appStart` hook: run once the app is loaded, before any invocation. Never rejects. */
+  start(): void;
+  /** The `appTerminate` hook: run on a graceful shutdown. Never rejects. */
+  terminate(): Promise<void>;
+}
 
 /**
- * Every function and app hook goes through here: the definition is forwarded to `app` (the real host) and
- * recorded, so the in-process host (`local/`) serves exactly the same list — one definition, two hosts.
+ * Hands the app to the Functions host: every function to `app.*`, the hooks to `app.hook.*`. The in-process host
+ * (`local/`) takes the same {@link HostedApp} directly — one definition, two hosts.
  */
-export const register = {
-  serviceBusQueue(name: string, options: ServiceBusQueueFunctionOptions): void {
-    registrations.push({ kind: 'serviceBusQueue', name, options });
-    app.serviceBusQueue(name, options);
-  },
-  http(name: string, options: HttpFunctionOptions): void {
-    registrations.push({ kind: 'http', name, options });
-    app.http(name, options);
-  },
-  timer(name: string, options: TimerFunctionOptions): void {
-    registrations.push({ kind: 'timer', name, options });
-    app.timer(name, options);
-  },
-  cosmosDB(name: string, options: CosmosDBv4FunctionOptions): void {
-    registrations.push({ kind: 'cosmosDB', name, options });
-    app.cosmosDB(name, options);
-  },
-  /**
-   * A start hook (`app.hook.appStart`): the Functions host runs it once the app is loaded, before any invocation;
-   * the in-process host runs it right after loading the functions.
-   */
-  appStart(handler: AppStartHandler): void {
-    startHooks.push(handler);
-    app.hook.appStart(handler);
-  },
-  /**
-   * A graceful-shutdown hook (`app.hook.appTerminate`): the Functions host runs it within its termination grace
-   * period, the in-process host when it closes. Neither runs it on a forced kill.
-   */
-  appTerminate(handler: AppTerminateHandler): void {
-    terminateHooks.push(handler);
-    app.hook.appTerminate(handler);
-  },
-};
-
-/** The functions registered so far, in registration order. */
-export function registeredFunctions(): readonly FunctionRegistration[] {
-  return registrations;
-}
-
-/** The `appStart` hooks registered so far, in registration order. */
-export function registeredStartHooks(): readonly AppStartHandler[] {
-  return startHooks;
-}
-
-/** The `appTerminate` hooks registered so far, in registration order. */
-export function registeredTerminateHooks(): readonly AppTerminateHandler[] {
-  return terminateHooks;
+export function registerWithHost(hosted: HostedApp): void {
+  for (const f of hosted.functions) {
+    if (f.kind === 'serviceBusQueue') app.serviceBusQueue(f.name, f.options);
+    else if (f.kind === 'http') app.http(f.name, f.options);
+    else if (f.kind === 'timer') app.timer(f.name, f.options);
+    else app.cosmosDB(f.name, f.options);
+  }
+  app.hook.appStart(() => hosted.start());
+  app.hook.appTerminate(() => hosted.terminate());
 }

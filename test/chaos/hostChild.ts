@@ -1,17 +1,17 @@
 /*
  * One function host of the chaos run, as its own process (so it can be killed with SIGKILL, and so two hosts do
- * not share the app's module-level context): the in-process host without emulators, the app's functions with the
+ * not share one app context): the in-process host without emulators, the app's functions with the
  * host faults of `hostFaults.ts`, settings from the environment. Prints `{"chaos":"ready","httpUrl":…}` on stdout.
  */
 import { startLocalHost } from '../../local/localHost.js';
-import { loadAppFunctions } from '../../local/functionRegistry.js';
+import { loadApp } from '../../local/functionRegistry.js';
 import { createHostLogger } from '../../local/logging/logger.js';
 import { emitHostEvent, hostFaultSettingsFrom, withHostFaults } from './hostFaults.js';
 
 const env = process.env;
 const int = (name: string): number | undefined => (env[name] === undefined ? undefined : Number(env[name]));
 const logger = createHostLogger({ level: env.LOG_LEVEL || 'warn' });
-const registrations = withHostFaults(await loadAppFunctions(logger), hostFaultSettingsFrom(env));
+const registrations = withHostFaults((await loadApp()).functions, hostFaultSettingsFrom(env));
 
 const host = await startLocalHost({
   emulators: false,

@@ -8,7 +8,6 @@ import { orderEventKey, orderEventSource, type Entry } from '../../src/core/inde
 import pino from 'pino';
 import { startCosmosDBHost, type CosmosDBHost } from '../../local/cosmos/cosmosDBHost.js';
 import type { RegistrationOf } from '../../local/registrations.js';
-import { registeredFunctions } from '../../src/functions/register.js';
 import { startWebhook } from '../outbox/support/webhookServer.js';
 import { until } from '../support/serviceBusWaits.js';
 import { setEnv } from '../outbox/support/eventually.js';
@@ -46,7 +45,7 @@ describe.skipIf(!hasChromium && !process.env.CI)('the operator console in Chromi
   const failing = new Set<string>();
   /** The relay's own host once the hold test restarted it. */
   let relay: CosmosDBHost | undefined;
-  const relayRegistration = () => registeredFunctions().filter((r): r is RegistrationOf<'cosmosDB'> => r.kind === 'cosmosDB' && r.name === 'outboxRelay');
+  const relayRegistration = () => stack.host.app!.functions.filter((r): r is RegistrationOf<'cosmosDB'> => r.kind === 'cosmosDB' && r.name === 'outboxRelay');
   const lastSequence = async (orderId: string): Promise<number | undefined> => {
     const response = await fetch(`${stack.host.httpUrl}/orders/${orderId}`);
     return response.ok ? ((await response.json()) as { lastSequence: number }).lastSequence : undefined;

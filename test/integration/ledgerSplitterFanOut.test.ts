@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { appContext } from '../../src/functions/appContext.js';
 import { deadLetters, peekOrderEntries, runSplitter, sendLedger, startStack } from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { interleave, orderEntries, uid } from './support/ledgers.js';
@@ -23,7 +22,7 @@ describe('ledger splitter against a queue with a small maximum message size', ()
     const entries = interleave(...orders.map((orderId) => orderEntries(orderId, Array.from({ length: 9 }, (_, i) => i + 1))));
     const ledgerId = uid('L');
     await sendLedger(stack, { ledgerId, entries }, ledgerId);
-    const log = vi.spyOn(appContext().telemetry, 'log');
+    const log = vi.spyOn(stack.app.context().telemetry, 'log');
     try {
       // Act
       const split = await runSplitter(stack);
@@ -48,7 +47,7 @@ describe('ledger splitter against a queue with a small maximum message size', ()
     const ledgerId = uid('L');
     const messageId = uid('transport');
     await sendLedger(stack, { ledgerId, entries: [] }, messageId);
-    const log = vi.spyOn(appContext().telemetry, 'log');
+    const log = vi.spyOn(stack.app.context().telemetry, 'log');
     try {
       // Act
       const split = await runSplitter(stack);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/ports/clock.js';
-import { appContext, closeAppContext } from '../../src/functions/appContext.js';
+import { composeApp } from '../../src/functions/app.js';
 import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
-import { deadLetters, drainSession, getOrder, postLedger, runSplitter, startStack } from './support/stack.js';
+import { deadLetters, drainSession, getOrder, handlerOf, postLedger, runSplitter, startStack } from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { interleave, orderEntries, uid } from './support/ledgers.js';
 
@@ -100,12 +100,13 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
     const split = async (clock: Clock) => {
       const orderId = uid('o');
       await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(orderId, [1, 2, 3]) }));
-      await closeAppContext();
-      appContext(process.env, { clock });
+      // The same app, composed with that clock.
+      const app = composeApp({ clock });
+      app.start();
       try {
-        return await runSplitter(stack);
+        return await runSplitter({ ...stack, handlers: { ...stack.handlers, ledgerSplitter: handlerOf(app, 'ledgerSplitter') as Stack['handlers']['ledgerSplitter'] } });
       } finally {
-        await closeAppContext();
+        await app.terminate();
         await drainSession(stack, orderId);
       }
     };

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { CosmosClient } from '@azure/cosmos';
 import { describe, expect, it } from 'vitest';
 import { startLocalHost } from '../../local/localHost.js';
-import { register } from '../../src/functions/register.js';
 import { capturingLogger } from './support/logCapture.js';
 import { waitFor } from './support/serviceBusFixture.js';
 
@@ -39,9 +38,12 @@ describe('the whole local stack in-process', () => {
       useAzureMonitor: () => void insights.push('started'),
       shutdownAzureMonitor: async () => void insights.push('shut down'),
     });
-    const terminated: string[] = [];
-    register.appTerminate(() => void terminated.push(process.env.ServiceBusConnection ?? ''));
     const host = await startLocalHost({ httpPort: 0, serviceBusPort: 0, cosmosPort: 0, serviceBusAdminPort: 0, logger, settingsFile, loadApplicationInsights });
+    // The app's terminate hook, noting the settings it ran with.
+    const terminated: string[] = [];
+    const app = host.app!;
+    const terminate = app.terminate.bind(app);
+    app.terminate = () => (terminated.push(process.env.ServiceBusConnection ?? ''), terminate());
     const sbPort = Number(/sb:\/\/127\.0\.0\.1:(\d+)/.exec(host.connectionStrings.ServiceBusConnection ?? '')?.[1]);
     const cosmosPort = Number(/AccountEndpoint=http:\/\/127\.0\.0\.1:(\d+)/.exec(host.connectionStrings.CosmosConnection ?? '')?.[1]);
     let closed = false;
@@ -71,7 +73,7 @@ describe('the whole local stack in-process', () => {
       expect(terminated).toEqual([]);
       await host.close();
       closed = true;
-      // The hooks ran on close, before the settings were restored.
+      // The hook ran on close, before the settings were restored.
       expect(terminated).toEqual([host.connectionStrings.ServiceBusConnection]);
       expect(insights).toEqual(['started', 'shut down']);
       expect(await portOpen(sbPort)).toBe(false);

@@ -11,12 +11,9 @@ import { relayLag } from '../../src/adapters/outboxLag.js';
 import { currentHold, orderEventKey, orderEventSource } from '../../src/core/index.js';
 import { outboxRecordId } from '../../src/core/documents/documentIds.js';
 import type { EarlierOutboxRecord } from '../../src/core/documents/outboxRecord.js';
-import { appContext } from '../../src/functions/appContext.js';
 import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/adapters/changeFeedLease.js';
 import { getOrder } from '../../src/functions/getOrder.js';
 import { outboxHoldRetry } from '../../src/functions/outboxHoldRetry.js';
-import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
-import { registeredFunctions } from '../../src/functions/register.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
 import { interleave, orderEntries, uid } from '../integration/support/ledgers.js';
 import { peekEverything, until } from '../support/serviceBusWaits.js';
@@ -44,7 +41,7 @@ beforeAll(async () => {
 
 /** The app's own outboxRelay registration, served by the in-process host's Cosmos DB trigger. */
 function startRelayHost(): Promise<CosmosDBHost> {
-  const relay = registeredFunctions().filter((r): r is RegistrationOf<'cosmosDB'> => r.kind === 'cosmosDB' && r.name === 'outboxRelay');
+  const relay = stack.app.functions.filter((r): r is RegistrationOf<'cosmosDB'> => r.kind === 'cosmosDB' && r.name === 'outboxRelay');
   return startCosmosDBHost({ functions: relay, settings: process.env, logger: pino({ level: 'silent' }) });
 }
 
@@ -198,7 +195,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     const c = uid('o');
     const d = uid('o');
     failing.add(c);
-    const holds = outboxRuntime(appContext()).holds;
+    const { holds } = stack.app.context().outbox;
     await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(c, [10, 20]) }));
     await runSplitter(stack);
     // Act: c's records go to order-events and are held for the webhook; d, after it in the same feed, goes on.
@@ -210,11 +207,11 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     await until(() => acceptedFor(d).length === 2, 'd delivered behind the held c');
     const marker = currentHold((await holds.read(c))!.doc);
     const held = await holds.heldRecords(c);
-    const view = await getOrder(orderRequest(c), invocation());
+    const view = await getOrder(stack.app.context(), orderRequest(c), invocation());
     const eventsC = await orderEvents(c);
     // The webhook is back; only the every-minute timer runs (its probe tries c's hold before its next attempt).
     failing.delete(c);
-    const tick = await outboxHoldRetry({} as Timer, invocation());
+    const tick = await outboxHoldRetry(stack.app.context(), {} as Timer, invocation());
     // Assess: a small marker, one document per held record, order-events had every record of c.
     expect(marker).toMatchObject({ version: 2, orderId: c, targets: ['webhook'], heldThrough: 3, attempts: 0 });
     expect(marker).not.toHaveProperty('records');
@@ -225,7 +222,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(acceptedFor(c)).toEqual(keysOf(c, 3));
     expect(await holds.read(c)).toBeUndefined();
     expect(await holds.countHeld(c)).toBe(0);
-    expect(((await getOrder(orderRequest(c), invocation())).jsonBody as { hold?: unknown }).hold).toBeUndefined();
+    expect(((await getOrder(stack.app.context(), orderRequest(c), invocation())).jsonBody as { hold?: unknown }).hold).toBeUndefined();
     // The relay checkpoints past everything (its own hold writes included): no lag is left.
     await until(async () => (await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, Date.now())).every((l) => l.lagMs === 0), 'the relay caught up');
     expect(sequences(await orderEvents(c))).toEqual([1, 2, 3]);
@@ -236,7 +233,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     const f = uid('o');
     failing.add(e);
     failing.add(f);
-    const holds = outboxRuntime(appContext()).holds;
+    const { holds } = stack.app.context().outbox;
     await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: interleave(orderEntries(e, [1]), orderEntries(f, [2])) }));
     await runSplitter(stack);
     await drainSession(stack, e);

@@ -1,11 +1,8 @@
 import { metrics } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sharedMetrics } from '../../src/adapters/metrics.js';
-import { appContext } from '../../src/functions/appContext.js';
 import { runGapMonitor } from '../../src/core/index.js';
 import { heldCopy, newHold } from '../../src/core/outbox/holdMarker.js';
 import { outboxGauges } from '../../src/functions/outboxGauges.js';
-import { outboxRuntime } from '../../src/functions/outboxRuntime.js';
 import { drainSession, startStack, type Stack } from '../integration/support/stack.js';
 import { orderEntries, uid, type TestEntry } from '../integration/support/ledgers.js';
 import { relayWholeFeed } from '../outbox/support/relayFeed.js';
@@ -52,23 +49,23 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     ]);
     const c = uid('o');
     await stack.container.items.create(newHold(c, heldCopy(outboxRecordOf(c, 1), ['order-events']), { error: 'HTTP 503', nowMs: Date.now(), nextAttemptMs: Date.now() + 60_000 }));
-    const runtime = outboxRuntime(appContext());
+    const app = stack.app.context();
     // Act
     await drainSession(stack, a);
     await drainSession(stack, b);
     // What the outbox relay's trigger does, page by page of the change feed; then the gauges' timer.
-    const relayed = await relayWholeFeed(stack.container, runtime.relay);
-    const gauges = await outboxGauges({} as never, {} as never);
+    const relayed = await relayWholeFeed(stack.container, app.outbox.relay);
+    const gauges = await outboxGauges(app, {} as never, {} as never);
     // The gap monitor runs "20 minutes after" b's entry was parked, counted from the stored parkedAt: counted from now,
     // the time the drains took would add to the age.
     const { resource: orderB } = await stack.container.item('order', b).read<{ parked: { parkedAt: string }[] }>();
     const later = Math.min(...(orderB?.parked ?? []).map((p) => Date.parse(p.parkedAt))) + 20 * 60_000;
     const gaps = await runGapMonitor({
-      store: appContext().store(),
-      telemetry: appContext().telemetry,
-      gapAlertAgeMs: appContext().config.gapAlertAgeMs,
-      gapAlertRepeatMs: appContext().config.gapAlertRepeatMs,
-      metrics: sharedMetrics(),
+      store: app.store,
+      telemetry: app.telemetry,
+      gapAlertAgeMs: app.config.gapAlertAgeMs,
+      gapAlertRepeatMs: app.config.gapAlertRepeatMs,
+      metrics: app.metrics,
       clock: { now: () => later },
     });
     const points = await otel.collect();

@@ -1,4 +1,4 @@
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
 
 /** A reader that only collects when asked. */
@@ -14,9 +14,14 @@ export interface Point {
   value: number | Histogram;
 }
 
-/** An in-memory OpenTelemetry metrics pipeline: a provider and a way to read what it holds. */
-export function inMemoryMetrics() {
-  const reader = new CollectingReader();
+/**
+ * An in-memory OpenTelemetry metrics pipeline: a provider and a way to read what it holds. With `delta`, each
+ * collection holds only what was recorded or observed since the last one (cumulative keeps a gauge's last value).
+ */
+export function inMemoryMetrics(temporality: 'cumulative' | 'delta' = 'cumulative') {
+  const reader = new CollectingReader(
+    temporality === 'delta' ? { aggregationTemporalitySelector: () => AggregationTemporality.DELTA } : {},
+  );
   const provider = new MeterProvider({ readers: [reader] });
   return {
     provider,

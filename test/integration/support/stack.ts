@@ -9,8 +9,7 @@ import { start as startCosmos } from '../../../emulators/cosmos/index.js';
 import type { CosmosEmulator } from '../../../emulators/cosmos/index.js';
 import { start as startServiceBus } from '../../../emulators/servicebus/index.js';
 import type { RunningEmulator } from '../../../emulators/servicebus/index.js';
-import { closeAppContext } from '../../../src/functions/appContext.js';
-import { registeredFunctions } from '../../../src/functions/register.js';
+import { composeApp, type App } from '../../../src/functions/app.js';
 import { nextWhileAny, peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
 import { receiverActions } from './settlementActions.js';
 import type { ReceiverActionsOptions, RecordedSettlement } from './settlementActions.js';
@@ -56,6 +55,8 @@ export interface StackOptions {
 export interface Stack {
   serviceBus: RunningEmulator;
   cosmos: CosmosEmulator;
+  /** The app, composed and started on these emulators. */
+  app: App;
   bus: ServiceBusClient;
   container: Container;
   handlers: { ledgerSplitter: ServiceBusQueueHandler; orderProcessor: ServiceBusQueueHandler; getOrder: HttpHandler; postLedger: HttpHandler };
@@ -65,11 +66,10 @@ export interface Stack {
 const APP_SETTINGS = ['ServiceBusConnection', 'CosmosConnection', 'TRANSIENT_RETRY_BUDGET', 'TRANSIENT_RETRY_BASE_DELAY', 'TRANSIENT_RETRY_MAX_DELAY', 'LOG_LEVEL'];
 
 /**
- * Starts the emulators on port 0, creates `convoy`/`orders`, points the app settings at them and loads the
- * functions. The app context is reset first (it is cached until then) and on close.
+ * Starts the emulators on port 0, creates `convoy`/`orders`, points the app settings at them, and composes and
+ * starts the app; close terminates it.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  await closeAppContext();
   const serviceBus = await startServiceBus({ port: 0, adminPort: 0, config: serviceBusConfig(options.queueProperties) });
   const cosmos = await startCosmos({ port: 0 });
   const cosmosClient = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
@@ -86,16 +86,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     TRANSIENT_RETRY_MAX_DELAY: '50',
     LOG_LEVEL: 'silent',
   });
-  await import('../../../src/functions/index.js');
-  const handler = (name: string) => {
-    const found = registeredFunctions().find((r) => r.name === name);
-    if (!found) throw new Error(`function ${name} is not registered`);
-    return found.options.handler;
-  };
+  const app = composeApp();
+  app.start();
+  const handler = (name: string) => handlerOf(app, name);
   const bus = new ServiceBusClient(serviceBus.connectionString, { retryOptions: { maxRetries: 1, timeoutInMs: 5_000, retryDelayInMs: 50 } });
   return {
     serviceBus,
     cosmos,
+    app,
     bus,
     container,
     handlers: {
@@ -105,7 +103,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       postLedger: handler('postLedger') as HttpHandler,
     },
     async close() {
-      await closeAppContext();
+      await app.terminate();
       await bus.close();
       cosmosClient.dispose();
       await Promise.all([serviceBus.close(), cosmos.close()]);
@@ -115,6 +113,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
     },
   };
+}
+
+/** The handler of the app's function `name`. */
+export function handlerOf(app: App, name: string): App['functions'][number]['options']['handler'] {
+  const found = app.functions.find((r) => r.name === name);
+  if (!found) throw new Error(`function ${name} is not registered`);
+  return found.options.handler;
 }
 
 /** A fresh invocation context, as the host would pass it. */

@@ -1,0 +1,123 @@
+import { CosmosClient } from '@azure/cosmos';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { start as startCosmos } from '../../emulators/cosmos/index.js';
+import type { CosmosEmulator } from '../../emulators/cosmos/index.js';
+import type { AppSettings } from '../../src/adapters/azureSettings.js';
+import { composeApp } from '../../src/functions/app.js';
+import { HttpRequest } from '../../local/azureFunctions.js';
+import { handlerOf, invocation } from './support/stack.js';
+
+let cosmos: CosmosEmulator;
+/** A Service Bus the app never reaches in these tests: its client connects on first use only. */
+const SERVICE_BUS = 'Endpoint=sb://127.0.0.1:1;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;';
+
+beforeAll(async () => {
+  cosmos = await startCosmos({ port: 0 });
+});
+
+afterAll(async () => {
+  await cosmos?.close();
+});
+
+/** The app on `settings`, read at each start as the host would read its app settings. */
+function appOn(settings: AppSettings) {
+  return composeApp({ settings: () => ({ LOG_LEVEL: 'silent', ServiceBusConnection: SERVICE_BUS, CosmosConnection: cosmos.connectionString, ...settings }) });
+}
+
+/** What the `getOrder` function answers for `orderId`, or the error it throws. */
+async function getOrder(app: ReturnType<typeof composeApp>, orderId: string): Promise<unknown> {
+  const handler = handlerOf(app, 'getOrder') as (request: unknown, context: unknown) => Promise<unknown>;
+  const request = new HttpRequest({ method: 'GET', url: `http://localhost/api/orders/${orderId}`, params: { orderId } });
+  return Promise.resolve()
+    .then(() => handler(request, invocation('getOrder')))
+    .catch((error: unknown) => error);
+}
+
+describe('the composed app', () => {
+  it('builds its context at start from the settings of that moment, keeps it until terminate, then builds a new one', async () => {
+    // Prepare
+    const settings: Record<string, string> = { LEDGER_LOCK_DURATION: 'PT1M' };
+    const app = appOn(settings);
+    // Act
+    app.start();
+    const first = app.context();
+    settings.LEDGER_LOCK_DURATION = 'PT2M';
+    const again = app.context();
+    const sender = first.sender('orders');
+    await app.terminate();
+    const rebuilt = app.context();
+    // Assess
+    expect(again).toBe(first);
+    expect(first.functionSettings.ledgerLockDurationMs).toBe(60_000);
+    expect(sender.isClosed).toBe(true);
+    expect(rebuilt).not.toBe(first);
+    expect(rebuilt.functionSettings.ledgerLockDurationMs).toBe(120_000);
+    await app.terminate();
+  });
+
+  it('hands every function the one context: the order store of the database and container the settings name', async () => {
+    // Prepare: an order document in a database and container with other names.
+    const client = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
+    const { database } = await client.databases.createIfNotExists({ id: 'convoy-blue' });
+    const { container } = await database.containers.createIfNotExists({ id: 'orders-blue', partitionKey: { paths: ['/orderId'] } });
+    await container.items.create({ id: 'order', docType: 'order', orderId: 'o-blue', lastSequence: 1, parked: [], rejected: [], state: { status: 'open', customerId: 'c-1', currency: 'EUR', total: 0, transactions: [] } });
+    const { database: convoy } = await client.databases.createIfNotExists({ id: 'convoy' });
+    await convoy.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
+    client.dispose();
+    const blue = appOn({ COSMOS_DATABASE: 'convoy-blue', COSMOS_CONTAINER: 'orders-blue' });
+    const plain = appOn({});
+    blue.start();
+    plain.start();
+    try {
+      // Act
+      const found = await getOrder(blue, 'o-blue');
+      const absent = await getOrder(plain, 'o-blue');
+      // Assess
+      expect(blue.context().cosmosResources).toEqual({ database: 'convoy-blue', container: 'orders-blue' });
+      expect(plain.context().cosmosResources).toEqual({ database: 'convoy', container: 'orders' });
+      expect(found).toMatchObject({ status: 200, jsonBody: { orderId: 'o-blue' } });
+      expect(absent).toMatchObject({ status: 404 });
+    } finally {
+      await Promise.all([blue.terminate(), plain.terminate()]);
+    }
+  });
+
+  it.each([
+    ['COSMOS_CONTAINER', 'orders/2', 'SettingsError'],
+    ['OUTBOX_WEBHOOK_URL', 'ftp://example.com/hook', 'ConfigError'],
+    ['LEDGER_LOCK_DURATION', 'a minute', 'ConfigError'],
+  ])('logs an unusable %s by name at start, and every invocation then fails with that same error', async (setting, value, name) => {
+    // Prepare
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const app = appOn({ [setting]: value });
+    try {
+      // Act
+      app.start();
+      const first = await getOrder(app, 'o-1');
+      const second = await getOrder(app, 'o-2');
+      // Assess
+      expect(logged).toHaveBeenCalledTimes(1);
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining(setting));
+      expect(first).toMatchObject({ name, setting });
+      expect(second).toBe(first);
+      expect(() => app.context()).toThrow(first as Error);
+    } finally {
+      logged.mockRestore();
+      await app.terminate();
+    }
+  });
+
+  it('defines each function once, by name', () => {
+    const names = appOn({}).functions.map((f) => `${f.kind}:${f.name}`);
+    expect(names).toEqual([
+      'serviceBusQueue:ledgerSplitter',
+      'serviceBusQueue:orderProcessor',
+      'http:getOrder',
+      'http:postLedger',
+      'cosmosDB:outboxRelay',
+      'timer:outboxGauges',
+      'timer:outboxHoldRetry',
+      'timer:gapMonitor',
+    ]);
+  });
+});

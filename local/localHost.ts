@@ -1,5 +1,4 @@
 import type { DestinationStream, Logger } from 'pino';
-import { useLogDestination } from '../src/adapters/telemetry.js';
 import type { FunctionRegistration } from '../src/functions/register.js';
 import type { App } from '../src/functions/app.js';
 import type { LocalApplicationInsightsModule, LocalTelemetry } from './applicationInsights.js';
@@ -157,15 +156,10 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   };
 
   try {
-    const restoreSettings = applyToProcessEnv(settings);
-    const restoreLogs = options.logDestination ? useLogDestination(options.logDestination) : () => undefined;
-    restoreEnv = () => {
-      restoreLogs();
-      restoreSettings();
-    };
+    restoreEnv = applyToProcessEnv(settings);
     // Like src/index.ts on Azure: Application Insights first (when configured), so the app's clients are instrumented.
     if (appFunctions) telemetry = await (await import('./applicationInsights.js')).startLocalTelemetry(settings, logger, options.loadApplicationInsights);
-    if (appFunctions) app = await modules.loadApp();
+    if (appFunctions) app = await modules.loadApp(options.logDestination ? { logDestination: options.logDestination } : {});
     const functions = modules.groupFunctions(app?.functions ?? options.registrations ?? []);
     mark('functions loaded');
 

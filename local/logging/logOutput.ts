@@ -32,7 +32,7 @@ export interface LogOutput extends DestinationStream {
 }
 
 /**
- * One destination for the host's logger and the app's (see `useLogDestination` in `src/adapters/telemetry.ts`),
+ * One destination for the host's logger and the app's (the app gets it through `composeApp`'s `logDestination`),
  * held until the banner is out. A line written inside an invocation that names no function gets the invocation's
  * `function` and `invocationId` (the app logs through its own logger, which knows neither).
  */

@@ -14,30 +14,19 @@ export const TELEMETRY_SCOPE = 'ledger-convoy';
 
 /** Options of {@link createTelemetry}. */
 export interface CreateTelemetryOptions {
-  /** Where log lines go. @default pino at `level`, JSON to stdout (or to {@link useLogDestination}'s stream) */
+  /** Where log lines go. @default pino at `level`, JSON lines to `destination` */
   logger?: Logger;
   /** Level of the default logger (env `LOG_LEVEL`). @default 'info' */
   level?: string;
+  /**
+   * Where the default logger writes: a host that runs the app in its own process hands it its log stream (the local
+   * host: one stream, one format, held until its banner). @default stdout
+   */
+  destination?: DestinationStream;
   /** Meter provider for counters. @default the global one, looked up at each use (it may be registered later) */
   meterProvider?: MeterProvider;
   /** Tracer for alert events when no span is active. @default `trace.getTracer('ledger-convoy')` (a proxy) */
   tracer?: Tracer;
-}
-
-let sharedDestination: DestinationStream | undefined;
-
-/**
- * Where the default logger of {@link createTelemetry} writes: stdout, unless a host that runs the app in its own
- * process hands it its log stream (the local host: one stream, one format, held until its banner). Applies to
- * telemetry created afterwards.
- * @returns what restores the previous destination.
- */
-export function useLogDestination(destination: DestinationStream): () => void {
-  const previous = sharedDestination;
-  sharedDestination = destination;
-  return () => {
-    sharedDestination = previous;
-  };
 }
 
 /** Log fields every line may carry, kept first so they are easy to query. */
@@ -52,7 +41,7 @@ const KEY_FIELDS = ['entryId', 'orderId', 'sequence', 'ledgerId', 'outcome'] as 
  */
 export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry {
   const config = { level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } };
-  const logger = options.logger ?? (sharedDestination ? pino(config, sharedDestination) : pino(config));
+  const logger = options.logger ?? (options.destination ? pino(config, options.destination) : pino(config));
   const tracer = options.tracer ?? trace.getTracer(TELEMETRY_SCOPE);
   const counters = counterCache(options.meterProvider);
 

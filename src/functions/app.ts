@@ -7,8 +7,7 @@
  * in-flight sends finish and the broker sees a clean detach rather than a dropped connection.
  */
 import type { AppSettings } from '../adapters/azureSettings.js';
-import type { Clock } from '../core/ports/clock.js';
-import { createAppContext, type AppContext } from './appContext.js';
+import { createAppContext, type AppContext, type AppContextDeps } from './appContext.js';
 import { gapMonitorFunction } from './gapMonitor.js';
 import { getOrderFunction } from './getOrder.js';
 import { ledgerSplitterFunction } from './ledgerSplitter.js';
@@ -28,21 +27,19 @@ export interface App extends HostedApp {
   context(): AppContext;
 }
 
-/** What {@link composeApp} takes. */
-export interface ComposeOptions {
+/** What {@link composeApp} takes: the settings, and what a host or a test hands the context. */
+export interface ComposeOptions extends AppContextDeps {
   /** The app settings, read at each start. @default process.env */
   settings?: () => AppSettings;
-  /** The functions' clock; a test hands in one it moves. @default the system clock */
-  clock?: Clock;
 }
 
 /** Composes the app: every function, bound to the context its hooks build and close. */
 export function composeApp(options: ComposeOptions = {}): App {
-  const settings = options.settings ?? (() => process.env);
+  const { settings = () => process.env, ...deps } = options;
   let built: AppContext | { error: unknown } | undefined;
   const build = (): AppContext | { error: unknown } => {
     try {
-      return createAppContext(settings(), { ...(options.clock !== undefined && { clock: options.clock }) });
+      return createAppContext(settings(), deps);
     } catch (error) {
       return { error };
     }

@@ -5,6 +5,7 @@
  */
 import type { Container, CosmosClient } from '@azure/cosmos';
 import type { ServiceBusClient, ServiceBusSender } from '@azure/service-bus';
+import type { DestinationStream } from 'pino';
 import { createCosmosClient, createServiceBusClient } from '../adapters/azureClients.js';
 import { resolveCosmosConnection } from '../adapters/azureSettings.js';
 import type { AppSettings } from '../adapters/azureSettings.js';
@@ -67,6 +68,8 @@ export interface AppContext {
 export interface AppContextDeps {
   /** The clock of the splitter's lock renewal and the relay; a test hands in one it moves. @default systemClock */
   clock?: Clock;
+  /** Where the app's log lines go (the in-process host's stream). @default stdout */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -90,7 +93,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
     if (found === undefined) senders.set(queue, (found = serviceBus.createSender(queue)));
     return found;
   };
-  const telemetry = createTelemetry({ level: frozen.LOG_LEVEL || 'info' });
+  const telemetry = createTelemetry({ level: frozen.LOG_LEVEL || 'info', ...(deps.logDestination !== undefined && { destination: deps.logDestination }) });
   const metrics = new ConvoyMetrics();
   const container = ordersContainer(cosmosClient, cosmosResources);
   const store = new CosmosOrderStore(container);

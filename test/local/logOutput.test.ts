@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogOutput, inInvocation } from '../../local/logging/logOutput.js';
 import { ThroughputSummary } from '../../local/logging/throughputSummary.js';
-import { createTelemetry, useLogDestination } from '../../src/adapters/telemetry.js';
+import { createTelemetry } from '../../src/adapters/telemetry.js';
 
 function sink(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
@@ -39,14 +39,9 @@ describe("npm start's log output", () => {
   it("names the invocation's function on the app's own lines, written inside it", async () => {
     const out = sink();
     const output = createLogOutput({ pretty: false, stream: out.stream });
-    const restore = useLogDestination(output);
-    try {
-      const telemetry = createTelemetry({ level: 'info' });
-      inInvocation({ function: 'orderProcessor', invocationId: 'inv-1' }, () => telemetry.log('warn', 'entry deadLettered', { orderId: 'o-1', sequence: 2 }));
-      telemetry.log('info', 'outside', {});
-    } finally {
-      restore();
-    }
+    const telemetry = createTelemetry({ level: 'info', destination: output });
+    inInvocation({ function: 'orderProcessor', invocationId: 'inv-1' }, () => telemetry.log('warn', 'entry deadLettered', { orderId: 'o-1', sequence: 2 }));
+    telemetry.log('info', 'outside', {});
     await output.open();
     const [inside, outside] = out.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(inside).toMatchObject({ msg: 'entry deadLettered', function: 'orderProcessor', invocationId: 'inv-1', orderId: 'o-1', service: 'ledger-convoy' });

@@ -1,4 +1,4 @@
-import type { App, ComposeOptions } from '../src/functions/app.js';
+import type { App, ComposeAppOptions } from '../src/functions/app.js';
 import type { FunctionRegistration } from '../src/functions/register.js';
 import { assertSupported } from './registrations.js';
 import type { RegistrationOf } from './registrations.js';
@@ -16,11 +16,11 @@ interface FunctionsByKind {
  * runs its `appStart` hook, as the Functions host does once the app is loaded and before any invocation. Settings
  * must be in `process.env` before this runs: the start hook reads them. The caller runs `terminate()` on shutdown.
  */
-export async function loadApp(options: ComposeOptions = {}): Promise<App> {
+export async function loadApp(options: ComposeAppOptions = {}): Promise<App> {
   const [{ composeApp }, { ensureServiceBusSdkBinding }] = await Promise.all([import('../src/functions/app.js'), import('../src/adapters/functionsSettlement.js')]);
   ensureServiceBusSdkBinding();
   const app = composeApp(options);
-  app.start();
+  await app.start();
   return app;
 }
 

@@ -70,6 +70,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     appFunctions,
     async startHost(options) {
       const processed = new ProcessedCounter();
+      // Each phase starts cold: a new context, with no clients or order cache of the phase before.
+      await app.start();
       const host = await startLocalHost({
         emulators: false,
         httpPort: 0,
@@ -84,7 +86,6 @@ export async function startBenchStack(): Promise<BenchStack> {
         processed,
         async close() {
           await host.close();
-          // The next phase starts cold: its first invocation builds a new context.
           await app.terminate();
         },
       };

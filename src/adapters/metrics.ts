@@ -76,12 +76,14 @@ export class ConvoyMetrics implements OutboxObserver {
   private instruments: Instruments | undefined;
   private relay: RelaySnapshot | undefined;
   private gap: GapGauges | undefined;
+  private closed = false;
 
   constructor(private readonly options: ConvoyMetricsOptions = {}) {}
 
   /** Records one processed `orders` message: its duration, and a conflict when it was dead-lettered for one. */
   processed(result: Pick<ProcessResult, 'outcome' | 'reason' | 'durationMs' | 'errorCode'>): void {
     const i = this.current();
+    if (i === undefined) return;
     i.duration.record(result.durationMs, { outcome: result.outcome });
     // The conventions' own figure (seconds), with the attributes backends group Service Bus consumers by.
     i.processDuration.record(result.durationMs / 1000, {
@@ -94,11 +96,11 @@ export class ConvoyMetrics implements OutboxObserver {
   }
 
   delivered(records: number): void {
-    this.current().delivered.add(records);
+    this.current()?.delivered.add(records);
   }
 
   attemptFailed(target: string): void {
-    this.current().attemptsFailed.add(1, { target });
+    this.current()?.attemptsFailed.add(1, { target });
   }
 
   held(_orderId: string): void {
@@ -122,11 +124,16 @@ export class ConvoyMetrics implements OutboxObserver {
    * registers its own, and this one's last figures must not be reported beside them.
    */
   close(): void {
+    this.closed = true;
     this.forget();
   }
 
-  /** The instruments of the current meter provider, created on first use and again when the provider changes. */
-  private current(): Instruments {
+  /**
+   * The instruments of the current meter provider, created on first use and again when the provider changes; none
+   * once closed (a late invocation of a closed context records nothing, and registers no gauge again).
+   */
+  private current(): Instruments | undefined {
+    if (this.closed) return undefined;
     const provider = this.options.meterProvider ?? metrics.getMeterProvider();
     if (this.instruments === undefined || provider !== this.provider) {
       this.forget();

@@ -21,33 +21,44 @@ import type { HostedApp } from './register.js';
 /** The app: its functions, its hooks, and the context they run with. */
 export interface App extends HostedApp {
   /**
-   * The context the functions run with: the one built at start, or — after `terminate`, or where no start hook ran —
-   * one built now from the settings. Throws the error the settings gave, the same instance every time.
+   * The context the functions run with: the one `start` built (or, on a host that ran no start hook, one built at
+   * first use). Throws the error the settings gave — the same instance every time — and, once terminated, an error
+   * saying so: nothing is opened again until the next `start`.
    */
   context(): AppContext;
 }
 
 /** What {@link composeApp} takes: the settings, and what a host or a test hands the context. */
-export interface ComposeOptions extends AppContextDeps {
+export interface ComposeAppOptions extends AppContextDeps {
   /** The app settings, read at each start. @default process.env */
   settings?: () => AppSettings;
 }
 
+/** What the app holds between its hooks. */
+type AppState = { kind: 'new' } | { kind: 'running'; context: AppContext } | { kind: 'failed'; error: unknown } | { kind: 'terminated' };
+
 /** Composes the app: every function, bound to the context its hooks build and close. */
-export function composeApp(options: ComposeOptions = {}): App {
+export function composeApp(options: ComposeAppOptions = {}): App {
   const { settings = () => process.env, ...deps } = options;
-  let built: AppContext | { error: unknown } | undefined;
-  const build = (): AppContext | { error: unknown } => {
+  let state: AppState = { kind: 'new' };
+  const build = (): AppState => {
     try {
-      return createAppContext(settings(), deps);
+      return { kind: 'running', context: createAppContext(settings(), deps) };
     } catch (error) {
-      return { error };
+      return { kind: 'failed', error };
     }
   };
+  const close = async (): Promise<void> => {
+    const closing = state;
+    state = { kind: 'terminated' };
+    if (closing.kind !== 'running') return;
+    await closing.context.close().catch((error: unknown) => console.error(`closing the app context failed: ${describe(error)}`));
+  };
   const context = (): AppContext => {
-    built ??= build();
-    if ('error' in built) throw built.error;
-    return built;
+    if (state.kind === 'new') state = build();
+    if (state.kind === 'running') return state.context;
+    if (state.kind === 'failed') throw state.error;
+    throw new Error('Ledger Convoy has terminated: no invocation runs until the host starts it again');
   };
   return {
     functions: [
@@ -60,16 +71,13 @@ export function composeApp(options: ComposeOptions = {}): App {
       outboxHoldRetryFunction(context),
       gapMonitorFunction(context),
     ],
-    start(): void {
-      built = build();
-      if ('error' in built) console.error(`Ledger Convoy cannot run with these app settings: ${describe(built.error)}`);
+    async start(): Promise<void> {
+      // A start after a start (a host restarting in-process) replaces the context: the old one closes first.
+      await close();
+      state = build();
+      if (state.kind === 'failed') console.error(`Ledger Convoy cannot run with these app settings: ${describe(state.error)}`);
     },
-    async terminate(): Promise<void> {
-      const closing = built;
-      built = undefined;
-      if (closing === undefined || 'error' in closing) return;
-      await closing.close().catch((error: unknown) => console.error(`closing the app context failed: ${describe(error)}`));
-    },
+    terminate: close,
     context,
   };
 }

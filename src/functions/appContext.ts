@@ -7,7 +7,7 @@ import type { Container, CosmosClient } from '@azure/cosmos';
 import type { ServiceBusClient, ServiceBusSender } from '@azure/service-bus';
 import type { DestinationStream } from 'pino';
 import { createCosmosClient, createServiceBusClient } from '../adapters/azureClients.js';
-import { resolveCosmosConnection } from '../adapters/azureSettings.js';
+import { resolveCosmosConnection, resolveServiceBusConnection } from '../adapters/azureSettings.js';
 import type { AppSettings } from '../adapters/azureSettings.js';
 import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import type { CosmosResourceNames } from '../adapters/cosmosClientOptions.js';
@@ -15,6 +15,7 @@ import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';
 import { ConvoyMetrics } from '../adapters/metrics.js';
 import { createTelemetry } from '../adapters/telemetry.js';
 import { resolveCoreConfig } from '../core/config.js';
+import { resolveOutboxConfig } from '../core/outbox/outboxConfig.js';
 import type { CoreConfig } from '../core/config.js';
 import { parseIsoDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
@@ -74,7 +75,8 @@ export interface AppContextDeps {
 
 /**
  * Builds every shared object from `settings` (copied and frozen: later changes to the source do not reach it).
- * SDK clients are created but not connected: they connect on first use.
+ * Every setting is read before anything is opened, so settings that cannot run leave nothing behind; the SDK
+ * clients are created but not connected: they connect on first use.
  * @throws ConfigError / SettingsError naming the first unusable setting.
  */
 export function createAppContext(settings: AppSettings, deps: AppContextDeps = {}): AppContext {
@@ -82,22 +84,31 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const config = resolveCoreConfig(frozen);
   const functionSettings = resolveFunctionSettings(frozen);
   const cosmosResources = resolveCosmosResourceNames(frozen);
+  const outboxConfig = resolveOutboxConfig(frozen);
+  const cosmosConnection = resolveCosmosConnection(frozen);
+  resolveServiceBusConnection(frozen);
+  const telemetry = createTelemetry({ level: frozen.LOG_LEVEL || 'info', ...(deps.logDestination !== undefined && { destination: deps.logDestination }) });
   const clock = deps.clock ?? systemClock;
-  // The emulators' account metadata names their default port, not the one they run on: no discovery there.
-  const connection = resolveCosmosConnection(frozen);
-  const cosmosClient = createCosmosClient(frozen, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(connection.endpoint) }));
+
   const serviceBus: ServiceBusClient = createServiceBusClient(frozen);
+  let cosmosClient: CosmosClient;
+  try {
+    // The emulators' account metadata names their default port, not the one they run on: no discovery there.
+    cosmosClient = createCosmosClient(frozen, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(cosmosConnection.endpoint) }));
+  } catch (error) {
+    void serviceBus.close();
+    throw error;
+  }
   const senders = new Map<QueueName, ServiceBusSender>();
   const sender = (queue: QueueName): ServiceBusSender => {
     let found = senders.get(queue);
     if (found === undefined) senders.set(queue, (found = serviceBus.createSender(queue)));
     return found;
   };
-  const telemetry = createTelemetry({ level: frozen.LOG_LEVEL || 'info', ...(deps.logDestination !== undefined && { destination: deps.logDestination }) });
   const metrics = new ConvoyMetrics();
   const container = ordersContainer(cosmosClient, cosmosResources);
   const store = new CosmosOrderStore(container);
-  const outbox = createOutboxRuntime({ settings: frozen, container, sender: sender(QueueName.OrderEvents), telemetry, metrics, clock, outboxTtlSeconds: config.outboxTtlSeconds });
+  const outbox = createOutboxRuntime({ config: outboxConfig, container, sender: sender(QueueName.OrderEvents), telemetry, metrics, clock, outboxTtlSeconds: config.outboxTtlSeconds });
 
   return {
     settings: frozen,

@@ -24,6 +24,6 @@ export async function gapMonitor(app: AppContext, _timer: Timer, _context: Invoc
 }
 
 /** The function: a timer every minute. */
-export function gapMonitorFunction(app: () => AppContext): FunctionRegistration {
-  return { kind: 'timer', name: 'gapMonitor', options: { schedule: GAP_MONITOR_SCHEDULE, handler: (timer, context) => gapMonitor(app(), timer, context) } };
+export function gapMonitorFunction(context: () => AppContext): FunctionRegistration {
+  return { kind: 'timer', name: 'gapMonitor', options: { schedule: GAP_MONITOR_SCHEDULE, handler: async (timer, invocation) => gapMonitor(context(), timer, invocation) } };
 }

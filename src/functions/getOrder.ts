@@ -41,10 +41,10 @@ async function orderHold(app: AppContext, orderId: string): Promise<HoldView | u
 }
 
 /** The function: `GET /api/orders/{orderId}` with a function key. */
-export function getOrderFunction(app: () => AppContext): FunctionRegistration {
+export function getOrderFunction(context: () => AppContext): FunctionRegistration {
   return {
     kind: 'http',
     name: 'getOrder',
-    options: { route: 'orders/{orderId}', methods: ['GET'], authLevel: 'function', handler: (request, context) => getOrder(app(), request, context) },
+    options: { route: 'orders/{orderId}', methods: ['GET'], authLevel: 'function', handler: async (request, invocation) => getOrder(context(), request, invocation) },
   };
 }

@@ -126,7 +126,7 @@ function describe(error: unknown): string {
 }
 
 /** The function: one `ledger` message at a time, settled by the handler. */
-export function ledgerSplitterFunction(app: () => AppContext): FunctionRegistration {
+export function ledgerSplitterFunction(context: () => AppContext): FunctionRegistration {
   return {
     kind: 'serviceBusQueue',
     name: 'ledgerSplitter',
@@ -136,7 +136,7 @@ export function ledgerSplitterFunction(app: () => AppContext): FunctionRegistrat
       sdkBinding: true,
       autoCompleteMessages: false,
       cardinality: 'one',
-      handler: (input, context) => ledgerSplitter(app(), input, context),
+      handler: async (input, invocation) => ledgerSplitter(context(), input, invocation),
     },
   };
 }

@@ -45,7 +45,7 @@ export async function orderProcessor(app: AppContext, input: unknown, _context: 
 }
 
 /** The function: one `orders` session at a time per slot, settled by the handler. */
-export function orderProcessorFunction(app: () => AppContext): FunctionRegistration {
+export function orderProcessorFunction(context: () => AppContext): FunctionRegistration {
   return {
     kind: 'serviceBusQueue',
     name: 'orderProcessor',
@@ -56,7 +56,7 @@ export function orderProcessorFunction(app: () => AppContext): FunctionRegistrat
       sdkBinding: true,
       autoCompleteMessages: false,
       cardinality: 'one',
-      handler: (input, context) => orderProcessor(app(), input, context),
+      handler: async (input, invocation) => orderProcessor(context(), input, invocation),
     },
   };
 }

@@ -34,6 +34,6 @@ export async function outboxGauges(app: AppContext, _timer: Timer, _context: Inv
 }
 
 /** The function: a timer every minute. */
-export function outboxGaugesFunction(app: () => AppContext): FunctionRegistration {
-  return { kind: 'timer', name: 'outboxGauges', options: { schedule: OUTBOX_GAUGES_SCHEDULE, handler: (timer, context) => outboxGauges(app(), timer, context) } };
+export function outboxGaugesFunction(context: () => AppContext): FunctionRegistration {
+  return { kind: 'timer', name: 'outboxGauges', options: { schedule: OUTBOX_GAUGES_SCHEDULE, handler: async (timer, invocation) => outboxGauges(context(), timer, invocation) } };
 }

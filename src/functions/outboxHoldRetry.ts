@@ -19,6 +19,6 @@ export async function outboxHoldRetry(app: AppContext, _timer: Timer, context: I
 }
 
 /** The function: a timer every minute. */
-export function outboxHoldRetryFunction(app: () => AppContext): FunctionRegistration {
-  return { kind: 'timer', name: 'outboxHoldRetry', options: { schedule: OUTBOX_HOLD_RETRY_SCHEDULE, handler: (timer, context) => outboxHoldRetry(app(), timer, context) } };
+export function outboxHoldRetryFunction(context: () => AppContext): FunctionRegistration {
+  return { kind: 'timer', name: 'outboxHoldRetry', options: { schedule: OUTBOX_HOLD_RETRY_SCHEDULE, handler: async (timer, invocation) => outboxHoldRetry(context(), timer, invocation) } };
 }

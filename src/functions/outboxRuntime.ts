@@ -4,11 +4,10 @@
  */
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusSender } from '@azure/service-bus';
-import type { AppSettings } from '../adapters/azureSettings.js';
 import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
 import { ServiceBusOrderEventSender } from '../adapters/outboxServiceBusSender.js';
 import { WebhookOrderEventPoster } from '../adapters/outboxWebhook.js';
-import { OutboxRelay, WebhookWake, resolveOutboxConfig, type HoldRetryDeps, type OutboxConfig } from '../core/index.js';
+import { OutboxRelay, WebhookWake, type HoldRetryDeps, type OutboxConfig } from '../core/index.js';
 import type { OutboxObserver } from '../core/outbox/outboxPorts.js';
 import type { Clock } from '../core/ports/clock.js';
 import type { Telemetry } from '../core/ports/telemetry.js';
@@ -24,7 +23,7 @@ export interface OutboxRuntime {
 
 /** What {@link createOutboxRuntime} builds the relay from. */
 interface OutboxRuntimeParts {
-  settings: AppSettings;
+  config: Readonly<OutboxConfig>;
   /** The orders container: its change feed is relayed, and the holds live in it. */
   container: Container;
   /** The `order-events` sender. */
@@ -35,10 +34,9 @@ interface OutboxRuntimeParts {
   outboxTtlSeconds: number;
 }
 
-/** Builds the relay. @throws ConfigError naming an unusable outbox setting. */
+/** Builds the relay from its resolved settings. */
 export function createOutboxRuntime(parts: OutboxRuntimeParts): OutboxRuntime {
-  const { telemetry, clock } = parts;
-  const config = resolveOutboxConfig(parts.settings);
+  const { config, telemetry, clock } = parts;
   const holds = new CosmosOutboxHoldStore(parts.container);
   const sender = new ServiceBusOrderEventSender(parts.sender);
   const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs, ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }) });

@@ -66,10 +66,10 @@ export async function postLedger(app: AppContext, request: HttpRequest, context:
 }
 
 /** The function: `POST /api/ledgers` with a function key. */
-export function postLedgerFunction(app: () => AppContext): FunctionRegistration {
+export function postLedgerFunction(context: () => AppContext): FunctionRegistration {
   return {
     kind: 'http',
     name: 'postLedger',
-    options: { route: 'ledgers', methods: ['POST'], authLevel: 'function', handler: (request, context) => postLedger(app(), request, context) },
+    options: { route: 'ledgers', methods: ['POST'], authLevel: 'function', handler: async (request, invocation) => postLedger(context(), request, invocation) },
   };
 }

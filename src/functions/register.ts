@@ -16,9 +16,9 @@ export type FunctionRegistration =
 /** The app as a host runs it: its functions and its lifecycle hooks. */
 export interface HostedApp {
   readonly functions: readonly FunctionRegistration[];
-  /** The `appStart` hook: run once the app is loaded, before any invocation. Never rejects. */
-  start(): void;
-  /** The `appTerminate` hook: run on a graceful shutdown. Never rejects. */
+  /** The `appStart` hook: run once the app is loaded, before any invocation. Never rejects: the host must start. */
+  start(): Promise<void>;
+  /** The `appTerminate` hook: run on a graceful shutdown. Never rejects: shutdown must go on. */
   terminate(): Promise<void>;
 }
 

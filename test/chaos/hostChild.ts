@@ -1,7 +1,7 @@
 /*
- * One function host of the chaos run, as its own process (so it can be killed with SIGKILL, and so two hosts do
- * not share one app context): the in-process host without emulators, the app's functions with the
- * host faults of `hostFaults.ts`, settings from the environment. Prints `{"chaos":"ready","httpUrl":…}` on stdout.
+ * One function host of the chaos run, as its own process (so it can be killed with SIGKILL): the in-process host
+ * without emulators, the app's functions with the host faults of `hostFaults.ts`, settings from the environment.
+ * Prints `{"chaos":"ready","httpUrl":…}` on stdout.
  */
 import { startLocalHost } from '../../local/localHost.js';
 import { loadApp } from '../../local/functionRegistry.js';

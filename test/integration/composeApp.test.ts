@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { start as startCosmos } from '../../emulators/cosmos/index.js';
 import type { CosmosEmulator } from '../../emulators/cosmos/index.js';
 import type { AppSettings } from '../../src/adapters/azureSettings.js';
+import { app } from '@azure/functions';
 import { composeApp } from '../../src/functions/app.js';
+import { setEnv } from '../outbox/support/eventually.js';
 import { HttpRequest } from '../../local/azureFunctions.js';
 import { handlerOf, invocation } from './support/stack.js';
 
@@ -34,24 +36,30 @@ async function getOrder(app: ReturnType<typeof composeApp>, orderId: string): Pr
 }
 
 describe('the composed app', () => {
-  it('builds its context at start from the settings of that moment, keeps it until terminate, then builds a new one', async () => {
+  it('builds its context at start from the settings of that moment, keeps it until terminate, and a new one at the next start', async () => {
     // Prepare
     const settings: Record<string, string> = { LEDGER_LOCK_DURATION: 'PT1M' };
     const app = appOn(settings);
     // Act
-    app.start();
+    await app.start();
     const first = app.context();
     settings.LEDGER_LOCK_DURATION = 'PT2M';
     const again = app.context();
     const sender = first.sender('orders');
     await app.terminate();
-    const rebuilt = app.context();
+    const afterTerminate = await getOrder(app, 'o-1');
+    await app.start();
+    const restarted = app.context();
+    const restartedSender = restarted.sender('orders');
+    await app.start();
     // Assess
     expect(again).toBe(first);
     expect(first.functionSettings.ledgerLockDurationMs).toBe(60_000);
     expect(sender.isClosed).toBe(true);
-    expect(rebuilt).not.toBe(first);
-    expect(rebuilt.functionSettings.ledgerLockDurationMs).toBe(120_000);
+    expect(afterTerminate).toMatchObject({ message: expect.stringContaining('terminated') });
+    expect(restarted).not.toBe(first);
+    expect(restarted.functionSettings.ledgerLockDurationMs).toBe(120_000);
+    expect(restartedSender.isClosed).toBe(true); // a second start closed the context of the first
     await app.terminate();
   });
 
@@ -66,8 +74,8 @@ describe('the composed app', () => {
     client.dispose();
     const blue = appOn({ COSMOS_DATABASE: 'convoy-blue', COSMOS_CONTAINER: 'orders-blue' });
     const plain = appOn({});
-    blue.start();
-    plain.start();
+    await blue.start();
+    await plain.start();
     try {
       // Act
       const found = await getOrder(blue, 'o-blue');
@@ -92,7 +100,7 @@ describe('the composed app', () => {
     const app = appOn({ [setting]: value });
     try {
       // Act
-      app.start();
+      await app.start();
       const first = await getOrder(app, 'o-1');
       const second = await getOrder(app, 'o-2');
       // Assess
@@ -107,17 +115,39 @@ describe('the composed app', () => {
     }
   });
 
-  it('defines each function once, by name', () => {
-    const names = appOn({}).functions.map((f) => `${f.kind}:${f.name}`);
-    expect(names).toEqual([
-      'serviceBusQueue:ledgerSplitter',
-      'serviceBusQueue:orderProcessor',
-      'http:getOrder',
-      'http:postLedger',
-      'cosmosDB:outboxRelay',
-      'timer:outboxGauges',
-      'timer:outboxHoldRetry',
-      'timer:gapMonitor',
-    ]);
+  it('is what the entry module gives the Functions host: every function by name, and hooks that start and terminate it', async () => {
+    // Prepare: record what reaches `app` (outside the host the library would only skip each call).
+    const given: string[] = [];
+    const hooks: { start?: () => Promise<void>; terminate?: () => Promise<void> } = {};
+    const record = (kind: string) => vi.spyOn(app, kind as 'http').mockImplementation((name: string) => void given.push(`${kind}:${name}`));
+    const spies: { mockRestore(): void }[] = [record('serviceBusQueue'), record('http'), record('timer'), record('cosmosDB')];
+    spies.push(vi.spyOn(app.hook, 'appStart').mockImplementation((handler) => ((hooks.start = handler as () => Promise<void>), { dispose: () => undefined }) as never));
+    spies.push(vi.spyOn(app.hook, 'appTerminate').mockImplementation((handler) => ((hooks.terminate = handler as () => Promise<void>), { dispose: () => undefined }) as never));
+    const restore = setEnv({ LOG_LEVEL: 'silent', ServiceBusConnection: SERVICE_BUS, CosmosConnection: cosmos.connectionString });
+    const logged = vi.spyOn(console, 'error');
+    try {
+      // Act
+      await import('../../src/functions/index.js');
+      await hooks.start?.();
+      await hooks.terminate?.();
+      // Assess
+      expect(given).toEqual([
+        'serviceBusQueue:ledgerSplitter',
+        'serviceBusQueue:orderProcessor',
+        'http:getOrder',
+        'http:postLedger',
+        'cosmosDB:outboxRelay',
+        'timer:outboxGauges',
+        'timer:outboxHoldRetry',
+        'timer:gapMonitor',
+      ]);
+      expect(hooks.start).toBeTypeOf('function');
+      expect(hooks.terminate).toBeTypeOf('function');
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      logged.mockRestore();
+      restore();
+    }
   });
 });

@@ -102,7 +102,7 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
       await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(orderId, [1, 2, 3]) }));
       // The same app, composed with that clock.
       const app = composeApp({ clock });
-      app.start();
+      await app.start();
       try {
         return await runSplitter({ ...stack, handlers: { ...stack.handlers, ledgerSplitter: handlerOf(app, 'ledgerSplitter') as Stack['handlers']['ledgerSplitter'] } });
       } finally {

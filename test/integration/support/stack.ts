@@ -87,7 +87,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LOG_LEVEL: 'silent',
   });
   const app = composeApp();
-  app.start();
+  await app.start();
   const handler = (name: string) => handlerOf(app, name);
   const bus = new ServiceBusClient(serviceBus.connectionString, { retryOptions: { maxRetries: 1, timeoutInMs: 5_000, retryDelayInMs: 50 } });
   return {

@@ -1,0 +1,140 @@
+// The esbuild builds behind `npm start`. Our TypeScript is bundled per part (the host; the emulators' worker), and
+// the npm packages it imports go to one vendor bundle of their own: loading a few large files instead of ~2,000
+// small ones through Node's resolver is most of the start-up saved, and an edit rebuilds only our part (about a
+// third of a second) while the packages' bundle is rebuilt only when they change.
+import { execFileSync } from 'node:child_process';
+import { isBuiltin } from 'node:module';
+import process from 'node:process';
+
+/**
+ * Packages left to load from node_modules. `@azure/functions` must share `@azure/functions-extensions-base` with
+ * the Service Bus extension the app requires at run time (docs/platform.md, "Two copies of
+ * @azure/functions-extensions-base"); Application Insights patches modules as Node loads them, and its Azure SDK
+ * bridge sets the instrumenter of the installed `@azure/core-tracing`, so the SDKs must use that copy; `selfsigned`
+ * runs only when a certificate is made.
+ */
+const INSTALLED = new Set(['@azure/functions', '@azure/core-tracing', 'applicationinsights', 'selfsigned']);
+
+/** Gives CommonJS packages the `require` they call for Node's built-in modules. */
+const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const isBare = (specifier) => !/^[./]/.test(specifier) && !isBuiltin(specifier);
+
+/** The file of the vendor bundle that exports `specifier` (`@azure/cosmos` → `azure+cosmos.js`). */
+const vendorFile = (specifier) => `${specifier.replace(/^@/, '').replaceAll('/', '+')}.js`;
+
+/**
+ * Builds a part of our code (its `entryPoints`) into `outdir`, its package imports pointing into the vendor bundle
+ * `vendorDir` (a sibling directory). Resolves to the files it read (relative to `root`) and the package specifiers
+ * it imports.
+ */
+export async function buildApp(esbuild, { root, entryPoints, outdir, vendorDir }) {
+  const specifiers = new Set();
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'error',
+    plugins: [
+      {
+        name: 'vendor-bundle',
+        setup(build) {
+          build.onResolve({ filter: /^[^./]/ }, ({ path }) => {
+            if (!isBare(path)) return undefined;
+            if (INSTALLED.has(packageName(path))) return { path, external: true };
+            specifiers.add(path);
+            return { path: `../${vendorDir}/${vendorFile(path)}`, external: true };
+          });
+        },
+      },
+    ],
+  });
+  return { files: Object.keys(result.metafile.inputs), specifiers: [...specifiers].sort() };
+}
+
+/**
+ * Builds the vendor bundle: one file per specifier exporting what Node would (`vendorFile`), plus shared chunks.
+ * Resolves to the files it read, relative to `root`.
+ */
+export async function buildVendor(esbuild, { root, outdir, specifiers }) {
+  const shapes = moduleShapes(root, specifiers);
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: specifiers.map((specifier) => ({ in: `vendor:${specifier}`, out: vendorFile(specifier).slice(0, -'.js'.length) })),
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: [...INSTALLED].flatMap((name) => [name, `${name}/*`]),
+    banner: { js: REQUIRE_BANNER },
+    metafile: true,
+    logLevel: 'error',
+    plugins: [
+      {
+        name: 'vendor-entries',
+        setup(build) {
+          // An .mjs path: esbuild then gives a CommonJS import Node's interop (`default` is always `module.exports`).
+          build.onResolve({ filter: /^vendor:/ }, ({ path }) => ({ path: `${path.slice('vendor:'.length)}.mjs`, namespace: 'vendor-entry' }));
+          build.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, ({ path }) => {
+            const specifier = path.slice(0, -'.mjs'.length);
+            return { contents: entrySource(specifier, shapes[specifier]), resolveDir: root, loader: 'js' };
+          });
+        },
+      },
+    ],
+  });
+  return Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('vendor-entry:'));
+}
+
+/**
+ * An entry of the vendor bundle. An ES module is re-exported as it is (its default export too: undefined when it has
+ * none, which our code, checked by TypeScript against the package, never imports); a CommonJS one by the names
+ * Node's own loader gives an `import` of it (its default export is `module.exports`), which esbuild cannot know.
+ */
+function entrySource(specifier, shape) {
+  const quoted = JSON.stringify(specifier);
+  const head = `import * as namespace from ${quoted};\nexport default namespace.default;\n`;
+  if (shape.format === 'module') return `${head}export * from ${quoted};\n`;
+  const named = shape.names.filter((name) => name !== 'default');
+  const bindings = named.map((name, i) => `const export${i} = namespace[${JSON.stringify(name)}];\n`).join('');
+  return `${head}${bindings}export { ${named.map((name, i) => `export${i} as ${JSON.stringify(name)}`).join(', ')} };\n`;
+}
+
+/**
+ * The module format of each specifier as Node resolves it from `root` and, for CommonJS ones, the export names Node
+ * gives an `import` of them, read by a child process that imports those (the packages stay out of this process).
+ */
+function moduleShapes(root, specifiers) {
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { dirname, join } from 'node:path';
+    import { fileURLToPath } from 'node:url';
+    // Node's rule: .mjs and .cjs say it; otherwise the "type" of the nearest package.json.
+    const formatOf = (file) => {
+      if (file.endsWith('.mjs')) return 'module';
+      if (file.endsWith('.cjs')) return 'commonjs';
+      for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
+        let manifest;
+        try { manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')); } catch { continue; }
+        return manifest.type === 'module' ? 'module' : 'commonjs';
+      }
+      return 'commonjs';
+    };
+    const shapes = {};
+    for (const specifier of JSON.parse(process.argv[1])) {
+      const format = formatOf(fileURLToPath(import.meta.resolve(specifier)));
+      shapes[specifier] = { format, names: format === 'commonjs' ? Object.keys(await import(specifier)) : [] };
+    }
+    process.stdout.write(JSON.stringify(shapes));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script, JSON.stringify(specifiers)], { cwd: root, encoding: 'utf8' }));
+}

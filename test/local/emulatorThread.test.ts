@@ -34,6 +34,18 @@ describe('an emulator in a worker thread', () => {
     await first;
   });
 
+  it('starts without loading its query engine when told, loads it when asked, and answers queries either way', async () => {
+    const cosmos = await startEmulatorThread({ service: 'cosmos', options: { port: 0, preloadQueryEngine: false } });
+    const client = new CosmosClient({ endpoint: String(cosmos.endpoint), key: String(/AccountKey=([^;]+)/.exec(cosmos.connectionString)?.[1]), connectionPolicy: { enableEndpointDiscovery: false } });
+    const { database } = await client.databases.createIfNotExists({ id: 'lazy-queries' });
+    const { container } = await database.containers.createIfNotExists({ id: 'c', partitionKey: { paths: ['/pk'] } });
+    await container.items.create({ id: 'a', pk: 'p' });
+    cosmos.preloadQueryEngine();
+    expect((await container.items.query('SELECT VALUE c.id FROM c').fetchAll()).resources).toEqual(['a']);
+    client.dispose();
+    await cosmos.close();
+  });
+
   it('rejects with the emulator and the reason when it cannot start, leaving no thread behind', async () => {
     await expect(startEmulatorThread({ service: 'cosmos', options: { port: takenPort } })).rejects.toThrow(/the cosmos emulator: .*EADDRINUSE/);
   });

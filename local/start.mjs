@@ -7,10 +7,11 @@
 // fresh directories, so a concurrent start never runs a half-written bundle. The emulators' threads start from
 // their bundle as soon as it is current, before the host's is loaded (or rebuilt), so they boot on the other core.
 import { Worker } from 'node:worker_threads';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 import { prepareBundles } from './launcher/prepareBundles.mjs';
+import { mapStackTraces } from './launcher/stackTraces.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** How the host finds the emulators' threads started here (local/emulatorThread.ts reads it). */
@@ -27,7 +28,7 @@ const { dirs, buildMs } = await prepareBundles({
 });
 if (buildMs !== undefined) process.env.CONVOY_START_BUILD_MS = String(buildMs);
 // Stack traces name the TypeScript sources (our bundles' linked source maps; the vendor bundle has none).
-process.setSourceMapsEnabled(true);
+mapStackTraces(dirname(dirs.host));
 await import(pathToFileURL(join(dirs.host, 'main.js')).href);
 
 /**

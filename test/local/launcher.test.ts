@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +57,7 @@ beforeAll(() => {
     ].join('\n'),
   );
   write('app/worker.ts', "import { stemmer } from 'stemmer';\nexport const stem = stemmer('jumping');\n");
+  write('app/fail.ts', "export function fail(): never {\n  throw new Error('failed here');\n}\n");
   write('app/static/page.html', '<p>one</p>');
 });
 
@@ -77,6 +79,20 @@ describe("npm start's bundles", () => {
     const vendor = (JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as { vendor: { dir: string; specifiers: string[] } }).vendor;
     expect(vendor.specifiers).toEqual(['cookie', 'ms', 'stemmer']);
     expect(readFileSync(join(first.dirs.host!, 'main.js'), 'utf8')).toContain(`../${vendor.dir}/stemmer.js`);
+  });
+
+  it('name the TypeScript sources in stack traces', async () => {
+    write('app/main.ts', `${readFileSync(join(root, 'app/main.ts'), 'utf8')}\nexport { fail } from './fail.js';\n`);
+    first = await prepare();
+    // As npm start runs it: Node's own loader, the mapping installed first.
+    const script = [
+      `import { mapStackTraces } from ${JSON.stringify(pathToFileURL(join(repo, 'local/launcher/stackTraces.mjs')).href)};`,
+      `mapStackTraces(${JSON.stringify(join(root, '.start'))});`,
+      `const { fail } = await import(${JSON.stringify(pathToFileURL(join(first.dirs.host!, 'main.js')).href)});`,
+      'try { fail(); } catch (error) { process.stdout.write(error.stack); }',
+    ].join('\n');
+    const stack = execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' });
+    expect(stack.split('\n').slice(0, 2)).toEqual(['Error: failed here', `    at fail (${join(root, 'app/fail.ts')}:2:9)`]);
   });
 
   it('are reused when nothing they were built from changed, each part reported ready at once', async () => {

@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** How the host finds the emulators' threads started here (local/emulatorThread.ts reads it). */
 const EMULATOR_WORKERS = Symbol.for('ledger-convoy.emulatorWorkers');
 
-const { dirs, buildMs } = await prepareBundles({
+const { dirs, buildMs, prune } = await prepareBundles({
   root,
   parts: {
     host: { entryPoints: { main: 'local/main.ts' }, assets: 'cli/console/static' },
@@ -30,6 +30,8 @@ if (buildMs !== undefined) process.env.CONVOY_START_BUILD_MS = String(buildMs);
 // Stack traces name the TypeScript sources (our bundles' linked source maps; the vendor bundle has none).
 mapStackTraces(dirname(dirs.host));
 await import(pathToFileURL(join(dirs.host, 'main.js')).href);
+// The host is up (its module ran to the end): earlier bundles go now rather than during the start.
+prune?.();
 
 /**
  * Starts one thread per emulator from the bundle in `dir`; the host hands each its options (emulatorThread.ts).

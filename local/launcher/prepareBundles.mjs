@@ -1,6 +1,7 @@
 // Makes `npm start`'s bundles current: each part of our code (local/start.mjs names them) and the vendor bundle of
 // the packages they import, each rebuilt only when something it was built from changed (buildCache.mjs).
 import { cpSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { URL, fileURLToPath } from 'node:url';
@@ -11,8 +12,8 @@ import { buildApp, buildVendor } from './bundles.mjs';
 const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'prepareBundles.mjs'].map((file) => fileURLToPath(new URL(file, import.meta.url)));
 
 /**
- * Makes every part's bundle current and resolves to the directory of each (by part name), with `buildMs` when
- * something was rebuilt.
+ * Makes every part's bundle current and resolves to the directory of each (by part name); when something was
+ * rebuilt, with `buildMs` and `prune()`, which removes bundles no start needs any more (call it once started).
  * - `parts`: by name, the entry points of each (`{ main: 'local/main.ts' }`) and an optional directory of `assets`
  *   (relative to `root`) copied beside them as `static/`;
  * - `inputs`: files that shape every build without being imported (package.json, tsconfig.json, the launcher);
@@ -30,7 +31,8 @@ export async function prepareBundles({ root, parts, inputs = [], onReady = () =>
   if (fresh.length === names.length) return { dirs: Object.fromEntries(names.map((name) => [name, cache.path(current[name].dir)])) };
 
   const started = performance.now();
-  const esbuild = await import('esbuild');
+  // Required rather than imported: an import of this CommonJS package first has Node scan it for export names.
+  const esbuild = createRequire(import.meta.url)('esbuild');
   const buildParts = async (which, vendorDir) => {
     const built = await Promise.all(
       which.map(async (name) => {
@@ -60,8 +62,7 @@ export async function prepareBundles({ root, parts, inputs = [], onReady = () =>
     records.vendor = cache.record(vendorDir, [...files, ...shared, 'package-lock.json', 'node_modules/.package-lock.json'], { specifiers: needed });
   }
   cache.update(records);
-  cache.prune();
   const dirs = Object.fromEntries(names.map((name) => [name, cache.path((records[name] ?? current[name]).dir)]));
   for (const name of names) if (!fresh.includes(name)) onReady(name, dirs[name]);
-  return { dirs, buildMs: Math.round(performance.now() - started) };
+  return { dirs, buildMs: Math.round(performance.now() - started), prune: () => cache.prune() };
 }

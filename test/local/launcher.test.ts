@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 interface Prepared {
   dirs: Record<string, string>;
   buildMs?: number;
+  prune?: () => void;
 }
 type PrepareBundles = (options: {
   root: string;
@@ -174,7 +175,7 @@ describe("npm start's bundles", () => {
   it('keep the bundles a running start may still load from, and remove older ones', async () => {
     for (let i = 0; i < 5; i++) {
       touch('app/greeting.ts', 100 + i);
-      await prepare();
+      (await prepare()).prune?.();
     }
     const hosts = readdirSync(join(root, '.start')).filter((d) => d.startsWith('host-'));
     // The current one and the three before it.

@@ -3,17 +3,24 @@
 // small ones through Node's resolver is most of the start-up saved, and an edit rebuilds only our part (about a
 // third of a second) while the packages' bundle is rebuilt only when they change.
 import { execFileSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import process from 'node:process';
 
 /**
- * Packages left to load from node_modules. `@azure/functions` must share `@azure/functions-extensions-base` with
- * the Service Bus extension the app requires at run time (docs/platform.md, "Two copies of
- * @azure/functions-extensions-base"); Application Insights patches modules as Node loads them, and its Azure SDK
- * bridge sets the instrumenter of the installed `@azure/core-tracing`, so the SDKs must use that copy; `selfsigned`
- * runs only when a certificate is made.
+ * Packages left to load from node_modules: Application Insights patches modules as Node loads them, and its Azure
+ * SDK bridge sets the instrumenter of the installed `@azure/core-tracing`, so the SDKs must use that copy;
+ * `selfsigned` runs only when a certificate is made.
  */
-const INSTALLED = new Set(['@azure/functions', '@azure/core-tracing', 'applicationinsights', 'selfsigned']);
+const INSTALLED = new Set(['@azure/core-tracing', 'applicationinsights', 'selfsigned']);
+
+/**
+ * Packages loaded from node_modules too, but through `require` by their vendor entry: `@azure/functions` must share
+ * `@azure/functions-extensions-base` with the Service Bus extension the app requires (docs/platform.md, "Two copies
+ * of @azure/functions-extensions-base"), and an `import` of this CommonJS package would first have Node scan its
+ * source for export names (about as long as loading it).
+ */
+const REQUIRED = new Set(['@azure/functions']);
 
 /** Gives CommonJS packages the `require` they call for Node's built-in modules. */
 const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
@@ -75,7 +82,9 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: [...INSTALLED].flatMap((name) => [name, `${name}/*`]),
+    external: [...INSTALLED, ...REQUIRED].flatMap((name) => [name, `${name}/*`]),
+    // Node's conditions only: esbuild's default `module` condition picks files Node would not load.
+    conditions: [],
     banner: { js: REQUIRE_BANNER },
     metafile: true,
     logLevel: 'error',
@@ -85,9 +94,16 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
         setup(build) {
           // An .mjs path: esbuild then gives a CommonJS import Node's interop (`default` is always `module.exports`).
           build.onResolve({ filter: /^vendor:/ }, ({ path }) => ({ path: `${path.slice('vendor:'.length)}.mjs`, namespace: 'vendor-entry' }));
-          build.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, ({ path }) => {
+          build.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, async ({ path }) => {
             const specifier = path.slice(0, -'.mjs'.length);
-            return { contents: entrySource(specifier, shapes[specifier]), resolveDir: root, loader: 'js' };
+            const shape = shapes[specifier];
+            // The bundle must hold the very file Node would load for the package.
+            if (!REQUIRED.has(packageName(specifier))) {
+              const resolved = await build.resolve(specifier, { kind: 'import-statement', resolveDir: root });
+              if (resolved.errors.length > 0) return { errors: resolved.errors };
+              if (realpathSync(resolved.path) !== realpathSync(shape.file)) return { errors: [{ text: `${specifier}: esbuild resolves ${resolved.path}, Node ${shape.file}` }] };
+            }
+            return { contents: entrySource(specifier, shape), resolveDir: root, loader: 'js' };
           });
         },
       },
@@ -99,20 +115,23 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
 /**
  * An entry of the vendor bundle. An ES module is re-exported as it is (its default export too: undefined when it has
  * none, which our code, checked by TypeScript against the package, never imports); a CommonJS one by the names
- * Node's own loader gives an `import` of it (its default export is `module.exports`), which esbuild cannot know.
+ * Node's own loader gives an `import` of it (its default export is `module.exports`), which esbuild cannot know —
+ * bundled, or for {@link REQUIRED} packages required from node_modules.
  */
 function entrySource(specifier, shape) {
   const quoted = JSON.stringify(specifier);
-  const head = `import * as namespace from ${quoted};\nexport default namespace.default;\n`;
-  if (shape.format === 'module') return `${head}export * from ${quoted};\n`;
+  if (shape.format === 'module') return `import * as namespace from ${quoted};\nexport default namespace.default;\nexport * from ${quoted};\n`;
+  const head = REQUIRED.has(packageName(specifier))
+    ? `import { createRequire } from 'node:module';\nconst exported = createRequire(import.meta.url)(${quoted});\n`
+    : `import exported from ${quoted};\n`;
   const named = shape.names.filter((name) => name !== 'default');
-  const bindings = named.map((name, i) => `const export${i} = namespace[${JSON.stringify(name)}];\n`).join('');
-  return `${head}${bindings}export { ${named.map((name, i) => `export${i} as ${JSON.stringify(name)}`).join(', ')} };\n`;
+  const bindings = named.map((name, i) => `const export${i} = exported[${JSON.stringify(name)}];\n`).join('');
+  return `${head}export default exported;\n${bindings}export { ${named.map((name, i) => `export${i} as ${JSON.stringify(name)}`).join(', ')} };\n`;
 }
 
 /**
- * The module format of each specifier as Node resolves it from `root` and, for CommonJS ones, the export names Node
- * gives an `import` of them, read by a child process that imports those (the packages stay out of this process).
+ * The file Node resolves each specifier to from `root`, its module format and, for CommonJS ones, the export names
+ * Node gives an `import` of them, read by a child process that imports those (the packages stay out of this process).
  */
 function moduleShapes(root, specifiers) {
   const script = `
@@ -132,8 +151,9 @@ function moduleShapes(root, specifiers) {
     };
     const shapes = {};
     for (const specifier of JSON.parse(process.argv[1])) {
-      const format = formatOf(fileURLToPath(import.meta.resolve(specifier)));
-      shapes[specifier] = { format, names: format === 'commonjs' ? Object.keys(await import(specifier)) : [] };
+      const file = fileURLToPath(import.meta.resolve(specifier));
+      const format = formatOf(file);
+      shapes[specifier] = { file, format, names: format === 'commonjs' ? Object.keys(await import(specifier)) : [] };
     }
     process.stdout.write(JSON.stringify(shapes));`;
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script, JSON.stringify(specifiers)], { cwd: root, encoding: 'utf8' }));

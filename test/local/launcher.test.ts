@@ -46,6 +46,10 @@ beforeAll(() => {
   // An ES module package (stemmer), a CommonJS one with named exports (cookie), one whose export is a function (ms).
   for (const name of ['stemmer', 'cookie', 'ms']) cpSync(join(repo, 'node_modules', name), join(root, 'node_modules', name), { recursive: true });
   write('node_modules/.package-lock.json', '{}');
+  // A package whose "module" condition names an ES build Node never loads: Node takes the CommonJS one.
+  write('node_modules/dual/package.json', JSON.stringify({ name: 'dual', exports: { '.': { module: './esm.mjs', default: './cjs.js' } } }));
+  write('node_modules/dual/esm.mjs', "export const build = 'es';\n");
+  write('node_modules/dual/cjs.js', "exports.build = 'commonjs';\n");
   write('app/greeting.ts', "export const greeting = 'hello';\n");
   write(
     'app/main.ts',
@@ -53,8 +57,9 @@ beforeAll(() => {
       "import { stemmer } from 'stemmer';",
       "import { parse } from 'cookie';",
       "import ms from 'ms';",
+      "import { build } from 'dual';",
       "import { greeting } from './greeting.js';",
-      "export const values = { greeting, stem: stemmer('running'), cookie: parse('a=1').a, ms: ms('1s') };",
+      "export const values = { greeting, stem: stemmer('running'), cookie: parse('a=1').a, ms: ms('1s'), dual: build };",
     ].join('\n'),
   );
   write('app/worker.ts', "import { stemmer } from 'stemmer';\nexport const stem = stemmer('jumping');\n");
@@ -73,12 +78,12 @@ describe("npm start's bundles", () => {
     first = await prepare();
     expect(first.buildMs).toBeGreaterThanOrEqual(0);
     expect(first.ready.sort()).toEqual(['host', 'worker']);
-    expect((await run(first.dirs.host!, 'main.js')).values).toEqual({ greeting: 'hello', stem: 'run', cookie: '1', ms: 1000 });
+    expect((await run(first.dirs.host!, 'main.js')).values).toEqual({ greeting: 'hello', stem: 'run', cookie: '1', ms: 1000, dual: 'commonjs' });
     expect((await run(first.dirs.worker!, 'worker.js')).stem).toBe('jump');
     expect(readFileSync(join(first.dirs.host!, 'static/page.html'), 'utf8')).toBe('<p>one</p>');
     // The packages are not in our parts' bundles: both import the one vendor bundle.
     const vendor = (JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as { vendor: { dir: string; specifiers: string[] } }).vendor;
-    expect(vendor.specifiers).toEqual(['cookie', 'ms', 'stemmer']);
+    expect(vendor.specifiers).toEqual(['cookie', 'dual', 'ms', 'stemmer']);
     expect(readFileSync(join(first.dirs.host!, 'main.js'), 'utf8')).toContain(`../${vendor.dir}/stemmer.js`);
   });
 

@@ -8,6 +8,7 @@
 // their bundle as soon as it is current, before the host's is loaded (or rebuilt), so they boot on the other core.
 import { Worker } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 import { prepareBundles } from './launcher/prepareBundles.mjs';
@@ -26,6 +27,8 @@ const { dirs, buildMs, prune } = await prepareBundles({
   inputs: ['local/start.mjs', 'package.json', 'tsconfig.json'],
   onReady: (part, dir) => void (part === 'emulators' && startEmulatorWorkers(dir)),
 });
+// For the host's start-up log (local/main.ts).
+process.env.CONVOY_START_BUNDLES_AT_MS = String(Math.round(performance.now()));
 if (buildMs !== undefined) process.env.CONVOY_START_BUILD_MS = String(buildMs);
 // Stack traces name the TypeScript sources (our bundles' linked source maps; the vendor bundle has none).
 mapStackTraces(dirname(dirs.host));

@@ -2,7 +2,6 @@
 // esbuild read for it, with the directory of each (a file added beside them can change what an import resolves to),
 // as size and modification time; a bundle is current only while all of them still match. `current.json` names the
 // current bundle of each kind and is replaced by an atomic rename, so concurrent starts never read half of it.
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import process from 'node:process';
@@ -33,7 +32,7 @@ export function buildCache(root) {
     /** Absolute path of a bundle's directory. */
     path: (dir) => join(cacheDir, dir),
     /** A fresh directory name for a bundle of `kind` (its time first: the newest are kept). */
-    newDir: (kind) => `${kind}-${Date.now()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    newDir: (kind) => `${kind}-${Date.now()}-${process.pid}-${Math.random().toString(16).slice(2, 8).padEnd(6, '0')}`,
     /** The bundles `current.json` names, by kind (empty when there is none). */
     read() {
       try {

@@ -2,7 +2,6 @@
 // the npm packages it imports go to one vendor bundle of their own: loading a few large files instead of ~2,000
 // small ones through Node's resolver is most of the start-up saved, and an edit rebuilds only our part (about a
 // third of a second) while the packages' bundle is rebuilt only when they change.
-import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import process from 'node:process';
@@ -72,7 +71,7 @@ export async function buildApp(esbuild, { root, entryPoints, outdir, vendorDir }
  * Resolves to the files it read, relative to `root`.
  */
 export async function buildVendor(esbuild, { root, outdir, specifiers }) {
-  const shapes = moduleShapes(root, specifiers);
+  const shapes = await moduleShapes(root, specifiers);
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: specifiers.map((specifier) => ({ in: `vendor:${specifier}`, out: vendorFile(specifier).slice(0, -'.js'.length) })),
@@ -133,7 +132,9 @@ function entrySource(specifier, shape) {
  * The file Node resolves each specifier to from `root`, its module format and, for CommonJS ones, the export names
  * Node gives an `import` of them, read by a child process that imports those (the packages stay out of this process).
  */
-function moduleShapes(root, specifiers) {
+async function moduleShapes(root, specifiers) {
+  // Loaded here, not with the launcher: a start whose bundles are current never needs it.
+  const { execFileSync } = await import('node:child_process');
   const script = `
     import { readFileSync } from 'node:fs';
     import { dirname, join } from 'node:path';

@@ -4,9 +4,10 @@
  * Times `npm start` as a developer meets it, from the command starting until a ledger POSTed the moment HTTP answers
  * is applied (its order readable with `lastSequence` 1): HTTP answering, both emulators accepting, the session
  * receivers started, the relay's leases owned. Each round runs twice, interleaved: once after an edit (a source
- * file touched, so the bundle is rebuilt inside the timed span: TypeScript compilation included) and once with
- * nothing changed. It prints where the time went (npm and the launcher, then the host's own phases as it logs them
- * once ready), the CPU the process tree used, and the load average, since the figure depends on what else runs.
+ * file touched, so the host's bundle is rebuilt inside the timed span: TypeScript compilation included) and once
+ * with nothing changed. It prints where the time went (npm until node runs, then the launcher's and the host's own
+ * phases as the host logs them once ready), the CPU the process tree used, and the load average, since the figure
+ * depends on what else runs.
  * The goal is 2 s; nothing is asserted.
  */
 import { spawn } from 'node:child_process';
@@ -105,7 +106,7 @@ for (let round = 1; round <= runs; round++) {
     const phases = r.phases.map((p) => `${p.phase} ${s(r.processStartMs + p.atMs)}`).join(' · ');
     console.log(
       `round ${round} ${kind.padEnd(9)} applied ${s(r.appliedMs)} s (HTTP ${s(r.httpMs)} s) · cpu ${r.cpuMs === undefined ? '?' : s(r.cpuMs)} s · load ${r.load.toFixed(1)}\n` +
-        `  npm + launcher ${s(r.processStartMs)}${r.buildMs === undefined ? '' : ` (rebuild ${s(r.buildMs)})`} · ${phases}`,
+        `  npm ${s(r.processStartMs)} · ${phases}${r.buildMs === undefined ? '' : ` (a rebuild of ${s(r.buildMs)} s before the bundles were current)`}`,
     );
   }
 }

@@ -15,13 +15,16 @@ export async function ensureCosmosResources(connectionString: string, names: Cos
   const client = new CosmosClient(connectionString);
   try {
     const { database } = await client.databases.createIfNotExists({ id: names.database });
-    await database.containers.createIfNotExists({
-      id: names.container,
-      partitionKey: { paths: [ORDERS_PARTITION_KEY] },
-      // -1: TTL on without a default, so records carrying their own `ttl` (the inbox) expire and others stay.
-      defaultTtl: -1,
-    });
-    await database.containers.createIfNotExists({ id: LEASE_CONTAINER, partitionKey: { paths: ['/id'] } });
+    // Both at once: each is a read, then a create when missing.
+    await Promise.all([
+      database.containers.createIfNotExists({
+        id: names.container,
+        partitionKey: { paths: [ORDERS_PARTITION_KEY] },
+        // -1: TTL on without a default, so records carrying their own `ttl` (the inbox) expire and others stay.
+        defaultTtl: -1,
+      }),
+      database.containers.createIfNotExists({ id: LEASE_CONTAINER, partitionKey: { paths: ['/id'] } }),
+    ]);
   } finally {
     client.dispose();
   }

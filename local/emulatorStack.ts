@@ -69,7 +69,10 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
         certDir: dataDir ? undefined : repoPath('.start/servicebus-tls'),
       },
     }), 'Service Bus emulator accepting'),
-    marked(startEmulatorThread({ service: 'cosmos', options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined } }), 'Cosmos DB emulator accepting'),
+    marked(startEmulatorThread({
+      service: 'cosmos',
+      options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined, preloadQueryEngine: false },
+    }), 'Cosmos DB emulator accepting'),
   ]);
   // Both are closed whatever happens to the other; a failure (say, a store that could not flush) is not swallowed.
   const closeBoth = async () => {
@@ -82,7 +85,7 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     throw serviceBus.status === 'rejected' ? serviceBus.reason : (cosmos as PromiseRejectedResult).reason;
   }
   try {
-    // The SDK is loaded only now: the threads above boot meanwhile.
+    // The SDK is loaded only now: the threads above booted meanwhile.
     const { ensureCosmosResources } = await import('./cosmosResources.js');
     await ensureCosmosResources(cosmos.value.connectionString, await options.cosmosResources);
     options.timeline?.mark('Cosmos DB resources created');
@@ -90,6 +93,9 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     await closeBoth().catch(() => undefined);
     throw error;
   }
+  // Now that these first requests are answered, the query engine loads while the host loads the functions, before
+  // the outbox relay's first lease query.
+  cosmos.value.preloadQueryEngine();
   return {
     serviceBusConnectionString: serviceBus.value.connectionString,
     cosmosConnectionString: cosmos.value.connectionString,

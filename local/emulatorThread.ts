@@ -1,10 +1,24 @@
 import { Worker } from 'node:worker_threads';
 import type { StartOptions as CosmosStartOptions } from '../emulators/cosmos/index.js';
 
-/** What a worker thread running one emulator is told to start. */
-export type EmulatorWorkerData =
-  | { service: 'servicebus'; options: { port: number; config: string; dataDir?: string; adminPort: number; adminHttpsPort?: number; certOut?: string; certDir?: string } }
-  | { service: 'cosmos'; options: Pick<CosmosStartOptions, 'port' | 'dataDir'> };
+/** What each emulator is started with. */
+interface EmulatorOptionsByService {
+  servicebus: { port: number; config: string; dataDir?: string; adminPort: number; adminHttpsPort?: number; certOut?: string; certDir?: string };
+  cosmos: Pick<CosmosStartOptions, 'port' | 'dataDir' | 'preloadQueryEngine'>;
+}
+type EmulatorService = keyof EmulatorOptionsByService;
+export type EmulatorOptions<S extends EmulatorService = EmulatorService> = EmulatorOptionsByService[S];
+
+/** One emulator to start: {@link startEmulatorThread}'s argument. */
+type EmulatorStart = { [S in EmulatorService]: { service: S; options: EmulatorOptions<S> } }[EmulatorService];
+
+/** The thread's `workerData`: the emulator whose code it loads. */
+export interface EmulatorWorkerData {
+  service: EmulatorService;
+}
+
+/** What the thread is told. */
+export type EmulatorWorkerRequest = { kind: 'start'; options: EmulatorOptions } | { kind: 'preloadQueryEngine' } | { kind: 'close' };
 
 /** What the thread answers. */
 export type EmulatorWorkerReply =
@@ -21,24 +35,41 @@ export interface EmulatorThread {
   readonly adminPort: number | undefined;
   /** Service Bus only: the connection string for `ServiceBusAdministrationClient`, undefined when disabled. */
   readonly administrationConnectionString: string | undefined;
+  /** Cosmos only: starts loading its SQL query engine (started with `preloadQueryEngine: false`). */
+  preloadQueryEngine(): void;
   /** Stops the emulator (it flushes its store) and ends the thread. */
   close(): Promise<void>;
 }
 
+/** Threads `npm start`'s launcher (local/start.mjs) started from its bundle before the host's code was loaded. */
+interface LauncherWorkers {
+  /** The bundled worker's entry point. */
+  readonly script: URL;
+  /** The thread already loading `service`'s emulator, once; undefined after. */
+  take(service: EmulatorService): Worker | undefined;
+}
+
+const launcherWorkers = (): LauncherWorkers | undefined => (globalThis as { [key: symbol]: LauncherWorkers | undefined })[Symbol.for('ledger-convoy.emulatorWorkers')];
+
 /**
- * The thread's entry point: next to this module when it runs compiled (`npm start` runs a bundle in which the worker
- * is an entry point of its own), else the TypeScript source through tsx (vitest, the benches).
+ * A thread for `service`: the one `npm start`'s launcher started, else a new one from the bundle it built, else
+ * (vitest, the benches) from the TypeScript source through tsx.
  */
-function workerScript(): URL {
-  return import.meta.url.endsWith('.ts') ? new URL('./emulatorWorkerBoot.mjs', import.meta.url) : new URL('./emulatorWorker.js', import.meta.url);
+function workerFor(service: EmulatorService): Worker {
+  const launcher = launcherWorkers();
+  const started = launcher?.take(service);
+  if (started) return started;
+  const script = launcher?.script ?? new URL('./emulatorWorkerBoot.mjs', import.meta.url);
+  return new Worker(script, { workerData: { service } satisfies EmulatorWorkerData });
 }
 
 /**
- * Starts one emulator in a worker thread. The thread loads the TypeScript sources through tsx, whatever loader the
- * caller runs under (`npm start`, the benches, vitest). Rejects with the emulator's own message if it cannot start.
+ * Starts one emulator in a worker thread. Outside `npm start` the thread loads the TypeScript sources through tsx,
+ * whatever loader the caller runs under (the benches, vitest). Rejects with the emulator's own message if it cannot
+ * start.
  */
-export async function startEmulatorThread(data: EmulatorWorkerData): Promise<EmulatorThread> {
-  const worker = new Worker(workerScript(), { workerData: data });
+export async function startEmulatorThread(data: EmulatorStart): Promise<EmulatorThread> {
+  const worker = workerFor(data.service);
   const name = `the ${data.service} emulator`;
   // Permanent listeners: an unhandled 'error' on a Worker would crash the host without draining.
   let failure: Error | undefined;
@@ -51,7 +82,9 @@ export async function startEmulatorThread(data: EmulatorWorkerData): Promise<Emu
   const next = (): Promise<EmulatorWorkerReply | undefined> =>
     Promise.race([new Promise<EmulatorWorkerReply>((resolve) => worker.once('message', resolve)), exit.then(() => undefined)]);
 
-  const started = await next();
+  const reply = next();
+  worker.postMessage({ kind: 'start', options: data.options } satisfies EmulatorWorkerRequest);
+  const started = await reply;
   if (started?.kind !== 'started') {
     await worker.terminate();
     const why = started?.kind === 'failed' ? started.message : (failure?.message ?? 'its thread exited before it started');
@@ -63,16 +96,19 @@ export async function startEmulatorThread(data: EmulatorWorkerData): Promise<Emu
     endpoint: started.endpoint,
     adminPort: started.adminPort,
     administrationConnectionString: started.administrationConnectionString,
+    preloadQueryEngine() {
+      if (!exited) worker.postMessage({ kind: 'preloadQueryEngine' } satisfies EmulatorWorkerRequest);
+    },
     close() {
       closing ??= (async () => {
         if (exited) {
           if (failure) throw new Error(`${name} had already stopped: ${failure.message}`);
           return;
         }
-        const reply = next();
-        worker.postMessage('close');
+        const answered = next();
+        worker.postMessage({ kind: 'close' } satisfies EmulatorWorkerRequest);
         try {
-          const answer = await reply;
+          const answer = await answered;
           if (answer?.kind === 'failed') throw new Error(`closing ${name} failed: ${answer.message}`);
           if (answer === undefined && failure) throw new Error(`${name} stopped while closing: ${failure.message}`);
         } finally {

@@ -14,7 +14,9 @@ import { startupTimeline } from './startupTimeline.js';
  * Log lines are human-readable on a terminal and JSON otherwise (or with --json), and come after the banner.
  */
 
-const timeline = startupTimeline();
+// The launcher (local/start.mjs) says when the bundles were current: checked, or rebuilt.
+const bundled = Number(process.env.CONVOY_START_BUNDLES_AT_MS);
+const timeline = startupTimeline(Number.isFinite(bundled) && bundled > 0 ? [{ phase: 'bundles current', atMs: bundled }] : []);
 const args = parseMainArgs(process.argv.slice(2));
 const logs = createLogOutput({ pretty: process.stdout.isTTY === true && !args.json });
 

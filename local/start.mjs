@@ -1,92 +1,64 @@
-// `npm start`: runs the local host from one bundle of its TypeScript (local/main.ts, the emulators' worker, and all
-// they import from src/, cli/ and emulators/), built with esbuild; packages stay in node_modules. Loading one file
-// instead of ~250 through a loader hook is most of the start-up saved (see README, "Start-up").
+// `npm start`: runs the local host from bundles of its TypeScript, built with esbuild (local/launcher/): the host
+// (local/main.ts and all it imports from src/, cli/ and emulators/), the emulators' worker thread, and the npm
+// packages both import. See README, "Start-up".
 //
-// The bundle is rebuilt whenever it could be stale: every file esbuild read for it (from its metafile), and the
-// directory of each (a file added beside them can change what an import resolves to), must still have the size and
-// modification time they had when it was built; so must this launcher, package.json and tsconfig.json. A build goes
-// to a fresh directory and becomes current by an atomic rename of `current.json`, so concurrent starts never run a
-// half-written bundle.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, cpSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+// A bundle is rebuilt before it runs whenever it could be stale: any file it was built from, or the directory of
+// one, changed, or so did the launcher, package.json or tsconfig.json (local/launcher/buildCache.mjs). Builds go to
+// fresh directories, so a concurrent start never runs a half-written bundle. The emulators' threads start from
+// their bundle as soon as it is current, before the host's is loaded (or rebuilt), so they boot on the other core.
+import { Worker } from 'node:worker_threads';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
+import { prepareBundles } from './launcher/prepareBundles.mjs';
+import { mapStackTraces } from './launcher/stackTraces.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cacheDir = join(root, '.start');
-const currentFile = join(cacheDir, 'current.json');
-const ENTRY_POINTS = { main: 'local/main.ts', emulatorWorker: 'local/emulatorWorker.ts' };
-/** Files that shape the build without being imported. */
-const BUILD_INPUTS = ['local/start.mjs', 'package.json', 'tsconfig.json'];
-/** Earlier builds kept besides the current one. */
-const KEPT_BUILDS = 3;
-/** Served by the console from beside its module. */
-const STATIC_DIR = 'cli/console/static';
+/** How the host finds the emulators' threads started here (local/emulatorThread.ts reads it). */
+const EMULATOR_WORKERS = Symbol.for('ledger-convoy.emulatorWorkers');
 
-/** Size and modification time, or null when the path is gone. */
-function fingerprint(path) {
-  try {
-    const s = statSync(join(root, path));
-    return `${s.size}:${s.mtimeMs}`;
-  } catch {
-    return null;
+const { dirs, buildMs, prune } = await prepareBundles({
+  root,
+  parts: {
+    host: { entryPoints: { main: 'local/main.ts' }, assets: 'cli/console/static' },
+    emulators: { entryPoints: { emulatorWorker: 'local/emulatorWorker.ts' } },
+  },
+  inputs: ['local/start.mjs', 'package.json', 'tsconfig.json'],
+  onReady: (part, dir) => void (part === 'emulators' && startEmulatorWorkers(dir)),
+});
+// For the host's start-up log (local/main.ts).
+process.env.CONVOY_START_BUNDLES_AT_MS = String(Math.round(performance.now()));
+if (buildMs !== undefined) process.env.CONVOY_START_BUILD_MS = String(buildMs);
+// Stack traces name the TypeScript sources (our bundles' linked source maps; the vendor bundle has none).
+mapStackTraces(dirname(dirs.host));
+await import(pathToFileURL(join(dirs.host, 'main.js')).href);
+// The host is up (its module ran to the end): earlier bundles go now rather than during the start.
+prune?.();
+
+/**
+ * Starts one thread per emulator from the bundle in `dir`; the host hands each its options (emulatorThread.ts).
+ * Unreferenced until then, so a start that never needs them (`--no-emulators`, `--help`) is not held open by them.
+ */
+function startEmulatorWorkers(dir) {
+  if (process.argv.includes('--no-emulators')) return;
+  const script = pathToFileURL(join(dir, 'emulatorWorker.js'));
+  const waiting = new Map();
+  for (const service of ['servicebus', 'cosmos']) {
+    const worker = new Worker(script, { workerData: { service } });
+    worker.unref();
+    // A thread that dies before it is taken is not handed out: the host starts another, which reports why.
+    worker.on('error', () => undefined);
+    worker.once('exit', () => waiting.delete(service));
+    waiting.set(service, worker);
   }
+  globalThis[EMULATOR_WORKERS] = {
+    script,
+    take(service) {
+      const worker = waiting.get(service);
+      waiting.delete(service);
+      worker?.ref();
+      return worker;
+    },
+  };
 }
-
-/** The current build's directory when nothing it was built from changed; else undefined. */
-function freshBuild() {
-  let current;
-  try {
-    current = JSON.parse(readFileSync(currentFile, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!existsSync(join(cacheDir, current.dir, 'main.js'))) return undefined;
-  for (const [path, print] of Object.entries(current.inputs)) if (fingerprint(path) !== print) return undefined;
-  return current.dir;
-}
-
-async function rebuild() {
-  const started = performance.now();
-  const { build } = await import('esbuild');
-  const dir = `build-${Date.now()}-${process.pid}`;
-  const outdir = join(cacheDir, dir);
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: ENTRY_POINTS,
-    outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    metafile: true,
-    logLevel: 'error',
-  });
-  cpSync(join(root, STATIC_DIR), join(outdir, 'static'), { recursive: true });
-  const files = new Set([...Object.keys(result.metafile.inputs), ...BUILD_INPUTS, ...readdirSync(join(root, STATIC_DIR)).map((f) => `${STATIC_DIR}/${f}`)]);
-  const inputs = {};
-  for (const file of files) {
-    inputs[file] = fingerprint(file);
-    const parent = relative(root, dirname(join(root, file))) || '.';
-    inputs[parent] ??= fingerprint(parent);
-  }
-  const temporary = `${currentFile}.${process.pid}`;
-  writeFileSync(temporary, JSON.stringify({ dir, inputs }));
-  renameSync(temporary, currentFile);
-  // Earlier builds go, but not the last few: a start still running one loads some of its chunks later (the console,
-  // the shutdown), so its files must outlive a rebuild made meanwhile by another start.
-  const builds = readdirSync(cacheDir).filter((d) => d.startsWith('build-') && d !== dir).sort((a, b) => Number(b.split('-')[1]) - Number(a.split('-')[1]));
-  for (const old of builds.slice(KEPT_BUILDS)) rmSync(join(cacheDir, old), { recursive: true, force: true });
-  process.env.CONVOY_START_BUILD_MS = String(Math.round(performance.now() - started));
-  return dir;
-}
-
-mkdirSync(cacheDir, { recursive: true });
-const dir = freshBuild() ?? (await rebuild());
-// Stack traces name the TypeScript sources (the bundle's linked source map).
-process.setSourceMapsEnabled(true);
-await import(pathToFileURL(join(cacheDir, dir, 'main.js')).href);

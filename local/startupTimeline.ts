@@ -12,9 +12,12 @@ export interface StartupTimeline {
   marks(): readonly StartupMark[];
 }
 
-/** A timeline counted from the process's start (`performance.timeOrigin`), so module loading is in it. */
-export function startupTimeline(): StartupTimeline {
-  const marks: StartupMark[] = [];
+/**
+ * A timeline counted from the process's start (`performance.timeOrigin`), so module loading is in it; `earlier` are
+ * marks made before it existed (the launcher's).
+ */
+export function startupTimeline(earlier: readonly StartupMark[] = []): StartupTimeline {
+  const marks: StartupMark[] = [...earlier];
   return {
     mark: (phase) => void marks.push({ phase, atMs: Math.round(performance.now()) }),
     marks: () => marks,

@@ -5,6 +5,7 @@ import { FaultInjector } from './faults.js';
 import type { FaultRuleInput } from './faults.js';
 import { EMULATOR_KEY } from './http/auth.js';
 import { createEmulatorServer } from './http/server.js';
+import { preloadQueryLibrary } from './query/cosmosdbQuery.js';
 import { DEFAULT_SCRIPT_LIMITS } from './scripts/scriptRun.js';
 import type { ScriptLimits } from './scripts/scriptRun.js';
 import { AccountStore } from './store/accountStore.js';
@@ -48,6 +49,12 @@ export interface StartOptions {
   scripts?: Partial<ScriptLimits>;
   /** Receives unexpected errors (500s). @default undefined (ignored) */
   onError?: (error: unknown) => void;
+  /**
+   * Load the SQL query engine in the background once listening, so the first query does not wait for it (it is
+   * most of a start otherwise). With false it loads on the first query, or when {@link CosmosEmulator.preloadQueryEngine}
+   * is called: a caller that first sends requests of its own (creating databases) lets them go first. @default true
+   */
+  preloadQueryEngine?: boolean;
 }
 
 /** A running emulator. */
@@ -68,6 +75,8 @@ export interface CosmosEmulator {
   counters(): CounterSnapshot;
   /** Sets the counters back to zero. */
   resetCounters(): void;
+  /** Starts loading the SQL query engine in the background (see {@link StartOptions.preloadQueryEngine}). */
+  preloadQueryEngine(): void;
   /** Stops listening, closes connections and flushes the log. */
   close(): Promise<void>;
 }
@@ -92,6 +101,7 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
       resolve();
     });
   });
+  if (options.preloadQueryEngine !== false) preloadQueryLibrary();
   const sweep = setInterval(() => store.sweepExpired(), options.ttlSweepIntervalMs ?? 1000);
   sweep.unref();
   const port = (server.address() as AddressInfo).port;
@@ -105,6 +115,7 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
     faults,
     counters: () => counters.snapshot(),
     resetCounters: () => counters.reset(),
+    preloadQueryEngine: preloadQueryLibrary,
     close: async () => {
       clearInterval(sweep);
       await new Promise<void>((resolve) => {

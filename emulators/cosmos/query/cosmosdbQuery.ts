@@ -33,14 +33,48 @@ interface CosmosDbQueryModule {
   SyntaxError: new (...args: unknown[]) => Error;
 }
 
-const library = createRequire(import.meta.url)('@zeit/cosmosdb-query') as CosmosDbQueryModule;
+const requireHere = createRequire(import.meta.url);
+/** Requires what the library requires, as it resolves it. */
+export const requireFromLibrary = createRequire(requireHere.resolve('@zeit/cosmosdb-query'));
+
+let library: CosmosDbQueryModule | undefined;
+// Loaded on first use: with Babel and Turf it would be most of the emulator's start-up (see `preloadQueryLibrary`).
+const loaded = (): CosmosDbQueryModule => (library ??= requireHere('@zeit/cosmosdb-query') as CosmosDbQueryModule);
 
 /** Parses Cosmos SQL. @throws the library's SyntaxError on invalid text. */
 export function parseSql(sql: string): ParsedQuery {
-  return library.default(sql);
+  return loaded().default(sql);
 }
 
 /** True when `error` is the library's parse error. */
 export function isSqlSyntaxError(error: unknown): boolean {
-  return error instanceof library.SyntaxError;
+  return error instanceof loaded().SyntaxError;
+}
+
+/**
+ * The library's heavy dependencies in the order its entry loads them; each is required in a turn of its own, so a
+ * request arriving meanwhile waits for one of them at most.
+ */
+const PRELOAD_STEPS = ['@babel/generator', '@babel/traverse', '@turf/turf', './transformer', './executor'];
+
+let preloading = false;
+
+/**
+ * Loads the library in the background, a step per event-loop turn, so the first query does not wait for it; a
+ * query arriving before the end loads the rest at once. Once per process.
+ */
+export function preloadQueryLibrary(): void {
+  if (preloading) return;
+  preloading = true;
+  const steps = [...PRELOAD_STEPS];
+  const next = (): void => {
+    const step = steps.shift();
+    if (step === undefined) {
+      loaded();
+      return;
+    }
+    requireFromLibrary(step);
+    setImmediate(next).unref();
+  };
+  setImmediate(next).unref();
 }

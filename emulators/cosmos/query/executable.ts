@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { requireFromLibrary } from './cosmosdbQuery.js';
 import type { LibraryContinuation, ParsedQuery } from './cosmosdbQuery.js';
 import { LIKE_FUNCTION, like } from './like.js';
 import { ridOrderKey } from './ridOrder.js';
@@ -20,13 +20,7 @@ import { SEARCH_BUILTINS } from './searchFunctions.js';
 
 type JsNode = { type: string; [key: string]: unknown };
 
-const requireFromHere = createRequire(import.meta.url);
-const libraryEntry = requireFromHere.resolve('@zeit/cosmosdb-query');
-const requireFromLibrary = createRequire(libraryEntry);
-const transform = (requireFromLibrary('./transformer') as { default: (ast: unknown) => JsNode }).default;
-const generate = (requireFromLibrary('@babel/generator') as { default: (ast: JsNode) => { code: string } }).default;
 type Sort = (collection: unknown[], getRid: (row: unknown) => unknown, ...rest: unknown[]) => unknown[];
-const libraryHelpers = requireFromLibrary('./helpers') as { sort: Sort; paginate: Paginate };
 /** `orders` as the library passes them: `[path, descending]` pairs. */
 const anyDescending = (orders: unknown[]): boolean => orders.some((o) => Array.isArray(o) && o[1] === true);
 const byRidOrder = (getRid: (row: unknown) => unknown, orders: unknown[]) => {
@@ -34,17 +28,34 @@ const byRidOrder = (getRid: (row: unknown) => unknown, orders: unknown[]) => {
   return (row: unknown): unknown => ridOrderKey(getRid(row), reverse);
 };
 
-const runtime = {
-  aggregates: requireFromLibrary('./aggregate-functions') as unknown,
-  // The library's functions plus what it lacks: search functions (`searchFunctions.ts`) and LIKE (`like.ts`).
-  builtins: Object.assign(Object.create(requireFromLibrary('./builtin-functions') as object) as object, SEARCH_BUILTINS, { [LIKE_FUNCTION]: like }) as unknown,
-  // The library's helpers, with ties broken (and continuations resumed) in the SDK's `_rid` order (`ridOrder.ts`).
-  helpers: Object.assign(Object.create(libraryHelpers) as object, {
-    sort: ((collection, getRid, indexes, ...orders) => libraryHelpers.sort(collection, byRidOrder(getRid, orders), indexes, ...orders)) as Sort,
-    paginate: ((rows, maxItemCount, continuation, getRid, ...orders) =>
-      libraryHelpers.paginate(rows, maxItemCount, continuation, byRidOrder(getRid as (row: unknown) => unknown, orders), ...orders)) as Paginate,
-  }) as unknown,
-};
+/** The library's transformer, printer and runtime, loaded on first use (cosmosdbQuery.ts, `preloadQueryLibrary`). */
+interface Codegen {
+  transform: (ast: unknown) => JsNode;
+  generate: (ast: JsNode) => { code: string };
+  runtime: { aggregates: unknown; builtins: unknown; helpers: unknown };
+}
+
+let codegen: Codegen | undefined;
+function library(): Codegen {
+  if (codegen !== undefined) return codegen;
+  const libraryHelpers = requireFromLibrary('./helpers') as { sort: Sort; paginate: Paginate };
+  codegen = {
+    transform: (requireFromLibrary('./transformer') as { default: (ast: unknown) => JsNode }).default,
+    generate: (requireFromLibrary('@babel/generator') as { default: (ast: JsNode) => { code: string } }).default,
+    runtime: {
+      aggregates: requireFromLibrary('./aggregate-functions') as unknown,
+      // The library's functions plus what it lacks: search functions (`searchFunctions.ts`) and LIKE (`like.ts`).
+      builtins: Object.assign(Object.create(requireFromLibrary('./builtin-functions') as object) as object, SEARCH_BUILTINS, { [LIKE_FUNCTION]: like }) as unknown,
+      // The library's helpers, with ties broken (and continuations resumed) in the SDK's `_rid` order (`ridOrder.ts`).
+      helpers: Object.assign(Object.create(libraryHelpers) as object, {
+        sort: ((collection, getRid, indexes, ...orders) => libraryHelpers.sort(collection, byRidOrder(getRid, orders), indexes, ...orders)) as Sort,
+        paginate: ((rows, maxItemCount, continuation, getRid, ...orders) =>
+          libraryHelpers.paginate(rows, maxItemCount, continuation, byRidOrder(getRid as (row: unknown) => unknown, orders), ...orders)) as Paginate,
+      }) as unknown,
+    },
+  };
+  return codegen;
+}
 
 /**
  * What a query hands the library's `paginate` helper as its last step: every result row (sorted,
@@ -79,7 +90,7 @@ type Paginate = (rows: unknown[], maxItemCount: number | undefined, continuation
 
 /** Pages a captured {@link PageInput} with the library's own helper. */
 export function paginate(input: PageInput, maxItemCount: number | undefined, continuation: LibraryContinuation | undefined): LibraryPage {
-  return (runtime.helpers as { paginate: Paginate }).paginate(input.rows, maxItemCount, continuation, ...input.rest);
+  return (library().runtime.helpers as { paginate: Paginate }).paginate(input.rows, maxItemCount, continuation, ...input.rest);
 }
 
 type Compiled = (...args: unknown[]) => { result: unknown[]; continuation: LibraryContinuation | null };
@@ -161,6 +172,7 @@ function linearizeAccumulators(node: unknown): number {
  * @internal (exported for the tests that check the generated code)
  */
 export function generatedCode(query: ParsedQuery): string {
+  const { transform, generate } = library();
   const jsAst = transform(query.ast);
   linearizeAccumulators(jsAst);
   return generate(jsAst).code;
@@ -181,6 +193,7 @@ export function toExecutable(query: ParsedQuery): Executable {
       const params: Record<string, unknown> = {};
       for (const { name, value } of options.parameters ?? []) params[name.slice(1)] = value;
       const { capture } = options;
+      const { runtime } = library();
       let helpers = runtime.helpers;
       if (capture !== undefined) {
         // Same helpers, with `paginate` reporting its input before doing its usual work.

@@ -1,4 +1,5 @@
-import peggy from 'peggy';
+import { createRequire } from 'node:module';
+import type peggy from 'peggy';
 import type { ActionStatement, Predicate } from './ast.js';
 import { sqlGrammar } from './grammar.js';
 
@@ -18,10 +19,12 @@ export class SqlSyntaxError extends Error {
 }
 
 // Generated from the grammar text on first use (a quarter of the emulator's start-up otherwise); no file is read.
+// Peggy itself is loaded then too: most namespaces have no SQL rule.
 let generated: peggy.Parser | undefined;
 
 function run(text: string, startRule: 'Filter' | 'Actions'): unknown {
-  const parser = (generated ??= peggy.generate(sqlGrammar, { allowedStartRules: ['Filter', 'Actions'] }));
+  generated ??= (createRequire(import.meta.url)('peggy') as typeof peggy).generate(sqlGrammar, { allowedStartRules: ['Filter', 'Actions'] });
+  const parser = generated;
   try {
     return parser.parse(text, { startRule });
   } catch (err) {

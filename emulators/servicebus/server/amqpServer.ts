@@ -70,6 +70,9 @@ export class AmqpServer {
     return new Promise((resolve, reject) => {
       const server = this.container.listen({
         host, port, autosettle: false, autoaccept: false, treat_modified_as_released: false, max_frame_size: MAX_FRAME_SIZE,
+        // Frames go out as written: with Nagle's algorithm a reply written while the client's delayed ACK is pending
+        // waits for it (about 40 ms on Linux), several times per attach and per first send.
+        tcp_no_delay: true,
         // Unsettled deliveries per session before rhea stops sending (peek-locked messages held by clients).
         session_buffer_size: 16384,
       } as never) as unknown as Server;

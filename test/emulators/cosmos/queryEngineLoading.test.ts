@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/*
+ * The SQL query engine (@zeit/cosmosdb-query's Babel and Turf) is most of what loading the emulator costs, so it
+ * loads after the emulator accepts. Each case runs in a process of its own: the engine is loaded once per process.
+ */
+
+const repo = fileURLToPath(new URL('../../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'query-engine-'));
+/** The SDK as the repository resolves it (the cases run from a temporary directory). */
+const cosmosSdk = pathToFileURL(createRequire(join(repo, 'package.json')).resolve('@azure/cosmos')).href;
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `body` after starting an emulator with `options`; resolves to what it printed as JSON. */
+function inProcessOfItsOwn(options: string, body: string): unknown {
+  const file = join(dir, `case-${Math.random().toString(36).slice(2)}.mts`);
+  writeFileSync(
+    file,
+    `
+    import { createRequire } from 'node:module';
+    import { CosmosClient } from ${JSON.stringify(cosmosSdk)};
+    import { start } from ${JSON.stringify(join(repo, 'emulators/cosmos/index.ts'))};
+    // The engine's weight: Babel's transformer and printer, Turf's spatial functions.
+    const engineLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((path) => ['/node_modules/@babel/', '/node_modules/@turf/'].some((part) => path.includes(part)));
+    const untilLoaded = async () => { while (!engineLoaded()) await new Promise((resolve) => setImmediate(resolve)); };
+    const emulator = await start({ port: 0, ${options} });
+    const accepting = engineLoaded();
+    const result = await (async () => { ${body} })();
+    await emulator.close();
+    process.stdout.write(JSON.stringify({ accepting, ...result }));
+    `,
+  );
+  return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: repo, encoding: 'utf8' }));
+}
+
+describe('the Cosmos emulator query engine', () => {
+  it('is not loaded when the emulator starts accepting, and then loads in the background without a query', () => {
+    expect(inProcessOfItsOwn('', 'await untilLoaded(); return { loaded: engineLoaded() };')).toEqual({ accepting: false, loaded: true });
+  });
+
+  it('with preloadQueryEngine false, loads when asked', () => {
+    const result = inProcessOfItsOwn('preloadQueryEngine: false', 'emulator.preloadQueryEngine(); await untilLoaded(); return { loaded: engineLoaded() };');
+    expect(result).toEqual({ accepting: false, loaded: true });
+  });
+
+  it('with preloadQueryEngine false, loads for the first query, which is answered', () => {
+    const result = inProcessOfItsOwn(
+      'preloadQueryEngine: false',
+      `
+      const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
+      const { database } = await client.databases.createIfNotExists({ id: 'db' });
+      const { container } = await database.containers.createIfNotExists({ id: 'c', partitionKey: { paths: ['/pk'] } });
+      await container.items.create({ id: 'a', pk: 'p', n: 1 });
+      const beforeQuery = engineLoaded();
+      const { resources } = await container.items.query('SELECT VALUE c.n FROM c WHERE c.id = "a"').fetchAll();
+      client.dispose();
+      return { beforeQuery, resources, loaded: engineLoaded() };
+      `,
+    );
+    expect(result).toEqual({ accepting: false, beforeQuery: false, resources: [1], loaded: true });
+  });
+});

@@ -17,8 +17,7 @@ interface FunctionsByKind {
  * must be in `process.env` before this runs: the start hook reads them. The caller runs `terminate()` on shutdown.
  */
 export async function loadApp(options: ComposeAppOptions = {}): Promise<App> {
-  const [{ composeApp }, { ensureServiceBusSdkBinding }] = await Promise.all([import('../src/functions/app.js'), import('../src/adapters/functionsSettlement.js')]);
-  ensureServiceBusSdkBinding();
+  const { composeApp } = await import('../src/functions/app.js');
   const app = composeApp(options);
   await app.start();
   return app;

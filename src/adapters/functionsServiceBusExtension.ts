@@ -1,7 +1,9 @@
 /**
- * The one place that loads `@azure/functions-extensions-servicebus`. Importing it registers the factory that turns
+ * The one place that loads `@azure/functions-extensions-servicebus`. Loading it registers the factory that turns
  * the host's `AzureServiceBusReceivedMessage` model-binding data into `{ messages, actions }` for triggers declared
- * with `sdkBinding: true`. Registrations reach it through `functionsSettlement.ts` (`ensureServiceBusSdkBinding`).
+ * with `sdkBinding: true`. Only the Functions host needs it, and the entry module loads it there
+ * (`ensureServiceBusSdkBinding`, through `functionsSettlement.ts`); the in-process host hands handlers that shape
+ * itself, so it never pays for the extension's gRPC client (a fifth of `npm start`'s main-thread time).
  */
 import { createRequire } from 'node:module';
 import { FunctionsAdapterError } from './functionsAdapterError.js';
@@ -21,16 +23,16 @@ interface ExtensionsBaseModule {
 
 const requireHere = createRequire(import.meta.url);
 
-// Loaded with require rather than `import`: the package's typings re-export its raw `.ts` sources, which a static
-// import would drag into our strict compilation (dozens of errors). It is CommonJS, so require is its native form.
-requireHere('@azure/functions-extensions-servicebus');
-
 /**
  * The resolver of the `@azure/functions-extensions-base` copy that `@azure/functions` itself loads — the copy that
  * matters: two installed copies made the factory register in the wrong one (docs/platform.md, "Two copies of @azure/functions-extensions-base").
+ * The extension is loaded first (once: `require` caches it), so its factory is registered.
  * @internal
  */
 export function functionsResourceFactoryResolver(): FunctionsResourceFactoryResolver {
+  // Loaded with require rather than `import`: the package's typings re-export its raw `.ts` sources, which a static
+  // import would drag into our strict compilation (dozens of errors). It is CommonJS, so require is its native form.
+  requireHere('@azure/functions-extensions-servicebus');
   const requireFromFunctions = createRequire(requireHere.resolve('@azure/functions'));
   const base = requireFromFunctions('@azure/functions-extensions-base') as ExtensionsBaseModule;
   return base.ResourceFactoryResolver.getInstance();

@@ -1,4 +1,4 @@
-import { DefaultAzureCredential } from '@azure/identity';
+import { createCredential } from '../../src/adapters/azureClients.js';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { AppSettings } from '../config/appSettings.js';
 
@@ -15,8 +15,7 @@ export function serviceBusClientFor(connection: string, settings: AppSettings): 
   const namespace = settings[`${connection}__fullyQualifiedNamespace`];
   if (namespace) {
     const managedIdentityClientId = settings[`${connection}__clientId`];
-    const credential = managedIdentityClientId ? new DefaultAzureCredential({ managedIdentityClientId }) : new DefaultAzureCredential();
-    return new ServiceBusClient(namespace, credential);
+    return new ServiceBusClient(namespace, createCredential({ kind: 'default', managedIdentityClientId: managedIdentityClientId || undefined }));
   }
   throw new Error(
     `App setting "${connection}" is missing: set a Service Bus connection string, or ` +

@@ -4,22 +4,34 @@
  */
 import { CosmosClient } from '@azure/cosmos';
 import type { CosmosClientOptions } from '@azure/cosmos';
-import { DefaultAzureCredential, ManagedIdentityCredential } from '@azure/identity';
-import type { TokenCredential } from '@azure/identity';
+import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/identity';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusClientOptions } from '@azure/service-bus';
 import type { AzureMonitorOpenTelemetryOptions } from 'applicationinsights';
 import { resolveCosmosConnection, resolveServiceBusConnection, resolveTelemetry } from './azureSettings.js';
 import type { AppSettings, CredentialChoice } from './azureSettings.js';
 
-/** Builds the credential a {@link CredentialChoice} describes. Construction does not contact Azure. */
+/**
+ * The credential a {@link CredentialChoice} describes. `@azure/identity` loads with the first token asked for, not
+ * with this module: the emulators (and so `npm start`) use keys and never need it. Construction does not contact Azure.
+ */
 export function createCredential(choice: CredentialChoice): TokenCredential {
+  let credential: Promise<TokenCredential> | undefined;
+  return {
+    async getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken | null> {
+      credential ??= identityCredential(choice);
+      return (await credential).getToken(scopes, options);
+    },
+  };
+}
+
+/** The `@azure/identity` credential of `choice`, loading the package. */
+export async function identityCredential(choice: CredentialChoice): Promise<TokenCredential> {
+  const { DefaultAzureCredential, ManagedIdentityCredential } = await import('@azure/identity');
   if (choice.kind === 'managedIdentity') {
     return choice.clientId ? new ManagedIdentityCredential({ clientId: choice.clientId }) : new ManagedIdentityCredential();
   }
-  return new DefaultAzureCredential(
-    choice.managedIdentityClientId ? { managedIdentityClientId: choice.managedIdentityClientId } : {},
-  );
+  return new DefaultAzureCredential(choice.managedIdentityClientId ? { managedIdentityClientId: choice.managedIdentityClientId } : {});
 }
 
 /** A `ServiceBusClient` from the settings; `options` pass through (retry policy, identifier, …). */
@@ -59,10 +71,11 @@ export async function enableApplicationInsights(
   const choice = resolveTelemetry(settings);
   if (choice === undefined) return false;
   const { useAzureMonitor } = await load();
+  const credential = choice.credential && (await identityCredential(choice.credential));
   useAzureMonitor({
     azureMonitorExporterOptions: {
       connectionString: choice.connectionString,
-      ...(choice.credential ? { credential: createCredential(choice.credential) } : {}),
+      ...(credential ? { credential } : {}),
     },
   });
   return true;

@@ -1,8 +1,8 @@
 import { CosmosClient } from '@azure/cosmos';
 import { DefaultAzureCredential, ManagedIdentityCredential } from '@azure/identity';
 import type { AzureMonitorOpenTelemetryOptions } from 'applicationinsights';
-import { describe, expect, it } from 'vitest';
-import { createCosmosClient, createCredential, createServiceBusClient, enableApplicationInsights } from '../../src/adapters/azureClients.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createCosmosClient, createCredential, createServiceBusClient, enableApplicationInsights, identityCredential } from '../../src/adapters/azureClients.js';
 import {
   SettingsError,
   resolveCosmosConnection,
@@ -46,10 +46,27 @@ describe('credentials', () => {
     expect([error.code, error.setting]).toEqual(['InvalidSetting', 'X__credential']);
   });
 
-  it('builds the matching credential class without contacting Azure', () => {
-    expect(createCredential({ kind: 'managedIdentity', clientId: 'id' })).toBeInstanceOf(ManagedIdentityCredential);
-    expect(createCredential({ kind: 'managedIdentity', clientId: undefined })).toBeInstanceOf(ManagedIdentityCredential);
-    expect(createCredential({ kind: 'default', managedIdentityClientId: 'id' })).toBeInstanceOf(DefaultAzureCredential);
+  it('builds the matching credential class without contacting Azure', async () => {
+    expect(await identityCredential({ kind: 'managedIdentity', clientId: 'id' })).toBeInstanceOf(ManagedIdentityCredential);
+    expect(await identityCredential({ kind: 'managedIdentity', clientId: undefined })).toBeInstanceOf(ManagedIdentityCredential);
+    expect(await identityCredential({ kind: 'default', managedIdentityClientId: 'id' })).toBeInstanceOf(DefaultAzureCredential);
+  });
+
+  it('hands out a credential that asks the matching class for each token, building it once', async () => {
+    // Prepare: the managed identity answers without the instance metadata service.
+    const getToken = vi.spyOn(ManagedIdentityCredential.prototype, 'getToken').mockResolvedValue({ token: 't-1', expiresOnTimestamp: 1 });
+    try {
+      const credential = createCredential({ kind: 'managedIdentity', clientId: 'id' });
+      // Act
+      const first = await credential.getToken('https://servicebus.azure.net/.default');
+      const second = await credential.getToken(['https://cosmos.azure.com/.default']);
+      // Assess
+      expect([first?.token, second?.token]).toEqual(['t-1', 't-1']);
+      expect(getToken.mock.calls.map(([scopes]: unknown[]) => scopes)).toEqual(['https://servicebus.azure.net/.default', ['https://cosmos.azure.com/.default']]);
+      expect(new Set(getToken.mock.contexts).size).toBe(1);
+    } finally {
+      getToken.mockRestore();
+    }
   });
 });
 

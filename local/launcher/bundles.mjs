@@ -24,6 +24,9 @@ const REQUIRED = new Set(['@azure/functions']);
 /** Gives CommonJS packages the `require` they call for Node's built-in modules. */
 const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
+/** What every build here makes: ES modules for Node, bundled and split into shared chunks. */
+const ESM_FOR_NODE = { bundle: true, splitting: true, format: 'esm', platform: 'node', target: 'node20' };
+
 const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 const isBare = (specifier) => !/^[./]/.test(specifier) && !isBuiltin(specifier);
 
@@ -38,14 +41,10 @@ const vendorFile = (specifier) => `${specifier.replace(/^@/, '').replaceAll('/',
 export async function buildApp(esbuild, { root, entryPoints, outdir, vendorDir }) {
   const specifiers = new Set();
   const result = await esbuild.build({
+    ...ESM_FOR_NODE,
     absWorkingDir: root,
     entryPoints,
     outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'error',
@@ -76,11 +75,7 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
     absWorkingDir: root,
     entryPoints: specifiers.map((specifier) => ({ in: `vendor:${specifier}`, out: vendorFile(specifier).slice(0, -'.js'.length) })),
     outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
+    ...ESM_FOR_NODE,
     external: [...INSTALLED, ...REQUIRED].flatMap((name) => [name, `${name}/*`]),
     // Node's conditions only: esbuild's default `module` condition picks files Node would not load.
     conditions: [],

@@ -27,7 +27,13 @@ import { QueueName } from '../core/queueNames.js';
 import { createOutboxRuntime, type OutboxRuntime } from './outboxRuntime.js';
 
 /** The app setting holding the Service Bus connection, as the triggers name it. */
-export const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';
+const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';
+
+/**
+ * What both Service Bus triggers share: the handler gets the SDK binding's `{ messages, actions }`, one message at a
+ * time, and settles each message itself (the host completes nothing).
+ */
+export const SETTLED_BY_HANDLER = { connection: SERVICE_BUS_CONNECTION, sdkBinding: true, autoCompleteMessages: false, cardinality: 'one' } as const;
 
 /** How many orders' documents the processor keeps between invocations (one per session; oldest dropped first). */
 const ORDER_CACHE_SIZE = 4096;

@@ -15,7 +15,7 @@ import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
 import { planLedger } from '../core/splitter/planLedger.js';
 import { QueueName } from '../core/queueNames.js';
-import { SERVICE_BUS_CONNECTION, type AppContext } from './appContext.js';
+import { SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
 import type { FunctionRegistration } from './register.js';
 
 /**
@@ -131,11 +131,8 @@ export function ledgerSplitterFunction(context: () => AppContext): FunctionRegis
     kind: 'serviceBusQueue',
     name: 'ledgerSplitter',
     options: {
-      connection: SERVICE_BUS_CONNECTION,
+      ...SETTLED_BY_HANDLER,
       queueName: QueueName.Ledger,
-      sdkBinding: true,
-      autoCompleteMessages: false,
-      cardinality: 'one',
       handler: async (input, invocation) => ledgerSplitter(context(), input, invocation),
     },
   };

@@ -6,7 +6,7 @@ import { normaliseTriggerInput, releaseSession, settlementFor } from '../adapter
 import { dispositionOf, inMessageSpan, settledAs } from '../adapters/telemetryTraceContext.js';
 import { messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName } from '../core/queueNames.js';
-import { SERVICE_BUS_CONNECTION, type AppContext } from './appContext.js';
+import { SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
 import type { FunctionRegistration } from './register.js';
 
 /**
@@ -50,12 +50,9 @@ export function orderProcessorFunction(context: () => AppContext): FunctionRegis
     kind: 'serviceBusQueue',
     name: 'orderProcessor',
     options: {
-      connection: SERVICE_BUS_CONNECTION,
+      ...SETTLED_BY_HANDLER,
       queueName: QueueName.Orders,
       isSessionsEnabled: true,
-      sdkBinding: true,
-      autoCompleteMessages: false,
-      cardinality: 'one',
       handler: async (input, invocation) => orderProcessor(context(), input, invocation),
     },
   };

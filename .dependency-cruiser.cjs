@@ -4,6 +4,9 @@
  *
  *   bench/ → local/ → cli/ → src/      (local/ and bench/ may also use emulators/)
  *
+ * launcher/ (which bundles our TypeScript for `npm start` and `npx convoy`) reads the others' sources as files and
+ * imports none of them.
+ *
  * The core (src/core) is pure: no adapter, function, SDK or host. Nothing outside test/ imports test/.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -37,7 +40,7 @@ module.exports = {
       severity: 'error',
       comment: 'The deployed app imports nothing of the local host, the CLI, the benches, the emulators or the tests.',
       from: { path: '^src/' },
-      to: { path: '^(local|cli|bench|emulators|test)/' },
+      to: { path: '^(local|cli|bench|emulators|test|launcher)/' },
     },
     {
       name: 'emulators-stand-alone',
@@ -59,6 +62,13 @@ module.exports = {
       comment: 'The in-process host may use the CLI, the app and the emulators, never the benches or the tests.',
       from: { path: '^local/' },
       to: { path: '^(bench|test)/' },
+    },
+    {
+      name: 'launcher-stands-alone',
+      severity: 'error',
+      comment: 'The launcher builds and runs our code from bundles: it imports none of it.',
+      from: { path: '^launcher/' },
+      to: { path: '^(src|local|cli|bench|emulators|test)/' },
     },
     {
       name: 'nothing-imports-tests',

@@ -1,9 +1,9 @@
-// `npm start`: runs the local host from bundles of its TypeScript, built with esbuild (local/launcher/): the host
+// `npm start`: runs the local host from bundles of its TypeScript, built with esbuild (launcher/): the host
 // (local/main.ts and all it imports from src/, cli/ and emulators/), the emulators' worker thread, and the npm
 // packages both import. See README, "Start-up".
 //
 // A bundle is rebuilt before it runs whenever it could be stale: any file it was built from, or the directory of
-// one, changed, or so did the launcher, package.json or tsconfig.json (local/launcher/buildCache.mjs). Builds go to
+// one, changed, or so did the launcher, package.json or tsconfig.json (launcher/buildCache.mjs). Builds go to
 // fresh directories, so a concurrent start never runs a half-written bundle. The emulators' threads start from
 // their bundle as soon as it is current, before the host's is loaded (or rebuilt), so they boot on the other core.
 import { Worker } from 'node:worker_threads';
@@ -11,8 +11,9 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
-import { prepareBundles } from './launcher/prepareBundles.mjs';
-import { mapStackTraces } from './launcher/stackTraces.mjs';
+import { INPUTS, PARTS } from '../launcher/parts.mjs';
+import { prepareBundles } from '../launcher/prepareBundles.mjs';
+import { mapStackTraces } from '../launcher/stackTraces.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** How the host finds the emulators' threads started here (local/emulatorThread.ts reads it). */
@@ -20,11 +21,9 @@ const EMULATOR_WORKERS = Symbol.for('ledger-convoy.emulatorWorkers');
 
 const { dirs, buildMs, prune } = await prepareBundles({
   root,
-  parts: {
-    host: { entryPoints: { main: 'local/main.ts' }, assets: 'cli/console/static' },
-    emulators: { entryPoints: { emulatorWorker: 'local/emulatorWorker.ts' } },
-  },
-  inputs: ['local/start.mjs', 'package.json', 'tsconfig.json'],
+  parts: PARTS,
+  only: ['host', 'emulators'],
+  inputs: INPUTS,
   onReady: (part, dir) => void (part === 'emulators' && startEmulatorWorkers(dir)),
 });
 // For the host's start-up log (local/main.ts).

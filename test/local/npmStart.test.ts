@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /*
- * `npm start` as it runs: the launcher builds its bundles when they are stale (local/launcher/) and runs them, so
+ * `npm start` as it runs: the launcher builds its bundles when they are stale (launcher/) and runs them, so
  * this is what checks the bundled host (the vendor bundle's packages, the emulators' threads it starts) end to end.
  */
 describe('npm start', () => {

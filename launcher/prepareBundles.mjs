@@ -1,5 +1,5 @@
-// Makes `npm start`'s bundles current: each part of our code (local/start.mjs names them) and the vendor bundle of
-// the packages they import, each rebuilt only when something it was built from changed (buildCache.mjs).
+// Makes bundles current: each part of our code (parts.mjs names them) and the vendor bundle of the packages they
+// import, each rebuilt only when something it was built from changed (buildCache.mjs).
 import { cpSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
@@ -9,22 +9,26 @@ import { buildCache } from './buildCache.mjs';
 import { buildApp, buildVendor } from './bundles.mjs';
 
 /** This launcher's own modules: a change to how bundles are made makes every bundle stale. */
-const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'prepareBundles.mjs'].map((file) => fileURLToPath(new URL(file, import.meta.url)));
+const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'parts.mjs', 'prepareBundles.mjs'].map((file) => fileURLToPath(new URL(file, import.meta.url)));
 
 /**
- * Makes every part's bundle current and resolves to the directory of each (by part name); when something was
- * rebuilt, with `buildMs` and `prune()`, which removes bundles no start needs any more (call it once started).
- * - `parts`: by name, the entry points of each (`{ main: 'local/main.ts' }`) and an optional directory of `assets`
- *   (relative to `root`) copied beside them as `static/`;
+ * Makes the bundles of the parts named in `only` current and resolves to the directory of each (by part name); when
+ * something was rebuilt, with `buildMs` and `prune()`, which removes bundles no run needs any more (call it once
+ * started).
+ * - `parts`: every part, by name: the entry points of each (`{ main: 'local/main.ts' }`) and an optional directory
+ *   of `assets` (relative to `root`) copied beside them as `static/`;
+ * - `only`: the parts to make current (all by default). The vendor bundle is shared: when it is rebuilt, it takes
+ *   the packages the other parts imported when last built too, those still installed, so the commands that run
+ *   different parts do not rebuild it in turn;
  * - `inputs`: files that shape every build without being imported (package.json, tsconfig.json, the launcher);
  * - `onReady(part, dir)` is called once per part as soon as its bundle is current: at once when it was, so it can
  *   start while the others rebuild.
  */
-export async function prepareBundles({ root, parts, inputs = [], onReady = () => undefined }) {
+export async function prepareBundles({ root, parts, only = Object.keys(parts), inputs = [], onReady = () => undefined }) {
   const cache = buildCache(root);
   const current = cache.read();
   const shared = [...inputs, ...LAUNCHER_FILES.map((file) => relative(root, file))];
-  const names = Object.keys(parts);
+  const names = only;
   const vendorFresh = cache.isFresh(current.vendor);
   const fresh = names.filter((name) => vendorFresh && current[name]?.vendor === current.vendor.dir && cache.isFresh(current[name]));
   for (const name of fresh) onReady(name, cache.path(current[name].dir));
@@ -50,16 +54,17 @@ export async function prepareBundles({ root, parts, inputs = [], onReady = () =>
   let records = await buildParts(names.filter((name) => !fresh.includes(name)), vendorDir);
   const needed = [...new Set(names.flatMap((name) => (records[name] ?? current[name]).specifiers))].sort();
   if (!vendorFresh || needed.some((specifier) => !current.vendor.specifiers.includes(specifier))) {
-    // A package no bundle imported before, or a new install: a new vendor bundle, and every part rebuilt against
-    // it unless it was just built against its directory. (A part started already keeps running its own, still
-    // current, bundle: each refers to its vendor bundle by directory.)
+    const others = Object.keys(parts).filter((name) => !names.includes(name)).flatMap((name) => current[name]?.specifiers ?? []);
+    // A package no bundle imported before, or a new install: a new vendor bundle, and the parts asked for rebuilt
+    // against it unless they were just built against its directory; the others are when next asked for. (A part
+    // started already keeps running its own, still current, bundle: each refers to its vendor bundle by directory.)
     if (vendorFresh) {
       vendorDir = cache.newDir('vendor');
       records = await buildParts(names, vendorDir);
     }
-    const files = await buildVendor(esbuild, { root, outdir: cache.path(vendorDir), specifiers: needed });
+    const { files, specifiers } = await buildVendor(esbuild, { root, outdir: cache.path(vendorDir), specifiers: needed, optional: others });
     // npm rewrites node_modules/.package-lock.json on every install, whatever it changed.
-    records.vendor = cache.record(vendorDir, [...files, ...shared, 'package-lock.json', 'node_modules/.package-lock.json'], { specifiers: needed });
+    records.vendor = cache.record(vendorDir, [...files, ...shared, 'package-lock.json', 'node_modules/.package-lock.json'], { specifiers });
   }
   cache.update(records);
   const dirs = Object.fromEntries(names.map((name) => [name, cache.path((records[name] ?? current[name]).dir)]));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-/** `npm start`'s launcher builds bundles (local/launcher/); here against a small project of its own. */
+/** `npm start`'s launcher builds bundles (launcher/); here against a small project of its own. */
 interface Prepared {
   dirs: Record<string, string>;
   buildMs?: number;
@@ -14,12 +14,13 @@ interface Prepared {
 type PrepareBundles = (options: {
   root: string;
   parts: Record<string, { entryPoints: Record<string, string>; assets?: string }>;
+  only?: string[];
   inputs?: string[];
   onReady?: (part: string, dir: string) => void;
 }) => Promise<Prepared>;
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
-const { prepareBundles } = (await import(pathToFileURL(join(repo, 'local/launcher/prepareBundles.mjs')).href)) as { prepareBundles: PrepareBundles };
+const { prepareBundles } = (await import(pathToFileURL(join(repo, 'launcher/prepareBundles.mjs')).href)) as { prepareBundles: PrepareBundles };
 
 const PARTS = { host: { entryPoints: { main: 'app/main.ts' }, assets: 'app/static' }, worker: { entryPoints: { worker: 'app/worker.ts' } } };
 
@@ -38,6 +39,7 @@ const prepare = async () => {
   const prepared = await prepareBundles({ root, parts: PARTS, inputs: ['package.json'], onReady: (part) => void ready.push(part) });
   return { ...prepared, ready };
 };
+const currentVendor = () => (JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as { vendor: { dir: string; specifiers: string[] } }).vendor;
 const run = async (dir: string, file: string): Promise<Record<string, unknown>> => (await import(pathToFileURL(join(dir, file)).href)) as Record<string, unknown>;
 
 beforeAll(() => {
@@ -65,6 +67,10 @@ beforeAll(() => {
   write('app/worker.ts', "import { stemmer } from 'stemmer';\nexport const stem = stemmer('jumping');\n");
   write('app/fail.ts', "export function fail(): never {\n  throw new Error('failed here');\n}\n");
   write('app/static/page.html', '<p>one</p>');
+  write('node_modules/extra/package.json', JSON.stringify({ name: 'extra', main: 'index.js' }));
+  write('node_modules/extra/index.js', "exports.extra = 'extra';\n");
+  write('node_modules/gone/package.json', JSON.stringify({ name: 'gone', main: 'index.js' }));
+  write('node_modules/gone/index.js', "exports.gone = 'gone';\n");
 });
 
 afterAll(() => {
@@ -92,7 +98,7 @@ describe("npm start's bundles", () => {
     first = await prepare();
     // As npm start runs it: Node's own loader, the mapping installed first.
     const script = [
-      `import { mapStackTraces } from ${JSON.stringify(pathToFileURL(join(repo, 'local/launcher/stackTraces.mjs')).href)};`,
+      `import { mapStackTraces } from ${JSON.stringify(pathToFileURL(join(repo, 'launcher/stackTraces.mjs')).href)};`,
       `mapStackTraces(${JSON.stringify(join(root, '.start'))});`,
       `const { fail } = await import(${JSON.stringify(pathToFileURL(join(first.dirs.host!, 'main.js')).href)});`,
       'try { fail(); } catch (error) { process.stdout.write(error.stack); }',
@@ -175,6 +181,45 @@ describe("npm start's bundles", () => {
     const after = await prepare();
     expect(after.dirs.host).not.toBe(before.dirs.host);
     expect(after.dirs.worker).not.toBe(before.dirs.worker);
+  });
+
+  it('make only the parts asked for current, in a vendor bundle that keeps the packages of the others', async () => {
+    const before = await prepare();
+    write('app/worker.ts', `${readFileSync(join(root, 'app/worker.ts'), 'utf8')}\nimport { extra } from 'extra';\nexport const fromExtra = extra;\n`);
+    touch('app/worker.ts', 70);
+    touch('app/main.ts', 70);
+    const ready: string[] = [];
+    const worker = await prepareBundles({ root, parts: PARTS, only: ['worker'], inputs: ['package.json'], onReady: (part) => void ready.push(part) });
+    expect(Object.keys(worker.dirs)).toEqual(['worker']);
+    expect(ready).toEqual(['worker']);
+    expect((await run(worker.dirs.worker!, 'worker.js')).fromExtra).toBe('extra');
+    // A new package for the worker: a new vendor bundle, with the host's packages still in it.
+    const vendor = currentVendor();
+    expect(vendor.specifiers).toEqual(['cookie', 'dual', 'extra', 'ms', 'stemmer']);
+    // So the host, asked for next, is rebuilt (for its edit and the new vendor bundle) without another vendor bundle.
+    const host = await prepareBundles({ root, parts: PARTS, only: ['host'], inputs: ['package.json'] });
+    expect(host.dirs.host).not.toBe(before.dirs.host);
+    expect(currentVendor().dir).toBe(vendor.dir);
+    expect(((await run(host.dirs.host!, 'main.js')).values as { greeting: string }).greeting).toBe('hi');
+  });
+
+  it('leave out of a vendor bundle a package that another part imported when last built and that is uninstalled since', async () => {
+    write('app/main.ts', `${readFileSync(join(root, 'app/main.ts'), 'utf8')}\nimport { gone } from 'gone';\nexport const fromGone = gone;\n`);
+    touch('app/main.ts', 80);
+    await prepare();
+    expect(currentVendor().specifiers).toContain('gone');
+    // The package is removed (and the import of it with it); an install rewrites node_modules/.package-lock.json.
+    rmSync(join(root, 'node_modules/gone'), { recursive: true });
+    write('app/main.ts', readFileSync(join(root, 'app/main.ts'), 'utf8').replace("import { gone } from 'gone';\nexport const fromGone = gone;\n", ''));
+    touch('app/main.ts', 90);
+    write('node_modules/.package-lock.json', '{"lockfileVersion":3,"packages":{}}');
+    touch('node_modules/.package-lock.json', 90);
+    // The worker alone, first: the host's record still names the package.
+    const worker = await prepareBundles({ root, parts: PARTS, only: ['worker'], inputs: ['package.json'] });
+    expect((await run(worker.dirs.worker!, 'worker.js')).stem).toBe('jump');
+    expect(currentVendor().specifiers).not.toContain('gone');
+    const host = await prepareBundles({ root, parts: PARTS, only: ['host'], inputs: ['package.json'] });
+    expect((await run(host.dirs.host!, 'main.js')).fromGone).toBeUndefined();
   });
 
   it('keep the bundles a running start may still load from, and remove older ones', async () => {

@@ -66,11 +66,13 @@ export async function buildApp(esbuild, { root, entryPoints, outdir, vendorDir }
 }
 
 /**
- * Builds the vendor bundle: one file per specifier exporting what Node would (`vendorFile`), plus shared chunks.
- * Resolves to the files it read, relative to `root`.
+ * Builds the vendor bundle: one file per specifier exporting what Node would (`vendorFile`), plus shared chunks;
+ * the `optional` specifiers too, those still installed. Resolves to the files it read (relative to `root`) and the
+ * specifiers it holds.
  */
-export async function buildVendor(esbuild, { root, outdir, specifiers }) {
-  const shapes = await moduleShapes(root, specifiers);
+export async function buildVendor(esbuild, { root, outdir, specifiers: required, optional = [] }) {
+  const shapes = await moduleShapes(root, [...new Set([...required, ...optional])]);
+  const specifiers = Object.keys(shapes).filter((specifier) => shapes[specifier] !== null || required.includes(specifier)).sort();
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: specifiers.map((specifier) => ({ in: `vendor:${specifier}`, out: vendorFile(specifier).slice(0, -'.js'.length) })),
@@ -91,6 +93,7 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
           build.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, async ({ path }) => {
             const specifier = path.slice(0, -'.mjs'.length);
             const shape = shapes[specifier];
+            if (shape === null) return { errors: [{ text: `${specifier}: Node cannot resolve it from ${root}` }] };
             // The bundle must hold the very file Node would load for the package.
             if (!REQUIRED.has(packageName(specifier))) {
               const resolved = await build.resolve(specifier, { kind: 'import-statement', resolveDir: root });
@@ -103,7 +106,7 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
       },
     ],
   });
-  return Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('vendor-entry:'));
+  return { files: Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('vendor-entry:')), specifiers };
 }
 
 /**
@@ -125,7 +128,8 @@ function entrySource(specifier, shape) {
 
 /**
  * The file Node resolves each specifier to from `root`, its module format and, for CommonJS ones, the export names
- * Node gives an `import` of them, read by a child process that imports those (the packages stay out of this process).
+ * Node gives an `import` of them, read by a child process that imports those (the packages stay out of this process);
+ * null for a specifier Node cannot resolve.
  */
 async function moduleShapes(root, specifiers) {
   // Loaded here, not with the launcher: a start whose bundles are current never needs it.
@@ -147,7 +151,13 @@ async function moduleShapes(root, specifiers) {
     };
     const shapes = {};
     for (const specifier of JSON.parse(process.argv[1])) {
-      const file = fileURLToPath(import.meta.resolve(specifier));
+      let file;
+      try {
+        file = fileURLToPath(import.meta.resolve(specifier));
+      } catch {
+        shapes[specifier] = null;
+        continue;
+      }
       const format = formatOf(file);
       shapes[specifier] = { file, format, names: format === 'commonjs' ? Object.keys(await import(specifier)) : [] };
     }

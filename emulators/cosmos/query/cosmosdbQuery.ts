@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { Module, createRequire } from 'node:module';
 
 /*
  * `@zeit/cosmosdb-query` is CommonJS with `exports.default`, and its package.json points `types` at a
@@ -39,7 +39,30 @@ export const requireFromLibrary = createRequire(requireHere.resolve('@zeit/cosmo
 
 let library: CosmosDbQueryModule | undefined;
 // Loaded on first use: with Babel and Turf it would be most of the emulator's start-up (see `preloadQueryLibrary`).
-const loaded = (): CosmosDbQueryModule => (library ??= requireHere('@zeit/cosmosdb-query') as CosmosDbQueryModule);
+const loaded = (): CosmosDbQueryModule => (library ??= (deferTurf(), requireHere('@zeit/cosmosdb-query') as CosmosDbQueryModule));
+
+/**
+ * Turf (a tenth of a second to load) serves only the spatial functions (ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, …),
+ * and the library requires it with its built-in functions. It gets a stand-in: each function the library takes from
+ * it calls Turf's own, required with the first call.
+ */
+function deferTurf(): void {
+  const path = requireFromLibrary.resolve('@turf/turf');
+  if (requireHere.cache[path] !== undefined) return;
+  let turf: Record<string, (...args: unknown[]) => unknown> | undefined;
+  const real = () => {
+    if (turf === undefined) {
+      delete requireHere.cache[path];
+      turf = requireFromLibrary('@turf/turf') as Record<string, (...args: unknown[]) => unknown>;
+    }
+    return turf;
+  };
+  const standIn = new Module(path);
+  standIn.filename = path;
+  standIn.loaded = true;
+  standIn.exports = new Proxy({}, { get: (_, name: string) => (...args: unknown[]) => real()[name]!(...args) });
+  requireHere.cache[path] = standIn;
+}
 
 /** Parses Cosmos SQL. @throws the library's SyntaxError on invalid text. */
 export function parseSql(sql: string): ParsedQuery {
@@ -55,7 +78,7 @@ export function isSqlSyntaxError(error: unknown): boolean {
  * The library's heavy dependencies in the order its entry loads them; each is required in a turn of its own, so a
  * request arriving meanwhile waits for one of them at most.
  */
-const PRELOAD_STEPS = ['@babel/generator', '@babel/traverse', '@turf/turf', './transformer', './executor'];
+const PRELOAD_STEPS = ['@babel/generator', '@babel/traverse', './transformer', './executor'];
 
 let preloading = false;
 
@@ -76,5 +99,6 @@ export function preloadQueryLibrary(): void {
     requireFromLibrary(step);
     setImmediate(next).unref();
   };
+  deferTurf();
   setImmediate(next).unref();
 }

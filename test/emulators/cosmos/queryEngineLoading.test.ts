@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 /*
  * The SQL query engine (@zeit/cosmosdb-query's Babel and Turf) is most of what loading the emulator costs, so it
- * loads after the emulator accepts. Each case runs in a process of its own: the engine is loaded once per process.
+ * loads after the emulator accepts, and Turf only for the first spatial function. Each case runs in a process of its own: the engine is loaded once per process.
  */
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
@@ -29,8 +29,12 @@ function inProcessOfItsOwn(options: string, body: string): unknown {
     import { createRequire } from 'node:module';
     import { CosmosClient } from ${JSON.stringify(cosmosSdk)};
     import { start } from ${JSON.stringify(join(repo, 'emulators/cosmos/index.ts'))};
-    // The engine's weight: Babel's transformer and printer, Turf's spatial functions.
-    const engineLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((path) => ['/node_modules/@babel/', '/node_modules/@turf/'].some((part) => path.includes(part)));
+    const cache = createRequire(import.meta.url).cache;
+    // The engine's weight: Babel's transformer and printer.
+    const engineLoaded = () => Object.keys(cache).some((path) => path.includes('/node_modules/@babel/'));
+    // Turf, for the spatial functions: its module, or the stand-in the emulator puts in its place until one runs.
+    const turf = () => Object.entries(cache).find(([path]) => path.includes('/node_modules/@turf/'))?.[1]?.exports;
+    const turfLoaded = () => turf() !== undefined && 'earthRadius' in turf();
     const untilLoaded = async () => { while (!engineLoaded()) await new Promise((resolve) => setImmediate(resolve)); };
     const emulator = await start({ port: 0, ${options} });
     const accepting = engineLoaded();
@@ -67,5 +71,25 @@ describe('the Cosmos emulator query engine', () => {
       `,
     );
     expect(result).toEqual({ accepting: false, beforeQuery: false, resources: [1], loaded: true });
+  });
+
+  it('loads Turf only with the first spatial function, which is answered', () => {
+    const result = inProcessOfItsOwn(
+      'preloadQueryEngine: false',
+      `
+      const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
+      const { database } = await client.databases.createIfNotExists({ id: 'db' });
+      const { container } = await database.containers.createIfNotExists({ id: 'c', partitionKey: { paths: ['/pk'] } });
+      await container.items.create({ id: 'a', pk: 'p', at: { type: 'Point', coordinates: [0, 0] } });
+      const plain = (await container.items.query('SELECT VALUE c.id FROM c').fetchAll()).resources;
+      const turfBefore = { standIn: turf() !== undefined, loaded: turfLoaded() };
+      const query = 'SELECT VALUE ST_DISTANCE(c.at, {"type": "Point", "coordinates": [0, 1]}) FROM c';
+      const [metres] = (await container.items.query(query).fetchAll()).resources;
+      client.dispose();
+      return { plain, turfBefore, metres: Math.round(metres / 1000), turfAfter: turfLoaded() };
+      `,
+    );
+    // One degree of latitude on Turf's sphere: 111 km.
+    expect(result).toEqual({ accepting: false, plain: ['a'], turfBefore: { standIn: true, loaded: false }, metres: 111, turfAfter: true });
   });
 });

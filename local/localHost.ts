@@ -203,7 +203,11 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   }
 }
 
-/** The host's heavy modules (the Service Bus and Cosmos DB SDKs, the Functions library), loaded while the emulators boot. */
+/**
+ * The host's heavy modules (the Service Bus and Cosmos DB SDKs, the Functions library), loaded while the emulators
+ * boot; and the app's (its schemas, CloudEvents, the webhook signer), which `loadApp` imports once the settings are
+ * known: loading them now takes time this thread would otherwise spend waiting for the emulators.
+ */
 async function loadHostModules() {
   const [{ groupFunctions, loadApp }, { startHttpHost }, { startServiceBusHost }, { startCosmosDBHost }, { startTimerHost }] = await Promise.all([
     import('./functionRegistry.js'),
@@ -211,6 +215,7 @@ async function loadHostModules() {
     import('./servicebus/serviceBusHost.js'),
     import('./cosmos/cosmosDBHost.js'),
     import('./timer/timerHost.js'),
+    import('../src/functions/app.js'),
   ]);
   return { groupFunctions, loadApp, startHttpHost, startServiceBusHost, startCosmosDBHost, startTimerHost };
 }

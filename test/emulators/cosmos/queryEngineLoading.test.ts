@@ -37,6 +37,12 @@ function inProcessOfItsOwn(options: string, body: string): unknown {
     const turfLoaded = () => turf() !== undefined && 'earthRadius' in turf();
     const untilLoaded = async () => { while (!engineLoaded()) await new Promise((resolve) => setImmediate(resolve)); };
     const emulator = await start({ port: 0, ${options} });
+    const openContainer = async () => {
+      const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
+      const { database } = await client.databases.createIfNotExists({ id: 'db' });
+      const { container } = await database.containers.createIfNotExists({ id: 'c', partitionKey: { paths: ['/pk'] } });
+      return { client, container };
+    };
     const accepting = engineLoaded();
     const result = await (async () => { ${body} })();
     await emulator.close();
@@ -60,9 +66,7 @@ describe('the Cosmos emulator query engine', () => {
     const result = inProcessOfItsOwn(
       'preloadQueryEngine: false',
       `
-      const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
-      const { database } = await client.databases.createIfNotExists({ id: 'db' });
-      const { container } = await database.containers.createIfNotExists({ id: 'c', partitionKey: { paths: ['/pk'] } });
+      const { client, container } = await openContainer();
       await container.items.create({ id: 'a', pk: 'p', n: 1 });
       const beforeQuery = engineLoaded();
       const { resources } = await container.items.query('SELECT VALUE c.n FROM c WHERE c.id = "a"').fetchAll();
@@ -77,9 +81,7 @@ describe('the Cosmos emulator query engine', () => {
     const result = inProcessOfItsOwn(
       'preloadQueryEngine: false',
       `
-      const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
-      const { database } = await client.databases.createIfNotExists({ id: 'db' });
-      const { container } = await database.containers.createIfNotExists({ id: 'c', partitionKey: { paths: ['/pk'] } });
+      const { client, container } = await openContainer();
       await container.items.create({ id: 'a', pk: 'p', at: { type: 'Point', coordinates: [0, 0] } });
       const plain = (await container.items.query('SELECT VALUE c.id FROM c').fetchAll()).resources;
       const turfBefore = { standIn: turf() !== undefined, loaded: turfLoaded() };

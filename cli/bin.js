@@ -4,11 +4,13 @@
 // not the TypeScript and the ~2,000 files of the packages one by one.
 import { dirname, join } from 'node:path';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
+import { enableCompileCache } from '../launcher/compileCache.mjs';
 import { INPUTS, PARTS } from '../launcher/parts.mjs';
 import { prepareBundles } from '../launcher/prepareBundles.mjs';
 import { mapStackTraces } from '../launcher/stackTraces.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+enableCompileCache(root);
 const { dirs, prune } = await prepareBundles({ root, parts: PARTS, only: ['cli'], inputs: INPUTS });
 mapStackTraces(dirname(dirs.cli));
 // The command runs to its end inside this import (cli/main.ts awaits it).

@@ -7,14 +7,15 @@ import { performance } from 'node:perf_hooks';
 import { URL, fileURLToPath } from 'node:url';
 import { buildCache } from './buildCache.mjs';
 import { buildApp, buildVendor } from './bundles.mjs';
+import { trimCompileCache } from './compileCache.mjs';
 
 /** This launcher's own modules: a change to how bundles are made makes every bundle stale. */
-const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'parts.mjs', 'prepareBundles.mjs'].map((file) => fileURLToPath(new URL(file, import.meta.url)));
+const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'compileCache.mjs', 'parts.mjs', 'prepareBundles.mjs'].map((file) => fileURLToPath(new URL(file, import.meta.url)));
 
 /**
  * Makes the bundles of the parts named in `only` current and resolves to the directory of each (by part name); when
- * something was rebuilt, with `buildMs` and `prune()`, which removes bundles no run needs any more (call it once
- * started).
+ * something was rebuilt, with `buildMs` and `prune()`, which removes bundles no run needs any more and empties an
+ * overgrown compile cache (compileCache.mjs; call it once started).
  * - `parts`: every part, by name: the entry points of each (`{ main: 'local/main.ts' }`) and an optional directory
  *   of `assets` (relative to `root`) copied beside them as `static/`;
  * - `only`: the parts to make current (all by default). The vendor bundle is shared: when it is rebuilt, it takes
@@ -69,5 +70,9 @@ export async function prepareBundles({ root, parts, only = Object.keys(parts), i
   cache.update(records);
   const dirs = Object.fromEntries(names.map((name) => [name, cache.path((records[name] ?? current[name]).dir)]));
   for (const name of names) if (!fresh.includes(name)) onReady(name, dirs[name]);
-  return { dirs, buildMs: Math.round(performance.now() - started), prune: () => cache.prune() };
+  const prune = () => {
+    cache.prune();
+    trimCompileCache(root);
+  };
+  return { dirs, buildMs: Math.round(performance.now() - started), prune };
 }

@@ -11,11 +11,13 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
+import { enableCompileCache } from '../launcher/compileCache.mjs';
 import { INPUTS, PARTS } from '../launcher/parts.mjs';
 import { prepareBundles } from '../launcher/prepareBundles.mjs';
 import { mapStackTraces } from '../launcher/stackTraces.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+enableCompileCache(root);
 /** How the host finds the emulators' threads started here (local/emulatorThread.ts reads it). */
 const EMULATOR_WORKERS = Symbol.for('ledger-convoy.emulatorWorkers');
 

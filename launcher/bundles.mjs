@@ -1,5 +1,5 @@
-// The esbuild builds behind `npm start`. Our TypeScript is bundled per part (the host; the emulators' worker), and
-// the npm packages it imports go to one vendor bundle of their own: loading a few large files instead of ~2,000
+// The esbuild builds behind `npm start` and `npx convoy`. Our TypeScript is bundled per part (parts.mjs), and the
+// npm packages it imports go to one vendor bundle of their own: loading a few large files instead of ~2,000
 // small ones through Node's resolver is most of the start-up saved, and an edit rebuilds only our part (about a
 // third of a second) while the packages' bundle is rebuilt only when they change.
 import { realpathSync } from 'node:fs';
@@ -66,13 +66,11 @@ export async function buildApp(esbuild, { root, entryPoints, outdir, vendorDir }
 }
 
 /**
- * Builds the vendor bundle: one file per specifier exporting what Node would (`vendorFile`), plus shared chunks;
- * the `optional` specifiers too, those still installed. Resolves to the files it read (relative to `root`) and the
- * specifiers it holds.
+ * Builds the vendor bundle: one file per specifier exporting what Node would (`vendorFile`), plus shared chunks.
+ * Resolves to the files it read, relative to `root`.
  */
-export async function buildVendor(esbuild, { root, outdir, specifiers: required, optional = [] }) {
-  const shapes = await moduleShapes(root, [...new Set([...required, ...optional])]);
-  const specifiers = Object.keys(shapes).filter((specifier) => shapes[specifier] !== null || required.includes(specifier)).sort();
+export async function buildVendor(esbuild, { root, outdir, specifiers }) {
+  const shapes = await moduleShapes(root, specifiers);
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: specifiers.map((specifier) => ({ in: `vendor:${specifier}`, out: vendorFile(specifier).slice(0, -'.js'.length) })),
@@ -93,7 +91,6 @@ export async function buildVendor(esbuild, { root, outdir, specifiers: required,
           build.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, async ({ path }) => {
             const specifier = path.slice(0, -'.mjs'.length);
             const shape = shapes[specifier];
-            if (shape === null) return { errors: [{ text: `${specifier}: Node cannot resolve it from ${root}` }] };
             // The bundle must hold the very file Node would load for the package.
             if (!REQUIRED.has(packageName(specifier))) {
               const resolved = await build.resolve(specifier, { kind: 'import-statement', resolveDir: root });
@@ -106,7 +103,7 @@ export async function buildVendor(esbuild, { root, outdir, specifiers: required,
       },
     ],
   });
-  return { files: Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('vendor-entry:')), specifiers };
+  return Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('vendor-entry:'));
 }
 
 /**
@@ -128,8 +125,7 @@ function entrySource(specifier, shape) {
 
 /**
  * The file Node resolves each specifier to from `root`, its module format and, for CommonJS ones, the export names
- * Node gives an `import` of them, read by a child process that imports those (the packages stay out of this process);
- * null for a specifier Node cannot resolve.
+ * Node gives an `import` of them, read by a child process that imports those (the packages stay out of this process).
  */
 async function moduleShapes(root, specifiers) {
   // Loaded here, not with the launcher: a start whose bundles are current never needs it.
@@ -151,13 +147,7 @@ async function moduleShapes(root, specifiers) {
     };
     const shapes = {};
     for (const specifier of JSON.parse(process.argv[1])) {
-      let file;
-      try {
-        file = fileURLToPath(import.meta.resolve(specifier));
-      } catch {
-        shapes[specifier] = null;
-        continue;
-      }
+      const file = fileURLToPath(import.meta.resolve(specifier));
       const format = formatOf(file);
       shapes[specifier] = { file, format, names: format === 'commonjs' ? Object.keys(await import(specifier)) : [] };
     }

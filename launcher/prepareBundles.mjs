@@ -18,9 +18,9 @@ const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'compileCache.mjs', 'pa
  * overgrown compile cache (compileCache.mjs; call it once started).
  * - `parts`: every part, by name: the entry points of each (`{ main: 'local/main.ts' }`) and an optional directory
  *   of `assets` (relative to `root`) copied beside them as `static/`;
- * - `only`: the parts to make current (all by default). The vendor bundle is shared: when it is rebuilt, it takes
- *   the packages the other parts imported when last built too, those still installed, so the commands that run
- *   different parts do not rebuild it in turn;
+ * - `only`: the parts to make current (all by default). The vendor bundle is shared: when it is rebuilt, every part
+ *   is rebuilt against it, the others too (a failure of theirs left to their own next run), so it holds the packages
+ *   of all and the commands that run different parts do not rebuild it in turn;
  * - `inputs`: files that shape every build without being imported (package.json, tsconfig.json, the launcher);
  * - `onReady(part, dir)` is called once per part as soon as its bundle is current: at once when it was, so it can
  *   start while the others rebuild.
@@ -38,32 +38,31 @@ export async function prepareBundles({ root, parts, only = Object.keys(parts), i
   const started = performance.now();
   // Required rather than imported: an import of this CommonJS package first has Node scan it for export names.
   const esbuild = createRequire(import.meta.url)('esbuild');
-  const buildParts = async (which, vendorDir) => {
-    const built = await Promise.all(
-      which.map(async (name) => {
-        const dir = cache.newDir(name);
-        const { files, specifiers } = await buildApp(esbuild, { root, entryPoints: parts[name].entryPoints, outdir: cache.path(dir), vendorDir });
-        const assets = parts[name].assets;
-        if (assets !== undefined) cpSync(join(root, assets), join(cache.path(dir), 'static'), { recursive: true });
-        const assetFiles = assets === undefined ? [] : readdirSync(join(root, assets)).map((file) => `${assets}/${file}`);
-        return [name, cache.record(dir, [...files, ...shared, ...assetFiles], { vendor: vendorDir, specifiers })];
-      }),
-    );
-    return Object.fromEntries(built);
+  const buildPart = async (name, vendorDir) => {
+    const dir = cache.newDir(name);
+    const { files, specifiers } = await buildApp(esbuild, { root, entryPoints: parts[name].entryPoints, outdir: cache.path(dir), vendorDir });
+    const assets = parts[name].assets;
+    if (assets !== undefined) cpSync(join(root, assets), join(cache.path(dir), 'static'), { recursive: true });
+    const assetFiles = assets === undefined ? [] : readdirSync(join(root, assets)).map((file) => `${assets}/${file}`);
+    return [name, cache.record(dir, [...files, ...shared, ...assetFiles], { vendor: vendorDir, specifiers })];
   };
+  const buildParts = async (which, vendorDir) => Object.fromEntries(await Promise.all(which.map((name) => buildPart(name, vendorDir))));
   let vendorDir = vendorFresh ? current.vendor.dir : cache.newDir('vendor');
   let records = await buildParts(names.filter((name) => !fresh.includes(name)), vendorDir);
-  const needed = [...new Set(names.flatMap((name) => (records[name] ?? current[name]).specifiers))].sort();
-  if (!vendorFresh || needed.some((specifier) => !current.vendor.specifiers.includes(specifier))) {
-    const others = Object.keys(parts).filter((name) => !names.includes(name)).flatMap((name) => current[name]?.specifiers ?? []);
-    // A package no bundle imported before, or a new install: a new vendor bundle, and the parts asked for rebuilt
-    // against it unless they were just built against its directory; the others are when next asked for. (A part
-    // started already keeps running its own, still current, bundle: each refers to its vendor bundle by directory.)
-    if (vendorFresh) {
-      vendorDir = cache.newDir('vendor');
-      records = await buildParts(names, vendorDir);
-    }
-    const { files, specifiers } = await buildVendor(esbuild, { root, outdir: cache.path(vendorDir), specifiers: needed, optional: others });
+  const needed = (built) => [...new Set(Object.values(built).flatMap((record) => record.specifiers))].sort();
+  if (!vendorFresh || needed(records).some((specifier) => !current.vendor.specifiers.includes(specifier))) {
+    // A package no bundle imported before, or a new install: a new vendor bundle, with every part built against it
+    // (unless just built against its directory). (A part started already keeps running its own, still current,
+    // bundle: each refers to its vendor bundle by directory.)
+    if (vendorFresh) vendorDir = cache.newDir('vendor');
+    const others = Object.keys(parts).filter((name) => !names.includes(name));
+    const [asked, besides] = await Promise.all([
+      vendorFresh ? buildParts(names, vendorDir) : records,
+      Promise.allSettled(others.map((name) => buildPart(name, vendorDir))),
+    ]);
+    records = { ...asked, ...Object.fromEntries(besides.flatMap((built) => (built.status === 'fulfilled' ? [built.value] : []))) };
+    const specifiers = needed(records);
+    const files = await buildVendor(esbuild, { root, outdir: cache.path(vendorDir), specifiers });
     // npm rewrites node_modules/.package-lock.json on every install, whatever it changed.
     records.vendor = cache.record(vendorDir, [...files, ...shared, 'package-lock.json', 'node_modules/.package-lock.json'], { specifiers });
   }

@@ -69,8 +69,6 @@ beforeAll(() => {
   write('app/static/page.html', '<p>one</p>');
   write('node_modules/extra/package.json', JSON.stringify({ name: 'extra', main: 'index.js' }));
   write('node_modules/extra/index.js', "exports.extra = 'extra';\n");
-  write('node_modules/gone/package.json', JSON.stringify({ name: 'gone', main: 'index.js' }));
-  write('node_modules/gone/index.js', "exports.gone = 'gone';\n");
 });
 
 afterAll(() => {
@@ -183,7 +181,7 @@ describe("npm start's bundles", () => {
     expect(after.dirs.worker).not.toBe(before.dirs.worker);
   });
 
-  it('make only the parts asked for current, in a vendor bundle that keeps the packages of the others', async () => {
+  it('make only the parts asked for current; a vendor bundle built meanwhile has every part built against it', async () => {
     const before = await prepare();
     write('app/worker.ts', `${readFileSync(join(root, 'app/worker.ts'), 'utf8')}\nimport { extra } from 'extra';\nexport const fromExtra = extra;\n`);
     touch('app/worker.ts', 70);
@@ -193,33 +191,32 @@ describe("npm start's bundles", () => {
     expect(Object.keys(worker.dirs)).toEqual(['worker']);
     expect(ready).toEqual(['worker']);
     expect((await run(worker.dirs.worker!, 'worker.js')).fromExtra).toBe('extra');
-    // A new package for the worker: a new vendor bundle, with the host's packages still in it.
+    // A package new to the worker: a new vendor bundle, with the host's packages too.
     const vendor = currentVendor();
     expect(vendor.specifiers).toEqual(['cookie', 'dual', 'extra', 'ms', 'stemmer']);
-    // So the host, asked for next, is rebuilt (for its edit and the new vendor bundle) without another vendor bundle.
+    // The host was built against it then, its edit included: asked for next, it builds nothing.
     const host = await prepareBundles({ root, parts: PARTS, only: ['host'], inputs: ['package.json'] });
+    expect(host.buildMs).toBeUndefined();
     expect(host.dirs.host).not.toBe(before.dirs.host);
     expect(currentVendor().dir).toBe(vendor.dir);
     expect(((await run(host.dirs.host!, 'main.js')).values as { greeting: string }).greeting).toBe('hi');
   });
 
-  it('leave out of a vendor bundle a package that another part imported when last built and that is uninstalled since', async () => {
-    write('app/main.ts', `${readFileSync(join(root, 'app/main.ts'), 'utf8')}\nimport { gone } from 'gone';\nexport const fromGone = gone;\n`);
+  it('make the parts asked for current when another part, rebuilt with a new vendor bundle, fails to build', async () => {
+    const main = readFileSync(join(root, 'app/main.ts'), 'utf8');
+    write('app/main.ts', `${main}\nexport const broken = ;\n`);
     touch('app/main.ts', 80);
-    await prepare();
-    expect(currentVendor().specifiers).toContain('gone');
-    // The package is removed (and the import of it with it); an install rewrites node_modules/.package-lock.json.
-    rmSync(join(root, 'node_modules/gone'), { recursive: true });
-    write('app/main.ts', readFileSync(join(root, 'app/main.ts'), 'utf8').replace("import { gone } from 'gone';\nexport const fromGone = gone;\n", ''));
-    touch('app/main.ts', 90);
+    // An install: a new vendor bundle.
     write('node_modules/.package-lock.json', '{"lockfileVersion":3,"packages":{}}');
-    touch('node_modules/.package-lock.json', 90);
-    // The worker alone, first: the host's record still names the package.
+    touch('node_modules/.package-lock.json', 80);
     const worker = await prepareBundles({ root, parts: PARTS, only: ['worker'], inputs: ['package.json'] });
     expect((await run(worker.dirs.worker!, 'worker.js')).stem).toBe('jump');
-    expect(currentVendor().specifiers).not.toContain('gone');
+    // The host's own run reports its error.
+    await expect(prepareBundles({ root, parts: PARTS, only: ['host'], inputs: ['package.json'] })).rejects.toThrow(/Unexpected ";"/);
+    write('app/main.ts', main);
+    touch('app/main.ts', 90);
     const host = await prepareBundles({ root, parts: PARTS, only: ['host'], inputs: ['package.json'] });
-    expect((await run(host.dirs.host!, 'main.js')).fromGone).toBeUndefined();
+    expect(((await run(host.dirs.host!, 'main.js')).values as { greeting: string }).greeting).toBe('hi');
   });
 
   it('keep the bundles a running start may still load from, and remove older ones', async () => {

@@ -22,7 +22,7 @@ export interface EmulatorStackOptions {
   dataDir?: string;
   /** The Service Bus entity file. @default `infra/servicebus.config.json` */
   entityFile?: string;
-  /** The database and container to create (the app's `COSMOS_DATABASE` / `COSMOS_CONTAINER`). @default convoy / orders */
+  /** The database and container the Cosmos DB emulator starts with (the app's `COSMOS_DATABASE` / `COSMOS_CONTAINER`). @default convoy / orders */
   cosmosResources?: CosmosResourceNames | Promise<CosmosResourceNames>;
   /** Records when each emulator answered. @default none */
   timeline?: StartupTimeline;
@@ -69,9 +69,10 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
         certDir: dataDir ? undefined : repoPath('.start/servicebus-tls'),
       },
     }), 'Service Bus emulator accepting'),
+    // Its query engine loads as soon as it accepts, so it is ready for the outbox relay's first lease query.
     marked(startEmulatorThread({
       service: 'cosmos',
-      options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined, preloadQueryEngine: false },
+      options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined },
     }), 'Cosmos DB emulator accepting'),
   ]);
   // Both are closed whatever happens to the other; a failure (say, a store that could not flush) is not swallowed.
@@ -85,17 +86,16 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     throw serviceBus.status === 'rejected' ? serviceBus.reason : (cosmos as PromiseRejectedResult).reason;
   }
   try {
-    // The SDK is loaded only now: the threads above booted meanwhile.
-    const { ensureCosmosResources } = await import('./cosmosResources.js');
-    await ensureCosmosResources(cosmos.value.connectionString, await options.cosmosResources);
+    // The app's database and containers, created in the emulator's own thread (no SDK, no request to wait for
+    // behind this thread's module loading). Their module is imported now, not with this one: it loads the Service
+    // Bus SDK (settings parsing), which must not hold up the threads' start.
+    const { appDatabase } = await import('./cosmosResources.js');
+    await cosmos.value.ensureDatabases([appDatabase(await options.cosmosResources)]);
     options.timeline?.mark('Cosmos DB resources created');
   } catch (error) {
     await closeBoth().catch(() => undefined);
     throw error;
   }
-  // Now that these first requests are answered, the query engine loads while the host loads the functions, before
-  // the outbox relay's first lease query.
-  cosmos.value.preloadQueryEngine();
   return {
     serviceBusConnectionString: serviceBus.value.connectionString,
     cosmosConnectionString: cosmos.value.connectionString,

@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads';
-import type { StartOptions as CosmosStartOptions } from '../emulators/cosmos/index.js';
+import type { DatabaseSeed, StartOptions as CosmosStartOptions } from '../emulators/cosmos/index.js';
 
 /** What each emulator is started with. */
 interface EmulatorOptionsByService {
   servicebus: { port: number; config: string; dataDir?: string; adminPort: number; adminHttpsPort?: number; certOut?: string; certDir?: string };
-  cosmos: Pick<CosmosStartOptions, 'port' | 'dataDir' | 'preloadQueryEngine'>;
+  cosmos: Pick<CosmosStartOptions, 'port' | 'dataDir'>;
 }
 type EmulatorService = keyof EmulatorOptionsByService;
 export type EmulatorOptions<S extends EmulatorService = EmulatorService> = EmulatorOptionsByService[S];
@@ -18,11 +18,12 @@ export interface EmulatorWorkerData {
 }
 
 /** What the thread is told. */
-export type EmulatorWorkerRequest = { kind: 'start'; options: EmulatorOptions } | { kind: 'preloadQueryEngine' } | { kind: 'close' };
+export type EmulatorWorkerRequest = { kind: 'start'; options: EmulatorOptions } | { kind: 'ensureDatabases'; databases: DatabaseSeed[] } | { kind: 'close' };
 
 /** What the thread answers. */
 export type EmulatorWorkerReply =
   | { kind: 'started'; connectionString: string; endpoint?: string; adminPort?: number; administrationConnectionString?: string }
+  | { kind: 'databasesReady' }
   | { kind: 'closed' }
   | { kind: 'failed'; message: string };
 
@@ -35,8 +36,8 @@ export interface EmulatorThread {
   readonly adminPort: number | undefined;
   /** Service Bus only: the connection string for `ServiceBusAdministrationClient`, undefined when disabled. */
   readonly administrationConnectionString: string | undefined;
-  /** Cosmos only: starts loading its SQL query engine (started with `preloadQueryEngine: false`). */
-  preloadQueryEngine(): void;
+  /** Cosmos only: creates the databases and containers that are missing (`CosmosEmulator.ensureDatabases`). */
+  ensureDatabases(databases: DatabaseSeed[]): Promise<void>;
   /** Stops the emulator (it flushes its store) and ends the thread. */
   close(): Promise<void>;
 }
@@ -96,8 +97,12 @@ export async function startEmulatorThread(data: EmulatorStart): Promise<Emulator
     endpoint: started.endpoint,
     adminPort: started.adminPort,
     administrationConnectionString: started.administrationConnectionString,
-    preloadQueryEngine() {
-      if (!exited) worker.postMessage({ kind: 'preloadQueryEngine' } satisfies EmulatorWorkerRequest);
+    async ensureDatabases(databases) {
+      if (exited) throw new Error(`${name} has stopped`);
+      const answered = next();
+      worker.postMessage({ kind: 'ensureDatabases', databases } satisfies EmulatorWorkerRequest);
+      const answer = await answered;
+      if (answer?.kind !== 'databasesReady') throw new Error(`${name}: ${answer?.kind === 'failed' ? answer.message : 'its thread exited'}`);
     },
     close() {
       closing ??= (async () => {

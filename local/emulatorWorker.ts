@@ -6,6 +6,7 @@
  * `closed`. Each thread loads only its own emulator's code.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { DatabaseSeed } from '../emulators/cosmos/index.js';
 import type { EmulatorOptions, EmulatorWorkerData, EmulatorWorkerReply, EmulatorWorkerRequest } from './emulatorThread.js';
 
 const port = parentPort;
@@ -15,7 +16,7 @@ const post = (reply: EmulatorWorkerReply): void => port.postMessage(reply);
 
 interface Running {
   close(): Promise<void>;
-  preloadQueryEngine?: () => void;
+  ensureDatabases?: (databases: DatabaseSeed[]) => Promise<void>;
   started: Omit<Extract<EmulatorWorkerReply, { kind: 'started' }>, 'kind'>;
 }
 
@@ -29,7 +30,7 @@ async function start(options: EmulatorOptions): Promise<Running> {
     return { close: () => sb.close(), started: { connectionString: sb.connectionString, adminPort: sb.adminPort, administrationConnectionString: sb.administrationConnectionString } };
   }
   const cosmos = await (await import('../emulators/cosmos/index.js')).start(options as EmulatorOptions<'cosmos'>);
-  return { close: () => cosmos.close(), preloadQueryEngine: () => cosmos.preloadQueryEngine(), started: { connectionString: cosmos.connectionString, endpoint: cosmos.endpoint } };
+  return { close: () => cosmos.close(), ensureDatabases: (databases) => cosmos.ensureDatabases(databases), started: { connectionString: cosmos.connectionString, endpoint: cosmos.endpoint } };
 }
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -41,8 +42,13 @@ port.on('message', (request: EmulatorWorkerRequest) => {
       (r) => post({ kind: 'started', ...r.started }),
       (error: unknown) => post({ kind: 'failed', message: reason(error) }),
     );
-  } else if (request.kind === 'preloadQueryEngine') {
-    void running?.then((r) => r.preloadQueryEngine?.(), () => undefined);
+  } else if (request.kind === 'ensureDatabases') {
+    void (running ?? Promise.reject(new Error('not started')))
+      .then((r) => r.ensureDatabases?.(request.databases))
+      .then(
+        () => post({ kind: 'databasesReady' }),
+        (error: unknown) => post({ kind: 'failed', message: reason(error) }),
+      );
   } else if (request.kind === 'close') {
     // A thread whose emulator never started (or failed to) has nothing to stop.
     void (running ?? Promise.reject(new Error('not started')))

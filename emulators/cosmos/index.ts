@@ -6,6 +6,8 @@ import type { FaultRuleInput } from './faults.js';
 import { EMULATOR_KEY } from './http/auth.js';
 import { createEmulatorServer } from './http/server.js';
 import { preloadQueryLibrary } from './query/cosmosdbQuery.js';
+import { seed } from './seed.js';
+import type { DatabaseSeed } from './seed.js';
 import { DEFAULT_SCRIPT_LIMITS } from './scripts/scriptRun.js';
 import type { ScriptLimits } from './scripts/scriptRun.js';
 import { AccountStore } from './store/accountStore.js';
@@ -16,6 +18,7 @@ export { FaultInjector } from './faults.js';
 export type { FaultRule, FaultRuleInput } from './faults.js';
 export type { CounterSnapshot } from './counters.js';
 export { OperationKind } from './operations.js';
+export type { DatabaseSeed } from './seed.js';
 
 /** Options for {@link start}. */
 export interface StartOptions {
@@ -77,6 +80,12 @@ export interface CosmosEmulator {
   resetCounters(): void;
   /** Starts loading the SQL query engine in the background (see {@link StartOptions.preloadQueryEngine}). */
   preloadQueryEngine(): void;
+  /**
+   * Creates the databases and containers that are missing (each container as the body of its create request: `id`,
+   * `partitionKey`, `defaultTtl`, …), as create requests without throughput headers would; leaves existing ones
+   * (a durable store's) as they are.
+   */
+  ensureDatabases(databases: readonly DatabaseSeed[]): Promise<void>;
   /** Stops listening, closes connections and flushes the log. */
   close(): Promise<void>;
 }
@@ -116,6 +125,7 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
     counters: () => counters.snapshot(),
     resetCounters: () => counters.reset(),
     preloadQueryEngine: preloadQueryLibrary,
+    ensureDatabases: (databases) => seed(store, databases),
     close: async () => {
       clearInterval(sweep);
       await new Promise<void>((resolve) => {

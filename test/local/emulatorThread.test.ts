@@ -34,13 +34,13 @@ describe('an emulator in a worker thread', () => {
     await first;
   });
 
-  it('starts without loading its query engine when told, loads it when asked, and answers queries either way', async () => {
-    const cosmos = await startEmulatorThread({ service: 'cosmos', options: { port: 0, preloadQueryEngine: false } });
+  it('creates the databases and containers it is asked for, and answers queries on them', async () => {
+    const cosmos = await startEmulatorThread({ service: 'cosmos', options: { port: 0 } });
+    await cosmos.ensureDatabases([{ id: 'seeded', containers: [{ id: 'c', partitionKey: { paths: ['/pk'] } }] }]);
     const client = new CosmosClient({ endpoint: String(cosmos.endpoint), key: String(/AccountKey=([^;]+)/.exec(cosmos.connectionString)?.[1]), connectionPolicy: { enableEndpointDiscovery: false } });
-    const { database } = await client.databases.createIfNotExists({ id: 'lazy-queries' });
-    const { container } = await database.containers.createIfNotExists({ id: 'c', partitionKey: { paths: ['/pk'] } });
+    const container = client.database('seeded').container('c');
+    expect((await container.read()).resource?.partitionKey?.paths).toEqual(['/pk']);
     await container.items.create({ id: 'a', pk: 'p' });
-    cosmos.preloadQueryEngine();
     expect((await container.items.query('SELECT VALUE c.id FROM c').fetchAll()).resources).toEqual(['a']);
     client.dispose();
     await cosmos.close();

@@ -3,11 +3,13 @@ import { headerPath, json } from '../http/reply.js';
 import type { RequestContext } from '../http/requestContext.js';
 import { flag, header, jsonObjectBody } from '../http/requestContext.js';
 import type { AccountStore, ContainerState } from '../store/accountStore.js';
+import type { ContainerResource, JsonObject } from '../store/types.js';
 import { MetadataType } from '../store/metadataStore.js';
 import { partitionKeyRangeRid } from '../store/resources.js';
 import { isChangeFeedRequest } from './changeFeed.js';
 import { feedReply } from './feed.js';
 import { provisionThroughput, requestedThroughput } from './offers.js';
+import type { Throughput } from './offers.js';
 import { checkSearchPolicies, checkSearchPolicyChange } from './searchPolicies.js';
 import { partitionsForThroughput } from './throughputPartitions.js';
 
@@ -22,12 +24,16 @@ export function listContainers(ctx: RequestContext, db: string, store: AccountSt
  * and its throughput: what the request asks for, else 400 RU/s unless the database shares its own.
  */
 export async function createContainer(ctx: RequestContext, db: string, store: AccountStore): Promise<Reply> {
-  const body = jsonObjectBody(ctx);
+  const res = await addContainer(store, db, jsonObjectBody(ctx), requestedThroughput(ctx));
+  return json(201, res, { etag: res._etag });
+}
+
+/** Creates a container as {@link createContainer} does, from the body and throughput of its request. */
+export async function addContainer(store: AccountStore, db: string, body: JsonObject, throughput: Throughput | undefined): Promise<ContainerResource> {
   checkSearchPolicies(body);
-  const throughput = requestedThroughput(ctx);
   const res = await store.createContainer(db, body, partitionsForThroughput(throughput));
   await provisionThroughput(store, res, throughput, true, store.getDatabase(db)._rid);
-  return json(201, res, { etag: res._etag });
+  return res;
 }
 
 /** Storage quota and usage as `x-ms-resource-quota`/`x-ms-resource-usage` report them (`name=value;…`, sizes in KB). */

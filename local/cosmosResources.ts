@@ -2,7 +2,7 @@ import { DEFAULT_COSMOS_RESOURCES, ORDERS_PARTITION_KEY } from '../src/adapters/
 import type { CosmosResourceNames } from '../src/adapters/cosmosClientOptions.js';
 import { LEASE_CONTAINER } from '../src/adapters/changeFeedLease.js';
 
-/** The database and container the app expects by default (docs/architecture.md, "Names everyone shares"). */
+/** The database and container the app expects by default (docs/architecture.md, "Names everyone shares"). @internal */
 export const cosmosResources = { ...DEFAULT_COSMOS_RESOURCES, partitionKey: ORDERS_PARTITION_KEY } as const;
 
 /**
@@ -22,7 +22,10 @@ export function appDatabase(names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCE
   };
 }
 
-/** Creates {@link appDatabase} if missing (idempotent, safe on a durable emulator). */
+/**
+ * Creates {@link appDatabase} through the SDK if missing (idempotent, safe on a durable emulator): for runs without
+ * `npm start`'s stack, such as the chaos run. @internal
+ */
 export async function ensureCosmosResources(connectionString: string, names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES): Promise<void> {
   const { id, containers } = appDatabase(names);
   // Loaded here: the bodies above are all `npm start` needs of this module.

@@ -44,7 +44,10 @@ port.on('message', (request: EmulatorWorkerRequest) => {
     );
   } else if (request.kind === 'ensureDatabases') {
     void (running ?? Promise.reject(new Error('not started')))
-      .then((r) => r.ensureDatabases?.(request.databases))
+      .then((r) => {
+        if (r.ensureDatabases === undefined) throw new Error(`the ${service} emulator has no databases`);
+        return r.ensureDatabases(request.databases);
+      })
       .then(
         () => post({ kind: 'databasesReady' }),
         (error: unknown) => post({ kind: 'failed', message: reason(error) }),

@@ -206,7 +206,8 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
 /**
  * The host's heavy modules (the Service Bus and Cosmos DB SDKs, the Functions library), loaded while the emulators
  * boot; and the app's (its schemas, CloudEvents, the webhook signer), which `loadApp` imports once the settings are
- * known: loading them now takes time this thread would otherwise spend waiting for the emulators.
+ * known: loaded with the others, they are ready then, and fill any time this thread would spend waiting for the
+ * emulators.
  */
 async function loadHostModules() {
   const [{ groupFunctions, loadApp }, { startHttpHost }, { startServiceBusHost }, { startCosmosDBHost }, { startTimerHost }] = await Promise.all([

@@ -46,6 +46,12 @@ describe('an emulator in a worker thread', () => {
     await cosmos.close();
   });
 
+  it('refuses databases to the Service Bus emulator, which has none', async () => {
+    const serviceBus = await startEmulatorThread({ service: 'servicebus', options: { port: 0, config: fileURLToPath(new URL('../../infra/servicebus.config.json', import.meta.url)), adminPort: 0 } });
+    await expect(serviceBus.ensureDatabases([{ id: 'convoy' }])).rejects.toThrow(/the servicebus emulator: the servicebus emulator has no databases/);
+    await serviceBus.close();
+  });
+
   it('rejects with the emulator and the reason when it cannot start, leaving no thread behind', async () => {
     await expect(startEmulatorThread({ service: 'cosmos', options: { port: takenPort } })).rejects.toThrow(/the cosmos emulator: .*EADDRINUSE/);
   });

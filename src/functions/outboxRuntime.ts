@@ -14,7 +14,6 @@ import type { Telemetry } from '../core/ports/telemetry.js';
 
 /** The relay and what it was built from. */
 export interface OutboxRuntime {
-  readonly config: Readonly<OutboxConfig>;
   readonly holds: CosmosOutboxHoldStore;
   readonly relay: OutboxRelay;
   /** What the `outboxHoldRetry` timer releases holds with (sharing the relay's webhook wake). */
@@ -54,5 +53,5 @@ export function createOutboxRuntime(parts: OutboxRuntimeParts): OutboxRuntime {
     wake,
     repeatAlertAfterMs: (parts.outboxTtlSeconds * 1000) / 2,
   };
-  return { config, holds, relay, holdRetry };
+  return { holds, relay, holdRetry };
 }

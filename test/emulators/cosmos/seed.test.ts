@@ -59,7 +59,7 @@ describe("the Cosmos DB emulator's ensureDatabases", () => {
   it('rejects a container the service would refuse, with the reason', async () => {
     const h = await startHarness();
     try {
-      await expect(h.emulator.ensureDatabases([{ id: 'convoy', containers: [{ id: 'bad/id' }] }])).rejects.toThrow(/id/i);
+      await expect(h.emulator.ensureDatabases([{ id: 'convoy', containers: [{ id: 'bad/id' }] }])).rejects.toThrow(/'id' is missing or invalid/);
     } finally {
       await h.close();
     }

@@ -49,6 +49,11 @@ describe.skipIf(!compiler || compiler.kind === 'az')('VNET_ENABLED (bicep snapsh
     large = snapshotMainBicep(c, mainBicep, { ...BASE, serviceBusSku: 'Premium', vnetEnabled: true, maximumInstanceCount: 1000 });
   }, 300_000);
 
+  it('evaluates both settings without a diagnostic', () => {
+    expect(off.diagnostics).toEqual([]);
+    expect(on.diagnostics).toEqual([]);
+  });
+
   it('off (the default): no network resource, every data service public as before, no VNet integration', () => {
     expect(off.predictedResources.filter((r) => r.type.startsWith('Microsoft.Network/'))).toEqual([]);
     for (const type of DATA_SERVICES) expect(single(off, type).properties?.publicNetworkAccess, type).toBe('Enabled');

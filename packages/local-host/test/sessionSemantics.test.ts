@@ -1,5 +1,5 @@
 /**
- * The host's session semantics, point by point, as the in-process host reproduces them (README, "Local stack"). Sources: Azure.Messaging.ServiceBus `SessionReceiverManager` (receive loop, idle
+ * The host's session semantics, point by point, as the in-process host reproduces them (packages/local-host/README.md, "What it reproduces"). Sources: Azure.Messaging.ServiceBus `SessionReceiverManager` (receive loop, idle
  * close, release), `ReceiverManager` (abandon after a failed handler), `ServiceBusProcessor.ReconcileConcurrencyAsync`
  * (accept limit), and the WebJobs extension's `ServiceBusListener` (releaseSession after the function returns).
  */

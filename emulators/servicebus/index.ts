@@ -102,7 +102,7 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
   });
   const amqp = new AmqpServer(broker, { entities, access, log: options.log });
   let port: number | undefined;
-  const admin = new AdminServer(broker, new AtomRouter({ broker, entities, access, amqpPort: () => port }));
+  const admin = new AdminServer(broker, new AtomRouter({ broker, entities, access }));
   let adminPort: number | undefined;
   let adminHttpsPort: number | undefined;
   let certificatePem: string | undefined;

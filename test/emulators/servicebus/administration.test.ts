@@ -115,6 +115,16 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
     expect(xml).toContain(`<ForwardTo>sb://127.0.0.1:${s.emulator.adminPort}/addressed-target</ForwardTo>`);
   });
 
+  it('stores and returns AutoDeleteOnIdle of queues, topics and subscriptions, and refuses less than five minutes', async () => {
+    expect(await s.admin.call('createQueue', 'idle-queue', { autoDeleteOnIdle: 'PT5M' })).toMatchObject({ autoDeleteOnIdle: 'PT5M' });
+    const queue = await s.admin.call('getQueue', 'idle-queue');
+    expect(await s.admin.call('updateQueue', { ...queue, autoDeleteOnIdle: 'PT2H' })).toMatchObject({ autoDeleteOnIdle: 'PT2H' });
+    expect(await s.admin.call('createTopic', 'idle-topic', { autoDeleteOnIdle: 'P1D' })).toMatchObject({ autoDeleteOnIdle: 'P1D' });
+    expect(await s.admin.call('createSubscription', 'idle-topic', 'sub', { autoDeleteOnIdle: 'PT10M' })).toMatchObject({ autoDeleteOnIdle: 'PT10M' });
+    expect(await s.admin.call('getQueue', 'from-config')).toMatchObject({ autoDeleteOnIdle: 'P10675199DT2H48M5.4775807S' });
+    expect(await s.admin.failure('createQueue', 'too-eager', { autoDeleteOnIdle: 'PT1M' })).toMatchObject({ statusCode: 400 });
+  });
+
   it('forwards through a ForwardTo set by the client, and updates topics, subscriptions and rules', async () => {
     await s.admin.call('createQueue', 'forward-target');
     const source = await s.admin.call('createQueue', 'forward-source', { forwardTo: 'forward-target' });

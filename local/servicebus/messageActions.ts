@@ -35,13 +35,14 @@ export interface LocalServiceBusMessageActions {
   renewSessionLock(sessionId: string): Promise<ProtobufTimestamp>;
 }
 
-/** gRPC status codes the settlement service answers with (`@grpc/grpc-js` `status`). */
+/** gRPC status codes the settlement service answers with (`@grpc/grpc-js` `status`). @internal */
 export const SETTLEMENT_STATUS = { FAILED_PRECONDITION: 9 } as const;
 
 /**
  * What an action made after its invocation ended fails with: the error the extension's gRPC client rejects with
  * when the host's settlement service no longer knows the lock token or session (a gRPC `ServiceError`: `code`,
  * `details`, and the message `9 FAILED_PRECONDITION: <details>`).
+ * @internal
  */
 export class SettlementServiceError extends Error {
   constructor(

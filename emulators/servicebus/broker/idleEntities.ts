@@ -16,7 +16,7 @@ interface Watched {
  * Whether `e` has been idle for its `AutoDeleteOnIdle` at `now`. An entity with a receiver attached, or one waiting
  * for a session, is not idle, as on Azure: its idle time starts again from now.
  */
-export function isIdle(e: Watched, now: number): boolean {
+function isIdle(e: Watched, now: number): boolean {
   if (!Number.isFinite(e.settings.autoDeleteOnIdleMs)) return false;
   if (e.busy) {
     e.lastActivity = now;

@@ -85,7 +85,9 @@ resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
       empty(q.Properties.?ForwardTo ?? '') ? {} : { forwardTo: q.Properties.ForwardTo },
       empty(q.Properties.?ForwardDeadLetteredMessagesTo ?? '')
         ? {}
-        : { forwardDeadLetteredMessagesTo: q.Properties.ForwardDeadLetteredMessagesTo }
+        : { forwardDeadLetteredMessagesTo: q.Properties.ForwardDeadLetteredMessagesTo },
+      // Optional in the file (no queue sets it today): any() because the loaded file's type has no such key.
+      empty(any(q.Properties).?AutoDeleteOnIdle ?? '') ? {} : { autoDeleteOnIdle: any(q.Properties).AutoDeleteOnIdle }
     )
   }
 ]

@@ -84,7 +84,6 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     if (status === 409 && role === 'applied' && write.applied) {
       return { kind: 'keySeen', seen: { ...inboxCreated, applied: (await this.readApplied(orderId, write.applied.id))?.doc ?? null } };
     }
-    if (status === 409 && role === 'outbox') return { kind: 'keySeen', seen: { ...inboxCreated, outbox: true } };
     if (status === 404 && role === 'rejected') {
       // It runs after the order's replace, which held: the order lists a rejected entry whose document is missing.
       const id = write.rejected && 'delete' in write.rejected ? write.rejected.delete.id : 'rejected';

@@ -3,7 +3,7 @@
  * outbox `hold` while one exists).
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { currentHold, holdView, type HoldView } from '../core/index.js';
+import { holdView, type HoldView } from '../core/index.js';
 import { orderView } from '../core/order/orderView.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
 import type { AppContext } from './appContext.js';
@@ -37,7 +37,7 @@ export async function getOrder(app: AppContext, request: HttpRequest, _context: 
 async function orderHold(app: AppContext, orderId: string): Promise<HoldView | undefined> {
   const { holds } = app.outbox;
   const marker = await holds.read(orderId);
-  return marker && holdView(currentHold(marker.doc), await holds.countHeld(orderId));
+  return marker && holdView(marker.doc, await holds.countHeld(orderId));
 }
 
 /** The function: `GET /api/orders/{orderId}` with a function key. */

@@ -4,9 +4,8 @@ import { OutboxTarget, type OutboxHold } from '../../src/core/documents/outboxHo
 import { Acknowledged } from '../../src/core/outbox/acknowledged.js';
 import { OutboxRelay, type OutboxRelayDeps } from '../../src/core/outbox/outboxRelay.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
-import { FakeSender, FakeWebhook, asChange, earlierOutboxRecordOf, outboxRecordOf, keyOf } from './support/relayFakes.js';
+import { FakeSender, FakeWebhook, asChange, outboxRecordOf, keyOf } from './support/relayFakes.js';
 import { orderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
-import type { OutboundOrderEvent } from '../../src/core/outbox/outboxPorts.js';
 
 const BUDGET_MS = 10_000;
 
@@ -59,21 +58,6 @@ describe('outbox relay', () => {
         traceparent: record.traceparent,
       }),
     ]);
-  });
-
-  it('relays a record committed before events were, exactly as it was written: the earlier envelope and key', async () => {
-    const seen: OutboundOrderEvent[] = [];
-    const { relay, webhook } = relayStack({ sender: { send: async (events) => void seen.push(...events) } });
-    const record = earlierOutboxRecordOf('o-1', 1);
-    await relay.relay([asChange(record)]);
-    expect(seen).toEqual([
-      expect.objectContaining({
-        messageId: 'outbox:o-1-1',
-        contentType: 'application/json',
-        body: { orderId: 'o-1', sequence: 1, entryId: 'o-1-1', order: record.order },
-      }),
-    ]);
-    expect(webhook.posts).toEqual(['outbox:o-1-1']);
   });
 
   it('retries a failing target inside the budget and delivers without a hold when it recovers', async () => {

@@ -80,21 +80,6 @@ describe('order processor, stored-state edge cases', () => {
     expect((await h.store.readOrder(orderId))?.doc).toMatchObject({ lastSequence: 3, parked: [], rejected: [{ sequence: 4, entryId: 'X' }] });
   });
 
-  it('still dead-letters a reused entryId whose only trace is an outbox record (documents older than applied records)', async () => {
-    // Prepare
-    const h = makeHarness();
-    const orderId = uniqueOrderId();
-    const e = entriesFor(orderId);
-    await h.send(e.created());
-    await h.send(e.added(2, 't-1', 10, 'X'));
-    h.store.expire(orderId, 'inbox:order-processor:X');
-    h.store.expire(orderId, 'applied:X');
-    // Act
-    const { result } = await h.send(e.added(3, 't-2', 5, 'X'));
-    // Assess
-    expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
-  });
-
   it('rejects a parked entry whose entryId turns out applied elsewhere when its turn comes', async () => {
     // Prepare: the door cannot see this (the applied record appears only after the park), so the drain must
     const h = makeHarness();

@@ -1,6 +1,5 @@
 import type { DeadLetterReason } from '../deadLetterReasons.js';
 import type { OrderState } from '../order/orderState.js';
-import type { Entry } from '../schemas/entry.js';
 
 /** Index entry of a parked entry (the entry itself is its own document, see `ParkedEntryDocument`). */
 export interface ParkedRecord {
@@ -24,25 +23,14 @@ export interface RejectedRecord {
   rejectedAt: string;
   /**
    * The `resubmitCount` of the message whose entry was parked then rejected: the next resubmission of this entry is
-   * numbered from it (rule 10). Absent = 0 (also on records older than this field).
+   * numbered from it (rule 10). Absent = 0.
    */
   resubmitCount?: number;
   /**
    * Whether its `ParkedEntryRejected` alert has been raised. Written `false` in the rejecting commit and set once
    * the alert is out, so the alert survives a crash or a lost reply (at least once; a lost mark only repeats it).
-   * Absent on records older than this field: treated as raised.
    */
-  alerted?: boolean;
-}
-
-/**
- * A `rejected` record as written before its details moved to a `RejectedEntryDocument`: it keeps them itself and has
- * no such document. Read (see `rejectedDetails`), never written.
- */
-export interface EarlierRejectedRecord extends RejectedRecord {
-  description: string;
-  entry: Entry;
-  correlationId: string | undefined;
+  alerted: boolean;
 }
 
 /**
@@ -60,7 +48,7 @@ export interface OrderDocument {
   state: OrderState;
   /** Parked sequences, ascending. */
   parked: ParkedRecord[];
-  /** Rejected parked entries, ascending by sequence (records of the earlier format included). */
-  rejected: (RejectedRecord | EarlierRejectedRecord)[];
+  /** Rejected parked entries, ascending by sequence. */
+  rejected: RejectedRecord[];
   updatedAt: string;
 }

@@ -55,8 +55,6 @@ export interface OrderWrite {
 export interface KeySeen {
   inbox?: Stored<InboxRecord> | null;
   applied?: AppliedEntryDocument | null;
-  /** An outbox record of this entry's id exists (written before applied records were). */
-  outbox?: true;
 }
 
 /** What became of an {@link OrderWrite}. Nothing was written unless `committed` (or, maybe, `unknown`). */

@@ -99,7 +99,6 @@ export function decide(facts: Facts): Decision {
   if (seen.applied && seen.applied.sequence !== entry.sequence) {
     return afterInbox(seen, keyConflict(entry, `it was applied at sequence ${seen.applied.sequence}, not ${entry.sequence}`, lastSequence));
   }
-  if (seen.outbox) return afterInbox(seen, keyConflict(entry, 'an outbox record of this entryId exists', lastSequence));
 
   // (c) Rule 4: an applied sequence. Without its inbox record, the permanent applied record of this entryId decides;
   // applied sequences are dense, so none means the sequence was applied from another entry.
@@ -165,7 +164,7 @@ function decideParked(entry: Entry, order: OrderDocument | undefined, seen: KeyS
     return { kind: 'reject', rule: 11, deadLetterReason, reason, ...holds };
   };
   // Its entryId was applied at another sequence (its inbox record had expired when it was parked).
-  if ((seen.applied && seen.applied.sequence !== entry.sequence) || seen.outbox) {
+  if (seen.applied && seen.applied.sequence !== entry.sequence) {
     return reject(DeadLetterReason.IdempotencyKeyConflict, `entryId ${entry.entryId} was seen with other content: it was already applied at another sequence`);
   }
   const transition = applyTransition(state, entry);

@@ -10,7 +10,7 @@ import { appliedEntryId, inboxRecordId, parkedEntryId, rejectedEntryId } from '.
 import type { InboxRecord } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
-import { isEarlierRejectedRecord, rejectedDetails } from '../documents/rejectedEntryDocument.js';
+import { rejectedDetails } from '../documents/rejectedEntryDocument.js';
 import { CoreErrorCode, StoreError, errorCode } from '../errors.js';
 import { nextDueSequence } from '../order/followUpCheck.js';
 import { OrderStatus } from '../order/orderState.js';
@@ -26,6 +26,7 @@ import { decide, type CheckedEntry, type Decision } from './decide.js';
 import { OrderCache } from './orderCache.js';
 import { writeFor, type EntryOrigin, type StepStamp } from './orderWrites.js';
 import { reportResult, resultOf, type DrainReport, type Handled, type OrderProcessorDeps, type ProcessContext, type ProcessResult } from './processResult.js';
+import { errorMessage } from '../errorMessage.js';
 
 /** Rounds of "the order changed → read it again → decide again" one step tries before backing off like a busy store. */
 const MAX_STEP_ROUNDS = 5;
@@ -226,26 +227,26 @@ export class OrderProcessor {
    * rejecting commit), then marks them under the order's ETag: at least once whatever fails in between (a crash, an
    * unknown outcome, the budget running out) — the next step on the order or the gap monitor raises it. A lost mark
    * only repeats an alert; within one call, each is raised once. Its description is read from the rejected entry's
-   * document (a record of the earlier format keeps it).
+   * document.
    */
   private async raiseOwedAlerts(orderId: string, cache: OrderCache, deadline: number): Promise<number> {
     const raised = new Set<string>();
     await this.withRetries({ orderId }, deadline, async () => {
       for (let round = 0; round < MAX_STEP_ROUNDS; round++) {
         const order = await this.currentOrder(orderId, cache);
-        const owed = order?.doc.rejected.filter((r) => r.alerted === false) ?? [];
+        const owed = order?.doc.rejected.filter((r) => !r.alerted) ?? [];
         if (!order || owed.length === 0) return;
         for (const record of owed) {
           const key = `${record.sequence}:${record.entryId}`;
           if (raised.has(key)) continue;
-          const stored = isEarlierRejectedRecord(record) ? undefined : await this.deps.store.readRejected(orderId, rejectedEntryId(record.sequence));
-          const description = rejectedDetails(record, stored?.doc)?.description;
+          const stored = await this.deps.store.readRejected(orderId, rejectedEntryId(record.sequence));
+          const description = rejectedDetails(stored?.doc)?.description;
           const { entryId, sequence, reason } = record;
           this.deps.telemetry.alert(AlertName.ParkedEntryRejected, { orderId, entryId, sequence, description: description ?? `${reason} (its rejected document is missing)`, reason });
           raised.add(key);
         }
         const now = new Date(this.clock.now()).toISOString();
-        const next = { ...order.doc, rejected: order.doc.rejected.map((r) => (r.alerted === false ? { ...r, alerted: true } : r)), updatedAt: now };
+        const next = { ...order.doc, rejected: order.doc.rejected.map((r) => (!r.alerted ? { ...r, alerted: true } : r)), updatedAt: now };
         const outcome = await this.commit(orderId, { order: { doc: next, etag: order.etag } }, cache, () => undefined);
         if (outcome.kind === 'committed') return;
       }
@@ -335,7 +336,7 @@ export class OrderProcessor {
 
   private logFailure(level: 'warn' | 'error', message: string, error: unknown, entry: { orderId: string; entryId?: string; sequence?: number }) {
     const code = errorCode(error);
-    const description = error instanceof Error ? error.message : String(error);
+    const description = errorMessage(error);
     this.deps.telemetry.log(level, message, { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, code, description });
     return { code, description };
   }

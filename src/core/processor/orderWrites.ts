@@ -8,7 +8,7 @@ import { inboxRecord, type InboxRecord, type InboxStatus } from '../documents/in
 import type { OrderDocument, ParkedRecord, RejectedRecord } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
-import { isEarlierRejectedRecord, type RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
+import type { RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
 import { initialOrderState, type OrderState } from '../order/orderState.js';
 import { businessState } from '../order/orderView.js';
 import { orderCloudEvent } from '../outbox/orderCloudEvent.js';
@@ -153,7 +153,7 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
   switch (decision.kind) {
     case 'apply': {
       const next = orderAfterApply(doc, entry, decision.state, stamp.now);
-      // Its rejected record leaves the list, and its document with it (a record of the earlier format has none).
+      // Its rejected record leaves the list, and its document with it.
       const rejected = doc.rejected.find((r) => r.sequence === entry.sequence);
       return {
         // A drained entry's inbox record may have expired during a long gap: upserted, not created. It carries no
@@ -162,7 +162,7 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
         ...(parked && { parked: { delete: parked.doc } }),
         applied: appliedDocument(entry, hash, stamp.now),
         order: orderWrite(next),
-        ...(rejected && !isEarlierRejectedRecord(rejected) && { rejected: { delete: { id: rejectedEntryId(entry.sequence) } } }),
+        ...(rejected && { rejected: { delete: { id: rejectedEntryId(entry.sequence) } } }),
         outbox: outboxRecord(entry, next, subject.origin, stamp),
       };
     }

@@ -168,7 +168,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
       if (!docs.delete(rejected.delete.id)) throw new StoreError(CoreErrorCode.StoreFailed, `Order ${order.doc.orderId} lists a rejected entry whose document ${rejected.delete.id} is missing`, { status: 404 });
     }
     if (outbox) {
-      if (docs.has(outbox.id)) return { kind: 'keySeen', known: { ...(createdInbox && { inbox: null }), outbox: true } };
+      if (docs.has(outbox.id)) return { kind: 'orderChanged', what: 'outbox record' };
       put(outbox);
     }
     return undefined;

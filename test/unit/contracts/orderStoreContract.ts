@@ -110,17 +110,6 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       expect(await store.readInbox(orderId, inbox(orderId, 'e-1').id)).toBeUndefined();
     });
 
-    it('answers keySeen when an outbox record of the entry exists', async () => {
-      // Prepare
-      const orderId = newOrderId();
-      await store.commit(orderId, { order: { doc: orderDoc(orderId), etag: undefined }, outbox: outbox(orderId, 'e-1') });
-      const before = (await store.readOrder(orderId))!;
-      // Act
-      const outcome = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1') }, order: { doc: orderDoc(orderId, 1), etag: before.etag }, outbox: outbox(orderId, 'e-1') });
-      // Assess
-      expect(outcome).toEqual({ kind: 'keySeen', seen: { inbox: null, outbox: true } });
-    });
-
     it('replaces the order under its ETag, and answers orderChanged for a stale ETag or a second create, writing nothing', async () => {
       // Prepare
       const orderId = newOrderId();

@@ -56,7 +56,7 @@ beforeAll(async () => {
   const { container } = await database.containers.createIfNotExists({ id: 'orders-cli', partitionKey: { paths: ['/orderId'] } });
   // Each rejected record keeps its details in its own `rejected:5` document.
   await container.items.create({
-    id: 'order', docType: 'order', orderId: 'o-2', lastSequence: 4, parked: [],
+    id: 'order', docType: 'order', orderId: 'o-2', lastSequence: 4, parked: [], state: { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 },
     rejected: [{ sequence: 5, entryId: 'o-2-e5', requestHash: 'b'.repeat(64), reason: 'InvalidTransition', rejectedAt: '2025-01-01T00:00:00.000Z', alerted: true }],
   });
   await container.items.create({
@@ -64,7 +64,7 @@ beforeAll(async () => {
     description: 'x', rejectedAt: '2025-01-01T00:00:00.000Z', entry: fixed, correlationId: 'L-original',
   });
   await container.items.create({
-    id: 'order', docType: 'order', orderId: 'o-3', lastSequence: 4, parked: [],
+    id: 'order', docType: 'order', orderId: 'o-3', lastSequence: 4, parked: [], state: { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 },
     rejected: [{ sequence: 5, entryId: 'o-3-e5', requestHash: 'a'.repeat(64), reason: 'InvalidTransition', rejectedAt: '2025-01-01T00:00:00.000Z', resubmitCount: 2, alerted: true }],
   });
   await container.items.create({

@@ -18,7 +18,7 @@ describe('the console order page, rejected entries (rule 11)', () => {
   it('shows the details and correction template of each rejected record, from its own document', async () => {
     // Prepare: 3 and 5 rejected, each with its details in `rejected:<sequence>`
     const orderId = `o-rejected-${randomUUID().slice(0, 8)}`;
-    const state = { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactions: [] };
+    const state = { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 };
     const small = (sequence: number) => ({ sequence, entryId: `${orderId}-e${sequence}`, requestHash: 'a'.repeat(64), reason: 'InvalidTransition', rejectedAt: AT, alerted: true });
     await withOrdersContainer(stack.host.settings, async (container) => {
       await container.items.create({

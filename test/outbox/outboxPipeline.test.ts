@@ -16,6 +16,8 @@ import { outboxHoldRetry } from '../../src/functions/outboxHoldRetry.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
 import { interleave, orderEntries, uid } from '../integration/support/ledgers.js';
 import { peekEverything, until } from '../support/serviceBusWaits.js';
+import { foldOrderEvents } from '../support/foldEvents.js';
+import type { OrderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
 import { setEnv } from './support/eventually.js';
 import { startWebhook } from './support/webhookServer.js';
 
@@ -120,9 +122,14 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
         orderId: a,
         sequence: 3,
         entryId: `${a}-3`,
-        order: { orderId: a, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactions: [{ transactionId: 't-1', amount: 1250 }, { transactionId: 't-2', amount: -250 }] },
+        type: 'TransactionAdded',
+        change: { transactionId: 't-2', amount: -250 },
+        order: { status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactionCount: 2 },
       },
     });
+    // Folding the changes in sequence order holds the whole order, as the GET view shows it.
+    const folded = foldOrderEvents(eventsA.map((m) => (m.body as OrderCloudEvent).data));
+    expect(folded).toEqual({ orderId: a, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactions: [{ transactionId: 't-1', amount: 1250 }, { transactionId: 't-2', amount: -250 }] });
     // The webhook got the same event, byte for byte what the record stores.
     expect(webhook.calls.find((c) => c.key === keysFor(a, `${a}-3`)[0])?.raw).toBe(JSON.stringify(record3.event));
     const ledgerTrace = traceIdOf(split.message.applicationProperties?.traceparent);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
-import { orderView } from '../../src/core/order/orderView.js';
+import { readOrderView } from '../../src/core/order/readOrderView.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
 describe('order processor, stored-state edge cases', () => {
@@ -93,8 +93,8 @@ describe('order processor, stored-state edge cases', () => {
     const { result } = await h.send(e.added(2, 't-2', 1));
     // Assess
     expect(result).toMatchObject({ outcome: 'applied', drained: 0, rejected: 1 });
-    const stored = await h.store.readOrder(orderId);
-    expect(stored && orderView(stored.doc).rejected).toEqual([{ sequence: 3, entryId: 'X', reason: 'IdempotencyKeyConflict' }]);
+    const stored = await readOrderView(h.store, orderId);
+    expect(stored?.rejected).toEqual([{ sequence: 3, entryId: 'X', reason: 'IdempotencyKeyConflict' }]);
   });
 
   it('leaves alone an inbox record of the same entryId that is not the rejected entry\'s own', async () => {

@@ -33,7 +33,7 @@ describe("order processor, a rejected entry's details are a document of their ow
     const entry = entriesFor(orderId).amended(3, 't-unknown', 5);
     const parked: ParkedEntryDocument = { id: parkedEntryId(3), docType: 'parked', orderId, sequence: 3, entryId: entry.entryId, requestHash: requestHash(entry), entry, correlationId: 'L-7', resubmitCount: 2, parkedAt: AT };
     const order: OrderDocument = {
-      id: 'order', docType: 'order', orderId, lastSequence: 2, state: { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactions: [] },
+      id: 'order', docType: 'order', orderId, lastSequence: 2, state: { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 },
       parked: [{ sequence: 3, entryId: entry.entryId, requestHash: parked.requestHash, parkedAt: AT }], rejected: [], updatedAt: AT,
     };
     // Act

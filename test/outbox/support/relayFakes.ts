@@ -7,18 +7,21 @@ import type { OrderEventSender, OrderEventWebhook, OutboundOrderEvent } from '..
 export function outboxRecordOf(orderId: string, sequence: number, padding = 0): OutboxRecord {
   const entryId = `${orderId}-${sequence}`;
   const committedAt = '2025-01-01T00:00:00.000Z';
-  const order = { orderId, status: 'open' as const, customerId: padding > 0 ? `c-${'x'.repeat(padding)}` : 'c-1', currency: 'EUR', lastSequence: sequence, total: 0, transactions: [] };
+  const customerId = padding > 0 ? `c-${'x'.repeat(padding)}` : 'c-1';
+  const order = { status: 'open' as const, customerId, currency: 'EUR', lastSequence: sequence, total: 0, transactionCount: sequence - 1 };
+  const type = sequence === 1 ? ('OrderCreated' as const) : ('TransactionAdded' as const);
+  const change = sequence === 1 ? { customerId, currency: 'EUR' } : { transactionId: `t-${sequence}`, amount: 0 };
   return {
     id: `outbox:${entryId}`,
     docType: 'outbox',
     orderId,
     entryId,
     sequence,
-    type: sequence === 1 ? 'OrderCreated' : 'TransactionAdded',
+    type,
     correlationId: 'L-1',
     committedAt,
     ttl: 604_800,
-    ...orderCloudEvent({ entryId, sequence, order, committedAt, traceparent: undefined }),
+    ...orderCloudEvent({ orderId, entryId, sequence, type, change, order, committedAt, traceparent: undefined }),
   };
 }
 

@@ -3,8 +3,8 @@
  * exact `orders` messages the splitter makes of them, for the phases that skip the splitter.
  */
 import type { ServiceBusClient, ServiceBusMessage } from '@azure/service-bus';
-import { generateRun } from '../../cli/generator.js';
-import { ledgerIdOf } from '../../cli/ids.js';
+import { generateRun } from '@ledger-convoy/cli';
+import { ledgerIdOf } from '@ledger-convoy/cli';
 import { sendInBatches, toOrderEntryMessage } from '../../src/adapters/serviceBusBatchSender.js';
 import { ledgerSchema, planLedger, type Ledger } from '../../src/core/index.js';
 

@@ -37,6 +37,13 @@ param premiumCapacity int = 1
 ])
 param maxQueueSizeInMegabytes int = 1024
 
+@description('Disabled when the app reaches the namespace through its private endpoint only (VNET_ENABLED; Premium only).')
+@allowed([
+  'Enabled'
+  'Disabled'
+])
+param publicNetworkAccess string = 'Enabled'
+
 var entityFile = loadJsonContent('../servicebus.config.json')
 // The file holds one namespace; its name only matters to the emulators.
 var queues = entityFile.UserConfig.Namespaces[0].Queues
@@ -54,7 +61,7 @@ resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
     // Entra ID only: no SAS keys can be used against this namespace.
     disableLocalAuth: true
     minimumTlsVersion: '1.2'
-    publicNetworkAccess: 'Enabled'
+    publicNetworkAccess: publicNetworkAccess
   }
 }
 

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CosmosClient, type Container } from '@azure/cosmos';
 import { ServiceBusClient } from '@azure/service-bus';
-import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmos/index.js';
-import { ensureCosmosResources } from '../../local/cosmosResources.js';
-import { expectationOf } from '../../cli/expectation.js';
+import { start as startCosmos, type CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
+import { ensureCosmosResources } from '@ledger-convoy/local-host';
+import { expectationOf } from '@ledger-convoy/cli';
 import type { ChaosOptions } from './chaosOptions.js';
-import { repoFile } from '../../local/childProcess.js';
+import { repoFile } from '@ledger-convoy/local-host';
 import { countPlan, planFaults, webhookFailedOrders, type PlannedFault } from './faultPlan.js';
 import { startHostPool, type HostCounters, type HostPool } from './hostPool.js';
 import { checkInvariants, invariantsHold, type InvariantResult } from './invariants.js';
@@ -181,7 +181,7 @@ async function relayLeft(holds: CosmosOutboxHoldStore, container: Container, web
   return { holds: await holds.count(), unaccepted: records.filter((r) => !accepted.has(eventIdentity(r.orderId, r.entryId))).length };
 }
 
-/** Most hold-timer ticks after the webhook recovered that the holds may take to drain (README, "Outbox relay"). */
+/** Most hold-timer ticks after the webhook recovered that the holds may take to drain (docs/operations.md, "Outbox holds"). */
 export const MAX_DRAIN_TICKS = 2;
 
 /**

@@ -235,7 +235,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
       COSMOS_DATABASE: 'convoy',
       COSMOS_CONTAINER: 'orders',
     });
-    // The deployment's defaults are the committed host.json's values, so what the README measured is what Azure runs.
+    // The deployment's defaults are the committed host.json's values, so what docs/benchmarks.md measured is what Azure runs.
     const hostJson = JSON.parse(readFileSync(join(root, 'host.json'), 'utf8')) as { extensions: { serviceBus: Record<string, unknown> } };
     for (const key of ['maxConcurrentSessions', 'maxConcurrentCalls', 'sessionIdleTimeout', 'maxAutoLockRenewalDuration']) {
       expect(settings[`AzureFunctionsJobHost__extensions__serviceBus__${key}`], key).toBe(String(hostJson.extensions.serviceBus[key]));

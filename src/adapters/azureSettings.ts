@@ -5,6 +5,7 @@
  * decide what it needs before paying for `@azure/cosmos` or `@azure/identity`.
  */
 import { parseServiceBusConnectionString } from '@azure/service-bus';
+import { errorMessage } from '../core/index.js';
 
 /** App settings as the host exposes them (`process.env` in production, a literal in tests). */
 export type AppSettings = Readonly<Record<string, string | undefined>>;
@@ -76,7 +77,7 @@ export function resolveServiceBusConnection(settings: AppSettings, name = 'Servi
       parsed = parseServiceBusConnectionString(connectionString);
     } catch (error) {
       // The SDK's parse errors describe the structure, never the key, so they are safe to pass on.
-      throw invalid(error instanceof Error ? error.message : String(error));
+      throw invalid(errorMessage(error));
     }
     if (!parsed.fullyQualifiedNamespace || !(parsed.sharedAccessKey || parsed.sharedAccessSignature)) {
       throw invalid('it needs Endpoint and SharedAccessKey (or SharedAccessSignature).');

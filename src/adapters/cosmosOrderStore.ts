@@ -5,14 +5,15 @@
  * network failures are transient; anything else fails).
  */
 import type { Container, ItemDefinition, OperationInput, OperationResponse } from '@azure/cosmos';
-import { ORDER_DOCUMENT_ID } from '../core/documents/documentIds.js';
+import { ORDER_DOCUMENT_ID, transactionDocumentId } from '../core/documents/documentIds.js';
 import type { AppliedEntryDocument } from '../core/documents/appliedEntryDocument.js';
 import type { InboxRecord } from '../core/documents/inboxRecord.js';
-import type { OrderDocument } from '../core/documents/orderDocument.js';
+import { checkedOrderDocument, type OrderDocument } from '../core/documents/orderDocument.js';
 import type { GapAlertMark, ParkedEntryDocument } from '../core/documents/parkedEntryDocument.js';
 import type { RejectedEntryDocument } from '../core/documents/rejectedEntryDocument.js';
 import { withoutSystemProperties } from '../core/documents/systemProperties.js';
-import { CoreErrorCode, StoreError, type StoreErrorCode } from '../core/errors.js';
+import type { TransactionDocument } from '../core/documents/transactionDocument.js';
+import { CoreErrorCode, StoreError, errorCode, type StoreErrorCode } from '../core/errors.js';
 import type { CommitOutcome, GapStore, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../core/ports/orderStore.js';
 
 /** Status of the operations Cosmos did not run because another one of the batch failed. */
@@ -21,7 +22,7 @@ const FAILED_DEPENDENCY = 424;
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 449, 503]);
 
 /** One operation of a batch and what it stands for, so a failure at its index can be read in the domain's words. */
-type Step = { role: 'inbox' | 'parked' | 'applied' | 'order' | 'rejected' | 'outbox'; op: OperationInput; creates: boolean };
+type Step = { role: 'inbox' | 'parked' | 'applied' | 'order' | 'transaction' | 'rejected' | 'outbox'; op: OperationInput; creates: boolean };
 
 /**
  * {@link OrderStore} over a Cosmos DB container (`convoy`/`orders`, partition key `/orderId`). Every `commit` is one
@@ -32,8 +33,9 @@ type Step = { role: 'inbox' | 'parked' | 'applied' | 'order' | 'rejected' | 'out
 export class CosmosOrderStore implements OrderStore, GapStore {
   constructor(private readonly container: Container) {}
 
-  readOrder(orderId: string): Promise<Stored<OrderDocument> | undefined> {
-    return this.read<OrderDocument>(orderId, ORDER_DOCUMENT_ID);
+  async readOrder(orderId: string): Promise<Stored<OrderDocument> | undefined> {
+    const stored = await this.read<OrderDocument>(orderId, ORDER_DOCUMENT_ID);
+    return stored && { doc: checkedOrderDocument(stored.doc), etag: stored.etag };
   }
 
   readInbox(orderId: string, id: string): Promise<Stored<InboxRecord> | undefined> {
@@ -50,6 +52,26 @@ export class CosmosOrderStore implements OrderStore, GapStore {
 
   readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined> {
     return this.read<AppliedEntryDocument>(orderId, id);
+  }
+
+  async readTransaction(orderId: string, transactionId: string): Promise<Stored<TransactionDocument> | undefined> {
+    const stored = await this.read<TransactionDocument>(orderId, transactionDocumentId(transactionId));
+    // Two ids sharing the hash prefix: the document is another transaction's.
+    return stored?.doc.transactionId === transactionId ? stored : undefined;
+  }
+
+  async listTransactions(orderId: string): Promise<TransactionDocument[]> {
+    try {
+      const { resources } = await this.container.items
+        .query<TransactionDocument & ItemDefinition>(
+          { query: "SELECT * FROM c WHERE c.orderId = @orderId AND c.docType = 'transaction' ORDER BY c.addedSequence", parameters: [{ name: '@orderId', value: orderId }] },
+          { partitionKey: orderId },
+        )
+        .fetchAll();
+      return resources.map((doc) => withoutSystemProperties<TransactionDocument>(doc));
+    } catch (error) {
+      throw toStoreError(error, 'read', `the transactions of order ${orderId}`);
+    }
   }
 
   async commit(orderId: string, write: OrderWrite): Promise<CommitOutcome> {
@@ -84,7 +106,8 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     if (status === 409 && role === 'applied' && write.applied) {
       return { kind: 'keySeen', seen: { ...inboxCreated, applied: (await this.readApplied(orderId, write.applied.id))?.doc ?? null } };
     }
-    if (status === 409 && role === 'outbox') return { kind: 'keySeen', seen: { ...inboxCreated, outbox: true } };
+    // After the order's ETag held: the order as read has this transaction (rule 7), and no key of the entry exists.
+    if (status === 409 && role === 'transaction') return { kind: 'transactionExists', seen: { ...inboxCreated, ...(write.applied && { applied: null }) } };
     if (status === 404 && role === 'rejected') {
       // It runs after the order's replace, which held: the order lists a rejected entry whose document is missing.
       const id = write.rejected && 'delete' in write.rejected ? write.rejected.delete.id : 'rejected';
@@ -104,8 +127,9 @@ export class CosmosOrderStore implements OrderStore, GapStore {
           query: "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_CONTAINS(c.rejected, { alerted: false }, true))",
         })
         .fetchAll();
-      return resources.map((doc) => withoutSystemProperties(doc));
+      return resources.map((doc) => checkedOrderDocument(withoutSystemProperties<OrderDocument>(doc)));
     } catch (error) {
+      if (errorCode(error) === CoreErrorCode.StoredFormatUnknown) throw error;
       throw toStoreError(error, 'read', 'orders with parked entries');
     }
   }
@@ -134,7 +158,7 @@ export class CosmosOrderStore implements OrderStore, GapStore {
   }
 }
 
-/** The batch of a write, in the order the core's `OrderWrite` promises: inbox, parked, applied, order, rejected, outbox. */
+/** The batch of a write, in the order the core's `OrderWrite` promises: inbox, parked, applied, order, transaction, rejected, outbox. */
 function batchOf(write: OrderWrite): Step[] {
   // Documents are plain JSON by construction (the core's document types); the SDK wants its JSONObject.
   const body = (doc: OrderContainerDocument) => doc as unknown as Extract<OperationInput, { operationType: 'Create' }>['resourceBody'];
@@ -145,7 +169,7 @@ function batchOf(write: OrderWrite): Step[] {
   const remove = (role: Step['role'], stored: Stored<OrderContainerDocument>): Step => ({ role, op: { operationType: 'Delete', id: stored.doc.id, ...ifMatch(stored.etag) }, creates: false });
   const steps: Step[] = [];
   const upsert = (role: Step['role'], doc: OrderContainerDocument): Step => ({ role, op: { operationType: 'Upsert', resourceBody: body(doc) }, creates: false });
-  const { inbox, parked, applied, order, rejected, outbox } = write;
+  const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
   if (inbox && 'create' in inbox) steps.push(create('inbox', inbox.create));
   else if (inbox && 'upsert' in inbox) steps.push(upsert('inbox', inbox.upsert));
   else if (inbox) steps.push(remove('inbox', inbox.delete));
@@ -157,6 +181,11 @@ function batchOf(write: OrderWrite): Step[] {
       ? create('order', order.doc)
       : { role: 'order', op: { operationType: 'Replace', id: order.doc.id, resourceBody: body(order.doc), ifMatch: order.etag }, creates: false },
   );
+  if (transaction && 'create' in transaction) steps.push(create('transaction', transaction.create));
+  else if (transaction) {
+    const { doc, etag } = transaction.replace;
+    steps.push({ role: 'transaction', op: { operationType: 'Replace', id: doc.id, resourceBody: body(doc), ifMatch: etag }, creates: false });
+  }
   if (rejected && 'upsert' in rejected) steps.push(upsert('rejected', rejected.upsert));
   else if (rejected) steps.push({ role: 'rejected', op: { operationType: 'Delete', id: rejected.delete.id }, creates: false });
   if (outbox) steps.push(create('outbox', outbox));

@@ -17,7 +17,6 @@ import {
   type OutboxHold,
   type OutboxHoldStore,
   type Stored,
-  type StoredOutboxHold,
 } from '../core/index.js';
 import { describeCosmosFailure, storeErrorCodeOf, toStoreError } from './cosmosOrderStore.js';
 
@@ -30,9 +29,9 @@ type Body = Extract<OperationInput, { operationType: 'Create' }>['resourceBody']
 export class CosmosOutboxHoldStore implements OutboxHoldStore {
   constructor(private readonly container: Container) {}
 
-  async read(orderId: string): Promise<Stored<StoredOutboxHold> | undefined> {
+  async read(orderId: string): Promise<Stored<OutboxHold> | undefined> {
     try {
-      const { resource, etag } = await this.container.item(outboxHoldId(orderId), orderId).read<StoredOutboxHold & ItemDefinition>();
+      const { resource, etag } = await this.container.item(outboxHoldId(orderId), orderId).read<OutboxHold & ItemDefinition>();
       if (resource === undefined) return undefined;
       return { doc: withoutSystemProperties(resource), etag: etag ?? resource._etag ?? '' };
     } catch (error) {
@@ -132,13 +131,13 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
     }
   }
 
-  async list(filter: { orderId?: string } = {}): Promise<Stored<StoredOutboxHold>[]> {
+  async list(filter: { orderId?: string } = {}): Promise<Stored<OutboxHold>[]> {
     try {
       const { resources } = await this.container.items
-        .query<StoredOutboxHold & ItemDefinition>({ query: "SELECT * FROM c WHERE c.docType = 'outbox-hold'" }, { maxItemCount: 1000, ...(filter.orderId !== undefined && { partitionKey: filter.orderId }) })
+        .query<OutboxHold & ItemDefinition>({ query: "SELECT * FROM c WHERE c.docType = 'outbox-hold'" }, { maxItemCount: 1000, ...(filter.orderId !== undefined && { partitionKey: filter.orderId }) })
         .fetchAll();
       return resources
-        .map((r) => ({ doc: withoutSystemProperties<StoredOutboxHold>(r), etag: r._etag ?? '' }))
+        .map((r) => ({ doc: withoutSystemProperties<OutboxHold>(r), etag: r._etag ?? '' }))
         .sort((a, b) => (a.doc.orderId < b.doc.orderId ? -1 : a.doc.orderId > b.doc.orderId ? 1 : 0));
     } catch (error) {
       throw toStoreError(error, 'read', 'outbox holds');

@@ -7,6 +7,7 @@
 import { isServiceBusError, type ServiceBusMessage, type ServiceBusMessageBatch, type ServiceBusSender } from '@azure/service-bus';
 import { OutboxDeliveryError, OutboxErrorCode, type OrderEventSender, type OutboundOrderEvent } from '../core/index.js';
 import { inSendSpan, traceProperties } from './telemetryTraceContext.js';
+import { errorMessage } from '../core/index.js';
 
 /** The Service Bus message of an order event. @internal */
 export function toOrderEventServiceBusMessage(event: OutboundOrderEvent, traceparent: string | undefined): ServiceBusMessage {
@@ -52,7 +53,7 @@ function toDeliveryError(error: unknown): OutboxDeliveryError {
   if (error instanceof Error && 'code' in error && (error.code === OutboxErrorCode.TargetRejected || error.code === OutboxErrorCode.TransportFailed)) {
     return error as OutboxDeliveryError;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') {
     return new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order-events refused the batch: ${message}`, { cause: error });
   }

@@ -6,7 +6,7 @@
  * Anything but a 2xx answer, a network error or a timeout fails the attempt for that order.
  */
 import { Webhook } from 'standardwebhooks';
-import { OutboxDeliveryError, OutboxErrorCode, type OrderEventWebhook, type OutboundOrderEvent } from '../core/index.js';
+import { OutboxDeliveryError, OutboxErrorCode, WEBHOOK_TIMEOUT_DEFAULT_MS, type OrderEventWebhook, type OutboundOrderEvent } from '../core/index.js';
 import { inHttpClientSpan } from './telemetryTraceContext.js';
 
 /** Options of {@link WebhookOrderEventPoster}. */
@@ -47,7 +47,7 @@ export class WebhookOrderEventPoster implements OrderEventWebhook {
             ...this.signature(event.messageId, body),
           },
           body,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? 10_000)]),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? WEBHOOK_TIMEOUT_DEFAULT_MS)]),
         });
         // Drain the body so the connection can be reused.
         await response.arrayBuffer().catch(() => undefined);

@@ -24,6 +24,7 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import { isTraceparent } from '../core/traceContext.js';
 import { TELEMETRY_SCOPE } from './telemetry.js';
+import { errorMessage } from '../core/index.js';
 
 /** Application properties that carry a traceparent. */
 export const TRACE_PROPERTIES = ['Diagnostic-Id', 'traceparent'] as const;
@@ -86,7 +87,7 @@ async function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, p
     try {
       return await work(span);
     } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
       span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'unknown');
       throw error;
     } finally {

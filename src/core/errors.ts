@@ -15,6 +15,11 @@ export const CoreErrorCode = {
   StoreFailed: 'StoreFailed',
   /** The stored documents contradict each other (e.g. a parked index entry without its document). */
   StoreInconsistent: 'StoreInconsistent',
+  /**
+   * A stored document has a shape this version never writes (a local store of an earlier 0.x version): refused, not
+   * converted (pre-1.0, CHANGELOG.md). Not retried.
+   */
+  StoredFormatUnknown: 'StoredFormatUnknown',
   /** A setting could not be parsed. */
   ConfigInvalid: 'ConfigInvalid',
 } as const;
@@ -42,7 +47,8 @@ export type StoreErrorCode =
   | typeof CoreErrorCode.StoreTransient
   | typeof CoreErrorCode.StoreOutcomeUnknown
   | typeof CoreErrorCode.StoreFailed
-  | typeof CoreErrorCode.StoreInconsistent;
+  | typeof CoreErrorCode.StoreInconsistent
+  | typeof CoreErrorCode.StoredFormatUnknown;
 
 /** Details an adapter may attach to a {@link StoreError}. */
 export interface StoreErrorDetails {

@@ -4,6 +4,7 @@
  */
 export { DeadLetterReason } from './deadLetterReasons.js';
 export { CoreErrorCode, StoreError } from './errors.js';
+export { errorMessage } from './errorMessage.js';
 
 export { MESSAGE_ID_HASH_DIGITS, readResubmitCount, resubmission, type Resubmission } from './hash.js';
 
@@ -30,7 +31,6 @@ export { QUEUE_NAMES, QueueName } from './queueNames.js';
 
 export { type ProcessResult } from './processor/processResult.js';
 
-
 export { planLedger } from './splitter/planLedger.js';
 export { messageTraceparent } from './traceContext.js';
 
@@ -38,7 +38,7 @@ export { orderEventKey, orderEventSource } from './outbox/orderCloudEvent.js';
 export { resolveOutboxConfig, type OutboxConfig } from './outbox/outboxConfig.js';
 export { type OutboundOrderEvent } from './outbox/outboxPorts.js';
 
-export { OutboxTarget, currentHold, type OutboxHold, type StoredOutboxHold } from './documents/outboxHold.js';
+export { OutboxTarget, type OutboxHold } from './documents/outboxHold.js';
 export type { OutboxHeldRecord } from './documents/outboxHeldRecord.js';
 export type { OutboxDiscardRecord } from './documents/outboxDiscardRecord.js';
 export { outboxHoldId } from './documents/documentIds.js';
@@ -51,4 +51,5 @@ export { WebhookWake } from './outbox/holdWake.js';
 export { holdView, type HoldView } from './outbox/holdMarker.js';
 
 export { OutboxDeliveryError, OutboxErrorCode } from './outbox/outboxErrors.js';
+export { WEBHOOK_TIMEOUT_DEFAULT_MS } from './outbox/outboxDefaults.js';
 export type { HoldAppendResult, HoldWriteLost, OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outbox/outboxPorts.js';

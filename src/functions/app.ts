@@ -17,6 +17,7 @@ import { outboxHoldRetryFunction } from './outboxHoldRetry.js';
 import { outboxRelayFunction } from './outboxRelay.js';
 import { postLedgerFunction } from './postLedger.js';
 import type { HostedApp } from './register.js';
+import { errorMessage } from '../core/index.js';
 
 /** The app: its functions, its hooks, and the context they run with. */
 export interface App extends HostedApp {
@@ -83,5 +84,5 @@ export function composeApp(options: ComposeAppOptions = {}): App {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

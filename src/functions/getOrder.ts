@@ -1,10 +1,11 @@
 /**
  * `GET /api/orders/{orderId}`: an order's view (business state plus its `parked` and `rejected` lists, and its
- * outbox `hold` while one exists).
+ * outbox `hold` while one exists): the order's summary and its transactions, read consistently (`readOrderView`).
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { currentHold, holdView, type HoldView } from '../core/index.js';
-import { orderView } from '../core/order/orderView.js';
+import { holdView, type HoldView } from '../core/index.js';
+import { readOrderView } from '../core/order/readOrderView.js';
+import type { OrderView } from '../core/order/orderView.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
 import type { AppContext } from './appContext.js';
 import { unavailable } from './httpErrors.js';
@@ -17,27 +18,27 @@ import type { FunctionRegistration } from './register.js';
  */
 export async function getOrder(app: AppContext, request: HttpRequest, _context: InvocationContext): Promise<HttpResponseInit> {
   const orderId = request.params.orderId ?? '';
-  let stored;
+  let view: OrderView | undefined;
   let hold: HoldView | undefined;
   try {
     // An id no order can have (empty, or beyond the SessionId limit) is simply not found.
     const possible = orderId !== '' && orderId.length <= ORDER_ID_MAX_LENGTH;
-    stored = possible ? await app.store.readOrder(orderId) : undefined;
-    if (stored !== undefined) hold = await orderHold(app, orderId);
+    view = possible ? await readOrderView(app.store, orderId) : undefined;
+    if (view !== undefined) hold = await orderHold(app, orderId);
   } catch (error) {
     const answer = unavailable(error);
     if (answer) return answer;
     throw error;
   }
-  if (stored === undefined) return { status: 404, jsonBody: { error: 'NotFound', orderId } };
-  return { status: 200, jsonBody: { ...orderView(stored.doc), ...(hold !== undefined && { hold }) } };
+  if (view === undefined) return { status: 404, jsonBody: { error: 'NotFound', orderId } };
+  return { status: 200, jsonBody: { ...view, ...(hold !== undefined && { hold }) } };
 }
 
 /** The order's outbox hold, if any: one point read of the marker, and a count of its held records when there is one. */
 async function orderHold(app: AppContext, orderId: string): Promise<HoldView | undefined> {
   const { holds } = app.outbox;
   const marker = await holds.read(orderId);
-  return marker && holdView(currentHold(marker.doc), await holds.countHeld(orderId));
+  return marker && holdView(marker.doc, await holds.countHeld(orderId));
 }
 
 /** The function: `GET /api/orders/{orderId}` with a function key. */

@@ -8,6 +8,7 @@ import { messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName } from '../core/queueNames.js';
 import { SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
 import type { FunctionRegistration } from './register.js';
+import { errorMessage } from '../core/index.js';
 
 /**
  * Handles one `orders` message (`sdkBinding` input `{ messages, actions }`): normalises it, lets the core decide and
@@ -38,7 +39,7 @@ export async function orderProcessor(app: AppContext, input: unknown, _context: 
   if (result.releaseSession && message.sessionId !== undefined) {
     // Nothing is lost if this fails: the session then idles out as usual.
     await releaseSession(actions, message.sessionId).catch((error: unknown) =>
-      app.telemetry.log('warn', 'releasing the session failed', { orderId: result.orderId, description: error instanceof Error ? error.message : String(error) }),
+      app.telemetry.log('warn', 'releasing the session failed', { orderId: result.orderId, description: errorMessage(error) }),
     );
   }
   return result;

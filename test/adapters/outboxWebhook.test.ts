@@ -31,9 +31,11 @@ afterAll(async () => {
 });
 
 function outbound(): OutboundOrderEvent {
-  const order = { orderId: 'Bestellung/ä 1', ...initialOrderState(), status: 'open' as const, customerId: 'c-9', currency: 'EUR', lastSequence: 7 };
-  const { event, key } = orderCloudEvent({ entryId: 'e-7', sequence: 7, order, committedAt: '2025-01-01T00:00:00.000Z', traceparent: undefined });
-  return { messageId: key, sessionId: order.orderId, correlationId: 'L-1', contentType: CLOUDEVENTS_JSON, applicationProperties: { sequence: 7, type: 'TransactionAdded' }, body: event, traceparent: undefined };
+  const orderId = 'Bestellung/ä 1';
+  const order = { ...initialOrderState(), status: 'open' as const, customerId: 'c-9', currency: 'EUR', lastSequence: 7, total: 5, transactionCount: 1 };
+  const change = { transactionId: 't-1', amount: 5 };
+  const { event, key } = orderCloudEvent({ orderId, entryId: 'e-7', sequence: 7, type: 'TransactionAdded', change, order, committedAt: '2025-01-01T00:00:00.000Z', traceparent: undefined });
+  return { messageId: key, sessionId: orderId, correlationId: 'L-1', contentType: CLOUDEVENTS_JSON, applicationProperties: { sequence: 7, type: 'TransactionAdded' }, body: event, traceparent: undefined };
 }
 
 describe('the webhook poster', () => {

@@ -1,6 +1,7 @@
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusClient } from '@azure/service-bus';
-import { orderEventKey, orderEventSource, type BusinessState, type OrderView } from '../../src/core/index.js';
+import { orderEventKey, orderEventSource, type OrderView } from '../../src/core/index.js';
+import type { OrderEventData } from '../../src/core/outbox/orderCloudEvent.js';
 import { foundDeadLetter, readOrders as readOrdersVia } from '@ledger-convoy/cli';
 import type { FoundDeadLetter } from '@ledger-convoy/cli';
 import { FunctionApi } from '@ledger-convoy/cli';
@@ -16,7 +17,8 @@ export interface SeenEvent {
   /** The key a correct relay gives this event (`orderEventKey(source, id)`), to compare with `messageId`. */
   expectedMessageId: string;
   sequence: number | undefined;
-  order: BusinessState | undefined;
+  /** The event's `data`: what the entry changed and the order's summary after it. */
+  data: OrderEventData | undefined;
 }
 
 /** The (`source`, `id`) of an order's event for an entry, as one string: unique across orders, unlike an entryId. */
@@ -24,21 +26,20 @@ export function eventIdentity(orderId: string, entryId: string): string {
   return `${orderEventSource(orderId)} ${entryId}`;
 }
 
-/** What an order event's body says, whichever envelope it came in (a CloudEvent, or a record written before them). */
-export function readEventBody(body: unknown): { key: string; expectedMessageId: string; orderId: string | undefined; sequence: number | undefined; order: BusinessState | undefined } {
+/** What an order event's body (a structured CloudEvent) says. */
+export function readEventBody(body: unknown): { key: string; expectedMessageId: string; orderId: string | undefined; sequence: number | undefined; data: OrderEventData | undefined } {
   const value = parseBody(body);
   const cloudEvent = value?.specversion === '1.0' && typeof value.data === 'object' && value.data !== null;
-  const data = (cloudEvent ? value.data : value) as Record<string, unknown> | undefined;
+  const data = cloudEvent ? (value.data as Record<string, unknown>) : undefined;
   const orderId = typeof data?.orderId === 'string' ? data.orderId : undefined;
-  const entryId = typeof data?.entryId === 'string' ? data.entryId : undefined;
-  const source = cloudEvent ? String(value.source) : orderEventSource(orderId ?? '');
-  const id = cloudEvent ? String(value.id) : (entryId ?? '');
+  const source = cloudEvent ? String(value.source) : '';
+  const id = cloudEvent ? String(value.id) : '';
   return {
     key: `${source} ${id}`,
-    expectedMessageId: cloudEvent ? orderEventKey(source, id) : `outbox:${id}`,
+    expectedMessageId: orderEventKey(source, id),
     orderId,
     sequence: typeof data?.sequence === 'number' ? data.sequence : undefined,
-    order: data?.order as BusinessState | undefined,
+    data: data as OrderEventData | undefined,
   };
 }
 
@@ -88,8 +89,8 @@ export async function readDeadLetters(client: ServiceBusClient): Promise<{ deadL
 export async function readEvents(client: ServiceBusClient, limit: number): Promise<SeenEvent[]> {
   const messages = await peekAll(client, 'order-events', undefined, limit);
   return messages.map((m) => {
-    const { key, expectedMessageId, sequence, order } = readEventBody(m.body);
-    return { messageId: messageIdText(m.messageId), sessionId: m.sessionId, key, expectedMessageId, sequence, order };
+    const { key, expectedMessageId, sequence, data } = readEventBody(m.body);
+    return { messageId: messageIdText(m.messageId), sessionId: m.sessionId, key, expectedMessageId, sequence, data };
   });
 }
 

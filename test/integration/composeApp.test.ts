@@ -68,7 +68,7 @@ describe('the composed app', () => {
     const client = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
     const { database } = await client.databases.createIfNotExists({ id: 'convoy-blue' });
     const { container } = await database.containers.createIfNotExists({ id: 'orders-blue', partitionKey: { paths: ['/orderId'] } });
-    await container.items.create({ id: 'order', docType: 'order', orderId: 'o-blue', lastSequence: 1, parked: [], rejected: [], state: { status: 'open', customerId: 'c-1', currency: 'EUR', total: 0, transactions: [] } });
+    await container.items.create({ id: 'order', docType: 'order', orderId: 'o-blue', lastSequence: 1, parked: [], rejected: [], state: { status: 'open', customerId: 'c-1', currency: 'EUR', total: 0, transactionCount: 0 } });
     const { database: convoy } = await client.databases.createIfNotExists({ id: 'convoy' });
     await convoy.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
     client.dispose();

@@ -11,6 +11,7 @@ import type { InboxRecord } from '../../src/core/documents/inboxRecord.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
 import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
+import type { TransactionDocument } from '../../src/core/documents/transactionDocument.js';
 import { writeFor, type EntryOrigin, type StepStamp } from '../../src/core/processor/orderWrites.js';
 import { testServiceBusConfig } from './support/stack.js';
 
@@ -27,6 +28,8 @@ const COSMOS_MAX_ITEM_BYTES = 2 * 1024 * 1024;
 const COSMOS_MAX_BATCH_BYTES = 2 * 1024 * 1024;
 /** Service Bus Standard: the whole message, headers and properties included. */
 const SERVICE_BUS_STANDARD_MAX_MESSAGE_BYTES = 256 * 1024;
+/** What an event may weigh at the byte bounds, whatever the order's length (docs/architecture.md, "Order events"). */
+const EVENT_MAX_BYTES = 4 * 1024;
 /** The system properties Cosmos DB adds to a stored item (`_rid`, `_self`, `_etag`, `_attachments`, `_ts`), generously. */
 const COSMOS_SYSTEM_PROPERTIES_BYTES = 512;
 /** The SDK's envelope of each batch operation (`operationType`, `id`, `ifMatch`, partition key), generously. */
@@ -88,15 +91,30 @@ function scenario(text: Text) {
     traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
   });
 
-  /** The processor's decision on `entry` against `order`, its key seen nowhere (nothing to look up). */
-  const decision = (order: Stored<OrderDocument> | undefined, entry: Entry, source: 'message' | 'parked' = 'message'): Decision =>
-    decide({ source, entry: { valid: true, entry, hash: requestHash(entry) }, sessionId: orderId, order: order?.doc ?? null, seen: { inbox: null, applied: null } });
+  /** The transactions the order holds, as their documents were written (the store's part: read by an amendment). */
+  const transactions = new Map<string, Stored<TransactionDocument>>();
+  const transactionOf = (entry: Entry) => (entry.type === 'TransactionAmended' ? (transactions.get(entry.data.transactionId) ?? null) : undefined);
+
+  /** The processor's decision on `entry` against `order`, its key seen nowhere, the transaction it amends read. */
+  const decision = (order: Stored<OrderDocument> | undefined, entry: Entry, source: 'message' | 'parked' = 'message'): Decision => {
+    const transaction = transactionOf(entry);
+    return decide({
+      source,
+      entry: { valid: true, entry, hash: requestHash(entry) },
+      sessionId: orderId,
+      order: order?.doc ?? null,
+      seen: { inbox: null, applied: null },
+      ...(transaction !== undefined && { transaction }),
+    });
+  };
 
   /** Decides `entry` against `order` and builds its write; it must write (apply or park). */
   const commit = (order: Stored<OrderDocument> | undefined, entry: Entry, at: number): { write: OrderWrite; order: Stored<OrderDocument> } => {
     const decided = decision(order, entry);
-    const write = writeFor(decided, { entry, hash: requestHash(entry), order, origin: origin(entry.sequence) }, stamp(at));
+    const write = writeFor(decided, { entry, hash: requestHash(entry), order, origin: origin(entry.sequence), transaction: transactionOf(entry) ?? undefined }, stamp(at));
     if (write === undefined) throw new Error(`Sequence ${entry.sequence} did not commit: ${decided.reason}`);
+    const created = write.transaction && 'create' in write.transaction ? write.transaction.create : undefined;
+    if (created) transactions.set(created.transactionId, { doc: created, etag: `"txn-${at}"` });
     return { write, order: { doc: write.order.doc, etag: `"etag-${at}"` } };
   };
 
@@ -104,7 +122,8 @@ function scenario(text: Text) {
   const drain = (order: Stored<OrderDocument>, parked: Stored<ParkedEntryDocument>, ownInbox: Stored<InboxRecord> | null, at: number) => {
     const { entry } = parked.doc;
     const decided = decision(order, entry, 'parked');
-    const write = writeFor(decided, { entry, hash: parked.doc.requestHash, order, origin: origin(entry.sequence), parked: { doc: parked, ownInbox } }, stamp(at));
+    const transaction = transactionOf(entry) ?? undefined;
+    const write = writeFor(decided, { entry, hash: parked.doc.requestHash, order, origin: origin(entry.sequence), parked: { doc: parked, ownInbox }, transaction }, stamp(at));
     if (write === undefined) throw new Error(`Parked sequence ${entry.sequence} did not commit: ${decided.reason}`);
     return { decided, write };
   };
@@ -123,10 +142,18 @@ function scenario(text: Text) {
     data: { transactionId: transactionId(2 * (k % (ORDER_MAX_TRANSACTIONS / 2)) + 2), amount: -MAX },
   });
 
-  /** OrderCreated, then 1,000 transactions at sequences 2 … 1,001, then 1,000 parked entries at the highest sequences. */
+  /**
+   * OrderCreated, then 1,000 transactions at sequences 2 … 1,001, then 1,000 parked entries at the highest sequences;
+   * with the writes of the first and the last transaction added.
+   */
   const fullOrder = () => {
     let { order } = commit(undefined, created, 0);
-    for (let i = 1; i <= ORDER_MAX_TRANSACTIONS; i++) ({ order } = commit(order, added(i + 1, i), i));
+    const adds: OrderWrite[] = [];
+    for (let i = 1; i <= ORDER_MAX_TRANSACTIONS; i++) {
+      const step = commit(order, added(i + 1, i), i);
+      order = step.order;
+      if (i === 1 || i === ORDER_MAX_TRANSACTIONS) adds.push(step.write);
+    }
     const parked: Stored<ParkedEntryDocument>[] = [];
     for (let k = 0; k < ORDER_MAX_PARKED; k++) {
       const step = commit(order, parkable(k), ORDER_MAX_TRANSACTIONS + 1 + k);
@@ -135,20 +162,21 @@ function scenario(text: Text) {
       if (!made) throw new Error(`Sequence ${parkable(k).sequence} did not park`);
       parked.push({ doc: made, etag: `"parked-${k}"` });
     }
-    return { order, parked };
+    return { order, parked, firstAdd: adds[0]!, lastAdd: adds[1]! };
   };
 
-  return { orderId, entryId, transactionId, created, added, parkable, decision, commit, drain, fullOrder };
+  return { orderId, entryId, transactionId, transactions, created, added, parkable, decision, commit, drain, fullOrder };
 }
 
 /** Request bytes of a transactional batch, as the SDK sends it: each operation's envelope and body (a delete's id). */
 function batchBytes(write: OrderWrite): number {
-  const { inbox, parked, applied, order, rejected, outbox } = write;
+  const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
   const bodies = [
     inbox && ('create' in inbox ? inbox.create : 'upsert' in inbox ? inbox.upsert : inbox.delete.doc.id),
     parked && ('create' in parked ? parked.create : parked.delete.doc.id),
     applied,
     order.doc,
+    transaction && ('create' in transaction ? transaction.create : transaction.replace.doc),
     rejected && ('upsert' in rejected ? rejected.upsert : rejected.delete.id),
     outbox,
   ].filter((body) => body !== undefined);
@@ -187,32 +215,47 @@ const figures: Record<string, Record<string, number>> = {};
 
 describe.each(TEXTS)('an order filled to both bounds with the longest fields ($name) stays within Azure limits', (text) => {
   const s = scenario(text);
-  const { order, parked } = s.fullOrder();
+  const { order, parked, firstAdd, lastAdd } = s.fullOrder();
   const lastSequence = ORDER_MAX_TRANSACTIONS + 1;
   const measured = (figures[text.name] ??= {});
 
   it('is really full: 1,000 transactions of the longest fields and 1,000 parked entries', () => {
     // Assess
     expect(utf8(s.transactionId(1))).toBe(ID_MAX_BYTES);
-    expect(order.doc.state.transactions).toHaveLength(ORDER_MAX_TRANSACTIONS);
+    expect(order.doc.state.transactionCount).toBe(ORDER_MAX_TRANSACTIONS);
+    expect(s.transactions.size).toBe(ORDER_MAX_TRANSACTIONS);
     expect(order.doc.parked).toHaveLength(ORDER_MAX_PARKED);
     expect(order.doc.lastSequence).toBe(lastSequence);
     expect(s.decision(order, s.added(lastSequence + 1, 0))).toMatchObject({ kind: 'deadLetter', rule: 7 });
     expect(s.decision(order, { ...s.parkable(ORDER_MAX_PARKED), sequence: lastSequence + 5 })).toMatchObject({ kind: 'deadLetter', rule: 7 });
   });
 
-  it('applies its next entry in one batch that fits 2 MB, whose order document fits 2 MB and whose event fits 256 KB', async () => {
-    // Prepare: the longest entry that still applies, an amendment at the next sequence
+  it('applies its next entry in one batch that fits 2 MB, whose documents fit 2 MB and whose event is under 4 KB', async () => {
+    // Prepare: the longest entry that still applies, an amendment at the next sequence (its change the largest)
     const next: Entry = { entryId: s.entryId(lastSequence + 1), orderId: s.orderId, sequence: lastSequence + 1, type: 'TransactionAmended', data: { transactionId: s.transactionId(2), amount: -MAX } };
     // Act
     const { write } = s.commit(order, next, 3 * ORDER_MAX_TRANSACTIONS);
     const event = await fitsServiceBus(write);
     // Assess
-    expect(Object.keys(write)).toEqual(['inbox', 'applied', 'order', 'outbox']);
-    Object.assign(measured, { order: storedBytes(write.order.doc), batch: batchBytes(write), event: event.bodyBytes });
+    expect(Object.keys(write)).toEqual(['inbox', 'applied', 'order', 'transaction', 'outbox']);
+    const transaction = write.transaction && 'replace' in write.transaction ? write.transaction.replace.doc : undefined;
+    Object.assign(measured, { order: storedBytes(write.order.doc), transaction: storedBytes(transaction), batch: batchBytes(write), event: event.bodyBytes });
     expect(measured.order).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
+    expect(measured.transaction).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
     expect(measured.batch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
     expect(event.fits).toBe(true);
+    expect(event.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
+  });
+
+  it('writes the 1,000th transaction with the same event and order document as the 1st: neither grows with the order', async () => {
+    // Act
+    const [first, last] = [await fitsServiceBus(firstAdd), await fitsServiceBus(lastAdd)];
+    // Assess: only numbers differ (sequence, count, total, entryId padding is fixed), by a few digits
+    Object.assign(measured, { firstAddEvent: first.bodyBytes, lastAddEvent: last.bodyBytes, lastAddBatch: batchBytes(lastAdd) });
+    expect(last.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
+    expect(Math.abs(last.bodyBytes - first.bodyBytes)).toBeLessThan(32);
+    expect(Math.abs(storedBytes(lastAdd.order.doc) - storedBytes(firstAdd.order.doc))).toBeLessThan(32);
+    expect(Object.keys(lastAdd)).toEqual(['inbox', 'applied', 'order', 'transaction', 'outbox']);
   });
 
   it('drains a due parked entry in one batch that fits 2 MB, its event within 256 KB', async () => {
@@ -224,7 +267,9 @@ describe.each(TEXTS)('an order filled to both bounds with the longest fields ($n
     // Assess
     expect(decided.kind).toBe('apply');
     expect(batchBytes(write)).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
-    expect((await fitsServiceBus(write)).fits).toBe(true);
+    const event = await fitsServiceBus(write);
+    expect(event.fits).toBe(true);
+    expect(event.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
   });
 
   it('still fits once OrderDeleted fills the gap and every parked entry moves to rejected (rule 11), its largest shape', () => {
@@ -246,6 +291,7 @@ describe.each(TEXTS)('an order filled to both bounds with the longest fields ($n
     Object.assign(measured, { deletedOrder: storedBytes(current.doc), deletedBatch: batchBytes(last!.write), rejectedDocument: storedBytes(details) });
     expect(measured.deletedOrder).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
     expect(measured.deletedBatch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
+    expect(bytes(s.commit(order, deleted, 4 * ORDER_MAX_TRANSACTIONS).write.outbox!.event)).toBeLessThan(EVENT_MAX_BYTES);
     expect(details?.entry).toEqual(parked.at(-1)!.doc.entry);
     expect(measured.rejectedDocument).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
   });

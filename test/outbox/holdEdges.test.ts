@@ -1,50 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredOutboxHold } from '../../src/core/documents/outboxHold.js';
-import { discardHold } from '../../src/core/outbox/holdDiscard.js';
-import { heldCopy, holdView, newHold } from '../../src/core/outbox/holdMarker.js';
+import { heldCopy, newHold } from '../../src/core/outbox/holdMarker.js';
 import { retryDueHolds } from '../../src/core/outbox/holdRetry.js';
 import { WebhookWake, wakeWebhookHolds } from '../../src/core/outbox/holdWake.js';
 import { HoldWriter } from '../../src/core/outbox/holdWriter.js';
-import { currentHold } from '../../src/core/documents/outboxHold.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
 import { FakeSender, FakeWebhook, outboxRecordOf } from './support/relayFakes.js';
 
 const BACKOFF = { firstMs: 60_000, maxMs: 3_600_000 };
 
-/** A hold the earlier relay wrote: one document, its records in an array. */
-function earlierHold(orderId: string, sequences: number[]): StoredOutboxHold {
-  return {
-    id: `outbox-hold:${orderId}`,
-    docType: 'outbox-hold',
-    orderId,
-    failedTargets: ['webhook'],
-    records: sequences.map((s) => {
-      const { ttl: _ttl, ...record } = outboxRecordOf(orderId, s);
-      return { ...record, pendingTargets: ['webhook' as const] };
-    }),
-    lastError: 'webhook answered HTTP 503',
-    heldAt: '2025-01-01T00:00:00.000Z',
-    updatedAt: '2025-01-01T00:00:00.000Z',
-  };
-}
-
 describe('outbox holds at their edges', () => {
-  it('reads an earlier-format hold as a due version-2 marker that still has its records, and counts them in the view', () => {
-    const hold = currentHold(earlierHold('e', [2, 3]));
-    expect(hold).toMatchObject({ version: 2, targets: ['webhook'], heldThrough: 3, since: '2025-01-01T00:00:00.000Z', nextAttempt: '2025-01-01T00:00:00.000Z', attempts: 0 });
-    expect(holdView(hold, 1)).toEqual({ targets: ['webhook'], since: hold.since, records: 3, nextAttempt: hold.nextAttempt });
-  });
-
-  it('discards an earlier-format hold with the records of its array and those appended as documents', async () => {
-    const holds = new InMemoryHoldStore();
-    holds.seed(earlierHold('e', [2, 3]));
-    await holds.putHeld(heldCopy(outboxRecordOf('e', 4), ['webhook']));
-    const report = await discardHold({ holds, telemetry: new RecordingTelemetry(), clock: new ManualClock() }, 'e', { reason: 'replayed elsewhere', by: 'ops' });
-    expect(report).toMatchObject({ outcome: 'discarded', records: 3 });
-    expect(holds.discards[0]!.records.map((r) => r.sequence)).toEqual([2, 3, 4]);
-    expect([holds.all(), holds.heldOf('e').size]).toEqual([[], 0]);
-  });
-
   it('gives a batch up when the marker keeps changing under the relay (the trigger retries it)', async () => {
     const holds = new InMemoryHoldStore();
     const clock = new ManualClock();
@@ -83,7 +47,7 @@ describe('outbox holds at their edges', () => {
     const replace = holds.replace.bind(holds);
     holds.replace = async (marker, etag) => (marker.orderId === 'raced' ? 'changed' : replace(marker, etag));
     expect(await wakeWebhookHolds({ holds, clock, random: () => 0.5, spreadMs: 30_000 })).toBe(1);
-    const woken = currentHold(holds.all().find((h) => h.orderId === 'due-later')!);
+    const woken = holds.all().find((h) => h.orderId === 'due-later')!;
     expect(woken.nextAttempt).toBe(new Date(clock.now() + 15_000).toISOString());
   });
 });

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { HOLD_CLAIM_MS, releaseHold, type HoldReleaseDeps } from '../../src/core/outbox/holdRelease.js';
 import { discardHold } from '../../src/core/outbox/holdDiscard.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
-import type { StoredOutboxHold } from '../../src/core/documents/outboxHold.js';
 import { AlertName } from '../../src/core/ports/telemetry.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
 import { FakeSender, FakeWebhook, asChange, outboxRecordOf, keyOf } from './support/relayFakes.js';
@@ -83,7 +82,7 @@ describe('releasing a hold', () => {
   it('takes over a claim that ran out (a release that died)', async () => {
     const { holds, deps, clock } = await heldStack();
     const stored = (await holds.read('a'))!;
-    await holds.replace({ ...(stored.doc as Extract<StoredOutboxHold, { version: 2 }>), releasingUntil: new Date(clock.now() + HOLD_CLAIM_MS).toISOString() }, stored.etag);
+    await holds.replace({ ...stored.doc, releasingUntil: new Date(clock.now() + HOLD_CLAIM_MS).toISOString() }, stored.etag);
     expect(await releaseHold(deps, 'a')).toMatchObject({ outcome: 'busy' });
     clock.advance(HOLD_CLAIM_MS);
     expect(await releaseHold(deps, 'a')).toMatchObject({ outcome: 'released' });
@@ -119,31 +118,6 @@ describe('releasing a hold', () => {
     holds.beforeDeleteHeld = undefined;
     expect(await releaseHold(deps, 'a')).toMatchObject({ outcome: 'released' });
     expect(webhook.posts).toEqual(ids('a', 2, 3));
-  });
-
-  it('converts an earlier-format hold (one document with a records array) first, before anything newer of the order', async () => {
-    // Prepare: a hold the earlier relay wrote, for both targets; the relay of today meets it and appends a-4.
-    const { relay, sender, webhook, holds, deps } = await heldStack();
-    const earlier = (s: number) => ({ ...outboxRecordOf('e', s), ttl: undefined, pendingTargets: ['order-events', 'webhook'] as ('order-events' | 'webhook')[] });
-    holds.seed({
-      id: 'outbox-hold:e',
-      docType: 'outbox-hold',
-      orderId: 'e',
-      failedTargets: ['order-events', 'webhook'],
-      records: [2, 3].map(earlier).map(({ ttl: _ttl, ...r }) => r),
-      lastError: 'webhook answered HTTP 503',
-      heldAt: '2024-12-31T00:00:00.000Z',
-      updatedAt: '2024-12-31T00:00:00.000Z',
-    });
-    await relay.relay(changes(['e', 4]));
-    expect(sender.sentFor('e')).toEqual([]);
-    // Act
-    const report = await releaseHold(deps, 'e');
-    // Assess
-    expect(report).toMatchObject({ outcome: 'released', converted: 2, delivered: { 'order-events': 3, webhook: 3 } });
-    expect(sender.sentFor('e')).toEqual(ids('e', 2, 3, 4));
-    expect(webhook.postedFor('e')).toEqual(ids('e', 2, 3, 4));
-    expect(holds.all().filter((h) => h.orderId === 'e')).toEqual([]);
   });
 
   it('says so when the order has no hold, and refuses webhook records without a webhook', async () => {

@@ -5,7 +5,7 @@ import { releaseHold } from '../../src/core/outbox/holdRelease.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
 import { ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
 import { start, type CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
-import { FakeSender, FakeWebhook, asChange, earlierOutboxRecordOf, keyOf, outboxRecordOf } from './support/relayFakes.js';
+import { FakeSender, FakeWebhook, asChange, keyOf, outboxRecordOf } from './support/relayFakes.js';
 
 /*
  * Holds through the real SDK on the Cosmos emulator (its 2 MB document limit, its transactional batches, ETags):
@@ -73,25 +73,4 @@ describe('outbox holds on the Cosmos emulator', () => {
     expect(webhook.postedFor(o)).toEqual(ids(o, 1, 5));
   });
 
-  it('converts an earlier-format hold at its first release, delivering its records before the newer ones', async () => {
-    const { relay, sender, webhook, release } = stack();
-    const o = `earlier-${Date.now()}`;
-    // An earlier-format hold keeps an earlier-format record: it leaves as it was written, keyed outbox:<entryId>.
-    const { ttl: _ttl, ...record } = earlierOutboxRecordOf(o, 1);
-    await container.items.create({
-      id: `outbox-hold:${o}`,
-      docType: 'outbox-hold',
-      orderId: o,
-      failedTargets: ['webhook'],
-      records: [{ ...record, pendingTargets: ['webhook'] }],
-      lastError: 'webhook answered HTTP 503',
-      heldAt: '2025-01-01T00:00:00.000Z',
-      updatedAt: '2025-01-01T00:00:00.000Z',
-    });
-    await relay.relay([asChange(outboxRecordOf(o, 2), 2)]);
-    expect(webhook.postedFor(o)).toEqual([]);
-    expect(sender.sentFor(o)).toEqual(ids(o, 2, 2));
-    expect(await release(o)).toMatchObject({ outcome: 'released', converted: 1, delivered: { webhook: 2 } });
-    expect(webhook.postedFor(o)).toEqual([`outbox:${o}-1`, ...ids(o, 2, 2)]);
-  });
 });

@@ -8,15 +8,16 @@ import type { CliSettings } from '@ledger-convoy/cli';
 import { startCosmosDBHost, type CosmosDBHost } from '@ledger-convoy/local-host';
 import type { RegistrationOf } from '@ledger-convoy/local-host';
 import { relayLag } from '../../src/adapters/outboxLag.js';
-import { currentHold, orderEventKey, orderEventSource } from '../../src/core/index.js';
+import { orderEventKey, orderEventSource } from '../../src/core/index.js';
 import { outboxRecordId } from '../../src/core/documents/documentIds.js';
-import type { EarlierOutboxRecord } from '../../src/core/documents/outboxRecord.js';
 import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/adapters/changeFeedLease.js';
 import { getOrder } from '../../src/functions/getOrder.js';
 import { outboxHoldRetry } from '../../src/functions/outboxHoldRetry.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
 import { interleave, orderEntries, uid } from '../integration/support/ledgers.js';
 import { peekEverything, until } from '../support/serviceBusWaits.js';
+import { foldOrderEvents } from '../support/foldEvents.js';
+import type { OrderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
 import { setEnv } from './support/eventually.js';
 import { startWebhook } from './support/webhookServer.js';
 
@@ -121,9 +122,14 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
         orderId: a,
         sequence: 3,
         entryId: `${a}-3`,
-        order: { orderId: a, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactions: [{ transactionId: 't-1', amount: 1250 }, { transactionId: 't-2', amount: -250 }] },
+        type: 'TransactionAdded',
+        change: { transactionId: 't-2', amount: -250 },
+        order: { status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactionCount: 2 },
       },
     });
+    // Folding the changes in sequence order holds the whole order, as the GET view shows it.
+    const folded = foldOrderEvents(eventsA.map((m) => (m.body as OrderCloudEvent).data));
+    expect(folded).toEqual({ orderId: a, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactions: [{ transactionId: 't-1', amount: 1250 }, { transactionId: 't-2', amount: -250 }] });
     // The webhook got the same event, byte for byte what the record stores.
     expect(webhook.calls.find((c) => c.key === keysFor(a, `${a}-3`)[0])?.raw).toBe(JSON.stringify(record3.event));
     const ledgerTrace = traceIdOf(split.message.applicationProperties?.traceparent);
@@ -162,33 +168,6 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(sequences(await orderEvents(y))).toEqual([1, 2, 3]);
   });
 
-  it('relays a record committed before events were CloudEvents exactly as it was written', async () => {
-    // Prepare: an outbox record in the earlier format, as the processor wrote them then.
-    webhook.state.failFirst = 0;
-    const g = uid('o');
-    const order = { orderId: g, status: 'pending' as const, customerId: 'c-1', currency: 'EUR', lastSequence: 1, total: 0, transactions: [] };
-    const earlier: EarlierOutboxRecord = {
-      id: outboxRecordId(`${g}-1`),
-      docType: 'outbox',
-      orderId: g,
-      entryId: `${g}-1`,
-      sequence: 1,
-      type: 'OrderCreated',
-      correlationId: 'L-earlier',
-      committedAt: new Date().toISOString(),
-      ttl: 3_600,
-      order,
-    };
-    // Act
-    await stack.container.items.create(earlier);
-    await until(() => acceptedFor(g).length === 1, 'the earlier record accepted by the webhook');
-    // Assess: its earlier key and envelope, on both targets.
-    const [message] = await orderEvents(g);
-    expect(message).toMatchObject({ messageId: `outbox:${g}-1`, contentType: 'application/json', body: { orderId: g, sequence: 1, entryId: `${g}-1`, order } });
-    expect(acceptedFor(g)).toEqual([`outbox:${g}-1`]);
-    expect(JSON.parse(webhook.calls.find((c) => c.key === `outbox:${g}-1`)!.raw)).toEqual({ orderId: g, sequence: 1, entryId: `${g}-1`, order });
-  });
-
   it('holds a lone order whose webhook keeps failing without holding its feed range, and the hold timer releases it once the webhook is back', async () => {
     // Prepare: c's webhook calls fail beyond the retry budget; c is alone in its change batches.
     webhook.state.failFirst = 0;
@@ -205,7 +184,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     await runSplitter(stack);
     await drainSession(stack, d);
     await until(() => acceptedFor(d).length === 2, 'd delivered behind the held c');
-    const marker = currentHold((await holds.read(c))!.doc);
+    const marker = (await holds.read(c))!.doc;
     const held = await holds.heldRecords(c);
     const view = await getOrder(stack.app.context(), orderRequest(c), invocation());
     const eventsC = await orderEvents(c);
@@ -244,7 +223,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     const listed = await listOutbox(stack.container, { orderId: e });
     const released = await retryOutbox(settings, stack.container, e);
     const discarded = await discardOutbox(stack.container, f, 'the receiver was rebuilt from the order-events queue', 'test');
-    expect(listed.holds).toEqual([expect.objectContaining({ orderId: e, targets: ['webhook'], records: 2, heldThrough: 2, attempts: 0, earlierFormat: false })]);
+    expect(listed.holds).toEqual([expect.objectContaining({ orderId: e, targets: ['webhook'], records: 2, heldThrough: 2, attempts: 0 })]);
     expect(released).toMatchObject({ outcome: 'released', delivered: { 'order-events': 0, webhook: 2 } });
     expect(acceptedFor(e)).toEqual(keysOf(e, 2));
     expect(discarded).toMatchObject({ outcome: 'discarded', records: 2 });

@@ -4,9 +4,8 @@ import { OutboxTarget, type OutboxHold } from '../../src/core/documents/outboxHo
 import { Acknowledged } from '../../src/core/outbox/acknowledged.js';
 import { OutboxRelay, type OutboxRelayDeps } from '../../src/core/outbox/outboxRelay.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
-import { FakeSender, FakeWebhook, asChange, earlierOutboxRecordOf, outboxRecordOf, keyOf } from './support/relayFakes.js';
+import { FakeSender, FakeWebhook, asChange, outboxRecordOf, keyOf } from './support/relayFakes.js';
 import { orderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
-import type { OutboundOrderEvent } from '../../src/core/outbox/outboxPorts.js';
 
 const BUDGET_MS = 10_000;
 
@@ -43,6 +42,19 @@ describe('outbox relay', () => {
     expect(webhook.postedFor('b')).toEqual(ids('b', 1));
   });
 
+  it('skips transaction documents: a batch of an order\'s transactions, amended too, sends and holds nothing', async () => {
+    const { relay, sender, webhook, holds } = relayStack();
+    const transaction = (orderId: string, transactionId: string, amount: number) => ({ id: `txn:${transactionId}`, docType: 'transaction', orderId, transactionId, amount, addedSequence: 2 });
+    const report = await relay.relay([asChange(transaction('a', 't-1', 5), 1), asChange(transaction('a', 't-1', 7), 2), asChange(transaction('b', 't-2', 1), 3)]);
+    const mixed = await relay.relay([asChange(transaction('a', 't-3', 1), 4), ...changes(['a', 1])]);
+
+    expect(report).toEqual({ orders: 0, delivered: 0, appended: 0, held: [] });
+    expect(mixed).toEqual({ orders: 1, delivered: 1, appended: 0, held: [] });
+    expect(sender.sends).toEqual([ids('a', 1)]);
+    expect(webhook.posts).toEqual(ids('a', 1));
+    expect(holds.all()).toEqual([]);
+  });
+
   it('carries the contract: sessionId = orderId, the CloudEvent as committed with its key as messageId, the entry trace', async () => {
     const seen: unknown[] = [];
     const { relay } = relayStack({ sender: { send: async (events) => void seen.push(...events) }, webhook: undefined });
@@ -59,21 +71,6 @@ describe('outbox relay', () => {
         traceparent: record.traceparent,
       }),
     ]);
-  });
-
-  it('relays a record committed before events were, exactly as it was written: the earlier envelope and key', async () => {
-    const seen: OutboundOrderEvent[] = [];
-    const { relay, webhook } = relayStack({ sender: { send: async (events) => void seen.push(...events) } });
-    const record = earlierOutboxRecordOf('o-1', 1);
-    await relay.relay([asChange(record)]);
-    expect(seen).toEqual([
-      expect.objectContaining({
-        messageId: 'outbox:o-1-1',
-        contentType: 'application/json',
-        body: { orderId: 'o-1', sequence: 1, entryId: 'o-1-1', order: record.order },
-      }),
-    ]);
-    expect(webhook.posts).toEqual(['outbox:o-1-1']);
   });
 
   it('retries a failing target inside the budget and delivers without a hold when it recovers', async () => {
@@ -220,7 +217,7 @@ describe('outbox relay', () => {
     const { relay, sender, webhook } = relayStack();
     const shared = (orderId: string) => {
       const record = outboxRecordOf(orderId, 1);
-      return { ...record, id: 'outbox:e-1', entryId: 'e-1', ...orderCloudEvent({ entryId: 'e-1', sequence: 1, order: record.event.data.order, committedAt: record.committedAt, traceparent: undefined }) };
+      return { ...record, id: 'outbox:e-1', entryId: 'e-1', ...orderCloudEvent({ ...record.event.data, orderId, entryId: 'e-1', sequence: 1, committedAt: record.committedAt, traceparent: undefined }) };
     };
     await relay.relay([asChange(shared('a'))]);
     await relay.relay([asChange(shared('b'))]);

@@ -50,7 +50,7 @@ function orderDoc(orderId: string, lastSequence: number, parked: { sequence: num
     docType: 'order',
     orderId,
     lastSequence,
-    state: { status: 'open', customerId: 'c', currency: 'EUR', transactions: [], total: 0 },
+    state: { status: 'open', customerId: 'c', currency: 'EUR', transactionCount: 0, total: 0 },
     parked: parked.map((p) => ({ sequence: p.sequence, entryId: `${orderId}-${p.sequence}`, requestHash: 'h', parkedAt: new Date(t0 - minutes(p.minutesAgo)).toISOString() })),
     rejected: [],
     updatedAt: new Date(t0).toISOString(),

@@ -16,7 +16,7 @@ import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
  */
 const orderId = 'o-1';
 const NOW = '2025-01-01T00:00:00.000Z';
-const open: OrderState = { ...initialOrderState(), status: 'open', customerId: 'c', currency: 'EUR', transactions: [{ transactionId: 't-1', amount: 5 }], total: 5 };
+const open: OrderState = { ...initialOrderState(), status: 'open', customerId: 'c', currency: 'EUR', transactionCount: 1, total: 5 };
 
 function order(lastSequence: number, more: Partial<OrderDocument> = {}): OrderDocument {
   return { id: ORDER_DOCUMENT_ID, docType: 'order', orderId, lastSequence, state: lastSequence === 0 ? initialOrderState() : open, parked: [], rejected: [], updatedAt: NOW, ...more };
@@ -110,9 +110,21 @@ describe('decide: one entry, the order as read, and what the store knows of its 
 
   it('(e) rule 7: the next sequence, impossible for the order, holds the order there (rule 10); else rule 1 applies it', () => {
     // Act + Assess
-    expect(decide(facts(added(2, 'e-2', 't-1'), order(1), { inbox: null }))).toMatchObject({ kind: 'deadLetter', rule: 7, holds: 2 });
-    expect(decide(facts(added(2), order(1)))).toMatchObject({ kind: 'apply', rule: 1, state: { total: 6 } });
+    expect(decide(facts(added(2, 'e-2', 't-1'), order(1), { inbox: null }, { transactionExists: true }))).toMatchObject({ kind: 'deadLetter', rule: 7, holds: 2 });
+    expect(decide(facts(added(2), order(1)))).toMatchObject({ kind: 'apply', rule: 1, state: { total: 6, transactionCount: 2 }, change: { transactionId: 't-2', amount: 1 } });
     expect(decide(facts(created, null))).toMatchObject({ kind: 'apply', rule: 1, state: { status: 'open' } });
+  });
+
+  it('(e) an amendment of an open order reads its transaction first; of a pending or deleted order it is rule 7 without a read', () => {
+    // Prepare
+    const amend: Entry = { entryId: 'e-2', orderId, sequence: 2, type: 'TransactionAmended', data: { transactionId: 't-1', amount: 9 } };
+    const stored = { doc: { id: 'txn:1', docType: 'transaction' as const, orderId, transactionId: 't-1', amount: 5, addedSequence: 2 }, etag: '"t"' };
+    // Act + Assess
+    expect(decide(facts(amend, order(1)))).toMatchObject({ kind: 'lookUp', record: 'transaction' });
+    expect(decide(facts(amend, order(1), {}, { transaction: stored }))).toMatchObject({ kind: 'apply', rule: 1, state: { total: 9, transactionCount: 1 }, change: { transactionId: 't-1', amount: 9, previousAmount: 5 } });
+    expect(decide(facts(amend, order(1), { inbox: null }, { transaction: null }))).toMatchObject({ kind: 'deadLetter', rule: 7, holds: 2 });
+    expect(decide(facts({ ...amend, sequence: 1 }, null, { inbox: null }))).toMatchObject({ kind: 'deadLetter', rule: 7 });
+    expect(decide(facts(amend, order(1, { state: { ...open, status: 'deleted' } }), { inbox: null }))).toMatchObject({ kind: 'deadLetter', rule: 7 });
   });
 
   it('a due parked entry (the drain) is applied (rule 1) or rejected (rule 11) after its own inbox record is looked up', () => {
@@ -121,8 +133,8 @@ describe('decide: one entry, the order as read, and what the store knows of its 
     const parkedFacts = (seen: KeySeen) => facts(entry, order(1), seen, { source: 'parked' });
     // Act + Assess
     expect(decide({ ...parkedFacts({}), entry: { valid: true, entry: added(2), hash: 'h' } })).toMatchObject({ kind: 'apply', rule: 1 });
-    expect(decide(parkedFacts({}))).toMatchObject({ kind: 'lookUp', record: 'inbox' });
-    expect(decide(parkedFacts({ inbox: null }))).toMatchObject({ kind: 'reject', rule: 11, deadLetterReason: 'InvalidTransition', holds: 2 });
+    expect(decide({ ...parkedFacts({}), transactionExists: true })).toMatchObject({ kind: 'lookUp', record: 'inbox' });
+    expect(decide({ ...parkedFacts({ inbox: null }), transactionExists: true })).toMatchObject({ kind: 'reject', rule: 11, deadLetterReason: 'InvalidTransition', holds: 2 });
     const elsewhere = decide({ ...parkedFacts({ inbox: null, applied: applied(added(2), 'h', 9) }), entry: { valid: true, entry: added(2), hash: 'h' } });
     expect(elsewhere).toMatchObject({ kind: 'reject', rule: 11, deadLetterReason: 'IdempotencyKeyConflict' });
   });

@@ -10,12 +10,28 @@ import { entriesFor } from './support/fixtures.js';
 
 const e = entriesFor('o-1');
 
-function run(entries: Entry[]): OrderState {
-  return entries.reduce((state, entry) => {
-    const result = applyTransition(state, entry);
+/** Runs `entries` through the state machine, keeping the transactions as the store would (their own documents). */
+function runWith(entries: Entry[]): { state: OrderState; transactions: Map<string, number> } {
+  const transactions = new Map<string, number>();
+  const state = entries.reduce((current, entry) => {
+    const known = entry.type === 'TransactionAdded' ? { exists: transactions.has(entry.data.transactionId) } : entry.type === 'TransactionAmended' ? { current: transactions.has(entry.data.transactionId) ? { amount: transactions.get(entry.data.transactionId)! } : null } : {};
+    const result = applyTransition(current, entry, known);
     if (!result.ok) throw result.error;
+    if (entry.type === 'TransactionAdded' || entry.type === 'TransactionAmended') transactions.set(entry.data.transactionId, entry.data.amount);
     return result.state;
   }, initialOrderState());
+  return { state, transactions };
+}
+
+function run(entries: Entry[]): OrderState {
+  return runWith(entries).state;
+}
+
+function facts(history: Entry[], entry: Entry) {
+  const { transactions } = runWith(history);
+  if (entry.type === 'TransactionAdded') return { exists: transactions.has(entry.data.transactionId) };
+  if (entry.type === 'TransactionAmended') return { current: transactions.has(entry.data.transactionId) ? { amount: transactions.get(entry.data.transactionId)! } : null };
+  return {};
 }
 
 describe('order state machine', () => {
@@ -23,18 +39,18 @@ describe('order state machine', () => {
     // Act
     const state = run([e.created()]);
     // Assess
-    expect(state).toEqual({ status: 'open', customerId: 'c-9', currency: 'EUR', total: 0, transactions: [] });
+    expect(state).toEqual({ status: 'open', customerId: 'c-9', currency: 'EUR', total: 0, transactionCount: 0 });
   });
 
   it('keeps the total as the sum of current amounts through adds, amends and credits', () => {
     // Act
-    const state = run([e.created(), e.added(2, 't-1', 1250), e.added(3, 't-2', -250), e.amended(4, 't-1', 1100), e.added(5, 't-3', 0)]);
+    const { state, transactions } = runWith([e.created(), e.added(2, 't-1', 1250), e.added(3, 't-2', -250), e.amended(4, 't-1', 1100), e.added(5, 't-3', 0)]);
     // Assess
-    expect(state.total).toBe(850);
-    expect(state.transactions).toEqual([
-      { transactionId: 't-1', amount: 1100 },
-      { transactionId: 't-2', amount: -250 },
-      { transactionId: 't-3', amount: 0 },
+    expect(state).toMatchObject({ total: 850, transactionCount: 3 });
+    expect([...transactions]).toEqual([
+      ['t-1', 1100],
+      ['t-2', -250],
+      ['t-3', 0],
     ]);
   });
 
@@ -42,7 +58,7 @@ describe('order state machine', () => {
     // Act
     const state = run([e.created(), e.added(2, 't-1', 5), e.deleted(3)]);
     // Assess
-    expect(state).toMatchObject({ status: 'deleted', total: 5, transactions: [{ transactionId: 't-1', amount: 5 }] });
+    expect(state).toMatchObject({ status: 'deleted', total: 5, transactionCount: 1 });
   });
 
   it('does not change the state it was given', () => {
@@ -51,7 +67,7 @@ describe('order state machine', () => {
     const snapshot = structuredClone(before);
     // Act
     run([e.created(), e.added(2, 't-1', 5), e.amended(3, 't-1', 9)]);
-    applyTransition(before, e.amended(3, 't-1', 9));
+    applyTransition(before, e.amended(3, 't-1', 9), { current: { amount: 5 } });
     // Assess
     expect(before).toEqual(snapshot);
   });
@@ -63,6 +79,13 @@ describe('order state machine', () => {
     ['OrderCreated at a later sequence on a pending order', [], e.created(2), /must be sequence 1/],
     ['TransactionAdded of an existing transaction', [e.created(), e.added(2, 't-1', 1)], e.added(3, 't-1', 1), /already exists/],
     ['TransactionAmended of an unknown transaction', [e.created()], e.amended(2, 't-1', 1), /does not exist/],
+    ['TransactionAdded past the 1,000-transaction bound', [e.created(), ...Array.from({ length: 1000 }, (_, i) => e.added(i + 2, `t-${i}`, 1))], e.added(1002, 't-new', 1), /already holds 1000 transactions/],
+    [
+      'an amendment whose new amount takes the total beyond the safe integers',
+      [e.created(), e.added(2, 't-1', Number.MAX_SAFE_INTEGER - 1), e.added(3, 't-2', 0)],
+      e.amended(4, 't-2', 2),
+      /safe integer/,
+    ],
     ['anything after OrderDeleted', [e.created(), e.deleted(2)], e.added(3, 't-1', 1), /cannot follow OrderDeleted/],
     ['OrderDeleted twice', [e.created(), e.deleted(2)], e.deleted(3), /cannot follow OrderDeleted/],
     [
@@ -75,7 +98,7 @@ describe('order state machine', () => {
     // Prepare
     const state = run(history as Entry[]);
     // Act
-    const result = applyTransition(state, entry as Entry);
+    const result = applyTransition(state, entry as Entry, facts(history as Entry[], entry as Entry));
     // Assess
     expect(result.ok).toBe(false);
     expect(result.ok ? undefined : { code: result.error.code, message: result.error.message }).toEqual({
@@ -99,6 +122,28 @@ function docWith(partial: Partial<OrderDocument>): OrderDocument {
   };
 }
 
+describe('what an entry changed (the event\'s change)', () => {
+  it('says what each entry did, an amendment with the amount it replaced', () => {
+    // Prepare
+    const open = run([e.created(), e.added(2, 't-1', 1250)]);
+    // Act + Assess
+    expect(applyTransition(initialOrderState(), e.created())).toMatchObject({ ok: true, change: { customerId: 'c-9', currency: 'EUR' } });
+    expect(applyTransition(open, e.added(3, 't-2', 7), { exists: false })).toMatchObject({ ok: true, change: { transactionId: 't-2', amount: 7 }, state: { total: 1257, transactionCount: 2 } });
+    expect(applyTransition(open, e.amended(3, 't-1', 1100), { current: { amount: 1250 } })).toMatchObject({
+      ok: true,
+      change: { transactionId: 't-1', amount: 1100, previousAmount: 1250 },
+      state: { total: 1100, transactionCount: 1 },
+    });
+    expect(applyTransition(open, e.deleted(3))).toMatchObject({ ok: true, change: {}, state: { status: 'deleted', total: 1250, transactionCount: 1 } });
+  });
+
+  it('refuses an amendment of a pending or deleted order without its transaction read', () => {
+    // Act + Assess
+    expect(applyTransition(initialOrderState(), e.amended(2, 't-1', 1))).toMatchObject({ ok: false });
+    expect(applyTransition(run([e.created(), e.deleted(2)]), e.amended(3, 't-1', 1))).toMatchObject({ ok: false });
+  });
+});
+
 describe('order views', () => {
   it('sorts parked and rejected by sequence and leaves internal fields out', () => {
     // Prepare
@@ -110,12 +155,13 @@ describe('order views', () => {
         { sequence: 5, entryId: 'e-5', requestHash: 'h', parkedAt: '2025-01-01T00:00:00.000Z' },
       ],
       rejected: [
-        { sequence: 4, entryId: 'e-4', requestHash: 'h', reason: 'InvalidTransition', description: 'd', rejectedAt: 'x', entry: e.deleted(4), correlationId: undefined },
-        { sequence: 3, entryId: 'e-3', requestHash: 'h', reason: 'IdempotencyKeyConflict', description: 'd', rejectedAt: 'x', entry: e.deleted(3), correlationId: undefined },
+        { sequence: 4, entryId: 'e-4', requestHash: 'h', reason: 'InvalidTransition', rejectedAt: 'x', alerted: true },
+        { sequence: 3, entryId: 'e-3', requestHash: 'h', reason: 'IdempotencyKeyConflict', rejectedAt: 'x', alerted: true },
       ],
     });
     // Act
-    const view = orderView(doc);
+    const transactions = [{ id: 'txn:x', docType: 'transaction' as const, orderId: 'o-1', transactionId: 't', amount: 3, addedSequence: 2 }];
+    const view = orderView(doc, transactions);
     // Assess
     expect(view).toEqual({
       orderId: 'o-1',
@@ -158,10 +204,7 @@ describe('order views', () => {
   it('tells the gap timer which orders have a due parked entry or an owed alert', () => {
     // Prepare
     const parked = (sequence: number) => ({ sequence, entryId: `e-${sequence}`, requestHash: 'h', parkedAt: '2025-01-01T00:00:00.000Z' });
-    const rejected = (alerted: boolean | undefined) => ({
-      sequence: 3, entryId: 'e-3', requestHash: 'h', reason: 'InvalidTransition' as const, description: 'd', rejectedAt: 'then',
-      entry: e.added(3, 't', 1), correlationId: undefined, ...(alerted !== undefined && { alerted }),
-    });
+    const rejected = (alerted: boolean) => ({ sequence: 3, entryId: 'e-3', requestHash: 'h', reason: 'InvalidTransition' as const, rejectedAt: 'then', alerted });
     const open = run([e.created(), e.added(2, 't', 3)]);
     const deleted = run([e.created(), e.deleted(2)]);
     // Act
@@ -171,10 +214,9 @@ describe('order views', () => {
       docWith({ lastSequence: 2, state: deleted, parked: [parked(6), parked(4)] }),
       docWith({ lastSequence: 2, state: open, rejected: [rejected(false)] }),
       docWith({ lastSequence: 2, state: open, rejected: [rejected(true)] }),
-      docWith({ lastSequence: 2, state: open, rejected: [rejected(undefined)] }),
     ];
     // Assess
-    expect(cases.map(nextDueSequence)).toEqual([3, undefined, 4, undefined, undefined, undefined]);
-    expect(cases.map(orderNeedsFollowUp)).toEqual([true, false, true, true, false, false]);
+    expect(cases.map(nextDueSequence)).toEqual([3, undefined, 4, undefined, undefined]);
+    expect(cases.map(orderNeedsFollowUp)).toEqual([true, false, true, true, false]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Entry } from '../../src/core/index.js';
 import { OrderCache } from '../../src/core/processor/orderCache.js';
 import { OrderProcessor } from '../../src/core/processor/orderProcessor.js';
-import { orderView } from '../../src/core/order/orderView.js';
+import { readOrderView } from '../../src/core/order/readOrderView.js';
 import type { CommitOutcome, OrderStore } from '../../src/core/ports/orderStore.js';
 import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../support/fakes/index.js';
 import { entriesFor, messageFor, testOptions, uniqueOrderId } from './support/fixtures.js';
@@ -27,6 +27,8 @@ function hooked(inner: InMemoryOrderStore, before: { commit?: () => Promise<Comm
     readInbox: (orderId, id) => inner.readInbox(orderId, id),
     readApplied: (orderId, id) => inner.readApplied(orderId, id),
     readRejected: (orderId, id) => inner.readRejected(orderId, id),
+    readTransaction: (orderId, transactionId) => inner.readTransaction(orderId, transactionId),
+    listTransactions: (orderId) => inner.listTransactions(orderId),
     readParked: async (orderId, id) => {
       await before.readParked?.();
       return inner.readParked(orderId, id);
@@ -85,8 +87,8 @@ describe('order processor, two instances on one order (a session lock lost)', ()
     // Assess
     expect(interleaved).toBe(0); // B drained both between A's read of the order and of the entry; A read no other
     expect(report).toMatchObject({ drained: 0 });
-    const stored = await store.readOrder(orderId);
-    expect(stored && orderView(stored.doc)).toMatchObject({ lastSequence: 4, total: 9, parked: [] });
+    const stored = await readOrderView(store, orderId);
+    expect(stored).toMatchObject({ lastSequence: 4, total: 9, parked: [] });
   });
 
   it('still reports a parked entry missing twice under an unchanged order as StoreInconsistent', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OrderCache } from '../../src/core/processor/orderCache.js';
 import { OrderProcessor } from '../../src/core/processor/orderProcessor.js';
-import { orderView } from '../../src/core/order/orderView.js';
+import { readOrderView } from '../../src/core/order/readOrderView.js';
 import type { CommitOutcome, OrderStore } from '../../src/core/ports/orderStore.js';
 import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../support/fakes/index.js';
 import { entriesFor, makeHarness, messageFor, testOptions, uniqueOrderId } from './support/fixtures.js';
@@ -35,8 +35,8 @@ describe('order processor, failures (rule 8) and settlement', () => {
     // Assess
     expect(result.outcome).toBe('applied');
     expect(settlement.calls).toEqual([{ action: 'complete' }]);
-    const stored = await h.store.readOrder(orderId);
-    expect(stored && orderView(stored.doc)).toMatchObject({ lastSequence: 2, total: 10 });
+    const stored = await readOrderView(h.store, orderId);
+    expect(stored).toMatchObject({ lastSequence: 2, total: 10 });
     expect(h.telemetry.counted('convoy.entries.duplicate')).toBe(0);
     expect(h.telemetry.counted('convoy.entries.applied')).toBe(2);
   });
@@ -68,8 +68,8 @@ describe('order processor, failures (rule 8) and settlement', () => {
     // Assess
     expect(h.clock.sleeps).toHaveLength(1);
     expect(result).toMatchObject({ outcome: 'applied', drained: 2 });
-    const stored = await h.store.readOrder(orderId);
-    expect(stored && orderView(stored.doc)).toMatchObject({ lastSequence: 4, total: 13, parked: [] });
+    const stored = await readOrderView(h.store, orderId);
+    expect(stored).toMatchObject({ lastSequence: 4, total: 13, parked: [] });
   });
 
   it('reports and alerts a rejection whose commit had an unknown outcome once', async () => {
@@ -152,6 +152,8 @@ describe('order processor, failures (rule 8) and settlement', () => {
       readParked: (o, id) => inner.readParked(o, id),
       readApplied: (o, id) => inner.readApplied(o, id),
       readRejected: (o, id) => inner.readRejected(o, id),
+      readTransaction: (o, t) => inner.readTransaction(o, t),
+      listTransactions: (o) => inner.listTransactions(o),
       commit: async (): Promise<CommitOutcome> => ({ kind: 'orderChanged', what: 'order document' }),
     };
     const processor = new OrderProcessor({ store, telemetry: new RecordingTelemetry(), options: { ...testOptions, transientRetryBudgetMs: 1_000 }, clock, sleep: clock.sleep });

@@ -3,7 +3,7 @@ import { requestHash } from '../../src/core/hash.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
 describe('order processor, the rule 4 history lives outside the order document', () => {
-  it('keeps the order document the same size however many entries are applied', async () => {
+  it('keeps the order document the same size however many entries and transactions are applied', async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
@@ -11,14 +11,15 @@ describe('order processor, the rule 4 history lives outside the order document',
     await h.send(e.created());
     await h.send(e.added(2, 't-1', 0));
     const sizeAt = async (sequence: number) => {
-      for (let s = (await h.store.readOrder(orderId))!.doc.lastSequence + 1; s <= sequence; s++) await h.send(e.amended(s, 't-1', s));
+      for (let s = (await h.store.readOrder(orderId))!.doc.lastSequence + 1; s <= sequence; s++) await h.send(e.added(s, `t-${s}`, 0));
       return JSON.stringify((await h.store.readOrder(orderId))!.doc).length;
     };
     // Act
     const at10 = await sizeAt(10);
     const at200 = await sizeAt(200);
     // Assess
-    expect(at200).toBe(at10 + 3); // only lastSequence, the amount and the total grew, from 10 to 200: a digit each
+    expect(at200).toBe(at10 + 3); // lastSequence 10 → 200 and transactionCount 9 → 199: three digits; no transaction is in it
+    expect((await h.store.listTransactions(orderId)).length).toBe(199);
   });
 
   it('writes one applied record per applied entry, in the apply\'s single commit, with no ttl', async () => {

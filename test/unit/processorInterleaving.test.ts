@@ -29,6 +29,8 @@ function interleaving(inner: InMemoryOrderStore, random: () => number): OrderSto
     readParked: async (orderId, id) => (await pause(), inner.readParked(orderId, id)),
     readApplied: async (orderId, id) => (await pause(), inner.readApplied(orderId, id)),
     readRejected: async (orderId, id) => (await pause(), inner.readRejected(orderId, id)),
+    readTransaction: async (orderId, transactionId) => (await pause(), inner.readTransaction(orderId, transactionId)),
+    listTransactions: async (orderId) => (await pause(), inner.listTransactions(orderId)),
     commit: async (orderId, operations) => (await pause(), inner.commit(orderId, operations)),
   };
 }
@@ -68,12 +70,14 @@ describe('order processor, two instances interleaving commits on one order', () 
     ]);
     // Assess
     const docs = inner.documents(orderId);
-    expect(docs.get('order')).toMatchObject({
-      lastSequence: 8,
-      state: { status: 'deleted', total: 135, transactions: [{ transactionId: 't-1', amount: 110 }, { transactionId: 't-2' }, { transactionId: 't-3' }, { transactionId: 't-4' }, { transactionId: 't-5' }] },
-      parked: [],
-      rejected: [],
-    });
+    expect(docs.get('order')).toMatchObject({ lastSequence: 8, state: { status: 'deleted', total: 135, transactionCount: 5 }, parked: [], rejected: [] });
+    expect((await inner.listTransactions(orderId)).map((t) => [t.transactionId, t.amount, t.addedSequence])).toEqual([
+      ['t-1', 110, 2],
+      ['t-2', 20, 3],
+      ['t-3', 3, 4],
+      ['t-4', -5, 5],
+      ['t-5', 7, 7],
+    ]);
     for (const entry of all) {
       expect(docs.get(`applied:${entry.entryId}`)).toMatchObject({ sequence: entry.sequence });
       expect((docs.get(`outbox:${entry.entryId}`) as OutboxRecord | undefined)?.event.data.order.lastSequence).toBe(entry.sequence);

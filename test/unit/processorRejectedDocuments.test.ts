@@ -33,7 +33,7 @@ describe("order processor, a rejected entry's details are a document of their ow
     const entry = entriesFor(orderId).amended(3, 't-unknown', 5);
     const parked: ParkedEntryDocument = { id: parkedEntryId(3), docType: 'parked', orderId, sequence: 3, entryId: entry.entryId, requestHash: requestHash(entry), entry, correlationId: 'L-7', resubmitCount: 2, parkedAt: AT };
     const order: OrderDocument = {
-      id: 'order', docType: 'order', orderId, lastSequence: 2, state: { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactions: [] },
+      id: 'order', docType: 'order', orderId, lastSequence: 2, state: { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 },
       parked: [{ sequence: 3, entryId: entry.entryId, requestHash: parked.requestHash, parkedAt: AT }], rejected: [], updatedAt: AT,
     };
     // Act
@@ -96,24 +96,4 @@ describe("order processor, a rejected entry's details are a document of their ow
     expect(h.telemetry.alerts.at(-1)?.fields.description).toContain('t-other');
   });
 
-  it('still reads a record of the earlier format (details inline, no document): its alert, then its removal', async () => {
-    // Prepare: an owed alert on a record written before the details moved out
-    const h = makeHarness();
-    const orderId = uniqueOrderId();
-    const e = entriesFor(orderId);
-    await h.send(e.created());
-    await h.send(e.added(2, 't-2', 2));
-    const old = e.amended(3, 't-unknown', 5);
-    const current = (await orderOf(h, orderId)).doc;
-    const earlier = { sequence: 3, entryId: old.entryId, requestHash: requestHash(old), reason: 'InvalidTransition' as const, description: 'from the earlier record', rejectedAt: AT, entry: old, correlationId: 'L-old', alerted: false };
-    h.store.put({ ...current, rejected: [earlier] });
-    // Act
-    const report = await h.processor.drain(orderId);
-    const { result } = await h.send(messageFor(e.added(3, 't-3', 3), { messageId: `${orderId}-e3.r1` }));
-    // Assess
-    expect(report.alerted).toBe(1);
-    expect(h.telemetry.alerts).toEqual([{ name: 'ParkedEntryRejected', fields: expect.objectContaining({ sequence: 3, description: 'from the earlier record' }) }]);
-    expect(result).toMatchObject({ outcome: 'applied', sequence: 3 });
-    expect((await orderOf(h, orderId)).doc.rejected).toEqual([]);
-  });
 });

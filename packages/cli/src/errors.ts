@@ -1,4 +1,5 @@
 /** What went wrong, as a closed set of codes the CLI maps to messages and exit codes in one place. */
+import { errorMessage } from '../../../src/core/index.js';
 export const CliErrorCode = {
   /** A flag has an unusable value. */
   InvalidOption: 'InvalidOption',
@@ -44,7 +45,7 @@ export function isCliError(error: unknown): error is CliError {
 
 /** What went wrong and what to do, from anything thrown: a CLI error's hint, else only the message. */
 export function describeError(error: unknown): { message: string; hint: string | undefined } {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const hint = (error as { hint?: unknown } | null | undefined)?.hint;
   return { message, hint: typeof hint === 'string' ? hint : undefined };
 }

@@ -1,6 +1,7 @@
 import type { Ledger, OrderView } from '../../../src/core/index.js';
 import { CliError } from './errors.js';
 import type { CliSettings } from './settings.js';
+import { errorMessage } from '../../../src/core/index.js';
 
 /** Options of {@link FunctionApi}. */
 export interface FunctionApiOptions {
@@ -65,5 +66,5 @@ export class FunctionApi {
 
 function causeText(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return cause?.code ?? cause?.message ?? (errorMessage(error));
 }

@@ -7,6 +7,7 @@ import { FunctionApi } from './httpApi.js';
 import { asCliError } from './serviceBus.js';
 import { QUEUE_NAMES } from '../../../src/core/index.js';
 import { requireServiceBus, type CliSettings } from './settings.js';
+import { errorMessage } from '../../../src/core/index.js';
 
 /** Options of {@link runSessions}. */
 export interface SessionsOptions {
@@ -108,7 +109,7 @@ async function emulatorQueues(url: string): Promise<QueueRow[]> {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     json = await response.json();
   } catch (error) {
-    throw new CliError('ServiceBus', `Cannot read the emulator's admin view at ${url} (${error instanceof Error ? error.message : String(error)}).`, 'Start the emulator with its admin port (npm start does), or pass --admin <url>.', { cause: error });
+    throw new CliError('ServiceBus', `Cannot read the emulator's admin view at ${url} (${errorMessage(error)}).`, 'Start the emulator with its admin port (npm start does), or pass --admin <url>.', { cause: error });
   }
   const parsed = statsSchema.safeParse(json);
   if (!parsed.success) throw new CliError('ServiceBus', `${url} did not answer with the emulator's stats.`, 'Is --admin pointing at the Service Bus emulator?');

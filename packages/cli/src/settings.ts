@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { resolveServiceBusConnection, type AppSettings } from '../../../src/adapters/azureSettings.js';
 import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../../src/adapters/emulatorKeys.js';
 import { CliError } from './errors.js';
+import { errorMessage } from '../../../src/core/index.js';
 
 /** Connection flags every command that talks to the system accepts. */
 export interface ConnectionFlags {
@@ -107,7 +108,7 @@ export function requireServiceBus(settings: CliSettings): void {
   } catch (error) {
     throw new CliError(
       'Settings',
-      error instanceof Error ? error.message : String(error),
+      errorMessage(error),
       'Pass --servicebus "<connection string>", set ServiceBusConnection, or copy local.settings.sample.json to local.settings.json (npm start uses its emulator connection).',
       { cause: error },
     );

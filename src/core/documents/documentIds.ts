@@ -28,6 +28,14 @@ export function appliedEntryId(entryId: string): string {
   return `applied:${entryId}`;
 }
 
+/**
+ * A transaction's document id (see `TransactionDocument`): `txn:` + the first 32 hex digits of SHA-256 over the UTF-8
+ * of the `transactionId`, whatever characters the id holds (a Cosmos DB id cannot hold `/`, `\`, `?`, `#`).
+ */
+export function transactionDocumentId(transactionId: string): string {
+  return `txn:${createHash('sha256').update(transactionId, 'utf8').digest('hex').slice(0, 32)}`;
+}
+
 /** Outbox record id: derived from the `entryId`, which is also the idempotency key sent downstream. */
 export function outboxRecordId(entryId: string): string {
   return `outbox:${entryId}`;

@@ -1,6 +1,6 @@
 import type { DeadLetterReason } from '../deadLetterReasons.js';
+import { CoreErrorCode, StoreError } from '../errors.js';
 import type { OrderState } from '../order/orderState.js';
-import type { Entry } from '../schemas/entry.js';
 
 /** Index entry of a parked entry (the entry itself is its own document, see `ParkedEntryDocument`). */
 export interface ParkedRecord {
@@ -24,32 +24,22 @@ export interface RejectedRecord {
   rejectedAt: string;
   /**
    * The `resubmitCount` of the message whose entry was parked then rejected: the next resubmission of this entry is
-   * numbered from it (rule 10). Absent = 0 (also on records older than this field).
+   * numbered from it (rule 10). Absent = 0.
    */
   resubmitCount?: number;
   /**
    * Whether its `ParkedEntryRejected` alert has been raised. Written `false` in the rejecting commit and set once
    * the alert is out, so the alert survives a crash or a lost reply (at least once; a lost mark only repeats it).
-   * Absent on records older than this field: treated as raised.
    */
-  alerted?: boolean;
+  alerted: boolean;
 }
 
 /**
- * A `rejected` record as written before its details moved to a `RejectedEntryDocument`: it keeps them itself and has
- * no such document. Read (see `rejectedDetails`), never written.
- */
-export interface EarlierRejectedRecord extends RejectedRecord {
-  description: string;
-  entry: Entry;
-  correlationId: string | undefined;
-}
-
-/**
- * The order document (`id: 'order'`): position, business state and the operational lists. It is replaced under
- * its ETag by every step, which serialises all writers of the order. It holds no per-applied-entry history (that
- * is one `AppliedEntryDocument` per entry), so it grows only with the order's transactions and its operational
- * lists, not with the number of entries applied.
+ * The order document (`id: 'order'`): the order's summary — position, business state without its transactions — and
+ * the operational lists. It is replaced under its ETag by every step, which serialises all writers of the order. It
+ * holds neither the transactions (one `TransactionDocument` each) nor per-applied-entry history (one
+ * `AppliedEntryDocument` each), so it is constant in size while nothing is parked; the `parked` index is bounded by
+ * `ORDER_MAX_PARKED`.
  */
 export interface OrderDocument {
   id: 'order';
@@ -60,7 +50,23 @@ export interface OrderDocument {
   state: OrderState;
   /** Parked sequences, ascending. */
   parked: ParkedRecord[];
-  /** Rejected parked entries, ascending by sequence (records of the earlier format included). */
-  rejected: (RejectedRecord | EarlierRejectedRecord)[];
+  /** Rejected parked entries, ascending by sequence. */
+  rejected: RejectedRecord[];
   updatedAt: string;
+}
+
+/**
+ * `doc` as an order document of this version, read from a store: one written by an earlier 0.x version (its
+ * transactions inline, no `transactionCount`) is refused with `StoredFormatUnknown`, never converted (pre-1.0).
+ * @throws StoreError `StoredFormatUnknown`
+ */
+export function checkedOrderDocument<T extends OrderDocument>(doc: T): T {
+  if (typeof (doc.state as Partial<OrderState> | undefined)?.transactionCount !== 'number') {
+    throw new StoreError(
+      CoreErrorCode.StoredFormatUnknown,
+      `The order document of order ${doc.orderId} was written by an earlier version of Ledger Convoy (it has no transactionCount) and is not read by this one. ` +
+        'Locally, delete the directory given to `npm start -- --data-dir` (or `emulator:cosmos --data-dir`) and start again (CHANGELOG.md).',
+    );
+  }
+  return doc;
 }

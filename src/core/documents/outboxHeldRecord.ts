@@ -1,5 +1,5 @@
 import type { OutboxTarget } from './outboxHold.js';
-import type { AnyOutboxRecord, WithoutTtl } from './outboxRecord.js';
+import type { OutboxRecord, WithoutTtl } from './outboxRecord.js';
 
 /**
  * One held outbox record (`id = outbox-held:<entryId>`, in the order's partition, no TTL): a copy of the outbox
@@ -15,5 +15,5 @@ export interface OutboxHeldRecord {
   /** Targets it has not reached yet, in delivery order (`order-events` before `webhook`). */
   pendingTargets: OutboxTarget[];
   /** The outbox record as committed, without its TTL (a hold keeps it until released). */
-  record: WithoutTtl<AnyOutboxRecord>;
+  record: WithoutTtl<OutboxRecord>;
 }

@@ -1,18 +1,7 @@
-import type { AnyOutboxRecord, WithoutTtl } from './outboxRecord.js';
-
 /** Names of the relay's delivery targets, as holds name the held ones. */
 export const OutboxTarget = { OrderEvents: 'order-events', Webhook: 'webhook' } as const;
 /** One of {@link OutboxTarget}. */
 export type OutboxTarget = (typeof OutboxTarget)[keyof typeof OutboxTarget];
-
-/**
- * A held record of a hold written before `version: 2`, kept in the marker's `records` array: a copied outbox record
- * with the targets it still owes.
- */
-type EarlierHeldRecord = WithoutTtl<AnyOutboxRecord> & {
-  /** Targets it has not reached yet, in delivery order (`order-events` before `webhook`). */
-  pendingTargets: OutboxTarget[];
-};
 
 /**
  * An order's outbox hold marker (`id = outbox-hold:<orderId>`, in the order's partition): written by the relay when
@@ -43,43 +32,4 @@ export interface OutboxHold {
   releasingUntil?: string;
   /** When `OutboxFailed` was raised again for a hold older than half of `OUTBOX_TTL`. */
   repeatAlertedAt?: string;
-  /**
-   * The held records of a hold written by the earlier relay (one document holding them all), kept until the first
-   * release converts them into held-record documents, before anything newer of the order is sent.
-   */
-  records?: EarlierHeldRecord[];
-}
-
-/**
- * A hold as stored: the current marker, or one written before `version: 2` (`failedTargets`, `records`, `heldAt`
- * and nothing of the backoff), which {@link currentHold} reads as a due version-2 marker that still has `records`.
- */
-export type StoredOutboxHold =
-  | OutboxHold
-  | {
-      id: string;
-      docType: 'outbox-hold';
-      orderId: string;
-      version?: undefined;
-      failedTargets: OutboxTarget[];
-      records: EarlierHeldRecord[];
-      lastError: string;
-      heldAt: string;
-      updatedAt: string;
-    };
-
-/** `stored` as a version-2 marker: an earlier hold keeps its `records`, is due at once and holds its failed targets. */
-export function currentHold(stored: StoredOutboxHold): OutboxHold {
-  if (stored.version === 2) return stored;
-  const { failedTargets, heldAt, records, ...rest } = stored;
-  return {
-    ...rest,
-    version: 2,
-    targets: failedTargets,
-    heldThrough: Math.max(0, ...records.map((r) => r.sequence)),
-    since: heldAt,
-    nextAttempt: heldAt,
-    attempts: 0,
-    records,
-  };
 }

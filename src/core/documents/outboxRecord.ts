@@ -1,8 +1,7 @@
 import type { OrderCloudEvent } from '../outbox/orderCloudEvent.js';
-import type { BusinessState } from '../order/orderView.js';
 import type { EntryType } from '../schemas/entry.js';
 
-/** What every outbox record holds, whenever it was written. */
+/** What every outbox record holds besides its event. */
 interface OutboxRecordFields {
   id: string;
   docType: 'outbox';
@@ -34,23 +33,5 @@ export type OutboxRecord = OutboxRecordFields & {
   key: string;
 };
 
-/**
- * A record written before events were fixed at commit: relayed exactly as the relay sent such records then (the
- * earlier envelope `{ orderId, sequence, entryId, order }` keyed `outbox:<entryId>`), never re-wrapped.
- * @internal
- */
-export type EarlierOutboxRecord = OutboxRecordFields & {
-  /** The business state right after this entry. */
-  order: BusinessState;
-};
-
-/** Either kind of outbox record the change feed may bring. */
-export type AnyOutboxRecord = OutboxRecord | EarlierOutboxRecord;
-
-/** A record of either kind without its `ttl` (as a hold keeps it). */
-export type WithoutTtl<T> = T extends unknown ? Omit<T, 'ttl'> : never;
-
-/** The key targets dedupe an outbox record's event on: its stored key, or `outbox:<entryId>` for an earlier record. */
-export function outboxRecordKey(record: WithoutTtl<AnyOutboxRecord>): string {
-  return 'event' in record ? record.key : record.id;
-}
+/** An outbox record without its `ttl` (as a hold keeps it). */
+export type WithoutTtl<T> = Omit<T, 'ttl'>;

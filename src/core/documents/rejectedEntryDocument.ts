@@ -1,6 +1,5 @@
 import type { DeadLetterReason } from '../deadLetterReasons.js';
 import type { Entry } from '../schemas/entry.js';
-import type { EarlierRejectedRecord, RejectedRecord } from './orderDocument.js';
 
 /**
  * A rejected parked entry's details (rule 11), one document per rejected sequence (`id = rejected:<sequence>`), no
@@ -30,16 +29,7 @@ export interface RejectedEntryDocument {
 /** What operators read of a rejected entry beyond the order's `rejected` list. */
 export type RejectedDetails = Pick<RejectedEntryDocument, 'entry' | 'description' | 'correlationId'>;
 
-/** Whether `record` was written before the details moved out: it keeps them itself and has no document of its own. */
-export function isEarlierRejectedRecord(record: RejectedRecord): record is EarlierRejectedRecord {
-  return (record as Partial<EarlierRejectedRecord>).entry !== undefined;
-}
-
-/**
- * The details of `record`: its own for a record of the earlier format, else those of its document (`stored`, read by
- * the caller); `undefined` when neither has them.
- */
-export function rejectedDetails(record: RejectedRecord, stored: RejectedEntryDocument | undefined): RejectedDetails | undefined {
-  const source = isEarlierRejectedRecord(record) ? record : stored;
-  return source && { entry: source.entry, description: source.description, correlationId: source.correlationId };
+/** The details operators read of a rejected entry, from its document. */
+export function rejectedDetails(stored: RejectedEntryDocument | undefined): RejectedDetails | undefined {
+  return stored && { entry: stored.entry, description: stored.description, correlationId: stored.correlationId };
 }

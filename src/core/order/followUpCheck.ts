@@ -18,5 +18,5 @@ export function nextDueSequence(doc: OrderDocument): number | undefined {
  * timer has read anyway.
  */
 export function orderNeedsFollowUp(doc: OrderDocument): boolean {
-  return nextDueSequence(doc) !== undefined || doc.rejected.some((r) => r.alerted === false);
+  return nextDueSequence(doc) !== undefined || doc.rejected.some((r) => !r.alerted);
 }

@@ -13,6 +13,7 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import type { GapStore } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { orderNeedsFollowUp } from './followUpCheck.js';
+import { errorMessage } from '../errorMessage.js';
 
 /** A gap that has been open too long (`GapTooOld`). @internal */
 export interface StaleGap {
@@ -153,6 +154,6 @@ async function drainQuietly(deps: GapMonitorDeps, orderId: string, report: GapMo
     const { drained } = await deps.drain!(orderId);
     report.drained.push({ orderId, drained });
   } catch (error) {
-    deps.telemetry.log('warn', 'gap monitor drain failed', { orderId, code: errorCode(error), description: error instanceof Error ? error.message : String(error) });
+    deps.telemetry.log('warn', 'gap monitor drain failed', { orderId, code: errorCode(error), description: errorMessage(error) });
   }
 }

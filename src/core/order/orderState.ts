@@ -14,18 +14,22 @@ export interface Transaction {
   amount: number;
 }
 
-/** The business state of an order, without its identity and position (those live in the order document). */
+/**
+ * The business state of an order as its summary keeps it, without its identity and position (those live in the order
+ * document): constant in size, whatever the number of transactions. Each transaction is a document of its own
+ * (`TransactionDocument`).
+ */
 export interface OrderState {
   status: OrderStatus;
   customerId: string | null;
   currency: string | null;
   /** Sum of the current transaction amounts, integer minor units. A deleted order keeps it. */
   total: number;
-  /** Transactions in the order they were added; an amendment changes the amount in place. */
-  transactions: Transaction[];
+  /** Transactions the order holds (each added once, never removed): the 1,000-transaction bound reads it. */
+  transactionCount: number;
 }
 
 /** The state of an order nothing has been applied to. */
 export function initialOrderState(): OrderState {
-  return { status: OrderStatus.Pending, customerId: null, currency: null, total: 0, transactions: [] };
+  return { status: OrderStatus.Pending, customerId: null, currency: null, total: 0, transactionCount: 0 };
 }

@@ -1,8 +1,9 @@
 import type { DeadLetterReason } from '../deadLetterReasons.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
+import type { TransactionDocument } from '../documents/transactionDocument.js';
 import type { OrderStatus, Transaction } from './orderState.js';
 
-/** The business state of an order: what `order-events` carries as `order`. The GET view without operational lists. */
+/** The business state of an order: the GET view without its operational lists. */
 export interface BusinessState {
   orderId: string;
   status: OrderStatus;
@@ -10,6 +11,7 @@ export interface BusinessState {
   currency: string | null;
   lastSequence: number;
   total: number;
+  /** In the order they were added; an amendment changes the amount in place. */
   transactions: Transaction[];
 }
 
@@ -19,8 +21,27 @@ export interface OrderView extends BusinessState {
   rejected: { sequence: number; entryId: string; reason: DeadLetterReason }[];
 }
 
-/** The business state of an order document. */
-export function businessState(doc: OrderDocument): BusinessState {
+/** The order's summary right after an entry: what an event carries as `data.order` (no list of transactions). */
+export interface OrderSummary {
+  status: OrderStatus;
+  customerId: string | null;
+  currency: string | null;
+  lastSequence: number;
+  total: number;
+  transactionCount: number;
+}
+
+/** The summary of an order document (see {@link OrderSummary}). */
+export function orderSummary(doc: OrderDocument): OrderSummary {
+  const { status, customerId, currency, total, transactionCount } = doc.state;
+  return { status, customerId, currency, lastSequence: doc.lastSequence, total, transactionCount };
+}
+
+/**
+ * The GET view of an order document and its transaction documents (as one query of its partition read them, in any
+ * order): business state plus `parked` and `rejected`, each sorted by sequence.
+ */
+export function orderView(doc: OrderDocument, transactions: readonly TransactionDocument[]): OrderView {
   return {
     orderId: doc.orderId,
     status: doc.state.status,
@@ -28,14 +49,7 @@ export function businessState(doc: OrderDocument): BusinessState {
     currency: doc.state.currency,
     lastSequence: doc.lastSequence,
     total: doc.state.total,
-    transactions: doc.state.transactions.map((t) => ({ transactionId: t.transactionId, amount: t.amount })),
-  };
-}
-
-/** The GET view of an order document: business state plus `parked` and `rejected`, each sorted by sequence. */
-export function orderView(doc: OrderDocument): OrderView {
-  return {
-    ...businessState(doc),
+    transactions: [...transactions].sort((a, b) => a.addedSequence - b.addedSequence).map((t) => ({ transactionId: t.transactionId, amount: t.amount })),
     parked: [...doc.parked].sort(bySequence).map((p) => ({ sequence: p.sequence, entryId: p.entryId })),
     rejected: [...doc.rejected].sort(bySequence).map((r) => ({ sequence: r.sequence, entryId: r.entryId, reason: r.reason })),
   };

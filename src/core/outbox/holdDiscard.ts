@@ -8,11 +8,10 @@
 import { outboxDiscardId } from '../documents/documentIds.js';
 import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
-import { outboxRecordKey } from '../documents/outboxRecord.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
-import { heldCopy } from './holdMarker.js';
 import { claim, readHold, ReleaseOutcome } from './holdRelease.js';
+import { OutboxHoldError } from './outboxErrors.js';
 import type { OutboxHoldStore } from './outboxPorts.js';
 
 /** What {@link discardHold} needs. */
@@ -47,11 +46,9 @@ export async function discardHold(deps: HoldDiscardDeps, orderId: string, why: {
   let first: OutboxHeldRecord | undefined;
   const dropped = new Set<string>();
   for (let round = 0; current !== undefined; round++) {
-    if (round >= MAX_ROUNDS) throw new Error(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} discard rounds; run the discard again`);
-    // An earlier-format hold's records live in the marker and go with it; the others are documents of their own.
-    const earlier = (current.doc.records ?? []).map((r) => heldCopy(r, r.pendingTargets));
+    if (round >= MAX_ROUNDS) throw new OutboxHoldError(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} discard rounds; run the discard again`);
     const documents = await deps.holds.heldRecords(orderId);
-    const held = [...earlier, ...documents].filter((r) => !dropped.has(r.id)).sort((a, b) => a.sequence - b.sequence);
+    const held = documents.filter((r) => !dropped.has(r.id)).sort((a, b) => a.sequence - b.sequence);
     if (held.length > 0) {
       const now = clock.now();
       const audit: OutboxDiscardRecord = {
@@ -61,7 +58,7 @@ export async function discardHold(deps: HoldDiscardDeps, orderId: string, why: {
         reason: why.reason,
         by: why.by,
         discardedAt: new Date(now).toISOString(),
-        records: held.map((r) => ({ sequence: r.sequence, entryId: r.record.entryId, messageId: outboxRecordKey(r.record), pendingTargets: r.pendingTargets })),
+        records: held.map((r) => ({ sequence: r.sequence, entryId: r.record.entryId, messageId: r.record.key, pendingTargets: r.pendingTargets })),
       };
       await deps.holds.recordDiscard(audit);
       report.audits.push(audit.id);

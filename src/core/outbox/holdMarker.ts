@@ -5,7 +5,7 @@
 import { outboxHeldRecordId, outboxHoldId } from '../documents/documentIds.js';
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
-import type { AnyOutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
+import type { OutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
 import { backoffDelay } from '../retry.js';
 
 /** How a hold's releases back off (`OUTBOX_HOLD_RETRY_FIRST`, `OUTBOX_HOLD_RETRY_MAX`). */
@@ -22,8 +22,8 @@ export function holdRetryDelay(attempt: number, backoff: HoldBackoff, random?: (
 }
 
 /** A held copy of `record` owing `pendingTargets` (in delivery order), without its TTL. */
-export function heldCopy(record: AnyOutboxRecord | WithoutTtl<AnyOutboxRecord>, pendingTargets: Iterable<OutboxTarget>): OutboxHeldRecord {
-  const { ttl: _ttl, pendingTargets: _earlier, ...copy } = record as AnyOutboxRecord & { pendingTargets?: unknown };
+export function heldCopy(record: OutboxRecord | WithoutTtl<OutboxRecord>, pendingTargets: Iterable<OutboxTarget>): OutboxHeldRecord {
+  const { ttl: _ttl, ...copy } = record as OutboxRecord;
   return {
     id: outboxHeldRecordId(copy.entryId),
     docType: 'outbox-held',
@@ -80,12 +80,6 @@ export function pausedHold(hold: OutboxHold, nowMs: number): OutboxHold {
   return { ...rest, nextAttempt: iso(nowMs), updatedAt: iso(nowMs) };
 }
 
-/** `hold` with its held records converted into documents: the earlier format's `records` array dropped. */
-export function convertedHold(hold: OutboxHold, nowMs: number): OutboxHold {
-  const { records: _records, ...rest } = hold;
-  return { ...rest, updatedAt: iso(nowMs) };
-}
-
 /** `hold` due at `atMs` (a webhook delivery woke it). */
 export function wokenHold(hold: OutboxHold, nowMs: number, atMs: number): OutboxHold {
   return { ...hold, nextAttempt: iso(atMs), updatedAt: iso(nowMs) };
@@ -111,7 +105,7 @@ export interface HoldView {
 
 /** The order view's `hold`, from the marker and the number of held-record documents. */
 export function holdView(hold: OutboxHold, heldDocuments: number): HoldView {
-  return { targets: hold.targets, since: hold.since, records: heldDocuments + (hold.records?.length ?? 0), nextAttempt: hold.nextAttempt };
+  return { targets: hold.targets, since: hold.since, records: heldDocuments, nextAttempt: hold.nextAttempt };
 }
 
 /** `targets` once each, `order-events` before `webhook`. */

@@ -1,19 +1,20 @@
 /**
  * A release of an order's hold — by the `outboxHoldRetry` timer when it is due, or by an operator (`convoy outbox
  * retry`). It first claims the marker (`releasingUntil`, under its ETag), so the timer, another instance and an
- * operator never release one hold at once. An earlier-format hold is converted first (its `records` array into
- * held-record documents). Then the held records go in sequence order to the targets each owes (`order-events` in
+ * operator never release one hold at once. Then the held records go in sequence order to the targets each owes (`order-events` in
  * one send, then the webhook one by one), each deleted once delivered, and the marker is deleted under its ETag: if
  * the relay appended meanwhile, the delete loses (412), the marker is read again and the new records go before the
  * next delete. Once the marker is gone the relay sends the order's later records itself, so every record reaches
  * each target at least once and in order across a release. A failure records the next attempt (backoff with jitter).
  */
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
-import { OutboxTarget, currentHold, type OutboxHold } from '../documents/outboxHold.js';
+import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
-import { claimedHold, convertedHold, failedHold, heldCopy, holdRetryDelay, isClaimed, pausedHold, type HoldBackoff } from './holdMarker.js';
-import { describeFailure } from './outboxErrors.js';
+import { claimedHold, failedHold, holdRetryDelay, isClaimed, pausedHold, type HoldBackoff } from './holdMarker.js';
+import { errorMessage } from '../errorMessage.js';
+import { WEBHOOK_TIMEOUT_DEFAULT_MS } from './outboxDefaults.js';
+import { OutboxHoldError } from './outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outboxPorts.js';
 import { outboundEvent } from './outboxRelay.js';
 
@@ -36,7 +37,7 @@ export interface HoldReleaseDeps {
   clock?: Clock;
   /** Jitter source in [0, 1). @default Math.random */
   random?: () => number;
-  /** Bounds each send. @default 30000 */
+  /** Bounds each send. @default 10000 (`OUTBOX_WEBHOOK_TIMEOUT`'s default) */
   timeoutMs?: number;
   /** Told of each record the webhook took (a recovered webhook wakes the other holds). @default nothing */
   webhookDelivered?: () => void;
@@ -66,8 +67,6 @@ export interface HoldReleaseReport {
   delivered: Record<OutboxTarget, number>;
   /** Times the marker changed under the release and was read again. */
   rounds: number;
-  /** Records converted from an earlier-format hold. */
-  converted: number;
   /** The failure (outcome `failed`), or the claim's end (outcome `busy`). */
   detail?: string;
   /** When the next release is due (outcome `failed`). */
@@ -80,11 +79,10 @@ const MAX_ROUNDS = 20;
 /** Releases the hold of `orderId`; rejects only when the store fails (the claim then expires by itself). */
 export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promise<HoldReleaseReport> {
   const clock = deps.clock ?? systemClock;
-  const report: HoldReleaseReport = { orderId, outcome: ReleaseOutcome.NoHold, delivered: { 'order-events': 0, webhook: 0 }, rounds: 0, converted: 0 };
-  let current = await claim(deps.holds, orderId, clock, report);
+  const report: HoldReleaseReport = { orderId, outcome: ReleaseOutcome.NoHold, delivered: { 'order-events': 0, webhook: 0 }, rounds: 0 };
+  let current: Stored<OutboxHold> | undefined = await claim(deps.holds, orderId, clock, report);
   if (current === undefined) return report;
   const stopAt = clock.now() + HOLD_CLAIM_MS / 2;
-  if (current.doc.records !== undefined) current = await convert(deps.holds, current, clock, report);
   for (let round = 1; current !== undefined; round++) {
     report.rounds = round;
     const failure = await deliver(deps, await deps.holds.heldRecords(orderId), report, () => clock.now() >= stopAt);
@@ -102,7 +100,7 @@ export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promi
     }
     const deleted = await deps.holds.delete(orderId, current.etag);
     if (deleted !== 'changed') break;
-    if (round >= MAX_ROUNDS) throw new Error(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} release rounds`);
+    if (round >= MAX_ROUNDS) throw new OutboxHoldError(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} release rounds`);
     current = await readHold(deps.holds, orderId); // the relay appended: deliver what it added
   }
   report.outcome = ReleaseOutcome.Released;
@@ -128,33 +126,9 @@ export async function claim(holds: OutboxHoldStore, orderId: string, clock: Cloc
   return undefined;
 }
 
-/** The marker, an earlier-format one read as version 2. */
+/** The marker, if the order has one. */
 export async function readHold(holds: OutboxHoldStore, orderId: string): Promise<Stored<OutboxHold> | undefined> {
-  const stored = await holds.read(orderId);
-  return stored && { doc: currentHold(stored.doc), etag: stored.etag };
-}
-
-/**
- * Converts an earlier-format hold: each record of its `records` array becomes a held-record document (a rerun writes
- * the same ones again), then the marker loses the array, under its ETag. Records the relay appended meanwhile are
- * documents already, later in sequence, so the release then delivers all of them in order.
- */
-async function convert(holds: OutboxHoldStore, claimed: Stored<OutboxHold>, clock: Clock, report: HoldReleaseReport): Promise<Stored<OutboxHold> | undefined> {
-  let current: Stored<OutboxHold> | undefined = claimed;
-  for (let round = 0; current?.doc.records !== undefined; round++) {
-    if (round >= MAX_ROUNDS) throw new Error(`the hold of order ${claimed.doc.orderId} kept changing while it was converted`);
-    const earlier = current.doc.records;
-    for (const record of earlier) await holds.putHeld(heldCopy(record, record.pendingTargets));
-    const converted = convertedHold(current.doc, clock.now());
-    const etag = await holds.replace(converted, current.etag);
-    if (etag === 'missing') return undefined;
-    if (etag !== 'changed') {
-      report.converted = earlier.length;
-      return { doc: converted, etag };
-    }
-    current = await readHold(holds, claimed.doc.orderId);
-  }
-  return current;
+  return holds.read(orderId);
 }
 
 /**
@@ -163,13 +137,13 @@ async function convert(holds: OutboxHoldStore, claimed: Stored<OutboxHold>, cloc
  * POST, or `undefined` when everything went.
  */
 async function deliver(deps: HoldReleaseDeps, held: readonly OutboxHeldRecord[], report: HoldReleaseReport, stop: () => boolean): Promise<string | 'paused' | undefined> {
-  const timeout = () => AbortSignal.timeout(deps.timeoutMs ?? 30_000);
+  const timeout = () => AbortSignal.timeout(deps.timeoutMs ?? WEBHOOK_TIMEOUT_DEFAULT_MS);
   const forEvents = held.filter((r) => r.pendingTargets.includes(OutboxTarget.OrderEvents));
   if (forEvents.length > 0) {
     try {
       await deps.sender.send(forEvents.map((r) => outboundEvent(r.record)), timeout());
     } catch (error) {
-      return `order-events: ${describeFailure(error)}`;
+      return `order-events: ${errorMessage(error)}`;
     }
     report.delivered[OutboxTarget.OrderEvents] += forEvents.length;
   }
@@ -194,7 +168,7 @@ async function post(deps: HoldReleaseDeps, record: OutboxHeldRecord, signal: Abo
   try {
     await deps.webhook.post(outboundEvent(record.record), signal);
   } catch (error) {
-    return `webhook: ${describeFailure(error)}`;
+    return `webhook: ${errorMessage(error)}`;
   }
   deps.webhookDelivered?.();
   return undefined;

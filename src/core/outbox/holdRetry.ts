@@ -6,14 +6,14 @@
  * after an outage the holds drain through this timer within two of its ticks, with no operator. `OutboxFailed` is
  * raised again for a hold still there after half of `OUTBOX_TTL`.
  */
-import { OutboxTarget, currentHold, type OutboxHold } from '../documents/outboxHold.js';
+import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
 import { systemClock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { isClaimed, isDue } from './holdMarker.js';
 import { ReleaseOutcome, releaseHold, type HoldReleaseDeps, type HoldReleaseReport } from './holdRelease.js';
 import { wakeWebhookHolds, type WebhookWake } from './holdWake.js';
-import { describeFailure } from './outboxErrors.js';
+import { errorMessage } from '../errorMessage.js';
 
 /** What {@link retryDueHolds} needs. */
 export interface HoldRetryDeps extends HoldReleaseDeps {
@@ -46,7 +46,7 @@ export interface HoldRetryReport {
 export async function retryDueHolds(deps: HoldRetryDeps): Promise<HoldRetryReport> {
   const clock = deps.clock ?? systemClock;
   const now = clock.now();
-  const holds = (await deps.holds.list()).map((s) => ({ doc: currentHold(s.doc), etag: s.etag }));
+  const holds = await deps.holds.list();
   const chosen = dueOrProbe(holds.map((h) => h.doc), now);
   const report: HoldRetryReport = { holds: holds.length, tried: chosen.length, released: 0, failed: 0, busy: 0, errors: 0, woken: 0 };
   // Before the releases, whose claims change the ETags listed.
@@ -58,7 +58,7 @@ export async function retryDueHolds(deps: HoldRetryDeps): Promise<HoldRetryRepor
       result = await releaseHold({ ...deps, webhookDelivered: () => ((webhookTook = true), deps.wake.delivered()) }, hold.orderId);
     } catch (error) {
       report.errors++;
-      deps.telemetry.log('warn', 'outbox hold release failed; the next tick retries it', { orderId: hold.orderId, description: describeFailure(error) });
+      deps.telemetry.log('warn', 'outbox hold release failed; the next tick retries it', { orderId: hold.orderId, description: errorMessage(error) });
       return;
     }
     if (result.outcome === ReleaseOutcome.Released) report.released++;

@@ -3,7 +3,7 @@
  * webhook is made due at once — its next attempt set within a short spread (jitter), so a recovered webhook drains
  * its holds within a couple of the hold timer's ticks, not after hours of backoff, without all of them at once.
  */
-import { OutboxTarget, currentHold } from '../documents/outboxHold.js';
+import { OutboxTarget } from '../documents/outboxHold.js';
 import type { Clock } from '../ports/clock.js';
 import { isClaimed, wokenHold, type HoldBackoff } from './holdMarker.js';
 import type { OutboxHoldStore } from './outboxPorts.js';
@@ -65,7 +65,7 @@ export async function wakeWebhookHolds(deps: WakeDeps): Promise<number> {
   const random = deps.random ?? Math.random;
   let woken = 0;
   for (const stored of await deps.holds.list()) {
-    const hold = currentHold(stored.doc);
+    const hold = stored.doc;
     if (!hold.targets.includes(OutboxTarget.Webhook) || isClaimed(hold, now)) continue;
     if (Date.parse(hold.nextAttempt) <= now + deps.spreadMs) continue;
     const written = await deps.holds.replace(wokenHold(hold, now, now + Math.floor(random() * deps.spreadMs)), stored.etag);

@@ -4,7 +4,7 @@
  * and goes on; a record at or below `heldThrough` is held already (a replay) and appends nothing.
  */
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
-import { currentHold, type OutboxHold } from '../documents/outboxHold.js';
+import type { OutboxHold } from '../documents/outboxHold.js';
 import type { Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
 import { appendedHold, holdRetryDelay, newHold, type HoldBackoff } from './holdMarker.js';
@@ -64,9 +64,9 @@ export class HoldWriter {
     return { kind: 'held', hold: current, created, appended };
   }
 
-  /** The order's marker, an earlier-format one read as version 2. */
+  /** The order's marker, if any. */
   async read(orderId: string): Promise<Stored<OutboxHold> | undefined> {
     const stored = await this.deps.holds.read(orderId);
-    return stored && { doc: currentHold(stored.doc), etag: stored.etag };
+    return stored;
   }
 }

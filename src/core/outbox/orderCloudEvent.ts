@@ -6,20 +6,31 @@
  */
 import { createHash } from 'node:crypto';
 import { CloudEvent } from 'cloudevents';
-import type { BusinessState } from '../order/orderView.js';
+import type { OrderSummary } from '../order/orderView.js';
+import type { EntryChange } from '../order/transition.js';
+import type { EntryType } from '../schemas/entry.js';
 
 /** The CloudEvents `type` of an applied entry. */
 const ORDER_EVENT_TYPE = 'convoy.order.entry-applied';
 /** The media type of a structured-mode CloudEvent, on `order-events` (`contentType`) and on the webhook. */
 export const CLOUDEVENTS_JSON = 'application/cloudevents+json';
 
-/** `data` of an order event: absolute state, so consumers can apply it as is. */
-interface OrderEventData {
+/**
+ * `data` of an order event: what the entry changed, and the order's summary right after it. Constant in size
+ * whatever the order's length; a consumer folding `change` in sequence order holds the whole order
+ * (docs/architecture.md, "Order events").
+ * @internal exported for tests that fold events as a consumer does
+ */
+export interface OrderEventData {
   orderId: string;
   sequence: number;
   entryId: string;
-  /** The order's business state right after this entry (the GET view without `parked` and `rejected`). */
-  order: BusinessState;
+  /** The entry's type. */
+  type: EntryType;
+  /** What the entry did (see `EntryChange`). */
+  change: EntryChange;
+  /** The order's summary right after this entry (no list of transactions). */
+  order: OrderSummary;
 }
 
 /** An order event as it travels: the CloudEvents attributes and `data`, one JSON object. */
@@ -53,9 +64,12 @@ export function orderEventKey(source: string, id: string): string {
 
 /** What an order event is made of. */
 interface OrderEventInput {
+  orderId: string;
   entryId: string;
   sequence: number;
-  order: BusinessState;
+  type: EntryType;
+  change: EntryChange;
+  order: OrderSummary;
   /** ISO time of the commit that applied the entry. */
   committedAt: string;
   traceparent: string | undefined;
@@ -66,8 +80,8 @@ interface OrderEventInput {
  * SDK invents nothing (no `id`, no `time`): the same entry always makes the same event.
  */
 export function orderCloudEvent(input: OrderEventInput): { event: OrderCloudEvent; key: string } {
-  const { order } = input;
-  const source = orderEventSource(order.orderId);
+  const { orderId, order } = input;
+  const source = orderEventSource(orderId);
   const event = new CloudEvent<OrderEventData>({
     specversion: '1.0',
     id: input.entryId,
@@ -75,7 +89,7 @@ export function orderCloudEvent(input: OrderEventInput): { event: OrderCloudEven
     type: ORDER_EVENT_TYPE,
     time: input.committedAt,
     datacontenttype: 'application/json',
-    data: { orderId: order.orderId, sequence: input.sequence, entryId: input.entryId, order },
+    data: { orderId, sequence: input.sequence, entryId: input.entryId, type: input.type, change: input.change, order },
     ...(input.traceparent !== undefined && { traceparent: input.traceparent }),
   });
   return { event: event.toJSON() as unknown as OrderCloudEvent, key: orderEventKey(source, input.entryId) };

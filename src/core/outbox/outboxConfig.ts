@@ -2,6 +2,7 @@ import type { SettingsSource } from '../config.js';
 import { parseIsoDuration } from '../duration.js';
 import { ConfigError } from '../errors.js';
 import type { HoldBackoff } from './holdMarker.js';
+import { HOLD_RETRY_DEFAULTS, WEBHOOK_TIMEOUT_DEFAULT_MS } from './outboxDefaults.js';
 import type { OutboxRelayOptions } from './outboxRelay.js';
 
 /** Settings of the outbox relay and its webhook, resolved once by {@link resolveOutboxConfig}. */
@@ -26,9 +27,9 @@ export interface OutboxConfig extends OutboxRelayOptions {
 /** Defaults of {@link resolveOutboxConfig}. @internal */
 export const OUTBOX_DEFAULTS = {
   retryBudgetMs: 10_000,
-  webhookTimeoutMs: 10_000,
-  holdRetryFirstMs: 60_000,
-  holdRetryMaxMs: 3_600_000,
+  webhookTimeoutMs: WEBHOOK_TIMEOUT_DEFAULT_MS,
+  holdRetryFirstMs: HOLD_RETRY_DEFAULTS.firstMs,
+  holdRetryMaxMs: HOLD_RETRY_DEFAULTS.maxMs,
 } as const;
 
 /**

@@ -12,6 +12,8 @@ export const OutboxErrorCode = {
   TargetRejected: 'OutboxTargetRejected',
   /** The invocation failed on purpose so the trigger retries its batch (see `OutboxRelay.relay`). */
   BatchFailed: 'OutboxBatchFailed',
+  /** A hold's marker kept changing under a release or a discard (the relay appending); the next one goes on. */
+  HoldKeptChanging: 'OutboxHoldKeptChanging',
 } as const;
 /** One of {@link OutboxErrorCode}. */
 export type OutboxErrorCode = (typeof OutboxErrorCode)[keyof typeof OutboxErrorCode];
@@ -37,12 +39,13 @@ export class OutboxBatchError extends Error {
   }
 }
 
+/** A release or a discard of a hold gave up after its marker kept changing; nothing was lost, the next one resumes. */
+export class OutboxHoldError extends Error {
+  override readonly name = 'OutboxHoldError';
+  readonly code = OutboxErrorCode.HoldKeptChanging;
+}
+
 /** True for a failure of the relay's own infrastructure (see {@link OutboxErrorCode.TransportFailed}). */
 export function isTransportFailure(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === OutboxErrorCode.TransportFailed;
-}
-
-/** A short description of `error` for logs and holds. */
-export function describeFailure(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

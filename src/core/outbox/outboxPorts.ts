@@ -5,7 +5,7 @@
  */
 import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
-import type { OutboxHold, StoredOutboxHold } from '../documents/outboxHold.js';
+import type { OutboxHold } from '../documents/outboxHold.js';
 import type { Stored } from '../ports/orderStore.js';
 import type { OrderEventMessage } from './orderEvent.js';
 
@@ -42,8 +42,8 @@ export type HoldAppendResult = { kind: 'written'; etag: string } | { kind: 'exis
  * (`outbox-held:<entryId>`) and the audit records of discards. Every write of a marker is conditional on its ETag.
  */
 export interface OutboxHoldStore {
-  /** The order's marker, as stored (an earlier-format hold too), or `undefined` (one point read). */
-  read(orderId: string): Promise<Stored<StoredOutboxHold> | undefined>;
+  /** The order's marker, or `undefined` (one point read). */
+  read(orderId: string): Promise<Stored<OutboxHold> | undefined>;
   /**
    * One transactional batch in the order's partition: creates `record` and creates `marker` (`etag` undefined) or
    * replaces it under `etag`.
@@ -60,7 +60,7 @@ export interface OutboxHoldStore {
   /** Deletes a held record; one already gone is no error. */
   deleteHeld(orderId: string, id: string): Promise<void>;
   /** Every marker (one cross-partition query), with its ETag. */
-  list(): Promise<Stored<StoredOutboxHold>[]>;
+  list(): Promise<Stored<OutboxHold>[]>;
   /** Creates the audit record of a discard. */
   recordDiscard(record: OutboxDiscardRecord): Promise<void>;
 }

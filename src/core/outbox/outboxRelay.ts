@@ -16,7 +16,7 @@
  */
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
-import type { AnyOutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
+import type { OutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
@@ -27,7 +27,9 @@ import { heldCopy, type HoldBackoff } from './holdMarker.js';
 import { WebhookWake, wakeWebhookHolds } from './holdWake.js';
 import { HoldWriter } from './holdWriter.js';
 import { orderEventMessage } from './orderEvent.js';
-import { describeFailure, isTransportFailure } from './outboxErrors.js';
+import { errorMessage } from '../errorMessage.js';
+import { isTransportFailure } from './outboxErrors.js';
+import { HOLD_RETRY_DEFAULTS } from './outboxDefaults.js';
 import { silentOutboxObserver, type OrderEventSender, type OrderEventWebhook, type OutboundOrderEvent, type OutboxHoldStore, type OutboxObserver } from './outboxPorts.js';
 import { planRelayBatch, type OrderRelayWork } from './relayBatch.js';
 
@@ -43,8 +45,6 @@ export interface OutboxRelayOptions {
   holdRetry?: HoldBackoff;
 }
 
-/** Defaults of {@link OutboxRelayOptions.holdRetry}. */
-const HOLD_RETRY_DEFAULTS: Readonly<HoldBackoff> = Object.freeze({ firstMs: 60_000, maxMs: 3_600_000 });
 
 /** What the relay depends on. */
 export interface OutboxRelayDeps {
@@ -165,7 +165,7 @@ export class OutboxRelay {
    * each within the budget — and says, per record, which targets it still owes: those held, the one that refused
    * it, and every one after a refusal (a record `order-events` refused owes both, and so does every later one).
    */
-  private async deliver(orderId: string, records: readonly AnyOutboxRecord[], hold: OutboxHold | undefined, deadline: number): Promise<{ owed: OutboxTarget[][]; error?: string }> {
+  private async deliver(orderId: string, records: readonly OutboxRecord[], hold: OutboxHold | undefined, deadline: number): Promise<{ owed: OutboxTarget[][]; error?: string }> {
     const owed = records.map((): OutboxTarget[] => []);
     let error: string | undefined;
     const eventsHeld = hold?.targets.includes(OutboxTarget.OrderEvents) ?? false;
@@ -222,13 +222,13 @@ export class OutboxRelay {
           clock: this.clock,
           sleep: this.sleep,
           onRetry: (error, attempt, delayMs) =>
-            telemetry.log('warn', 'outbox delivery failed; retrying', { orderId, target, attempt: attempt + 1, description: describeFailure(error), delayMs }),
+            telemetry.log('warn', 'outbox delivery failed; retrying', { orderId, target, attempt: attempt + 1, description: errorMessage(error), delayMs }),
         },
       );
       return undefined;
     } catch (error) {
       if (isTransportFailure(error)) throw error;
-      return describeFailure(error);
+      return errorMessage(error);
     }
   }
 
@@ -261,12 +261,12 @@ export class OutboxRelay {
       await wakeWebhookHolds({ holds: this.deps.holds, clock: this.clock, random: this.deps.random, spreadMs: this.wake.spreadMs });
     } catch (error) {
       this.wake.failed();
-      this.deps.telemetry.log('warn', 'outbox relay could not wake the webhook holds; the hold timer retries them on their schedule', { description: describeFailure(error) });
+      this.deps.telemetry.log('warn', 'outbox relay could not wake the webhook holds; the hold timer retries them on their schedule', { description: errorMessage(error) });
     }
   }
 }
 
 /** The event of an outbox record (held or not), with the entry's trace context. */
-export function outboundEvent(record: WithoutTtl<AnyOutboxRecord>): OutboundOrderEvent {
+export function outboundEvent(record: WithoutTtl<OutboxRecord>): OutboundOrderEvent {
   return { ...orderEventMessage(record), traceparent: record.traceparent };
 }

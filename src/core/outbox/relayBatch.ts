@@ -4,8 +4,8 @@
  * held records) at its latest version, in modification order within a logical partition; only outbox records and
  * hold markers matter here.
  */
-import { currentHold, type OutboxHold, type StoredOutboxHold } from '../documents/outboxHold.js';
-import type { AnyOutboxRecord } from '../documents/outboxRecord.js';
+import type { OutboxHold } from '../documents/outboxHold.js';
+import type { OutboxRecord } from '../documents/outboxRecord.js';
 import { withoutSystemProperties } from '../documents/systemProperties.js';
 import type { Stored } from '../ports/orderStore.js';
 
@@ -13,7 +13,7 @@ import type { Stored } from '../ports/orderStore.js';
 export interface OrderRelayWork {
   orderId: string;
   /** Its outbox records, ascending by sequence, each id once. */
-  records: AnyOutboxRecord[];
+  records: OutboxRecord[];
 }
 
 /** What a change batch holds for the relay. */
@@ -26,16 +26,16 @@ export interface RelayBatch {
 
 /** Splits a change batch into per-order outbox work and the hold markers it carries; every other document is ignored. */
 export function planRelayBatch(changes: readonly unknown[]): RelayBatch {
-  const byOrder = new Map<string, Map<string, AnyOutboxRecord>>();
+  const byOrder = new Map<string, Map<string, OutboxRecord>>();
   const holds: Stored<OutboxHold>[] = [];
   for (const change of changes) {
     if (typeof change !== 'object' || change === null) continue;
     const doc = change as { docType?: unknown; orderId?: unknown; _etag?: unknown };
     if (typeof doc.orderId !== 'string') continue;
     if (doc.docType === 'outbox-hold') {
-      holds.push({ doc: currentHold(withoutSystemProperties<StoredOutboxHold>(change)), etag: typeof doc._etag === 'string' ? doc._etag : '' });
+      holds.push({ doc: withoutSystemProperties<OutboxHold>(change), etag: typeof doc._etag === 'string' ? doc._etag : '' });
     } else if (doc.docType === 'outbox') {
-      const record = withoutSystemProperties(change) as unknown as AnyOutboxRecord;
+      const record = withoutSystemProperties(change) as unknown as OutboxRecord;
       let records = byOrder.get(record.orderId);
       if (records === undefined) byOrder.set(record.orderId, (records = new Map()));
       records.set(record.id, record);

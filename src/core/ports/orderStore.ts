@@ -10,9 +10,10 @@ import type { OrderDocument } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { GapAlertMark, ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
 import type { RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
+import type { TransactionDocument } from '../documents/transactionDocument.js';
 
 /** Any document of the `orders` container the processor writes. Every one carries its partition key `orderId`. */
-export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | RejectedEntryDocument | OutboxRecord | AppliedEntryDocument;
+export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | RejectedEntryDocument | OutboxRecord | AppliedEntryDocument | TransactionDocument;
 
 /** A document read from the store with its ETag. Adapters may leave system properties (`_ts`, ...) on `doc`. */
 export interface Stored<T> {
@@ -22,8 +23,10 @@ export interface Stored<T> {
 
 /**
  * One atomic step on one order: the documents it writes, all or nothing (one Cosmos DB transactional batch, in the
- * order inbox, parked, applied, order, rejected, outbox). Writes that must find nothing (`create`) or the version the
- * step read (`etag`) make the step fail as a whole with the outcome that says why.
+ * order inbox, parked, applied, order, transaction, rejected, outbox). Writes that must find nothing (`create`) or the
+ * version the step read (`etag`) make the step fail as a whole with the outcome that says why; the failing
+ * operation's place tells the conflicts apart (a 409 on the transaction comes after the order's ETag held, so it is
+ * never judged against a stale order).
  */
 export interface OrderWrite {
   /** The order document after the step: replaced if it still has `etag`, created when `etag` is undefined. */
@@ -35,6 +38,12 @@ export interface OrderWrite {
   inbox?: { create: InboxRecord } | { upsert: InboxRecord } | { delete: Stored<InboxRecord> };
   /** A parked entry: created (rule 5), or deleted under its ETag (drained or rejected). */
   parked?: { create: ParkedEntryDocument } | { delete: Stored<ParkedEntryDocument> };
+  /**
+   * The entry's transaction: created by a `TransactionAdded` (one of its id fails the write with
+   * `transactionExists`), replaced under the ETag it was read with by a `TransactionAmended` (a changed or missing one
+   * fails it with `orderChanged`).
+   */
+  transaction?: { create: TransactionDocument } | { replace: Stored<TransactionDocument> };
   /**
    * A rejected entry's details (rule 11): upserted by the step that rejects it, deleted by the step that applies its
    * sequence (when its record leaves the order's `rejected` list). Unconditional: only steps that replace the order
@@ -55,8 +64,6 @@ export interface OrderWrite {
 export interface KeySeen {
   inbox?: Stored<InboxRecord> | null;
   applied?: AppliedEntryDocument | null;
-  /** An outbox record of this entry's id exists (written before applied records were). */
-  outbox?: true;
 }
 
 /** What became of an {@link OrderWrite}. Nothing was written unless `committed` (or, maybe, `unknown`). */
@@ -65,6 +72,11 @@ export type CommitOutcome =
   | { kind: 'committed'; orderEtag: string }
   /** The entry's key was already seen: its inbox record or its applied record exists (carried, as read after the failure). */
   | { kind: 'keySeen'; seen: KeySeen }
+  /**
+   * The order's ETag held, and the `TransactionAdded`'s transaction exists: rule 7 (rule 11 for a parked entry).
+   * `seen` is what the creates before it proved (nothing of the entry's key exists).
+   */
+  | { kind: 'transactionExists'; seen: KeySeen }
   /** The order (or a document of it the step read) changed since it was read: read again and decide again. */
   | { kind: 'orderChanged'; what: string }
   /** The store was busy or unreachable and wrote nothing; worth trying again, after `retryAfterMs` if it said so. */
@@ -86,6 +98,13 @@ export interface OrderStore {
   readRejected(orderId: string, id: string): Promise<Stored<RejectedEntryDocument> | undefined>;
   /** Reads an `applied:<entryId>` record (rule 4's history). */
   readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined>;
+  /**
+   * Reads the transaction `transactionId` of the order (one point read of `transactionDocumentId`); a document whose
+   * stored `transactionId` differs counts as not found.
+   */
+  readTransaction(orderId: string, transactionId: string): Promise<Stored<TransactionDocument> | undefined>;
+  /** Every transaction of the order, ascending by `addedSequence` (one single-partition query). */
+  listTransactions(orderId: string): Promise<TransactionDocument[]>;
   /** Writes one step of order `orderId`, all or nothing. */
   commit(orderId: string, write: OrderWrite): Promise<CommitOutcome>;
 }

@@ -13,9 +13,10 @@
 import { DeadLetterReason } from '../deadLetterReasons.js';
 import type { InboxStatus } from '../documents/inboxRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
-import { OrderStatus, type OrderState } from '../order/orderState.js';
-import { applyTransition } from '../order/transition.js';
-import type { KeySeen } from '../ports/orderStore.js';
+import type { TransactionDocument } from '../documents/transactionDocument.js';
+import { OrderStatus, initialOrderState, type OrderState } from '../order/orderState.js';
+import { applyTransition, type EntryChange, type TransactionFacts } from '../order/transition.js';
+import type { KeySeen, Stored } from '../ports/orderStore.js';
 import { AlertName } from '../ports/telemetry.js';
 import type { Entry } from '../schemas/entry.js';
 import { ORDER_MAX_PARKED } from '../schemas/limits.js';
@@ -44,6 +45,10 @@ export interface Facts {
   seen: KeySeen;
   /** Attempt tokens of this message's own writes whose outcome was unknown (see `InboxRecord.attempt`). */
   ownAttempts?: ReadonlySet<string>;
+  /** For a `TransactionAmended`: its transaction as read; `null`: the order has none of that id; `undefined`: not read. */
+  transaction?: Stored<TransactionDocument> | null;
+  /** For a `TransactionAdded`: its write met an existing transaction of that id, under the order as read. */
+  transactionExists?: boolean;
 }
 
 /** The processing rules, by number (docs/architecture.md, "Processing rules"). */
@@ -51,8 +56,8 @@ export type Rule = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 11;
 
 /** What happens to the entry, with the rule that says so and a one-line reason. */
 export type Decision =
-  /** Rule 1: the next sequence, valid for the order: write it (inbox, applied record, order, outbox). */
-  | { kind: 'apply'; rule: 1; state: OrderState; reason: string }
+  /** Rule 1: the next sequence, valid for the order: write it (inbox, applied record, order, transaction, outbox). */
+  | { kind: 'apply'; rule: 1; state: OrderState; change: EntryChange; reason: string }
   /** Rule 5: a gap before it: park it durably (inbox record `parked`, its own document). */
   | { kind: 'park'; rule: 5; reason: string }
   /** Rules 1/5: this message's own earlier write, whose reply was lost, went through. */
@@ -66,8 +71,11 @@ export type Decision =
   | { kind: 'deadLetter'; rule: 3 | 4 | 6 | 7; deadLetterReason: DeadLetterReason; alert?: AlertName; holds?: number; reason: string }
   /** Rule 11: a parked entry that turned out invalid: move it to `rejected`; the order waits at its sequence (rule 10). */
   | { kind: 'reject'; rule: 11; deadLetterReason: DeadLetterReason; holds?: number; reason: string }
-  /** Not decidable yet: read the order, or this record of the entry's key, then decide again. */
-  | { kind: 'lookUp'; record: 'order' | 'inbox' | 'applied'; reason: string };
+  /** Not decidable yet: read the order, a record of the entry's key, or the transaction it amends; then decide again. */
+  | { kind: 'lookUp'; record: LookUp; reason: string };
+
+/** What {@link decide} may ask to read. */
+export type LookUp = 'order' | 'inbox' | 'applied' | 'transaction';
 
 /** The decision on one entry. */
 export function decide(facts: Facts): Decision {
@@ -82,7 +90,7 @@ export function decide(facts: Facts): Decision {
   const order = facts.order ?? undefined;
   const lastSequence = order?.lastSequence ?? 0;
 
-  if (source === 'parked') return decideParked(entry, order, seen);
+  if (source === 'parked') return decideParked(entry, order, facts);
 
   // (b) Rules 2/3: the inbox record of this entryId decides by its hash. An entry that would be written is not looked
   // up first: the write's inbox create is the lookup (it fails with `keySeen` when a record exists).
@@ -99,7 +107,6 @@ export function decide(facts: Facts): Decision {
   if (seen.applied && seen.applied.sequence !== entry.sequence) {
     return afterInbox(seen, keyConflict(entry, `it was applied at sequence ${seen.applied.sequence}, not ${entry.sequence}`, lastSequence));
   }
-  if (seen.outbox) return afterInbox(seen, keyConflict(entry, 'an outbox record of this entryId exists', lastSequence));
 
   // (c) Rule 4: an applied sequence. Without its inbox record, the permanent applied record of this entryId decides;
   // applied sequences are dense, so none means the sequence was applied from another entry.
@@ -129,13 +136,13 @@ export function decide(facts: Facts): Decision {
     );
   }
 
-  const state = order?.state ?? initialState();
-  const transition = applyTransition(state, entry);
+  const state = order?.state ?? initialOrderState();
   const deleted = state.status === OrderStatus.Deleted;
   if (entry.sequence > lastSequence + 1) {
     // (d) A gap. Nothing can ever fill a deleted order's gap (rule 7, whose transition says why); otherwise park
     // (rule 5), within the bound.
-    if (deleted && !transition.ok) return afterInbox(seen, invalidTransition(transition.error.message));
+    const afterDelete = deleted ? applyTransition(state, entry) : undefined;
+    if (afterDelete && !afterDelete.ok) return afterInbox(seen, invalidTransition(afterDelete.error.message));
     if ((order?.parked.length ?? 0) >= ORDER_MAX_PARKED) {
       const why =
         `Order ${entry.orderId} already holds ${ORDER_MAX_PARKED} parked entries, the most an order may hold; ` +
@@ -148,8 +155,24 @@ export function decide(facts: Facts): Decision {
   }
 
   // (e) Rule 7: the next sequence, but impossible for the order's state (it holds the order, unless deleted). Else rule 1.
+  // An amendment of an open order reads its transaction first (its amount makes the new total).
+  if (amendsUnread(entry, state, facts)) return lookUp('transaction', `entry ${entry.entryId} amends transaction ${entry.data.transactionId}`);
+  const transition = applyTransition(state, entry, transactionFacts(facts));
   if (!transition.ok) return afterInbox(seen, invalidTransition(transition.error.message, deleted ? undefined : entry.sequence));
-  return { kind: 'apply', rule: 1, state: transition.state, reason: `sequence ${entry.sequence} follows ${lastSequence}` };
+  return { kind: 'apply', rule: 1, state: transition.state, change: transition.change, reason: `sequence ${entry.sequence} follows ${lastSequence}` };
+}
+
+/** Whether `entry` amends a transaction of an open order that has not been read yet. */
+function amendsUnread(entry: Entry, state: OrderState, facts: Facts): entry is Extract<Entry, { type: 'TransactionAmended' }> {
+  return entry.type === 'TransactionAmended' && state.status === OrderStatus.Open && facts.transaction === undefined;
+}
+
+/** What the store said of the entry's transaction, for the state machine. */
+function transactionFacts(facts: Facts): TransactionFacts {
+  return {
+    ...(facts.transactionExists === true && { exists: true }),
+    ...(facts.transaction !== undefined && { current: facts.transaction && { amount: facts.transaction.doc.amount } }),
+  };
 }
 
 /**
@@ -157,20 +180,22 @@ export function decide(facts: Facts): Decision {
  * (rule 1), or rejected (rule 11) when it is now impossible. Rejecting deletes its own inbox record, so a corrected
  * resubmission is not taken for a conflict: that record is looked up first.
  */
-function decideParked(entry: Entry, order: OrderDocument | undefined, seen: KeySeen): Decision {
-  const state = order?.state ?? initialState();
+function decideParked(entry: Entry, order: OrderDocument | undefined, facts: Facts): Decision {
+  const { seen } = facts;
+  const state = order?.state ?? initialOrderState();
   const reject = (deadLetterReason: DeadLetterReason, reason: string): Decision => {
     if (seen.inbox === undefined) return lookUp('inbox', `parked entry ${entry.entryId} is rejected and its own inbox record goes with it`);
     const holds = state.status === OrderStatus.Deleted ? {} : { holds: entry.sequence };
     return { kind: 'reject', rule: 11, deadLetterReason, reason, ...holds };
   };
   // Its entryId was applied at another sequence (its inbox record had expired when it was parked).
-  if ((seen.applied && seen.applied.sequence !== entry.sequence) || seen.outbox) {
+  if (seen.applied && seen.applied.sequence !== entry.sequence) {
     return reject(DeadLetterReason.IdempotencyKeyConflict, `entryId ${entry.entryId} was seen with other content: it was already applied at another sequence`);
   }
-  const transition = applyTransition(state, entry);
+  if (amendsUnread(entry, state, facts)) return lookUp('transaction', `parked entry ${entry.entryId} amends transaction ${entry.data.transactionId}`);
+  const transition = applyTransition(state, entry, transactionFacts(facts));
   if (!transition.ok) return reject(DeadLetterReason.InvalidTransition, transition.error.message);
-  return { kind: 'apply', rule: 1, state: transition.state, reason: `parked sequence ${entry.sequence} is due` };
+  return { kind: 'apply', rule: 1, state: transition.state, change: transition.change, reason: `parked sequence ${entry.sequence} is due` };
 }
 
 /** (b) comes first: a decision that writes nothing stands only once the inbox was looked up and had no record. */
@@ -187,8 +212,8 @@ function listedElsewhere(order: OrderDocument, entry: Entry): string | undefined
   return rejected ? `it was rejected at sequence ${rejected.sequence}, not ${entry.sequence}` : undefined;
 }
 
-function lookUp(record: 'order' | 'inbox' | 'applied', why: string): Decision {
-  return { kind: 'lookUp', record, reason: `read the ${record === 'order' ? 'order' : `${record} record`}: ${why}` };
+function lookUp(record: LookUp, why: string): Decision {
+  return { kind: 'lookUp', record, reason: `read the ${record === 'order' || record === 'transaction' ? record : `${record} record`}: ${why}` };
 }
 
 function duplicate(rule: 2 | 4, reason: string): Decision {
@@ -230,9 +255,5 @@ function sequenceConflict(reason: string): Decision {
 /** Rule 7, holding the order at `holds` (rule 10) where it could otherwise go on. */
 function invalidTransition(reason: string, holds?: number): Decision {
   return deadLetter(7, DeadLetterReason.InvalidTransition, reason, { holds });
-}
-
-function initialState(): OrderState {
-  return { status: OrderStatus.Pending, customerId: null, currency: null, total: 0, transactions: [] };
 }
 

@@ -1,46 +1,37 @@
 /**
  * The order processor: one `orders` message, top to bottom — validate → look up → decide → commit → settle — and the
- * drain of parked entries that became due. Every decision is `decide.ts`'s; this file runs them: reads what a decision
- * needs, writes what it says in one atomic commit, retries transient failures within the message's budget (rule 8),
- * and settles the message exactly once, after the commit (docs/architecture.md, "One message's path").
+ * drain of parked entries that became due. Every decision is `decide.ts`'s and every step `entryStep.ts`'s (read what
+ * the entry needs, decide once, write); this file runs them within the message's budget, retrying transient failures
+ * (rule 8), and settles the message exactly once, after the commit (docs/architecture.md, "One message's path").
  */
-import { randomUUID } from 'node:crypto';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../deadLetterReasons.js';
-import { appliedEntryId, inboxRecordId, parkedEntryId, rejectedEntryId } from '../documents/documentIds.js';
-import type { InboxRecord } from '../documents/inboxRecord.js';
-import type { OrderDocument } from '../documents/orderDocument.js';
-import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
-import { isEarlierRejectedRecord, rejectedDetails } from '../documents/rejectedEntryDocument.js';
+import { rejectedEntryId } from '../documents/documentIds.js';
+import { rejectedDetails } from '../documents/rejectedEntryDocument.js';
+import { errorMessage } from '../errorMessage.js';
 import { CoreErrorCode, StoreError, errorCode } from '../errors.js';
-import { nextDueSequence } from '../order/followUpCheck.js';
 import { OrderStatus } from '../order/orderState.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
-import type { CommitOutcome, KeySeen, OrderWrite, Stored } from '../ports/orderStore.js';
 import { AlertName, CounterName } from '../ports/telemetry.js';
 import { retry } from '../retry.js';
-import type { Entry } from '../schemas/entry.js';
 import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
 import { checkMessage, type ReceivedOrderMessage } from './checkMessage.js';
-import { decide, type CheckedEntry, type Decision } from './decide.js';
+import type { CheckedEntry } from './decide.js';
+import { EntryStep, MAX_STEP_ROUNDS, type FinalDecision, type StepMemory, type StepOutcome } from './entryStep.js';
 import { OrderCache } from './orderCache.js';
-import { writeFor, type EntryOrigin, type StepStamp } from './orderWrites.js';
+import type { EntryOrigin } from './orderWrites.js';
 import { reportResult, resultOf, type DrainReport, type Handled, type OrderProcessorDeps, type ProcessContext, type ProcessResult } from './processResult.js';
-
-/** Rounds of "the order changed → read it again → decide again" one step tries before backing off like a busy store. */
-const MAX_STEP_ROUNDS = 5;
-
-/** What one drain step did. */
-type DrainStep = { kind: 'none' } | { kind: 'applied'; entry: Entry } | { kind: 'rejected'; entry: Entry };
 
 /** Processes `orders` messages; never throws for a decision, only when the settlement itself fails. */
 export class OrderProcessor {
   private readonly clock: Clock;
   private readonly sleep: Sleep;
+  private readonly step: EntryStep;
 
   constructor(private readonly deps: OrderProcessorDeps) {
     this.clock = deps.clock ?? systemClock;
     this.sleep = deps.sleep ?? timerSleep;
+    this.step = new EntryStep({ store: deps.store, clock: this.clock, options: deps.options });
   }
 
   /**
@@ -73,12 +64,14 @@ export class OrderProcessor {
     return { orderId, drained, rejected, alerted };
   }
 
-  /** Look up → decide → commit for the message's entry, then the drain it may make due. */
+  /** Look up → decide → commit for the message's entry (one step), then the drain it may make due. */
   private async handle(checked: CheckedEntry, sessionId: string | undefined, origin: EntryOrigin, cache: OrderCache, deadline: number): Promise<Handled> {
     const keys = checked.valid ? checked.entry : { orderId: sessionId ?? '' };
-    let decision: Exclude<Decision, { kind: 'lookUp' }>;
+    let decision: FinalDecision;
     try {
-      decision = await this.withRetries(keys, deadline, this.entryStep(checked, sessionId, origin, cache));
+      const outcome = await this.withRetries(keys, deadline, (memory) => this.step.message({ checked, sessionId, origin }, cache, memory));
+      if (outcome.kind !== 'decided') throw new TypeError(`a message's step ended as ${outcome.kind}`);
+      decision = outcome.decision;
     } catch (error) {
       return this.abandoned(error, keys, 'entry abandoned');
     }
@@ -107,62 +100,13 @@ export class OrderProcessor {
     return { kind: 'decided', decision, ...drain };
   }
 
-  /**
-   * The re-runnable step of one message's entry: decide, read what the decision asks for (the order, then the
-   * entry's inbox or applied record), write what it says. A write's conflict is news for the next decision: the key
-   * was seen (rules 2–4), or the order changed (read it again). Each write carries its own token in the inbox record,
-   * so after an unknown outcome the next run can tell its own write (`committed`) from another processor's (a
-   * duplicate).
-   */
-  private entryStep(checked: CheckedEntry, sessionId: string | undefined, origin: EntryOrigin, cache: OrderCache): () => Promise<Exclude<Decision, { kind: 'lookUp' }>> {
-    const ownAttempts = new Set<string>();
-    let confirmed = false;
-    return async () => {
-      let seen: KeySeen = {};
-      for (let round = 0; round < MAX_STEP_ROUNDS; round++) {
-        const orderId = checked.valid ? checked.entry.orderId : undefined;
-        let order = orderId === undefined ? undefined : cache.get(orderId);
-        let orderRead = order !== undefined;
-        const fromCache = orderRead;
-        const facts = () => ({ source: 'message' as const, entry: checked, sessionId, order: orderRead ? (order?.doc ?? null) : undefined, seen, ownAttempts });
-        let decision = decide(facts());
-        while (decision.kind === 'lookUp' && checked.valid) {
-          if (decision.record === 'order') {
-            order = await this.readOrder(checked.entry.orderId, cache);
-            orderRead = true;
-          } else {
-            seen = { ...seen, ...(await this.lookUp(decision.record, checked.entry)) };
-          }
-          decision = decide(facts());
-        }
-        if (decision.kind === 'lookUp' || !checked.valid) return settledWithoutLookUp(decision);
-        const { entry, hash } = checked;
-        if (decision.kind === 'deadLetter' && fromCache && !confirmed) {
-          // A dead letter cannot be taken back: confirm it on a fresh read of the order, not on the cache.
-          confirmed = true;
-          cache.delete(entry.orderId);
-          seen = {};
-          continue;
-        }
-        const attempt = randomUUID();
-        const write = writeFor(decision, { entry, hash, order, origin }, this.stamp(attempt));
-        if (write === undefined) return decision;
-        const outcome = await this.commit(entry.orderId, write, cache, () => ownAttempts.add(attempt));
-        if (outcome.kind === 'committed') return decision;
-        seen = outcome.kind === 'keySeen' ? { ...seen, ...outcome.seen } : lasting(seen);
-      }
-      throw contention(checked.valid ? checked.entry.orderId : String(sessionId));
-    };
-  }
-
-  /** Applies, one atomic step each, every parked entry due now (rejecting those now impossible), until none is due. */
+  /** Applies, one step each, every parked entry due now (rejecting those now impossible), until none is due. */
   private async drainDue(orderId: string, cache: OrderCache, deadline: number): Promise<{ drained: number; rejected: number }> {
-    const step = this.drainStep(orderId, cache);
     const report = { drained: 0, rejected: 0 };
     for (;;) {
-      const outcome = await this.withRetries({ orderId }, deadline, step);
-      if (outcome.kind === 'none') return report;
-      if (outcome.kind === 'applied') {
+      const outcome = await this.withRetries({ orderId }, deadline, (memory) => this.step.parked(orderId, cache, memory));
+      if (outcome.kind !== 'drained') return report;
+      if (outcome.as === 'applied') {
         report.drained++;
         this.deps.telemetry.count(CounterName.EntriesApplied, { via: 'drain' });
       } else {
@@ -173,159 +117,69 @@ export class OrderProcessor {
   }
 
   /**
-   * The re-runnable step that handles the parked entry due now, if any, through the same decision as a message. Safe
-   * against another processor draining the same order (every write is conditional on the order's ETag); after an
-   * unknown outcome, the order document shows whether the write went through.
-   */
-  private drainStep(orderId: string, cache: OrderCache): () => Promise<DrainStep> {
-    let doubt: { kind: 'apply' | 'reject'; entry: Entry } | undefined;
-    return async () => {
-      let missing: { sequence: number; etag: string } | undefined;
-      let seen: KeySeen = {};
-      for (let round = 0; round < MAX_STEP_ROUNDS; round++) {
-        const order = await this.currentOrder(orderId, cache);
-        const done = doubt && order ? committedInDoubt(order.doc, doubt) : undefined;
-        doubt = undefined;
-        if (done) return done;
-        const sequence = order && nextDueSequence(order.doc);
-        if (!order || sequence === undefined) return { kind: 'none' };
-        const parked = await this.deps.store.readParked(orderId, parkedEntryId(sequence));
-        if (!parked) {
-          // Another processor may have drained it after our read of the order. Only the same sequence missing again
-          // under an unchanged order ETag is a contradiction (every drain replaces the order).
-          if (missing?.sequence === sequence && missing.etag === order.etag) {
-            throw new StoreError(CoreErrorCode.StoreInconsistent, `Order ${orderId} lists parked sequence ${sequence} but its document is missing`);
-          }
-          missing = { sequence, etag: order.etag };
-          cache.delete(orderId);
-          continue;
-        }
-        const { entry, requestHash: hash } = parked.doc;
-        const facts = () => ({ source: 'parked' as const, entry: { valid: true as const, entry, hash }, order: order.doc, seen });
-        let decision = decide(facts());
-        while (decision.kind === 'lookUp') {
-          seen = { ...seen, inbox: ownInbox(await this.deps.store.readInbox(orderId, inboxRecordId(this.deps.options.consumerName, entry.entryId)), parked.doc) };
-          decision = decide(facts());
-        }
-        const origin = { correlationId: parked.doc.correlationId, messageId: parked.doc.messageId, traceparent: parked.doc.traceparent };
-        const write = writeFor(decision, { entry, hash, order, origin, parked: { doc: parked, ownInbox: seen.inbox } }, this.stamp());
-        if (write === undefined || (decision.kind !== 'apply' && decision.kind !== 'reject')) {
-          throw new StoreError(CoreErrorCode.StoreInconsistent, `Parked entry ${entry.entryId} of order ${orderId} can be neither applied nor rejected (${decision.reason})`);
-        }
-        const kind = decision.kind;
-        const outcome = await this.commit(orderId, write, cache, () => (doubt = { kind, entry }));
-        if (outcome.kind === 'committed') return kind === 'apply' ? { kind: 'applied', entry } : { kind: 'rejected', entry };
-        seen = outcome.kind === 'keySeen' ? { ...seen, ...outcome.seen } : lasting(seen);
-      }
-      throw contention(orderId);
-    };
-  }
-
-  /**
    * Raises the `ParkedEntryRejected` alert of every rejected entry still owing one (`alerted: false`, written by the
    * rejecting commit), then marks them under the order's ETag: at least once whatever fails in between (a crash, an
    * unknown outcome, the budget running out) — the next step on the order or the gap monitor raises it. A lost mark
    * only repeats an alert; within one call, each is raised once. Its description is read from the rejected entry's
-   * document (a record of the earlier format keeps it).
+   * document.
    */
   private async raiseOwedAlerts(orderId: string, cache: OrderCache, deadline: number): Promise<number> {
     const raised = new Set<string>();
-    await this.withRetries({ orderId }, deadline, async () => {
+    await this.withRetries({ orderId }, deadline, async (memory): Promise<StepOutcome> => {
       for (let round = 0; round < MAX_STEP_ROUNDS; round++) {
-        const order = await this.currentOrder(orderId, cache);
-        const owed = order?.doc.rejected.filter((r) => r.alerted === false) ?? [];
-        if (!order || owed.length === 0) return;
+        const order = await this.step.currentOrder(orderId, cache);
+        const owed = order?.doc.rejected.filter((r) => !r.alerted) ?? [];
+        if (!order || owed.length === 0) return { kind: 'nothingDue' };
         for (const record of owed) {
           const key = `${record.sequence}:${record.entryId}`;
           if (raised.has(key)) continue;
-          const stored = isEarlierRejectedRecord(record) ? undefined : await this.deps.store.readRejected(orderId, rejectedEntryId(record.sequence));
-          const description = rejectedDetails(record, stored?.doc)?.description;
+          const stored = await this.deps.store.readRejected(orderId, rejectedEntryId(record.sequence));
+          const description = rejectedDetails(stored?.doc)?.description;
           const { entryId, sequence, reason } = record;
           this.deps.telemetry.alert(AlertName.ParkedEntryRejected, { orderId, entryId, sequence, description: description ?? `${reason} (its rejected document is missing)`, reason });
           raised.add(key);
         }
         const now = new Date(this.clock.now()).toISOString();
-        const next = { ...order.doc, rejected: order.doc.rejected.map((r) => (r.alerted === false ? { ...r, alerted: true } : r)), updatedAt: now };
-        const outcome = await this.commit(orderId, { order: { doc: next, etag: order.etag } }, cache, () => undefined);
-        if (outcome.kind === 'committed') return;
+        const next = { ...order.doc, rejected: order.doc.rejected.map((r) => (r.alerted ? r : { ...r, alerted: true })), updatedAt: now };
+        const outcome = await this.step.commit(orderId, { order: { doc: next, etag: order.etag } }, cache);
+        if (outcome.kind === 'committed') return { kind: 'nothingDue' };
+        if (outcome.kind === 'transient' || outcome.kind === 'unknown') return { kind: 'retry', error: outcome.error, memory };
       }
-      throw contention(orderId);
+      return { kind: 'retry', error: new StoreError(CoreErrorCode.StoreTransient, `Order ${orderId} kept changing while its alerts were marked`), memory };
     });
     return raised.size;
   }
 
-  /** The order as last seen: from the cache, else one point read (remembered). */
-  private async currentOrder(orderId: string, cache: OrderCache): Promise<Stored<OrderDocument> | undefined> {
-    return cache.get(orderId) ?? this.readOrder(orderId, cache);
-  }
-
-  /** One point read of the order, remembered. */
-  private async readOrder(orderId: string, cache: OrderCache): Promise<Stored<OrderDocument> | undefined> {
-    const read = await this.deps.store.readOrder(orderId);
-    if (read) cache.set(orderId, read);
-    return read;
-  }
-
-  /** Reads one record of the entry's key, as `decide` asked: the inbox record (rules 2/3) or the applied record (rule 4). */
-  private async lookUp(record: 'inbox' | 'applied', entry: Entry): Promise<KeySeen> {
-    const { store, options } = this.deps;
-    if (record === 'inbox') return { inbox: (await store.readInbox(entry.orderId, inboxRecordId(options.consumerName, entry.entryId))) ?? null };
-    return { applied: (await store.readApplied(entry.orderId, appliedEntryId(entry.entryId)))?.doc ?? null };
-  }
-
   /**
-   * Commits `write` and keeps the cache true to what it left: the new order on success, nothing after an outcome that
-   * may or may not have committed (`onUnknown` records the doubt) or a changed order. A transient or unknown outcome is
-   * thrown as a `StoreError` for rule 8's retries.
+   * Rule 8: runs a step again after a transient failure or an unknown outcome, with backoff, until the message's
+   * deadline. The step hands back, as a value, what its next attempt must know (`StepMemory`); a store error it
+   * throws (a failed read) is retried with the memory it was given.
    */
-  private async commit(orderId: string, write: OrderWrite, cache: OrderCache, onUnknown: () => void): Promise<Exclude<CommitOutcome, { kind: 'transient' | 'unknown' }>> {
-    let outcome: CommitOutcome;
-    try {
-      outcome = await this.deps.store.commit(orderId, write);
-    } catch (error) {
-      cache.delete(orderId);
-      throw error;
-    }
-    switch (outcome.kind) {
-      case 'committed':
-        cache.set(orderId, { doc: write.order.doc, etag: outcome.orderEtag });
-        return outcome;
-      case 'orderChanged':
-        cache.delete(orderId);
-        return outcome;
-      case 'keySeen':
-        return outcome;
-      case 'transient':
-        throw new StoreError(CoreErrorCode.StoreTransient, outcome.reason, { retryAfterMs: outcome.retryAfterMs });
-      case 'unknown':
-        cache.delete(orderId);
-        onUnknown();
-        throw new StoreError(CoreErrorCode.StoreOutcomeUnknown, outcome.reason);
-    }
-  }
-
-  /** Rule 8: runs a re-runnable step again after a transient failure, with backoff, until the message's deadline. */
-  private withRetries<T>(keys: { orderId: string; entryId?: string; sequence?: number }, deadline: number, step: () => Promise<T>): Promise<T> {
+  private withRetries(keys: { orderId: string; entryId?: string; sequence?: number }, deadline: number, step: (memory: StepMemory) => Promise<StepOutcome>): Promise<StepOutcome> {
     const { options, telemetry } = this.deps;
-    return retry(step, {
-      deadline,
-      // Rule 8: a busy or unreachable store, or a write whose outcome is unknown, is tried again; anything else is not.
-      retryable: (error) => errorCode(error) === CoreErrorCode.StoreTransient || errorCode(error) === CoreErrorCode.StoreOutcomeUnknown,
-      baseDelayMs: options.retryBaseDelayMs,
-      maxDelayMs: options.retryMaxDelayMs,
-      random: this.deps.random,
-      clock: this.clock,
-      sleep: this.sleep,
-      onRetry: (error, attempt, delayMs) => {
-        telemetry.count(CounterName.StoreRetries);
-        telemetry.log('warn', 'transient store failure, retrying', { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence, code: errorCode(error), attempt, delayMs });
+    let memory: StepMemory = { ownAttempts: [] };
+    return retry(
+      async () => {
+        const outcome = await step(memory);
+        if (outcome.kind !== 'retry') return outcome;
+        memory = outcome.memory;
+        throw outcome.error;
       },
-    });
-  }
-
-  private stamp(attempt?: string): StepStamp {
-    const { options } = this.deps;
-    return { now: new Date(this.clock.now()).toISOString(), consumer: options.consumerName, inboxTtlSeconds: options.inboxTtlSeconds, outboxTtlSeconds: options.outboxTtlSeconds, attempt };
+      {
+        deadline,
+        // Rule 8: a busy or unreachable store, or a write whose outcome is unknown, is tried again; anything else is not.
+        retryable: (error) => errorCode(error) === CoreErrorCode.StoreTransient || errorCode(error) === CoreErrorCode.StoreOutcomeUnknown,
+        baseDelayMs: options.retryBaseDelayMs,
+        maxDelayMs: options.retryMaxDelayMs,
+        random: this.deps.random,
+        clock: this.clock,
+        sleep: this.sleep,
+        onRetry: (error, attempt, delayMs) => {
+          telemetry.count(CounterName.StoreRetries);
+          telemetry.log('warn', 'transient store failure, retrying', { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence, code: errorCode(error), attempt, delayMs });
+        },
+      },
+    );
   }
 
   private abandoned(error: unknown, entry: { orderId: string; entryId?: string; sequence?: number }, message: string): Handled {
@@ -335,7 +189,7 @@ export class OrderProcessor {
 
   private logFailure(level: 'warn' | 'error', message: string, error: unknown, entry: { orderId: string; entryId?: string; sequence?: number }) {
     const code = errorCode(error);
-    const description = error instanceof Error ? error.message : String(error);
+    const description = errorMessage(error);
     this.deps.telemetry.log(level, message, { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, code, description });
     return { code, description };
   }
@@ -349,47 +203,15 @@ async function settle(settlement: MessageSettlement, handled: Handled): Promise<
   return settlement.complete();
 }
 
-/** Rule 6's decision needs nothing from the store. */
-function settledWithoutLookUp(decision: Decision): Exclude<Decision, { kind: 'lookUp' }> {
-  if (decision.kind === 'lookUp') throw new TypeError(`an invalid entry asked to ${decision.reason}`);
-  return decision;
-}
-
 /**
  * Whether the host should hand the session on (`releaseSession`) instead of idling `sessionIdleTimeout` on it: the
  * order is deleted after this message (its `OrderDeleted` applied now, directly or by the drain, or seen again: end of
  * sequence, nothing can follow), or the splitter marked the message as its order's last entry in that ledger.
  * Never for an abandoned message (the redelivery comes first), nor for one of another order than the session's.
  */
-function releaseAfter(decision: Exclude<Decision, { kind: 'lookUp' }>, checked: CheckedEntry, cache: OrderCache, message: ReceivedOrderMessage): ProcessResult['releaseSession'] {
+function releaseAfter(decision: FinalDecision, checked: CheckedEntry, cache: OrderCache, message: ReceivedOrderMessage): ProcessResult['releaseSession'] {
   // The cache holds the order as this message's last step left (or read) it.
   const deleted = checked.valid && decision.rule !== 6 && cache.get(checked.entry.orderId)?.doc.state.status === OrderStatus.Deleted;
   if (deleted) return 'orderDeleted';
   return message.applicationProperties?.[HAND_OFF_PROPERTY] === true ? 'handOff' : undefined;
-}
-
-/** What survives a changed order: an applied record found (they are permanent); the rest is read again. */
-function lasting(seen: KeySeen): KeySeen {
-  return seen.applied ? { applied: seen.applied } : {};
-}
-
-/** The parked entry's own inbox record (same sequence and hash): only that one goes when the entry is rejected. */
-function ownInbox(inbox: Stored<InboxRecord> | undefined, parked: ParkedEntryDocument): Stored<InboxRecord> | null {
-  return inbox && inbox.doc.sequence === parked.sequence && inbox.doc.requestHash === parked.requestHash ? inbox : null;
-}
-
-/** What an in-doubt drain write did, if the order shows it committed. */
-function committedInDoubt(doc: OrderDocument, doubt: { kind: 'apply' | 'reject'; entry: Entry }): DrainStep | undefined {
-  const { entry } = doubt;
-  const same = (r: { sequence: number; entryId: string }) => r.sequence === entry.sequence && r.entryId === entry.entryId;
-  if (doubt.kind === 'apply') {
-    const applied = doc.lastSequence >= entry.sequence && !doc.parked.some(same) && !doc.rejected.some(same);
-    return applied ? { kind: 'applied', entry } : undefined;
-  }
-  return doc.rejected.some(same) ? { kind: 'rejected', entry } : undefined;
-}
-
-/** Thrown when a step keeps meeting concurrent changes; retried with backoff like a busy store. */
-function contention(orderId: string): StoreError {
-  return new StoreError(CoreErrorCode.StoreTransient, `Order ${orderId} kept changing during the step`);
 }

@@ -3,14 +3,16 @@
  * changes the order, the one {@link OrderWrite} that commits it atomically. Shapes only; no rule is decided here.
  */
 import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
-import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId, rejectedEntryId } from '../documents/documentIds.js';
+import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId, rejectedEntryId, transactionDocumentId } from '../documents/documentIds.js';
 import { inboxRecord, type InboxRecord, type InboxStatus } from '../documents/inboxRecord.js';
 import type { OrderDocument, ParkedRecord, RejectedRecord } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
 import type { ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
-import { isEarlierRejectedRecord, type RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
+import type { RejectedEntryDocument } from '../documents/rejectedEntryDocument.js';
+import type { TransactionDocument } from '../documents/transactionDocument.js';
 import { initialOrderState, type OrderState } from '../order/orderState.js';
-import { businessState } from '../order/orderView.js';
+import { orderSummary } from '../order/orderView.js';
+import type { EntryChange } from '../order/transition.js';
 import { orderCloudEvent } from '../outbox/orderCloudEvent.js';
 import type { OrderWrite, Stored } from '../ports/orderStore.js';
 import type { Entry } from '../schemas/entry.js';
@@ -100,12 +102,21 @@ function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, now: st
 
 /**
  * The outbox record of an applied entry, written once and never updated, expiring after `OUTBOX_TTL`: the event as it
- * will leave — a CloudEvent carrying the business state right after the entry and the entry's trace, with its key —
- * fixed now, so every relay of it sends the same bytes.
+ * will leave — a CloudEvent carrying what the entry changed, the order's summary right after it and the entry's
+ * trace, with its key — fixed now, so every relay of it sends the same bytes.
  * @internal
  */
-export function outboxRecord(entry: Entry, next: OrderDocument, origin: TraceOrigin, step: { now: string; outboxTtlSeconds: number }): OutboxRecord {
-  const { event, key } = orderCloudEvent({ entryId: entry.entryId, sequence: entry.sequence, order: businessState(next), committedAt: step.now, traceparent: origin.traceparent });
+export function outboxRecord(entry: Entry, applied: { next: OrderDocument; change: EntryChange }, origin: TraceOrigin, step: { now: string; outboxTtlSeconds: number }): OutboxRecord {
+  const { event, key } = orderCloudEvent({
+    orderId: entry.orderId,
+    entryId: entry.entryId,
+    sequence: entry.sequence,
+    type: entry.type,
+    change: applied.change,
+    order: orderSummary(applied.next),
+    committedAt: step.now,
+    traceparent: origin.traceparent,
+  });
   return {
     id: outboxRecordId(entry.entryId),
     docType: 'outbox',
@@ -140,6 +151,8 @@ export interface WriteSubject {
   hash: string;
   /** The order as read; `undefined` when nothing of it exists yet (the write creates it). */
   order: Stored<OrderDocument> | undefined;
+  /** For a `TransactionAmended`: its transaction as read (replaced under this ETag). */
+  transaction?: Stored<TransactionDocument> | undefined;
   origin: EntryOrigin;
   /** For a parked entry (the drain): its document, deleted by the write, and its own inbox record if it still exists. */
   parked?: { doc: Stored<ParkedEntryDocument>; ownInbox: Stored<InboxRecord> | null | undefined };
@@ -153,7 +166,7 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
   switch (decision.kind) {
     case 'apply': {
       const next = orderAfterApply(doc, entry, decision.state, stamp.now);
-      // Its rejected record leaves the list, and its document with it (a record of the earlier format has none).
+      // Its rejected record leaves the list, and its document with it.
       const rejected = doc.rejected.find((r) => r.sequence === entry.sequence);
       return {
         // A drained entry's inbox record may have expired during a long gap: upserted, not created. It carries no
@@ -162,8 +175,9 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
         ...(parked && { parked: { delete: parked.doc } }),
         applied: appliedDocument(entry, hash, stamp.now),
         order: orderWrite(next),
-        ...(rejected && !isEarlierRejectedRecord(rejected) && { rejected: { delete: { id: rejectedEntryId(entry.sequence) } } }),
-        outbox: outboxRecord(entry, next, subject.origin, stamp),
+        ...transactionWrite(entry, subject.transaction),
+        ...(rejected && { rejected: { delete: { id: rejectedEntryId(entry.sequence) } } }),
+        outbox: outboxRecord(entry, { next, change: decision.change }, subject.origin, stamp),
       };
     }
     case 'park':
@@ -216,6 +230,23 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
     default:
       return undefined;
   }
+}
+
+/**
+ * The entry's transaction document: created by a `TransactionAdded` (a 409 on it is rule 7), replaced with its new
+ * amount, under the ETag it was read with, by a `TransactionAmended`; nothing for the other entries.
+ */
+function transactionWrite(entry: Entry, read: Stored<TransactionDocument> | undefined): Pick<OrderWrite, 'transaction'> {
+  if (entry.type === 'TransactionAdded') {
+    const { transactionId, amount } = entry.data;
+    const doc: TransactionDocument = { id: transactionDocumentId(transactionId), docType: 'transaction', orderId: entry.orderId, transactionId, amount, addedSequence: entry.sequence };
+    return { transaction: { create: doc } };
+  }
+  if (entry.type === 'TransactionAmended') {
+    if (read === undefined) throw new TypeError(`the amendment ${entry.entryId} is written without its transaction read`);
+    return { transaction: { replace: { doc: { ...read.doc, amount: entry.data.amount }, etag: read.etag } } };
+  }
+  return {};
 }
 
 function inboxOf(entry: Entry, hash: string, status: InboxStatus, stamp: StepStamp): InboxRecord {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AMENDED_TRANSACTION_ID_MAX_LENGTH, CURRENCY_PATTERN, ENTRY_ID_MAX_LENGTH, ID_MAX_BYTES, ORDER_ID_MAX_LENGTH } from './limits.js';
+import { CURRENCY_PATTERN, ENTRY_ID_MAX_LENGTH, ID_MAX_BYTES, ORDER_ID_MAX_LENGTH } from './limits.js';
 
 /** `entryId`: the business idempotency key, 1–100 characters of `[A-Za-z0-9._-]` (safe in Cosmos ids). */
 const entryIdSchema = z
@@ -41,8 +41,6 @@ function introducedId() {
 }
 const transactionIdSchema = introducedId();
 const customerIdSchema = introducedId();
-/** An amendment names a transaction the order already holds (rule 7 refuses any other), whatever bound it had then. */
-const amendedTransactionIdSchema = z.string().min(1).max(AMENDED_TRANSACTION_ID_MAX_LENGTH);
 const currencySchema = z.string().regex(CURRENCY_PATTERN, { error: 'Expected three upper-case letters (ISO 4217), such as EUR' });
 
 function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
@@ -67,7 +65,7 @@ const transactionAddedSchema = entryOf(
 /** `TransactionAmended { transactionId, amount }`: the new amount replaces the old one of a transaction the order holds. */
 const transactionAmendedSchema = entryOf(
   'TransactionAmended',
-  z.strictObject({ transactionId: amendedTransactionIdSchema, amount: amountSchema }),
+  z.strictObject({ transactionId: transactionIdSchema, amount: amountSchema }),
 );
 
 /** `OrderDeleted {}`: the order's end-of-sequence marker. */

@@ -10,11 +10,6 @@ export const ORDER_ID_MAX_LENGTH = 128;
  * they keep an order within Azure's limits.
  */
 export const ID_MAX_BYTES = 100;
-/**
- * Longest `transactionId` a `TransactionAmended` may name, in characters: it names a transaction the order already
- * holds, and orders written before ids were bounded in bytes hold ids of up to 100 characters.
- */
-export const AMENDED_TRANSACTION_ID_MAX_LENGTH = 100;
 /** `currency`: three upper-case letters, the ISO 4217 form (membership in the ISO list is not checked). */
 export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 /**

@@ -1,28 +1,27 @@
-import type { EarlierOutboxRecord, OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
+import type { OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
 import { orderCloudEvent, orderEventKey, orderEventSource } from '../../../src/core/outbox/orderCloudEvent.js';
 import { OutboxDeliveryError, OutboxErrorCode } from '../../../src/core/outbox/outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboundOrderEvent } from '../../../src/core/outbox/outboxPorts.js';
 
 /** An immutable outbox record as the processor writes it (`<orderId>-<sequence>` as entryId); `padding` grows its state. */
 export function outboxRecordOf(orderId: string, sequence: number, padding = 0): OutboxRecord {
-  const { order, ...earlier } = earlierOutboxRecordOf(orderId, sequence, padding);
-  return { ...earlier, ...orderCloudEvent({ entryId: earlier.entryId, sequence, order, committedAt: earlier.committedAt, traceparent: undefined }) };
-}
-
-/** An outbox record as written before events were fixed at commit: no event, keyed `outbox:<entryId>`. */
-export function earlierOutboxRecordOf(orderId: string, sequence: number, padding = 0): EarlierOutboxRecord {
   const entryId = `${orderId}-${sequence}`;
+  const committedAt = '2025-01-01T00:00:00.000Z';
+  const customerId = padding > 0 ? `c-${'x'.repeat(padding)}` : 'c-1';
+  const order = { status: 'open' as const, customerId, currency: 'EUR', lastSequence: sequence, total: 0, transactionCount: sequence - 1 };
+  const type = sequence === 1 ? ('OrderCreated' as const) : ('TransactionAdded' as const);
+  const change = sequence === 1 ? { customerId, currency: 'EUR' } : { transactionId: `t-${sequence}`, amount: 0 };
   return {
     id: `outbox:${entryId}`,
     docType: 'outbox',
     orderId,
     entryId,
     sequence,
-    type: sequence === 1 ? 'OrderCreated' : 'TransactionAdded',
+    type,
     correlationId: 'L-1',
-    order: { orderId, status: 'open', customerId: padding > 0 ? `c-${'x'.repeat(padding)}` : 'c-1', currency: 'EUR', lastSequence: sequence, total: 0, transactions: [] },
-    committedAt: '2025-01-01T00:00:00.000Z',
+    committedAt,
     ttl: 604_800,
+    ...orderCloudEvent({ orderId, entryId, sequence, type, change, order, committedAt, traceparent: undefined }),
   };
 }
 

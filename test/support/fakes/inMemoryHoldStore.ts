@@ -1,6 +1,6 @@
 import type { OutboxDiscardRecord } from '../../../src/core/documents/outboxDiscardRecord.js';
 import type { OutboxHeldRecord } from '../../../src/core/documents/outboxHeldRecord.js';
-import type { OutboxHold, StoredOutboxHold } from '../../../src/core/documents/outboxHold.js';
+import type { OutboxHold } from '../../../src/core/documents/outboxHold.js';
 import type { Stored } from '../../../src/core/ports/orderStore.js';
 import type { HoldAppendResult, HoldWriteLost, OutboxHoldStore } from '../../../src/core/outbox/outboxPorts.js';
 
@@ -14,7 +14,7 @@ const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
  * test race another writer at a chosen point.
  */
 export class InMemoryHoldStore implements OutboxHoldStore {
-  private readonly markers = new Map<string, Stored<StoredOutboxHold>>();
+  private readonly markers = new Map<string, Stored<OutboxHold>>();
   private readonly held = new Map<string, Map<string, OutboxHeldRecord>>();
   private etags = 0;
   /** Audit records of discards, in the order written. */
@@ -28,7 +28,7 @@ export class InMemoryHoldStore implements OutboxHoldStore {
   /** Runs before each held-record delete. */
   beforeDeleteHeld: ((orderId: string, id: string) => Promise<void>) | undefined;
 
-  async read(orderId: string): Promise<Stored<StoredOutboxHold> | undefined> {
+  async read(orderId: string): Promise<Stored<OutboxHold> | undefined> {
     this.requests.read++;
     if (this.failReads) throw this.failReads;
     const stored = this.markers.get(orderId);
@@ -81,7 +81,7 @@ export class InMemoryHoldStore implements OutboxHoldStore {
     this.heldOf(orderId).delete(id);
   }
 
-  async list(): Promise<Stored<StoredOutboxHold>[]> {
+  async list(): Promise<Stored<OutboxHold>[]> {
     this.requests.list++;
     return [...this.markers.values()].map((s) => structuredClone(s));
   }
@@ -91,13 +91,13 @@ export class InMemoryHoldStore implements OutboxHoldStore {
     this.discards.push(structuredClone(record));
   }
 
-  /** Puts a marker as stored, whatever its format (an earlier-format hold); returns its ETag. */
-  seed(marker: StoredOutboxHold): string {
+  /** Puts a marker as stored; returns its ETag. */
+  seed(marker: OutboxHold): string {
     return this.put(marker);
   }
 
   /** Every marker, by order. */
-  all(): StoredOutboxHold[] {
+  all(): OutboxHold[] {
     return [...this.markers.values()].map((s) => structuredClone(s.doc)).sort((a, b) => (a.orderId < b.orderId ? -1 : 1));
   }
 
@@ -108,7 +108,7 @@ export class InMemoryHoldStore implements OutboxHoldStore {
     return held;
   }
 
-  private put(marker: StoredOutboxHold): string {
+  private put(marker: OutboxHold): string {
     sizeChecked(marker);
     const etag = `"hold-${++this.etags}"`;
     this.markers.set(marker.orderId, { doc: structuredClone(marker), etag });

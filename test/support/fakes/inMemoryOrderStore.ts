@@ -1,10 +1,11 @@
 import { CoreErrorCode, StoreError } from '../../../src/core/errors.js';
-import { ORDER_DOCUMENT_ID } from '../../../src/core/documents/documentIds.js';
+import { ORDER_DOCUMENT_ID, transactionDocumentId } from '../../../src/core/documents/documentIds.js';
 import type { AppliedEntryDocument } from '../../../src/core/documents/appliedEntryDocument.js';
 import type { InboxRecord } from '../../../src/core/documents/inboxRecord.js';
-import type { OrderDocument } from '../../../src/core/documents/orderDocument.js';
+import { checkedOrderDocument, type OrderDocument } from '../../../src/core/documents/orderDocument.js';
 import type { GapAlertMark, ParkedEntryDocument } from '../../../src/core/documents/parkedEntryDocument.js';
 import type { RejectedEntryDocument } from '../../../src/core/documents/rejectedEntryDocument.js';
+import type { TransactionDocument } from '../../../src/core/documents/transactionDocument.js';
 import { systemClock, type Clock } from '../../../src/core/ports/clock.js';
 import type { CommitOutcome, GapStore, KeySeen, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../../../src/core/ports/orderStore.js';
 
@@ -31,7 +32,7 @@ interface Item {
 }
 
 /** Why a write stops, found while it is checked against the partition. */
-type Refusal = { kind: 'keySeen'; known: KeySeen; readInbox?: string; readApplied?: string } | { kind: 'orderChanged'; what: string };
+type Refusal = { kind: 'keySeen'; known: KeySeen; readInbox?: string; readApplied?: string } | { kind: 'orderChanged'; what: string } | { kind: 'transactionExists'; seen: KeySeen };
 
 /**
  * An {@link OrderStore} in memory with Cosmos DB's semantics: per-partition documents, ETags that change on every
@@ -49,8 +50,26 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
   /** @param clock drives TTL expiry. @default systemClock */
   constructor(private readonly clock: Clock = systemClock) {}
 
-  readOrder(orderId: string): Promise<Stored<OrderDocument> | undefined> {
-    return this.read<OrderDocument>(orderId, ORDER_DOCUMENT_ID);
+  async readOrder(orderId: string): Promise<Stored<OrderDocument> | undefined> {
+    const stored = await this.read<OrderDocument>(orderId, ORDER_DOCUMENT_ID);
+    return stored && { doc: checkedOrderDocument(stored.doc), etag: stored.etag };
+  }
+
+  async readTransaction(orderId: string, transactionId: string): Promise<Stored<TransactionDocument> | undefined> {
+    const stored = await this.read<TransactionDocument>(orderId, transactionDocumentId(transactionId));
+    return stored?.doc.transactionId === transactionId ? stored : undefined;
+  }
+
+  /** One query of the partition, counted as one read (as the Cosmos DB store's single-partition query). */
+  async listTransactions(orderId: string): Promise<TransactionDocument[]> {
+    this.calls.reads++;
+    const fault = this.takeFault('read');
+    if (fault) throw new StoreError(fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient, `Injected ${fault.kind} failure`);
+    return [...this.live(orderId).values()]
+      .map((item) => item.doc)
+      .filter((doc): doc is TransactionDocument => doc.docType === 'transaction')
+      .sort((a, b) => a.addedSequence - b.addedSequence)
+      .map((doc) => structuredClone(doc));
   }
 
   readInbox(orderId: string, id: string): Promise<Stored<InboxRecord> | undefined> {
@@ -78,7 +97,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     if (foreign) throw new StoreError(CoreErrorCode.StoreFailed, `${foreign.id} belongs to partition ${foreign.orderId}, not ${orderId}`, { status: 400 });
     const working = new Map(this.live(orderId));
     const refusal = this.apply(working, write);
-    if (refusal?.kind === 'orderChanged') return refusal;
+    if (refusal?.kind === 'orderChanged' || refusal?.kind === 'transactionExists') return refusal;
     if (refusal) return { kind: 'keySeen', seen: await this.readBack(orderId, refusal) };
     this.partitions.set(orderId, working);
     if (fault) return { kind: 'unknown', reason: 'Injected outcomeUnknown failure' };
@@ -89,7 +108,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     const orders: OrderDocument[] = [];
     for (const orderId of this.partitions.keys()) {
       const doc = this.live(orderId).get(ORDER_DOCUMENT_ID)?.doc as OrderDocument | undefined;
-      if (doc && (doc.parked.length > 0 || doc.rejected.some((r) => r.alerted === false))) orders.push(structuredClone(doc));
+      if (doc && (doc.parked.length > 0 || doc.rejected.some((r) => !r.alerted))) orders.push(checkedOrderDocument(structuredClone(doc)));
     }
     return orders;
   }
@@ -136,7 +155,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
   private apply(docs: Map<string, Item>, write: OrderWrite): Refusal | undefined {
     const put = (doc: OrderContainerDocument) => docs.set(doc.id, { doc: structuredClone(doc), etag: this.nextEtag(), writtenAt: this.clock.now() });
     const unchanged = (stored: Stored<OrderContainerDocument>) => docs.get(stored.doc.id)?.etag === stored.etag;
-    const { inbox, parked, applied, order, rejected, outbox } = write;
+    const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
     const createdInbox = inbox !== undefined && 'create' in inbox;
     if (inbox && 'create' in inbox) {
       if (docs.has(inbox.create.id)) return { kind: 'keySeen', known: {}, readInbox: inbox.create.id };
@@ -161,6 +180,14 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     const current = docs.get(ORDER_DOCUMENT_ID);
     if (order.etag === undefined ? current !== undefined : current?.etag !== order.etag) return { kind: 'orderChanged', what: 'order document' };
     put(order.doc);
+    if (transaction && 'create' in transaction) {
+      // After the order's ETag held: the order as read has this transaction (rule 7); no key of the entry exists.
+      if (docs.has(transaction.create.id)) return { kind: 'transactionExists', seen: { ...(createdInbox && { inbox: null }), ...(applied && { applied: null }) } };
+      put(transaction.create);
+    } else if (transaction) {
+      if (!unchanged(transaction.replace)) return { kind: 'orderChanged', what: `transaction ${transaction.replace.doc.transactionId}` };
+      put(transaction.replace.doc);
+    }
     if (rejected && 'upsert' in rejected) {
       put(rejected.upsert);
     } else if (rejected) {
@@ -168,7 +195,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
       if (!docs.delete(rejected.delete.id)) throw new StoreError(CoreErrorCode.StoreFailed, `Order ${order.doc.orderId} lists a rejected entry whose document ${rejected.delete.id} is missing`, { status: 404 });
     }
     if (outbox) {
-      if (docs.has(outbox.id)) return { kind: 'keySeen', known: { ...(createdInbox && { inbox: null }), outbox: true } };
+      if (docs.has(outbox.id)) return { kind: 'orderChanged', what: 'outbox record' };
       put(outbox);
     }
     return undefined;
@@ -225,9 +252,10 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
 
 /** Every document a write puts or removes (a rejected entry's document is deleted by id alone, in the write's partition). */
 function documentsOf(write: OrderWrite): OrderContainerDocument[] {
-  const { inbox, parked, applied, order, rejected, outbox } = write;
+  const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
   const inboxDoc = inbox && ('create' in inbox ? inbox.create : 'upsert' in inbox ? inbox.upsert : inbox.delete.doc);
   const parkedDoc = parked && ('create' in parked ? parked.create : parked.delete.doc);
   const rejectedDoc = rejected && 'upsert' in rejected ? rejected.upsert : undefined;
-  return [inboxDoc, parkedDoc, applied, order.doc, rejectedDoc, outbox].filter((doc): doc is OrderContainerDocument => doc !== undefined);
+  const transactionDoc = transaction && ('create' in transaction ? transaction.create : transaction.replace.doc);
+  return [inboxDoc, parkedDoc, applied, order.doc, transactionDoc, rejectedDoc, outbox].filter((doc): doc is OrderContainerDocument => doc !== undefined);
 }

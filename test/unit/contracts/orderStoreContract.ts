@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rejectedEntryId, type RejectedEntryDocument } from '../../../src/core/index.js';
-import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId } from '../../../src/core/documents/documentIds.js';
+import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId, transactionDocumentId } from '../../../src/core/documents/documentIds.js';
+import type { TransactionDocument } from '../../../src/core/documents/transactionDocument.js';
 import { inboxRecord } from '../../../src/core/documents/inboxRecord.js';
 import { initialOrderState } from '../../../src/core/order/orderState.js';
 import { orderCloudEvent } from '../../../src/core/outbox/orderCloudEvent.js';
@@ -37,9 +38,13 @@ function applied(orderId: string, entryId: string, sequence = 1): AppliedEntryDo
 }
 
 function outbox(orderId: string, entryId: string): OutboxRecord {
-  const order = { orderId, status: 'pending' as const, customerId: null, currency: null, lastSequence: 1, total: 0, transactions: [] };
-  const { event, key } = orderCloudEvent({ entryId, sequence: 1, order, committedAt: NOW, traceparent: undefined });
+  const order = { status: 'open' as const, customerId: 'c', currency: 'EUR', lastSequence: 1, total: 0, transactionCount: 0 };
+  const { event, key } = orderCloudEvent({ orderId, entryId, sequence: 1, type: 'OrderCreated', change: { customerId: 'c', currency: 'EUR' }, order, committedAt: NOW, traceparent: undefined });
   return { id: outboxRecordId(entryId), docType: 'outbox', orderId, entryId, sequence: 1, type: 'OrderCreated', correlationId: 'L-1', committedAt: NOW, ttl: 3600, event, key };
+}
+
+function transaction(orderId: string, transactionId: string, addedSequence: number, amount = 10): TransactionDocument {
+  return { id: transactionDocumentId(transactionId), docType: 'transaction', orderId, transactionId, amount, addedSequence };
 }
 
 /**
@@ -108,17 +113,6 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       // Assess
       expect(outcome).toEqual({ kind: 'keySeen', seen: { inbox: null, applied: applied(orderId, 'e-1', 4) } });
       expect(await store.readInbox(orderId, inbox(orderId, 'e-1').id)).toBeUndefined();
-    });
-
-    it('answers keySeen when an outbox record of the entry exists', async () => {
-      // Prepare
-      const orderId = newOrderId();
-      await store.commit(orderId, { order: { doc: orderDoc(orderId), etag: undefined }, outbox: outbox(orderId, 'e-1') });
-      const before = (await store.readOrder(orderId))!;
-      // Act
-      const outcome = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1') }, order: { doc: orderDoc(orderId, 1), etag: before.etag }, outbox: outbox(orderId, 'e-1') });
-      // Assess
-      expect(outcome).toEqual({ kind: 'keySeen', seen: { inbox: null, outbox: true } });
     });
 
     it('replaces the order under its ETag, and answers orderChanged for a stale ETag or a second create, writing nothing', async () => {
@@ -234,7 +228,7 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       const owed = newOrderId();
       const idle = newOrderId();
       await store.commit(waiting, { parked: { create: parked(waiting, 3) }, order: { doc: orderDoc(waiting, 1, { parked: [{ sequence: 3, entryId: 'e-3', requestHash: 'b'.repeat(64), parkedAt: NOW }] }), etag: undefined } });
-      const rejection = { sequence: 2, entryId: 'e-2', requestHash: 'c'.repeat(64), reason: 'InvalidTransition' as const, description: 'x', rejectedAt: NOW, entry: parked(owed, 2).entry, correlationId: undefined, alerted: false };
+      const rejection = { sequence: 2, entryId: 'e-2', requestHash: 'c'.repeat(64), reason: 'InvalidTransition' as const, rejectedAt: NOW, alerted: false };
       await store.commit(owed, { order: { doc: orderDoc(owed, 1, { rejected: [rejection] }), etag: undefined } });
       await store.commit(idle, { order: { doc: orderDoc(idle, 1), etag: undefined } });
       const oldest = (await store.readParked(waiting, parkedEntryId(3)))!;
@@ -249,6 +243,74 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       expect(marked).toBe('marked');
       expect(stale).toBe('changed');
       expect((await store.readParked(waiting, parkedEntryId(3)))?.doc.gapAlert).toEqual(mark);
+    });
+
+    it('creates a transaction after the order, and answers transactionExists for its id again once the order\'s ETag held, writing nothing', async () => {
+      // Prepare
+      const orderId = newOrderId();
+      await store.commit(orderId, { order: { doc: orderDoc(orderId, 1), etag: undefined }, transaction: { create: transaction(orderId, 't/1 €', 1) } });
+      const before = (await store.readOrder(orderId))!;
+      // Act
+      const again = await store.commit(orderId, {
+        inbox: { create: inbox(orderId, 'e-2') },
+        applied: applied(orderId, 'e-2', 2),
+        order: { doc: orderDoc(orderId, 2), etag: before.etag },
+        transaction: { create: transaction(orderId, 't/1 €', 2) },
+        outbox: outbox(orderId, 'e-2'),
+      });
+      const stale = await store.commit(orderId, { order: { doc: orderDoc(orderId, 2), etag: '"stale"' }, transaction: { create: transaction(orderId, 't/1 €', 2) } });
+      // Assess
+      expect(again).toEqual({ kind: 'transactionExists', seen: { inbox: null, applied: null } });
+      expect(stale.kind).toBe('orderChanged');
+      expect((await store.readOrder(orderId))?.etag).toBe(before.etag);
+      expect(await store.readInbox(orderId, inbox(orderId, 'e-2').id)).toBeUndefined();
+      expect((await store.readTransaction(orderId, 't/1 €'))?.doc).toEqual(transaction(orderId, 't/1 €', 1));
+    });
+
+    it('replaces a transaction under the ETag it was read with, and answers orderChanged for a stale one or a missing one', async () => {
+      // Prepare
+      const orderId = newOrderId();
+      await store.commit(orderId, { order: { doc: orderDoc(orderId, 1), etag: undefined }, transaction: { create: transaction(orderId, 't-1', 1) } });
+      const read = (await store.readTransaction(orderId, 't-1'))!;
+      const order = (await store.readOrder(orderId))!;
+      // Act
+      const replaced = await store.commit(orderId, { order: { doc: orderDoc(orderId, 2), etag: order.etag }, transaction: { replace: { doc: { ...read.doc, amount: 7 }, etag: read.etag } } });
+      const afterwards = (await store.readOrder(orderId))!;
+      const stale = await store.commit(orderId, { order: { doc: orderDoc(orderId, 3), etag: afterwards.etag }, transaction: { replace: { doc: { ...read.doc, amount: 8 }, etag: read.etag } } });
+      const missing = await store.commit(orderId, { order: { doc: orderDoc(orderId, 3), etag: afterwards.etag }, transaction: { replace: { doc: transaction(orderId, 't-none', 1), etag: read.etag } } });
+      // Assess
+      expect(replaced.kind).toBe('committed');
+      expect([stale.kind, missing.kind]).toEqual(['orderChanged', 'orderChanged']);
+      expect((await store.readTransaction(orderId, 't-1'))?.doc.amount).toBe(7);
+      expect((await store.readOrder(orderId))?.etag).toBe(afterwards.etag);
+    });
+
+    it('reads a transaction by its id only when the stored one is that id, and lists them by addedSequence', async () => {
+      // Prepare: 't-b' stored at the id of 't-a' stands for two ids sharing their hash prefix
+      const orderId = newOrderId();
+      const other = { ...transaction(orderId, 't-b', 3), id: transactionDocumentId('t-a') };
+      await store.commit(orderId, { order: { doc: orderDoc(orderId, 1), etag: undefined }, transaction: { create: other } });
+      const order = (await store.readOrder(orderId))!;
+      await store.commit(orderId, { order: { doc: orderDoc(orderId, 2), etag: order.etag }, transaction: { create: transaction(orderId, 't-c', 2) } });
+      // Act
+      const read = await store.readTransaction(orderId, 't-a');
+      const listed = await store.listTransactions(orderId);
+      // Assess
+      expect(read).toBeUndefined();
+      expect(listed.map((t) => [t.transactionId, t.addedSequence])).toEqual([
+        ['t-c', 2],
+        ['t-b', 3],
+      ]);
+      expect(await store.listTransactions(newOrderId())).toEqual([]);
+    });
+
+    it('refuses an order document written by an earlier version (no transactionCount) with StoredFormatUnknown naming --data-dir', async () => {
+      // Prepare
+      const orderId = newOrderId();
+      const { transactionCount: _dropped, ...earlierState } = initialOrderState();
+      await store.commit(orderId, { order: { doc: { ...orderDoc(orderId, 1), state: earlierState as OrderDocument['state'] }, etag: undefined } });
+      // Act + Assess
+      await expect(store.readOrder(orderId)).rejects.toMatchObject({ code: 'StoredFormatUnknown', message: expect.stringContaining('--data-dir') });
     });
   });
 }

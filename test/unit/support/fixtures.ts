@@ -2,7 +2,7 @@ import { type Entry, type ProcessResult } from '../../../src/core/index.js';
 import { OrderCache } from '../../../src/core/processor/orderCache.js';
 import { OrderProcessor } from '../../../src/core/processor/orderProcessor.js';
 import { entryMessageId, requestHash } from '../../../src/core/hash.js';
-import { orderView } from '../../../src/core/order/orderView.js';
+import { readOrderView } from '../../../src/core/order/readOrderView.js';
 import type { OrderStore } from '../../../src/core/ports/orderStore.js';
 import type { ReceivedOrderMessage } from '../../../src/core/processor/checkMessage.js';
 import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../support/fakes/index.js';
@@ -60,9 +60,8 @@ export function messageFor(entry: Entry, overrides: Partial<ReceivedOrderMessage
 }
 
 /** The order as the API would show it, read straight from `store`; `undefined` when there is no order document. */
-export async function viewOf(store: OrderStore, orderId: string) {
-  const stored = await store.readOrder(orderId);
-  return stored ? orderView(stored.doc) : undefined;
+export function viewOf(store: OrderStore, orderId: string) {
+  return readOrderView(store, orderId);
 }
 
 /** Options a processor gets in tests: fast backoff, a short budget. */

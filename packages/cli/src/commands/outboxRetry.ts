@@ -14,7 +14,7 @@ import { table } from '../table.js';
 interface HoldListing {
   orderId: string;
   targets: OutboxTarget[];
-  /** Records still held (held-record documents, and the array of an earlier-format hold). */
+  /** Records still held (held-record documents). */
   records: number;
   heldThrough: number;
   since: string;
@@ -22,8 +22,6 @@ interface HoldListing {
   attempts: number;
   /** When a release's claim runs out, while one runs. */
   releasingUntil: string | undefined;
-  /** The hold was written by the earlier relay and is converted by its first release. */
-  earlierFormat: boolean;
   lastError: string;
 }
 
@@ -36,11 +34,10 @@ export interface OutboxListing {
 
 /** Lag per lease and every hold (or one order's), each with its next attempt. */
 export async function listOutbox(container: Container, filter: { orderId?: string } = {}): Promise<OutboxListing> {
-  const [{ CosmosOutboxHoldStore }, { relayLag }, { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX }, { currentHold }] = await Promise.all([
+  const [{ CosmosOutboxHoldStore }, { relayLag }, { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX }] = await Promise.all([
     import('../../../../src/adapters/outboxHoldCosmosStore.js'),
     import('../../../../src/adapters/outboxLag.js'),
     import('../../../../src/adapters/changeFeedLease.js'),
-    import('../../../../src/core/index.js'),
   ]);
   const store = new CosmosOutboxHoldStore(container);
   const leases = container.database.container(LEASE_CONTAINER);
@@ -54,18 +51,17 @@ export async function listOutbox(container: Container, filter: { orderId?: strin
   const now = Date.now();
   const holds = await Promise.all(
     stored.map(async ({ doc }) => {
-      const hold = currentHold(doc);
+      const hold = doc;
       const documents = await store.countHeld(hold.orderId);
       return {
         orderId: hold.orderId,
         targets: hold.targets,
-        records: documents + (hold.records?.length ?? 0),
+        records: documents,
         heldThrough: hold.heldThrough,
         since: hold.since,
         nextAttempt: hold.nextAttempt,
         attempts: hold.attempts,
         releasingUntil: hold.releasingUntil !== undefined && Date.parse(hold.releasingUntil) > now ? hold.releasingUntil : undefined,
-        earlierFormat: hold.records !== undefined,
         lastError: hold.lastError,
       };
     }),
@@ -206,7 +202,7 @@ function formatListing(listing: OutboxListing): string {
           listing.holds.map((h) => [
             h.orderId,
             h.targets.join(', '),
-            h.earlierFormat ? `${h.records} (earlier format)` : h.records,
+            h.records,
             h.heldThrough,
             h.since,
             h.releasingUntil ? `releasing (until ${h.releasingUntil})` : h.nextAttempt,

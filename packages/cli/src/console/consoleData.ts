@@ -186,14 +186,14 @@ export class ConsoleData {
       await withOrdersContainer(this.target.settings.app, async (container) => {
         const order = await new CosmosOrderStore(container).readOrder(orderId);
         const records = order?.doc.rejected ?? [];
-        // Their details: one query in the order's partition (records of the earlier format keep their own).
+        // Their details: one query in the order's partition.
         const stored = new Map<number, RejectedEntryDocument>();
         if (records.length > 0) {
           const query = { query: "SELECT * FROM c WHERE c.orderId = @o AND c.docType = 'rejected'", parameters: [{ name: '@o', value: orderId }] };
           const { resources } = await container.items.query<RejectedEntryDocument>(query, { partitionKey: orderId }).fetchAll();
           for (const doc of resources) stored.set(doc.sequence, doc);
         }
-        rejected = records.map((r) => ({ sequence: r.sequence, entryId: r.entryId, rejectedAt: r.rejectedAt, details: rejectedDetails(r, stored.get(r.sequence)) }));
+        rejected = records.map((r) => ({ sequence: r.sequence, entryId: r.entryId, rejectedAt: r.rejectedAt, details: rejectedDetails(stored.get(r.sequence)) }));
         const { resources } = await container.items
           .query<AppliedRow & ItemDefinition>(
             { query: "SELECT c.sequence, c.entryId, c.appliedAt FROM c WHERE c.orderId = @o AND c.docType = 'applied'", parameters: [{ name: '@o', value: orderId }] },

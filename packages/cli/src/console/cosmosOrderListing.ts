@@ -1,6 +1,5 @@
 import type { Container, SqlParameter } from '@azure/cosmos';
-import type { OrderDocument } from '../../../../src/core/index.js';
-import { currentHold, type StoredOutboxHold } from '../../../../src/core/index.js';
+import type { OrderDocument, OutboxHold } from '../../../../src/core/index.js';
 import { CliError } from '../errors.js';
 import { OrderTab, type OrderListing, type OrderPage, type OrderRow, type WaitingCounts } from './orderListing.js';
 
@@ -43,7 +42,7 @@ export class CosmosOrderListing implements OrderListing {
       }
       query = `SELECT TOP ${size + 1} * FROM c WHERE ${where} ORDER BY c.orderId`;
     }
-    const { resources } = await this.container.items.query<OrderDocument | StoredOutboxHold>({ query, parameters }).fetchAll();
+    const { resources } = await this.container.items.query<OrderDocument | OutboxHold>({ query, parameters }).fetchAll();
     const rows = resources.slice(0, size).map(toRow);
     if (resources.length <= size) return { orders: rows, continuation: undefined };
     const last = rows.at(-1)!;
@@ -64,19 +63,18 @@ export class CosmosOrderListing implements OrderListing {
   }
 }
 
-function toRow(doc: OrderDocument | StoredOutboxHold): OrderRow {
+function toRow(doc: OrderDocument | OutboxHold): OrderRow {
   if (doc.docType === 'outbox-hold') {
-    // A hold written before version 2 reads as the marker it becomes at its first release.
-    const hold = currentHold(doc);
+    const hold = doc;
     return { orderId: hold.orderId, status: undefined, lastSequence: undefined, parked: [], oldestParkedAt: undefined, rejected: [], heldTargets: [...hold.targets], changedAt: hold.since };
   }
   return {
     orderId: doc.orderId,
-    status: doc.state?.status,
+    status: doc.state.status,
     lastSequence: doc.lastSequence,
-    parked: (doc.parked ?? []).map((p) => p.sequence),
-    oldestParkedAt: (doc.parked ?? []).map((p) => p.parkedAt).sort()[0],
-    rejected: (doc.rejected ?? []).map((r) => ({ sequence: r.sequence, entryId: r.entryId, reason: r.reason })),
+    parked: doc.parked.map((p) => p.sequence),
+    oldestParkedAt: doc.parked.map((p) => p.parkedAt).sort()[0],
+    rejected: doc.rejected.map((r) => ({ sequence: r.sequence, entryId: r.entryId, reason: r.reason })),
     heldTargets: [],
     changedAt: doc.updatedAt,
   };

@@ -9,7 +9,7 @@ import { usesEmbeddedDefault, type CliSettings } from '../settings.js';
 import { deadLetterRow } from './deadLetterRow.js';
 import { assertMessageIdLength, checkedCorrection, entryKey, highestResubmitCounts } from './resubmission.js';
 import type { Resubmitted } from './resubmit.js';
-import { QueueName } from '../../../../src/core/index.js';
+import { QueueName, errorMessage } from '../../../../src/core/index.js';
 
 /** Options of {@link runResubmitRejected}. */
 export interface ResubmitRejectedOptions {
@@ -42,8 +42,7 @@ export interface ResubmittedRejected extends Resubmitted {
  * with the rejected entry's `entryId` and sequence, `messageId = <entryId>.r<n>` like any resubmission, n = 1 + the
  * highest `resubmitCount` seen for the entry — the one its `rejected` record keeps, and those of its dead letters
  * (an earlier correction may have been dead-lettered) — and with its `correlationId` (its ledger, rule 10):
- * `options.correlationId`, else the one its rejected document keeps (or a `rejected` record of the earlier format), else
- * none. Both are read from Cosmos DB (the HTTP view carries neither field); without an account to read it from, `options.attempt` must say n.
+ * `options.correlationId`, else the one its rejected document keeps, else none. Both are read from Cosmos DB (the HTTP view carries neither field); without an account to read it from, `options.attempt` must say n.
  * @throws CliError `InvalidOption` for a correction that is invalid or changes the entry, or n unknown; nothing is sent.
  */
 export async function runResubmitRejected(options: ResubmitRejectedOptions): Promise<ResubmittedRejected> {
@@ -75,7 +74,7 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
     // Its dead letters count too (rule 10): an earlier correction that failed at once was dead-lettered, not rejected.
     const deadLetters = highestResubmitCounts((await peekAll(client, QueueName.Orders, 'deadLetter')).map(deadLetterRow));
     const numbered = resubmission(entry.entryId, [
-      // Absent on records older than the field, and when it is 0.
+      // Absent when it is 0.
       readResubmitCount({ resubmitCount: record?.record.resubmitCount }),
       deadLetters.get(entryKey(entry.orderId, entry.entryId)) ?? 0,
       (options.attempt ?? 1) - 1,
@@ -101,7 +100,7 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
 
 /**
  * The order's rejected record of `entryId` at `sequence` (its resubmission count), read from the order document, with its
- * details (its ledger id) from its own document, or from the record itself if it is of the earlier format: `null` when
+ * details (its ledger id) from its own document: `null` when
  * the order has no such record (any more), undefined when it cannot be read because no Cosmos DB account is
  * configured or only the embedded emulator was assumed and it does not answer.
  * @throws CliError `Cosmos` when a configured account cannot be read (nothing has been sent).
@@ -121,7 +120,7 @@ async function storedRejection(
       const record = (await store.readOrder(orderId))?.doc.rejected.find((r) => r.sequence === sequence && r.entryId === entryId);
       if (!record) return null;
       const stored = await store.readRejected(orderId, rejectedEntryId(sequence));
-      return { record, details: rejectedDetails(record, stored?.doc) };
+      return { record, details: rejectedDetails(stored?.doc) };
     });
   } catch (error) {
     if (error instanceof CliError) throw error;
@@ -129,7 +128,7 @@ async function storedRejection(
     if (assumed) return undefined;
     throw new CliError(
       'Cosmos',
-      `Cannot read order ${orderId} from Cosmos DB for its ledger id and resubmission count (${error instanceof Error ? error.message : String(error)}).`,
+      `Cannot read order ${orderId} from Cosmos DB for its ledger id and resubmission count (${errorMessage(error)}).`,
       'Pass --correlation-id <ledgerId> and --attempt <n> to skip the lookup, or fix --cosmos / CosmosConnection. Nothing was sent.',
       { cause: error },
     );

@@ -11,7 +11,7 @@ let container: Container;
 const order = (orderId: string, updatedAt: string, extra: { parked?: number[]; rejected?: number[] } = {}) => ({
   id: 'order', docType: 'order', orderId, lastSequence: 1, state: { status: 'open' }, updatedAt,
   parked: (extra.parked ?? []).map((sequence) => ({ sequence, entryId: `${orderId}-e${sequence}`, requestHash: 'h', parkedAt: updatedAt })),
-  rejected: (extra.rejected ?? []).map((sequence) => ({ sequence, entryId: `${orderId}-e${sequence}`, reason: 'InvalidTransition', description: 'd', rejectedAt: updatedAt })),
+  rejected: (extra.rejected ?? []).map((sequence) => ({ sequence, entryId: `${orderId}-e${sequence}`, requestHash: 'h', reason: 'InvalidTransition', rejectedAt: updatedAt, alerted: true })),
 });
 
 /** Every page of a list, following continuations. */
@@ -42,7 +42,8 @@ beforeAll(async () => {
     order('o-7', '2026-01-01T00:00:04.000Z'),
   ];
   for (const doc of docs) await container.items.create(doc);
-  await container.items.create({ id: 'outbox-hold:o-7', docType: 'outbox-hold', orderId: 'o-7', failedTargets: ['webhook'], records: [], lastError: 'HTTP 503', heldAt: '2026-01-01T00:01:00.000Z', updatedAt: '2026-01-01T00:01:00.000Z' });
+  const heldAt = '2026-01-01T00:01:00.000Z';
+  await container.items.create({ id: 'outbox-hold:o-7', docType: 'outbox-hold', orderId: 'o-7', version: 2, targets: ['webhook'], heldThrough: 1, since: heldAt, nextAttempt: heldAt, attempts: 0, lastError: 'HTTP 503', updatedAt: heldAt });
 }, 60_000);
 
 afterAll(async () => {

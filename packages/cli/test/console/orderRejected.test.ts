@@ -15,18 +15,21 @@ describe('the console order page, rejected entries (rule 11)', () => {
     await stack?.close();
   });
 
-  it('shows the details and correction template of a record with its own document and of one of the earlier format', async () => {
-    // Prepare: 3 rejected with its details in `rejected:3`; 5 rejected before the details moved out (inline, no document)
+  it('shows the details and correction template of each rejected record, from its own document', async () => {
+    // Prepare: 3 and 5 rejected, each with its details in `rejected:<sequence>`
     const orderId = `o-rejected-${randomUUID().slice(0, 8)}`;
-    const state = { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactions: [] };
+    const state = { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 };
     const small = (sequence: number) => ({ sequence, entryId: `${orderId}-e${sequence}`, requestHash: 'a'.repeat(64), reason: 'InvalidTransition', rejectedAt: AT, alerted: true });
     await withOrdersContainer(stack.host.settings, async (container) => {
       await container.items.create({
         id: 'order', docType: 'order', orderId, lastSequence: 2, state, parked: [], updatedAt: AT,
-        rejected: [small(3), { ...small(5), description: 'why five was rejected', entry: entry(orderId, 5, 't-five'), correlationId: 'L-5' }],
+        rejected: [small(3), small(5)],
       });
       await container.items.create({
         ...small(3), id: 'rejected:3', docType: 'rejected', orderId, description: 'why three was rejected', entry: entry(orderId, 3, 't-three'), correlationId: 'L-3',
+      });
+      await container.items.create({
+        ...small(5), id: 'rejected:5', docType: 'rejected', orderId, description: 'why five was rejected', entry: entry(orderId, 5, 't-five'), correlationId: 'L-5',
       });
     });
     // Act

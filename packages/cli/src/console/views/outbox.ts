@@ -29,7 +29,7 @@ ${table(
   listing.holds.map((h) => [
     html`<a href="/orders/${encodeURIComponent(h.orderId)}">${h.orderId}</a>`,
     h.targets.join(', '),
-    html`<span data-held="${h.orderId}">${h.records}</span>${h.earlierFormat ? ' (earlier format)' : ''} through ${h.heldThrough}`,
+    html`<span data-held="${h.orderId}">${h.records}</span> through ${h.heldThrough}`,
     html`<span title="${h.since}" data-hold="${h.orderId}">${age(h.since)} ago</span>`,
     h.releasingUntil
       ? html`<span title="${h.releasingUntil}">being released</span>`

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { CosmosDBv4FunctionOptions, InvocationContext, TimerFunctionOptions } from '@azure/functions';
 import type { FunctionRegistration } from '../../src/functions/register.js';
 import { Prng } from '@ledger-convoy/cli';
+import { errorMessage } from '../../src/core/index.js';
 
 /** Faults a host child injects into its own order processor (read from `CHAOS_*` environment variables). */
 export interface HostFaultSettings {
@@ -176,7 +177,7 @@ async function reported(action: string, entryId: string | undefined, settle: () 
   try {
     await settle();
   } catch (error) {
-    emitHostEvent({ chaos: 'settleFailed', action, entryId, error: error instanceof Error ? error.message : String(error) });
+    emitHostEvent({ chaos: 'settleFailed', action, entryId, error: errorMessage(error) });
     throw error;
   }
 }

@@ -33,6 +33,7 @@ async function start(options: EmulatorOptions): Promise<Running> {
   return { close: () => cosmos.close(), ensureDatabases: (databases) => cosmos.ensureDatabases(databases), started: { connectionString: cosmos.connectionString, endpoint: cosmos.endpoint } };
 }
 
+// The emulators' thread loads no app code (the core's errorMessage would bring the core into its bundle).
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 let running: Promise<Running> | undefined;
 port.on('message', (request: EmulatorWorkerRequest) => {

@@ -6,6 +6,7 @@ import { startLocalHost } from './localHost.js';
 import type { LocalHost } from './localHost.js';
 import { parseMainArgs } from './mainArgs.js';
 import { startupTimeline } from './startupTimeline.js';
+import { errorMessage } from '../../../src/core/index.js';
 
 /*
  * `npm start`: the embedded Service Bus and Cosmos emulators plus the app's functions in-process, with the
@@ -25,7 +26,7 @@ try {
   host = await startLocalHost({ ...args.host, logDestination: logs, timeline });
 } catch (error) {
   await logs.open();
-  console.error(`npm start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`npm start: ${errorMessage(error)}`);
   process.exit(1);
 }
 
@@ -37,7 +38,7 @@ if (args.consolePort !== undefined) {
     timeline.mark('console serving');
   } catch (error) {
     await logs.open();
-    console.error(`npm start: the operator console did not start (${error instanceof Error ? error.message : String(error)}); pass --console-port <port>, or 0 to go without it.`);
+    console.error(`npm start: the operator console did not start (${errorMessage(error)}); pass --console-port <port>, or 0 to go without it.`);
     await host.close();
     process.exit(1);
   }

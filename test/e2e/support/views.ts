@@ -1,5 +1,5 @@
 import { until } from '../../support/serviceBusWaits.js';
-import { type BusinessState, type OrderView } from '../../../src/core/index.js';
+import { errorMessage, type BusinessState, type OrderView } from '../../../src/core/index.js';
 
 /** The business state of a GET view: the view without the operational `parked` and `rejected` lists. */
 export function businessStateOf(view: OrderView): BusinessState {
@@ -26,7 +26,7 @@ export async function waitForValue<T>(read: () => Promise<T>, done: (value: T) =
   try {
     await until(async () => done((last = await read())), what);
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}; last seen: ${JSON.stringify(last)}`, { cause: error });
+    throw new Error(`${errorMessage(error)}; last seen: ${JSON.stringify(last)}`, { cause: error });
   }
   return last as T;
 }

@@ -17,6 +17,7 @@ import { flag, header, jsonBody } from '../http/requestContext.js';
 import type { AccountStore } from '../store/accountStore.js';
 import type { DocumentOperation } from '../store/documentOps.js';
 import { partitionKeyFromHeader } from '../store/partitionKey.js';
+import { sumCharges } from '../requestCharge.js';
 import { BATCH_LIMITS, failureResult, operationResult, toOperation } from './batchOperations.js';
 import type { WireOperation, WireResult } from './batchOperations.js';
 import type { ContainerRef } from './documents.js';
@@ -93,7 +94,7 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
     else {
       const [outcome] = await store.execute(ref.db, ref.coll, p.pk, [p.op]);
       if (outcome === undefined) throw badRequest('No operation was executed.');
-      result = operationResult(outcome, minimalAll || p.minimal);
+      result = operationResult(outcome, minimalAll || p.minimal, p.op.kind);
     }
     results.push(result);
     responseBytes += result.resourceBody === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.resourceBody));
@@ -102,6 +103,7 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
   }
   const status = results.some((r) => r.statusCode >= 400) ? 207 : 200;
   const headers = { 'x-ms-session-token': sessionToken(store) };
-  if (!hybrid) return json(status, results, headers);
-  return { status, body: writeHybridBatchResults(results), headers: { ...headers, 'content-type': 'application/octet-stream' } };
+  const requestCharge = sumCharges(results.map((r) => r.requestCharge));
+  if (!hybrid) return { ...json(status, results, headers), requestCharge };
+  return { status, body: writeHybridBatchResults(results), headers: { ...headers, 'content-type': 'application/octet-stream' }, requestCharge };
 }

@@ -64,6 +64,11 @@ export function operationCharge(kind: ChargedOperation, itemBytes: number | unde
   return writeCharge(itemBytes ?? 0);
 }
 
+/** Bytes an operation writes: the item as stored for a create, replace, upsert or patch; nothing for a read or a delete. */
+export function writtenBytes(kind: ChargedOperation, itemBytes: number | undefined): number {
+  return kind === 'read' || kind === 'delete' ? 0 : (itemBytes ?? 0);
+}
+
 /** A query (or read feed) page: the base, plus each returned item by the read row of its size. */
 export function queryCharge(itemSizes: readonly number[]): number {
   return feedCharge(CHARGE_CONSTANTS.queryBase, itemSizes);

@@ -39,9 +39,10 @@ export async function executeBatch(ctx: RequestContext, ref: ContainerRef, store
   const minimalAll = header(ctx, 'prefer')?.includes('return=minimal') === true;
   const results = await store.execute(ref.db, ref.coll, pk, ops);
   const failed = results.some((r) => !r.ok);
-  const body = results.map((r, i) => operationResult(r, minimalAll || (wire[i] as WireOperation).minimal === true, (ops[i] as DocumentOperation).kind));
+  const charged = results.map((r, i) => operationResult(r, minimalAll || (wire[i] as WireOperation).minimal === true, (ops[i] as DocumentOperation).kind));
+  const body = charged.map((c) => c.result);
   const headers = { 'x-ms-session-token': sessionToken(store) };
-  const requestCharge = sumCharges(body.map((r) => r.requestCharge));
-  if (!hybrid) return { ...json(failed ? 207 : 200, body, headers), requestCharge };
-  return { status: failed ? 207 : 200, body: writeHybridBatchResults(body), headers: { ...headers, 'content-type': 'application/octet-stream' }, requestCharge };
+  const counted = { requestCharge: sumCharges(body.map((r) => r.requestCharge)), bytesWritten: charged.reduce((n, c) => n + c.bytesWritten, 0) };
+  if (!hybrid) return { ...json(failed ? 207 : 200, body, headers), ...counted };
+  return { status: failed ? 207 : 200, body: writeHybridBatchResults(body), headers: { ...headers, 'content-type': 'application/octet-stream' }, ...counted };
 }

@@ -2,7 +2,7 @@ import { badRequest } from '../errors/errorFactory.js';
 import type { CosmosError } from '../errors/cosmosError.js';
 import type { OperationResult } from '../store/accountStore.js';
 import type { DocumentOperation } from '../store/documentOps.js';
-import { CHARGE_CONSTANTS, operationCharge, storedSize } from '../requestCharge.js';
+import { CHARGE_CONSTANTS, operationCharge, storedSize, writtenBytes } from '../requestCharge.js';
 import { toPatchBody } from '../store/patch.js';
 import type { JsonObject } from '../store/types.js';
 
@@ -32,6 +32,12 @@ export interface WireResult {
   retryAfterMilliseconds?: number;
   /** Why a failed operation failed (the SDKs surface it as the error's message). */
   message?: string;
+}
+
+/** A result entry and the bytes its operation wrote (kept off the wire). */
+export interface ChargedResult {
+  result: WireResult;
+  bytesWritten: number;
 }
 
 /** Reads one wire operation. @throws CosmosError 400 naming the operation's index and what is wrong. */
@@ -82,14 +88,18 @@ export function failureResult(error: CosmosError, requestCharge = 0): WireResult
  * charge, one that never ran (424, after another failed) nothing. `minimal` (Prefer: return=minimal) leaves the
  * document out.
  */
-export function operationResult(result: OperationResult, minimal: boolean, kind: DocumentOperation['kind']): WireResult {
-  if (!result.ok) return failureResult(result.error, result.error.status === 424 ? 0 : CHARGE_CONSTANTS.refusedOperation);
+export function operationResult(result: OperationResult, minimal: boolean, kind: DocumentOperation['kind']): ChargedResult {
+  if (!result.ok) return { result: failureResult(result.error, result.error.status === 424 ? 0 : CHARGE_CONSTANTS.refusedOperation), bytesWritten: 0 };
   const { status, doc } = result.outcome;
   const showBody = !minimal && doc !== undefined && status !== 204 && status !== 304;
+  const size = doc === undefined ? undefined : storedSize(doc.body);
   return {
-    statusCode: status,
-    requestCharge: operationCharge(kind, doc === undefined ? undefined : storedSize(doc.body)),
-    ...(doc !== undefined && { eTag: doc.body._etag }),
-    ...(showBody && { resourceBody: doc.body }),
+    result: {
+      statusCode: status,
+      requestCharge: operationCharge(kind, size),
+      ...(doc !== undefined && { eTag: doc.body._etag }),
+      ...(showBody && { resourceBody: doc.body }),
+    },
+    bytesWritten: writtenBytes(kind, size),
   };
 }

@@ -82,6 +82,7 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
   const results: WireResult[] = [];
   let stopped: 'failed' | 'full' | undefined;
   let responseBytes = 0;
+  let bytesWritten = 0;
   for (const p of parsed) {
     if (stopped !== undefined) {
       results.push(failureResult(stopped === 'failed' ? failedDependency() : responseTooLarge()));
@@ -94,7 +95,9 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
     else {
       const [outcome] = await store.execute(ref.db, ref.coll, p.pk, [p.op]);
       if (outcome === undefined) throw badRequest('No operation was executed.');
-      result = operationResult(outcome, minimalAll || p.minimal, p.op.kind);
+      const charged = operationResult(outcome, minimalAll || p.minimal, p.op.kind);
+      result = charged.result;
+      bytesWritten += charged.bytesWritten;
     }
     results.push(result);
     responseBytes += result.resourceBody === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.resourceBody));
@@ -103,7 +106,7 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
   }
   const status = results.some((r) => r.statusCode >= 400) ? 207 : 200;
   const headers = { 'x-ms-session-token': sessionToken(store) };
-  const requestCharge = sumCharges(results.map((r) => r.requestCharge));
-  if (!hybrid) return { ...json(status, results, headers), requestCharge };
-  return { status, body: writeHybridBatchResults(results), headers: { ...headers, 'content-type': 'application/octet-stream' }, requestCharge };
+  const counted = { requestCharge: sumCharges(results.map((r) => r.requestCharge)), bytesWritten };
+  if (!hybrid) return { ...json(status, results, headers), ...counted };
+  return { status, body: writeHybridBatchResults(results), headers: { ...headers, 'content-type': 'application/octet-stream' }, ...counted };
 }

@@ -7,7 +7,7 @@ import type { AccountStore } from '../store/accountStore.js';
 import type { DocumentOperation } from '../store/documentOps.js';
 import { toPatchBody } from '../store/patch.js';
 import { partitionKeyFromHeader } from '../store/partitionKey.js';
-import { CHARGE_CONSTANTS, operationCharge, queryCharge, storedSize } from '../requestCharge.js';
+import { CHARGE_CONSTANTS, operationCharge, queryCharge, storedSize, writtenBytes } from '../requestCharge.js';
 import { feedReply } from './feed.js';
 import { requestScope } from './scope.js';
 
@@ -55,11 +55,12 @@ async function runSingle(ctx: RequestContext, ref: ContainerRef, store: AccountS
     return { ...reply, headers: { ...reply.headers, ...headers }, requestCharge: CHARGE_CONSTANTS.refusedOperation };
   }
   const { status, doc } = result.outcome;
-  const requestCharge = operationCharge(op.kind, doc === undefined ? undefined : storedSize(doc.body));
+  const size = doc === undefined ? undefined : storedSize(doc.body);
+  const charged = { requestCharge: operationCharge(op.kind, size), bytesWritten: writtenBytes(op.kind, size) };
   if (doc !== undefined) headers['etag'] = doc.body._etag;
   headers['x-ms-documentdb-partitionkeyrangeid'] = partitionKeyRangeOf(store, ref, pk);
-  if (status === 204 || status === 304) return { status, headers, requestCharge };
-  return { ...json(status, doc?.body, headers), requestCharge };
+  if (status === 204 || status === 304) return { status, headers, ...charged };
+  return { ...json(status, doc?.body, headers), ...charged };
 }
 
 /** `POST .../docs` (create, or upsert with `x-ms-documentdb-is-upsert`). */

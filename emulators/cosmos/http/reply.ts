@@ -13,6 +13,8 @@ export interface Reply {
    * requests the model does not charge (metadata), which answer 0.
    */
   requestCharge?: number;
+  /** Bytes of the items the request wrote, as stored (see `storedSize`), for the counters; absent = none. */
+  bytesWritten?: number;
 }
 
 /**

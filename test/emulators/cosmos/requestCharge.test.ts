@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHARGE_CONSTANTS, changeFeedCharge, operationCharge, queryCharge, readCharge, storedSize, sumCharges, writeCharge } from '../../../emulators/cosmos/requestCharge.js';
+import { CHARGE_CONSTANTS, changeFeedCharge, operationCharge, queryCharge, readCharge, storedSize, sumCharges, writeCharge, writtenBytes } from '../../../emulators/cosmos/requestCharge.js';
 
 const KB = 1024;
 
@@ -47,6 +47,12 @@ describe('request charge by item size', () => {
     expect(queryCharge([100, 64 * KB])).toBe(sumCharges([CHARGE_CONSTANTS.queryBase, 1, 4.76]));
     expect(changeFeedCharge([])).toBe(CHARGE_CONSTANTS.changeFeedBase);
     expect(changeFeedCharge([100, 200, 256 * KB])).toBe(sumCharges([CHARGE_CONSTANTS.changeFeedBase, 1, 1, 20.28]));
+  });
+
+  it('counts the bytes a write stores, and none for a read or a delete', () => {
+    expect(['create', 'replace', 'upsert', 'patch'].map((k) => writtenBytes(k as 'create', 700))).toEqual([700, 700, 700, 700]);
+    expect(writtenBytes('read', 700)).toBe(0);
+    expect(writtenBytes('delete', 700)).toBe(0);
   });
 
   it('measures an item as its JSON in UTF-8 bytes', () => {

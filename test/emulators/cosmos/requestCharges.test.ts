@@ -113,14 +113,20 @@ describe('queries and change feed reads', () => {
 });
 
 describe('GET /_emulator/counters', () => {
-  it('adds the request units charged, by kind, and resets them with the counts', async () => {
+  it('adds the request units charged and the bytes written, by kind, and resets them with the counts', async () => {
     t.h.emulator.resetCounters();
-    await t.orders.items.create({ id: 'k1', orderId: 'rc-9' });
+    const created = await t.orders.items.create({ id: 'k1', orderId: 'rc-9' });
     await t.orders.item('k1', 'rc-9').read();
     await t.orders.items.batch([{ operationType: 'Upsert', resourceBody: { id: 'k2', orderId: 'rc-9' } }], 'rc-9');
-    const counters = (await (await fetch(`${t.h.emulator.endpoint}_emulator/counters`)).json()) as { requestUnits: Record<string, number> };
-    expect(counters.requestUnits).toEqual({ total: 10.9, create: 4.95, read: 1, batch: 4.95 });
+    const upserted = await t.orders.item('k2', 'rc-9').read();
+    await t.orders.item('k1', 'rc-9').delete();
+    const counters = (await (await fetch(`${t.h.emulator.endpoint}_emulator/counters`)).json()) as Record<string, Record<string, number>>;
+    expect(counters['requestUnits']).toEqual({ total: 16.85, create: 4.95, read: 2, batch: 4.95, delete: 4.95 });
+    // A read or a delete writes nothing.
+    const [a, b] = [storedSize(created.resource), storedSize(upserted.resource)];
+    expect(counters['bytesWritten']).toEqual({ total: a + b, create: a, batch: b });
     t.h.emulator.resetCounters();
     expect(t.h.emulator.counters().requestUnits).toEqual({ total: 0 });
+    expect(t.h.emulator.counters().bytesWritten).toEqual({ total: 0 });
   });
 });

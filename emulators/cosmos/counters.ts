@@ -1,10 +1,10 @@
 import type { OperationKind } from './operations.js';
 
 /** Request units charged by operation kind, plus `total` (see `requestCharge.ts`). */
-export type RequestUnitSnapshot = Partial<Record<OperationKind, number>> & { total: number };
+type RequestUnitSnapshot = Partial<Record<OperationKind, number>> & { total: number };
 
 /** Bytes of items written (as stored) by operation kind, plus `total`. */
-export type BytesWrittenSnapshot = Partial<Record<OperationKind, number>> & { total: number };
+type BytesWrittenSnapshot = Partial<Record<OperationKind, number>> & { total: number };
 
 /** Request counts by operation kind, plus `total`, the request units they charged and the bytes they wrote. */
 export type CounterSnapshot = Partial<Record<OperationKind, number>> & { total: number; requestUnits: RequestUnitSnapshot; bytesWritten: BytesWrittenSnapshot };

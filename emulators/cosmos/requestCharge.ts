@@ -46,12 +46,12 @@ export function storedSize(item: unknown): number {
 }
 
 /** A point read of an item of `bytes` bytes. */
-export function readCharge(bytes: number): number {
+function readCharge(bytes: number): number {
   return byRow(bytes, 'read');
 }
 
 /** A write (create, replace, upsert, patch or delete) of an item of `bytes` bytes. */
-export function writeCharge(bytes: number): number {
+function writeCharge(bytes: number): number {
   return byRow(bytes, 'write');
 }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CHARGE_CONSTANTS, changeFeedCharge, operationCharge, queryCharge, readCharge, storedSize, sumCharges, writeCharge, writtenBytes } from '../../../emulators/cosmos/requestCharge.js';
+import { CHARGE_CONSTANTS, changeFeedCharge, operationCharge, queryCharge, storedSize, sumCharges, writtenBytes } from '../../../emulators/cosmos/requestCharge.js';
 
 const KB = 1024;
+const readCharge = (bytes: number): number => operationCharge('read', bytes);
+const writeCharge = (bytes: number): number => operationCharge('create', bytes);
 
 describe('request charge by item size', () => {
   it('charges the published rows at their sizes', () => {

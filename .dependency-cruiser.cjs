@@ -1,14 +1,28 @@
 /**
  * The shape of the repository, checked by `npm run check:shape` (part of `npm test`). docs/architecture.md says
- * what each part is for; these rules keep the arrows between them pointing one way:
+ * what each part is for. The root is the Function App (src/) with its tests, benches and scripts; each tool is a
+ * workspace package under packages/:
  *
- *   bench/ → local/ → cli/ → src/      (local/ and bench/ may also use emulators/)
+ *   local-host → cli → the app's entry modules (src/core/index.ts, each adapter of src/adapters, src/functions)
+ *   local-host → servicebus-emulator, cosmos-emulator → dev-certificate;   launcher imports none of ours
  *
- * launcher/ (which bundles our TypeScript for `npm start` and `npx convoy`) reads the others' sources as files and
- * imports none of them.
- *
- * The core (src/core) is pure: no adapter, function, SDK or host. Nothing outside test/ imports test/.
+ * A package is reached from outside only through its entry point (its package name, resolved to the `exports` of
+ * its package.json) or its command. The app imports no package. The core (src/core) is pure: no adapter,
+ * function, SDK or host. Nothing outside the tests imports test code.
  */
+/** Each package's entry points: what another package, the app's tests or the benches may import. */
+const ENTRY_POINTS = [
+  '^packages/[^/]+/src/index\\.(ts|mjs)$',
+  '^packages/cli/src/console/index\\.ts$',
+  '^packages/dev-certificate/src/certificate\\.ts$',
+  '^packages/[^/]+/bin/',
+];
+/**
+ * The app's modules a tool may use: the core's entry module, each adapter (one port on one SDK: a tool loads only
+ * the SDKs it needs), and the app as a host loads it.
+ */
+const APP_ENTRY_POINTS = ['^src/core/index\\.ts$', '^src/adapters/[^/]+\\.ts$', '^src/functions/(app|register)\\.ts$'];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -24,9 +38,7 @@ module.exports = {
       severity: 'error',
       comment: 'The core decides; it imports no adapter, function, Azure SDK or Functions host.',
       from: { path: '^src/core/' },
-      to: {
-        path: ['^src/(adapters|functions)/', '^(local|cli|bench|emulators|test)/'],
-      },
+      to: { path: ['^src/(adapters|functions)/', '^(packages|bench|test)/'] },
     },
     {
       name: 'core-imports-no-sdk',
@@ -36,51 +48,65 @@ module.exports = {
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], path: '^node_modules/(@azure|applicationinsights|@opentelemetry/sdk)' },
     },
     {
-      name: 'src-stands-alone',
+      name: 'app-imports-no-tool',
       severity: 'error',
-      comment: 'The deployed app imports nothing of the local host, the CLI, the benches, the emulators or the tests.',
+      comment: 'The deployed app imports no tool package, bench, script or test: none of them ships.',
       from: { path: '^src/' },
-      to: { path: '^(local|cli|bench|emulators|test|launcher)/' },
+      to: { path: '^(packages|bench|scripts|test)/' },
+    },
+    {
+      name: 'packages-through-entry-points',
+      severity: 'error',
+      comment: "Another package is reached through its entry point (its package name) or its command, never by a path into it.",
+      from: { path: '^(packages/[^/]+/)' },
+      to: { path: '^packages/', pathNot: ['^$1', ...ENTRY_POINTS] },
+    },
+    {
+      name: 'root-reaches-packages-through-entry-points',
+      severity: 'error',
+      comment: "The app's tests, benches and scripts reach a package through its entry point or its command, never by a path into it.",
+      from: { path: '^(test|bench|scripts|infra)/' },
+      to: { path: '^packages/', pathNot: ENTRY_POINTS },
+    },
+    {
+      name: 'packages-use-the-app-through-its-entry-modules',
+      severity: 'error',
+      comment: "A tool uses the app through its entry modules (the core's index, an adapter, the app as hosts load it).",
+      from: { path: '^packages/' },
+      to: { path: '^src/', pathNot: APP_ENTRY_POINTS },
     },
     {
       name: 'emulators-stand-alone',
       severity: 'error',
-      comment: 'The emulators are their own products: nothing of the app, the host, the CLI, the benches or the tests.',
-      from: { path: '^emulators/' },
-      to: { path: '^(src|local|cli|bench|test)/' },
+      comment: 'The emulators are products of their own: nothing of the app, the host, the CLI or the launcher.',
+      from: { path: '^packages/(servicebus-emulator|cosmos-emulator|dev-certificate)/' },
+      to: { path: ['^src/', '^packages/(local-host|cli|launcher)/'] },
     },
     {
-      name: 'cli-uses-src-only',
+      name: 'cli-below-the-host',
       severity: 'error',
-      comment: 'The CLI (and its console) sits on the app: it may use src/, never the local host, the benches or the emulators.',
-      from: { path: '^cli/' },
-      to: { path: '^(local|bench|emulators|test)/' },
-    },
-    {
-      name: 'local-below-bench',
-      severity: 'error',
-      comment: 'The in-process host may use the CLI, the app and the emulators, never the benches or the tests.',
-      from: { path: '^local/' },
-      to: { path: '^(bench|test)/' },
+      comment: 'The CLI (and its console) sits on the app: it may use src/, never the local host or the emulators (its tests may start them).',
+      from: { path: '^packages/cli/(src|bin)/' },
+      to: { path: '^packages/(local-host|servicebus-emulator|cosmos-emulator)/' },
     },
     {
       name: 'launcher-stands-alone',
       severity: 'error',
       comment: 'The launcher builds and runs our code from bundles: it imports none of it.',
-      from: { path: '^launcher/' },
-      to: { path: '^(src|local|cli|bench|emulators|test)/' },
+      from: { path: '^packages/launcher/' },
+      to: { path: ['^src/', '^packages/(?!launcher/)', '^(bench|test)/'] },
     },
     {
       name: 'nothing-imports-tests',
       severity: 'error',
-      comment: 'Test code is for tests: move what another part needs out of test/.',
-      from: { pathNot: '^test/' },
-      to: { path: '^test/' },
+      comment: "Test code is for tests: move what another part needs out of the tests.",
+      from: { pathNot: ['^test/', '^packages/[^/]+/test/'] },
+      to: { path: ['^test/', '^packages/[^/]+/test/'] },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['^node_modules', '^dist/', '^coverage/', '^\\.tools/'] },
+    exclude: { path: ['^node_modules', '^dist/', '^coverage/', '^\\.tools/', '^\\.start/', '/compat/.*/(bin|obj)/'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

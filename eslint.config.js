@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.start/**', 'node_modules/**', 'coverage/**', '.azurite/**', 'infra/**/*.json', 'compat/**/bin/**', 'compat/**/obj/**'] },
+  { ignores: ['dist/**', '.start/**', 'node_modules/**', 'coverage/**', '.azurite/**', 'infra/**/*.json', '**/compat/**/bin/**', '**/compat/**/obj/**', '.tools/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,7 +21,7 @@ export default tseslint.config(
   },
   {
     // The console's page script runs in the browser.
-    files: ['cli/console/static/**/*.js'],
+    files: ['packages/cli/src/console/static/**/*.js'],
     languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setTimeout: 'readonly' } },
   },
   {
@@ -33,7 +33,7 @@ export default tseslint.config(
   },
   {
     // The test oracle works from the design alone: sharing the core's code would let a state-machine bug agree with itself.
-    files: ['cli/oracle.ts'],
+    files: ['packages/cli/src/oracle.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -3,7 +3,7 @@ import type { Container, Database, JSONObject } from '@azure/cosmos';
 import { CosmosOutboxHoldStore } from '../src/adapters/outboxHoldCosmosStore.js';
 import { CosmosOrderStore } from '../src/adapters/cosmosOrderStore.js';
 import { outboxHoldId } from '../src/core/index.js';
-import { start } from '../emulators/cosmos/index.js';
+import { start } from '@ledger-convoy/cosmos-emulator';
 
 /*
  * `npm run bench:cosmos`: ops/s of the embedded Cosmos emulator driven by the real SDK, for create,

@@ -3,8 +3,8 @@
  * command line's overrides on top, and the header that says which is which.
  */
 import { readFile } from 'node:fs/promises';
-import { loadServiceBusHostOptions, type ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
-import { repoPath } from '../../local/paths.js';
+import { loadServiceBusHostOptions, type ServiceBusHostOptions } from '@ledger-convoy/local-host';
+import { repoPath } from '@ledger-convoy/local-host';
 
 /** Overrides from the command line (`--sessions`, `--session-idle-ms`); absent = host.json's value. */
 export type BenchOverrides = Partial<Pick<ServiceBusHostOptions, 'maxConcurrentSessions' | 'sessionIdleTimeoutMs'>>;

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { ServiceBusClient } from '@azure/service-bus';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
-import { startEmulatorStack, type EmulatorStack } from '../../local/emulatorStack.js';
-import { loadApp } from '../../local/functionRegistry.js';
-import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
-import { startLocalHost, type LocalHost } from '../../local/localHost.js';
+import { startEmulatorStack, type EmulatorStack } from '@ledger-convoy/local-host';
+import { loadApp } from '@ledger-convoy/local-host';
+import type { ServiceBusHostOptions } from '@ledger-convoy/local-host';
+import { startLocalHost, type LocalHost } from '@ledger-convoy/local-host';
 import type { FunctionRegistration } from '../../src/functions/register.js';
 import { ProcessedCounter } from './processedCounter.js';
 

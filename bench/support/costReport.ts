@@ -1,5 +1,5 @@
 /** The cost section of the pipeline bench's report: what an entry uses of each meter, and what a million cost on Azure. */
-import { table } from '../../cli/table.js';
+import { table } from '@ledger-convoy/cli';
 import { joinWindows, type CostResults, type CostWindow } from './costs.js';
 import { byKind, median } from './report.js';
 
@@ -52,7 +52,7 @@ export function costReport(costs: CostResults): string[] {
       `Service Bus Standard $${PRICES.serviceBusStandardPerMillionOperations} per million operations (13 M–100 M a month tier); ` +
       `Functions Flex Consumption on demand $${PRICES.flexPerMillionExecutions} per million executions and $${PRICES.flexPerGbSecond} per GB-s. ` +
       'Free grants, the Service Bus base charge (with its 13 M included operations) and storage are left out.',
-    '- Request units: the Cosmos DB emulator\'s x-ms-request-charge (emulators/cosmos/README.md: Microsoft\'s charge-by-item-size table, ' +
+    '- Request units: the Cosmos DB emulator\'s x-ms-request-charge (packages/cosmos-emulator/README.md: Microsoft\'s charge-by-item-size table, ' +
       'queries and change feed estimated), summed over every request from the first send until the last event was on order-events: ' +
       'processor, outbox relay (change feed, leases, holds) and the relay\'s polls while waiting. Bytes written: the items written as stored.',
     `- Service Bus operations: each message sent, received and completed once (ledger, orders, order-events — one subscriber ` +

@@ -4,7 +4,7 @@
  */
 import { consumeOrderEvents, eventKeyOf } from './orderEvents.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FunctionApi } from '../../cli/httpApi.js';
+import { FunctionApi } from '@ledger-convoy/cli';
 import type { BenchStack } from './benchStack.js';
 import { checkApplied, type PhaseSettings } from './phases.js';
 import type { ProcessedCounter } from './processedCounter.js';

@@ -3,8 +3,8 @@
  * measures from the first send to the last entry applied, and checks every order over HTTP.
  */
 import type { ServiceBusMessage } from '@azure/service-bus';
-import { FunctionApi } from '../../cli/httpApi.js';
-import type { ServiceBusHostOptions } from '../../local/config/serviceBusHostOptions.js';
+import { FunctionApi } from '@ledger-convoy/cli';
+import type { ServiceBusHostOptions } from '@ledger-convoy/local-host';
 import { consumeOrderEvents, eventKeyOf } from './orderEvents.js';
 import type { BenchHost, BenchStack, CosmosCounts } from './benchStack.js';
 import { sendEntryMessages, sendLedgers, type Workload } from './workload.js';

@@ -1,5 +1,5 @@
 /** The pipeline bench's printed report: figures, goals (printed, never asserted) and how each was measured. */
-import { table } from '../../cli/table.js';
+import { table } from '@ledger-convoy/cli';
 import type { ByKind, CosmosCounts } from './benchStack.js';
 import { headerLines, type BenchSettings } from './benchSettings.js';
 import { LATENCY_LOAD, type LatencyResult } from './latency.js';

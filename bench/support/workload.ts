@@ -3,9 +3,8 @@
  * exact `orders` messages the splitter makes of them, for the phases that skip the splitter.
  */
 import type { ServiceBusClient, ServiceBusMessage } from '@azure/service-bus';
-import { generateRun } from '../../cli/generator.js';
+import { entryIdOf, generateRun, ledgerIdOf, orderIdOf } from '@ledger-convoy/cli';
 import { createHash } from 'node:crypto';
-import { entryIdOf, ledgerIdOf, orderIdOf } from '../../cli/ids.js';
 import { sendInBatches, toOrderEntryMessage } from '../../src/adapters/serviceBusBatchSender.js';
 import { ledgerSchema, planLedger, type Ledger } from '../../src/core/index.js';
 

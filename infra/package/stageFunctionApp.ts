@@ -64,6 +64,55 @@ export function productionManifest(manifest: PackageManifest): PackageManifest {
   return out;
 }
 
+/** The parts of package-lock.json (lockfileVersion 3) this script reads or writes. */
+export interface PackageLock {
+  readonly packages: Readonly<Record<string, LockEntry>>;
+  readonly [key: string]: unknown;
+}
+
+/** One package of the lock file, at its `node_modules/…` location (`''` is the project). */
+interface LockEntry {
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly optionalDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly dev?: boolean;
+  readonly link?: boolean;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The lock file of the deployed app alone: the project with its production dependencies and every package they
+ * reach, resolved as Node does (the nearest `node_modules/<name>` from the dependent's folder up). The workspace
+ * packages under packages/ and whatever only they use drop out: the lock file marks those as production packages
+ * (a workspace is part of the project), so `npm ci --omit=dev` on the full lock file would install them.
+ */
+export function productionLock(lock: PackageLock, manifest: PackageManifest): PackageLock {
+  const packages = lock.packages;
+  const resolve = (from: string, name: string): string | undefined => {
+    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
+      const at = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`;
+      if (packages[at] !== undefined) return at;
+      if (dir === '') return undefined;
+    }
+  };
+  const root: LockEntry = { ...productionManifest(manifest) };
+  const kept: Record<string, LockEntry> = { '': root };
+  const queue: [string, LockEntry][] = [['', root]];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const [at, entry] = next;
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
+      const found = resolve(at, name);
+      if (found === undefined || kept[found] !== undefined) continue;
+      const dependency = packages[found] as LockEntry;
+      if (dependency.link === true) throw new Error(`${found} is a workspace package: the deployed app must not depend on one`);
+      kept[found] = dependency;
+      queue.push([found, dependency]);
+    }
+  }
+  const ordered = Object.fromEntries(Object.keys(packages).filter((at) => kept[at] !== undefined).map((at) => [at, kept[at]]));
+  return { ...lock, packages: { '': root, ...ordered } };
+}
+
 function npmInstall(dir: string): void {
   // npm is a .cmd shim on Windows, which only a shell can start.
   const result = spawnSync('npm', PRODUCTION_INSTALL_ARGS, { cwd: dir, stdio: 'inherit', shell: process.platform === 'win32' });
@@ -124,19 +173,18 @@ export function stageFunctionApp(options: StageFunctionAppOptions): StagedPackag
   mkdirSync(outDir, { recursive: true });
   cpSync(appDir, join(outDir, COMPILED_APP_DIR), { recursive: true, filter: (src) => !BUILD_ONLY.some((pattern) => pattern.test(src)) });
   copyFileSync(join(rootDir, 'host.json'), join(outDir, 'host.json'));
-  // `npm ci` needs the full manifest to agree with the lock file; the trimmed one replaces it afterwards.
-  copyFileSync(join(rootDir, 'package.json'), join(outDir, 'package.json'));
-  copyFileSync(join(rootDir, 'package-lock.json'), join(outDir, 'package-lock.json'));
+  // The app's own manifest and lock file, without the workspaces and what only they use (`npm ci` needs both to agree).
+  const lock = readJson<PackageLock>(join(rootDir, 'package-lock.json'));
+  writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(productionManifest(manifest), null, 2)}\n`);
+  writeFileSync(join(outDir, 'package-lock.json'), `${JSON.stringify(productionLock(lock, manifest), null, 2)}\n`);
 
   log(`Installing production dependencies into ${relative(rootDir, outDir)} …`);
   install(outDir);
 
   // A package the lock file marks as development-only must not ship (guards against an install that ignored --omit).
-  const lock = readJson<{ packages?: Record<string, { dev?: boolean }> }>(join(rootDir, 'package-lock.json'));
-  const devOnly = installedPackages(join(outDir, 'node_modules')).filter((name) => lock.packages?.[`node_modules/${name}`]?.dev === true);
+  const devOnly = installedPackages(join(outDir, 'node_modules')).filter((name) => lock.packages[`node_modules/${name}`]?.dev === true);
   if (devOnly.length > 0) throw new Error(`development-only packages were installed: ${devOnly.join(', ')}`);
 
-  writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(productionManifest(manifest), null, 2)}\n`);
   // An ignore file of its own: azd then zips this folder as it is. Without one, azd versions before 1.23.12
   // leave node_modules out of JavaScript packages by default.
   writeFileSync(join(outDir, '.funcignore'), '# Staged by infra/package/stageFunctionApp.ts: everything in this folder ships.\n');

@@ -20,12 +20,13 @@ export { runGapMonitor, type GapMonitorReport } from './order/gapMonitor.js';
 
 export { rejectedEntryId } from './documents/documentIds.js';
 
-export type { RejectedRecord } from './documents/orderDocument.js';
+export type { OrderDocument, RejectedRecord } from './documents/orderDocument.js';
 
 export { rejectedDetails, type RejectedDetails, type RejectedEntryDocument } from './documents/rejectedEntryDocument.js';
 
 export type { Stored } from './ports/orderStore.js';
-export { AlertName } from './ports/telemetry.js';
+export { AlertName, CounterName } from './ports/telemetry.js';
+export { QUEUE_NAMES, QueueName } from './queueNames.js';
 
 export { type ProcessResult } from './processor/processResult.js';
 

@@ -9,8 +9,8 @@ import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
 import { initialOrderState } from '../../src/core/order/orderState.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
-import { start } from '../../emulators/cosmos/index.js';
-import type { CosmosEmulator } from '../../emulators/cosmos/index.js';
+import { start } from '@ledger-convoy/cosmos-emulator';
+import type { CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
 import { describeOrderStoreContract } from '../unit/contracts/orderStoreContract.js';
 
 let emulator: CosmosEmulator;

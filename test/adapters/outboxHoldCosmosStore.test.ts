@@ -4,7 +4,7 @@ import { CosmosOutboxHoldStore } from '../../src/adapters/outboxHoldCosmosStore.
 import { outboxHoldId, type OutboxHold } from '../../src/core/index.js';
 import { appendedHold, heldCopy, newHold } from '../../src/core/outbox/holdMarker.js';
 import { outboxRecordOf } from '../outbox/support/relayFakes.js';
-import { start, type CosmosEmulator } from '../../emulators/cosmos/index.js';
+import { start, type CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
 
 let emulator: CosmosEmulator;
 let client: CosmosClient;

@@ -1,5 +1,5 @@
-import type { FaultRuleInput } from '../../emulators/cosmos/index.js';
-import { Prng } from '../../cli/prng.js';
+import type { FaultRuleInput } from '@ledger-convoy/cosmos-emulator';
+import { Prng } from '@ledger-convoy/cli';
 import type { ChaosOptions } from './chaosOptions.js';
 
 /** One fault the run injects from outside the hosts, at `atMs` after the start of the window. */

@@ -3,9 +3,9 @@
  * without emulators, the app's functions with the host faults of `hostFaults.ts`, settings from the environment.
  * Prints `{"chaos":"ready","httpUrl":…}` on stdout.
  */
-import { startLocalHost } from '../../local/localHost.js';
-import { loadApp } from '../../local/functionRegistry.js';
-import { createHostLogger } from '../../local/logging/logger.js';
+import { startLocalHost } from '@ledger-convoy/local-host';
+import { loadApp } from '@ledger-convoy/local-host';
+import { createHostLogger } from '@ledger-convoy/local-host';
 import { emitHostEvent, hostFaultSettingsFrom, withHostFaults } from './hostFaults.js';
 
 const env = process.env;

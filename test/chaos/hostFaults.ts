@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CosmosDBv4FunctionOptions, InvocationContext, TimerFunctionOptions } from '@azure/functions';
 import type { FunctionRegistration } from '../../src/functions/register.js';
-import { Prng } from '../../cli/prng.js';
+import { Prng } from '@ledger-convoy/cli';
 
 /** Faults a host child injects into its own order processor (read from `CHAOS_*` environment variables). */
 export interface HostFaultSettings {

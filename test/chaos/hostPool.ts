@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startChild, type Child } from '../../local/childProcess.js';
+import { startChild, type Child } from '@ledger-convoy/local-host';
 import type { HostEvent } from './hostFaults.js';
 
 /** What the hosts reported and suffered, counted by the pool. */

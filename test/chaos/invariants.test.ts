@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { orderEventKey, orderEventSource, type Entry, type OrderView } from '../../src/core/index.js';
-import { expectationOf } from '../../cli/expectation.js';
-import { generateRun } from '../../cli/generator.js';
+import { expectationOf } from '@ledger-convoy/cli';
+import { generateRun } from '@ledger-convoy/cli';
 import { checkInvariants, duplicateSends, invariantsHold, oraclePrefixes, type RelayObservation, webhookOrderProblems } from './invariants.js';
 import { eventIdentity, type Observation, type SeenEvent } from './observe.js';
 

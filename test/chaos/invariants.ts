@@ -1,7 +1,7 @@
 import { type BusinessState, type Entry } from '../../src/core/index.js';
-import { compareWithExpectation, orderDifferences } from '../../cli/compare.js';
-import type { Expectation } from '../../cli/expectation.js';
-import { expectedOrders } from '../../cli/oracle.js';
+import { compareWithExpectation, orderDifferences } from '@ledger-convoy/cli';
+import type { Expectation } from '@ledger-convoy/cli';
+import { expectedOrders } from '@ledger-convoy/cli';
 import { eventIdentity, type Observation, type SeenEvent } from './observe.js';
 
 /** The verdict on one invariant, with up to a few examples of what broke it. */

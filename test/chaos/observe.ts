@@ -1,11 +1,11 @@
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusClient } from '@azure/service-bus';
 import { orderEventKey, orderEventSource, type BusinessState, type OrderView } from '../../src/core/index.js';
-import { foundDeadLetter, readOrders as readOrdersVia } from '../../cli/verify.js';
-import type { FoundDeadLetter } from '../../cli/compare.js';
-import { FunctionApi } from '../../cli/httpApi.js';
-import { messageIdText } from '../../cli/ids.js';
-import { peekAll } from '../../cli/serviceBus.js';
+import { foundDeadLetter, readOrders as readOrdersVia } from '@ledger-convoy/cli';
+import type { FoundDeadLetter } from '@ledger-convoy/cli';
+import { FunctionApi } from '@ledger-convoy/cli';
+import { messageIdText } from '@ledger-convoy/cli';
+import { peekAll } from '@ledger-convoy/cli';
 
 /** An `order-events` message as peeked. */
 export interface SeenEvent {

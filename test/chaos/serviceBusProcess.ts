@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { launchServiceBusEmulator } from '../../local/childProcess.js';
+import { launchServiceBusEmulator } from '@ledger-convoy/local-host';
 
 /** The Service Bus emulator as a child process that can be killed and restarted on the same port and data. */
 export interface ServiceBusProcess {

@@ -1,8 +1,8 @@
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusClient } from '@azure/service-bus';
 import { type OrderView } from '../../src/core/index.js';
-import { compareWithExpectation, orderDifferences } from '../../cli/compare.js';
-import type { Expectation } from '../../cli/expectation.js';
+import { compareWithExpectation, orderDifferences } from '@ledger-convoy/cli';
+import type { Expectation } from '@ledger-convoy/cli';
 import type { HostPool } from './hostPool.js';
 import { readBacklog, readDeadLetters, readEvents, readOrders, readRows, type Observation } from './observe.js';
 

@@ -1,8 +1,8 @@
 import type { ServiceBusClient, ServiceBusMessage, ServiceBusSender } from '@azure/service-bus';
 import { type Entry } from '../../src/core/index.js';
 import { entryMessageId, requestHash } from '../../src/core/hash.js';
-import { generateRun, type GeneratedRun } from '../../cli/generator.js';
-import { Prng } from '../../cli/prng.js';
+import { generateRun, type GeneratedRun } from '@ledger-convoy/cli';
+import { Prng } from '@ledger-convoy/cli';
 import type { ChaosOptions } from './chaosOptions.js';
 
 /** One message the producer sends. */

@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DlqListing } from '../../cli/dlq/list.js';
-import { withOrdersContainer } from '../../cli/cosmos.js';
-import { FunctionApi } from '../../cli/httpApi.js';
-import { messageEntryId } from '../../cli/ids.js';
-import { peekAll } from '../../cli/serviceBus.js';
+import type { DlqListing } from '@ledger-convoy/cli';
+import { withOrdersContainer } from '@ledger-convoy/cli';
+import { FunctionApi } from '@ledger-convoy/cli';
+import { messageEntryId } from '@ledger-convoy/cli';
+import { peekAll } from '@ledger-convoy/cli';
 import { type Entry, type OrderView } from '../../src/core/index.js';
 import { startE2eStack, type E2eStack } from './support/e2eStack.js';
 import { businessStateOf, waitForValue } from './support/views.js';

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readExpectation, type Expectation } from '../../cli/expectation.js';
-import { FunctionApi } from '../../cli/httpApi.js';
-import { peekAll } from '../../cli/serviceBus.js';
-import type { VerifyReport } from '../../cli/verify.js';
-import { messageEntryId } from '../../cli/ids.js';
+import { readExpectation, type Expectation } from '@ledger-convoy/cli';
+import { FunctionApi } from '@ledger-convoy/cli';
+import { peekAll } from '@ledger-convoy/cli';
+import type { VerifyReport } from '@ledger-convoy/cli';
+import { messageEntryId } from '@ledger-convoy/cli';
 import { businessStateOf, countBy } from './support/views.js';
 import { startE2eStack, type E2eStack } from './support/e2eStack.js';
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_STAGING_DIR, PRODUCTION_INSTALL_ARGS, productionManifest, stageFunctionApp } from '../../infra/package/stageFunctionApp.js';
+import { DEFAULT_STAGING_DIR, PRODUCTION_INSTALL_ARGS, productionLock, productionManifest, stageFunctionApp, type PackageLock } from '../../infra/package/stageFunctionApp.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -50,8 +50,9 @@ describe('.funcignore', () => {
     const excluded = [
       'test/infra/a.test.ts',
       'src/index.ts',
-      'emulators/servicebus/main.ts',
-      'compat/x.cs',
+      'packages/servicebus-emulator/src/main.ts',
+      'CHANGELOG.md',
+      'docs/contracts.md',
       'infra/main.bicep',
       'scripts/infraBuild.ts',
       'vitest.config.ts',
@@ -152,6 +153,46 @@ function fixtureProject(): string {
 
 const quiet = () => undefined;
 
+describe('productionLock', () => {
+  const manifest = { name: 'app', version: '0.1.0', dependencies: { a: '1.0.0' }, devDependencies: { tool: '0.1.0' }, workspaces: ['packages/*'] };
+  const lock: PackageLock = {
+    lockfileVersion: 3,
+    packages: {
+      '': { name: 'app', version: '0.1.0', workspaces: ['packages/*'], dependencies: { a: '1.0.0' }, devDependencies: { tool: '0.1.0' } },
+      'node_modules/a': { version: '1.0.0', dependencies: { b: '^2.0.0', shared: '1.0.0' } },
+      'node_modules/a/node_modules/b': { version: '2.0.0' },
+      'node_modules/b': { version: '1.0.0' },
+      'node_modules/shared': { version: '1.0.0' },
+      'node_modules/tool': { resolved: 'packages/tool', link: true },
+      'packages/tool': { version: '0.1.0', dependencies: { 'only-the-tool': '1.0.0', shared: '1.0.0' } },
+      'node_modules/only-the-tool': { version: '1.0.0' },
+    },
+  };
+
+  it("keeps the app's dependencies as Node resolves them and drops the workspaces and what only they use", () => {
+    const out = productionLock(lock, manifest);
+    expect(Object.keys(out.packages)).toEqual(['', 'node_modules/a', 'node_modules/a/node_modules/b', 'node_modules/shared']);
+    expect(out.packages['']).toEqual({ name: 'app', version: '0.1.0', dependencies: { a: '1.0.0' } });
+  });
+
+  it('refuses an app that depends on a workspace package', () => {
+    expect(() => productionLock(lock, { ...manifest, dependencies: { a: '1.0.0', tool: '0.1.0' } })).toThrow(/node_modules\/tool is a workspace package/);
+  });
+
+  it("leaves out of this repository's deployment every workspace package and every package only they use", () => {
+    const repoManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; workspaces: string[] };
+    const repoLock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as PackageLock;
+    const staged = Object.keys(productionLock(repoLock, repoManifest).packages).filter(Boolean);
+    expect(repoManifest.workspaces).toEqual(['packages/*']);
+    expect(staged.filter((at) => at.startsWith('packages/') || at.startsWith('node_modules/@ledger-convoy/'))).toEqual([]);
+    for (const name of Object.keys(repoManifest.dependencies)) expect(staged).toContain(`node_modules/${name}`);
+    // Each of these is a dependency of a tool package only: the emulators, the launcher, the local host, the CLI.
+    for (const toolOnly of ['azurite', 'esbuild', 'peggy', '@zeit/cosmosdb-query', 'hono', 'playwright-core', 'tsx', 'selfsigned']) {
+      expect(staged, toolOnly).not.toContain(`node_modules/${toolOnly}`);
+    }
+  });
+});
+
 describe('stageFunctionApp', () => {
   it('stages the compiled app, host.json, the manifests and production dependencies, and nothing else', () => {
     const project = fixtureProject();
@@ -161,8 +202,9 @@ describe('stageFunctionApp', () => {
       log: quiet,
       install: (dir) => {
         installs.push(dir);
-        // The install sees the full manifest, which must match the lock file.
-        expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).toHaveProperty('devDependencies');
+        // The install sees the app's production manifest and the lock file of exactly its packages.
+        expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).not.toHaveProperty('devDependencies');
+        expect(Object.keys((JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as PackageLock).packages)).toEqual(['', 'node_modules/prod-lib']);
         writeFiles(dir, { 'node_modules/prod-lib/index.js': '' });
       },
     });

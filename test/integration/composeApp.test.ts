@@ -1,12 +1,12 @@
 import { CosmosClient } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { start as startCosmos } from '../../emulators/cosmos/index.js';
-import type { CosmosEmulator } from '../../emulators/cosmos/index.js';
+import { start as startCosmos } from '@ledger-convoy/cosmos-emulator';
+import type { CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
 import type { AppSettings } from '../../src/adapters/azureSettings.js';
 import { app } from '@azure/functions';
 import { composeApp } from '../../src/functions/app.js';
 import { setEnv } from '../outbox/support/eventually.js';
-import { HttpRequest } from '../../local/azureFunctions.js';
+import { HttpRequest } from '@ledger-convoy/local-host';
 import { handlerOf, invocation } from './support/stack.js';
 
 let cosmos: CosmosEmulator;

@@ -1,6 +1,6 @@
 import { ServiceBusClient, type ServiceBusSender } from '@azure/service-bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type RunningEmulator } from '../../emulators/servicebus/index.js';
+import { start, type RunningEmulator } from '@ledger-convoy/servicebus-emulator';
 import { toOrderEventServiceBusMessage } from '../../src/adapters/outboxServiceBusSender.js';
 import { ORDER_MAX_TRANSACTIONS, type Entry, type Stored } from '../../src/core/index.js';
 import { ID_MAX_BYTES, ENTRY_ID_MAX_LENGTH, ORDER_ID_MAX_LENGTH, ORDER_MAX_PARKED } from '../../src/core/schemas/limits.js';

@@ -2,8 +2,8 @@ import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusMessage } from '@azure/service-bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageTooLargeError, sendInBatches } from '../../src/adapters/serviceBusBatchSender.js';
-import { start } from '../../emulators/servicebus/index.js';
-import type { RunningEmulator } from '../../emulators/servicebus/index.js';
+import { start } from '@ledger-convoy/servicebus-emulator';
+import type { RunningEmulator } from '@ledger-convoy/servicebus-emulator';
 import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
 import { testServiceBusConfig } from './support/stack.js';
 

@@ -4,7 +4,7 @@ import { CosmosOutboxHoldStore } from '../../src/adapters/outboxHoldCosmosStore.
 import { releaseHold } from '../../src/core/outbox/holdRelease.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
 import { ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
-import { start, type CosmosEmulator } from '../../emulators/cosmos/index.js';
+import { start, type CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
 import { FakeSender, FakeWebhook, asChange, earlierOutboxRecordOf, keyOf, outboxRecordOf } from './support/relayFakes.js';
 
 /*

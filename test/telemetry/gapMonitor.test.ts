@@ -1,6 +1,6 @@
 import { CosmosClient, type Container } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start as startCosmos, type CosmosEmulator } from '../../emulators/cosmos/index.js';
+import { start as startCosmos, type CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
 import { ConvoyMetrics } from '../../src/adapters/metrics.js';
 import { CosmosOrderStore } from '../../src/adapters/cosmosOrderStore.js';
 import { uid } from '../integration/support/ledgers.js';

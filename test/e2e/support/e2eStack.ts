@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceBusClient } from '@azure/service-bus';
-import type { CliIo } from '../../../cli/io.js';
-import { runCli } from '../../../cli/program.js';
-import { startLocalHost, type LocalHost, type LocalHostOptions } from '../../../local/localHost.js';
+import type { CliIo } from '@ledger-convoy/cli';
+import { runCli } from '@ledger-convoy/cli';
+import { startLocalHost, type LocalHost, type LocalHostOptions } from '@ledger-convoy/local-host';
 
 /** The embedded stack started in-process, a scratch directory, and a way to run the CLI against both. */
 export interface E2eStack {

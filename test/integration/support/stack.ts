@@ -5,10 +5,10 @@ import type { HttpHandler, HttpResponseInit, ServiceBusQueueHandler } from '@azu
 import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSessionReceiver } from '@azure/service-bus';
 import { randomUUID } from 'node:crypto';
-import { start as startCosmos } from '../../../emulators/cosmos/index.js';
-import type { CosmosEmulator } from '../../../emulators/cosmos/index.js';
-import { start as startServiceBus } from '../../../emulators/servicebus/index.js';
-import type { RunningEmulator } from '../../../emulators/servicebus/index.js';
+import { start as startCosmos } from '@ledger-convoy/cosmos-emulator';
+import type { CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
+import { start as startServiceBus } from '@ledger-convoy/servicebus-emulator';
+import type { RunningEmulator } from '@ledger-convoy/servicebus-emulator';
 import { composeApp, type App } from '../../../src/functions/app.js';
 import { nextWhileAny, peekEverything, receiveExactly } from '../../support/serviceBusWaits.js';
 import { receiverActions } from './settlementActions.js';

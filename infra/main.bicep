@@ -1,5 +1,7 @@
 // Ledger Convoy on Azure: a Flex Consumption function app with a user-assigned identity, Service Bus queues
-// from the entity file, Cosmos DB, monitoring and alerts. No keys anywhere: every local auth method is off.
+// from the entity file, Cosmos DB with continuous backup, monitoring, diagnostics, a workbook and alerts. No keys
+// anywhere: every local auth method is off. vnetEnabled puts Storage, Cosmos DB and Service Bus behind private
+// endpoints in a virtual network the app integrates with (docs/azure.md).
 targetScope = 'subscription'
 
 @minLength(1)
@@ -94,12 +96,28 @@ param outboxWebhookSecretUri string = ''
 @maxValue(1000)
 param maximumInstanceCount int = 40
 
+@description('VNET_ENABLED: a virtual network with private endpoints for Storage, Cosmos DB and Service Bus (publicNetworkAccess Disabled on each), VNet integration of the app and a NAT gateway for its outbound traffic. Needs serviceBusSku Premium.')
+param vnetEnabled bool = false
+
+@description('Cosmos DB continuous backup tier: point-in-time restore over 7 days (no charge) or 30 days (billed per GB).')
+@allowed([
+  'Continuous7Days'
+  'Continuous30Days'
+])
+param cosmosBackupTier string = 'Continuous7Days'
+
 var abbrs = loadJsonContent('abbreviations.json')
 // Stable per subscription, environment and region, so names are unique yet re-deployments update in place.
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = { 'azd-env-name': environmentName }
 var functionAppName = '${abbrs.webSitesFunctions}api-${resourceToken}'
 var deploymentContainerName = 'app-package-${take(functionAppName, 32)}-${take(resourceToken, 7)}'
+var publicNetworkAccess = vnetEnabled ? 'Disabled' : 'Enabled'
+// Service Bus private endpoints exist on Premium only, and a namespace cannot change tier in place: refuse the
+// combination before anything is created rather than leave a public namespace behind a private network.
+var serviceBusSkuChecked = vnetEnabled && serviceBusSku != 'Premium'
+  ? fail('VNET_ENABLED=true needs SERVICEBUS_SKU=Premium: Service Bus private endpoints exist only on the Premium tier (about US$680 a month per messaging unit; see docs/azure.md), and a Standard namespace cannot be changed to Premium in place. Run `azd env set SERVICEBUS_SKU Premium` (a new environment, or delete the Standard namespace first), or set VNET_ENABLED=false.')
+  : serviceBusSku
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: '${abbrs.resourcesResourceGroups}${environmentName}'
@@ -136,6 +154,7 @@ module storage 'app/storage.bicep' = {
     tags: tags
     name: '${abbrs.storageStorageAccounts}${resourceToken}'
     deploymentContainerName: deploymentContainerName
+    publicNetworkAccess: publicNetworkAccess
   }
 }
 
@@ -146,8 +165,9 @@ module serviceBus 'app/serviceBus.bicep' = {
     location: location
     tags: tags
     name: '${abbrs.serviceBusNamespaces}${resourceToken}'
-    sku: serviceBusSku
+    sku: serviceBusSkuChecked
     maxQueueSizeInMegabytes: serviceBusQueueMaxSizeInMegabytes
+    publicNetworkAccess: publicNetworkAccess
   }
 }
 
@@ -160,12 +180,62 @@ module cosmos 'app/cosmos.bicep' = {
     name: '${abbrs.documentDBDatabaseAccounts}${resourceToken}'
     capacityMode: cosmosCapacityMode
     autoscaleMaxThroughput: cosmosAutoscaleMaxThroughput
+    backupTier: cosmosBackupTier
+    publicNetworkAccess: publicNetworkAccess
   }
 }
+
+module network 'app/network.bicep' = if (vnetEnabled) {
+  name: 'network'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    vnetName: '${abbrs.networkVirtualNetworks}${resourceToken}'
+    nsgName: '${abbrs.networkNetworkSecurityGroups}${resourceToken}'
+    natGatewayName: '${abbrs.networkNatGateways}${resourceToken}'
+    publicIpName: '${abbrs.networkPublicIPAddresses}nat-${resourceToken}'
+    maximumInstanceCount: maximumInstanceCount
+  }
+}
+
+// The sub-resources the app reaches: the host's blob (package, leases, keys), queue and table services; Cosmos DB's
+// NoSQL (Sql) endpoint; the Service Bus namespace. `zone` is the key of the network module's zoneIds.
+var privateEndpoints = vnetEnabled
+  ? [
+      { name: 'blob', service: 'storage', groupId: 'blob', zone: 'blob' }
+      { name: 'queue', service: 'storage', groupId: 'queue', zone: 'queue' }
+      { name: 'table', service: 'storage', groupId: 'table', zone: 'table' }
+      { name: 'cosmos', service: 'cosmos', groupId: 'Sql', zone: 'cosmosSql' }
+      { name: 'servicebus', service: 'serviceBus', groupId: 'namespace', zone: 'serviceBus' }
+    ]
+  : []
+
+module privateEndpoint 'app/privateEndpoint.bicep' = [
+  for pe in privateEndpoints: {
+    name: 'privateEndpoint-${pe.name}'
+    scope: rg
+    params: {
+      location: location
+      tags: tags
+      name: '${abbrs.networkPrivateEndpoints}${pe.name}-${resourceToken}'
+      subnetId: network!.outputs.privateEndpointsSubnetId
+      serviceId: {
+        storage: storage.outputs.id
+        cosmos: cosmos.outputs.id
+        serviceBus: serviceBus.outputs.id
+      }[pe.service]
+      groupId: pe.groupId
+      privateDnsZoneId: network!.outputs.zoneIds[pe.zone]
+    }
+  }
+]
 
 module functionApp 'app/functionApp.bicep' = {
   name: 'functionApp'
   scope: rg
+  // With VNET_ENABLED the host can reach its storage only once the endpoints and their DNS records exist.
+  dependsOn: [privateEndpoint]
   params: {
     location: location
     tags: tags
@@ -181,6 +251,7 @@ module functionApp 'app/functionApp.bicep' = {
     cosmosDatabaseName: cosmos.outputs.databaseName
     cosmosContainerName: cosmos.outputs.containerName
     maximumInstanceCount: maximumInstanceCount
+    virtualNetworkSubnetId: vnetEnabled ? network!.outputs.appSubnetId : ''
     extraAppSettings: union({
       // host.json tuning without a redeploy of the code: the host reads AzureFunctionsJobHost__* over host.json.
       AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentSessions: string(maxConcurrentSessions)
@@ -228,6 +299,30 @@ module alerts 'app/alerts.bicep' = {
   }
 }
 
+module diagnostics 'app/diagnostics.bicep' = {
+  name: 'diagnostics'
+  scope: rg
+  params: {
+    logAnalyticsId: monitoring.outputs.logAnalyticsId
+    serviceBusNamespaceName: serviceBus.outputs.name
+    cosmosAccountName: cosmos.outputs.name
+    storageAccountName: storage.outputs.name
+    functionAppName: functionApp.outputs.name
+  }
+}
+
+module workbook 'app/workbook.bicep' = {
+  name: 'workbook'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsId: monitoring.outputs.applicationInsightsId
+    logAnalyticsId: monitoring.outputs.logAnalyticsId
+    serviceBusId: serviceBus.outputs.id
+  }
+}
+
 // azd writes these to .azure/<env>/.env; names match the app settings of docs/architecture.md, "Names everyone shares".
 output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
@@ -244,3 +339,6 @@ output APPLICATIONINSIGHTS_CONNECTION_STRING string = monitoring.outputs.applica
 // Identity-based connection settings for a local run against Azure (the developer's own credential).
 output ServiceBusConnection__fullyQualifiedNamespace string = serviceBus.outputs.fullyQualifiedNamespace
 output CosmosConnection__accountEndpoint string = cosmos.outputs.endpoint
+output VNET_ENABLED bool = vnetEnabled
+output AZURE_VNET_NAME string = vnetEnabled ? network!.outputs.vnetName : ''
+output AZURE_WORKBOOK_ID string = workbook.outputs.id

@@ -83,6 +83,8 @@ function clampProperties(properties: EntityProperties | undefined): EntityProper
   set('LockDuration', clampDuration(properties.LockDuration, undefined, limits.lockDurationMax));
   set('DefaultMessageTimeToLive', clampDuration(properties.DefaultMessageTimeToLive, undefined, limits.messageTimeToLiveMax));
   set('MaxDeliveryCount', properties.MaxDeliveryCount === undefined ? undefined : Math.min(properties.MaxDeliveryCount, limits.maxDeliveryCountMax));
+  // The Docker emulator has no AutoDeleteOnIdle: its entities live as long as the container.
+  delete clamped.AutoDeleteOnIdle;
   return clamped as EntityProperties;
 }
 
@@ -94,8 +96,8 @@ function withProperties<T extends { Properties?: EntityProperties | undefined }>
 /**
  * Returns a copy of the entity file within the official Docker emulator's limits
  * ({@link DOCKER_EMULATOR_LIMITS}): the namespace is renamed `sbemulatorns`, durations and delivery counts above
- * a limit become the limit, a duplicate-detection window below PT5S becomes PT5S. Names, flags and every other
- * property are kept. The input is not modified.
+ * a limit become the limit, a duplicate-detection window below PT5S becomes PT5S, `AutoDeleteOnIdle` (which that
+ * emulator does not have) is dropped. Names, flags and every other property are kept. The input is not modified.
  * @throws ZodError when the input is not in the Config.json format; TypeError for an unreadable duration.
  */
 export function clampForDockerEmulator(input: unknown): EntityFile {

@@ -1,5 +1,5 @@
 // Operator alerts, routed to one action group: dead letters on the work queues, the backlog of the event queue,
-// the app's alerts (README, "Contracts and processing rules": a warn-level structured log line plus an OpenTelemetry event;
+// the app's alerts (docs/contracts.md: a warn-level structured log line plus an OpenTelemetry event;
 // the app also counts each one in a metric of the same name), and the outbox relay's holds and lag.
 
 @description('Tags applied to every resource.')
@@ -36,7 +36,7 @@ param eventQueueBacklogThreshold int = 100000
 @description('Application Insights component that receives the app telemetry.')
 param applicationInsightsName string
 
-@description('Alert names the app emits, as events and as counters (README, "Contracts and processing rules"; src/core/ports/telemetry.ts).')
+@description('Alert names the app emits, as events and as counters (docs/contracts.md; src/core/ports/telemetry.ts).')
 param alertEvents array = [
   'GapTooOld'
   'IdempotencyKeyConflict'

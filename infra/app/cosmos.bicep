@@ -21,6 +21,20 @@ param capacityMode string = 'Serverless'
 @minValue(1000)
 param autoscaleMaxThroughput int = 1000
 
+@description('Continuous backup tier: point-in-time restore over the last 7 days (free) or 30 days (billed per GB).')
+@allowed([
+  'Continuous7Days'
+  'Continuous30Days'
+])
+param backupTier string = 'Continuous7Days'
+
+@description('Disabled when the app reaches the account through its private endpoint only (VNET_ENABLED).')
+@allowed([
+  'Enabled'
+  'Disabled'
+])
+param publicNetworkAccess string = 'Enabled'
+
 @description('Database name (docs/architecture.md, "Names everyone shares").')
 param databaseName string = 'convoy'
 
@@ -47,7 +61,13 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     disableLocalAuth: true
     disableKeyBasedMetadataWriteAccess: true
     minimalTlsVersion: 'Tls12'
-    publicNetworkAccess: 'Enabled'
+    publicNetworkAccess: publicNetworkAccess
+    // The order state, the inbox and the outbox live here: continuous backup allows a restore to any second of the
+    // tier's window (a new account; docs/azure.md, "Point-in-time restore").
+    backupPolicy: {
+      type: 'Continuous'
+      continuousModeProperties: { tier: backupTier }
+    }
   }
 }
 

@@ -56,6 +56,9 @@ param maximumInstanceCount int = 40
 ])
 param instanceMemoryMB int = 2048
 
+@description('Subnet (delegated to Microsoft.App/environments) the app integrates with when VNET_ENABLED; empty: no VNet integration.')
+param virtualNetworkSubnetId string = ''
+
 @description('Overrides of host.json and app settings, merged last.')
 param extraAppSettings object = {}
 
@@ -130,6 +133,9 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    // Outbound traffic (Storage, Cosmos DB, Service Bus through their private endpoints; the internet through the NAT
+    // gateway) leaves through the subnet. Inbound HTTP stays public, guarded by function keys.
+    virtualNetworkSubnetId: empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId
     // Key Vault references in the app settings (OUTBOX_WEBHOOK_SECRET) resolve with the app's identity.
     keyVaultReferenceIdentity: identityId
     siteConfig: {

@@ -37,6 +37,13 @@ param premiumCapacity int = 1
 ])
 param maxQueueSizeInMegabytes int = 1024
 
+@description('Disabled when the app reaches the namespace through its private endpoint only (VNET_ENABLED; Premium only).')
+@allowed([
+  'Enabled'
+  'Disabled'
+])
+param publicNetworkAccess string = 'Enabled'
+
 var entityFile = loadJsonContent('../servicebus.config.json')
 // The file holds one namespace; its name only matters to the emulators.
 var queues = entityFile.UserConfig.Namespaces[0].Queues
@@ -54,7 +61,7 @@ resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
     // Entra ID only: no SAS keys can be used against this namespace.
     disableLocalAuth: true
     minimumTlsVersion: '1.2'
-    publicNetworkAccess: 'Enabled'
+    publicNetworkAccess: publicNetworkAccess
   }
 }
 
@@ -78,7 +85,9 @@ resource queue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
       empty(q.Properties.?ForwardTo ?? '') ? {} : { forwardTo: q.Properties.ForwardTo },
       empty(q.Properties.?ForwardDeadLetteredMessagesTo ?? '')
         ? {}
-        : { forwardDeadLetteredMessagesTo: q.Properties.ForwardDeadLetteredMessagesTo }
+        : { forwardDeadLetteredMessagesTo: q.Properties.ForwardDeadLetteredMessagesTo },
+      // Optional in the file (no queue sets it today): any() because the loaded file's type has no such key.
+      empty(any(q.Properties).?AutoDeleteOnIdle ?? '') ? {} : { autoDeleteOnIdle: any(q.Properties).AutoDeleteOnIdle }
     )
   }
 ]

@@ -15,6 +15,15 @@ param name string
 @description('Blob container that receives the deployment package.')
 param deploymentContainerName string
 
+@description('Disabled when the app reaches the account through private endpoints only (VNET_ENABLED).')
+@allowed([
+  'Enabled'
+  'Disabled'
+])
+param publicNetworkAccess string = 'Enabled'
+
+var isPrivate = publicNetworkAccess == 'Disabled'
+
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   name: name
   location: location
@@ -29,12 +38,18 @@ resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
     defaultToOAuthAuthentication: true
     minimumTlsVersion: 'TLS1_2'
     supportsHttpsTrafficOnly: true
-    publicNetworkAccess: 'Enabled'
-    networkAcls: {
-      // No virtual network in this template: the Flex Consumption app reaches storage over the public endpoint.
-      defaultAction: 'Allow'
-      bypass: 'AzureServices'
-    }
+    publicNetworkAccess: publicNetworkAccess
+    // Without VNET_ENABLED the Flex Consumption app reaches storage over the public endpoint; with it only through the
+    // blob, queue and table private endpoints, and no exception for trusted services either.
+    networkAcls: isPrivate
+      ? {
+          defaultAction: 'Deny'
+          bypass: 'None'
+        }
+      : {
+          defaultAction: 'Allow'
+          bypass: 'AzureServices'
+        }
   }
 }
 
@@ -50,6 +65,7 @@ resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/con
 }
 
 output name string = storage.name
+output id string = storage.id
 output blobEndpoint string = storage.properties.primaryEndpoints.blob
 output queueEndpoint string = storage.properties.primaryEndpoints.queue
 output tableEndpoint string = storage.properties.primaryEndpoints.table

@@ -89,7 +89,7 @@ function messageIdOf(message: ServiceBusMessage): string | undefined {
 }
 
 /**
- * The `orders` message of one planned entry (README, "Contracts and processing rules"), with the ledger's trace context
+ * The `orders` message of one planned entry (docs/contracts.md), with the ledger's trace context
  * (`Diagnostic-Id` / `traceparent`) added to its application properties.
  */
 export function toOrderEntryMessage(planned: PlannedEntryMessage, traceProperties: Readonly<Record<string, string>> = {}): ServiceBusMessage {

@@ -181,7 +181,7 @@ async function relayLeft(holds: CosmosOutboxHoldStore, container: Container, web
   return { holds: await holds.count(), unaccepted: records.filter((r) => !accepted.has(eventIdentity(r.orderId, r.entryId))).length };
 }
 
-/** Most hold-timer ticks after the webhook recovered that the holds may take to drain (README, "Outbox relay"). */
+/** Most hold-timer ticks after the webhook recovered that the holds may take to drain (docs/operations.md, "Outbox holds"). */
 export const MAX_DRAIN_TICKS = 2;
 
 /**

@@ -97,11 +97,11 @@ export const SNAPSHOT_CONTEXT = Object.freeze({
  * Evaluates `main.bicep` with the given parameters through `bicep snapshot` (the compiler's own evaluator),
  * so tests can assert concrete values instead of ARM expression strings.
  */
-export function snapshotMainBicep(compiler: BicepCompiler, mainBicep: string, params: Record<string, string | number>): DeploymentSnapshot {
+export function snapshotMainBicep(compiler: BicepCompiler, mainBicep: string, params: Record<string, string | number | boolean>): DeploymentSnapshot {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-infra-'));
   // `using` accepts only relative paths.
   const lines = [`using '${relative(dir, mainBicep).split('\\').join('/')}'`];
-  for (const [name, value] of Object.entries(params)) lines.push(`param ${name} = ${typeof value === 'number' ? value : `'${value}'`}`);
+  for (const [name, value] of Object.entries(params)) lines.push(`param ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}`);
   const paramFile = join(dir, 'test.bicepparam');
   writeFileSync(paramFile, `${lines.join('\n')}\n`);
   const ctx = SNAPSHOT_CONTEXT;

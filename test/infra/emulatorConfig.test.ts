@@ -51,6 +51,10 @@ describe('clampForDockerEmulator', () => {
     });
   });
 
+  it('drops AutoDeleteOnIdle, which the Docker emulator does not have', () => {
+    expect(queueProperties(config({ AutoDeleteOnIdle: 'PT1H', RequiresSession: true }))).toEqual({ RequiresSession: true });
+  });
+
   it('raises a duplicate-detection window below PT5S to PT5S', () => {
     expect(queueProperties(config({ DuplicateDetectionHistoryTimeWindow: 'PT1S' }))).toEqual({ DuplicateDetectionHistoryTimeWindow: 'PT5S' });
   });

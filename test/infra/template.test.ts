@@ -82,6 +82,9 @@ describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
     ]) {
       expect(properties).toContain(`'${arm}', variables('queues')[copyIndex()].Properties.${file}`);
     }
+    // Set only when the file names one, as forwarding is.
+    expect(properties).toContain("variables('queues')[copyIndex()].Properties, 'AutoDeleteOnIdle')");
+    expect(properties).toContain("'autoDeleteOnIdle', variables('queues')[copyIndex()].Properties.AutoDeleteOnIdle");
     // The size is not in the entity file: it comes from a parameter.
     expect(properties).toContain("'maxSizeInMegabytes', parameters('maxQueueSizeInMegabytes')");
   });
@@ -170,6 +173,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
         maxSizeInMegabytes: 1024,
         ...(q.Properties.ForwardTo ? { forwardTo: q.Properties.ForwardTo } : {}),
         ...(q.Properties.ForwardDeadLetteredMessagesTo ? { forwardDeadLetteredMessagesTo: q.Properties.ForwardDeadLetteredMessagesTo } : {}),
+        ...(q.Properties.AutoDeleteOnIdle ? { autoDeleteOnIdle: q.Properties.AutoDeleteOnIdle } : {}),
       },
     }));
     expect(deployed).toEqual(expected);
@@ -235,7 +239,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated
       COSMOS_DATABASE: 'convoy',
       COSMOS_CONTAINER: 'orders',
     });
-    // The deployment's defaults are the committed host.json's values, so what the README measured is what Azure runs.
+    // The deployment's defaults are the committed host.json's values, so what docs/benchmarks.md measured is what Azure runs.
     const hostJson = JSON.parse(readFileSync(join(root, 'host.json'), 'utf8')) as { extensions: { serviceBus: Record<string, unknown> } };
     for (const key of ['maxConcurrentSessions', 'maxConcurrentCalls', 'sessionIdleTimeout', 'maxAutoLockRenewalDuration']) {
       expect(settings[`AzureFunctionsJobHost__extensions__serviceBus__${key}`], key).toBe(String(hostJson.extensions.serviceBus[key]));

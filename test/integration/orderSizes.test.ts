@@ -15,7 +15,7 @@ import { writeFor, type EntryOrigin, type StepStamp } from '../../src/core/proce
 import { testServiceBusConfig } from './support/stack.js';
 
 /**
- * The contract's bounds (README, "Contracts and processing rules") keep an order within Azure's limits however long
+ * The contract's bounds (docs/contracts.md) keep an order within Azure's limits however long
  * it lives, whatever its text. This fills orders to both bounds with every field at its longest, in three kinds of
  * text — ASCII, characters of several UTF-8 bytes, and characters JSON must escape — and measures what Azure would be
  * sent: documents and batches in UTF-8 bytes of JSON, events as Service Bus measures them (the SDK's batch,
@@ -258,6 +258,6 @@ describe.each(TEXTS)('an order filled to both bounds with the longest fields ($n
 });
 
 afterAll(() => {
-  // The figures, for the README and whoever changes a bound.
+  // The figures, for docs/contracts.md and whoever changes a bound.
   process.stdout.write(`order sizes (bytes): ${JSON.stringify(figures)}\n`);
 });

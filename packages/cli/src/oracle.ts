@@ -1,11 +1,11 @@
 /**
- * The test oracle: the expected business state of every order, worked out from the README's contracts alone ("Order state",
- * the entry types, rule 7 and the contract's bounds). It imports nothing from `src/` (a lint rule in
+ * The test oracle: the expected business state of every order, worked out from the contracts alone (docs/contracts.md: "Order state",
+ * the entry types, rule 7 and the bounds). It imports nothing from `src/` (a lint rule in
  * `eslint.config.js` keeps it so): `convoy verify`, the e2e tests and the chaos run hold the processor against it,
  * so borrowing the core's state machine would let a bug there agree with itself.
  */
 
-/** Most transactions an order holds (README, "Contracts and processing rules"): a `TransactionAdded` beyond it is invalid. @internal */
+/** Most transactions an order holds (docs/contracts.md): a `TransactionAdded` beyond it is invalid. @internal */
 export const ORACLE_MAX_TRANSACTIONS = 1_000;
 
 /** One ledger entry as the contract writes it (same JSON shape as the core's). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ORACLE_MAX_TRANSACTIONS, expectedOrders, type OracleEntry } from '../src/oracle.js';
 import { generateRun } from '../src/generator.js';
 
-// Expectations here are worked out by hand from the README's contracts (order state, rule 7), never from the core.
+// Expectations here are worked out by hand from the contracts in docs/contracts.md (order state, rule 7), never from the core.
 const created = (orderId: string, customerId = 'c-1', currency = 'EUR'): OracleEntry => ({
   entryId: `${orderId}-1`, orderId, sequence: 1, type: 'OrderCreated', data: { customerId, currency },
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: runs the local host from bundles of its TypeScript, built with esbuild (launcher/): the host
 // (local/main.ts and all it imports from src/, cli/ and emulators/), the emulators' worker thread, and the npm
-// packages both import. See README, "Start-up".
+// packages both import. See packages/local-host/README.md, "Start-up".
 //
 // A bundle is rebuilt before it runs whenever it could be stale: any file it was built from, or the directory of
 // one, changed, or so did the launcher, package.json or tsconfig.json (launcher/buildCache.mjs). Builds go to

@@ -1,10 +1,16 @@
 /**
- * The host's session semantics, point by point, as the in-process host reproduces them (README, "Local stack"). Sources: Azure.Messaging.ServiceBus `SessionReceiverManager` (receive loop, idle
+ * The host's session semantics, point by point, as the in-process host reproduces them (packages/local-host/README.md, "What it reproduces"). Sources: Azure.Messaging.ServiceBus `SessionReceiverManager` (receive loop, idle
  * close, release), `ReceiverManager` (abandon after a failed handler), `ServiceBusProcessor.ReconcileConcurrencyAsync`
- * (accept limit), and the WebJobs extension's `ServiceBusListener` (releaseSession after the function returns).
+ * (accept limit), and the WebJobs extension's `ServiceBusListener` (releaseSession after the function returns; the lock
+ * token and the session forgotten in the `finally` after the function returned, so its gRPC `SettlementService`
+ * answers a later action `FailedPrecondition` "LockToken … not found." / "SessionId … not found."): azure-sdk-for-net
+ * `sdk/servicebus/Microsoft.Azure.WebJobs.Extensions.ServiceBus/src/Listeners/ServiceBusListener.cs` and `src/Grpc/SettlementService.cs`.
  */
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import type { ServiceBusReceivedMessage } from '@azure/service-bus';
+import { SETTLEMENT_STATUS } from '../src/servicebus/messageActions.js';
+import type { LocalServiceBusMessageActions } from '../src/servicebus/messageActions.js';
 import { acceptLimit } from '../src/servicebus/sessionTrigger.js';
 import { sessionFunction, useServiceBusHost } from './support/hostHarness.js';
 import { entryMessage, gate, testQueues, waitFor } from './support/serviceBusFixture.js';
@@ -101,6 +107,51 @@ describe('the in-process host hands sessions on as the real host does', () => {
     expect(seen).toEqual(['1/0', '1/1', '2/0']);
     expect(lines.find((l) => l.msg === 'message processed' && l.failed === true)).toMatchObject({ outcome: 'abandoned' });
     expect(accepted(lines, 'fail-1')).toBe(1);
+  });
+
+  it('fails a settlement or a session release made after the handler returned, as the real host forgets both then', async () => {
+    // Source: ServiceBusListener.ProcessSessionMessageAsync removes the lock token (ActionsCache) and the session
+    // (SessionActionsCache) in its `finally`; SettlementService answers FailedPrecondition for either afterwards.
+    await send(testQueues.lateActions, entryMessage('late-1', 1));
+    let kept: { message: ServiceBusReceivedMessage; actions: LocalServiceBusMessageActions } | undefined;
+    const lines = sb.startHost(
+      sessionFunction(testQueues.lateActions, async ({ messages: message, actions }) => {
+        kept = { message, actions };
+      }),
+      { sessionIdleTimeoutMs: 60_000 },
+    );
+    await waitFor(() => lines.some((l) => l.msg === 'message processed but not settled' && l.orderId === 'late-1'), 20_000, 'the invocation to end');
+    const { message, actions } = kept as NonNullable<typeof kept>;
+    const lockToken = String(message.lockToken);
+    const notFound = (details: string) => ({ name: 'SettlementServiceError', code: SETTLEMENT_STATUS.FAILED_PRECONDITION, details });
+    await expect(actions.complete(message)).rejects.toMatchObject(notFound(`LockToken ${lockToken} not found.`));
+    await expect(actions.deadletter(message)).rejects.toMatchObject(notFound(`LockToken ${lockToken} not found.`));
+    await expect(actions.releaseSession('late-1')).rejects.toMatchObject(notFound('SessionId late-1 not found.'));
+    await expect(actions.setSessionState('late-1', new Uint8Array([1]))).rejects.toMatchObject(notFound('SessionId late-1 not found.'));
+    // The session was not released by the late call: it is still held, with its one message locked.
+    expect(lines.filter((l) => l.msg === 'session released' && l.sessionId === 'late-1')).toEqual([]);
+  });
+
+  it('leaves the message of a handler that returns without settling locked, delivers the session\'s next one, and warns naming the function', async () => {
+    // Source: ServiceBusListener settles nothing itself when auto-complete is off (CompleteProcessingMessageAsync),
+    // and the session processor receives on from the same session: the unsettled message keeps its lock.
+    await send(testQueues.unsettled, entryMessage('loose-1', 1), entryMessage('loose-1', 2));
+    const seen: string[] = [];
+    const registration = sessionFunction(testQueues.unsettled, async ({ messages: message, actions }) => {
+      const sequence = Number(message.applicationProperties?.sequence);
+      seen.push(`${sequence}/${message.deliveryCount}`);
+      if (sequence !== 1) await actions.complete(message);
+    });
+    const lines = sb.startHost(registration, { sessionIdleTimeoutMs: 60_000 });
+    await waitFor(() => seen.length === 2, 20_000, 'both invocations');
+    // Assess: the second message came while the first was still locked in the same accept (not given back first).
+    expect(seen).toEqual(['1/0', '2/0']);
+    expect(accepted(lines, 'loose-1')).toBe(1);
+    // The first message is still in its session (locked, not settled); the second was completed.
+    await waitFor(() => sb.fixture.sessionDepth(testQueues.unsettled, 'loose-1') === 1, 20_000, 'the second completion');
+    const warning = lines.find((l) => l.msg === 'message processed but not settled');
+    expect(warning).toMatchObject({ level: 40, function: registration.name, outcome: 'unsettled', sequence: 1 });
+    expect(String(warning?.note)).toContain(registration.name);
   });
 
   it('keeps at most min(maxConcurrentSessions, 2 × processors) session accepts pending at once', async () => {

@@ -29,7 +29,12 @@ export interface EntitySettings {
   readonly status: EntityStatus;
   /** SAS rules of the entity itself (`AuthorizationRules`), beside the namespace's. */
   readonly authorizationRules: readonly AuthorizationRule[];
+  /** `AutoDeleteOnIdle`: the entity is deleted after this long without activity; `Infinity` for never. */
+  readonly autoDeleteOnIdleMs: number;
 }
+
+/** Azure's shortest `AutoDeleteOnIdle`: five minutes. */
+export const MIN_AUTO_DELETE_ON_IDLE_MS = 5 * 60_000;
 
 /** An entity's status as Azure names it. */
 export type EntityStatus = 'Active' | 'Disabled' | 'SendDisabled' | 'ReceiveDisabled';
@@ -57,6 +62,8 @@ export interface EntityMeta {
   readonly maxSizeInMegabytes: number;
   readonly enableBatchedOperations: boolean;
   readonly supportOrdering: boolean;
+  /** Epoch ms of the last activity (send, receive, management change) as last saved; idle time counts from it. */
+  readonly accessedAt?: number;
 }
 
 /** A queue. */
@@ -129,6 +136,12 @@ const entityProps = z.object({
   SupportOrdering: z.boolean().default(true),
   Status: z.enum(['Active', 'Disabled', 'SendDisabled', 'ReceiveDisabled']).default('Active'),
   AuthorizationRules: z.array(authorizationRule).default([]),
+  // Not in the official emulator's format (it has no such property); Azure's minimum is five minutes.
+  AutoDeleteOnIdle: duration
+    .refine((s) => isUnbounded(parseDurationMs(s) as number) || (parseDurationMs(s) as number) >= MIN_AUTO_DELETE_ON_IDLE_MS, { message: 'must be at least PT5M' })
+    .optional(),
+  // Written into the data directory's copy: the last activity, from which idle time counts.
+  AccessedAt: z.iso.datetime().optional(),
 });
 
 const named = z.object({ Name: z.string().min(1).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only') });
@@ -177,6 +190,7 @@ function toSettings(p: Props): EntitySettings {
     enablePartitioning: p.EnablePartitioning,
     status: p.Status,
     authorizationRules: toAuthorizationRules(p.AuthorizationRules),
+    autoDeleteOnIdleMs: p.AutoDeleteOnIdle === undefined || isUnbounded(parseDurationMs(p.AutoDeleteOnIdle) as number) ? Infinity : (parseDurationMs(p.AutoDeleteOnIdle) as number),
   });
 }
 
@@ -185,6 +199,7 @@ function toMeta(p: Props, now: number): EntityMeta {
   return {
     createdAt, updatedAt: p.UpdatedAt ? Date.parse(p.UpdatedAt) : createdAt, userMetadata: p.UserMetadata, maxSizeInMegabytes: p.MaxSizeInMegabytes,
     enableBatchedOperations: p.EnableBatchedOperations, supportOrdering: p.SupportOrdering,
+    ...(p.AccessedAt ? { accessedAt: Date.parse(p.AccessedAt) } : {}),
   };
 }
 

@@ -36,6 +36,8 @@ function properties(s: EntitySettings, m: EntityMeta): Record<string, unknown> {
     ...(m.enableBatchedOperations ? {} : { EnableBatchedOperations: false }),
     ...(m.supportOrdering ? {} : { SupportOrdering: false }),
     ...(s.status !== 'Active' ? { Status: s.status } : {}),
+    ...(Number.isFinite(s.autoDeleteOnIdleMs) ? { AutoDeleteOnIdle: formatDurationMs(s.autoDeleteOnIdleMs) } : {}),
+    ...(m.accessedAt !== undefined ? { AccessedAt: new Date(m.accessedAt).toISOString() } : {}),
     ...(s.authorizationRules.length > 0
       ? {
           AuthorizationRules: s.authorizationRules.map(ruleJson),
@@ -80,7 +82,7 @@ function rule(r: RuleConfig): object {
 /**
  * The namespace in the official emulator's Config.json format, so the file the data directory keeps can
  * also be read (or copied) as an entity file. Extensions it adds: `MaxSizeInMegabytes`, `UserMetadata`,
- * `CreatedAt`, `UpdatedAt`, and typed SQL `Parameters`.
+ * `CreatedAt`, `UpdatedAt`, `AutoDeleteOnIdle`, `AccessedAt` and typed SQL `Parameters`.
  */
 export function toConfigJson(ns: NamespaceConfig): object {
   return {

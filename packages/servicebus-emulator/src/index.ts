@@ -5,8 +5,9 @@ import { AccessControl, ROOT_KEY, ROOT_KEY_NAME } from './auth/accessControl.js'
 import { AtomRouter } from './admin/atom/atomRouter.js';
 import { Broker } from './broker/broker.js';
 import { EntityManager } from './broker/entityManager.js';
+import type { PersistNamespace } from './broker/entityManager.js';
 import { loadConfig } from './config.js';
-import type { AuthorizationRule, NamespaceConfig } from './config.js';
+import type { AuthorizationRule } from './config.js';
 import { AmqpServer } from './server/amqpServer.js';
 import type { ServerLog } from './server/amqpServer.js';
 import { EntityCatalog } from './store/entityCatalog.js';
@@ -96,14 +97,15 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
   const config = catalog ? catalog.resolve(fromFile) : fromFile;
   const store: MessageStore = options.dataDir ? await FileStore.open(options.dataDir) : new MemoryStore();
   const broker = new Broker(config, store);
-  const persist = (ns: NamespaceConfig): Promise<void> => (catalog ? catalog.save(ns) : Promise.resolve());
+  const persist: PersistNamespace = (ns, idleDeleted) => (catalog ? catalog.save(ns, idleDeleted) : Promise.resolve());
   const entities = new EntityManager(broker, persist);
+  entities.watchIdle();
   const access = new AccessControl({
     namespaceRules: namespaceRules(config.authorizationRules), entityRules: (path) => broker.rulesAt(path), allowAnyKey: options.allowAnyKey,
   });
   const amqp = new AmqpServer(broker, { entities, access, log: options.log });
   let port: number | undefined;
-  const admin = new AdminServer(broker, new AtomRouter({ broker, entities, access, amqpPort: () => port }));
+  const admin = new AdminServer(broker, new AtomRouter({ broker, entities, access }));
   let adminPort: number | undefined;
   let adminHttpsPort: number | undefined;
   let certificatePem: string | undefined;
@@ -128,8 +130,10 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
   }
   let closing: Promise<void> | undefined;
   const key = `SharedAccessKeyName=${ROOT_KEY_NAME};SharedAccessKey=${ROOT_KEY}`;
+  // The management endpoint ends in '/' as Azure's connection strings do: clients build entity addresses from it
+  // (`sb://host:port/name`, as the management API names forwarding targets).
   const administrationConnectionString =
-    adminHttpsPort !== undefined ? `Endpoint=sb://${host}:${adminHttpsPort};${key};` : adminPort !== undefined ? `Endpoint=sb://${host}:${adminPort};${key};UseDevelopmentEmulator=true;` : undefined;
+    adminHttpsPort !== undefined ? `Endpoint=sb://${host}:${adminHttpsPort}/;${key};` : adminPort !== undefined ? `Endpoint=sb://${host}:${adminPort};${key};UseDevelopmentEmulator=true;` : undefined;
   return {
     connectionString: `Endpoint=sb://${host}:${port};${key};UseDevelopmentEmulator=true;`,
     port,

@@ -99,6 +99,32 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
     await receiver.close();
   });
 
+  it('names forwarding targets by the namespace address the client addressed, not by the AMQP port', async () => {
+    // On Azure one host name serves AMQP and management; a client compares forwardTo with its own endpoint.
+    const endpoint = /Endpoint=(sb:\/\/[^;]+?)\/?;/.exec(s.emulator.administrationConnectionString as string)?.[1] as string;
+    expect(endpoint).toBe(`sb://127.0.0.1:${s.emulator.adminHttpsPort}`);
+    expect(s.emulator.adminHttpsPort).not.toBe(s.emulator.port);
+    await s.admin.call('createQueue', 'addressed-target');
+    const created = await s.admin.call('createQueue', 'addressed-source', { forwardTo: 'addressed-target', forwardDeadLetteredMessagesTo: 'addressed-target' });
+    expect(created).toMatchObject({ forwardTo: `${endpoint}/addressed-target`, forwardDeadLetteredMessagesTo: `${endpoint}/addressed-target` });
+    await s.admin.call('createTopic', 'addressed-topic');
+    const sub = await s.admin.call('createSubscription', 'addressed-topic', 'sub', { forwardTo: 'addressed-target' });
+    expect(sub).toMatchObject({ forwardTo: `${endpoint}/addressed-target` });
+    // The plain-HTTP listener is another address of the same namespace: its descriptions name that one.
+    const xml = await (await signedFetch(`${s.http}/addressed-source?api-version=2021-05`)).text();
+    expect(xml).toContain(`<ForwardTo>sb://127.0.0.1:${s.emulator.adminPort}/addressed-target</ForwardTo>`);
+  });
+
+  it('stores and returns AutoDeleteOnIdle of queues, topics and subscriptions, and refuses less than five minutes', async () => {
+    expect(await s.admin.call('createQueue', 'idle-queue', { autoDeleteOnIdle: 'PT5M' })).toMatchObject({ autoDeleteOnIdle: 'PT5M' });
+    const queue = await s.admin.call('getQueue', 'idle-queue');
+    expect(await s.admin.call('updateQueue', { ...queue, autoDeleteOnIdle: 'PT2H' })).toMatchObject({ autoDeleteOnIdle: 'PT2H' });
+    expect(await s.admin.call('createTopic', 'idle-topic', { autoDeleteOnIdle: 'P1D' })).toMatchObject({ autoDeleteOnIdle: 'P1D' });
+    expect(await s.admin.call('createSubscription', 'idle-topic', 'sub', { autoDeleteOnIdle: 'PT10M' })).toMatchObject({ autoDeleteOnIdle: 'PT10M' });
+    expect(await s.admin.call('getQueue', 'from-config')).toMatchObject({ autoDeleteOnIdle: 'P10675199DT2H48M5.4775807S' });
+    expect(await s.admin.failure('createQueue', 'too-eager', { autoDeleteOnIdle: 'PT1M' })).toMatchObject({ statusCode: 400 });
+  });
+
   it('forwards through a ForwardTo set by the client, and updates topics, subscriptions and rules', async () => {
     await s.admin.call('createQueue', 'forward-target');
     const source = await s.admin.call('createQueue', 'forward-source', { forwardTo: 'forward-target' });

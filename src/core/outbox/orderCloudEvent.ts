@@ -1,5 +1,5 @@
 /**
- * Order events as CloudEvents 1.0 in structured mode (README, "Contracts and processing rules"): built once, when the
+ * Order events as CloudEvents 1.0 in structured mode (docs/contracts.md): built once, when the
  * entry's outbox record is committed, and stored in it, so every replay sends identical bytes. (`source`, `id`)
  * identifies an event; since an `entryId` is unique per order only, the key every target dedupes on is derived from
  * both, never from the `entryId` alone.

@@ -181,7 +181,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     const id = c.req.query('id')?.trim();
     if (id) return c.redirect(`/orders/${encodeURIComponent(id)}`, 303);
     const wanted = c.req.query('tab');
-    const tab = isOrderTab(wanted) ? wanted : OrderTab.Parked;
+    // The page opens on the orders that changed last: never empty while the system runs.
+    const tab = isOrderTab(wanted) ? wanted : OrderTab.Recent;
     const after = c.req.query('after') || undefined;
     const pageNumber = Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1);
     const list = orderList(tab, await settle(() => data.orders(tab, after, pageSize)), pageNumber);

@@ -1,4 +1,4 @@
-/** One alert as the console lists it (an alert carries `orderId`, `entryId`, `sequence`: README, "Contracts and processing rules"). */
+/** One alert as the console lists it (an alert carries `orderId`, `entryId`, `sequence`: docs/contracts.md). */
 export interface ConsoleAlert {
   /** `IdempotencyKeyConflict`, `SequenceConflict`, `ParkedEntryRejected`, `GapTooOld` or `OutboxFailed`. */
   name: string;

@@ -20,7 +20,7 @@ declare const document: {
   documentElement: { scrollWidth: number; clientWidth: number };
 };
 
-/** The README's screenshots: written to docs/ with CONSOLE_SCREENSHOTS=docs, else to a scratch directory (a run leaves the tree clean). */
+/** The screenshots of docs/operations.md: written to docs/ with CONSOLE_SCREENSHOTS=docs, else to a scratch directory (a run leaves the tree clean). */
 const shots = process.env.CONSOLE_SCREENSHOTS === 'docs' ? fileURLToPath(new URL('../../../../docs/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'convoy-console-'));
 const docs = (name: string) => join(shots, name);
 /** The hang guard of every page condition (the relay's hold waits out its retry budget first). */

@@ -63,7 +63,8 @@ describe.skipIf(!hasChromium && !process.env.CI)('the console lists orders and d
     await overview.waitForURL(/\/orders\/list-c$/);
     expect(await overview.textContent('h1')).toBe('Order list-c');
     expect(await overview.textContent('#order')).toContain('list-c-e2');
-    await overview.goto(new URL('/orders?tab=recent', stack.console.url).toString());
+    // The Orders page opens on the most recent orders.
+    await overview.goto(new URL('/orders', stack.console.url).toString());
     expect(await overview.locator('nav.tabs a[aria-current="page"]').textContent()).toBe('Most recent');
     expect((await orderIds(overview)).length).toBe(2);
     await overview.close();

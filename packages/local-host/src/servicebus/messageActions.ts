@@ -35,6 +35,25 @@ export interface LocalServiceBusMessageActions {
   renewSessionLock(sessionId: string): Promise<ProtobufTimestamp>;
 }
 
+/** gRPC status codes the settlement service answers with (`@grpc/grpc-js` `status`). @internal */
+export const SETTLEMENT_STATUS = { FAILED_PRECONDITION: 9 } as const;
+
+/**
+ * What an action made after its invocation ended fails with: the error the extension's gRPC client rejects with
+ * when the host's settlement service no longer knows the lock token or session (a gRPC `ServiceError`: `code`,
+ * `details`, and the message `9 FAILED_PRECONDITION: <details>`).
+ * @internal
+ */
+export class SettlementServiceError extends Error {
+  constructor(
+    readonly code: (typeof SETTLEMENT_STATUS)[keyof typeof SETTLEMENT_STATUS],
+    readonly details: string,
+  ) {
+    super(`${code} FAILED_PRECONDITION: ${details}`);
+    this.name = 'SettlementServiceError';
+  }
+}
+
 /** The session a message came from, for the session actions. */
 export interface SessionControl {
   readonly receiver: ServiceBusSessionReceiver;
@@ -60,20 +79,32 @@ export interface InvocationSettlement {
   deadLetterReason(): string | undefined;
   complete(): Promise<void>;
   abandon(): Promise<void>;
+  /**
+   * The invocation is over (the handler returned and the host settled what it settles): from now on every action
+   * fails, as on the real host, which forgets the lock token and the session when the function returns.
+   */
+  end(): void;
 }
 
 /**
  * Creates the settlement of one message. Every settlement goes through the receiver's {@link SettlementQueue};
  * a message settles once (a second attempt throws, as the SDK does); actions refuse a message of another
- * invocation, since its lock token means nothing to this receiver.
+ * invocation, since its lock token means nothing to this receiver; and after {@link InvocationSettlement.end} every
+ * action fails with {@link SettlementServiceError}, as on the real host: the WebJobs extension's listener removes the
+ * lock token (`ActionsCache`) and the session (`SessionActionsCache`) in the `finally` after the function returned
+ * (azure-sdk-for-net `Microsoft.Azure.WebJobs.Extensions.ServiceBus/src/Listeners/ServiceBusListener.cs`,
+ * `ProcessMessageAsync` / `ProcessSessionMessageAsync`), and its gRPC `SettlementService` answers an unknown one
+ * with `FailedPrecondition` "LockToken … not found." / "SessionId … not found." (`src/Grpc/SettlementService.cs`).
  */
 export function createInvocationSettlement(options: InvocationSettlementOptions): InvocationSettlement {
   const { receiver, queue, message, session } = options;
   let outcome: SettlementOutcome | undefined;
   let pending: SettlementOutcome | undefined;
   let reason: string | undefined;
+  let ended = false;
 
   const own = (candidate: ServiceBusReceivedMessage, action: string): ServiceBusReceivedMessage => {
+    if (ended) throw new SettlementServiceError(SETTLEMENT_STATUS.FAILED_PRECONDITION, `LockToken ${String(candidate?.lockToken)} not found.`);
     if (candidate?.lockToken !== message.lockToken) {
       throw new TypeError(`${action}: the message is not this invocation's message (lock token mismatch)`);
     }
@@ -81,6 +112,7 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
   };
 
   const settle = async (next: SettlementOutcome, run: () => Promise<void>): Promise<void> => {
+    if (ended) throw new SettlementServiceError(SETTLEMENT_STATUS.FAILED_PRECONDITION, `LockToken ${String(message.lockToken)} not found.`);
     const previous = outcome ?? pending;
     if (previous) throw new Error(`Cannot ${next}: message ${String(message.messageId)} is already ${previous}`);
     pending = next;
@@ -93,6 +125,7 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
   };
 
   const sessionReceiver = (sessionId: string, action: string): ServiceBusSessionReceiver => {
+    if (ended) throw new SettlementServiceError(SETTLEMENT_STATUS.FAILED_PRECONDITION, `SessionId ${sessionId} not found.`);
     if (!session) throw new Error(`${action}: the trigger is not session-enabled`);
     if (session.receiver.sessionId !== sessionId) throw new Error(`${action}: session "${sessionId}" is not held by this invocation`);
     return session.receiver;
@@ -102,7 +135,7 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
     complete: (m) => settle('completed', () => receiver.completeMessage(own(m, 'complete'))),
     abandon: (m, props) =>
       settle('abandoned', () => receiver.abandonMessage(own(m, 'abandon'), decodePropertiesToModify(props))),
-    deadletter: (m, props, deadletterReason, description) => {
+    deadletter: async (m, props, deadletterReason, description) => {
       const target = own(m, 'deadletter');
       reason = unwrap(deadletterReason);
       type Details = DeadLetterOptions & Record<string, string | number | boolean | Date | null>;
@@ -119,7 +152,7 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
       if (session) throw new Error('renewMessageLock: messages of a session are locked by the session; use renewSessionLock');
       await receiver.renewMessageLock(target);
     },
-    setSessionState: (sessionId, state) =>
+    setSessionState: async (sessionId, state) =>
       sessionReceiver(sessionId, 'setSessionState').setSessionState(Buffer.from(state)),
     releaseSession: async (sessionId) => {
       sessionReceiver(sessionId, 'releaseSession');
@@ -138,6 +171,9 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
     deadLetterReason: () => reason,
     complete: () => actions.complete(message),
     abandon: () => actions.abandon(message),
+    end: () => {
+      ended = true;
+    },
   };
 }
 

@@ -68,6 +68,8 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Me
     }
   }
 
+  // The real host forgets the lock token and the session here: later actions fail (see createInvocationSettlement).
+  settlement.end();
   const outcome: MessageOutcome = settlement.outcome() ?? 'unsettled';
   options.summary?.record(registration.name, outcome);
   const body = extensionMessage ? extensionMessage.body : input;
@@ -83,7 +85,12 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Me
     ...(failed ? { failed: true } : {}),
     durationMs: Math.round(performance.now() - started),
   };
-  if (outcome === 'unsettled') logger.warn(line, 'message processed but not settled');
+  // As on the real host, an unsettled message stays locked (in a session: until the session is let go) while the
+  // next message is delivered, so order within the session breaks; said loudly, since it is almost always a bug.
+  if (outcome === 'unsettled') {
+    const held = message.sessionId === undefined ? 'until its lock expires' : "while the session's next message is delivered";
+    logger.warn({ ...line, note: `${registration.name} returned without settling: the message stays locked ${held}` }, 'message processed but not settled');
+  }
   // One line per message: at debug, since a person reads the throughput summary instead (see throughputSummary.ts).
   else logger.debug(line, 'message processed');
   return outcome;

@@ -34,11 +34,13 @@ export const testQueues = {
   handOff: 'hand-off-sessions',
   failing: 'failing-sessions',
   accepts: 'accept-sessions',
+  lateActions: 'late-action-sessions',
+  unsettled: 'unsettled-sessions',
 } as const;
 
 const sessionQueues = new Set<string>([
   testQueues.fifo, testQueues.concurrency, testQueues.release, testQueues.drainSessions, testQueues.renewal,
-  testQueues.idle, testQueues.handOff, testQueues.failing, testQueues.accepts,
+  testQueues.idle, testQueues.handOff, testQueues.failing, testQueues.accepts, testQueues.lateActions, testQueues.unsettled,
 ]);
 // The shortest lock the official emulator allows, where a test outlasts it on purpose.
 const shortLocks = new Set<string>([testQueues.renewal]);

@@ -74,6 +74,7 @@ export class Broker implements EntityContext, RestoreTarget {
   private addQueueLike(name: string, settings: EntitySettings, kind: 'queue' | 'subscription', meta: EntityMeta): QueueEntity {
     const entity = new QueueEntity(name, settings, kind, this);
     entity.meta = meta;
+    if (meta.accessedAt !== undefined) entity.lastActivity = meta.accessedAt;
     entity.dlq = new QueueEntity(`${name}/$DeadLetterQueue`, dlqSettingsOf(settings), 'deadletter', this);
     this.entities.set(name.toLowerCase(), entity);
     return entity;
@@ -146,13 +147,16 @@ export class Broker implements EntityContext, RestoreTarget {
 
   /** The namespace as it is now, in config form (what the data directory keeps across restarts). */
   snapshot(): NamespaceConfig {
-    const meta = (e: QueueEntity): EntityMeta => e.meta as EntityMeta;
+    // The last activity is kept only where it matters: for an entity that is deleted when idle.
+    const withActivity = (m: EntityMeta, settings: EntitySettings, at: number): EntityMeta =>
+      Number.isFinite(settings.autoDeleteOnIdleMs) ? { ...m, accessedAt: at } : m;
+    const meta = (e: QueueEntity): EntityMeta => withActivity(e.meta as EntityMeta, e.settings, e.lastActivity);
     return {
       namespace: this.namespace,
       authorizationRules: this.authorizationRules,
       queues: this.queueList().map((q) => ({ name: q.name, settings: q.settings, meta: meta(q) })),
       topics: this.topicList().map((t) => ({
-        name: t.name, settings: t.settings, meta: t.meta,
+        name: t.name, settings: t.settings, meta: withActivity(t.meta, t.settings, t.lastActivity),
         subscriptions: [...t.subscriptions.values()].map((s) => ({ name: s.name, settings: s.entity.settings, meta: meta(s.entity), rules: s.rules.rules })),
       })),
     };
@@ -174,6 +178,13 @@ export class Broker implements EntityContext, RestoreTarget {
     const entity = this.entities.get(a.key);
     if (!entity || a.deadLetter || entity.kind === 'subscription') throw brokerErrors.entityNotFound(a.path);
     return { kind: 'queue', entity };
+  }
+
+  /** Records activity on the queue, topic or subscription an address names (a `$management` operation); unknown ones are ignored. */
+  touch(address: string): void {
+    const a = parseAddress(address);
+    const target = this.topics.get(a.key) ?? this.entities.get(a.key);
+    if (target) target.lastActivity = Date.now();
   }
 
   /** Whether the address names a topic. */
@@ -212,6 +223,7 @@ export class Broker implements EntityContext, RestoreTarget {
   send(target: SendTarget, messages: ParsedMessage[]): Admission {
     checkSend(sendRulesOf(target), messages);
     const now = Date.now();
+    activityOn(target, now);
     const duplicates = target.kind === 'topic' ? target.topic.duplicates : target.entity.duplicates;
     const detects = duplicates.enabled;
     const inBatch = new Set<string>();
@@ -254,6 +266,7 @@ export class Broker implements EntityContext, RestoreTarget {
   schedule(target: SendTarget, messages: ParsedMessage[]): number[] {
     checkSend(sendRulesOf(target), messages);
     const now = Date.now();
+    activityOn(target, now);
     return messages.map((p) => {
       const copies: Delivery[] = [];
       const sink: Sink = (entity, q, extra) => void copies.push({ entity, message: q, stored: entity.enqueue(q, now, extra) });
@@ -345,6 +358,12 @@ export class Broker implements EntityContext, RestoreTarget {
     this.timers.close();
     for (const e of this.entities.values()) e.sessions?.close();
   }
+}
+
+/** A send or schedule is activity on the queue or topic it addresses. */
+function activityOn(target: SendTarget, now: number): void {
+  if (target.kind === 'topic') target.topic.lastActivity = now;
+  else target.entity.lastActivity = now;
 }
 
 /** The entity a send addresses, as the send rules see it. */

@@ -3,6 +3,7 @@ import type { RuleConfig } from '../ruleConfig.js';
 import { checkRuleSql, defaultRule } from '../configRules.js';
 import { brokerErrors } from '../errors/brokerError.js';
 import type { Broker } from './broker.js';
+import { IDLE_SWEEP_MS, activitySince, chooseIdle } from './idleEntities.js';
 import type { QueueEntity } from './queueEntity.js';
 import type { Subscription, TopicEntity } from './topicEntity.js';
 
@@ -21,19 +22,60 @@ export interface EntityFacts {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** Saves the namespace; `idleDeleted` names (as paths) the entities just deleted for being idle. */
+export type PersistNamespace = (ns: NamespaceConfig, idleDeleted?: readonly string[]) => Promise<void>;
+
+/** The last activity of entities deleted when idle is saved at most this often (a crash loses at most this much of it). */
+const ACTIVITY_SAVE_MS = 60_000;
+
 /**
  * The decisions of the management API, apart from its wire format: existence and conflicts, what may change
  * on an update, references between entities, SQL that must compile. Every change is saved (when a data
  * directory is used) before the call resolves, so an acknowledged change survives a restart.
  */
 export class EntityManager {
+  private savedAt = 0;
+
   constructor(
     private readonly broker: Broker,
-    private readonly persist: (ns: NamespaceConfig) => Promise<void>,
+    private readonly persist: PersistNamespace,
   ) {}
 
-  private save(): Promise<void> {
-    return this.persist(this.broker.snapshot());
+  private save(idleDeleted?: readonly string[]): Promise<void> {
+    this.savedAt = Date.now();
+    return this.persist(this.broker.snapshot(), idleDeleted);
+  }
+
+  /** Looks for idle entities every {@link IDLE_SWEEP_MS} on the broker's timers, until the broker closes. */
+  watchIdle(): void {
+    const arm = (): void => this.broker.timers.at(Date.now() + IDLE_SWEEP_MS, () => void this.deleteIdle().catch(() => undefined).finally(arm));
+    arm();
+  }
+
+  /**
+   * Deletes every queue, topic and subscription idle for its `AutoDeleteOnIdle` (no send, receive or management
+   * operation for that long, and no receiver attached), as Azure does, and saves the namespace; also saves the last
+   * activity of such entities, at most every minute, so idle time survives a restart. Resolves with the paths deleted.
+   */
+  async deleteIdle(now = Date.now()): Promise<string[]> {
+    const idle = chooseIdle(this.broker.queueList(), this.broker.topicList(), now);
+    const deleted: string[] = [];
+    for (const q of idle.queues) {
+      this.broker.dropQueueLike(q);
+      deleted.push(q.name);
+    }
+    for (const t of idle.topics) {
+      deleted.push(t.name, ...[...t.subscriptions.values()].map((s) => s.entity.name));
+      this.broker.dropTopic(t);
+    }
+    for (const s of idle.subscriptions) {
+      this.broker.dropQueueLike(s.entity);
+      s.topic.subscriptions.delete(s.name.toLowerCase());
+      deleted.push(s.entity.name);
+    }
+    const activityDue = now - this.savedAt >= ACTIVITY_SAVE_MS && activitySince(this.broker.queueList(), this.broker.topicList(), this.savedAt);
+    if (deleted.length > 0 || activityDue) await this.save(deleted);
+    return deleted;
   }
 
   private checkName(kind: string, name: string): void {
@@ -80,6 +122,7 @@ export class EntityManager {
       if (!existing) throw brokerErrors.entityNotFound(name);
       this.unchangeable(name, existing.settings, settings);
       this.broker.reconfigure(existing, settings, this.meta(existing.meta, facts));
+      existing.lastActivity = Date.now();
       queue = existing;
     }
     await this.save();
@@ -97,6 +140,7 @@ export class EntityManager {
     } else {
       if (!existing) throw brokerErrors.entityNotFound(name);
       existing.reconfigure(settings, this.meta(existing.meta, facts));
+      existing.lastActivity = Date.now();
       topic = existing;
     }
     await this.save();
@@ -145,6 +189,7 @@ export class EntityManager {
       this.unchangeable(path, existing.entity.settings, settings);
       existing.meta = this.meta(existing.meta, facts);
       this.broker.reconfigure(existing.entity, settings, existing.meta);
+      existing.entity.lastActivity = Date.now();
       sub = existing;
     }
     await this.save();
@@ -175,6 +220,7 @@ export class EntityManager {
     this.checkSql(rule);
     const stored = existing ? { ...rule, createdAt: existing.createdAt } : rule;
     sub.rules.put(stored);
+    sub.entity.lastActivity = Date.now();
     await this.save();
     return stored;
   }

@@ -40,6 +40,8 @@ export class QueueEntity implements SessionHost {
   readonly duplicates: DuplicateDetection;
   /** Management-API facts (creation time, user metadata); set by the broker. */
   meta: EntityMeta | undefined;
+  /** Epoch ms of the last send, receive or management operation: `AutoDeleteOnIdle` counts from it. */
+  lastActivity = Date.now();
   private nextSequenceNumber = 1;
   private readonly messages = new MessageIndex();
   /** Available messages of a session-less entity (a session entity keeps one queue per session). */
@@ -219,6 +221,11 @@ export class QueueEntity implements SessionHost {
     for (const lock of this.locks.heldBy(c.id)) this.unlock(lock);
   }
 
+  /** Whether a receiver is attached or waits for a session: such an entity is never idle. */
+  get busy(): boolean {
+    return this.consumers.size > 0 || (this.sessions?.waiting ?? 0) > 0;
+  }
+
   /** Delivers to every consumer with credit, round-robin, until messages or credit run out. */
   pump(): void {
     this.consumers.pump();
@@ -242,6 +249,7 @@ export class QueueEntity implements SessionHost {
   }
 
   private handOver(c: Consumer, m: StoredMessage): void {
+    this.lastActivity = Date.now();
     if (c.mode === 'receiveAndDelete') {
       this.remove(m);
       c.deliver(m, undefined);
@@ -314,6 +322,7 @@ export class QueueEntity implements SessionHost {
   /** Settles a locked message. Throws a BrokerError when the lock is gone. */
   settle(token: string, settlement: Settlement): void {
     const lock = this.locks.live(token);
+    this.lastActivity = Date.now();
     const m = lock.message;
     switch (settlement.kind) {
       case 'complete':

@@ -37,6 +37,8 @@ export class TopicEntity {
    */
   private readonly scheduled = new Map<number, Delivery[]>();
   private nextScheduledNumber = 1;
+  /** Epoch ms of the last send or management operation: `AutoDeleteOnIdle` counts from it. */
+  lastActivity: number;
 
   constructor(
     readonly name: string,
@@ -45,6 +47,13 @@ export class TopicEntity {
     store: MessageStore,
   ) {
     this.duplicates = new DuplicateDetection(settings, new EntityLog(store, name));
+    this.lastActivity = meta.accessedAt ?? Date.now();
+  }
+
+  /** Whether a receiver is attached to one of its subscriptions: the topic is then not idle. */
+  get busy(): boolean {
+    for (const s of this.subscriptions.values()) if (s.entity.busy) return true;
+    return false;
   }
 
   /** Applies changed settings (the management API's update). */

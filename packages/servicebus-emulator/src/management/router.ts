@@ -61,6 +61,7 @@ export async function handleManagement(context: ManagementContext, conn: Connect
     const handler = operations[op];
     if (!handler) throw brokerErrors.notImplemented(`The $management operation ${op}`);
     context.access.authorize(context.grants, `${address}/$management`, rightOf(op), address);
+    broker.touch(address);
     const typedField = (key: string): Typed | undefined => (raw ? bodyMapEntry(raw, key) : undefined);
     reply = await handler({ broker, entities, address, body: (request.body ?? {}) as Record<string, unknown>, typedField });
   } catch (err) {

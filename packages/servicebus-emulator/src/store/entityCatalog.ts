@@ -59,10 +59,15 @@ export class EntityCatalog {
     };
   }
 
-  /** Writes the namespace durably (and which entities were deleted since the last save); resolves once on disk. */
-  save(ns: NamespaceConfig): Promise<void> {
+  /**
+   * Writes the namespace durably (and which entities were deleted since the last save); resolves once on disk.
+   * Entities in `idleDeleted` (paths) were deleted for being idle (`AutoDeleteOnIdle`), not by a client: they are not
+   * remembered as deleted, so one the entity file declares is created again at the next start.
+   */
+  save(ns: NamespaceConfig, idleDeleted: readonly string[] = []): Promise<void> {
     const now = pathsOf(ns);
-    for (const p of this.known) if (!now.has(p)) this.deleted.add(p);
+    const idle = new Set(idleDeleted.map((p) => p.toLowerCase()));
+    for (const p of this.known) if (!now.has(p) && !idle.has(p)) this.deleted.add(p);
     for (const p of now) this.deleted.delete(p);
     this.known = now;
     const text = `${JSON.stringify({ ...toConfigJson(ns), Deleted: [...this.deleted] }, null, 2)}\n`;

@@ -3,7 +3,6 @@ import { open, rename } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { foldLog, toRecords } from './foldLog.js';
-import { readRecord } from './legacyLog.js';
 import type { MessageStore, StoreRecord } from './messageStore.js';
 
 const LOG = 'servicebus.log';
@@ -34,7 +33,7 @@ export class FileStore implements MessageStore {
       for (const line of readFileSync(path, 'utf8').split('\n')) {
         if (!line) continue;
         try {
-          records.push(readRecord(JSON.parse(line)));
+          records.push(JSON.parse(line) as StoreRecord);
         } catch {
           break; // a torn final write: everything after it was never acknowledged
         }

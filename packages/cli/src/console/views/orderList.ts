@@ -3,10 +3,10 @@ import type { OrderPage, OrderTab } from '../orderListing.js';
 import { age, failure, table, type Html } from './layout.js';
 
 const TABS: readonly (readonly [OrderTab, string])[] = [
+  ['recent', 'Most recent'],
   ['parked', 'Parked'],
   ['rejected', 'Rejected'],
   ['held', 'Held'],
-  ['recent', 'Most recent'],
 ];
 
 /** The tabs of the Orders page and the look-up form. */

@@ -15,6 +15,7 @@ export interface AtomRequest {
   query: URLSearchParams;
   /** `https://host:port` as the client addressed us. */
   base: string;
+  /** `host:port` as the client addressed us: forwarding addresses in descriptions name it. */
   host: string;
   ifMatch: boolean;
   body: string;
@@ -26,8 +27,6 @@ export interface AtomRequest {
 export interface AtomRouterOptions {
   readonly broker: Broker;
   readonly entities: EntityManager;
-  /** The bound AMQP port, once known: forwarding addresses in descriptions name it. */
-  readonly amqpPort: () => number | undefined;
   /** Checks the `Authorization` header: every management operation needs the Manage right. */
   readonly access: AccessControl;
 }
@@ -122,11 +121,10 @@ export class AtomRouter {
     this.manager = options.entities;
   }
 
-  async handle(request: AtomRequest): Promise<AtomReply> {
-    // ForwardTo and ForwardDeadLetteredMessagesTo name entities by their AMQP address (`sb://host:amqp-port/name`),
-    // as Azure names them by the namespace's: the host the client used, with the AMQP port.
-    const port = this.options.amqpPort();
-    const req = port === undefined ? request : { ...request, host: `${request.host.replace(/:\d+$/, '')}:${port}` };
+  async handle(req: AtomRequest): Promise<AtomReply> {
+    // ForwardTo and ForwardDeadLetteredMessagesTo name entities by the namespace's address as the client addressed
+    // it (`sb://host:port/name`, the Host of this request): on Azure the namespace has one host name for AMQP and
+    // management, and clients compare the address with the endpoint of their own connection string.
     const denied = this.deny(req);
     if (denied) return denied;
     try {

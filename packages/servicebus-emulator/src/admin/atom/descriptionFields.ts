@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { MIN_AUTO_DELETE_ON_IDLE_MS } from '../../config.js';
 import type { AccessRight, AuthorizationRule, EntitySettings, EntityStatus } from '../../config.js';
 import { isUnbounded, parseDurationMs } from '../../duration.js';
 import { brokerErrors } from '../../errors/brokerError.js';
@@ -45,8 +46,15 @@ function forwardName(d: XmlNode, name: string): string | undefined {
  */
 function refuseUnsupported(d: XmlNode): void {
   if (bool(d, 'EnableExpress', false)) throw brokerErrors.notImplemented('EnableExpress (express entities)');
-  const idle = childText(d, 'AutoDeleteOnIdle');
-  if (idle && !isUnbounded(parseDurationMs(idle) ?? 0)) throw brokerErrors.notImplemented('AutoDeleteOnIdle');
+}
+
+/** `AutoDeleteOnIdle`: at least five minutes, as Azure requires; unbounded (the default) is never. */
+function autoDeleteOnIdle(d: XmlNode): number {
+  const ms = duration(d, 'AutoDeleteOnIdle', 'P10675199DT2H48M5.4775807S');
+  if (ms < MIN_AUTO_DELETE_ON_IDLE_MS) {
+    throw brokerErrors.badRequest(`AutoDeleteOnIdle must be at least 5 minutes (PT5M), got '${childText(d, 'AutoDeleteOnIdle')}'.`);
+  }
+  return ms;
 }
 
 const STATUSES: readonly EntityStatus[] = ['Active', 'Disabled', 'SendDisabled', 'ReceiveDisabled'];
@@ -111,6 +119,7 @@ export function readDescription(d: XmlNode, kind: 'queue' | 'topic' | 'subscript
     enablePartitioning: kind !== 'subscription' && bool(d, 'EnablePartitioning', false),
     status: status(d, kind),
     authorizationRules: kind === 'subscription' ? [] : authorizationRules(d),
+    autoDeleteOnIdleMs: autoDeleteOnIdle(d),
   };
   const userMetadata = childText(d, 'UserMetadata');
   return {

@@ -36,8 +36,9 @@ function countDetails(c: Counts): string {
   ], { 'xmlns:d2p1': NS.counts });
 }
 
-function times(m: EntityMeta): string[] {
-  return [text('CreatedAt', iso(m.createdAt)), text('UpdatedAt', iso(m.updatedAt)), text('AccessedAt', iso(m.updatedAt))];
+/** Created, updated, and accessed: the last activity (send, receive, management operation), from which idle time counts. */
+function times(m: EntityMeta, lastActivity: number): string[] {
+  return [text('CreatedAt', iso(m.createdAt)), text('UpdatedAt', iso(m.updatedAt)), text('AccessedAt', iso(lastActivity))];
 }
 
 function forward(name: string, target: string | undefined, host: string): string | undefined {
@@ -57,7 +58,7 @@ function authorizationRules(rules: readonly AuthorizationRule[]): string {
 const sizeOf = (s: EntitySettings, m: EntityMeta): number => (s.enablePartitioning ? m.maxSizeInMegabytes * PARTITIONS : m.maxSizeInMegabytes);
 
 const ttl = (s: EntitySettings): string => text('DefaultMessageTimeToLive', formatDurationMs(s.defaultTtlMs));
-const unbounded = formatDurationMs(Infinity);
+const autoDelete = (s: EntitySettings): string => text('AutoDeleteOnIdle', formatDurationMs(s.autoDeleteOnIdleMs));
 
 /** A queue's QueueDescription, its runtime figures included (the ATOM API always sends both). */
 export function queueDescription(q: QueueEntity, host: string): string {
@@ -71,8 +72,8 @@ export function queueDescription(q: QueueEntity, host: string): string {
     text('DuplicateDetectionHistoryTimeWindow', formatDurationMs(s.duplicateDetectionWindowMs)), text('MaxDeliveryCount', s.maxDeliveryCount),
     text('EnableBatchedOperations', m.enableBatchedOperations), text('SizeInBytes', c.sizeInBytes), text('MessageCount', c.active + c.deadLetter + c.scheduled),
     text('IsAnonymousAccessible', false), authorizationRules(s.authorizationRules), text('Status', s.status), forward('ForwardTo', s.forwardTo, host),
-    ...times(m), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata), text('SupportOrdering', true),
-    countDetails(c), text('AutoDeleteOnIdle', unbounded), text('EnablePartitioning', s.enablePartitioning), text('EntityAvailabilityStatus', 'Available'),
+    ...times(m, q.lastActivity), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata), text('SupportOrdering', true),
+    countDetails(c), autoDelete(s), text('EnablePartitioning', s.enablePartitioning), text('EntityAvailabilityStatus', 'Available'),
     forward('ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo, host), text('EnableExpress', false),
     text('MaxMessageSizeInKilobytes', Math.round(s.maxMessageSizeBytes / 1024)),
   ], CONNECT);
@@ -88,9 +89,9 @@ export function topicDescription(t: TopicEntity): string {
     ttl(s), text('MaxSizeInMegabytes', sizeOf(s, m)), text('RequiresDuplicateDetection', s.requiresDuplicateDetection),
     text('DuplicateDetectionHistoryTimeWindow', formatDurationMs(s.duplicateDetectionWindowMs)), text('EnableBatchedOperations', m.enableBatchedOperations),
     text('SizeInBytes', size), text('FilteringMessagesBeforePublishing', false), text('IsAnonymousAccessible', false), authorizationRules(s.authorizationRules),
-    text('Status', s.status), ...times(m), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata),
+    text('Status', s.status), ...times(m, t.lastActivity), m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata),
     text('SupportOrdering', m.supportOrdering), countDetails({ active: 0, deadLetter: 0, scheduled: 0, sizeInBytes: size }),
-    text('AutoDeleteOnIdle', unbounded), text('EnablePartitioning', s.enablePartitioning), text('SubscriptionCount', t.subscriptions.size),
+    autoDelete(s), text('EnablePartitioning', s.enablePartitioning), text('SubscriptionCount', t.subscriptions.size),
     text('EntityAvailabilityStatus', 'Available'), text('EnableSubscriptionPartitioning', false), text('EnableExpress', false),
     text('MaxMessageSizeInKilobytes', Math.round(s.maxMessageSizeBytes / 1024)),
   ], CONNECT);
@@ -106,9 +107,9 @@ export function subscriptionDescription(e: QueueEntity, host: string): string {
     text('DeadLetteringOnMessageExpiration', s.deadLetteringOnMessageExpiration),
     text('DeadLetteringOnFilterEvaluationExceptions', s.deadLetteringOnFilterEvaluationExceptions),
     text('MessageCount', c.active + c.deadLetter + c.scheduled), text('MaxDeliveryCount', s.maxDeliveryCount), text('EnableBatchedOperations', m.enableBatchedOperations),
-    text('Status', s.status), forward('ForwardTo', s.forwardTo, host), ...times(m),
+    text('Status', s.status), forward('ForwardTo', s.forwardTo, host), ...times(m, e.lastActivity),
     m.userMetadata === undefined ? undefined : text('UserMetadata', m.userMetadata), countDetails(c),
-    text('AutoDeleteOnIdle', unbounded), forward('ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo, host),
+    autoDelete(s), forward('ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo, host),
     text('EntityAvailabilityStatus', 'Available'),
   ], CONNECT);
 }

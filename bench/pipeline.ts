@@ -1,12 +1,14 @@
 /**
  * Pipeline benchmark (`npm run bench:pipeline [-- --sessions N --session-idle-ms N --runs 3 --latency-seconds 60
- * --warmup-seconds 10 --cosmos-orders 40 --seed 7]`).
+ * --warmup-seconds 10 --cosmos-orders 40 --seed 7 --cost-only]`).
  *
  * Measures the configuration we ship: the repository's host.json, unless a flag overrides a value (the header then
  * says so). In one run on the embedded stack (the emulators `npm start` uses, the app in the in-process host):
  * end-to-end entries/s of two interleaved-ledger workloads, a plain @azure/service-bus session consumer on the same
  * messages as the raw reference and the ratio, latency at a steady 50 entries/s, session accepts and Cosmos
- * requests per entry. Every phase uses its own orders, so phases never interfere.
+ * requests per entry; then what an entry costs on Azure (request units, bytes, Service Bus operations, executions)
+ * for short orders and for one long order (`--cost-only` runs the warm-up and that phase alone, and says so in the
+ * header). Every phase uses its own orders, so phases never interfere.
  */
 import { parseArgs } from 'node:util';
 import { QueueName } from '../src/core/queueNames.js';
@@ -16,7 +18,9 @@ import { LATENCY_LOAD, latencyPhase, latencyWorkload } from './support/latency.j
 import { cosmosPhase, pipelinePhase, type PhaseSettings } from './support/phases.js';
 import { drainSessions, type RawResult } from './support/rawConsumer.js';
 import { report, type BenchResults } from './support/report.js';
-import { sendEntryMessages, workload, type Workload, type WorkloadSize } from './support/workload.js';
+import { costPhase } from './support/costs.js';
+import { costReport } from './support/costReport.js';
+import { longOrderWorkload, sendEntryMessages, workload, type Workload, type WorkloadSize } from './support/workload.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,11 +31,16 @@ const { values } = parseArgs({
     'warmup-seconds': { type: 'string', default: '10' },
     'cosmos-orders': { type: 'string', default: '40' },
     seed: { type: 'string', default: '7' },
+    'cost-only': { type: 'boolean', default: false },
   },
 });
 
 const SMALL: WorkloadSize = { orders: 200, entries: 10, ledgers: 20 };
 const LARGE: WorkloadSize = { orders: 1000, entries: 10, ledgers: 100 };
+/** The cost phase: short orders of 10 entries, and one long order of 1,000 sent as ledgers of 100. */
+const COST_SHORT: WorkloadSize = { orders: 100, entries: 10, ledgers: 10 };
+const COST_LONG = { entries: 1000, perLedger: 100 } as const;
+const costOnly = values['cost-only'] === true;
 const seed = whole(values.seed, 0, 'seed');
 const runs = whole(values.runs, 1, 'runs');
 const warmupSeconds = whole(values['warmup-seconds'], 0, 'warmup-seconds');
@@ -42,7 +51,8 @@ const settings = await loadBenchSettings({
   sessionIdleTimeoutMs: values['session-idle-ms'] === undefined ? undefined : whole(values['session-idle-ms'], 1, 'session-idle-ms'),
 });
 const started = performance.now();
-progress(headerLines(settings).join('\n'));
+const header = [...headerLines(settings), ...(costOnly ? ['PHASES: --cost-only, the warm-up and the cost phase alone.'] : [])];
+progress(header.join('\n'));
 
 // The SDK keeps the session accepts still pending when a host closes on timers until its operation timeout (60 s,
 // see local/servicebus/sessionTrigger.ts): exit once the report is out instead of waiting for them.
@@ -61,6 +71,8 @@ async function main(): Promise<void> {
   const latencyWork = latencyWorkload(warmupSeconds + measureSeconds, seed);
   const cosmosSize: WorkloadSize = { orders: cosmosOrders, entries: SMALL.entries, ledgers: SMALL.ledgers };
   const cosmosWork = workload('bcosmos', cosmosSize, seed);
+  const costShort = workload('bcost', COST_SHORT, seed);
+  const costLong = longOrderWorkload('bcostlong', COST_LONG, seed);
 
   const stack = await startBenchStack();
   try {
@@ -69,6 +81,12 @@ async function main(): Promise<void> {
     const warm: WorkloadSize = { orders: settings.inForce.maxConcurrentSessions, entries: 2, ledgers: 2 };
     await pipelinePhase(stack, workload('bwarm', warm, seed), phase(warm));
     progress('warm-up done');
+    const costSettings = phase({ orders: COST_SHORT.orders, entries: COST_SHORT.entries, ledgers: COST_SHORT.ledgers });
+    if (costOnly) {
+      const costs = await costPhase(stack, costShort, costLong, costSettings);
+      await print(['Pipeline benchmark (npm run bench:pipeline)', ...header, '', ...costReport(costs)].join('\n'));
+      return;
+    }
 
     const small = await pipelinePhase(stack, smallWork, phase(SMALL));
     progress(`(a) end to end: ${small.perSecond.toFixed(1)} entries/s`);
@@ -93,6 +111,9 @@ async function main(): Promise<void> {
     const cosmos = await cosmosPhase(stack, cosmosWork, phase(cosmosSize));
     progress('Cosmos round trips done');
 
+    const costs = await costPhase(stack, costShort, costLong, costSettings);
+    progress('costs done');
+
     const results: BenchResults = {
       settings,
       small: { size: SMALL, result: small },
@@ -100,8 +121,7 @@ async function main(): Promise<void> {
       latency: { result: latency, warmupSeconds, measureSeconds },
       cosmos,
     };
-    // Written before the exit above, which would cut an unflushed write short.
-    await new Promise<void>((resolve) => process.stdout.write(`${report(results)}\n`, () => resolve()));
+    await print(`${report(results)}\n\n${costReport(costs).join('\n')}`);
   } finally {
     await stack.close();
   }
@@ -117,6 +137,11 @@ async function rawRun(stack: BenchStack, s: BenchSettings, work: Workload): Prom
     messages: work.entryMessages.length,
     timeoutMs: phaseTimeoutMs(s, 0, work.entryMessages.length),
   });
+}
+
+/** Written before the exit above, which would cut an unflushed write short. */
+function print(text: string): Promise<void> {
+  return new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
 }
 
 function progress(text: string): void {

@@ -16,8 +16,15 @@ import { startLocalHost, type LocalHost } from '@ledger-convoy/local-host';
 import type { FunctionRegistration } from '../../src/functions/register.js';
 import { ProcessedCounter } from './processedCounter.js';
 
-/** Request counts of the Cosmos emulator by operation kind, plus `total`. */
-export type CosmosCounts = Record<string, number> & { total: number };
+/** A figure of the Cosmos emulator's counters by operation kind, plus `total`. */
+export type ByKind = Record<string, number> & { total: number };
+
+/** The Cosmos emulator's counters (`/_emulator/counters`): requests, request units charged and bytes written. */
+export interface CosmosCounts {
+  requests: ByKind;
+  requestUnits: ByKind;
+  bytesWritten: ByKind;
+}
 
 /** The emulators, a client of them, and the app's function definitions. */
 export interface BenchStack {
@@ -47,6 +54,8 @@ interface HostPhaseOptions {
 export interface BenchHost {
   readonly host: LocalHost;
   readonly processed: ProcessedCounter;
+  /** Invocations (executions) of each function so far, by function name. */
+  readonly invocations: Map<string, number>;
   /** Stops the host and drops the app's clients and order cache (the next phase starts cold). */
   close(): Promise<void>;
 }
@@ -70,13 +79,14 @@ export async function startBenchStack(): Promise<BenchStack> {
     appFunctions,
     async startHost(options) {
       const processed = new ProcessedCounter();
+      const invocations = new Map<string, number>();
       // Each phase starts cold: a new context, with no clients or order cache of the phase before.
       await app.start();
       const host = await startLocalHost({
         emulators: false,
         httpPort: 0,
         settingsFile,
-        registrations: options.registrations,
+        registrations: options.registrations.map((r) => counted(r, invocations)),
         quiet: true,
         logger: countingLogger(processed),
         serviceBus: options.overrides,
@@ -84,6 +94,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       return {
         host,
         processed,
+        invocations,
         async close() {
           await host.close();
           await app.terminate();
@@ -93,7 +104,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     async cosmosCounters() {
       const response = await fetch(counters);
       if (!response.ok) throw new Error(`GET ${counters}: ${response.status}`);
-      return (await response.json()) as CosmosCounts;
+      const { requestUnits, bytesWritten, ...requests } = (await response.json()) as ByKind & { requestUnits: ByKind; bytesWritten: ByKind };
+      return { requests: requests as ByKind, requestUnits, bytesWritten };
     },
     async outboxCommitTimes() {
       const client = new CosmosClient({ connectionString: emulators.cosmosConnectionString, connectionPolicy: { enableEndpointDiscovery: false } });
@@ -122,6 +134,16 @@ export async function startBenchStack(): Promise<BenchStack> {
       }
     },
   };
+}
+
+/** The registration with its handler counting each invocation into `invocations` (the executions Azure bills). */
+function counted(registration: FunctionRegistration, invocations: Map<string, number>): FunctionRegistration {
+  const handler = registration.options.handler as (...args: unknown[]) => unknown;
+  const counting = (...args: unknown[]): unknown => {
+    invocations.set(registration.name, (invocations.get(registration.name) ?? 0) + 1);
+    return handler(...args);
+  };
+  return { ...registration, options: { ...registration.options, handler: counting } } as FunctionRegistration;
 }
 
 /**

@@ -15,6 +15,8 @@ export function eventKeyOf(entry: { orderId: string; entryId: string }): string 
 interface OrderEventsSeen {
   /** Broker enqueue time (epoch ms) of each `messageId`'s first copy. */
   readonly enqueuedAt: Map<string, number>;
+  /** Body size in bytes (its JSON in UTF-8) of each `messageId`'s first copy. */
+  readonly bodyBytes: Map<string, number>;
   /** Copies beyond the first. */
   duplicates: number;
 }
@@ -32,7 +34,7 @@ const WORKERS = 8;
 /** Starts taking `order-events` messages until closed. */
 export function consumeOrderEvents(connectionString: string): OrderEventsConsumer {
   const client = new ServiceBusClient(connectionString);
-  const seen: OrderEventsSeen = { enqueuedAt: new Map(), duplicates: 0 };
+  const seen: OrderEventsSeen = { enqueuedAt: new Map(), bodyBytes: new Map(), duplicates: 0 };
   let closed = false;
   const worker = async (): Promise<void> => {
     while (!closed) {
@@ -45,7 +47,10 @@ export function consumeOrderEvents(connectionString: string): OrderEventsConsume
           for (const m of messages) {
             const id = String(m.messageId);
             if (seen.enqueuedAt.has(id)) seen.duplicates += 1;
-            else seen.enqueuedAt.set(id, m.enqueuedTimeUtc?.getTime() ?? Date.now());
+            else {
+              seen.enqueuedAt.set(id, m.enqueuedTimeUtc?.getTime() ?? Date.now());
+              seen.bodyBytes.set(id, bodyBytes(m.body));
+            }
           }
         }
       } catch (error) {
@@ -75,4 +80,11 @@ export function consumeOrderEvents(connectionString: string): OrderEventsConsume
       await client.close();
     },
   };
+}
+
+/** A message body's size as sent: a binary or text body as is, a decoded JSON body as its JSON in UTF-8. */
+function bodyBytes(body: unknown): number {
+  if (Buffer.isBuffer(body) || body instanceof Uint8Array) return body.byteLength;
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  return Buffer.byteLength(JSON.stringify(body) ?? '');
 }

@@ -1,6 +1,6 @@
 /** The pipeline bench's printed report: figures, goals (printed, never asserted) and how each was measured. */
 import { table } from '@ledger-convoy/cli';
-import type { CosmosCounts } from './benchStack.js';
+import type { ByKind, CosmosCounts } from './benchStack.js';
 import { headerLines, type BenchSettings } from './benchSettings.js';
 import { LATENCY_LOAD, type LatencyResult } from './latency.js';
 import type { CosmosCosts, PipelineResult } from './phases.js';
@@ -32,9 +32,9 @@ export function report(r: BenchResults): string {
   const loadReached = l.sentPerSecond >= 0.95 * l.offeredPerSecond;
 
   const e2eRow = (label: string, run: number | string, x: PipelineResult) => [
-    label, run, x.messages, fixed(x.seconds, 1), fixed(x.perSecond, 1), fixed(x.busyMs / x.messages, 3), fixed(x.sessionAccepts / x.messages, 3), fixed(x.relayedSeconds, 1), fixed(x.cosmos.total / x.messages, 2), x.duplicateEvents,
+    label, run, x.messages, fixed(x.seconds, 1), fixed(x.perSecond, 1), fixed(x.busyMs / x.messages, 3), fixed(x.sessionAccepts / x.messages, 3), fixed(x.relayedSeconds, 1), fixed(x.cosmos.requests.total / x.messages, 2), x.duplicateEvents,
   ];
-  const cosmosMedian = median(runs.map((x) => x.e2e.cosmos.total / x.e2e.messages));
+  const cosmosMedian = median(runs.map((x) => x.e2e.cosmos.requests.total / x.e2e.messages));
   const busyMedian = median(runs.map((x) => x.e2e.busyMs / x.e2e.messages));
   const lastLarge = runs[runs.length - 1]!.e2e;
   return [
@@ -51,7 +51,7 @@ export function report(r: BenchResults): string {
       ],
       100,
     ),
-    `Cosmos requests of workload (b)'s last run by kind, per entry (processor and outbox relay, every kind): ${byKind(lastLarge.cosmos, lastLarge.messages)}`,
+    `Cosmos requests of workload (b)'s last run by kind, per entry (processor and outbox relay, every kind): ${byKind(lastLarge.cosmos.requests, lastLarge.messages)}`,
     '',
     `Raw reference: plain @azure/service-bus on orders, no host running; ${sessions} workers on one client, each ` +
       `acceptNextSession → receiveMessages(1, { maxWaitTimeInMs: ${RAW_RECEIVE_WAIT_MS} }) → completeMessage, session closed on an empty ` +
@@ -106,7 +106,7 @@ export function report(r: BenchResults): string {
 }
 
 function cosmosTable(costs: CosmosCosts, sessions: number): string[] {
-  const row = (label: string, c: CosmosCounts) => [label, fixed(c.total / costs.entries, 2), byKind(c, costs.entries)];
+  const row = (label: string, c: CosmosCounts) => [label, fixed(c.requests.total / costs.entries, 2), byKind(c.requests, costs.entries)];
   return [
     `Cosmos round trips of the processor (${costs.entries} entries, ${sessions} sessions):`,
     table(
@@ -117,7 +117,8 @@ function cosmosTable(costs: CosmosCosts, sessions: number): string[] {
   ];
 }
 
-function byKind(counts: CosmosCounts, per: number): string {
+/** `kind n, kind n` per `per`, by kind name, `total` left out. */
+export function byKind(counts: ByKind, per: number): string {
   return Object.entries(counts)
     .filter(([kind]) => kind !== 'total')
     .sort(([a], [b]) => a.localeCompare(b))
@@ -130,7 +131,7 @@ function describe(size: WorkloadSize): string {
 }
 
 /** Median of the values (the mean of the middle two for an even count). */
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;

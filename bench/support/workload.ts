@@ -3,8 +3,8 @@
  * exact `orders` messages the splitter makes of them, for the phases that skip the splitter.
  */
 import type { ServiceBusClient, ServiceBusMessage } from '@azure/service-bus';
-import { generateRun } from '@ledger-convoy/cli';
-import { ledgerIdOf } from '@ledger-convoy/cli';
+import { entryIdOf, generateRun, ledgerIdOf, orderIdOf } from '@ledger-convoy/cli';
+import { createHash } from 'node:crypto';
 import { sendInBatches, toOrderEntryMessage } from '../../src/adapters/serviceBusBatchSender.js';
 import { ledgerSchema, planLedger, type Ledger } from '../../src/core/index.js';
 
@@ -30,11 +30,7 @@ export interface Workload {
 export function workload(run: string, size: WorkloadSize, seed: number): Workload {
   const generated = generateRun({ ...size, duplicates: 0, conflicts: 0, poison: 0, gaps: 0, seed, run, deleteRatio: 0 });
   const ledgers = generated.sends.flatMap((s) => (s.kind === 'ledger' ? [s.ledger] : []));
-  const entryMessages = ledgers.flatMap((ledger) => {
-    const plan = planLedger(ledger);
-    if (!plan.ok) throw new Error(`generated ledger ${ledger.ledgerId} is invalid: ${plan.description}`);
-    return plan.messages.map((planned) => toOrderEntryMessage(planned));
-  });
+  const entryMessages = ledgers.flatMap(messagesOf);
   return { run, orderIds: generated.orderIds, ledgers, entryMessages };
 }
 
@@ -91,4 +87,41 @@ export function steadyWorkload(run: string, shape: { orders: number; entriesPerL
     }),
   );
   return { orderIds: generated.orderIds, ledgers, perOrder };
+}
+
+/** One long order, in ledgers sent one after another. */
+export interface LongOrderWorkload {
+  orderId: string;
+  /** Consecutive slices of the order, `perLedger` entries each, in sequence order. */
+  ledgers: Ledger[];
+  /** The `orders` messages of each ledger, as the splitter sends them. */
+  entryMessages: ServiceBusMessage[][];
+}
+
+/**
+ * One order of `entries` entries: `OrderCreated`, then `TransactionAdded` only, each with a 40-character transaction
+ * id (hex of SHA-1 over the run, the seed and the sequence) and a seeded amount; cut into ledgers of `perLedger`.
+ */
+export function longOrderWorkload(run: string, shape: { entries: number; perLedger: number }, seed: number): LongOrderWorkload {
+  if (shape.entries % shape.perLedger !== 0) throw new Error(`long order: ${shape.entries} entries must split evenly into ledgers of ${shape.perLedger}`);
+  const orderId = orderIdOf(run, 0);
+  const entries = Array.from({ length: shape.entries }, (_, i) => {
+    const sequence = i + 1;
+    const base = { entryId: entryIdOf(orderId, sequence), orderId, sequence };
+    if (sequence === 1) return { ...base, type: 'OrderCreated', data: { customerId: `c-${seed}`, currency: 'EUR' } };
+    const transactionId = createHash('sha1').update(`${run}:${seed}:${sequence}`).digest('hex');
+    // An amount in [-2,000, 20,000) from the same digest, so the order's total stays a safe integer.
+    const amount = (parseInt(transactionId.slice(0, 8), 16) % 22_000) - 2_000;
+    return { ...base, type: 'TransactionAdded', data: { transactionId, amount } };
+  });
+  const ledgers = Array.from({ length: shape.entries / shape.perLedger }, (_, i) =>
+    ledgerSchema.parse({ ledgerId: ledgerIdOf(run, i), entries: entries.slice(i * shape.perLedger, (i + 1) * shape.perLedger) }),
+  );
+  return { orderId, ledgers, entryMessages: ledgers.map(messagesOf) };
+}
+
+function messagesOf(ledger: Ledger): ServiceBusMessage[] {
+  const plan = planLedger(ledger);
+  if (!plan.ok) throw new Error(`ledger ${ledger.ledgerId} is invalid: ${plan.description}`);
+  return plan.messages.map((planned) => toOrderEntryMessage(planned));
 }

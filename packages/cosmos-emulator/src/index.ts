@@ -74,7 +74,7 @@ export interface CosmosEmulator {
   port: number;
   /** Fault injection handle (also reachable at `/_emulator/faults`). */
   faults: FaultInjector;
-  /** Request counts per operation kind (also `GET /_emulator/counters`). */
+  /** Request counts per operation kind and the request units they charged (also `GET /_emulator/counters`). */
   counters(): CounterSnapshot;
   /** Sets the counters back to zero. */
   resetCounters(): void;

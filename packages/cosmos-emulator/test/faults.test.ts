@@ -75,6 +75,6 @@ describe('request counters', () => {
     expect(counts).toMatchObject({ create: 1, read: 2, batch: 1 });
     expect(t.h.emulator.counters()).toMatchObject({ create: 1, read: 2, batch: 1 });
     t.h.emulator.resetCounters();
-    expect(t.h.emulator.counters()).toEqual({ total: 0 });
+    expect(t.h.emulator.counters()).toEqual({ total: 0, requestUnits: { total: 0 }, bytesWritten: { total: 0 } });
   });
 });

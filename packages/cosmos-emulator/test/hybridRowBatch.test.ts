@@ -77,14 +77,14 @@ const RESULT: RowSchema = {
 
 const fixture = useOrdersHarness();
 
-async function sendBatch(orders: Container, pk: string, body: Buffer): Promise<{ status: number; results: Record<string, unknown>[]; raw: Buffer }> {
+async function sendBatch(orders: Container, pk: string, body: Buffer): Promise<{ status: number; results: Record<string, unknown>[]; raw: Buffer; requestCharge: number }> {
   const res = await rawRequest(fixture.h.emulator, 'POST', `/${orders.url.replace(/^\//, '')}/docs`, {
     body,
     headers: { 'x-ms-cosmos-is-batch-request': 'True', 'x-ms-cosmos-batch-atomic': 'True', 'x-ms-documentdb-partitionkey': JSON.stringify([pk]), 'content-type': 'application/octet-stream' },
   });
   const raw = Buffer.from(await res.arrayBuffer());
   const results = raw[0] === 0x81 ? readRecordIO(raw).map((row) => readRow(RESULT, row)) : [];
-  return { status: res.status, results, raw };
+  return { status: res.status, results, raw, requestCharge: Number(res.headers.get('x-ms-request-charge')) };
 }
 
 describe('HybridRow rows', () => {
@@ -117,6 +117,18 @@ describe('transactional batch in HybridRow', () => {
     expect(results.every((r) => typeof r['eTag'] === 'string')).toBe(true);
     expect(JSON.parse((results[2]!['resourceBody'] as Buffer).toString())).toMatchObject({ id: 'r1', n: 1 });
     expect((await orders.item('r1', 'h1').read()).resource).toMatchObject({ n: 2 });
+  });
+
+  it('carries each operation request charge in its result row and the sum in the header', async () => {
+    const { orders } = fixture;
+    await orders.items.create({ id: 'r1', orderId: 'h9' });
+    const { results, requestCharge } = await sendBatch(orders, 'h9', recordIO([
+      operation({ type: OP.create, body: { id: 'c1', orderId: 'h9' } }),
+      operation({ type: OP.read, id: 'r1' }),
+    ]));
+    // Small items: the 1 KB rows of the table, 4.95 for a write and 1 for a read.
+    expect(results.map((r) => r['requestCharge'])).toEqual([4.95, 1]);
+    expect(requestCharge).toBe(5.95);
   });
 
   it('leaves the body out of the result of an operation that asks for minimal return', async () => {

@@ -5,7 +5,9 @@ import { json } from '../http/reply.js';
 import type { RequestContext } from '../http/requestContext.js';
 import { header, jsonBody } from '../http/requestContext.js';
 import type { AccountStore } from '../store/accountStore.js';
+import type { DocumentOperation } from '../store/documentOps.js';
 import { partitionKeyFromHeader } from '../store/partitionKey.js';
+import { sumCharges } from '../requestCharge.js';
 import { BATCH_LIMITS, operationResult, toOperation } from './batchOperations.js';
 import type { WireOperation } from './batchOperations.js';
 import type { ContainerRef } from './documents.js';
@@ -14,7 +16,8 @@ import { requiredPartitionKey, sessionToken } from './documents.js';
 /**
  * `POST .../docs` with `x-ms-cosmos-is-batch-request`: an atomic transactional batch. All operations
  * apply or none do. Success answers 200; a failure answers 207 with the failing operation's status and
- * 424 for every other one, so the SDK's `items.batch` resolves with per-operation results.
+ * 424 for every other one, so the SDK's `items.batch` resolves with per-operation results. Each result carries
+ * its operation's request charge and the header their sum.
  */
 export async function executeBatch(ctx: RequestContext, ref: ContainerRef, store: AccountStore): Promise<Reply> {
   if (ctx.body.length > BATCH_LIMITS.maxBytes) throw entityTooLarge('The batch request exceeds the 2 MB limit.');
@@ -36,8 +39,10 @@ export async function executeBatch(ctx: RequestContext, ref: ContainerRef, store
   const minimalAll = header(ctx, 'prefer')?.includes('return=minimal') === true;
   const results = await store.execute(ref.db, ref.coll, pk, ops);
   const failed = results.some((r) => !r.ok);
-  const body = results.map((r, i) => operationResult(r, minimalAll || (wire[i] as WireOperation).minimal === true));
+  const charged = results.map((r, i) => operationResult(r, minimalAll || (wire[i] as WireOperation).minimal === true, (ops[i] as DocumentOperation).kind));
+  const body = charged.map((c) => c.result);
   const headers = { 'x-ms-session-token': sessionToken(store) };
-  if (!hybrid) return json(failed ? 207 : 200, body, headers);
-  return { status: failed ? 207 : 200, body: writeHybridBatchResults(body), headers: { ...headers, 'content-type': 'application/octet-stream' } };
+  const counted = { requestCharge: sumCharges(body.map((r) => r.requestCharge)), bytesWritten: charged.reduce((n, c) => n + c.bytesWritten, 0) };
+  if (!hybrid) return { ...json(failed ? 207 : 200, body, headers), ...counted };
+  return { status: failed ? 207 : 200, body: writeHybridBatchResults(body), headers: { ...headers, 'content-type': 'application/octet-stream' }, ...counted };
 }

@@ -2,6 +2,7 @@ import { badRequest } from '../errors/errorFactory.js';
 import type { CosmosError } from '../errors/cosmosError.js';
 import type { OperationResult } from '../store/accountStore.js';
 import type { DocumentOperation } from '../store/documentOps.js';
+import { CHARGE_CONSTANTS, operationCharge, storedSize, writtenBytes } from '../requestCharge.js';
 import { toPatchBody } from '../store/patch.js';
 import type { JsonObject } from '../store/types.js';
 
@@ -31,6 +32,12 @@ export interface WireResult {
   retryAfterMilliseconds?: number;
   /** Why a failed operation failed (the SDKs surface it as the error's message). */
   message?: string;
+}
+
+/** A result entry and the bytes its operation wrote (kept off the wire). */
+export interface ChargedResult {
+  result: WireResult;
+  bytesWritten: number;
 }
 
 /** Reads one wire operation. @throws CosmosError 400 naming the operation's index and what is wrong. */
@@ -65,26 +72,34 @@ export function toOperation(wire: WireOperation, index: number): DocumentOperati
   }
 }
 
-/** A failed operation's result entry. */
-export function failureResult(error: CosmosError): WireResult {
+/** A failed operation's result entry; it charges nothing unless the store looked the item up (`requestCharge`). */
+export function failureResult(error: CosmosError, requestCharge = 0): WireResult {
   return {
     statusCode: error.status,
     subStatusCode: error.substatus,
-    requestCharge: 0,
+    requestCharge,
     ...(error.retryAfterMs !== undefined && { retryAfterMilliseconds: error.retryAfterMs }),
     message: error.message,
   };
 }
 
-/** An operation's result entry; `minimal` (Prefer: return=minimal) leaves the document out. */
-export function operationResult(result: OperationResult, minimal: boolean): WireResult {
-  if (!result.ok) return failureResult(result.error);
+/**
+ * An operation's result entry, with what it charged (see `requestCharge.ts`): a refused operation the refusal's
+ * charge, one that never ran (424, after another failed) nothing. `minimal` (Prefer: return=minimal) leaves the
+ * document out.
+ */
+export function operationResult(result: OperationResult, minimal: boolean, kind: DocumentOperation['kind']): ChargedResult {
+  if (!result.ok) return { result: failureResult(result.error, result.error.status === 424 ? 0 : CHARGE_CONSTANTS.refusedOperation), bytesWritten: 0 };
   const { status, doc } = result.outcome;
   const showBody = !minimal && doc !== undefined && status !== 204 && status !== 304;
+  const size = doc === undefined ? undefined : storedSize(doc.body);
   return {
-    statusCode: status,
-    requestCharge: 1,
-    ...(doc !== undefined && { eTag: doc.body._etag }),
-    ...(showBody && { resourceBody: doc.body }),
+    result: {
+      statusCode: status,
+      requestCharge: operationCharge(kind, size),
+      ...(doc !== undefined && { eTag: doc.body._etag }),
+      ...(showBody && { resourceBody: doc.body }),
+    },
+    bytesWritten: writtenBytes(kind, size),
   };
 }

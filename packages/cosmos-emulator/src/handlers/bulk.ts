@@ -17,6 +17,7 @@ import { flag, header, jsonBody } from '../http/requestContext.js';
 import type { AccountStore } from '../store/accountStore.js';
 import type { DocumentOperation } from '../store/documentOps.js';
 import { partitionKeyFromHeader } from '../store/partitionKey.js';
+import { sumCharges } from '../requestCharge.js';
 import { BATCH_LIMITS, failureResult, operationResult, toOperation } from './batchOperations.js';
 import type { WireOperation, WireResult } from './batchOperations.js';
 import type { ContainerRef } from './documents.js';
@@ -81,6 +82,7 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
   const results: WireResult[] = [];
   let stopped: 'failed' | 'full' | undefined;
   let responseBytes = 0;
+  let bytesWritten = 0;
   for (const p of parsed) {
     if (stopped !== undefined) {
       results.push(failureResult(stopped === 'failed' ? failedDependency() : responseTooLarge()));
@@ -93,7 +95,9 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
     else {
       const [outcome] = await store.execute(ref.db, ref.coll, p.pk, [p.op]);
       if (outcome === undefined) throw badRequest('No operation was executed.');
-      result = operationResult(outcome, minimalAll || p.minimal);
+      const charged = operationResult(outcome, minimalAll || p.minimal, p.op.kind);
+      result = charged.result;
+      bytesWritten += charged.bytesWritten;
     }
     results.push(result);
     responseBytes += result.resourceBody === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.resourceBody));
@@ -102,6 +106,7 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
   }
   const status = results.some((r) => r.statusCode >= 400) ? 207 : 200;
   const headers = { 'x-ms-session-token': sessionToken(store) };
-  if (!hybrid) return json(status, results, headers);
-  return { status, body: writeHybridBatchResults(results), headers: { ...headers, 'content-type': 'application/octet-stream' } };
+  const counted = { requestCharge: sumCharges(results.map((r) => r.requestCharge)), bytesWritten };
+  if (!hybrid) return { ...json(status, results, headers), ...counted };
+  return { status, body: writeHybridBatchResults(results), headers: { ...headers, 'content-type': 'application/octet-stream' }, ...counted };
 }

@@ -8,6 +8,7 @@ import type { ChangeStart } from '../store/changeFeedIndex.js';
 import { wireChange } from '../store/versionLog.js';
 import type { ContainerRef } from './documents.js';
 import { sessionToken } from './documents.js';
+import { changeFeedCharge, storedSize } from '../requestCharge.js';
 import { pageSize } from './feed.js';
 import { requestScope } from './scope.js';
 
@@ -64,9 +65,9 @@ export function readChangeFeed(ctx: RequestContext, ref: ContainerRef, store: Ac
     'x-ms-item-count': page.changes.length,
     'x-ms-session-token': sessionToken(store),
   };
-  if (page.changes.length === 0) return { status: 304, headers };
+  if (page.changes.length === 0) return { status: 304, headers, requestCharge: changeFeedCharge([]) };
   const documents = page.changes.map((doc) => ({ ...doc.body, _lsn: doc.lsn }));
-  return json(200, { _rid: state.res._rid, Documents: documents, _count: documents.length }, headers);
+  return { ...json(200, { _rid: state.res._rid, Documents: documents, _count: documents.length }, headers), requestCharge: changeFeedCharge(documents.map(storedSize)) };
 }
 
 /**
@@ -89,9 +90,9 @@ function readAllVersions(ctx: RequestContext, ref: ContainerRef, store: AccountS
   const scope = requestScope(ctx, state);
   const page = versions.read(after, pageSize(ctx), (entry) => (scope.pk === undefined || entry.pk === scope.pk) && state.changes.holds(scope, entry.pk), state.changes.lsn);
   const headers: Record<string, string | number> = { etag: `"${page.continuation}"`, 'x-ms-item-count': page.entries.length, 'x-ms-session-token': sessionToken(store) };
-  if (page.entries.length === 0) return { status: 304, headers };
+  if (page.entries.length === 0) return { status: 304, headers, requestCharge: changeFeedCharge([]) };
   const paths = state.res.partitionKey.paths;
   const keyOf = (pk: string): Record<string, unknown> => Object.fromEntries((JSON.parse(pk) as unknown[]).map((value, i) => [(paths[i] ?? '').slice(1), value]));
   const documents = page.entries.map((entry) => wireChange(entry, keyOf(entry.pk)));
-  return json(200, { _rid: state.res._rid, Documents: documents, _count: documents.length }, headers);
+  return { ...json(200, { _rid: state.res._rid, Documents: documents, _count: documents.length }, headers), requestCharge: changeFeedCharge(documents.map(storedSize)) };
 }

@@ -7,6 +7,7 @@ import type { AccountStore } from '../store/accountStore.js';
 import type { DocumentOperation } from '../store/documentOps.js';
 import { toPatchBody } from '../store/patch.js';
 import { partitionKeyFromHeader } from '../store/partitionKey.js';
+import { CHARGE_CONSTANTS, operationCharge, queryCharge, storedSize, writtenBytes } from '../requestCharge.js';
 import { feedReply } from './feed.js';
 import { requestScope } from './scope.js';
 
@@ -51,13 +52,15 @@ async function runSingle(ctx: RequestContext, ref: ContainerRef, store: AccountS
   };
   if (!result.ok) {
     const reply = errorReply(result.error);
-    return { ...reply, headers: { ...reply.headers, ...headers } };
+    return { ...reply, headers: { ...reply.headers, ...headers }, requestCharge: CHARGE_CONSTANTS.refusedOperation };
   }
   const { status, doc } = result.outcome;
+  const size = doc === undefined ? undefined : storedSize(doc.body);
+  const charged = { requestCharge: operationCharge(op.kind, size), bytesWritten: writtenBytes(op.kind, size) };
   if (doc !== undefined) headers['etag'] = doc.body._etag;
   headers['x-ms-documentdb-partitionkeyrangeid'] = partitionKeyRangeOf(store, ref, pk);
-  if (status === 204 || status === 304) return { status, headers };
-  return json(status, doc?.body, headers);
+  if (status === 204 || status === 304) return { status, headers, ...charged };
+  return { ...json(status, doc?.body, headers), ...charged };
 }
 
 /** `POST .../docs` (create, or upsert with `x-ms-documentdb-is-upsert`). */
@@ -93,7 +96,9 @@ export function patchDocument(ctx: RequestContext, ref: ContainerRef, id: string
 export function readDocumentFeed(ctx: RequestContext, ref: ContainerRef, store: AccountStore): Reply {
   const state = store.container(ref.db, ref.coll);
   const docs = store.documents(ref.db, ref.coll, requestScope(ctx, state)).map((d) => d.body);
-  return feedReply(ctx, docs, 'Documents', state.res._rid, { 'x-ms-session-token': sessionToken(store) });
+  const reply = feedReply(ctx, docs, 'Documents', state.res._rid, { 'x-ms-session-token': sessionToken(store) });
+  const page = (reply.body as { Documents: unknown[] }).Documents;
+  return { ...reply, requestCharge: queryCharge(page.map(storedSize)) };
 }
 
 function pick<K extends 'ifMatch' | 'ifNoneMatch'>(c: { ifMatch?: string; ifNoneMatch?: string }, key: K): Partial<Record<K, string>> {

@@ -14,6 +14,7 @@ import type { AccountStore } from '../store/accountStore.js';
 import type { ContainerResource } from '../store/types.js';
 import type { ContainerRef } from './documents.js';
 import { sessionToken } from './documents.js';
+import { queryCharge, storedSize } from '../requestCharge.js';
 import { pageSize, querySpec } from './feed.js';
 import { requestScope } from './scope.js';
 
@@ -53,5 +54,5 @@ export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: Ac
   const page = withUdfs(store, ref, scripts, spec.query, (udf) => runQuery(spec, source, udf === undefined ? options : { ...options, udf }));
   const headers: Record<string, string | number> = { 'x-ms-item-count': page.items.length, 'x-ms-session-token': sessionToken(store) };
   if (page.continuation !== undefined) headers['x-ms-continuation'] = page.continuation;
-  return json(200, { _rid: state.res._rid, Documents: page.items, _count: page.items.length }, headers);
+  return { ...json(200, { _rid: state.res._rid, Documents: page.items, _count: page.items.length }, headers), requestCharge: queryCharge(page.items.map(storedSize)) };
 }

@@ -12,7 +12,8 @@ export const ADMIN_PREFIX = '_emulator';
 
 /**
  * Control routes, not part of the Cosmos API:
- * - `GET /_emulator/counters` → request counts by operation kind; `DELETE` resets them.
+ * - `GET /_emulator/counters` → request counts by operation kind, and under `requestUnits` the request units they
+ *   charged by kind (see `requestCharge.ts`); `DELETE` resets both.
  * - `GET /_emulator/faults` → active fault rules; `POST` adds one (see `faults.ts`); `DELETE` clears all.
  */
 export function handleAdmin(ctx: RequestContext, counters: RequestCounters, faults: FaultInjector): Reply {

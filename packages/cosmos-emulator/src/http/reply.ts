@@ -8,6 +8,13 @@ export interface Reply {
   /** JSON-serialised, or written as is when a Buffer (binary answers such as HybridRow batches). */
   body?: unknown;
   headers?: Record<string, string | number>;
+  /**
+   * Request units the request would charge on Azure (`x-ms-request-charge`, see `requestCharge.ts`); absent for
+   * requests the model does not charge (metadata), which answer 0.
+   */
+  requestCharge?: number;
+  /** Bytes of the items the request wrote, as stored (see `storedSize`), for the counters; absent = none. */
+  bytesWritten?: number;
 }
 
 /**
@@ -38,7 +45,7 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
   res.statusCode = reply.status;
   res.setHeader('content-type', 'application/json');
   res.setHeader('x-ms-activity-id', randomUUID());
-  res.setHeader('x-ms-request-charge', 1);
+  res.setHeader('x-ms-request-charge', reply.requestCharge ?? 0);
   res.setHeader('x-ms-gatewayversion', 'version=2.14.0');
   res.setHeader('x-ms-serviceversion', 'version=2.14.0.0');
   res.setHeader('x-ms-schemaversion', '1.16');

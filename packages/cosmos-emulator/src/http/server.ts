@@ -106,6 +106,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     if (!isCosmosError(error)) throw error;
     reply = errorReply(error);
   }
+  // Charged whether or not the client learns the outcome: the service did the work.
+  deps.counters.charge(operation, reply.requestCharge ?? 0, reply.bytesWritten ?? 0);
   if (fault?.mode === 'commit-then-fail') {
     // The work is done (or failed) but the client must not learn which: the "unknown outcome" case.
     if (fault.reply === 'destroy') req.socket.destroy();

@@ -45,7 +45,10 @@ module.exports = {
       severity: 'error',
       comment: 'The core stays free of the Azure SDKs and the Functions programming model.',
       from: { path: '^src/core/' },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], path: '^node_modules/(@azure|applicationinsights|@opentelemetry/sdk)' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        path: '^node_modules/(@azure|applicationinsights|@opentelemetry/sdk)',
+      },
     },
     {
       name: 'app-imports-no-tool',
@@ -57,21 +60,24 @@ module.exports = {
     {
       name: 'packages-through-entry-points',
       severity: 'error',
-      comment: "Another package is reached through its entry point (its package name) or its command, never by a path into it.",
+      comment:
+        'Another package is reached through its entry point (its package name) or its command, never by a path into it.',
       from: { path: '^(packages/[^/]+/)' },
       to: { path: '^packages/', pathNot: ['^$1', ...ENTRY_POINTS] },
     },
     {
       name: 'root-reaches-packages-through-entry-points',
       severity: 'error',
-      comment: "The app's tests, benches and scripts reach a package through its entry point or its command, never by a path into it.",
+      comment:
+        "The app's tests, benches and scripts reach a package through its entry point or its command, never by a path into it.",
       from: { path: '^(test|bench|scripts|infra)/' },
       to: { path: '^packages/', pathNot: ENTRY_POINTS },
     },
     {
       name: 'packages-use-the-app-through-its-entry-modules',
       severity: 'error',
-      comment: "A tool uses the app through its entry modules (the core's index, an adapter, the app as hosts load it).",
+      comment:
+        "A tool uses the app through its entry modules (the core's index, an adapter, the app as hosts load it).",
       from: { path: '^packages/' },
       to: { path: '^src/', pathNot: APP_ENTRY_POINTS },
     },
@@ -85,7 +91,8 @@ module.exports = {
     {
       name: 'cli-below-the-host',
       severity: 'error',
-      comment: 'The CLI (and its console) sits on the app: it may use src/, never the local host or the emulators (its tests may start them).',
+      comment:
+        'The CLI (and its console) sits on the app: it may use src/, never the local host or the emulators (its tests may start them).',
       from: { path: '^packages/cli/(src|bin)/' },
       to: { path: '^packages/(local-host|servicebus-emulator|cosmos-emulator)/' },
     },
@@ -99,7 +106,7 @@ module.exports = {
     {
       name: 'nothing-imports-tests',
       severity: 'error',
-      comment: "Test code is for tests: move what another part needs out of the tests.",
+      comment: 'Test code is for tests: move what another part needs out of the tests.',
       from: { pathNot: ['^test/', '^packages/[^/]+/test/'] },
       to: { path: ['^test/', '^packages/[^/]+/test/'] },
     },

@@ -2,14 +2,29 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.start/**', 'node_modules/**', 'coverage/**', '.azurite/**', 'infra/**/*.json', '**/compat/**/bin/**', '**/compat/**/obj/**', '.tools/**'] },
+  {
+    ignores: [
+      'dist/**',
+      '.start/**',
+      'node_modules/**',
+      'coverage/**',
+      '.azurite/**',
+      'infra/**/*.json',
+      '**/compat/**/bin/**',
+      '**/compat/**/obj/**',
+      '.tools/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name='only']", message: 'Focused tests are not allowed.' },
+        {
+          selector: "CallExpression[callee.object.name=/^(it|test|describe)$/][callee.property.name='only']",
+          message: 'Focused tests are not allowed.',
+        },
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
@@ -22,7 +37,9 @@ export default tseslint.config(
   {
     // The console's page script runs in the browser.
     files: ['packages/cli/src/console/static/**/*.js'],
-    languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: {
+      globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setTimeout: 'readonly' },
+    },
   },
   {
     // The core is pure: no Functions host, no Azure SDK clients.
@@ -37,7 +54,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/src/**', '../src/*', './*', '../*'], message: 'The oracle imports nothing: it must not share code with the core (src/) it checks.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/src/**', '../src/*', './*', '../*'],
+              message: 'The oracle imports nothing: it must not share code with the core (src/) it checks.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -24,7 +24,12 @@ export default defineConfig({
       // The gate covers the pure core: every decision lives there, so it must stay fully exercised.
       provider: 'v8',
       include: ['src/core/**/*.ts'],
-      exclude: ['src/core/**/index.ts', 'src/core/ports/**', 'src/core/documents/orderDocument.ts', 'src/core/documents/parkedEntryDocument.ts'],
+      exclude: [
+        'src/core/**/index.ts',
+        'src/core/ports/**',
+        'src/core/documents/orderDocument.ts',
+        'src/core/documents/parkedEntryDocument.ts',
+      ],
       reporter: ['text-summary'],
       thresholds: { lines: 95, statements: 95, functions: 95, branches: 90 },
     },

@@ -43,7 +43,8 @@ async function measure(op: Operation, concurrency: number): Promise<{ opsPerSeco
 
 function operations(c: Container, run: string): Record<string, Operation> {
   return {
-    create: (w, i) => c.items.create({ id: `${run}-c-${w}-${i}`, orderId: `${run}-p-${w % 10}`, payload: 'x'.repeat(200) }),
+    create: (w, i) =>
+      c.items.create({ id: `${run}-c-${w}-${i}`, orderId: `${run}-p-${w % 10}`, payload: 'x'.repeat(200) }),
     'point read': (w) => c.item(`seed-${w % 100}`, `seed-p-${w % 10}`).read(),
     'batch (3 ops)': (w, i) => {
       const pk = `${run}-b-${w}`;
@@ -56,7 +57,8 @@ function operations(c: Container, run: string): Record<string, Operation> {
         pk,
       );
     },
-    'partition query': (w) => c.items.query('SELECT * FROM c WHERE c.n >= 0', { partitionKey: `seed-p-${w % 10}` }).fetchAll(),
+    'partition query': (w) =>
+      c.items.query('SELECT * FROM c WHERE c.n >= 0', { partitionKey: `seed-p-${w % 10}` }).fetchAll(),
   };
 }
 
@@ -67,13 +69,46 @@ function operations(c: Container, run: string): Record<string, Operation> {
 function orderDocuments(order: number): Record<string, unknown>[] {
   const orderId = `order-${order}`;
   const committedAt = new Date(Date.UTC(2026, 0, 1)).toISOString();
-  const docs: Record<string, unknown>[] = [{ id: 'order', orderId, docType: 'order', state: { status: 'open', total: 0 }, parked: order % 10 === 0 ? [{ sequence: 7, parkedAt: committedAt }] : [], rejected: [] }];
+  const docs: Record<string, unknown>[] = [
+    {
+      id: 'order',
+      orderId,
+      docType: 'order',
+      state: { status: 'open', total: 0 },
+      parked: order % 10 === 0 ? [{ sequence: 7, parkedAt: committedAt }] : [],
+      rejected: [],
+    },
+  ];
   for (let i = 0; i < 100; i += 1) docs.push({ id: `inbox-${i}`, orderId, docType: 'inbox', sequence: i, ttl: 86_400 });
   for (let i = 0; i < 99; i += 1) docs.push({ id: `applied-${i}`, orderId, docType: 'applied', sequence: i });
-  for (let i = 0; i < 50; i += 1) docs.push({ id: `outbox-${i}`, orderId, docType: 'outbox', entryId: `e-${i}`, sequence: i, committedAt, ttl: 604_800 });
+  for (let i = 0; i < 50; i += 1)
+    docs.push({
+      id: `outbox-${i}`,
+      orderId,
+      docType: 'outbox',
+      entryId: `e-${i}`,
+      sequence: i,
+      committedAt,
+      ttl: 604_800,
+    });
   if (order % 50 === 0) {
-    const records = [48, 49].map((sequence) => ({ id: `outbox-${sequence}`, entryId: `e-${sequence}`, sequence, committedAt, pendingTargets: ['webhook'] }));
-    docs.push({ id: outboxHoldId(orderId), docType: 'outbox-hold', orderId, failedTargets: ['webhook'], records, lastError: 'webhook answered HTTP 503', heldAt: committedAt, updatedAt: committedAt });
+    const records = [48, 49].map((sequence) => ({
+      id: `outbox-${sequence}`,
+      entryId: `e-${sequence}`,
+      sequence,
+      committedAt,
+      pendingTargets: ['webhook'],
+    }));
+    docs.push({
+      id: outboxHoldId(orderId),
+      docType: 'outbox-hold',
+      orderId,
+      failedTargets: ['webhook'],
+      records,
+      lastError: 'webhook answered HTTP 503',
+      heldAt: committedAt,
+      updatedAt: committedAt,
+    });
   }
   return docs;
 }
@@ -87,7 +122,9 @@ async function loadLargeContainer(c: Container): Promise<number> {
       for (let order = next++; order < ORDERS; order = next++) {
         const docs = batches[order] ?? [];
         for (let i = 0; i < docs.length; i += 100) {
-          const ops = docs.slice(i, i + 100).map((resourceBody) => ({ operationType: 'Create' as const, resourceBody: resourceBody as JSONObject }));
+          const ops = docs
+            .slice(i, i + 100)
+            .map((resourceBody) => ({ operationType: 'Create' as const, resourceBody: resourceBody as JSONObject }));
           const response = await c.items.batch(ops, `order-${order}`);
           if (response.code !== 200) throw new Error(`loading order-${order} failed with ${response.code}`);
         }
@@ -105,7 +142,8 @@ function largeQueries(c: Container): Record<string, () => Promise<unknown>> {
   return {
     'cross: holds gauge (COUNT outbox-hold)': () => holds.count(),
     'cross: convoy outbox list (holds)': () => holds.list(),
-    'partition: one order\'s hold (convoy outbox list --order)': () => holds.list({ orderId: `order-${(order++ % 4) * 50}` }),
+    "partition: one order's hold (convoy outbox list --order)": () =>
+      holds.list({ orderId: `order-${(order++ % 4) * 50}` }),
     'cross: gap monitor scan (parked orders)': () => parked.ordersWaiting(),
   };
 }
@@ -135,7 +173,11 @@ async function pagingLatency(c: Container): Promise<{ ms: number; runs: number }
 }
 
 async function benchOperations(database: Database): Promise<void> {
-  const { container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 });
+  const { container } = await database.containers.createIfNotExists({
+    id: 'orders',
+    partitionKey: { paths: ['/orderId'] },
+    defaultTtl: -1,
+  });
   for (let i = 0; i < 100; i += 1) await container.items.create({ id: `seed-${i}`, orderId: `seed-p-${i % 10}`, n: i });
   // Warm up the JIT on both sides so the first cell is not penalised.
   for (const op of Object.values(operations(container, 'warm'))) {
@@ -148,7 +190,12 @@ async function benchOperations(database: Database): Promise<void> {
       emulator.resetCounters();
       const { opsPerSecond, roundTrips } = await measure(op, concurrency);
       const counted = emulator.counters().total;
-      rows.push({ operation: name, concurrency, 'ops/s': Math.round(opsPerSecond), 'HTTP requests / op': Number((counted / roundTrips).toFixed(2)) });
+      rows.push({
+        operation: name,
+        concurrency,
+        'ops/s': Math.round(opsPerSecond),
+        'HTTP requests / op': Number((counted / roundTrips).toFixed(2)),
+      });
     }
   }
   console.log(`Cosmos emulator, in-memory, ${SECONDS}s per cell, @azure/cosmos SDK over loopback HTTP`);
@@ -156,19 +203,32 @@ async function benchOperations(database: Database): Promise<void> {
 }
 
 async function benchLargeContainer(database: Database): Promise<void> {
-  const { container } = await database.containers.createIfNotExists({ id: 'large', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 });
+  const { container } = await database.containers.createIfNotExists({
+    id: 'large',
+    partitionKey: { paths: ['/orderId'] },
+    defaultTtl: -1,
+  });
   const loadStarted = Date.now();
   const documents = await loadLargeContainer(container);
-  console.log(`Loaded ${documents} documents over ${ORDERS} orders in ${((Date.now() - loadStarted) / 1000).toFixed(1)}s`);
+  console.log(
+    `Loaded ${documents} documents over ${ORDERS} orders in ${((Date.now() - loadStarted) / 1000).toFixed(1)}s`,
+  );
   const rows: Record<string, string | number>[] = [];
   const cells: [string, () => Promise<{ ms: number; runs: number }>][] = [
-    ...Object.entries(largeQueries(container)).map(([name, op]): [string, () => Promise<{ ms: number; runs: number }>] => [name, () => latency(op)]),
+    ...Object.entries(largeQueries(container)).map(
+      ([name, op]): [string, () => Promise<{ ms: number; runs: number }>] => [name, () => latency(op)],
+    ),
     ['cross: page through 20,000 inbox docs (ms/page)', () => pagingLatency(container)],
   ];
   for (const [name, run] of cells) {
     emulator.resetCounters();
     const { ms, runs } = await run();
-    rows.push({ query: name, 'ms/op': Number(ms.toFixed(2)), runs, 'HTTP requests / op': Number((emulator.counters().total / runs).toFixed(2)) });
+    rows.push({
+      query: name,
+      'ms/op': Number(ms.toFixed(2)),
+      runs,
+      'HTTP requests / op': Number((emulator.counters().total / runs).toFixed(2)),
+    });
     console.log(`  ${name}: ${ms.toFixed(2)} ms/op over ${runs} run(s)`);
   }
   console.log(`Queries in a ${documents}-document container, concurrency 1, ${SECONDS}s per cell (at least one run)`);
@@ -180,14 +240,20 @@ const FEED_KEYS = 100;
 const FEED_DOCS_PER_KEY = 500;
 
 async function benchChangeFeed(database: Database): Promise<void> {
-  const { container } = await database.containers.createIfNotExists({ id: 'feed', partitionKey: { paths: ['/orderId'] } });
+  const { container } = await database.containers.createIfNotExists({
+    id: 'feed',
+    partitionKey: { paths: ['/orderId'] },
+  });
   const payload = 'x'.repeat(1000);
   let next = 0;
   await Promise.all(
     Array.from({ length: 10 }, async () => {
       for (let key = next++; key < FEED_KEYS; key = next++) {
         for (let i = 0; i < FEED_DOCS_PER_KEY; i += 100) {
-          const ops = Array.from({ length: 100 }, (_, j) => ({ operationType: 'Create' as const, resourceBody: { id: `d-${i + j}`, orderId: `key-${key}`, payload } }));
+          const ops = Array.from({ length: 100 }, (_, j) => ({
+            operationType: 'Create' as const,
+            resourceBody: { id: `d-${i + j}`, orderId: `key-${key}`, payload },
+          }));
           const response = await container.items.batch(ops, `key-${key}`);
           if (response.code !== 200) throw new Error(`loading key-${key} failed with ${response.code}`);
         }
@@ -195,7 +261,10 @@ async function benchChangeFeed(database: Database): Promise<void> {
     }),
   );
   const total = FEED_KEYS * FEED_DOCS_PER_KEY;
-  const iterator = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(), maxItemCount: 1000 });
+  const iterator = container.items.getChangeFeedIterator({
+    changeFeedStartFrom: ChangeFeedStartFrom.Beginning(),
+    maxItemCount: 1000,
+  });
   emulator.resetCounters();
   const started = Date.now();
   let changes = 0;
@@ -206,13 +275,26 @@ async function benchChangeFeed(database: Database): Promise<void> {
   }
   const seconds = (Date.now() - started) / 1000;
   if (changes !== total) throw new Error(`the change feed gave ${changes} changes, ${total} were written`);
-  console.log(`Change feed: one iterator drained ${changes} changes (1 KB documents, ${FEED_KEYS} partition keys, maxItemCount 1000)`);
-  console.table([{ changes, seconds: Number(seconds.toFixed(2)), 'changes/s': Math.round(changes / seconds), 'HTTP requests': emulator.counters().total }]);
+  console.log(
+    `Change feed: one iterator drained ${changes} changes (1 KB documents, ${FEED_KEYS} partition keys, maxItemCount 1000)`,
+  );
+  console.table([
+    {
+      changes,
+      seconds: Number(seconds.toFixed(2)),
+      'changes/s': Math.round(changes / seconds),
+      'HTTP requests': emulator.counters().total,
+    },
+  ]);
 }
 
 const emulator = await start({ port: 0, partitionKeyRanges: Number(process.env['BENCH_PARTITION_KEY_RANGES'] ?? 1) });
 // A long request timeout: without the query pre-filter one cross-partition query can take minutes.
-const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: 600_000 } });
+const client = new CosmosClient({
+  endpoint: emulator.endpoint,
+  key: emulator.key,
+  connectionPolicy: { enableEndpointDiscovery: false, requestTimeout: 600_000 },
+});
 try {
   const { database } = await client.databases.createIfNotExists({ id: 'bench' });
   if (CASES === 'all' || CASES === 'ops') await benchOperations(database);

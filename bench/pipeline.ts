@@ -20,7 +20,13 @@ import { drainSessions, type RawResult } from './support/rawConsumer.js';
 import { report, type BenchResults } from './support/report.js';
 import { costPhase } from './support/costs.js';
 import { costReport } from './support/costReport.js';
-import { longOrderWorkload, sendEntryMessages, workload, type Workload, type WorkloadSize } from './support/workload.js';
+import {
+  longOrderWorkload,
+  sendEntryMessages,
+  workload,
+  type Workload,
+  type WorkloadSize,
+} from './support/workload.js';
 
 const { values } = parseArgs({
   options: {
@@ -48,10 +54,14 @@ const measureSeconds = whole(values['latency-seconds'], 1, 'latency-seconds');
 const cosmosOrders = whole(values['cosmos-orders'], 1, 'cosmos-orders');
 const settings = await loadBenchSettings({
   maxConcurrentSessions: values.sessions === undefined ? undefined : whole(values.sessions, 1, 'sessions'),
-  sessionIdleTimeoutMs: values['session-idle-ms'] === undefined ? undefined : whole(values['session-idle-ms'], 1, 'session-idle-ms'),
+  sessionIdleTimeoutMs:
+    values['session-idle-ms'] === undefined ? undefined : whole(values['session-idle-ms'], 1, 'session-idle-ms'),
 });
 const started = performance.now();
-const header = [...headerLines(settings), ...(costOnly ? ['PHASES: --cost-only, the warm-up and the cost phase alone.'] : [])];
+const header = [
+  ...headerLines(settings),
+  ...(costOnly ? ['PHASES: --cost-only, the warm-up and the cost phase alone.'] : []),
+];
 progress(header.join('\n'));
 
 // The SDK keeps the session accepts still pending when a host closes on timers until its operation timeout (60 s,
@@ -67,7 +77,10 @@ await main().then(
 async function main(): Promise<void> {
   // Every input up front, so a workload that cannot be generated fails before the long phases run.
   const smallWork = workload('be2ea', SMALL, seed);
-  const largeWork = Array.from({ length: runs }, (_, i) => ({ raw: workload(`braw${i + 1}`, LARGE, seed), e2e: workload(`be2eb${i + 1}`, LARGE, seed) }));
+  const largeWork = Array.from({ length: runs }, (_, i) => ({
+    raw: workload(`braw${i + 1}`, LARGE, seed),
+    e2e: workload(`be2eb${i + 1}`, LARGE, seed),
+  }));
   const latencyWork = latencyWorkload(warmupSeconds + measureSeconds, seed);
   const cosmosSize: WorkloadSize = { orders: cosmosOrders, entries: SMALL.entries, ledgers: SMALL.ledgers };
   const cosmosWork = workload('bcosmos', cosmosSize, seed);
@@ -76,7 +89,10 @@ async function main(): Promise<void> {
 
   const stack = await startBenchStack();
   try {
-    const phase = (size: WorkloadSize): PhaseSettings => ({ overrides: settings.overrides, timeoutMs: phaseTimeoutMs(settings, size.orders, size.orders * size.entries) });
+    const phase = (size: WorkloadSize): PhaseSettings => ({
+      overrides: settings.overrides,
+      timeoutMs: phaseTimeoutMs(settings, size.orders, size.orders * size.entries),
+    });
     // Warm-up (not reported): loads every module and opens the first connections; one order per session slot.
     const warm: WorkloadSize = { orders: settings.inForce.maxConcurrentSessions, entries: 2, ledgers: 2 };
     await pipelinePhase(stack, workload('bwarm', warm, seed), phase(warm));
@@ -96,7 +112,9 @@ async function main(): Promise<void> {
       const raw = await rawRun(stack, settings, work.raw);
       const e2e = await pipelinePhase(stack, work.e2e, phase(LARGE));
       large.push({ raw, e2e });
-      progress(`(b) run ${i + 1}/${runs}: raw ${raw.perSecond.toFixed(0)} msg/s, end to end ${e2e.perSecond.toFixed(1)} entries/s`);
+      progress(
+        `(b) run ${i + 1}/${runs}: raw ${raw.perSecond.toFixed(0)} msg/s, end to end ${e2e.perSecond.toFixed(1)} entries/s`,
+      );
     }
 
     const latencyTotal = latencyWork.ledgers.length * LATENCY_LOAD.entriesPerLedger;

@@ -20,7 +20,10 @@ if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole
 /** The commands of the README's quick start: the bash block after "In a second terminal". */
 function quickStartCommands(readme: string): string[] {
   const block = /In a second terminal[^\n]*\n+```bash\n([\s\S]*?)```/.exec(readme)?.[1];
-  const commands = (block ?? '').split('\n').map((line) => line.replace(/#.*$/, '').trim()).filter(Boolean);
+  const commands = (block ?? '')
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter(Boolean);
   if (commands.length === 0) throw new Error('README.md has no bash block after "In a second terminal"');
   return commands;
 }
@@ -28,7 +31,20 @@ function quickStartCommands(readme: string): string[] {
 // Ports of our own, never the defaults (other stacks on this machine may hold them); the commands get them through
 // the settings the CLI reads from the environment, as a user with another port would set them.
 const base = 20_000 + Math.floor(Math.random() * 9_000);
-const PORTS = ['--port', base, '--servicebus-port', base + 1, '--cosmos-port', base + 2, '--servicebus-admin-port', base + 3, '--servicebus-admin-https-port', 0, '--console-port', 0].map(String);
+const PORTS = [
+  '--port',
+  base,
+  '--servicebus-port',
+  base + 1,
+  '--cosmos-port',
+  base + 2,
+  '--servicebus-admin-port',
+  base + 3,
+  '--servicebus-admin-https-port',
+  0,
+  '--console-port',
+  0,
+].map(String);
 const commandEnv = {
   ...process.env,
   ServiceBusConnection: `Endpoint=sb://127.0.0.1:${base + 1};SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=${SERVICE_BUS_EMULATOR_KEY};UseDevelopmentEmulator=true;`,
@@ -39,7 +55,11 @@ const commandEnv = {
 
 /** `npm start` in its own process group, resolved once its banner says it is ready. */
 async function startStack(): Promise<ChildProcess> {
-  const child = spawn('npm', ['start', '--', ...PORTS], { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--', ...PORTS], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
@@ -66,7 +86,9 @@ async function timed(command: string): Promise<number> {
 }
 
 const commands = quickStartCommands(readFileSync(new URL('../README.md', import.meta.url), 'utf8'));
-console.log(`quick start from README.md, ${runs} run(s), against \`npm start\` on ports ${base}–${base + 3} (host.json as committed):`);
+console.log(
+  `quick start from README.md, ${runs} run(s), against \`npm start\` on ports ${base}–${base + 3} (host.json as committed):`,
+);
 for (const command of commands) console.log(`  ${command}`);
 const stack = await startStack();
 try {
@@ -76,7 +98,9 @@ try {
     for (const command of commands) each.push(await timed(command));
     const total = each.reduce((a, b) => a + b, 0);
     totals.push(total);
-    console.log(`run ${run}: ${each.map((s, i) => `${commandName(commands[i] ?? '')} ${s.toFixed(2)} s`).join(' + ')} = ${total.toFixed(2)} s`);
+    console.log(
+      `run ${run}: ${each.map((s, i) => `${commandName(commands[i] ?? '')} ${s.toFixed(2)} s`).join(' + ')} = ${total.toFixed(2)} s`,
+    );
   }
   const median = [...totals].sort((a, b) => a - b)[Math.floor(totals.length / 2)] ?? Number.NaN;
   console.log(`median ${median.toFixed(2)} s; goal < ${GOAL_S} s (median ÷ goal ${(median / GOAL_S).toFixed(2)})`);

@@ -12,19 +12,21 @@ import { launchServiceBusEmulator } from '@ledger-convoy/local-host';
 const props = { LockDuration: 'PT1M', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'P1D' };
 const config = {
   UserConfig: {
-    Namespaces: [{
-      Name: 'bench',
-      Queues: [
-        { Name: 'bench-send', Properties: props },
-        { Name: 'bench-recv1', Properties: props },
-        { Name: 'bench-recv16', Properties: props },
-        { Name: 'bench-sessions', Properties: { ...props, RequiresSession: true } },
-        { Name: 'bench-many-sessions', Properties: { ...props, RequiresSession: true } },
-        { Name: 'bench-plain32', Properties: props },
-        { Name: 'bench-memory', Properties: props },
-      ],
-      Topics: [],
-    }],
+    Namespaces: [
+      {
+        Name: 'bench',
+        Queues: [
+          { Name: 'bench-send', Properties: props },
+          { Name: 'bench-recv1', Properties: props },
+          { Name: 'bench-recv16', Properties: props },
+          { Name: 'bench-sessions', Properties: { ...props, RequiresSession: true } },
+          { Name: 'bench-many-sessions', Properties: { ...props, RequiresSession: true } },
+          { Name: 'bench-plain32', Properties: props },
+          { Name: 'bench-memory', Properties: props },
+        ],
+        Topics: [],
+      },
+    ],
     Logging: { Type: 'Console' },
   },
 };
@@ -54,7 +56,10 @@ async function sendAll(sender: ServiceBusSender, messages: ServiceBusMessage[]):
   if (batch.count > 0) await sender.sendMessages(batch);
 }
 
-const payload = (i: number): ServiceBusMessage => ({ body: { order: i, amount: 12.5, note: 'benchmark payload' }, messageId: `m-${i}` });
+const payload = (i: number): ServiceBusMessage => ({
+  body: { order: i, amount: 12.5, note: 'benchmark payload' },
+  messageId: `m-${i}`,
+});
 
 async function timed(fn: () => Promise<number>): Promise<{ count: number; seconds: number }> {
   const t0 = performance.now();
@@ -62,7 +67,12 @@ async function timed(fn: () => Promise<number>): Promise<{ count: number; second
   return { count, seconds: (performance.now() - t0) / 1000 };
 }
 
-async function drainPeekLock(client: ServiceBusClient, queue: string, receivers: number, expected: number): Promise<number> {
+async function drainPeekLock(
+  client: ServiceBusClient,
+  queue: string,
+  receivers: number,
+  expected: number,
+): Promise<number> {
   let done = 0;
   await Promise.all(
     [...Array(receivers).keys()].map(async () => {
@@ -108,7 +118,12 @@ async function drainSessions(clients: ServiceBusClient[], queue: string, expecte
  * known here, so a receiver closes it as soon as its messages are done: the figure is the broker's accept, receive,
  * complete and close, not the SDK's idle wait for a session that has nothing more.
  */
-async function drainKnownSessions(clients: ServiceBusClient[], queue: string, sessions: number, perSession: number): Promise<number> {
+async function drainKnownSessions(
+  clients: ServiceBusClient[],
+  queue: string,
+  sessions: number,
+  perSession: number,
+): Promise<number> {
   let done = 0;
   const expected = sessions * perSession;
   await Promise.all(
@@ -136,9 +151,18 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(config));
-  const { child, connectionString } = await launchServiceBusEmulator(['--port', '0', '--admin-port', '0', '--admin-https-port', '0', '--config', configPath], join(dir, 'emulator.log'));
+  const { child, connectionString } = await launchServiceBusEmulator(
+    ['--port', '0', '--admin-port', '0', '--admin-https-port', '0', '--config', configPath],
+    join(dir, 'emulator.log'),
+  );
   const client = new ServiceBusClient(connectionString);
-  const rows: { scenario: string; messages: number; seconds: string; 'msgs/s': string; 'emulator CPU µs/msg': string }[] = [];
+  const rows: {
+    scenario: string;
+    messages: number;
+    seconds: string;
+    'msgs/s': string;
+    'emulator CPU µs/msg': string;
+  }[] = [];
   const pid = child.pid as number;
   let cpuMark = cpuMs(pid);
   const row = (scenario: string, r: { count: number; seconds: number }): void => {
@@ -147,46 +171,69 @@ async function main(): Promise<void> {
     const cpu = cpuMs(pid) - cpuMark;
     cpuMark = cpuMs(pid);
     rows.push({
-      scenario, messages: r.count, seconds: r.seconds.toFixed(2), 'msgs/s': Math.round(r.count / r.seconds).toString(),
+      scenario,
+      messages: r.count,
+      seconds: r.seconds.toFixed(2),
+      'msgs/s': Math.round(r.count / r.seconds).toString(),
       'emulator CPU µs/msg': Math.round((cpu * 1000) / r.count).toString(),
     });
   };
   try {
     const sendN = Number(process.env.BENCH_SEND ?? 20_000);
-    row('batch send', await timed(async () => {
-      await sendAll(client.createSender('bench-send'), [...Array(sendN).keys()].map(payload));
-      return sendN;
-    }));
+    row(
+      'batch send',
+      await timed(async () => {
+        await sendAll(client.createSender('bench-send'), [...Array(sendN).keys()].map(payload));
+        return sendN;
+      }),
+    );
 
     const recvN = 5_000;
     await sendAll(client.createSender('bench-recv1'), [...Array(recvN).keys()].map(payload));
     row('peekLock receive + complete, 1 receiver', await timed(() => drainPeekLock(client, 'bench-recv1', 1, recvN)));
     await sendAll(client.createSender('bench-recv16'), [...Array(recvN).keys()].map(payload));
-    row('peekLock receive + complete, 16 receivers', await timed(() => drainPeekLock(client, 'bench-recv16', 16, recvN)));
+    row(
+      'peekLock receive + complete, 16 receivers',
+      await timed(() => drainPeekLock(client, 'bench-recv16', 16, recvN)),
+    );
 
     const sessions = 50;
     const perSession = 100;
     const sessionMsgs: ServiceBusMessage[] = [];
-    for (let i = 0; i < perSession; i++) for (let s = 0; s < sessions; s++) sessionMsgs.push({ ...payload(i), messageId: `s${s}-${i}`, sessionId: `s${s}` });
+    for (let i = 0; i < perSession; i++)
+      for (let s = 0; s < sessions; s++)
+        sessionMsgs.push({ ...payload(i), messageId: `s${s}-${i}`, sessionId: `s${s}` });
     await sendAll(client.createSender('bench-sessions'), sessionMsgs);
-    const sessionClients = [...Array(8).keys()].map(() => new ServiceBusClient(connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 1000 } }));
-    row('sessions 50 x 100, 8 session receivers', await timed(() => drainSessions(sessionClients, 'bench-sessions', sessions * perSession)));
+    const sessionClients = [...Array(8).keys()].map(
+      () => new ServiceBusClient(connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 1000 } }),
+    );
+    row(
+      'sessions 50 x 100, 8 session receivers',
+      await timed(() => drainSessions(sessionClients, 'bench-sessions', sessions * perSession)),
+    );
     await Promise.all(sessionClients.map((c) => c.close()));
 
     // Sessions against a plain queue: the same 10,000 messages and 32 receivers, so the ratio is the price of sessions.
     const manySessions = 1_000;
     const tenEach = 10;
     const spread: ServiceBusMessage[] = [];
-    for (let i = 0; i < tenEach; i++) for (let s = 0; s < manySessions; s++) spread.push({ ...payload(i), messageId: `ms${s}-${i}`, sessionId: `ms${s}` });
-    await sendAll(client.createSender('bench-plain32'), spread.map((m, i) => ({ ...m, sessionId: undefined, messageId: `p-${i}` })));
+    for (let i = 0; i < tenEach; i++)
+      for (let s = 0; s < manySessions; s++)
+        spread.push({ ...payload(i), messageId: `ms${s}-${i}`, sessionId: `ms${s}` });
+    await sendAll(
+      client.createSender('bench-plain32'),
+      spread.map((m, i) => ({ ...m, sessionId: undefined, messageId: `p-${i}` })),
+    );
     const plain = await timed(() => drainPeekLock(client, 'bench-plain32', 32, spread.length));
     row('plain queue receive + complete, 32 receivers', plain);
     await sendAll(client.createSender('bench-many-sessions'), spread);
-    const many = [...Array(32).keys()].map(() => new ServiceBusClient(connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 1000 } }));
+    const many = [...Array(32).keys()].map(
+      () => new ServiceBusClient(connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 1000 } }),
+    );
     const session = await timed(() => drainKnownSessions(many, 'bench-many-sessions', manySessions, tenEach));
     row('session receive + complete, 32 session receivers, 1,000 sessions x 10', session);
     await Promise.all(many.map((c) => c.close()));
-    const ratio = (session.count / session.seconds) / (plain.count / plain.seconds);
+    const ratio = session.count / session.seconds / (plain.count / plain.seconds);
 
     const before = rssMb(child.pid as number);
     const memN = 100_000;
@@ -194,7 +241,9 @@ async function main(): Promise<void> {
     const after = rssMb(child.pid as number);
     console.table(rows);
     console.log(`session / plain queue receive + complete (32 receivers, 10,000 messages): ${ratio.toFixed(2)}`);
-    console.log(`resident memory: ${before.toFixed(0)} MB idle -> ${after.toFixed(0)} MB with ${memN.toLocaleString('en')} queued messages (${((after - before) * 1024 * 1024 / memN).toFixed(0)} bytes/message)`);
+    console.log(
+      `resident memory: ${before.toFixed(0)} MB idle -> ${after.toFixed(0)} MB with ${memN.toLocaleString('en')} queued messages (${(((after - before) * 1024 * 1024) / memN).toFixed(0)} bytes/message)`,
+    );
   } finally {
     await client.close();
     await child.stop();

@@ -42,7 +42,8 @@ function treeCpuMs(pid: number): number | undefined {
       const p = pending.pop()!;
       const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
       total += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
-      for (const task of readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) pending.push(Number(task));
+      for (const task of readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean))
+        pending.push(Number(task));
     }
   } catch {
     return pending.length === 0 && total > 0 ? total : undefined;
@@ -53,14 +54,31 @@ function treeCpuMs(pid: number): number | undefined {
 async function once(edited: boolean): Promise<StartupRun> {
   // Ports of our own (never the defaults, which other stacks on this machine may hold).
   const base = 20_000 + Math.floor(Math.random() * 9_000);
-  const ports = ['--port', base, '--servicebus-port', base + 1, '--cosmos-port', base + 2, '--servicebus-admin-port', base + 3, '--servicebus-admin-https-port', base + 4, '--console-port', base + 5].map(String);
+  const ports = [
+    '--port',
+    base,
+    '--servicebus-port',
+    base + 1,
+    '--cosmos-port',
+    base + 2,
+    '--servicebus-admin-port',
+    base + 3,
+    '--servicebus-admin-https-port',
+    base + 4,
+    '--console-port',
+    base + 5,
+  ].map(String);
   if (edited) {
     const now = new Date();
     utimesSync(`${root}local/main.ts`, now, now);
   }
   const spawnedAt = Date.now();
   const started = performance.now();
-  const child = spawn('npm', ['start', '--', ...ports, '--json'], { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--', ...ports, '--json'], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
@@ -69,7 +87,18 @@ async function once(edited: boolean): Promise<StartupRun> {
   child.on('exit', () => void (exited = true));
   const api = `http://127.0.0.1:${base}/api`;
   const orderId = `startup-${spawnedAt}`;
-  const ledger = JSON.stringify({ ledgerId: `L-${orderId}`, entries: [{ entryId: `${orderId}-e1`, orderId, sequence: 1, type: 'OrderCreated', data: { customerId: 'c-1', currency: 'EUR' } }] });
+  const ledger = JSON.stringify({
+    ledgerId: `L-${orderId}`,
+    entries: [
+      {
+        entryId: `${orderId}-e1`,
+        orderId,
+        sequence: 1,
+        type: 'OrderCreated',
+        data: { customerId: 'c-1', currency: 'EUR' },
+      },
+    ],
+  });
   try {
     let httpMs: number | undefined;
     while (httpMs === undefined) {
@@ -81,13 +110,29 @@ async function once(edited: boolean): Promise<StartupRun> {
     let appliedMs: number | undefined;
     while (appliedMs === undefined) {
       const answer = await fetch(`${api}/orders/${orderId}`).catch(() => undefined);
-      if (answer?.ok && ((await answer.json()) as { lastSequence: number }).lastSequence === 1) appliedMs = performance.now() - started;
+      if (answer?.ok && ((await answer.json()) as { lastSequence: number }).lastSequence === 1)
+        appliedMs = performance.now() - started;
       else await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const cpuMs = treeCpuMs(child.pid!);
     while (!stdout.includes('"startup"')) await new Promise((resolve) => setTimeout(resolve, 20));
-    const ready = stdout.split('\n').map((l) => (l.includes('"startup"') ? (JSON.parse(l) as { startup: StartupRun['phases']; buildMs?: number; processStartedAt: number }) : undefined)).find(Boolean)!;
-    return { appliedMs, httpMs, processStartMs: ready.processStartedAt - spawnedAt, buildMs: ready.buildMs, phases: ready.startup, cpuMs, load: loadavg()[0]! };
+    const ready = stdout
+      .split('\n')
+      .map((l) =>
+        l.includes('"startup"')
+          ? (JSON.parse(l) as { startup: StartupRun['phases']; buildMs?: number; processStartedAt: number })
+          : undefined,
+      )
+      .find(Boolean)!;
+    return {
+      appliedMs,
+      httpMs,
+      processStartMs: ready.processStartedAt - spawnedAt,
+      buildMs: ready.buildMs,
+      phases: ready.startup,
+      cpuMs,
+      load: loadavg()[0]!,
+    };
   } finally {
     // Ctrl-C as a terminal sends it: to the whole process group, so npm start drains and stops.
     if (!exited) process.kill(-child.pid!, 'SIGINT');
@@ -97,7 +142,11 @@ async function once(edited: boolean): Promise<StartupRun> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const s = (ms: number) => (ms / 1000).toFixed(2);
-console.log(`npm start, ${runs} round(s) of two interleaved starts (after an edit, unchanged); 2 cores here, load average now ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `npm start, ${runs} round(s) of two interleaved starts (after an edit, unchanged); 2 cores here, load average now ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 const results: Record<'edited' | 'unchanged', StartupRun[]> = { edited: [], unchanged: [] };
 for (let round = 1; round <= runs; round++) {
   for (const kind of ['edited', 'unchanged'] as const) {
@@ -112,5 +161,7 @@ for (let round = 1; round <= runs; round++) {
 }
 for (const kind of ['edited', 'unchanged'] as const) {
   const xs = results[kind];
-  console.log(`${kind}: median applied ${s(median(xs.map((r) => r.appliedMs)))} s (range ${s(Math.min(...xs.map((r) => r.appliedMs)))}–${s(Math.max(...xs.map((r) => r.appliedMs)))}), median cpu ${s(median(xs.map((r) => r.cpuMs ?? Number.NaN)))} s; goal ≤ ${GOAL_S} s`);
+  console.log(
+    `${kind}: median applied ${s(median(xs.map((r) => r.appliedMs)))} s (range ${s(Math.min(...xs.map((r) => r.appliedMs)))}–${s(Math.max(...xs.map((r) => r.appliedMs)))}), median cpu ${s(median(xs.map((r) => r.cpuMs ?? Number.NaN)))} s; goal ≤ ${GOAL_S} s`,
+  );
 }

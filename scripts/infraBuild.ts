@@ -63,12 +63,24 @@ interface RunResult {
 }
 
 function run(command: string, args: readonly string[], timeoutMs: number, cwd?: string): RunResult {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
-  return { ok: result.status === 0 && !result.error, stdout: result.stdout ?? '', stderr: result.stderr ?? String(result.error ?? '') };
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return {
+    ok: result.status === 0 && !result.error,
+    stdout: result.stdout ?? '',
+    stderr: result.stderr ?? String(result.error ?? ''),
+  };
 }
 
 /** The NuGet runtime id and binary name of the Bicep CLI package for this machine, if one is published. */
-export function bicepPackageRid(platform: NodeJS.Platform = process.platform, arch: string = process.arch): { rid: string; binary: string } | undefined {
+export function bicepPackageRid(
+  platform: NodeJS.Platform = process.platform,
+  arch: string = process.arch,
+): { rid: string; binary: string } | undefined {
   const os = platform === 'linux' ? 'linux' : platform === 'darwin' ? 'osx' : platform === 'win32' ? 'win' : undefined;
   const cpu = arch === 'x64' ? 'x64' : arch === 'arm64' ? 'arm64' : undefined;
   if (!os || !cpu) return undefined;
@@ -122,7 +134,9 @@ function restoreFromNuGet(rootDir: string, version: string, log: (line: string) 
       const restore = run('dotnet', ['restore', project, '--packages', join(staging, 'packages')], 600_000);
       const restored = join(staging, 'packages', packageId.toLowerCase(), version);
       if (!restore.ok || !existsSync(restored)) {
-        throw new BicepRestoreError(`dotnet restore of ${packageId} ${version} failed:\n${restore.stdout}${restore.stderr}`);
+        throw new BicepRestoreError(
+          `dotnet restore of ${packageId} ${version} failed:\n${restore.stdout}${restore.stderr}`,
+        );
       }
       mkdirSync(dirname(dirname(dirname(binary))), { recursive: true });
       try {
@@ -170,7 +184,14 @@ export function parseBicepDiagnostics(output: string): BicepDiagnostic[] {
     const match = diagnosticPattern.exec(line.trim());
     if (!match) continue;
     const [, file = '', lineNo = '0', column = '0', level, code = '', message = ''] = match;
-    diagnostics.push({ file, line: Number(lineNo), column: Number(column), level: level as BicepDiagnostic['level'], code: code.trim(), message });
+    diagnostics.push({
+      file,
+      line: Number(lineNo),
+      column: Number(column),
+      level: level as BicepDiagnostic['level'],
+      code: code.trim(),
+      message,
+    });
   }
   return diagnostics;
 }
@@ -191,12 +212,14 @@ export function compileAndLint(compiler: BicepCompiler, input: string, outFile: 
   if (!build.ok) throw new Error(`bicep build failed:\n${build.stdout}${build.stderr}`);
   const lint = run(compiler.command, commandArgs(compiler, 'lint', input), 300_000);
   const seen = new Set<string>();
-  const diagnostics = parseBicepDiagnostics(`${build.stdout}\n${build.stderr}\n${lint.stdout}\n${lint.stderr}`).filter((d) => {
-    const key = `${d.file}:${d.line}:${d.column}:${d.code}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const diagnostics = parseBicepDiagnostics(`${build.stdout}\n${build.stderr}\n${lint.stdout}\n${lint.stderr}`).filter(
+    (d) => {
+      const key = `${d.file}:${d.line}:${d.column}:${d.code}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    },
+  );
   if (!lint.ok && !diagnostics.some((d) => d.level === 'Error')) {
     throw new Error(`bicep lint failed:\n${lint.stdout}${lint.stderr}`);
   }
@@ -214,16 +237,21 @@ function main(): number {
     console.error(error.message);
   }
   if (!compiler && process.env.CI) {
-    console.error('FAIL: CI is set but no Bicep compiler was found (bicep on PATH, az bicep, or dotnet to restore Azure.Bicep.CommandLine) — install the .NET SDK or Bicep.');
+    console.error(
+      'FAIL: CI is set but no Bicep compiler was found (bicep on PATH, az bicep, or dotnet to restore Azure.Bicep.CommandLine) — install the .NET SDK or Bicep.',
+    );
     return 1;
   }
   if (!compiler) {
-    console.log('SKIP: no Bicep compiler (bicep on PATH, az bicep, or dotnet to restore Azure.Bicep.CommandLine) — infra/main.bicep was not compiled or linted.');
+    console.log(
+      'SKIP: no Bicep compiler (bicep on PATH, az bicep, or dotnet to restore Azure.Bicep.CommandLine) — infra/main.bicep was not compiled or linted.',
+    );
     return 0;
   }
   console.log(`Using ${compiler.version} (${compiler.kind}: ${compiler.command})`);
   const result = compileAndLint(compiler, input, outFile);
-  for (const d of result.diagnostics) console.log(`${d.file}(${d.line},${d.column}) : ${d.level} ${d.code}: ${d.message}`);
+  for (const d of result.diagnostics)
+    console.log(`${d.file}(${d.line},${d.column}) : ${d.level} ${d.code}: ${d.message}`);
   const blocking = result.diagnostics.filter((d) => d.level !== 'Info');
   if (blocking.length > 0) {
     console.error(`FAIL: ${blocking.length} Bicep warning(s)/error(s); zero are allowed.`);

@@ -79,10 +79,25 @@ function clampProperties(properties: EntityProperties | undefined): EntityProper
   const set = (key: keyof EntityProperties, value: unknown): void => {
     if (value !== undefined) clamped[key] = value;
   };
-  set('DuplicateDetectionHistoryTimeWindow', clampDuration(properties.DuplicateDetectionHistoryTimeWindow, limits.duplicateDetectionWindowMin, limits.duplicateDetectionWindowMax));
+  set(
+    'DuplicateDetectionHistoryTimeWindow',
+    clampDuration(
+      properties.DuplicateDetectionHistoryTimeWindow,
+      limits.duplicateDetectionWindowMin,
+      limits.duplicateDetectionWindowMax,
+    ),
+  );
   set('LockDuration', clampDuration(properties.LockDuration, undefined, limits.lockDurationMax));
-  set('DefaultMessageTimeToLive', clampDuration(properties.DefaultMessageTimeToLive, undefined, limits.messageTimeToLiveMax));
-  set('MaxDeliveryCount', properties.MaxDeliveryCount === undefined ? undefined : Math.min(properties.MaxDeliveryCount, limits.maxDeliveryCountMax));
+  set(
+    'DefaultMessageTimeToLive',
+    clampDuration(properties.DefaultMessageTimeToLive, undefined, limits.messageTimeToLiveMax),
+  );
+  set(
+    'MaxDeliveryCount',
+    properties.MaxDeliveryCount === undefined
+      ? undefined
+      : Math.min(properties.MaxDeliveryCount, limits.maxDeliveryCountMax),
+  );
   // The Docker emulator has no AutoDeleteOnIdle: its entities live as long as the container.
   delete clamped.AutoDeleteOnIdle;
   return clamped as EntityProperties;

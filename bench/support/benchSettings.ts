@@ -27,10 +27,18 @@ export async function loadBenchSettings(overrides: BenchOverrides): Promise<Benc
   const hostJson = await loadServiceBusHostOptions(hostJsonFile);
   const prefetchCount = prefetchCountOf(JSON.parse(await readFile(hostJsonFile, 'utf8')) as unknown);
   if (prefetchCount !== 0) {
-    throw new Error(`host.json extensions.serviceBus.prefetchCount is ${prefetchCount}: the in-process host does not prefetch, so the bench can only measure 0`);
+    throw new Error(
+      `host.json extensions.serviceBus.prefetchCount is ${prefetchCount}: the in-process host does not prefetch, so the bench can only measure 0`,
+    );
   }
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as BenchOverrides;
-  return { hostJsonFile, hostJson, prefetchCount, overrides: defined, inForce: Object.freeze({ ...hostJson, ...defined }) };
+  return {
+    hostJsonFile,
+    hostJson,
+    prefetchCount,
+    overrides: defined,
+    inForce: Object.freeze({ ...hostJson, ...defined }),
+  };
 }
 
 /** The header: Node, the host.json values in force, and one OVERRIDE line per command-line override. */
@@ -71,7 +79,8 @@ function ms(value: number): string {
 }
 
 function prefetchCountOf(hostJson: unknown): number {
-  const section = (hostJson as { extensions?: { serviceBus?: { prefetchCount?: unknown } } } | null)?.extensions?.serviceBus;
+  const section = (hostJson as { extensions?: { serviceBus?: { prefetchCount?: unknown } } } | null)?.extensions
+    ?.serviceBus;
   const value = section?.prefetchCount ?? 0;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     throw new TypeError(`host.json extensions.serviceBus.prefetchCount: expected an integer ≥ 0, got ${String(value)}`);

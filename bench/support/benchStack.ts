@@ -63,7 +63,10 @@ export interface BenchHost {
 /** Starts the emulators on free ports and points the app settings (`process.env`) at them. */
 export async function startBenchStack(): Promise<BenchStack> {
   const emulators = await startEmulatorStack({ serviceBusPort: 0, cosmosPort: 0, adminPort: 0 });
-  const previous = { ServiceBusConnection: process.env.ServiceBusConnection, CosmosConnection: process.env.CosmosConnection };
+  const previous = {
+    ServiceBusConnection: process.env.ServiceBusConnection,
+    CosmosConnection: process.env.CosmosConnection,
+  };
   process.env.ServiceBusConnection = emulators.serviceBusConnectionString;
   process.env.CosmosConnection = emulators.cosmosConnectionString;
   const bus = new ServiceBusClient(emulators.serviceBusConnectionString);
@@ -104,16 +107,25 @@ export async function startBenchStack(): Promise<BenchStack> {
     async cosmosCounters() {
       const response = await fetch(counters);
       if (!response.ok) throw new Error(`GET ${counters}: ${response.status}`);
-      const { requestUnits, bytesWritten, ...requests } = (await response.json()) as ByKind & { requestUnits: ByKind; bytesWritten: ByKind };
+      const { requestUnits, bytesWritten, ...requests } = (await response.json()) as ByKind & {
+        requestUnits: ByKind;
+        bytesWritten: ByKind;
+      };
       return { requests: requests as ByKind, requestUnits, bytesWritten };
     },
     async outboxCommitTimes() {
-      const client = new CosmosClient({ connectionString: emulators.cosmosConnectionString, connectionPolicy: { enableEndpointDiscovery: false } });
+      const client = new CosmosClient({
+        connectionString: emulators.cosmosConnectionString,
+        connectionPolicy: { enableEndpointDiscovery: false },
+      });
       try {
         const { resources } = await client
           .database(COSMOS_DATABASE)
           .container(ORDERS_CONTAINER)
-          .items.query<{ key: string; committedAt: string }>("SELECT c.key, c.committedAt FROM c WHERE c.docType = 'outbox'", { maxItemCount: 10_000 })
+          .items.query<{ key: string; committedAt: string }>(
+            "SELECT c.key, c.committedAt FROM c WHERE c.docType = 'outbox'",
+            { maxItemCount: 10_000 },
+          )
           .fetchAll();
         return new Map(resources.map((r) => [r.key, Date.parse(r.committedAt)]));
       } finally {

@@ -52,9 +52,9 @@ export function costReport(costs: CostResults): string[] {
       `Service Bus Standard $${PRICES.serviceBusStandardPerMillionOperations} per million operations (13 M–100 M a month tier); ` +
       `Functions Flex Consumption on demand $${PRICES.flexPerMillionExecutions} per million executions and $${PRICES.flexPerGbSecond} per GB-s. ` +
       'Free grants, the Service Bus base charge (with its 13 M included operations) and storage are left out.',
-    '- Request units: the Cosmos DB emulator\'s x-ms-request-charge (packages/cosmos-emulator/README.md: Microsoft\'s charge-by-item-size table, ' +
+    "- Request units: the Cosmos DB emulator's x-ms-request-charge (packages/cosmos-emulator/README.md: Microsoft's charge-by-item-size table, " +
       'queries and change feed estimated), summed over every request from the first send until the last event was on order-events: ' +
-      'processor, outbox relay (change feed, leases, holds) and the relay\'s polls while waiting. Bytes written: the items written as stored.',
+      "processor, outbox relay (change feed, leases, holds) and the relay's polls while waiting. Bytes written: the items written as stored.",
     `- Service Bus operations: each message sent, received and completed once (ledger, orders, order-events — one subscriber ` +
       `receives and completes each event); a send and a receive count one operation per started ${OPERATION_BYTES / 1024} KB of ` +
       'the body (its JSON in UTF-8), a completion one; session accepts, lock renewals and empty receives are not counted.',
@@ -64,14 +64,38 @@ export function costReport(costs: CostResults): string[] {
       `ledgers sent at once; the long order is OrderCreated then ${costs.long.entries - 1} TransactionAdded with 40-character ` +
       `transaction ids, sent as ledgers of ${per} one after another, each measured until its events were on order-events.`,
     table(
-      ['', 'entries', 'RU/entry', 'Cosmos bytes written/entry', 'event bytes median', 'event bytes max', 'SB ops/entry', 'executions/entry', 'GB-s/entry', '$/M entries Cosmos', '$/M SB', '$/M Functions', '$/M total'],
+      [
+        '',
+        'entries',
+        'RU/entry',
+        'Cosmos bytes written/entry',
+        'event bytes median',
+        'event bytes max',
+        'SB ops/entry',
+        'executions/entry',
+        'GB-s/entry',
+        '$/M entries Cosmos',
+        '$/M SB',
+        '$/M Functions',
+        '$/M total',
+      ],
       rows.map(([label, w]) => {
         const p = perEntry(w);
         const dollars = costPerMillion(p);
         return [
-          label, w.entries, fixed(p.requestUnits, 2), fixed(p.cosmosBytesWritten, 0), fixed(median(w.eventBytes), 0), Math.max(...w.eventBytes),
-          fixed(p.serviceBusOperations, 2), fixed(p.executions, 3), fixed(p.gbSeconds, 4),
-          fixed(dollars.cosmos, 2), fixed(dollars.serviceBus, 2), fixed(dollars.functions, 2), fixed(dollars.total, 2),
+          label,
+          w.entries,
+          fixed(p.requestUnits, 2),
+          fixed(p.cosmosBytesWritten, 0),
+          fixed(median(w.eventBytes), 0),
+          Math.max(...w.eventBytes),
+          fixed(p.serviceBusOperations, 2),
+          fixed(p.executions, 3),
+          fixed(p.gbSeconds, 4),
+          fixed(dollars.cosmos, 2),
+          fixed(dollars.serviceBus, 2),
+          fixed(dollars.functions, 2),
+          fixed(dollars.total, 2),
         ];
       }),
       100,

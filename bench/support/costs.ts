@@ -38,18 +38,29 @@ export interface CostResults {
  * Runs the short orders (all ledgers at once), then the long order one ledger at a time, each ledger a window that
  * ends when its entries are applied and their events are on order-events.
  */
-export async function costPhase(stack: BenchStack, short: Workload, long: LongOrderWorkload, settings: PhaseSettings): Promise<CostResults> {
+export async function costPhase(
+  stack: BenchStack,
+  short: Workload,
+  long: LongOrderWorkload,
+  settings: PhaseSettings,
+): Promise<CostResults> {
   const phase = await stack.startHost({ registrations: stack.appFunctions, overrides: settings.overrides });
   const events = consumeOrderEvents(stack.emulators.serviceBusConnectionString);
   try {
-    const run = (ledgers: Ledger[], messages: ServiceBusMessage[]) => measureWindow(stack, phase.invocations, events, ledgers, messages, settings.timeoutMs);
+    const run = (ledgers: Ledger[], messages: ServiceBusMessage[]) =>
+      measureWindow(stack, phase.invocations, events, ledgers, messages, settings.timeoutMs);
     const shortWindow = await run(short.ledgers, short.entryMessages);
     await checkApplied(phase.host.httpUrl, short.orderIds, short.entryMessages.length / short.orderIds.length);
     const windows: CostWindow[] = [];
-    for (const [i, ledger] of long.ledgers.entries()) windows.push(await run([ledger], long.entryMessages[i] as ServiceBusMessage[]));
+    for (const [i, ledger] of long.ledgers.entries())
+      windows.push(await run([ledger], long.entryMessages[i] as ServiceBusMessage[]));
     await checkApplied(phase.host.httpUrl, [long.orderId], long.entryMessages.flat().length);
     return {
-      short: { orders: short.orderIds.length, perOrder: short.entryMessages.length / short.orderIds.length, window: shortWindow },
+      short: {
+        orders: short.orderIds.length,
+        perOrder: short.entryMessages.length / short.orderIds.length,
+        window: shortWindow,
+      },
       long: { entries: long.entryMessages.flat().length, perLedger: long.ledgers[0]?.entries.length ?? 0, windows },
     };
   } finally {
@@ -74,7 +85,9 @@ async function measureWindow(
   await events.waitFor(ids, timeoutMs);
   const busyMs = performance.eventLoopUtilization(loop).active;
   const cosmos = await stack.cosmosCounters();
-  const executions = Object.fromEntries([...invocations].map(([name, n]) => [name, n - (before.get(name) ?? 0)]).filter(([, n]) => (n as number) > 0));
+  const executions = Object.fromEntries(
+    [...invocations].map(([name, n]) => [name, n - (before.get(name) ?? 0)]).filter(([, n]) => (n as number) > 0),
+  );
   return {
     entries: messages.length,
     cosmos,
@@ -97,7 +110,11 @@ export function joinWindows(windows: readonly CostWindow[]): CostWindow {
   for (const w of windows) for (const [k, v] of Object.entries(w.executions)) executions[k] = (executions[k] ?? 0) + v;
   return {
     entries: windows.reduce((n, w) => n + w.entries, 0),
-    cosmos: { requests: add((c) => c.requests), requestUnits: add((c) => c.requestUnits), bytesWritten: add((c) => c.bytesWritten) },
+    cosmos: {
+      requests: add((c) => c.requests),
+      requestUnits: add((c) => c.requestUnits),
+      bytesWritten: add((c) => c.bytesWritten),
+    },
     eventBytes: windows.flatMap((w) => w.eventBytes),
     entryMessageBytes: windows.flatMap((w) => w.entryMessageBytes),
     ledgerBytes: windows.flatMap((w) => w.ledgerBytes),

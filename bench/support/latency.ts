@@ -56,11 +56,16 @@ export interface LatencyResult {
  * waits until every entry is applied, checks every order, and reports latency percentiles of the entries POSTed
  * after the warm-up.
  */
-export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, options: LatencyOptions): Promise<LatencyResult> {
+export async function latencyPhase(
+  stack: BenchStack,
+  work: SteadyWorkload,
+  options: LatencyOptions,
+): Promise<LatencyResult> {
   const { entriesPerLedger, ledgersPerSecond } = LATENCY_LOAD;
   const warmupLedgers = options.warmupSeconds * ledgersPerSecond;
   const ledgerCount = work.ledgers.length;
-  if (ledgerCount !== warmupLedgers + options.measureSeconds * ledgersPerSecond) throw new Error('latency workload does not match the phase length');
+  if (ledgerCount !== warmupLedgers + options.measureSeconds * ledgersPerSecond)
+    throw new Error('latency workload does not match the phase length');
   const phase = await stack.startHost({ registrations: stack.appFunctions, overrides: options.overrides });
   let events: ReturnType<typeof consumeOrderEvents> | undefined;
   try {
@@ -101,20 +106,27 @@ export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, opti
     await events.waitFor(measured, options.timeoutMs);
     const committedAt = await stack.outboxCommitTimes();
     const { enqueuedAt } = events.seen;
-    const eventLatencies = measured.map((id) => (enqueuedAt.get(id) as number) - (committedAt.get(id) ?? Number.NaN)).sort((a, b) => a - b);
+    const eventLatencies = measured
+      .map((id) => (enqueuedAt.get(id) as number) - (committedAt.get(id) ?? Number.NaN))
+      .sort((a, b) => a - b);
     if (eventLatencies.some(Number.isNaN)) throw new Error('an outbox record of the latency phase has no committedAt');
 
-    const applied = appliedTimes(phase.processed, work.ledgers.map((l) => l.entries));
+    const applied = appliedTimes(
+      phase.processed,
+      work.ledgers.map((l) => l.entries),
+    );
     const latencies: number[] = [];
     for (const [i, ledger] of work.ledgers.entries()) {
       if (i < warmupLedgers) continue;
-      for (const entry of ledger.entries) latencies.push((applied.at.get(entry.entryId) as number) - (postedAt[i] as number));
+      for (const entry of ledger.entries)
+        latencies.push((applied.at.get(entry.entryId) as number) - (postedAt[i] as number));
     }
     latencies.sort((a, b) => a - b);
     const windowStart = postedAt[warmupLedgers] as number;
     const windowEnd = windowStart + options.measureSeconds * 1000;
     const appliedInWindow = [...applied.at.values()].filter((t) => t >= windowStart && t < windowEnd).length;
-    const sendSeconds = ((startedPerf[ledgerCount - 1] as number) - (startedPerf[warmupLedgers] as number) + intervalMs) / 1000;
+    const sendSeconds =
+      ((startedPerf[ledgerCount - 1] as number) - (startedPerf[warmupLedgers] as number) + intervalMs) / 1000;
     return {
       samples: latencies.length,
       p50Ms: percentile(latencies, 0.5),
@@ -128,7 +140,12 @@ export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, opti
       outOfOrder: applied.outOfOrder,
       entries: total,
       sessionAccepts: phase.processed.sessionAccepts('orderProcessor'),
-      event: { p50Ms: percentile(eventLatencies, 0.5), p99Ms: percentile(eventLatencies, 0.99), maxMs: eventLatencies[eventLatencies.length - 1] ?? Number.NaN, samples: eventLatencies.length },
+      event: {
+        p50Ms: percentile(eventLatencies, 0.5),
+        p99Ms: percentile(eventLatencies, 0.99),
+        maxMs: eventLatencies[eventLatencies.length - 1] ?? Number.NaN,
+        samples: eventLatencies.length,
+      },
     };
   } finally {
     await events?.close();
@@ -140,7 +157,10 @@ export async function latencyPhase(stack: BenchStack, work: SteadyWorkload, opti
  * When each entry was applied: its own completed line, or, when it was completed before its predecessor was
  * applied (so the processor parked it), when the predecessor was applied — the drain applies it then.
  */
-function appliedTimes(processed: ProcessedCounter, ledgers: readonly { entryId: string; orderId: string; sequence: number }[][]): { at: Map<string, number>; outOfOrder: number } {
+function appliedTimes(
+  processed: ProcessedCounter,
+  ledgers: readonly { entryId: string; orderId: string; sequence: number }[][],
+): { at: Map<string, number>; outOfOrder: number } {
   const byOrder = new Map<string, { entryId: string; sequence: number }[]>();
   for (const entry of ledgers.flat()) {
     const list = byOrder.get(entry.orderId) ?? [];

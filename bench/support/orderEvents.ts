@@ -40,7 +40,10 @@ export function consumeOrderEvents(connectionString: string): OrderEventsConsume
     while (!closed) {
       let receiver: ServiceBusSessionReceiver | undefined;
       try {
-        receiver = await client.acceptNextSession('order-events', { receiveMode: 'receiveAndDelete', maxAutoLockRenewalDurationInMs: 0 });
+        receiver = await client.acceptNextSession('order-events', {
+          receiveMode: 'receiveAndDelete',
+          maxAutoLockRenewalDurationInMs: 0,
+        });
         for (;;) {
           const messages = await receiver.receiveMessages(100, { maxWaitTimeInMs: 100 });
           if (messages.length === 0) break;
@@ -55,7 +58,8 @@ export function consumeOrderEvents(connectionString: string): OrderEventsConsume
         }
       } catch (error) {
         // No session within the accept timeout (look again at once), or anything else (look again shortly).
-        const timedOut = isServiceBusError(error) && (error.code === 'ServiceTimeout' || error.code === 'SessionCannotBeLocked');
+        const timedOut =
+          isServiceBusError(error) && (error.code === 'ServiceTimeout' || error.code === 'SessionCannotBeLocked');
         if (!closed && !timedOut) await new Promise((resolve) => setTimeout(resolve, 50));
       } finally {
         await receiver?.close().catch(() => undefined);
@@ -68,7 +72,10 @@ export function consumeOrderEvents(connectionString: string): OrderEventsConsume
     async waitFor(ids, timeoutMs) {
       const deadline = performance.now() + timeoutMs;
       while (ids.some((id) => !seen.enqueuedAt.has(id))) {
-        if (performance.now() > deadline) throw new Error(`order-events: ${ids.filter((id) => seen.enqueuedAt.has(id)).length}/${ids.length} events after ${timeoutMs} ms`);
+        if (performance.now() > deadline)
+          throw new Error(
+            `order-events: ${ids.filter((id) => seen.enqueuedAt.has(id)).length}/${ids.length} events after ${timeoutMs} ms`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

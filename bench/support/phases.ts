@@ -46,7 +46,11 @@ export interface PipelineResult extends Throughput {
  * entries are applied (host log); counts the Cosmos requests with the emulator's counters and the processor's
  * session accepts; checks every order's `lastSequence` through the HTTP API after.
  */
-export async function pipelinePhase(stack: BenchStack, work: Workload, settings: PhaseSettings): Promise<PipelineResult> {
+export async function pipelinePhase(
+  stack: BenchStack,
+  work: Workload,
+  settings: PhaseSettings,
+): Promise<PipelineResult> {
   const phase = await stack.startHost({ registrations: stack.appFunctions, overrides: settings.overrides });
   let events: ReturnType<typeof consumeOrderEvents> | undefined;
   try {
@@ -68,7 +72,14 @@ export async function pipelinePhase(stack: BenchStack, work: Workload, settings:
     const relayedSeconds = (lastEnqueuedAt - startedAt) / 1000;
     const cosmos = await stack.cosmosCounters();
     await checkApplied(phase.host.httpUrl, work.orderIds, work.entryMessages.length / work.orderIds.length);
-    return { ...result, sessionAccepts: phase.processed.sessionAccepts('orderProcessor'), cosmos, relayedSeconds, duplicateEvents: events.seen.duplicates, busyMs };
+    return {
+      ...result,
+      sessionAccepts: phase.processed.sessionAccepts('orderProcessor'),
+      cosmos,
+      relayedSeconds,
+      duplicateEvents: events.seen.duplicates,
+      busyMs,
+    };
   } finally {
     await events?.close();
     await phase.close();
@@ -95,7 +106,10 @@ export async function cosmosPhase(stack: BenchStack, work: Workload, settings: P
   const perOrder = n / work.orderIds.length;
   // The processor alone: the relay's polls and checkpoints would fall into the count as the machine's speed has it
   // (workload (b) counts every kind, the relay's included).
-  const host = { registrations: stack.appFunctions.filter((r) => r.kind !== 'cosmosDB'), overrides: settings.overrides };
+  const host = {
+    registrations: stack.appFunctions.filter((r) => r.kind !== 'cosmosDB'),
+    overrides: settings.overrides,
+  };
   const measure = async (phase: BenchHost, messages: ServiceBusMessage[], total: number): Promise<CosmosCounts> => {
     await stack.resetCosmosCounters();
     await sendEntryMessages(stack.bus, messages);

@@ -28,7 +28,8 @@ export class ProcessedCounter {
   /** Messages of `fn` settled with `outcome`, or with any outcome when it is omitted. */
   count(fn: string, outcome?: string): number {
     let n = 0;
-    for (const [key, value] of this.counts) if (key === `${fn}:${outcome}` || (outcome === undefined && key.startsWith(`${fn}:`))) n += value;
+    for (const [key, value] of this.counts)
+      if (key === `${fn}:${outcome}` || (outcome === undefined && key.startsWith(`${fn}:`))) n += value;
     return n;
   }
 
@@ -61,7 +62,11 @@ export class ProcessedCounter {
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
-          reject(new Error(`${fn}: ${this.count(fn, 'completed')}/${n} completed after ${timeoutMs} ms (${JSON.stringify(this.snapshot())})`));
+          reject(
+            new Error(
+              `${fn}: ${this.count(fn, 'completed')}/${n} completed after ${timeoutMs} ms (${JSON.stringify(this.snapshot())})`,
+            ),
+          );
         }, timeoutMs);
       }),
     ]).finally(() => clearTimeout(timer));

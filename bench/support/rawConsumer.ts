@@ -77,7 +77,10 @@ export async function drainSessions(options: RawConsumerOptions): Promise<RawRes
         throw error;
       }
       if (!receiver) {
-        void pending.then((late) => late.close(), () => undefined);
+        void pending.then(
+          (late) => late.close(),
+          () => undefined,
+        );
         return;
       }
       sessionAccepts += 1;
@@ -99,7 +102,11 @@ export async function drainSessions(options: RawConsumerOptions): Promise<RawRes
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           finish();
-          reject(new Error(`raw consumer: ${completed}/${options.messages} messages completed after ${options.timeoutMs} ms`));
+          reject(
+            new Error(
+              `raw consumer: ${completed}/${options.messages} messages completed after ${options.timeoutMs} ms`,
+            ),
+          );
         }, options.timeoutMs);
       }),
     ]);

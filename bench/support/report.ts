@@ -32,7 +32,16 @@ export function report(r: BenchResults): string {
   const loadReached = l.sentPerSecond >= 0.95 * l.offeredPerSecond;
 
   const e2eRow = (label: string, run: number | string, x: PipelineResult) => [
-    label, run, x.messages, fixed(x.seconds, 1), fixed(x.perSecond, 1), fixed(x.busyMs / x.messages, 3), fixed(x.sessionAccepts / x.messages, 3), fixed(x.relayedSeconds, 1), fixed(x.cosmos.requests.total / x.messages, 2), x.duplicateEvents,
+    label,
+    run,
+    x.messages,
+    fixed(x.seconds, 1),
+    fixed(x.perSecond, 1),
+    fixed(x.busyMs / x.messages, 3),
+    fixed(x.sessionAccepts / x.messages, 3),
+    fixed(x.relayedSeconds, 1),
+    fixed(x.cosmos.requests.total / x.messages, 2),
+    x.duplicateEvents,
   ];
   const cosmosMedian = median(runs.map((x) => x.e2e.cosmos.requests.total / x.e2e.messages));
   const busyMedian = median(runs.map((x) => x.e2e.busyMs / x.e2e.messages));
@@ -43,7 +52,18 @@ export function report(r: BenchResults): string {
     '',
     'End to end, interleaved ledgers to the ledger queue:',
     table(
-      ['workload', 'run', 'entries', 'seconds', 'entries/s', 'busy ms/entry', 'session accepts/entry', 'all events out s', 'Cosmos req/entry', 'repeated events'],
+      [
+        'workload',
+        'run',
+        'entries',
+        'seconds',
+        'entries/s',
+        'busy ms/entry',
+        'session accepts/entry',
+        'all events out s',
+        'Cosmos req/entry',
+        'repeated events',
+      ],
       [
         e2eRow(`(a) ${describe(small.size)}`, 1, small.result),
         ...runs.map((x, i) => e2eRow(i === 0 ? `(b) ${describe(large.size)}` : '', i + 1, x.e2e)),
@@ -58,24 +78,67 @@ export function report(r: BenchResults): string {
       `receive; peek-lock, no prefetch, SDK defaults otherwise. Workload (b)'s orders messages, sent before timing.`,
     table(
       ['run', 'messages', 'seconds', 'msg/s', 'session accepts'],
-      [...runs.map((x, i) => [i + 1, x.raw.messages, fixed(x.raw.seconds, 1), fixed(x.raw.perSecond, 0), x.raw.sessionAccepts]), ['median', '', '', fixed(rawMedian, 0), '']],
+      [
+        ...runs.map((x, i) => [
+          i + 1,
+          x.raw.messages,
+          fixed(x.raw.seconds, 1),
+          fixed(x.raw.perSecond, 0),
+          x.raw.sessionAccepts,
+        ]),
+        ['median', '', '', fixed(rawMedian, 0), ''],
+      ],
     ),
     '',
     'Workload (b), end to end ÷ raw (each pair run back to back):',
     table(
       ['run', 'e2e entries/s', 'raw msg/s', 'ratio'],
-      [...runs.map((x, i) => [i + 1, fixed(x.e2e.perSecond, 1), fixed(x.raw.perSecond, 0), percent(ratios[i] as number)]), ['median', fixed(e2eMedian, 1), fixed(rawMedian, 0), percent(ratioMedian)]],
+      [
+        ...runs.map((x, i) => [
+          i + 1,
+          fixed(x.e2e.perSecond, 1),
+          fixed(x.raw.perSecond, 0),
+          percent(ratios[i] as number),
+        ]),
+        ['median', fixed(e2eMedian, 1), fixed(rawMedian, 0), percent(ratioMedian)],
+      ],
     ),
     '',
     `Latency, POST /api/ledgers → entry applied: ${LATENCY_LOAD.orders} orders, ledgers of ${LATENCY_LOAD.entriesPerLedger} entries, ` +
       `offered ${l.offeredPerSecond} entries/s (${LATENCY_LOAD.ledgersPerSecond} ledgers/s), ${latency.measureSeconds} s measured after ${latency.warmupSeconds} s warm-up:`,
     table(
-      ['p50 ms', 'p99 ms', 'max ms', 'samples', 'sent entries/s', 'max send lag ms', 'applied entries/s in window', 'drain after last POST s', 'out of order', 'session accepts/entry'],
-      [[fixed(l.p50Ms, 0), fixed(l.p99Ms, 0), fixed(l.maxMs, 0), l.samples, fixed(l.sentPerSecond, 1), fixed(l.maxSendLagMs, 0), fixed(l.appliedPerSecond, 1), fixed(l.drainSeconds, 1), l.outOfOrder, fixed(l.sessionAccepts / l.entries, 3)]],
+      [
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'samples',
+        'sent entries/s',
+        'max send lag ms',
+        'applied entries/s in window',
+        'drain after last POST s',
+        'out of order',
+        'session accepts/entry',
+      ],
+      [
+        [
+          fixed(l.p50Ms, 0),
+          fixed(l.p99Ms, 0),
+          fixed(l.maxMs, 0),
+          l.samples,
+          fixed(l.sentPerSecond, 1),
+          fixed(l.maxSendLagMs, 0),
+          fixed(l.appliedPerSecond, 1),
+          fixed(l.drainSeconds, 1),
+          l.outOfOrder,
+          fixed(l.sessionAccepts / l.entries, 3),
+        ],
+      ],
     ),
     `Event latency, outbox record committed (committedAt) → its event enqueued on order-events, same entries (${l.event.samples}): ` +
       `p50 ${fixed(l.event.p50Ms, 0)} ms, p99 ${fixed(l.event.p99Ms, 0)} ms, max ${fixed(l.event.maxMs, 0)} ms`,
-    ...(l.appliedPerSecond < 0.95 * l.offeredPerSecond ? [`FELL BEHIND: ${fixed(l.appliedPerSecond, 1)} of ${l.offeredPerSecond} entries/s applied during the window.`] : []),
+    ...(l.appliedPerSecond < 0.95 * l.offeredPerSecond
+      ? [`FELL BEHIND: ${fixed(l.appliedPerSecond, 1)} of ${l.offeredPerSecond} entries/s applied during the window.`]
+      : []),
     ...(loadReached ? [] : [`LOAD NOT REACHED: ${fixed(l.sentPerSecond, 1)} of ${l.offeredPerSecond} entries/s sent.`]),
     '',
     ...cosmosTable(r.cosmos, sessions),
@@ -90,28 +153,36 @@ export function report(r: BenchResults): string {
     'How each figure was measured (one process: the emulators in worker threads of their own, the host and the bench on the main thread):',
     'e2e: a fresh in-process host per run; all ledgers sent at once to ledger (one message each, as convoy send), timed from the first',
     '  send until the host logged "message processed" (completed) for every entry; then every order read over HTTP (all applied, nothing parked).',
-    'busy ms/entry: the main thread\'s event-loop utilisation × wall time over the timed part (the functions, the in-process host and',
-    '  the bench\'s sends; not the emulators\' threads) ÷ entries: the function side\'s CPU per entry, the figure that sizes a Flex instance.',
+    "busy ms/entry: the main thread's event-loop utilisation × wall time over the timed part (the functions, the in-process host and",
+    "  the bench's sends; not the emulators' threads) ÷ entries: the function side's CPU per entry, the figure that sizes a Flex instance.",
     'session accepts/entry: the session trigger\'s "session accepted" log lines ÷ entries. Cosmos req/entry: /_emulator/counters ÷ entries,',
-    '  counted from the first send until every entry\'s event was taken from order-events (a consumer in the bench, started once the',
-    '  e2e timing ends so it takes no CPU from it; the relay\'s end is the last event\'s enqueue time), so the relay\'s',
+    "  counted from the first send until every entry's event was taken from order-events (a consumer in the bench, started once the",
+    "  e2e timing ends so it takes no CPU from it; the relay's end is the last event's enqueue time), so the relay's",
     '  change-feed reads, hold reads, lease checkpoints and renewals are in; no HTTP reads run meanwhile (the order check comes after).',
-    'event latency: enqueuedTimeUtc of the entry\'s order-events message − its outbox record\'s committedAt (one machine, one clock).',
+    "event latency: enqueuedTimeUtc of the entry's order-events message − its outbox record's committedAt (one machine, one clock).",
     'raw: timed from the first acceptNextSession to the last completeMessage. ratio: e2e entries/s ÷ raw msg/s, per pair, median of the pairs.',
     'latency: each POST\'s start time is computed from the phase start (no drift, at most 64 POSTs awaiting their 202); "applied" is the',
-    '  host\'s log time of the entry\'s completed line, or of its predecessor\'s when it arrived first and was parked (out of order).',
+    "  host's log time of the entry's completed line, or of its predecessor's when it arrived first and was parked (out of order).",
     'Cosmos round trips: entries sent in order straight to orders, counted until the processor completed them, on a host without the',
-    '  outbox relay (its requests are in workload (b)\'s figure).',
+    "  outbox relay (its requests are in workload (b)'s figure).",
   ].join('\n');
 }
 
 function cosmosTable(costs: CosmosCosts, sessions: number): string[] {
-  const row = (label: string, c: CosmosCounts) => [label, fixed(c.requests.total / costs.entries, 2), byKind(c.requests, costs.entries)];
+  const row = (label: string, c: CosmosCounts) => [
+    label,
+    fixed(c.requests.total / costs.entries, 2),
+    byKind(c.requests, costs.entries),
+  ];
   return [
     `Cosmos round trips of the processor (${costs.entries} entries, ${sessions} sessions):`,
     table(
       ['', 'per entry', 'by kind (per entry)'],
-      [row('applied entry', costs.fresh), row('duplicate, warm cache', costs.duplicatesWarm), row('duplicate, restarted host', costs.duplicatesCold)],
+      [
+        row('applied entry', costs.fresh),
+        row('duplicate, warm cache', costs.duplicatesWarm),
+        row('duplicate, restarted host', costs.duplicatesCold),
+      ],
       100,
     ),
   ];
@@ -134,7 +205,9 @@ function describe(size: WorkloadSize): string {
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function percent(ratio: number): string {

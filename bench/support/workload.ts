@@ -28,7 +28,16 @@ export interface Workload {
 
 /** Generates a phase's input; the same run id and seed give the same ledgers. */
 export function workload(run: string, size: WorkloadSize, seed: number): Workload {
-  const generated = generateRun({ ...size, duplicates: 0, conflicts: 0, poison: 0, gaps: 0, seed, run, deleteRatio: 0 });
+  const generated = generateRun({
+    ...size,
+    duplicates: 0,
+    conflicts: 0,
+    poison: 0,
+    gaps: 0,
+    seed,
+    run,
+    deleteRatio: 0,
+  });
   const ledgers = generated.sends.flatMap((s) => (s.kind === 'ledger' ? [s.ledger] : []));
   const entryMessages = ledgers.flatMap(messagesOf);
   return { run, orderIds: generated.orderIds, ledgers, entryMessages };
@@ -48,7 +57,10 @@ export async function sendLedgers(client: ServiceBusClient, ledgers: readonly Le
 }
 
 /** Sends `orders` messages in the given order, in as few batches as fit (the splitter's way). */
-export async function sendEntryMessages(client: ServiceBusClient, messages: readonly ServiceBusMessage[]): Promise<void> {
+export async function sendEntryMessages(
+  client: ServiceBusClient,
+  messages: readonly ServiceBusMessage[],
+): Promise<void> {
   const sender = client.createSender('orders');
   try {
     await sendInBatches(sender, messages);
@@ -70,16 +82,34 @@ export interface SteadyWorkload {
  * Generates `ledgerCount` ledgers of `entriesPerLedger` entries over `orders` orders: the orders take turns, so
  * each order's entries go out in sequence, one every `orders / entriesPerLedger` ledgers.
  */
-export function steadyWorkload(run: string, shape: { orders: number; entriesPerLedger: number; ledgerCount: number }, seed: number): SteadyWorkload {
+export function steadyWorkload(
+  run: string,
+  shape: { orders: number; entriesPerLedger: number; ledgerCount: number },
+  seed: number,
+): SteadyWorkload {
   const total = shape.ledgerCount * shape.entriesPerLedger;
   if (shape.orders % shape.entriesPerLedger !== 0 || total % shape.orders !== 0) {
-    throw new Error(`steady workload: ${shape.orders} orders must split evenly into ledgers of ${shape.entriesPerLedger} and ${total} entries`);
+    throw new Error(
+      `steady workload: ${shape.orders} orders must split evenly into ledgers of ${shape.entriesPerLedger} and ${total} entries`,
+    );
   }
   const perOrder = total / shape.orders;
   // Only the entries are used (generateRun lists them by sequence, order after order); its own ledgers are
   // dropped, and as many of them as ours keep each under the ledger size limit.
-  const generated = generateRun({ orders: shape.orders, entries: perOrder, ledgers: shape.ledgerCount, duplicates: 0, conflicts: 0, poison: 0, gaps: 0, seed, run, deleteRatio: 0 });
-  const entryAt = (flat: number) => generated.entries[(flat % shape.orders) * perOrder + Math.floor(flat / shape.orders)];
+  const generated = generateRun({
+    orders: shape.orders,
+    entries: perOrder,
+    ledgers: shape.ledgerCount,
+    duplicates: 0,
+    conflicts: 0,
+    poison: 0,
+    gaps: 0,
+    seed,
+    run,
+    deleteRatio: 0,
+  });
+  const entryAt = (flat: number) =>
+    generated.entries[(flat % shape.orders) * perOrder + Math.floor(flat / shape.orders)];
   const ledgers = Array.from({ length: shape.ledgerCount }, (_, i) =>
     ledgerSchema.parse({
       ledgerId: ledgerIdOf(run, i),
@@ -102,8 +132,13 @@ export interface LongOrderWorkload {
  * One order of `entries` entries: `OrderCreated`, then `TransactionAdded` only, each with a 40-character transaction
  * id (hex of SHA-1 over the run, the seed and the sequence) and a seeded amount; cut into ledgers of `perLedger`.
  */
-export function longOrderWorkload(run: string, shape: { entries: number; perLedger: number }, seed: number): LongOrderWorkload {
-  if (shape.entries % shape.perLedger !== 0) throw new Error(`long order: ${shape.entries} entries must split evenly into ledgers of ${shape.perLedger}`);
+export function longOrderWorkload(
+  run: string,
+  shape: { entries: number; perLedger: number },
+  seed: number,
+): LongOrderWorkload {
+  if (shape.entries % shape.perLedger !== 0)
+    throw new Error(`long order: ${shape.entries} entries must split evenly into ledgers of ${shape.perLedger}`);
   const orderId = orderIdOf(run, 0);
   const entries = Array.from({ length: shape.entries }, (_, i) => {
     const sequence = i + 1;
@@ -115,7 +150,10 @@ export function longOrderWorkload(run: string, shape: { entries: number; perLedg
     return { ...base, type: 'TransactionAdded', data: { transactionId, amount } };
   });
   const ledgers = Array.from({ length: shape.entries / shape.perLedger }, (_, i) =>
-    ledgerSchema.parse({ ledgerId: ledgerIdOf(run, i), entries: entries.slice(i * shape.perLedger, (i + 1) * shape.perLedger) }),
+    ledgerSchema.parse({
+      ledgerId: ledgerIdOf(run, i),
+      entries: entries.slice(i * shape.perLedger, (i + 1) * shape.perLedger),
+    }),
   );
   return { orderId, ledgers, entryMessages: ledgers.map(messagesOf) };
 }

@@ -9,7 +9,17 @@
  * by `npm ci --omit=dev`. azd deploys it as is (`remoteBuild: false`), so nothing is rebuilt remotely.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,11 +39,28 @@ export const COMPILED_APP_DIR = 'dist/src';
 export const DEFAULT_STAGING_DIR = 'dist/functionapp';
 
 /** The install that fills the staged `node_modules`: the lock file's production packages, no install scripts. */
-export const PRODUCTION_INSTALL_ARGS: readonly string[] = ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'];
+export const PRODUCTION_INSTALL_ARGS: readonly string[] = [
+  'ci',
+  '--omit=dev',
+  '--ignore-scripts',
+  '--no-audit',
+  '--no-fund',
+];
 
 // package.json fields the Functions host and Node read at run time (`main`, `type`), or that say what was
 // installed (`dependencies`, `overrides`, `engines`); scripts, devDependencies and `bin` describe the repository.
-const RUNTIME_FIELDS = ['name', 'version', 'description', 'private', 'license', 'type', 'main', 'engines', 'dependencies', 'overrides'] as const;
+const RUNTIME_FIELDS = [
+  'name',
+  'version',
+  'description',
+  'private',
+  'license',
+  'type',
+  'main',
+  'engines',
+  'dependencies',
+  'overrides',
+] as const;
 
 // Build by-products Node never loads.
 const BUILD_ONLY = [/\.map$/, /\.d\.[cm]?ts$/, /\.tsbuildinfo$/];
@@ -100,23 +127,39 @@ export function productionLock(lock: PackageLock, manifest: PackageManifest): Pa
   const queue: [string, LockEntry][] = [['', root]];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     const [at, entry] = next;
-    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
+    for (const name of Object.keys({
+      ...entry.dependencies,
+      ...entry.optionalDependencies,
+      ...entry.peerDependencies,
+    })) {
       const found = resolve(at, name);
       if (found === undefined || kept[found] !== undefined) continue;
       const dependency = packages[found] as LockEntry;
-      if (dependency.link === true) throw new Error(`${found} is a workspace package: the deployed app must not depend on one`);
+      if (dependency.link === true)
+        throw new Error(`${found} is a workspace package: the deployed app must not depend on one`);
       kept[found] = dependency;
       queue.push([found, dependency]);
     }
   }
-  const ordered = Object.fromEntries(Object.keys(packages).filter((at) => kept[at] !== undefined).map((at) => [at, kept[at]]));
+  const ordered = Object.fromEntries(
+    Object.keys(packages)
+      .filter((at) => kept[at] !== undefined)
+      .map((at) => [at, kept[at]]),
+  );
   return { ...lock, packages: { '': root, ...ordered } };
 }
 
 function npmInstall(dir: string): void {
   // npm is a .cmd shim on Windows, which only a shell can start.
-  const result = spawnSync('npm', PRODUCTION_INSTALL_ARGS, { cwd: dir, stdio: 'inherit', shell: process.platform === 'win32' });
-  if (result.status !== 0) throw new Error(`npm ${PRODUCTION_INSTALL_ARGS.join(' ')} failed in ${dir} (exit ${result.status ?? result.error?.message})`);
+  const result = spawnSync('npm', PRODUCTION_INSTALL_ARGS, {
+    cwd: dir,
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
+  if (result.status !== 0)
+    throw new Error(
+      `npm ${PRODUCTION_INSTALL_ARGS.join(' ')} failed in ${dir} (exit ${result.status ?? result.error?.message})`,
+    );
 }
 
 function isWithin(path: string, dir: string): boolean {
@@ -164,14 +207,19 @@ export function stageFunctionApp(options: StageFunctionAppOptions): StagedPackag
   const manifest = readJson<PackageManifest>(join(rootDir, 'package.json'));
   const appDir = join(rootDir, COMPILED_APP_DIR);
   const main = manifest.main === undefined ? undefined : join(rootDir, manifest.main);
-  if (main === undefined || !main.startsWith(appDir + sep)) throw new Error(`package.json "main" must point into ${COMPILED_APP_DIR}/, got ${String(manifest.main)}`);
+  if (main === undefined || !main.startsWith(appDir + sep))
+    throw new Error(`package.json "main" must point into ${COMPILED_APP_DIR}/, got ${String(manifest.main)}`);
   if (!existsSync(main)) throw new Error(`${relative(rootDir, main)} is missing: run \`npm run build\` first`);
   // The folder is deleted first: it must not hold the project or the compiled app, nor sit inside the app.
-  if (isWithin(rootDir, outDir) || isWithin(appDir, outDir) || isWithin(outDir, appDir)) throw new Error(`refusing to stage into ${outDir}`);
+  if (isWithin(rootDir, outDir) || isWithin(appDir, outDir) || isWithin(outDir, appDir))
+    throw new Error(`refusing to stage into ${outDir}`);
 
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  cpSync(appDir, join(outDir, COMPILED_APP_DIR), { recursive: true, filter: (src) => !BUILD_ONLY.some((pattern) => pattern.test(src)) });
+  cpSync(appDir, join(outDir, COMPILED_APP_DIR), {
+    recursive: true,
+    filter: (src) => !BUILD_ONLY.some((pattern) => pattern.test(src)),
+  });
   copyFileSync(join(rootDir, 'host.json'), join(outDir, 'host.json'));
   // The app's own manifest and lock file, without the workspaces and what only they use (`npm ci` needs both to agree).
   const lock = readJson<PackageLock>(join(rootDir, 'package-lock.json'));
@@ -182,12 +230,17 @@ export function stageFunctionApp(options: StageFunctionAppOptions): StagedPackag
   install(outDir);
 
   // A package the lock file marks as development-only must not ship (guards against an install that ignored --omit).
-  const devOnly = installedPackages(join(outDir, 'node_modules')).filter((name) => lock.packages[`node_modules/${name}`]?.dev === true);
+  const devOnly = installedPackages(join(outDir, 'node_modules')).filter(
+    (name) => lock.packages[`node_modules/${name}`]?.dev === true,
+  );
   if (devOnly.length > 0) throw new Error(`development-only packages were installed: ${devOnly.join(', ')}`);
 
   // An ignore file of its own: azd then zips this folder as it is. Without one, azd versions before 1.23.12
   // leave node_modules out of JavaScript packages by default.
-  writeFileSync(join(outDir, '.funcignore'), '# Staged by infra/package/stageFunctionApp.ts: everything in this folder ships.\n');
+  writeFileSync(
+    join(outDir, '.funcignore'),
+    '# Staged by infra/package/stageFunctionApp.ts: everything in this folder ships.\n',
+  );
 
   const { files, bytes } = sizeOf(outDir);
   log(`Staged ${files} files, ${(bytes / 1_048_576).toFixed(1)} MB in ${relative(rootDir, outDir)}`);

@@ -29,9 +29,13 @@ export function createCredential(choice: CredentialChoice): TokenCredential {
 export async function identityCredential(choice: CredentialChoice): Promise<TokenCredential> {
   const { DefaultAzureCredential, ManagedIdentityCredential } = await import('@azure/identity');
   if (choice.kind === 'managedIdentity') {
-    return choice.clientId ? new ManagedIdentityCredential({ clientId: choice.clientId }) : new ManagedIdentityCredential();
+    return choice.clientId
+      ? new ManagedIdentityCredential({ clientId: choice.clientId })
+      : new ManagedIdentityCredential();
   }
-  return new DefaultAzureCredential(choice.managedIdentityClientId ? { managedIdentityClientId: choice.managedIdentityClientId } : {});
+  return new DefaultAzureCredential(
+    choice.managedIdentityClientId ? { managedIdentityClientId: choice.managedIdentityClientId } : {},
+  );
 }
 
 /** A `ServiceBusClient` from the settings; `options` pass through (retry policy, identifier, …). */

@@ -37,8 +37,7 @@ export type ServiceBusConnectionChoice =
 
 /** How to reach Cosmos DB. */
 export type CosmosConnectionChoice =
-  | { kind: 'key'; endpoint: string; key: string }
-  | { kind: 'identity'; endpoint: string; credential: CredentialChoice };
+  { kind: 'key'; endpoint: string; key: string } | { kind: 'identity'; endpoint: string; credential: CredentialChoice };
 
 function setting(settings: AppSettings, name: string): string | undefined {
   const value = settings[name]?.trim();
@@ -67,7 +66,10 @@ function hostOf(value: string): string {
  * `<name>` (a connection string; `UseDevelopmentEmulator=true` works as is with the SDK) wins over
  * `<name>__fullyQualifiedNamespace` (managed identity).
  */
-export function resolveServiceBusConnection(settings: AppSettings, name = 'ServiceBusConnection'): ServiceBusConnectionChoice {
+export function resolveServiceBusConnection(
+  settings: AppSettings,
+  name = 'ServiceBusConnection',
+): ServiceBusConnectionChoice {
   const connectionString = setting(settings, name);
   if (connectionString !== undefined) {
     const invalid = (why: string) =>
@@ -82,7 +84,11 @@ export function resolveServiceBusConnection(settings: AppSettings, name = 'Servi
     if (!parsed.fullyQualifiedNamespace || !(parsed.sharedAccessKey || parsed.sharedAccessSignature)) {
       throw invalid('it needs Endpoint and SharedAccessKey (or SharedAccessSignature).');
     }
-    return { kind: 'connectionString', connectionString, emulator: /(^|;)\s*UseDevelopmentEmulator\s*=\s*true/i.test(connectionString) };
+    return {
+      kind: 'connectionString',
+      connectionString,
+      emulator: /(^|;)\s*UseDevelopmentEmulator\s*=\s*true/i.test(connectionString),
+    };
   }
   const namespace = setting(settings, `${name}__fullyQualifiedNamespace`);
   if (namespace === undefined) {
@@ -93,7 +99,11 @@ export function resolveServiceBusConnection(settings: AppSettings, name = 'Servi
         `${name}__fullyQualifiedNamespace (managed identity).`,
     );
   }
-  return { kind: 'identity', fullyQualifiedNamespace: hostOf(namespace), credential: resolveCredential(settings, name) };
+  return {
+    kind: 'identity',
+    fullyQualifiedNamespace: hostOf(namespace),
+    credential: resolveCredential(settings, name),
+  };
 }
 
 /** `AccountEndpoint=…;AccountKey=…;` — split on the first `=` only, as keys are base64 and end in `=`. */
@@ -106,7 +116,11 @@ function parseCosmosConnectionString(value: string, name: string): { endpoint: s
   const endpoint = parts.get('accountendpoint');
   const key = parts.get('accountkey');
   if (!endpoint || !key) {
-    throw new SettingsError('InvalidSetting', name, `${name} must be a Cosmos DB connection string with AccountEndpoint and AccountKey.`);
+    throw new SettingsError(
+      'InvalidSetting',
+      name,
+      `${name} must be a Cosmos DB connection string with AccountEndpoint and AccountKey.`,
+    );
   }
   return { endpoint, key };
 }

@@ -33,7 +33,12 @@ export interface ChangeFeedLease {
 }
 
 /** The lease id prefix of a processor (`leaseContainerPrefix`) on a monitored container (see the module comment). */
-export function leaseIdPrefix(leaseContainerPrefix: string, accountHost: string, databaseRid: string, containerRid: string): string {
+export function leaseIdPrefix(
+  leaseContainerPrefix: string,
+  accountHost: string,
+  databaseRid: string,
+  containerRid: string,
+): string {
   return `${leaseContainerPrefix}${accountHost}_${databaseRid}_${containerRid}..`;
 }
 
@@ -41,10 +46,16 @@ export function leaseIdPrefix(leaseContainerPrefix: string, accountHost: string,
  * The `@azure/cosmos` change-feed continuation that resumes one lease's range after its checkpoint: the SDK's
  * composite token (container rid plus one range with the feed's ETag), or `undefined` before the first checkpoint.
  */
-export function sdkContinuation(lease: Pick<ChangeFeedLease, 'FeedRange' | 'ContinuationToken'>, containerRid: string): string | undefined {
+export function sdkContinuation(
+  lease: Pick<ChangeFeedLease, 'FeedRange' | 'ContinuationToken'>,
+  containerRid: string,
+): string | undefined {
   if (lease.ContinuationToken === null || lease.ContinuationToken === '') return undefined;
   const { min, max } = lease.FeedRange.Range;
-  return JSON.stringify({ rid: containerRid, Continuation: [{ minInclusive: min, maxExclusive: max, continuationToken: lease.ContinuationToken }] });
+  return JSON.stringify({
+    rid: containerRid,
+    Continuation: [{ minInclusive: min, maxExclusive: max, continuationToken: lease.ContinuationToken }],
+  });
 }
 
 /** The feed's ETag for one range in an `@azure/cosmos` continuation (what a lease stores). */
@@ -57,7 +68,10 @@ export function leaseContinuationOf(sdkToken: string | undefined): string | null
 /** The leases of one processor in a lease container (one cross-partition query; the container is small). */
 export async function readLeases(leases: Container, idPrefix: string): Promise<ChangeFeedLease[]> {
   const { resources } = await leases.items
-    .query<ChangeFeedLease>({ query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND IS_DEFINED(c.LeaseToken)', parameters: [{ name: '@prefix', value: idPrefix }] })
+    .query<ChangeFeedLease>({
+      query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND IS_DEFINED(c.LeaseToken)',
+      parameters: [{ name: '@prefix', value: idPrefix }],
+    })
     .fetchAll();
   return resources;
 }

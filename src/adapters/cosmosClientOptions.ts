@@ -22,7 +22,10 @@ export interface CosmosResourceNames {
 }
 
 /** `convoy` / `orders`, the names Bicep and the local host provision by default. */
-export const DEFAULT_COSMOS_RESOURCES: CosmosResourceNames = Object.freeze({ database: COSMOS_DATABASE, container: ORDERS_CONTAINER });
+export const DEFAULT_COSMOS_RESOURCES: CosmosResourceNames = Object.freeze({
+  database: COSMOS_DATABASE,
+  container: ORDERS_CONTAINER,
+});
 
 // Cosmos DB resource ids: 1-255 characters, none of / \ ? #, not ending in a space.
 const RESOURCE_ID = /^[^/\\?#]{0,254}[^/\\?# ]$/;
@@ -37,11 +40,18 @@ export function resolveCosmosResourceNames(settings: AppSettings): CosmosResourc
     const value = settings[name]?.trim();
     if (!value) return fallback;
     if (!RESOURCE_ID.test(value)) {
-      throw new SettingsError('InvalidSetting', name, `${name} must be a Cosmos DB resource id: 1-255 characters, none of / \\ ? #, not ending in a space.`);
+      throw new SettingsError(
+        'InvalidSetting',
+        name,
+        `${name} must be a Cosmos DB resource id: 1-255 characters, none of / \\ ? #, not ending in a space.`,
+      );
     }
     return value;
   };
-  return Object.freeze({ database: read('COSMOS_DATABASE', COSMOS_DATABASE), container: read('COSMOS_CONTAINER', ORDERS_CONTAINER) });
+  return Object.freeze({
+    database: read('COSMOS_DATABASE', COSMOS_DATABASE),
+    container: read('COSMOS_CONTAINER', ORDERS_CONTAINER),
+  });
 }
 
 /** Options of {@link orderStoreClientOptions}. */
@@ -60,7 +70,9 @@ export interface OrderStoreClientOptions {
  * (a 429 reaches the core, which backs off within `TRANSIENT_RETRY_BUDGET`, rule 8), and requests time out well
  * inside the message lock.
  */
-export function orderStoreClientOptions(options: OrderStoreClientOptions = {}): Omit<CosmosClientOptions, 'endpoint' | 'key' | 'aadCredentials'> {
+export function orderStoreClientOptions(
+  options: OrderStoreClientOptions = {},
+): Omit<CosmosClientOptions, 'endpoint' | 'key' | 'aadCredentials'> {
   return {
     connectionPolicy: {
       enableEndpointDiscovery: options.endpointDiscovery ?? true,
@@ -74,6 +86,9 @@ export function orderStoreClientOptions(options: OrderStoreClientOptions = {}): 
  * The orders container (named by {@link resolveCosmosResourceNames}); nothing is created here (Bicep provisions it
  * on Azure, the local host on the emulator).
  */
-export function ordersContainer(client: CosmosClient, names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES): Container {
+export function ordersContainer(
+  client: CosmosClient,
+  names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES,
+): Container {
   return client.database(names.database).container(names.container);
 }

@@ -14,7 +14,14 @@ import type { RejectedEntryDocument } from '../core/documents/rejectedEntryDocum
 import { withoutSystemProperties } from '../core/documents/systemProperties.js';
 import type { TransactionDocument } from '../core/documents/transactionDocument.js';
 import { CoreErrorCode, StoreError, errorCode, type StoreErrorCode } from '../core/errors.js';
-import type { CommitOutcome, GapStore, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../core/ports/orderStore.js';
+import type {
+  CommitOutcome,
+  GapStore,
+  OrderContainerDocument,
+  OrderStore,
+  OrderWrite,
+  Stored,
+} from '../core/ports/orderStore.js';
 
 /** Status of the operations Cosmos did not run because another one of the batch failed. */
 const FAILED_DEPENDENCY = 424;
@@ -22,7 +29,11 @@ const FAILED_DEPENDENCY = 424;
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 449, 503]);
 
 /** One operation of a batch and what it stands for, so a failure at its index can be read in the domain's words. */
-type Step = { role: 'inbox' | 'parked' | 'applied' | 'order' | 'transaction' | 'rejected' | 'outbox'; op: OperationInput; creates: boolean };
+type Step = {
+  role: 'inbox' | 'parked' | 'applied' | 'order' | 'transaction' | 'rejected' | 'outbox';
+  op: OperationInput;
+  creates: boolean;
+};
 
 /**
  * {@link OrderStore} over a Cosmos DB container (`convoy`/`orders`, partition key `/orderId`). Every `commit` is one
@@ -64,7 +75,10 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     try {
       const { resources } = await this.container.items
         .query<TransactionDocument & ItemDefinition>(
-          { query: "SELECT * FROM c WHERE c.orderId = @orderId AND c.docType = 'transaction' ORDER BY c.addedSequence", parameters: [{ name: '@orderId', value: orderId }] },
+          {
+            query: "SELECT * FROM c WHERE c.orderId = @orderId AND c.docType = 'transaction' ORDER BY c.addedSequence",
+            parameters: [{ name: '@orderId', value: orderId }],
+          },
           { partitionKey: orderId },
         )
         .fetchAll();
@@ -78,42 +92,73 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     const steps = batchOf(write);
     let results: OperationResponse[] | undefined;
     try {
-      results = (await this.container.items.batch(steps.map((s) => s.op), orderId)).result;
+      results = (
+        await this.container.items.batch(
+          steps.map((s) => s.op),
+          orderId,
+        )
+      ).result;
     } catch (error) {
       const failure = toStoreError(error, 'commit', `a batch of ${steps.length} operations in order ${orderId}`);
-      if (failure.code === CoreErrorCode.StoreTransient) return { kind: 'transient', reason: failure.message, ...(failure.retryAfterMs !== undefined && { retryAfterMs: failure.retryAfterMs }) };
+      if (failure.code === CoreErrorCode.StoreTransient)
+        return {
+          kind: 'transient',
+          reason: failure.message,
+          ...(failure.retryAfterMs !== undefined && { retryAfterMs: failure.retryAfterMs }),
+        };
       if (failure.code === CoreErrorCode.StoreOutcomeUnknown) return { kind: 'unknown', reason: failure.message };
       throw failure;
     }
     if (results === undefined || results.length !== steps.length) {
-      throw new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB answered ${results?.length ?? 'no'} results for a batch of ${steps.length} in order ${orderId}`);
+      throw new StoreError(
+        CoreErrorCode.StoreFailed,
+        `Cosmos DB answered ${results?.length ?? 'no'} results for a batch of ${steps.length} in order ${orderId}`,
+      );
     }
     // A failed batch (HTTP 207) applied nothing: the failing operation has its status, every other 424.
     const failedIndex = results.findIndex((r) => r.statusCode >= 400 && r.statusCode !== FAILED_DEPENDENCY);
     if (failedIndex === -1) {
-      if (results.some((r) => r.statusCode >= 400)) throw new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB failed a batch in order ${orderId} without naming an operation`);
+      if (results.some((r) => r.statusCode >= 400))
+        throw new StoreError(
+          CoreErrorCode.StoreFailed,
+          `Cosmos DB failed a batch in order ${orderId} without naming an operation`,
+        );
       const orderEtag = results[steps.findIndex((s) => s.role === 'order')]?.eTag;
-      if (orderEtag === undefined) throw new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB gave no ETag for the order document of order ${orderId}`);
+      if (orderEtag === undefined)
+        throw new StoreError(
+          CoreErrorCode.StoreFailed,
+          `Cosmos DB gave no ETag for the order document of order ${orderId}`,
+        );
       return { kind: 'committed', orderEtag };
     }
     const { role } = steps[failedIndex]!;
     const status = results[failedIndex]!.statusCode;
     // Operations run in order: a create before the failing one would have succeeded, so its record does not exist.
-    const inboxCreated: { inbox?: null } = failedIndex > 0 && steps[0]!.role === 'inbox' && steps[0]!.creates ? { inbox: null } : {};
+    const inboxCreated: { inbox?: null } =
+      failedIndex > 0 && steps[0]!.role === 'inbox' && steps[0]!.creates ? { inbox: null } : {};
     if (status === 409 && role === 'inbox' && write.inbox && 'create' in write.inbox) {
       return { kind: 'keySeen', seen: { inbox: (await this.readInbox(orderId, write.inbox.create.id)) ?? null } };
     }
     if (status === 409 && role === 'applied' && write.applied) {
-      return { kind: 'keySeen', seen: { ...inboxCreated, applied: (await this.readApplied(orderId, write.applied.id))?.doc ?? null } };
+      return {
+        kind: 'keySeen',
+        seen: { ...inboxCreated, applied: (await this.readApplied(orderId, write.applied.id))?.doc ?? null },
+      };
     }
     // After the order's ETag held: the order as read has this transaction (rule 7), and no key of the entry exists.
-    if (status === 409 && role === 'transaction') return { kind: 'transactionExists', seen: { ...inboxCreated, ...(write.applied && { applied: null }) } };
+    if (status === 409 && role === 'transaction')
+      return { kind: 'transactionExists', seen: { ...inboxCreated, ...(write.applied && { applied: null }) } };
     if (status === 404 && role === 'rejected') {
       // It runs after the order's replace, which held: the order lists a rejected entry whose document is missing.
       const id = write.rejected && 'delete' in write.rejected ? write.rejected.delete.id : 'rejected';
-      throw new StoreError(CoreErrorCode.StoreFailed, `Order ${orderId} lists a rejected entry whose document ${id} is missing from Cosmos DB`, { status });
+      throw new StoreError(
+        CoreErrorCode.StoreFailed,
+        `Order ${orderId} lists a rejected entry whose document ${id} is missing from Cosmos DB`,
+        { status },
+      );
     }
-    if (status === 404 || status === 409 || status === 412) return { kind: 'orderChanged', what: `${role} (status ${status})` };
+    if (status === 404 || status === 409 || status === 412)
+      return { kind: 'orderChanged', what: `${role} (status ${status})` };
     const reason = `Cosmos DB refused operation ${failedIndex} (${role}) of a batch in order ${orderId} with status ${status}`;
     if (status === 408) return { kind: 'unknown', reason };
     if (TRANSIENT_STATUSES.has(status)) return { kind: 'transient', reason };
@@ -124,7 +169,8 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     try {
       const { resources } = await this.container.items
         .query<OrderDocument>({
-          query: "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_CONTAINS(c.rejected, { alerted: false }, true))",
+          query:
+            "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_CONTAINS(c.rejected, { alerted: false }, true))",
         })
         .fetchAll();
       return resources.map((doc) => checkedOrderDocument(withoutSystemProperties<OrderDocument>(doc)));
@@ -137,7 +183,9 @@ export class CosmosOrderStore implements OrderStore, GapStore {
   async markGapAlert(parked: Stored<ParkedEntryDocument>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
     const { orderId, id } = parked.doc;
     try {
-      await this.container.item(id, orderId).replace({ ...parked.doc, gapAlert: mark }, { accessCondition: { type: 'IfMatch', condition: parked.etag } });
+      await this.container
+        .item(id, orderId)
+        .replace({ ...parked.doc, gapAlert: mark }, { accessCondition: { type: 'IfMatch', condition: parked.etag } });
       return 'marked';
     } catch (error) {
       const { status } = describeCosmosFailure(error);
@@ -161,14 +209,27 @@ export class CosmosOrderStore implements OrderStore, GapStore {
 /** The batch of a write, in the order the core's `OrderWrite` promises: inbox, parked, applied, order, transaction, rejected, outbox. */
 function batchOf(write: OrderWrite): Step[] {
   // Documents are plain JSON by construction (the core's document types); the SDK wants its JSONObject.
-  const body = (doc: OrderContainerDocument) => doc as unknown as Extract<OperationInput, { operationType: 'Create' }>['resourceBody'];
-  const create = (role: Step['role'], doc: OrderContainerDocument): Step => ({ role, op: { operationType: 'Create', resourceBody: body(doc) }, creates: true });
+  const body = (doc: OrderContainerDocument) =>
+    doc as unknown as Extract<OperationInput, { operationType: 'Create' }>['resourceBody'];
+  const create = (role: Step['role'], doc: OrderContainerDocument): Step => ({
+    role,
+    op: { operationType: 'Create', resourceBody: body(doc) },
+    creates: true,
+  });
   // The SDK sends batch operations as written, and Cosmos DB honours `ifMatch` on a delete, though the SDK's
   // `DeleteOperationInput` type leaves it out.
   const ifMatch = (etag: string) => ({ ifMatch: etag });
-  const remove = (role: Step['role'], stored: Stored<OrderContainerDocument>): Step => ({ role, op: { operationType: 'Delete', id: stored.doc.id, ...ifMatch(stored.etag) }, creates: false });
+  const remove = (role: Step['role'], stored: Stored<OrderContainerDocument>): Step => ({
+    role,
+    op: { operationType: 'Delete', id: stored.doc.id, ...ifMatch(stored.etag) },
+    creates: false,
+  });
   const steps: Step[] = [];
-  const upsert = (role: Step['role'], doc: OrderContainerDocument): Step => ({ role, op: { operationType: 'Upsert', resourceBody: body(doc) }, creates: false });
+  const upsert = (role: Step['role'], doc: OrderContainerDocument): Step => ({
+    role,
+    op: { operationType: 'Upsert', resourceBody: body(doc) },
+    creates: false,
+  });
   const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
   if (inbox && 'create' in inbox) steps.push(create('inbox', inbox.create));
   else if (inbox && 'upsert' in inbox) steps.push(upsert('inbox', inbox.upsert));
@@ -179,15 +240,24 @@ function batchOf(write: OrderWrite): Step[] {
   steps.push(
     order.etag === undefined
       ? create('order', order.doc)
-      : { role: 'order', op: { operationType: 'Replace', id: order.doc.id, resourceBody: body(order.doc), ifMatch: order.etag }, creates: false },
+      : {
+          role: 'order',
+          op: { operationType: 'Replace', id: order.doc.id, resourceBody: body(order.doc), ifMatch: order.etag },
+          creates: false,
+        },
   );
   if (transaction && 'create' in transaction) steps.push(create('transaction', transaction.create));
   else if (transaction) {
     const { doc, etag } = transaction.replace;
-    steps.push({ role: 'transaction', op: { operationType: 'Replace', id: doc.id, resourceBody: body(doc), ifMatch: etag }, creates: false });
+    steps.push({
+      role: 'transaction',
+      op: { operationType: 'Replace', id: doc.id, resourceBody: body(doc), ifMatch: etag },
+      creates: false,
+    });
   }
   if (rejected && 'upsert' in rejected) steps.push(upsert('rejected', rejected.upsert));
-  else if (rejected) steps.push({ role: 'rejected', op: { operationType: 'Delete', id: rejected.delete.id }, creates: false });
+  else if (rejected)
+    steps.push({ role: 'rejected', op: { operationType: 'Delete', id: rejected.delete.id }, creates: false });
   if (outbox) steps.push(create('outbox', outbox));
   return steps;
 }
@@ -217,7 +287,8 @@ function numberOf(value: unknown): number | undefined {
 
 /** The last status the gateway answered, from an error's diagnostics (`items.batch` keeps nothing else). */
 function lastGatewayStatus(error: object): { status?: number; substatus?: number } {
-  const diagnostics = (error as { diagnostics?: { clientSideRequestStatistics?: { gatewayStatistics?: unknown } } }).diagnostics;
+  const diagnostics = (error as { diagnostics?: { clientSideRequestStatistics?: { gatewayStatistics?: unknown } } })
+    .diagnostics;
   const stats = diagnostics?.clientSideRequestStatistics?.gatewayStatistics;
   if (!Array.isArray(stats) || stats.length === 0) return {};
   const last = stats[stats.length - 1] as { statusCode?: unknown; subStatusCode?: unknown };
@@ -232,16 +303,31 @@ function lastGatewayStatus(error: object): { status?: number; substatus?: number
  */
 export function describeCosmosFailure(error: unknown): CosmosFailure {
   if (typeof error !== 'object' || error === null) {
-    return { status: undefined, substatus: undefined, retryAfterMs: undefined, networkCode: undefined, message: String(error) };
+    return {
+      status: undefined,
+      substatus: undefined,
+      retryAfterMs: undefined,
+      networkCode: undefined,
+      message: String(error),
+    };
   }
-  const e = error as { code?: unknown; statusCode?: unknown; substatus?: unknown; retryAfterInMs?: unknown; message?: unknown; name?: unknown };
+  const e = error as {
+    code?: unknown;
+    statusCode?: unknown;
+    substatus?: unknown;
+    retryAfterInMs?: unknown;
+    message?: unknown;
+    name?: unknown;
+  };
   const message = typeof e.message === 'string' ? e.message : String(error);
   const fromDiagnostics = lastGatewayStatus(error);
   const status = numberOf(e.code) ?? numberOf(e.statusCode) ?? fromDiagnostics.status;
   const substatus = numberOf(e.substatus) ?? fromDiagnostics.substatus;
   let networkCode: string | undefined;
   if (typeof e.code === 'string') networkCode = e.code;
-  else if (status === undefined) networkCode = (NOT_SENT.exec(message) ?? NO_REPLY.exec(message))?.[0] ?? (typeof e.name === 'string' ? e.name : undefined);
+  else if (status === undefined)
+    networkCode =
+      (NOT_SENT.exec(message) ?? NO_REPLY.exec(message))?.[0] ?? (typeof e.name === 'string' ? e.name : undefined);
   return { status, substatus, retryAfterMs: numberOf(e.retryAfterInMs), networkCode, message };
 }
 

@@ -47,7 +47,7 @@ export function ensureServiceBusSdkBinding(): void {
     throw new FunctionsAdapterError(
       'ExtensionNotRegistered',
       `Factory for "${serviceBusSdkBindingSource}" is not registered in the @azure/functions-extensions-base copy ` +
-        'used by @azure/functions; check the npm override that pins the extension\'s copy to the same version.',
+        "used by @azure/functions; check the npm override that pins the extension's copy to the same version.",
     );
   }
 }

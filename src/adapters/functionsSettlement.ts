@@ -47,7 +47,14 @@ export interface FunctionsTriggerInput {
   actions: FunctionsSettlementActions;
 }
 
-const requiredActions = ['complete', 'abandon', 'deadletter', 'renewMessageLock', 'renewSessionLock', 'releaseSession'] as const;
+const requiredActions = [
+  'complete',
+  'abandon',
+  'deadletter',
+  'renewMessageLock',
+  'renewSessionLock',
+  'releaseSession',
+] as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -98,7 +105,10 @@ function describe(message: ServiceBusReceivedMessage): string {
  * as `cause`) and leaves the message unsettled, so the handler may still fall back to another outcome — e.g.
  * abandon after a failed dead-letter — or let the lock expire.
  */
-export function settlementFor(actions: FunctionsSettlementActions, message: ServiceBusReceivedMessage): MessageSettlement {
+export function settlementFor(
+  actions: FunctionsSettlementActions,
+  message: ServiceBusReceivedMessage,
+): MessageSettlement {
   let settledAs: Outcome | undefined;
   let inFlight: Outcome | undefined;
 
@@ -142,6 +152,8 @@ export async function releaseSession(actions: FunctionsSettlementActions, sessio
   try {
     await actions.releaseSession(sessionId);
   } catch (error) {
-    throw new FunctionsAdapterError('SettlementFailed', `The host failed to release session ${sessionId}.`, { cause: error });
+    throw new FunctionsAdapterError('SettlementFailed', `The host failed to release session ${sessionId}.`, {
+      cause: error,
+    });
   }
 }

@@ -42,7 +42,6 @@ export const MetricName = {
 /** One of {@link MetricName}. */
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 
-
 /** What the relay's gauge timer saw. */
 export interface RelaySnapshot {
   holds: number;
@@ -55,7 +54,10 @@ export interface ConvoyMetricsOptions {
   meterProvider?: MeterProvider;
 }
 
-const CONFLICTS: ReadonlySet<string> = new Set([DeadLetterReason.IdempotencyKeyConflict, DeadLetterReason.SequenceConflict]);
+const CONFLICTS: ReadonlySet<string> = new Set([
+  DeadLetterReason.IdempotencyKeyConflict,
+  DeadLetterReason.SequenceConflict,
+]);
 
 interface Instruments {
   conflicts: Counter;
@@ -92,7 +94,8 @@ export class ConvoyMetrics implements OutboxObserver {
       [ATTR_MESSAGING_DESTINATION_NAME]: 'orders',
       ...(result.outcome === 'abandoned' && { [ATTR_ERROR_TYPE]: result.errorCode ?? 'abandoned' }),
     });
-    if (result.outcome === 'deadLettered' && result.reason !== undefined && CONFLICTS.has(result.reason)) i.conflicts.add(1, { reason: result.reason });
+    if (result.outcome === 'deadLettered' && result.reason !== undefined && CONFLICTS.has(result.reason))
+      i.conflicts.add(1, { reason: result.reason });
   }
 
   delivered(records: number): void {
@@ -160,16 +163,38 @@ export class ConvoyMetrics implements OutboxObserver {
       return { gauge: g, callback };
     };
     return {
-      conflicts: meter.createCounter(MetricName.EntriesConflicts, { description: 'Entries dead-lettered for an idempotency-key or sequence conflict' }),
-      duration: meter.createHistogram(MetricName.ProcessingDuration, { description: 'Time to process one orders message', unit: 'ms' }),
-      processDuration: meter.createHistogram(METRIC_MESSAGING_PROCESS_DURATION, { description: 'Duration of processing operation', unit: 's' }),
-      delivered: meter.createCounter(MetricName.OutboxDelivered, { description: 'Outbox records delivered to every target' }),
-      attemptsFailed: meter.createCounter(MetricName.OutboxAttemptsFailed, { description: 'Failed outbox delivery attempts' }),
+      conflicts: meter.createCounter(MetricName.EntriesConflicts, {
+        description: 'Entries dead-lettered for an idempotency-key or sequence conflict',
+      }),
+      duration: meter.createHistogram(MetricName.ProcessingDuration, {
+        description: 'Time to process one orders message',
+        unit: 'ms',
+      }),
+      processDuration: meter.createHistogram(METRIC_MESSAGING_PROCESS_DURATION, {
+        description: 'Duration of processing operation',
+        unit: 's',
+      }),
+      delivered: meter.createCounter(MetricName.OutboxDelivered, {
+        description: 'Outbox records delivered to every target',
+      }),
+      attemptsFailed: meter.createCounter(MetricName.OutboxAttemptsFailed, {
+        description: 'Failed outbox delivery attempts',
+      }),
       gauges: [
         gauge(MetricName.OutboxHolds, 'Orders whose outbox records are on hold', '{order}', () => this.relay?.holds),
-        gauge(MetricName.OutboxLag, 'Age of the oldest outbox record the relay has not passed', 's', () => this.relay?.lagSeconds),
+        gauge(
+          MetricName.OutboxLag,
+          'Age of the oldest outbox record the relay has not passed',
+          's',
+          () => this.relay?.lagSeconds,
+        ),
         gauge(MetricName.ParkedEntries, 'Entries parked behind a gap', '{entry}', () => this.gap?.parkedEntries),
-        gauge(MetricName.OldestGapAge, 'Age of the oldest parked entry', 's', () => this.gap && this.gap.oldestGapAgeMs / 1000),
+        gauge(
+          MetricName.OldestGapAge,
+          'Age of the oldest parked entry',
+          's',
+          () => this.gap && this.gap.oldestGapAgeMs / 1000,
+        ),
       ],
     };
   }

@@ -31,7 +31,9 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
 
   async read(orderId: string): Promise<Stored<OutboxHold> | undefined> {
     try {
-      const { resource, etag } = await this.container.item(outboxHoldId(orderId), orderId).read<OutboxHold & ItemDefinition>();
+      const { resource, etag } = await this.container
+        .item(outboxHoldId(orderId), orderId)
+        .read<OutboxHold & ItemDefinition>();
       if (resource === undefined) return undefined;
       return { doc: withoutSystemProperties(resource), etag: etag ?? resource._etag ?? '' };
     } catch (error) {
@@ -54,16 +56,25 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
       throw toStoreError(error, 'commit', `an outbox hold append in order ${marker.orderId}`);
     }
     const [held, written] = results ?? [];
-    if (held === undefined || written === undefined) throw new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB answered ${results?.length ?? 'no'} results for an outbox hold append in order ${marker.orderId}`);
+    if (held === undefined || written === undefined)
+      throw new StoreError(
+        CoreErrorCode.StoreFailed,
+        `Cosmos DB answered ${results?.length ?? 'no'} results for an outbox hold append in order ${marker.orderId}`,
+      );
     if (held.statusCode === 409) return { kind: 'alreadyHeld' };
     if (written.statusCode === 409) return { kind: 'exists' };
     if (written.statusCode === 412) return { kind: 'changed' };
     if (written.statusCode === 404) return { kind: 'missing' };
-    const failed = [held, written].find((r) => r.statusCode >= 400 && r.statusCode !== FAILED_DEPENDENCY) ?? (written.statusCode >= 400 ? written : undefined);
+    const failed =
+      [held, written].find((r) => r.statusCode >= 400 && r.statusCode !== FAILED_DEPENDENCY) ??
+      (written.statusCode >= 400 ? written : undefined);
     if (failed !== undefined) {
       const status = failed.statusCode;
       const message = `Cosmos DB refused an outbox hold append in order ${marker.orderId} with status ${status}`;
-      const code = storeErrorCodeOf({ status, substatus: undefined, retryAfterMs: undefined, networkCode: undefined, message }, 'commit');
+      const code = storeErrorCodeOf(
+        { status, substatus: undefined, retryAfterMs: undefined, networkCode: undefined, message },
+        'commit',
+      );
       throw new StoreError(code, message, { status });
     }
     return { kind: 'written', etag: written.eTag ?? '' };
@@ -71,7 +82,9 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
 
   async replace(marker: OutboxHold, etag: string): Promise<string | HoldWriteLost> {
     try {
-      const response = await this.container.item(marker.id, marker.orderId).replace(marker, { accessCondition: { type: 'IfMatch', condition: etag } });
+      const response = await this.container
+        .item(marker.id, marker.orderId)
+        .replace(marker, { accessCondition: { type: 'IfMatch', condition: etag } });
       return response.etag ?? '';
     } catch (error) {
       const lost = lostWrite(error);
@@ -82,7 +95,9 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
 
   async delete(orderId: string, etag: string): Promise<'deleted' | HoldWriteLost> {
     try {
-      await this.container.item(outboxHoldId(orderId), orderId).delete({ accessCondition: { type: 'IfMatch', condition: etag } });
+      await this.container
+        .item(outboxHoldId(orderId), orderId)
+        .delete({ accessCondition: { type: 'IfMatch', condition: etag } });
       return 'deleted';
     } catch (error) {
       const lost = lostWrite(error);
@@ -94,7 +109,10 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
   async heldRecords(orderId: string): Promise<OutboxHeldRecord[]> {
     try {
       const { resources } = await this.container.items
-        .query<OutboxHeldRecord & ItemDefinition>({ query: "SELECT * FROM c WHERE c.docType = 'outbox-held'" }, { partitionKey: orderId, maxItemCount: 1000 })
+        .query<OutboxHeldRecord & ItemDefinition>(
+          { query: "SELECT * FROM c WHERE c.docType = 'outbox-held'" },
+          { partitionKey: orderId, maxItemCount: 1000 },
+        )
         .fetchAll();
       return resources.map((r) => withoutSystemProperties<OutboxHeldRecord>(r)).sort((a, b) => a.sequence - b.sequence);
     } catch (error) {
@@ -106,7 +124,10 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
   async countHeld(orderId: string): Promise<number> {
     try {
       const { resources } = await this.container.items
-        .query<number>({ query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox-held'" }, { partitionKey: orderId })
+        .query<number>(
+          { query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox-held'" },
+          { partitionKey: orderId },
+        )
         .fetchAll();
       return resources[0] ?? 0;
     } catch (error) {
@@ -134,7 +155,10 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
   async list(filter: { orderId?: string } = {}): Promise<Stored<OutboxHold>[]> {
     try {
       const { resources } = await this.container.items
-        .query<OutboxHold & ItemDefinition>({ query: "SELECT * FROM c WHERE c.docType = 'outbox-hold'" }, { maxItemCount: 1000, ...(filter.orderId !== undefined && { partitionKey: filter.orderId }) })
+        .query<OutboxHold & ItemDefinition>(
+          { query: "SELECT * FROM c WHERE c.docType = 'outbox-hold'" },
+          { maxItemCount: 1000, ...(filter.orderId !== undefined && { partitionKey: filter.orderId }) },
+        )
         .fetchAll();
       return resources
         .map((r) => ({ doc: withoutSystemProperties<OutboxHold>(r), etag: r._etag ?? '' }))
@@ -155,7 +179,9 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
   /** How many orders are on hold. */
   async count(): Promise<number> {
     try {
-      const { resources } = await this.container.items.query<number>("SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox-hold'").fetchAll();
+      const { resources } = await this.container.items
+        .query<number>("SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox-hold'")
+        .fetchAll();
       return resources[0] ?? 0;
     } catch (error) {
       throw toStoreError(error, 'read', 'outbox holds');

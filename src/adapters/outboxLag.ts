@@ -18,24 +18,54 @@ export interface LeaseLag {
 const PAGE = 100;
 
 /** The lag of every lease of `leaseContainerPrefix` on `monitored`, at `nowMs`. */
-export async function relayLag(monitored: Container, leases: Container, leaseContainerPrefix: string, nowMs: number): Promise<LeaseLag[]> {
-  const [{ resource: database }, { resource: container }] = await Promise.all([monitored.database.read(), monitored.read()]);
-  if (database?._rid === undefined || container?._rid === undefined) throw new Error(`cannot read the rids of ${monitored.database.id}/${monitored.id}`);
+export async function relayLag(
+  monitored: Container,
+  leases: Container,
+  leaseContainerPrefix: string,
+  nowMs: number,
+): Promise<LeaseLag[]> {
+  const [{ resource: database }, { resource: container }] = await Promise.all([
+    monitored.database.read(),
+    monitored.read(),
+  ]);
+  if (database?._rid === undefined || container?._rid === undefined)
+    throw new Error(`cannot read the rids of ${monitored.database.id}/${monitored.id}`);
   const marker = `_${database._rid}_${container._rid}..`;
   const own = (await readLeases(leases, leaseContainerPrefix)).filter((l) => l.id.includes(marker));
   const ranges = own.some((l) => !l.ContinuationToken) ? await monitored.getFeedRanges() : [];
-  return Promise.all(own.map(async (lease) => ({ leaseToken: lease.LeaseToken, owner: lease.Owner, lagMs: await leaseLagMs(monitored, lease, container._rid!, ranges, nowMs) })));
+  return Promise.all(
+    own.map(async (lease) => ({
+      leaseToken: lease.LeaseToken,
+      owner: lease.Owner,
+      lagMs: await leaseLagMs(monitored, lease, container._rid!, ranges, nowMs),
+    })),
+  );
 }
 
-async function leaseLagMs(monitored: Container, lease: ChangeFeedLease, containerRid: string, ranges: readonly FeedRange[], nowMs: number): Promise<number> {
+async function leaseLagMs(
+  monitored: Container,
+  lease: ChangeFeedLease,
+  containerRid: string,
+  ranges: readonly FeedRange[],
+  nowMs: number,
+): Promise<number> {
   const continuation = sdkContinuation(lease, containerRid);
   const { min, max } = lease.FeedRange.Range;
   const range = ranges.find((r) => r.minInclusive === min && r.maxExclusive === max);
   if (continuation === undefined && range === undefined) return 0; // a range that split or merged: its new leases count
-  const start = continuation !== undefined ? ChangeFeedStartFrom.Continuation(continuation) : ChangeFeedStartFrom.Beginning(range!);
-  const page = await monitored.items.getChangeFeedIterator<{ docType?: string; committedAt?: string; _ts?: number }>({ changeFeedStartFrom: start, maxItemCount: PAGE }).readNext();
+  const start =
+    continuation !== undefined ? ChangeFeedStartFrom.Continuation(continuation) : ChangeFeedStartFrom.Beginning(range!);
+  const page = await monitored.items
+    .getChangeFeedIterator<{ docType?: string; committedAt?: string; _ts?: number }>({
+      changeFeedStartFrom: start,
+      maxItemCount: PAGE,
+    })
+    .readNext();
   if (page.statusCode === StatusCodes.NotModified || page.result.length === 0) return 0;
-  const committed = page.result.filter((d) => d.docType === 'outbox' && typeof d.committedAt === 'string').map((d) => Date.parse(d.committedAt!));
-  const oldest = committed.length > 0 ? Math.min(...committed) : Math.min(...page.result.map((d) => (d._ts ?? nowMs / 1000) * 1000));
+  const committed = page.result
+    .filter((d) => d.docType === 'outbox' && typeof d.committedAt === 'string')
+    .map((d) => Date.parse(d.committedAt!));
+  const oldest =
+    committed.length > 0 ? Math.min(...committed) : Math.min(...page.result.map((d) => (d._ts ?? nowMs / 1000) * 1000));
   return Math.max(0, nowMs - oldest);
 }

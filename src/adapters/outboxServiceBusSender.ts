@@ -4,19 +4,30 @@
  * as the `Diagnostic-Id` / `traceparent` application properties. One order's events go in as few batch sends as
  * they fit in (256 KB each on the Standard tier), in sequence order.
  */
-import { isServiceBusError, type ServiceBusMessage, type ServiceBusMessageBatch, type ServiceBusSender } from '@azure/service-bus';
+import {
+  isServiceBusError,
+  type ServiceBusMessage,
+  type ServiceBusMessageBatch,
+  type ServiceBusSender,
+} from '@azure/service-bus';
 import { OutboxDeliveryError, OutboxErrorCode, type OrderEventSender, type OutboundOrderEvent } from '../core/index.js';
 import { inSendSpan, traceProperties } from './telemetryTraceContext.js';
 import { errorMessage } from '../core/index.js';
 
 /** The Service Bus message of an order event. @internal */
-export function toOrderEventServiceBusMessage(event: OutboundOrderEvent, traceparent: string | undefined): ServiceBusMessage {
+export function toOrderEventServiceBusMessage(
+  event: OutboundOrderEvent,
+  traceparent: string | undefined,
+): ServiceBusMessage {
   return {
     messageId: event.messageId,
     sessionId: event.sessionId,
     ...(event.correlationId !== undefined && { correlationId: event.correlationId }),
     contentType: event.contentType,
-    applicationProperties: { ...(traceparent === undefined ? {} : traceProperties(traceparent)), ...event.applicationProperties },
+    applicationProperties: {
+      ...(traceparent === undefined ? {} : traceProperties(traceparent)),
+      ...event.applicationProperties,
+    },
     body: event.body,
   };
 }
@@ -30,13 +41,26 @@ export class ServiceBusOrderEventSender implements OrderEventSender {
       let batch: ServiceBusMessageBatch | undefined;
       for (const event of events) {
         // Each message gets its own producer span, child of its entry's trace.
-        const message = await inSendSpan('order-events', { messageId: event.messageId, sessionId: event.sessionId }, event.traceparent, async (tp) => toOrderEventServiceBusMessage(event, tp));
+        const message = await inSendSpan(
+          'order-events',
+          { messageId: event.messageId, sessionId: event.sessionId },
+          event.traceparent,
+          async (tp) => toOrderEventServiceBusMessage(event, tp),
+        );
         batch ??= await this.sender.createMessageBatch({ abortSignal: signal });
         if (batch.tryAddMessage(message)) continue;
-        if (batch.count === 0) throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order event ${event.messageId} is larger than a Service Bus batch`);
+        if (batch.count === 0)
+          throw new OutboxDeliveryError(
+            OutboxErrorCode.TargetRejected,
+            `order event ${event.messageId} is larger than a Service Bus batch`,
+          );
         await this.sender.sendMessages(batch, { abortSignal: signal });
         batch = await this.sender.createMessageBatch({ abortSignal: signal });
-        if (!batch.tryAddMessage(message)) throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order event ${event.messageId} is larger than a Service Bus batch`);
+        if (!batch.tryAddMessage(message))
+          throw new OutboxDeliveryError(
+            OutboxErrorCode.TargetRejected,
+            `order event ${event.messageId} is larger than a Service Bus batch`,
+          );
       }
       if (batch !== undefined && batch.count > 0) await this.sender.sendMessages(batch, { abortSignal: signal });
     } catch (error) {
@@ -50,13 +74,21 @@ export class ServiceBusOrderEventSender implements OrderEventSender {
  * unauthorised, the queue missing, a timeout) is the relay's own infrastructure, and fails the whole batch.
  */
 function toDeliveryError(error: unknown): OutboxDeliveryError {
-  if (error instanceof Error && 'code' in error && (error.code === OutboxErrorCode.TargetRejected || error.code === OutboxErrorCode.TransportFailed)) {
+  if (
+    error instanceof Error &&
+    'code' in error &&
+    (error.code === OutboxErrorCode.TargetRejected || error.code === OutboxErrorCode.TransportFailed)
+  ) {
     return error as OutboxDeliveryError;
   }
   const message = errorMessage(error);
   if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') {
-    return new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order-events refused the batch: ${message}`, { cause: error });
+    return new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order-events refused the batch: ${message}`, {
+      cause: error,
+    });
   }
   const code = isServiceBusError(error) ? error.code : error instanceof Error ? error.name : 'unknown';
-  return new OutboxDeliveryError(OutboxErrorCode.TransportFailed, `order-events send failed (${code}): ${message}`, { cause: error });
+  return new OutboxDeliveryError(OutboxErrorCode.TransportFailed, `order-events send failed (${code}): ${message}`, {
+    cause: error,
+  });
 }

@@ -6,7 +6,13 @@
  * Anything but a 2xx answer, a network error or a timeout fails the attempt for that order.
  */
 import { Webhook } from 'standardwebhooks';
-import { OutboxDeliveryError, OutboxErrorCode, WEBHOOK_TIMEOUT_DEFAULT_MS, type OrderEventWebhook, type OutboundOrderEvent } from '../core/index.js';
+import {
+  OutboxDeliveryError,
+  OutboxErrorCode,
+  WEBHOOK_TIMEOUT_DEFAULT_MS,
+  type OrderEventWebhook,
+  type OutboundOrderEvent,
+} from '../core/index.js';
 import { inHttpClientSpan } from './telemetryTraceContext.js';
 
 /** Options of {@link WebhookOrderEventPoster}. */
@@ -55,15 +61,24 @@ export class WebhookOrderEventPoster implements OrderEventWebhook {
       });
     } catch (error) {
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `webhook POST of ${event.messageId} failed: ${message}`, { cause: error });
+      throw new OutboxDeliveryError(
+        OutboxErrorCode.TargetRejected,
+        `webhook POST of ${event.messageId} failed: ${message}`,
+        { cause: error },
+      );
     }
-    if (status < 200 || status > 299) throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `webhook answered HTTP ${status}`);
+    if (status < 200 || status > 299)
+      throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `webhook answered HTTP ${status}`);
   }
 
   /** The Standard Webhooks headers of one delivery, signed over exactly the bytes sent; none without a secret. */
   private signature(id: string, body: string): Record<string, string> {
     if (this.signer === undefined) return {};
     const at = this.options.now?.() ?? new Date();
-    return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': this.signer.sign(id, at, body) };
+    return {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': this.signer.sign(id, at, body),
+    };
   }
 }

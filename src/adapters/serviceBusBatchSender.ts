@@ -92,7 +92,10 @@ function messageIdOf(message: ServiceBusMessage): string | undefined {
  * The `orders` message of one planned entry (docs/contracts.md), with the ledger's trace context
  * (`Diagnostic-Id` / `traceparent`) added to its application properties.
  */
-export function toOrderEntryMessage(planned: PlannedEntryMessage, traceProperties: Readonly<Record<string, string>> = {}): ServiceBusMessage {
+export function toOrderEntryMessage(
+  planned: PlannedEntryMessage,
+  traceProperties: Readonly<Record<string, string>> = {},
+): ServiceBusMessage {
   return {
     messageId: planned.messageId,
     sessionId: planned.sessionId,

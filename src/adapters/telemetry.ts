@@ -104,7 +104,10 @@ function toAttributes(fields: Readonly<Record<string, unknown>>): Attributes {
   const out: Attributes = {};
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined || value === null) continue;
-    out[key] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
+    out[key] =
+      typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? value
+        : JSON.stringify(value);
   }
   return out;
 }

@@ -5,7 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context as otelContext, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Attributes, Span, SpanContext } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_URL_FULL } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
 import {
   ATTR_AZURE_SERVICEBUS_DISPOSITION_STATUS,
   ATTR_AZURE_SERVICEBUS_MESSAGE_DELIVERY_COUNT,
@@ -58,7 +65,10 @@ export function spanContextOf(traceparent: string): SpanContext | undefined {
 }
 
 /** How a received message was settled, as the conventions' `azure.servicebus.disposition_status` names it. */
-export type Disposition = typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
+export type Disposition =
+  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE
+  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON
+  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
 
 /** The received message a consumer span is about. */
 export interface ReceivedMessageSpan {
@@ -82,18 +92,26 @@ function contextOf(parent: SpanParent) {
   return remote ? trace.setSpanContext(active, remote) : active;
 }
 
-async function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, parent: SpanParent, work: (span: Span) => Promise<T>): Promise<T> {
-  return trace.getTracer(TELEMETRY_SCOPE).startActiveSpan(name, { kind, attributes }, contextOf(parent), async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
-      span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'unknown');
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+async function inSpan<T>(
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+  parent: SpanParent,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  return trace
+    .getTracer(TELEMETRY_SCOPE)
+    .startActiveSpan(name, { kind, attributes }, contextOf(parent), async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+        span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'unknown');
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
 }
 
 /** `convoy.session.id`: the Service Bus session (the order) of a message. */
@@ -104,10 +122,15 @@ const CONVOY_SESSION_ID = 'convoy.session.id';
  * `@opentelemetry/semantic-conventions`): `messaging.system` stays `servicebus`, as the Azure SDKs' own spans say it,
  * so backends group ours with theirs. The session has no conventional name: `convoy.session.id`.
  */
-function messagingAttributes(operation: 'send' | 'process', queue: string, extra: { messageId?: unknown; sessionId?: string; count?: number }): Attributes {
+function messagingAttributes(
+  operation: 'send' | 'process',
+  queue: string,
+  extra: { messageId?: unknown; sessionId?: string; count?: number },
+): Attributes {
   return {
     [ATTR_MESSAGING_SYSTEM]: MESSAGING_SYSTEM_VALUE_SERVICEBUS,
-    [ATTR_MESSAGING_OPERATION_TYPE]: operation === 'send' ? MESSAGING_OPERATION_TYPE_VALUE_SEND : MESSAGING_OPERATION_TYPE_VALUE_PROCESS,
+    [ATTR_MESSAGING_OPERATION_TYPE]:
+      operation === 'send' ? MESSAGING_OPERATION_TYPE_VALUE_SEND : MESSAGING_OPERATION_TYPE_VALUE_PROCESS,
     [ATTR_MESSAGING_OPERATION_NAME]: operation,
     [ATTR_MESSAGING_DESTINATION_NAME]: queue,
     ...(extra.messageId !== undefined && { [ATTR_MESSAGING_MESSAGE_ID]: String(extra.messageId) }),
@@ -123,7 +146,9 @@ function messagingAttributes(operation: 'send' | 'process', queue: string, extra
 export async function inMessageSpan<T>(message: ReceivedMessageSpan, work: (span: Span) => Promise<T>): Promise<T> {
   const attributes = {
     ...messagingAttributes('process', message.queue, { messageId: message.messageId, sessionId: message.sessionId }),
-    ...(message.deliveryCount !== undefined && { [ATTR_AZURE_SERVICEBUS_MESSAGE_DELIVERY_COUNT]: message.deliveryCount }),
+    ...(message.deliveryCount !== undefined && {
+      [ATTR_AZURE_SERVICEBUS_MESSAGE_DELIVERY_COUNT]: message.deliveryCount,
+    }),
   };
   return inSpan(`process ${message.queue}`, SpanKind.CONSUMER, attributes, message.traceparent, work);
 }
@@ -136,7 +161,9 @@ export function settledAs(span: Span, disposition: Disposition): void {
 /** The settlement of an `orders` message from the processor's outcome (the processor settles it itself). */
 export function dispositionOf(outcome: string): Disposition {
   if (outcome === 'deadLettered') return AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
-  return outcome === 'abandoned' ? AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON : AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE;
+  return outcome === 'abandoned'
+    ? AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON
+    : AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE;
 }
 
 /**
@@ -157,21 +184,40 @@ export async function inSendSpan<T>(
 }
 
 /** Runs `work` in the server span `<method> <route>` of an HTTP function, child of the request's `traceparent`. */
-export async function inServerSpan<T extends { status?: number }>(method: string, route: string, traceparent: string | undefined, work: (span: Span) => Promise<T>): Promise<T> {
-  return inSpan(`${method} ${route}`, SpanKind.SERVER, { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route }, traceparent, async (span) => {
-    const response = await work(span);
-    if (response.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.status);
-    return response;
-  });
+export async function inServerSpan<T extends { status?: number }>(
+  method: string,
+  route: string,
+  traceparent: string | undefined,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  return inSpan(
+    `${method} ${route}`,
+    SpanKind.SERVER,
+    { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route },
+    traceparent,
+    async (span) => {
+      const response = await work(span);
+      if (response.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.status);
+      return response;
+    },
+  );
 }
 
 /**
  * Runs `post` in the client span `POST` of an outgoing HTTP request to `url` under `parent`, handing it the span's
  * `traceparent` for the request's header; `post` resolves with the answer's status.
  */
-export async function inHttpClientSpan(url: string, parent: SpanParent, post: (traceparent: string | undefined) => Promise<number>): Promise<number> {
+export async function inHttpClientSpan(
+  url: string,
+  parent: SpanParent,
+  post: (traceparent: string | undefined) => Promise<number>,
+): Promise<number> {
   const target = new URL(url);
-  const attributes = { [ATTR_HTTP_REQUEST_METHOD]: 'POST', [ATTR_SERVER_ADDRESS]: target.hostname, [ATTR_URL_FULL]: `${target.origin}${target.pathname}` };
+  const attributes = {
+    [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+    [ATTR_SERVER_ADDRESS]: target.hostname,
+    [ATTR_URL_FULL]: `${target.origin}${target.pathname}`,
+  };
   return inSpan('POST', SpanKind.CLIENT, attributes, parent, async (span) => {
     const status = await post(traceparentOfSpan(span) ?? (typeof parent === 'string' ? parent : undefined));
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);

@@ -108,7 +108,10 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
       `must end ${IN_FLIGHT_REQUEST_ALLOWANCE_MS} ms (one request in flight) before the lock duration (${ordersQueue.lockDurationMs} ms)`,
     );
   }
-  const inboxTtlMs = env.INBOX_TTL === undefined || env.INBOX_TTL === '' ? undefined : msOrIso({ INBOX_TTL: env.INBOX_TTL }, 'INBOX_TTL', 0, 1000);
+  const inboxTtlMs =
+    env.INBOX_TTL === undefined || env.INBOX_TTL === ''
+      ? undefined
+      : msOrIso({ INBOX_TTL: env.INBOX_TTL }, 'INBOX_TTL', 0, 1000);
   const consumerName = env.INBOX_CONSUMER_NAME || CORE_DEFAULTS.consumerName;
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(consumerName)) {
     throw new ConfigError('INBOX_CONSUMER_NAME', 'expected 1–64 characters of [A-Za-z0-9._-]');
@@ -122,7 +125,8 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
     gapAlertRepeatMs: isoDuration(env, 'GAP_ALERT_REPEAT', CORE_DEFAULTS.gapAlertRepeatMs),
     ordersQueue,
     resubmissionMarginMs,
-    inboxTtlSeconds: inboxTtlMs === undefined ? inboxTtlSeconds(ordersQueue, resubmissionMarginMs) : Math.ceil(inboxTtlMs / 1000),
+    inboxTtlSeconds:
+      inboxTtlMs === undefined ? inboxTtlSeconds(ordersQueue, resubmissionMarginMs) : Math.ceil(inboxTtlMs / 1000),
     outboxTtlSeconds: Math.ceil(msOrIso(env, 'OUTBOX_TTL', CORE_DEFAULTS.outboxTtlMs, 1000) / 1000),
   });
 }
@@ -131,7 +135,8 @@ function isoDuration(env: SettingsSource, name: string, fallback: number): numbe
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const ms = parseIsoDuration(raw);
-  if (ms === undefined || ms <= 0) throw new ConfigError(name, `expected a positive ISO 8601 duration such as PT1M, got "${raw}"`);
+  if (ms === undefined || ms <= 0)
+    throw new ConfigError(name, `expected a positive ISO 8601 duration such as PT1M, got "${raw}"`);
   return ms;
 }
 
@@ -174,7 +179,8 @@ export interface QueueEntityProperties {
 export function deliveryWindowOf(properties: QueueEntityProperties): QueueDeliveryWindow {
   const source: Record<string, string | undefined> = {
     ORDERS_LOCK_DURATION: properties.LockDuration,
-    ORDERS_MAX_DELIVERY_COUNT: properties.MaxDeliveryCount === undefined ? undefined : String(properties.MaxDeliveryCount),
+    ORDERS_MAX_DELIVERY_COUNT:
+      properties.MaxDeliveryCount === undefined ? undefined : String(properties.MaxDeliveryCount),
     ORDERS_MESSAGE_TTL: properties.DefaultMessageTimeToLive,
   };
   return {

@@ -23,7 +23,11 @@ export { rejectedEntryId } from './documents/documentIds.js';
 
 export type { OrderDocument, RejectedRecord } from './documents/orderDocument.js';
 
-export { rejectedDetails, type RejectedDetails, type RejectedEntryDocument } from './documents/rejectedEntryDocument.js';
+export {
+  rejectedDetails,
+  type RejectedDetails,
+  type RejectedEntryDocument,
+} from './documents/rejectedEntryDocument.js';
 
 export type { Stored } from './ports/orderStore.js';
 export { AlertName, CounterName } from './ports/telemetry.js';
@@ -52,4 +56,10 @@ export { holdView, type HoldView } from './outbox/holdMarker.js';
 
 export { OutboxDeliveryError, OutboxErrorCode } from './outbox/outboxErrors.js';
 export { WEBHOOK_TIMEOUT_DEFAULT_MS } from './outbox/outboxDefaults.js';
-export type { HoldAppendResult, HoldWriteLost, OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outbox/outboxPorts.js';
+export type {
+  HoldAppendResult,
+  HoldWriteLost,
+  OrderEventSender,
+  OrderEventWebhook,
+  OutboxHoldStore,
+} from './outbox/outboxPorts.js';

@@ -36,7 +36,11 @@ export interface ComposeAppOptions extends AppContextDeps {
 }
 
 /** What the app holds between its hooks. */
-type AppState = { kind: 'new' } | { kind: 'running'; context: AppContext } | { kind: 'failed'; error: unknown } | { kind: 'terminated' };
+type AppState =
+  | { kind: 'new' }
+  | { kind: 'running'; context: AppContext }
+  | { kind: 'failed'; error: unknown }
+  | { kind: 'terminated' };
 
 /** Composes the app: every function, bound to the context its hooks build and close. */
 export function composeApp(options: ComposeAppOptions = {}): App {
@@ -53,7 +57,9 @@ export function composeApp(options: ComposeAppOptions = {}): App {
     const closing = state;
     state = { kind: 'terminated' };
     if (closing.kind !== 'running') return;
-    await closing.context.close().catch((error: unknown) => console.error(`closing the app context failed: ${describe(error)}`));
+    await closing.context
+      .close()
+      .catch((error: unknown) => console.error(`closing the app context failed: ${describe(error)}`));
   };
   const context = (): AppContext => {
     if (state.kind === 'new') state = build();
@@ -76,7 +82,8 @@ export function composeApp(options: ComposeAppOptions = {}): App {
       // A start after a start (a host restarting in-process) replaces the context: the old one closes first.
       await close();
       state = build();
-      if (state.kind === 'failed') console.error(`Ledger Convoy cannot run with these app settings: ${describe(state.error)}`);
+      if (state.kind === 'failed')
+        console.error(`Ledger Convoy cannot run with these app settings: ${describe(state.error)}`);
     },
     terminate: close,
     context,

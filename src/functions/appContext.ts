@@ -9,7 +9,12 @@ import type { DestinationStream } from 'pino';
 import { createCosmosClient, createServiceBusClient } from '../adapters/azureClients.js';
 import { resolveCosmosConnection, resolveServiceBusConnection } from '../adapters/azureSettings.js';
 import type { AppSettings } from '../adapters/azureSettings.js';
-import { isLoopbackEndpoint, orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
+import {
+  isLoopbackEndpoint,
+  orderStoreClientOptions,
+  ordersContainer,
+  resolveCosmosResourceNames,
+} from '../adapters/cosmosClientOptions.js';
 import type { CosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';
 import { ConvoyMetrics } from '../adapters/metrics.js';
@@ -33,7 +38,12 @@ const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';
  * What both Service Bus triggers share: the handler gets the SDK binding's `{ messages, actions }`, one message at a
  * time, and settles each message itself (the host completes nothing).
  */
-export const SETTLED_BY_HANDLER = { connection: SERVICE_BUS_CONNECTION, sdkBinding: true, autoCompleteMessages: false, cardinality: 'one' } as const;
+export const SETTLED_BY_HANDLER = {
+  connection: SERVICE_BUS_CONNECTION,
+  sdkBinding: true,
+  autoCompleteMessages: false,
+  cardinality: 'one',
+} as const;
 
 /** How many orders' documents the processor keeps between invocations (one per session; oldest dropped first). */
 const ORDER_CACHE_SIZE = 4096;
@@ -93,14 +103,20 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const outboxConfig = resolveOutboxConfig(frozen);
   const cosmosConnection = resolveCosmosConnection(frozen);
   resolveServiceBusConnection(frozen);
-  const telemetry = createTelemetry({ level: frozen.LOG_LEVEL || 'info', ...(deps.logDestination !== undefined && { destination: deps.logDestination }) });
+  const telemetry = createTelemetry({
+    level: frozen.LOG_LEVEL || 'info',
+    ...(deps.logDestination !== undefined && { destination: deps.logDestination }),
+  });
   const clock = deps.clock ?? systemClock;
 
   const serviceBus: ServiceBusClient = createServiceBusClient(frozen);
   let cosmosClient: CosmosClient;
   try {
     // The emulators' account metadata names their default port, not the one they run on: no discovery there.
-    cosmosClient = createCosmosClient(frozen, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(cosmosConnection.endpoint) }));
+    cosmosClient = createCosmosClient(
+      frozen,
+      orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(cosmosConnection.endpoint) }),
+    );
   } catch (error) {
     void serviceBus.close();
     throw error;
@@ -114,7 +130,15 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const metrics = new ConvoyMetrics();
   const container = ordersContainer(cosmosClient, cosmosResources);
   const store = new CosmosOrderStore(container);
-  const outbox = createOutboxRuntime({ config: outboxConfig, container, sender: sender(QueueName.OrderEvents), telemetry, metrics, clock, outboxTtlSeconds: config.outboxTtlSeconds });
+  const outbox = createOutboxRuntime({
+    config: outboxConfig,
+    container,
+    sender: sender(QueueName.OrderEvents),
+    telemetry,
+    metrics,
+    clock,
+    outboxTtlSeconds: config.outboxTtlSeconds,
+  });
 
   return {
     settings: frozen,
@@ -146,6 +170,7 @@ function resolveFunctionSettings(settings: AppSettings): Readonly<FunctionSettin
   const raw = settings.LEDGER_LOCK_DURATION;
   if (raw === undefined || raw === '') return Object.freeze({ ledgerLockDurationMs: 60_000 });
   const ms = parseIsoDuration(raw);
-  if (ms === undefined || ms <= 0) throw new ConfigError('LEDGER_LOCK_DURATION', `expected an ISO 8601 duration such as PT1M, got "${raw}"`);
+  if (ms === undefined || ms <= 0)
+    throw new ConfigError('LEDGER_LOCK_DURATION', `expected an ISO 8601 duration such as PT1M, got "${raw}"`);
   return Object.freeze({ ledgerLockDurationMs: ms });
 }

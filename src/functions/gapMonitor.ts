@@ -11,7 +11,11 @@ import type { FunctionRegistration } from './register.js';
 const GAP_MONITOR_SCHEDULE = '0 * * * * *';
 
 /** One scan; rejects if Cosmos cannot be queried (the next occurrence tries again). @internal */
-export async function gapMonitor(app: AppContext, _timer: Timer, _context: InvocationContext): Promise<GapMonitorReport> {
+export async function gapMonitor(
+  app: AppContext,
+  _timer: Timer,
+  _context: InvocationContext,
+): Promise<GapMonitorReport> {
   return runGapMonitor({
     store: app.store,
     telemetry: app.telemetry,
@@ -25,5 +29,12 @@ export async function gapMonitor(app: AppContext, _timer: Timer, _context: Invoc
 
 /** The function: a timer every minute. */
 export function gapMonitorFunction(context: () => AppContext): FunctionRegistration {
-  return { kind: 'timer', name: 'gapMonitor', options: { schedule: GAP_MONITOR_SCHEDULE, handler: async (timer, invocation) => gapMonitor(context(), timer, invocation) } };
+  return {
+    kind: 'timer',
+    name: 'gapMonitor',
+    options: {
+      schedule: GAP_MONITOR_SCHEDULE,
+      handler: async (timer, invocation) => gapMonitor(context(), timer, invocation),
+    },
+  };
 }

@@ -16,7 +16,11 @@ import type { FunctionRegistration } from './register.js';
  * Cosmos DB is throttling or unreachable.
  * @internal
  */
-export async function getOrder(app: AppContext, request: HttpRequest, _context: InvocationContext): Promise<HttpResponseInit> {
+export async function getOrder(
+  app: AppContext,
+  request: HttpRequest,
+  _context: InvocationContext,
+): Promise<HttpResponseInit> {
   const orderId = request.params.orderId ?? '';
   let view: OrderView | undefined;
   let hold: HoldView | undefined;
@@ -46,6 +50,11 @@ export function getOrderFunction(context: () => AppContext): FunctionRegistratio
   return {
     kind: 'http',
     name: 'getOrder',
-    options: { route: 'orders/{orderId}', methods: ['GET'], authLevel: 'function', handler: async (request, invocation) => getOrder(context(), request, invocation) },
+    options: {
+      route: 'orders/{orderId}',
+      methods: ['GET'],
+      authLevel: 'function',
+      handler: async (request, invocation) => getOrder(context(), request, invocation),
+    },
   };
 }

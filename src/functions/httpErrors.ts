@@ -13,5 +13,9 @@ const RETRY_AFTER_SECONDS = 1;
  */
 export function unavailable(error: unknown, retryable = isRetryableStoreError(error)): HttpResponseInit | undefined {
   if (!retryable) return undefined;
-  return { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) }, jsonBody: { error: 'ServiceUnavailable' } };
+  return {
+    status: 503,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    jsonBody: { error: 'ServiceUnavailable' },
+  };
 }

@@ -6,7 +6,14 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { MessageTooLargeError, sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
 import { normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
 import type { FunctionsSettlementActions, FunctionsTriggerInput } from '../adapters/functionsSettlement.js';
-import { currentOrNewTraceparent, inMessageSpan, inSendSpan, settledAs, traceProperties, type Disposition } from '../adapters/telemetryTraceContext.js';
+import {
+  currentOrNewTraceparent,
+  inMessageSpan,
+  inSendSpan,
+  settledAs,
+  traceProperties,
+  type Disposition,
+} from '../adapters/telemetryTraceContext.js';
 import type { Span } from '@opentelemetry/api';
 import { normaliseBody } from '../core/schemas/body.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
@@ -41,11 +48,20 @@ import type { FunctionRegistration } from './register.js';
 export async function ledgerSplitter(app: AppContext, input: unknown, _context: InvocationContext): Promise<void> {
   const trigger = normaliseTriggerInput(input);
   const { message } = trigger;
-  const span = { queue: QueueName.Ledger, messageId: message.messageId, deliveryCount: message.deliveryCount, traceparent: messageTraceparent(message.applicationProperties) };
+  const span = {
+    queue: QueueName.Ledger,
+    messageId: message.messageId,
+    deliveryCount: message.deliveryCount,
+    traceparent: messageTraceparent(message.applicationProperties),
+  };
   await inMessageSpan(span, async (s) => settledAs(s, await split(app, trigger, s)));
 }
 
-async function split(app: AppContext, { message, body, actions }: FunctionsTriggerInput, span: Span): Promise<Disposition> {
+async function split(
+  app: AppContext,
+  { message, body, actions }: FunctionsTriggerInput,
+  span: Span,
+): Promise<Disposition> {
   const { telemetry } = app;
   const settlement = settlementFor(actions, message);
   const fields = { messageId: message.messageId, deliveryCount: message.deliveryCount };
@@ -54,7 +70,13 @@ async function split(app: AppContext, { message, body, actions }: FunctionsTrigg
   if (!plan.ok) {
     const description = plan.description.slice(0, MAX_DEAD_LETTER_DESCRIPTION);
     await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
-    telemetry.log('warn', 'ledger dead-lettered', { ...fields, ledgerId: readableLedgerId(body), outcome: 'deadLettered', reason: DeadLetterReason.SchemaValidationFailed, description });
+    telemetry.log('warn', 'ledger dead-lettered', {
+      ...fields,
+      ledgerId: readableLedgerId(body),
+      outcome: 'deadLettered',
+      reason: DeadLetterReason.SchemaValidationFailed,
+      description,
+    });
     return 'dead_letter';
   }
 
@@ -64,11 +86,16 @@ async function split(app: AppContext, { message, body, actions }: FunctionsTrigg
   let traceparent: string | undefined;
   try {
     // One send span for the fan-out: the entries carry its trace context, so each entry's processing is its child.
-    sent = await inSendSpan(QueueName.Orders, { count: plan.messages.length }, span, (tp = currentOrNewTraceparent()) => {
-      traceparent = tp;
-      const messages = plan.messages.map((planned) => toOrderEntryMessage(planned, traceProperties(tp)));
-      return sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
-    });
+    sent = await inSendSpan(
+      QueueName.Orders,
+      { count: plan.messages.length },
+      span,
+      (tp = currentOrNewTraceparent()) => {
+        traceparent = tp;
+        const messages = plan.messages.map((planned) => toOrderEntryMessage(planned, traceProperties(tp)));
+        return sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
+      },
+    );
   } catch (error) {
     if (error instanceof MessageTooLargeError) {
       // Nothing was sent: the batches are all built before the first send.
@@ -78,15 +105,33 @@ async function split(app: AppContext, { message, body, actions }: FunctionsTrigg
         `maximum message size (${error.maxSizeInBytes} bytes); nothing of the ledger was sent`
       ).slice(0, MAX_DEAD_LETTER_DESCRIPTION);
       await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
-      telemetry.log('warn', 'ledger dead-lettered', { ...fields, ledgerId, outcome: 'deadLettered', reason: DeadLetterReason.SchemaValidationFailed, description });
+      telemetry.log('warn', 'ledger dead-lettered', {
+        ...fields,
+        ledgerId,
+        outcome: 'deadLettered',
+        reason: DeadLetterReason.SchemaValidationFailed,
+        description,
+      });
       return 'dead_letter';
     }
-    telemetry.log('error', 'ledger fan-out failed; abandoning it', { ...fields, ledgerId, outcome: 'abandoned', error: describe(error) });
+    telemetry.log('error', 'ledger fan-out failed; abandoning it', {
+      ...fields,
+      ledgerId,
+      outcome: 'abandoned',
+      error: describe(error),
+    });
     await settlement.abandon();
     return 'abandon';
   }
   await settlement.complete();
-  telemetry.log('debug', 'ledger fanned out', { ...fields, ledgerId, outcome: 'completed', entries: sent.messages, batches: sent.batches, traceparent });
+  telemetry.log('debug', 'ledger fanned out', {
+    ...fields,
+    ledgerId,
+    outcome: 'completed',
+    entries: sent.messages,
+    batches: sent.batches,
+    traceparent,
+  });
   return 'complete';
 }
 

@@ -19,27 +19,44 @@ import { errorMessage } from '../core/index.js';
  * idling `sessionIdleTimeout` on this one. Its outbox records leave through the relay (the change feed of `orders`).
  * @internal
  */
-export async function orderProcessor(app: AppContext, input: unknown, _context: InvocationContext): Promise<ProcessResult> {
+export async function orderProcessor(
+  app: AppContext,
+  input: unknown,
+  _context: InvocationContext,
+): Promise<ProcessResult> {
   const { message, body, actions } = normaliseTriggerInput(input);
   // The core reads the same trace context and stores it with the entry's documents for the outbox.
   const traceparent = messageTraceparent(message.applicationProperties);
-  const span = { queue: QueueName.Orders, messageId: message.messageId, sessionId: message.sessionId, deliveryCount: message.deliveryCount, traceparent };
-  const result = await inMessageSpan(span, (s) => app.processor.process(
-    {
-      body,
-      messageId: message.messageId === undefined ? undefined : String(message.messageId),
-      sessionId: message.sessionId,
-      correlationId: message.correlationId === undefined ? undefined : String(message.correlationId),
-      applicationProperties: message.applicationProperties,
-      deliveryCount: message.deliveryCount,
-    },
-    { settlement: settlementFor(actions, message), cache: app.orderCache },
-  ).then((r) => (settledAs(s, dispositionOf(r.outcome)), r)));
+  const span = {
+    queue: QueueName.Orders,
+    messageId: message.messageId,
+    sessionId: message.sessionId,
+    deliveryCount: message.deliveryCount,
+    traceparent,
+  };
+  const result = await inMessageSpan(span, (s) =>
+    app.processor
+      .process(
+        {
+          body,
+          messageId: message.messageId === undefined ? undefined : String(message.messageId),
+          sessionId: message.sessionId,
+          correlationId: message.correlationId === undefined ? undefined : String(message.correlationId),
+          applicationProperties: message.applicationProperties,
+          deliveryCount: message.deliveryCount,
+        },
+        { settlement: settlementFor(actions, message), cache: app.orderCache },
+      )
+      .then((r) => (settledAs(s, dispositionOf(r.outcome)), r)),
+  );
   app.metrics.processed(result);
   if (result.releaseSession && message.sessionId !== undefined) {
     // Nothing is lost if this fails: the session then idles out as usual.
     await releaseSession(actions, message.sessionId).catch((error: unknown) =>
-      app.telemetry.log('warn', 'releasing the session failed', { orderId: result.orderId, description: errorMessage(error) }),
+      app.telemetry.log('warn', 'releasing the session failed', {
+        orderId: result.orderId,
+        description: errorMessage(error),
+      }),
     );
   }
   return result;

@@ -21,19 +21,41 @@ interface OutboxGaugesReport {
 }
 
 /** One run; rejects if Cosmos cannot be read (the next occurrence tries again). @internal */
-export async function outboxGauges(app: AppContext, _timer: Timer, _context: InvocationContext): Promise<OutboxGaugesReport> {
+export async function outboxGauges(
+  app: AppContext,
+  _timer: Timer,
+  _context: InvocationContext,
+): Promise<OutboxGaugesReport> {
   const leases = app.cosmosClient.database(app.cosmosResources.database).container(LEASE_CONTAINER);
-  const [holds, lags] = await Promise.all([app.outbox.holds.count(), relayLag(app.container, leases, OUTBOX_RELAY_LEASE_PREFIX, app.clock.now())]);
+  const [holds, lags] = await Promise.all([
+    app.outbox.holds.count(),
+    relayLag(app.container, leases, OUTBOX_RELAY_LEASE_PREFIX, app.clock.now()),
+  ]);
   const lagSeconds = Math.max(0, ...lags.map((l) => l.lagMs)) / 1000;
   app.metrics.relayGauges({ holds, lagSeconds });
   if (lagSeconds * 2 > app.config.outboxTtlSeconds) {
     const worst = lags.reduce((a, b) => (b.lagMs > a.lagMs ? b : a));
-    app.telemetry.alert(AlertName.OutboxFailed, { orderId: '', entryId: '', sequence: undefined, reason: 'relay lag past half of OUTBOX_TTL', lagSeconds, leaseToken: worst.leaseToken, owner: worst.owner });
+    app.telemetry.alert(AlertName.OutboxFailed, {
+      orderId: '',
+      entryId: '',
+      sequence: undefined,
+      reason: 'relay lag past half of OUTBOX_TTL',
+      lagSeconds,
+      leaseToken: worst.leaseToken,
+      owner: worst.owner,
+    });
   }
   return { holds, lagSeconds, leases: lags };
 }
 
 /** The function: a timer every minute. */
 export function outboxGaugesFunction(context: () => AppContext): FunctionRegistration {
-  return { kind: 'timer', name: 'outboxGauges', options: { schedule: OUTBOX_GAUGES_SCHEDULE, handler: async (timer, invocation) => outboxGauges(context(), timer, invocation) } };
+  return {
+    kind: 'timer',
+    name: 'outboxGauges',
+    options: {
+      schedule: OUTBOX_GAUGES_SCHEDULE,
+      handler: async (timer, invocation) => outboxGauges(context(), timer, invocation),
+    },
+  };
 }

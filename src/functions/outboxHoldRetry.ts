@@ -12,13 +12,25 @@ import type { FunctionRegistration } from './register.js';
 const OUTBOX_HOLD_RETRY_SCHEDULE = '15 * * * * *';
 
 /** One tick; rejects if Cosmos DB cannot list the holds (the next tick tries again). @internal */
-export async function outboxHoldRetry(app: AppContext, _timer: Timer, context: InvocationContext): Promise<HoldRetryReport> {
+export async function outboxHoldRetry(
+  app: AppContext,
+  _timer: Timer,
+  context: InvocationContext,
+): Promise<HoldRetryReport> {
   const report = await retryDueHolds(app.outbox.holdRetry);
-  if (report.tried > 0 || report.woken > 0) app.telemetry.log('info', 'outbox hold retry', { invocationId: context.invocationId, ...report });
+  if (report.tried > 0 || report.woken > 0)
+    app.telemetry.log('info', 'outbox hold retry', { invocationId: context.invocationId, ...report });
   return report;
 }
 
 /** The function: a timer every minute. */
 export function outboxHoldRetryFunction(context: () => AppContext): FunctionRegistration {
-  return { kind: 'timer', name: 'outboxHoldRetry', options: { schedule: OUTBOX_HOLD_RETRY_SCHEDULE, handler: async (timer, invocation) => outboxHoldRetry(context(), timer, invocation) } };
+  return {
+    kind: 'timer',
+    name: 'outboxHoldRetry',
+    options: {
+      schedule: OUTBOX_HOLD_RETRY_SCHEDULE,
+      handler: async (timer, invocation) => outboxHoldRetry(context(), timer, invocation),
+    },
+  };
 }

@@ -40,17 +40,34 @@ const OUTBOX_RELAY_TRIGGER = {
   startFromBeginning: true,
   feedPollDelay: OUTBOX_RELAY_FEED_POLL_DELAY_MS,
   maxItemsPerInvocation: OUTBOX_RELAY_MAX_ITEMS,
-  retry: { strategy: 'exponentialBackoff', maxRetryCount: -1, minimumInterval: { seconds: 1 }, maximumInterval: { minutes: 1 } },
+  retry: {
+    strategy: 'exponentialBackoff',
+    maxRetryCount: -1,
+    minimumInterval: { seconds: 1 },
+    maximumInterval: { minutes: 1 },
+  },
 } as const;
 
 /** Relays one change batch; rejects on an infrastructure failure, for the retry policy to run it again. @internal */
-export async function outboxRelay(app: AppContext, documents: unknown[], context: InvocationContext): Promise<RelayReport> {
+export async function outboxRelay(
+  app: AppContext,
+  documents: unknown[],
+  context: InvocationContext,
+): Promise<RelayReport> {
   const report = await app.outbox.relay.relay(documents);
-  if (report.held.length > 0 || report.appended > 0) app.telemetry.log('warn', 'outbox relay batch', { invocationId: context.invocationId, ...report });
+  if (report.held.length > 0 || report.appended > 0)
+    app.telemetry.log('warn', 'outbox relay batch', { invocationId: context.invocationId, ...report });
   return report;
 }
 
 /** The function: the change feed of `orders`, leased in `leases`, retried until it succeeds. */
 export function outboxRelayFunction(context: () => AppContext): FunctionRegistration {
-  return { kind: 'cosmosDB', name: 'outboxRelay', options: { ...OUTBOX_RELAY_TRIGGER, handler: async (documents: unknown[], invocation) => outboxRelay(context(), documents, invocation) } };
+  return {
+    kind: 'cosmosDB',
+    name: 'outboxRelay',
+    options: {
+      ...OUTBOX_RELAY_TRIGGER,
+      handler: async (documents: unknown[], invocation) => outboxRelay(context(), documents, invocation),
+    },
+  };
 }

@@ -38,10 +38,26 @@ export function createOutboxRuntime(parts: OutboxRuntimeParts): OutboxRuntime {
   const { config, telemetry, clock } = parts;
   const holds = new CosmosOutboxHoldStore(parts.container);
   const sender = new ServiceBusOrderEventSender(parts.sender);
-  const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs, ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }) });
+  const webhook =
+    config.webhookUrl === undefined
+      ? undefined
+      : new WebhookOrderEventPoster({
+          url: config.webhookUrl,
+          timeoutMs: config.webhookTimeoutMs,
+          ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }),
+        });
   // One wake per instance: a webhook delivery of the relay or of the timer after a failure wakes the webhook holds.
   const wake = new WebhookWake(config.holdRetry, clock);
-  const relay = new OutboxRelay({ sender, webhook, holds, telemetry, options: config, observer: parts.metrics, clock, wake });
+  const relay = new OutboxRelay({
+    sender,
+    webhook,
+    holds,
+    telemetry,
+    options: config,
+    observer: parts.metrics,
+    clock,
+    wake,
+  });
   const holdRetry: HoldRetryDeps = {
     holds,
     sender,

@@ -3,7 +3,12 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { isServiceBusError } from '@azure/service-bus';
-import { currentOrNewTraceparent, inSendSpan, inServerSpan, traceProperties } from '../adapters/telemetryTraceContext.js';
+import {
+  currentOrNewTraceparent,
+  inSendSpan,
+  inServerSpan,
+  traceProperties,
+} from '../adapters/telemetryTraceContext.js';
 import { isTraceparent } from '../core/traceContext.js';
 import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
 import { validateLedger } from '../core/schemas/ledger.js';
@@ -17,7 +22,13 @@ import type { FunctionRegistration } from './register.js';
 const RETRYABLE_SEND_CODES = new Set(['ServiceBusy', 'ServiceTimeout', 'ServiceCommunicationProblem', 'QuotaExceeded']);
 
 function tooLarge(bytes: number): HttpResponseInit {
-  return { status: 413, jsonBody: { error: 'PayloadTooLarge', message: `The ledger is ${bytes} bytes; at most ${LEDGER_MAX_BYTES} are accepted` } };
+  return {
+    status: 413,
+    jsonBody: {
+      error: 'PayloadTooLarge',
+      message: `The ledger is ${bytes} bytes; at most ${LEDGER_MAX_BYTES} are accepted`,
+    },
+  };
 }
 
 /**
@@ -30,39 +41,62 @@ function tooLarge(bytes: number): HttpResponseInit {
  * - 503 when Service Bus is busy or unreachable.
  * @internal
  */
-export async function postLedger(app: AppContext, request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+export async function postLedger(
+  app: AppContext,
+  request: HttpRequest,
+  context: InvocationContext,
+): Promise<HttpResponseInit> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > LEDGER_MAX_BYTES) return tooLarge(declared);
   const bytes = new Uint8Array(await request.arrayBuffer());
   if (bytes.byteLength > LEDGER_MAX_BYTES) return tooLarge(bytes.byteLength);
 
   const validated = validateLedger(bytes);
-  if (!validated.ok) return { status: 400, jsonBody: { error: CoreErrorCode.SchemaValidationFailed, issues: validated.issues } };
+  if (!validated.ok)
+    return { status: 400, jsonBody: { error: CoreErrorCode.SchemaValidationFailed, issues: validated.issues } };
   const ledger = validated.value;
 
   const incoming = context.traceContext?.traceParent ?? request.headers.get('traceparent') ?? undefined;
-  return inServerSpan('POST', '/api/ledgers', isTraceparent(incoming) ? incoming : undefined, async (span): Promise<HttpResponseInit> => {
-    let traceparent: string;
-    try {
-      // The splitter's span is a child of this send's: one trace from the request to the order events.
-      traceparent = await inSendSpan(QueueName.Ledger, { messageId: ledger.ledgerId }, span, async (tp = currentOrNewTraceparent()) => {
-        await app.sender(QueueName.Ledger).sendMessages({
-          messageId: ledger.ledgerId,
-          contentType: 'application/json',
-          body: ledger,
-          applicationProperties: traceProperties(tp),
-        });
-        return tp;
+  return inServerSpan(
+    'POST',
+    '/api/ledgers',
+    isTraceparent(incoming) ? incoming : undefined,
+    async (span): Promise<HttpResponseInit> => {
+      let traceparent: string;
+      try {
+        // The splitter's span is a child of this send's: one trace from the request to the order events.
+        traceparent = await inSendSpan(
+          QueueName.Ledger,
+          { messageId: ledger.ledgerId },
+          span,
+          async (tp = currentOrNewTraceparent()) => {
+            await app.sender(QueueName.Ledger).sendMessages({
+              messageId: ledger.ledgerId,
+              contentType: 'application/json',
+              body: ledger,
+              applicationProperties: traceProperties(tp),
+            });
+            return tp;
+          },
+        );
+      } catch (error) {
+        if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') return tooLarge(bytes.byteLength);
+        const answer = unavailable(
+          error,
+          isServiceBusError(error) && (error.retryable || RETRYABLE_SEND_CODES.has(error.code)),
+        );
+        if (answer) return answer;
+        throw error;
+      }
+      app.telemetry.log('debug', 'ledger accepted', {
+        ledgerId: ledger.ledgerId,
+        entries: ledger.entries.length,
+        outcome: 'accepted',
+        traceparent,
       });
-    } catch (error) {
-      if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') return tooLarge(bytes.byteLength);
-      const answer = unavailable(error, isServiceBusError(error) && (error.retryable || RETRYABLE_SEND_CODES.has(error.code)));
-      if (answer) return answer;
-      throw error;
-    }
-    app.telemetry.log('debug', 'ledger accepted', { ledgerId: ledger.ledgerId, entries: ledger.entries.length, outcome: 'accepted', traceparent });
-    return { status: 202, jsonBody: { ledgerId: ledger.ledgerId, entries: ledger.entries.length } };
-  });
+      return { status: 202, jsonBody: { ledgerId: ledger.ledgerId, entries: ledger.entries.length } };
+    },
+  );
 }
 
 /** The function: `POST /api/ledgers` with a function key. */
@@ -70,6 +104,11 @@ export function postLedgerFunction(context: () => AppContext): FunctionRegistrat
   return {
     kind: 'http',
     name: 'postLedger',
-    options: { route: 'ledgers', methods: ['POST'], authLevel: 'function', handler: async (request, invocation) => postLedger(context(), request, invocation) },
+    options: {
+      route: 'ledgers',
+      methods: ['POST'],
+      authLevel: 'function',
+      handler: async (request, invocation) => postLedger(context(), request, invocation),
+    },
   };
 }

@@ -2,7 +2,13 @@ import { CosmosClient } from '@azure/cosmos';
 import { DefaultAzureCredential, ManagedIdentityCredential } from '@azure/identity';
 import type { AzureMonitorOpenTelemetryOptions } from 'applicationinsights';
 import { describe, expect, it, vi } from 'vitest';
-import { createCosmosClient, createCredential, createServiceBusClient, enableApplicationInsights, identityCredential } from '../../src/adapters/azureClients.js';
+import {
+  createCosmosClient,
+  createCredential,
+  createServiceBusClient,
+  enableApplicationInsights,
+  identityCredential,
+} from '../../src/adapters/azureClients.js';
 import {
   SettingsError,
   resolveCosmosConnection,
@@ -29,7 +35,10 @@ function settingsError(action: () => unknown): SettingsError {
 
 describe('credentials', () => {
   it('uses DefaultAzureCredential, preferring <prefix>__clientId over AZURE_CLIENT_ID', () => {
-    expect(resolveCredential({ AZURE_CLIENT_ID: 'app' }, 'X')).toEqual({ kind: 'default', managedIdentityClientId: 'app' });
+    expect(resolveCredential({ AZURE_CLIENT_ID: 'app' }, 'X')).toEqual({
+      kind: 'default',
+      managedIdentityClientId: 'app',
+    });
     expect(resolveCredential({ AZURE_CLIENT_ID: 'app', X__clientId: 'x' }, 'X')).toEqual({
       kind: 'default',
       managedIdentityClientId: 'x',
@@ -47,14 +56,22 @@ describe('credentials', () => {
   });
 
   it('builds the matching credential class without contacting Azure', async () => {
-    expect(await identityCredential({ kind: 'managedIdentity', clientId: 'id' })).toBeInstanceOf(ManagedIdentityCredential);
-    expect(await identityCredential({ kind: 'managedIdentity', clientId: undefined })).toBeInstanceOf(ManagedIdentityCredential);
-    expect(await identityCredential({ kind: 'default', managedIdentityClientId: 'id' })).toBeInstanceOf(DefaultAzureCredential);
+    expect(await identityCredential({ kind: 'managedIdentity', clientId: 'id' })).toBeInstanceOf(
+      ManagedIdentityCredential,
+    );
+    expect(await identityCredential({ kind: 'managedIdentity', clientId: undefined })).toBeInstanceOf(
+      ManagedIdentityCredential,
+    );
+    expect(await identityCredential({ kind: 'default', managedIdentityClientId: 'id' })).toBeInstanceOf(
+      DefaultAzureCredential,
+    );
   });
 
   it('hands out a credential that asks the matching class for each token, building it once', async () => {
     // Prepare: the managed identity answers without the instance metadata service.
-    const getToken = vi.spyOn(ManagedIdentityCredential.prototype, 'getToken').mockResolvedValue({ token: 't-1', expiresOnTimestamp: 1 });
+    const getToken = vi
+      .spyOn(ManagedIdentityCredential.prototype, 'getToken')
+      .mockResolvedValue({ token: 't-1', expiresOnTimestamp: 1 });
     try {
       const credential = createCredential({ kind: 'managedIdentity', clientId: 'id' });
       // Act
@@ -62,7 +79,10 @@ describe('credentials', () => {
       const second = await credential.getToken(['https://cosmos.azure.com/.default']);
       // Assess
       expect([first?.token, second?.token]).toEqual(['t-1', 't-1']);
-      expect(getToken.mock.calls.map(([scopes]: unknown[]) => scopes)).toEqual(['https://servicebus.azure.net/.default', ['https://cosmos.azure.com/.default']]);
+      expect(getToken.mock.calls.map(([scopes]: unknown[]) => scopes)).toEqual([
+        'https://servicebus.azure.net/.default',
+        ['https://cosmos.azure.com/.default'],
+      ]);
       expect(new Set(getToken.mock.contexts).size).toBe(1);
     } finally {
       getToken.mockRestore();
@@ -72,8 +92,15 @@ describe('credentials', () => {
 
 describe('Service Bus settings', () => {
   it('takes the connection string, which wins over the namespace, and recognises the emulator', async () => {
-    const settings = { ServiceBusConnection: emulatorServiceBus, ServiceBusConnection__fullyQualifiedNamespace: 'ns.servicebus.windows.net' };
-    expect(resolveServiceBusConnection(settings)).toEqual({ kind: 'connectionString', connectionString: emulatorServiceBus, emulator: true });
+    const settings = {
+      ServiceBusConnection: emulatorServiceBus,
+      ServiceBusConnection__fullyQualifiedNamespace: 'ns.servicebus.windows.net',
+    };
+    expect(resolveServiceBusConnection(settings)).toEqual({
+      kind: 'connectionString',
+      connectionString: emulatorServiceBus,
+      emulator: true,
+    });
     const client = createServiceBusClient(settings);
     expect(client.fullyQualifiedNamespace).toBe('127.0.0.1');
     await client.close();
@@ -98,7 +125,9 @@ describe('Service Bus settings', () => {
   it('names both settings when neither is set, and treats blank as unset', () => {
     const error = settingsError(() => resolveServiceBusConnection({ ServiceBusConnection: '  ' }));
     expect([error.code, error.setting]).toEqual(['MissingSetting', 'ServiceBusConnection']);
-    expect(error.message).toMatch(/ServiceBusConnection \(a connection string.*ServiceBusConnection__fullyQualifiedNamespace/);
+    expect(error.message).toMatch(
+      /ServiceBusConnection \(a connection string.*ServiceBusConnection__fullyQualifiedNamespace/,
+    );
   });
 
   it('rejects a malformed connection string without echoing it', () => {
@@ -123,7 +152,10 @@ describe('Cosmos DB settings', () => {
   });
 
   it('uses the account endpoint with DefaultAzureCredential and AZURE_CLIENT_ID', () => {
-    const settings = { CosmosConnection__accountEndpoint: 'https://acct.documents.azure.com:443/', AZURE_CLIENT_ID: 'app' };
+    const settings = {
+      CosmosConnection__accountEndpoint: 'https://acct.documents.azure.com:443/',
+      AZURE_CLIENT_ID: 'app',
+    };
     expect(resolveCosmosConnection(settings)).toEqual({
       kind: 'identity',
       endpoint: 'https://acct.documents.azure.com:443/',
@@ -143,27 +175,34 @@ describe('Cosmos DB settings', () => {
 });
 
 describe('Application Insights', () => {
-  const connectionString = 'InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:9/';
+  const connectionString =
+    'InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:9/';
 
   function recorder() {
     const seen: (AzureMonitorOpenTelemetryOptions | undefined)[] = [];
     let loads = 0;
     const load = () => {
       loads += 1;
-      return Promise.resolve({ useAzureMonitor: (options?: AzureMonitorOpenTelemetryOptions) => void seen.push(options) });
+      return Promise.resolve({
+        useAzureMonitor: (options?: AzureMonitorOpenTelemetryOptions) => void seen.push(options),
+      });
     };
     return { seen, load, loads: () => loads };
   }
 
   it('stays off, without loading the SDK, when no connection string is set', async () => {
     const fake = recorder();
-    expect(await enableApplicationInsights({ APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD' }, fake.load)).toBe(false);
+    expect(
+      await enableApplicationInsights({ APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD' }, fake.load),
+    ).toBe(false);
     expect(fake.loads()).toBe(0);
   });
 
   it('starts with the connection string and no credential when no Entra ID auth is asked for', async () => {
     const fake = recorder();
-    expect(await enableApplicationInsights({ APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString }, fake.load)).toBe(true);
+    expect(
+      await enableApplicationInsights({ APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString }, fake.load),
+    ).toBe(true);
     expect(fake.seen).toEqual([{ azureMonitorExporterOptions: { connectionString } }]);
   });
 
@@ -176,7 +215,9 @@ describe('Application Insights', () => {
     expect(resolveTelemetry(settings)?.credential).toEqual({ kind: 'managedIdentity', clientId: 'uami' });
     await enableApplicationInsights(settings, fake.load);
     expect(fake.seen[0]?.azureMonitorExporterOptions?.credential).toBeInstanceOf(ManagedIdentityCredential);
-    expect(resolveTelemetry({ ...settings, APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD' })?.credential).toEqual({
+    expect(
+      resolveTelemetry({ ...settings, APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD' })?.credential,
+    ).toEqual({
       kind: 'managedIdentity',
       clientId: undefined,
     });
@@ -184,7 +225,10 @@ describe('Application Insights', () => {
 
   it('refuses an authentication string that is not Entra ID', () => {
     const error = settingsError(() =>
-      resolveTelemetry({ APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString, APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=Key' }),
+      resolveTelemetry({
+        APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString,
+        APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=Key',
+      }),
     );
     expect([error.code, error.setting]).toEqual(['InvalidSetting', 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING']);
   });

@@ -5,7 +5,10 @@ import { ordersContainer, resolveCosmosResourceNames } from '../../src/adapters/
 describe('the Cosmos DB resource names', () => {
   it('default to convoy / orders, an empty setting included', () => {
     expect(resolveCosmosResourceNames({})).toEqual({ database: 'convoy', container: 'orders' });
-    expect(resolveCosmosResourceNames({ COSMOS_DATABASE: ' ', COSMOS_CONTAINER: '' })).toEqual({ database: 'convoy', container: 'orders' });
+    expect(resolveCosmosResourceNames({ COSMOS_DATABASE: ' ', COSMOS_CONTAINER: '' })).toEqual({
+      database: 'convoy',
+      container: 'orders',
+    });
   });
 
   it('come from COSMOS_DATABASE and COSMOS_CONTAINER, which the container reference then uses', () => {
@@ -19,8 +22,12 @@ describe('the Cosmos DB resource names', () => {
 
   it('refuse an id Cosmos DB would reject, naming the setting and not echoing the value', () => {
     for (const bad of ['a/b', 'a\\b', 'a?b', 'a#b', 'x'.repeat(256)]) {
-      expect(() => resolveCosmosResourceNames({ COSMOS_DATABASE: bad })).toThrow(expect.objectContaining({ code: 'InvalidSetting', setting: 'COSMOS_DATABASE' }));
+      expect(() => resolveCosmosResourceNames({ COSMOS_DATABASE: bad })).toThrow(
+        expect.objectContaining({ code: 'InvalidSetting', setting: 'COSMOS_DATABASE' }),
+      );
     }
-    expect(() => resolveCosmosResourceNames({ COSMOS_CONTAINER: 'o/1' })).toThrow(expect.objectContaining({ setting: 'COSMOS_CONTAINER' }));
+    expect(() => resolveCosmosResourceNames({ COSMOS_CONTAINER: 'o/1' })).toThrow(
+      expect.objectContaining({ setting: 'COSMOS_CONTAINER' }),
+    );
   });
 });

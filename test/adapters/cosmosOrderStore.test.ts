@@ -19,9 +19,17 @@ let container: Container;
 
 beforeAll(async () => {
   emulator = await start({ port: 0 });
-  client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, ...orderStoreClientOptions({ endpointDiscovery: false, requestTimeoutMs: 5_000 }) });
+  client = new CosmosClient({
+    endpoint: emulator.endpoint,
+    key: emulator.key,
+    ...orderStoreClientOptions({ endpointDiscovery: false, requestTimeoutMs: 5_000 }),
+  });
   const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
-  ({ container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 }));
+  ({ container } = await database.containers.createIfNotExists({
+    id: 'orders',
+    partitionKey: { paths: ['/orderId'] },
+    defaultTtl: -1,
+  }));
 });
 
 afterAll(async () => {
@@ -33,9 +41,30 @@ describeOrderStoreContract('Cosmos DB (emulator)', () => new CosmosOrderStore(co
 
 describe('CosmosOrderStore on the Cosmos emulator', () => {
   const record = (orderId: string, entryId = 'e-1') =>
-    inboxRecord({ consumer: 'order-processor', orderId, entryId, requestHash: 'a'.repeat(64), sequence: 1, status: 'applied', now: '2025-01-01T00:00:00.000Z', ttlSeconds: 3600 });
-  const order = (orderId: string): OrderDocument => ({ id: ORDER_DOCUMENT_ID, docType: 'order', orderId, lastSequence: 0, state: initialOrderState(), parked: [], rejected: [], updatedAt: 'now' });
-  const write = (orderId: string, inboxOf = orderId): OrderWrite => ({ inbox: { create: record(inboxOf) }, order: { doc: order(orderId), etag: undefined } });
+    inboxRecord({
+      consumer: 'order-processor',
+      orderId,
+      entryId,
+      requestHash: 'a'.repeat(64),
+      sequence: 1,
+      status: 'applied',
+      now: '2025-01-01T00:00:00.000Z',
+      ttlSeconds: 3600,
+    });
+  const order = (orderId: string): OrderDocument => ({
+    id: ORDER_DOCUMENT_ID,
+    docType: 'order',
+    orderId,
+    lastSequence: 0,
+    state: initialOrderState(),
+    parked: [],
+    rejected: [],
+    updatedAt: 'now',
+  });
+  const write = (orderId: string, inboxOf = orderId): OrderWrite => ({
+    inbox: { create: record(inboxOf) },
+    order: { doc: order(orderId), etag: undefined },
+  });
   let store: CosmosOrderStore;
 
   beforeEach(() => {
@@ -103,7 +132,11 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
   it('maps a throttled point read to StoreTransient with the retry hint', async () => {
     const orderId = `o-${randomUUID()}`;
     emulator.faults.add({ operation: 'read', status: 429, retryAfterMs: 40 });
-    await expect(store.readOrder(orderId)).rejects.toMatchObject({ code: 'StoreTransient', status: 429, retryAfterMs: 40 });
+    await expect(store.readOrder(orderId)).rejects.toMatchObject({
+      code: 'StoreTransient',
+      status: 429,
+      retryAfterMs: 40,
+    });
   });
 
   it('throws StoreFailed for a document of another partition, which Cosmos DB refuses', async () => {
@@ -115,7 +148,9 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
 
 describe('Cosmos failure classification without a server', () => {
   it('treats a refused connection as transient and a reset after sending as an unknown write', () => {
-    const refused = describeCosmosFailure(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    const refused = describeCosmosFailure(
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+    );
     const reset = describeCosmosFailure(new Error('Batch request error: read ECONNRESET'));
     expect(storeErrorCodeOf(refused, 'commit')).toBe('StoreTransient');
     expect(storeErrorCodeOf(reset, 'commit')).toBe('StoreOutcomeUnknown');
@@ -123,6 +158,8 @@ describe('Cosmos failure classification without a server', () => {
   });
 
   it('treats an unclassifiable error as StoreFailed', () => {
-    expect(storeErrorCodeOf(describeCosmosFailure(new Error('Batch request error: something odd')), 'commit')).toBe('StoreFailed');
+    expect(storeErrorCodeOf(describeCosmosFailure(new Error('Batch request error: something odd')), 'commit')).toBe(
+      'StoreFailed',
+    );
   });
 });

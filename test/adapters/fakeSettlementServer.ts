@@ -23,7 +23,11 @@ export interface FakeSettlementServer {
 /** The proto the extension loads at run time (`dist/proto`, next to its bundle). */
 export function extensionSettlementProtoPath(): string {
   const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve('@azure/functions-extensions-servicebus')), 'proto', 'settlement.proto');
+  return path.join(
+    path.dirname(require.resolve('@azure/functions-extensions-servicebus')),
+    'proto',
+    'settlement.proto',
+  );
 }
 
 const methods = [
@@ -71,7 +75,10 @@ export async function startFakeSettlementServer(): Promise<FakeSettlementServer>
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of methods) {
     const handlerName = method.charAt(0).toLowerCase() + method.slice(1);
-    handlers[handlerName] = (call: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+    handlers[handlerName] = (
+      call: grpc.ServerUnaryCall<Record<string, unknown>, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
       calls.push({ method, request: call.request });
       const failure = failures.get(method);
       if (failure) {

@@ -4,9 +4,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeadLetterReason } from '../../src/core/deadLetterReasons.js';
 import { createRequire } from 'node:module';
 import { isFunctionsAdapterError } from '../../src/adapters/functionsAdapterError.js';
-import { ensureServiceBusSdkBinding, normaliseTriggerInput, settlementFor } from '../../src/adapters/functionsSettlement.js';
+import {
+  ensureServiceBusSdkBinding,
+  normaliseTriggerInput,
+  settlementFor,
+} from '../../src/adapters/functionsSettlement.js';
 import type { FunctionsTriggerInput } from '../../src/adapters/functionsSettlement.js';
-import { functionsResourceFactoryResolver, serviceBusSdkBindingSource } from '../../src/adapters/functionsServiceBusExtension.js';
+import {
+  functionsResourceFactoryResolver,
+  serviceBusSdkBindingSource,
+} from '../../src/adapters/functionsServiceBusExtension.js';
 import { startFakeSettlementServer } from './fakeSettlementServer.js';
 import type { FakeSettlementServer } from './fakeSettlementServer.js';
 import { hostModelBindingData } from './hostModelBindingData.js';
@@ -21,9 +28,12 @@ beforeAll(async () => {
   // when it first builds its (singleton) actions client.
   process.argv = [
     ...originalArgv.slice(0, 2),
-    '--host', '127.0.0.1',
-    '--port', String(host.port),
-    '--functions-grpc-max-message-length', String(4 * 1024 * 1024),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(host.port),
+    '--functions-grpc-max-message-length',
+    String(4 * 1024 * 1024),
   ];
 });
 
@@ -72,7 +82,9 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<unkn
 describe('the installed extension', () => {
   it('is the version whose defects the adapter works around, registered where @azure/functions looks', () => {
     // The version whose wire quirks functionsSettlement.ts works around.
-    const manifest = createRequire(import.meta.url)('@azure/functions-extensions-servicebus/package.json') as { version: string };
+    const manifest = createRequire(import.meta.url)('@azure/functions-extensions-servicebus/package.json') as {
+      version: string;
+    };
     expect(manifest.version).toBe('0.2.0-preview');
     expect(() => ensureServiceBusSdkBinding()).not.toThrow();
   });
@@ -101,7 +113,9 @@ describe('normaliseTriggerInput', () => {
 
   it('accepts cardinality many with one message and refuses several or none', () => {
     const one = hostMessage();
-    const many = functionsResourceFactoryResolver().createClient(serviceBusSdkBindingSource, [hostModelBindingData(one)]);
+    const many = functionsResourceFactoryResolver().createClient(serviceBusSdkBindingSource, [
+      hostModelBindingData(one),
+    ]);
     expect(normaliseTriggerInput(many).message.lockToken).toBe(one.lockToken);
     const error = normaliseCode(triggerArgument(hostMessage(), hostMessage()));
     expect(error).toBe('InvalidTriggerInput');
@@ -158,7 +172,9 @@ describe('settlementFor against the fake host', () => {
     const { actions, message, lockToken } = deliver();
     const raw = actions.deadletter as (...args: unknown[]) => Promise<void>;
     const silence = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    await expect(raw.call(actions, message, undefined, 'IdempotencyKeyConflict', 'd')).rejects.toThrow(/object expected/);
+    await expect(raw.call(actions, message, undefined, 'IdempotencyKeyConflict', 'd')).rejects.toThrow(
+      /object expected/,
+    );
     silence.mockRestore();
     expect(callsFor(lockToken)).toEqual([]);
   });
@@ -167,7 +183,10 @@ describe('settlementFor against the fake host', () => {
     const first = deliver();
     const settlement = settlementFor(first.actions, first.message);
     await settlement.complete();
-    const error = await expectCode(settlement.deadLetter(DeadLetterReason.InvalidTransition, 'x'), 'MessageAlreadySettled');
+    const error = await expectCode(
+      settlement.deadLetter(DeadLetterReason.InvalidTransition, 'x'),
+      'MessageAlreadySettled',
+    );
     expect(String(error)).toMatch(/already settled \(complete\)/);
     await expectCode(settlement.complete(), 'MessageAlreadySettled');
     expect(callsFor(first.lockToken).map((call) => call.method)).toEqual(['Complete']);
@@ -176,9 +195,9 @@ describe('settlementFor against the fake host', () => {
     const concurrent = settlementFor(second.actions, second.message);
     const results = await Promise.allSettled([concurrent.abandon(), concurrent.complete()]);
     expect(results[0]?.status).toBe('fulfilled');
-    expect(results[1]?.status === 'rejected' && isFunctionsAdapterError(results[1].reason) && results[1].reason.code).toBe(
-      'MessageAlreadySettled',
-    );
+    expect(
+      results[1]?.status === 'rejected' && isFunctionsAdapterError(results[1].reason) && results[1].reason.code,
+    ).toBe('MessageAlreadySettled');
     expect(callsFor(second.lockToken).map((call) => call.method)).toEqual(['Abandon']);
   });
 
@@ -187,7 +206,10 @@ describe('settlementFor against the fake host', () => {
     const settlement = settlementFor(actions, message);
     host.failNext('Deadletter', grpc.status.UNAVAILABLE, 'host going away');
     const silence = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const error = await expectCode(settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, 'bad'), 'SettlementFailed');
+    const error = await expectCode(
+      settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, 'bad'),
+      'SettlementFailed',
+    );
     silence.mockRestore();
     expect((error as Error).cause).toMatchObject({ code: grpc.status.UNAVAILABLE });
     await settlement.abandon();

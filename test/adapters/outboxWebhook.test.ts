@@ -32,14 +32,39 @@ afterAll(async () => {
 
 function outbound(): OutboundOrderEvent {
   const orderId = 'Bestellung/ä 1';
-  const order = { ...initialOrderState(), status: 'open' as const, customerId: 'c-9', currency: 'EUR', lastSequence: 7, total: 5, transactionCount: 1 };
+  const order = {
+    ...initialOrderState(),
+    status: 'open' as const,
+    customerId: 'c-9',
+    currency: 'EUR',
+    lastSequence: 7,
+    total: 5,
+    transactionCount: 1,
+  };
   const change = { transactionId: 't-1', amount: 5 };
-  const { event, key } = orderCloudEvent({ orderId, entryId: 'e-7', sequence: 7, type: 'TransactionAdded', change, order, committedAt: '2025-01-01T00:00:00.000Z', traceparent: undefined });
-  return { messageId: key, sessionId: orderId, correlationId: 'L-1', contentType: CLOUDEVENTS_JSON, applicationProperties: { sequence: 7, type: 'TransactionAdded' }, body: event, traceparent: undefined };
+  const { event, key } = orderCloudEvent({
+    orderId,
+    entryId: 'e-7',
+    sequence: 7,
+    type: 'TransactionAdded',
+    change,
+    order,
+    committedAt: '2025-01-01T00:00:00.000Z',
+    traceparent: undefined,
+  });
+  return {
+    messageId: key,
+    sessionId: orderId,
+    correlationId: 'L-1',
+    contentType: CLOUDEVENTS_JSON,
+    applicationProperties: { sequence: 7, type: 'TransactionAdded' },
+    body: event,
+    traceparent: undefined,
+  };
 }
 
 describe('the webhook poster', () => {
-  it('posts the CloudEvent with its key and a Standard Webhooks signature the library\'s verifier accepts', async () => {
+  it("posts the CloudEvent with its key and a Standard Webhooks signature the library's verifier accepts", async () => {
     // Prepare
     received.length = 0;
     const poster = new WebhookOrderEventPoster({ url, secret: SECRET });
@@ -48,11 +73,21 @@ describe('the webhook poster', () => {
     await poster.post(event, AbortSignal.timeout(5_000));
     // Assess
     const [delivery] = received;
-    expect(delivery?.headers).toMatchObject({ 'content-type': 'application/cloudevents+json', 'idempotency-key': 'evt-3820c5b73f4384049ccd4278241f5f16', 'webhook-id': 'evt-3820c5b73f4384049ccd4278241f5f16' });
+    expect(delivery?.headers).toMatchObject({
+      'content-type': 'application/cloudevents+json',
+      'idempotency-key': 'evt-3820c5b73f4384049ccd4278241f5f16',
+      'webhook-id': 'evt-3820c5b73f4384049ccd4278241f5f16',
+    });
     expect(JSON.parse(delivery!.body)).toEqual(event.body);
-    const headers = { 'webhook-id': String(delivery!.headers['webhook-id']), 'webhook-timestamp': String(delivery!.headers['webhook-timestamp']), 'webhook-signature': String(delivery!.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(delivery!.headers['webhook-id']),
+      'webhook-timestamp': String(delivery!.headers['webhook-timestamp']),
+      'webhook-signature': String(delivery!.headers['webhook-signature']),
+    };
     expect(new Webhook(SECRET).verify(delivery!.body, headers)).toEqual(event.body);
-    expect(() => new Webhook(`whsec_${Buffer.from('another secret').toString('base64')}`).verify(delivery!.body, headers)).toThrow(/signature/i);
+    expect(() =>
+      new Webhook(`whsec_${Buffer.from('another secret').toString('base64')}`).verify(delivery!.body, headers),
+    ).toThrow(/signature/i);
   });
 
   it('signs nothing without a secret', async () => {

@@ -62,11 +62,25 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
     const { lines, logger } = capture();
     const telemetry = createTelemetry({ logger });
     // Act
-    telemetry.log('info', 'entry applied', { durationMs: 3, outcome: 'applied', orderId: 'o-1', entryId: 'e-1', sequence: 2, ledgerId: 'L-1', reason: undefined });
+    telemetry.log('info', 'entry applied', {
+      durationMs: 3,
+      outcome: 'applied',
+      orderId: 'o-1',
+      entryId: 'e-1',
+      sequence: 2,
+      ledgerId: 'L-1',
+      reason: undefined,
+    });
     // Assess
     expect(lines).toHaveLength(1);
     expect(Object.keys(lines[0]!).filter((k) => !['level', 'time', 'pid', 'hostname'].includes(k))).toEqual([
-      'entryId', 'orderId', 'sequence', 'ledgerId', 'outcome', 'durationMs', 'msg',
+      'entryId',
+      'orderId',
+      'sequence',
+      'ledgerId',
+      'outcome',
+      'durationMs',
+      'msg',
     ]);
     expect(lines[0]).toMatchObject({ level: 30, msg: 'entry applied' });
   });
@@ -79,12 +93,26 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
     const { spans, tracer } = recordingTracer();
     const telemetry = createTelemetry({ logger, meterProvider, tracer });
     // Act
-    telemetry.alert('IdempotencyKeyConflict', { orderId: 'o-1', entryId: 'e-1', sequence: 3, description: 'hash differs' });
+    telemetry.alert('IdempotencyKeyConflict', {
+      orderId: 'o-1',
+      entryId: 'e-1',
+      sequence: 3,
+      description: 'hash differs',
+    });
     telemetry.alert('IdempotencyKeyConflict', { orderId: 'o-2', entryId: 'e-9', sequence: undefined });
     telemetry.count('convoy.entries.applied', { via: 'drain' });
     // Assess
-    expect(lines[0]).toMatchObject({ level: 40, alert: 'IdempotencyKeyConflict', orderId: 'o-1', entryId: 'e-1', sequence: 3 });
-    expect(spans[0]).toMatchObject({ ended: true, events: [{ name: 'IdempotencyKeyConflict', attributes: { orderId: 'o-1', entryId: 'e-1', sequence: 3 } }] });
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      alert: 'IdempotencyKeyConflict',
+      orderId: 'o-1',
+      entryId: 'e-1',
+      sequence: 3,
+    });
+    expect(spans[0]).toMatchObject({
+      ended: true,
+      events: [{ name: 'IdempotencyKeyConflict', attributes: { orderId: 'o-1', entryId: 'e-1', sequence: 3 } }],
+    });
     expect(spans[1]!.events[0]!.attributes).toEqual({ orderId: 'o-2', entryId: 'e-9' });
     expect(await counterSums(reader)).toEqual({ IdempotencyKeyConflict: 2, 'convoy.entries.applied': 1 });
     await meterProvider.shutdown();
@@ -97,7 +125,12 @@ describe('W3C trace context on messages', () => {
     expect(traceparentOf({ 'Diagnostic-Id': tp })).toBe(tp);
     expect(traceparentOf({ 'diagnostic-Id': tp })).toBe(tp);
     expect(traceparentOf({ traceparent: 'garbage', 'Diagnostic-Id': '|abc.1.' })).toBeUndefined();
-    expect(spanContextOf(tp)).toEqual({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1, isRemote: true });
+    expect(spanContextOf(tp)).toEqual({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+      isRemote: true,
+    });
   });
 
   it('generates a valid sampled traceparent when no span is active', () => {

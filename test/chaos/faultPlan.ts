@@ -29,37 +29,74 @@ export function planFaults(options: ChaosOptions): PlannedFault[] {
   // Spread the broker restarts over the middle of the window, where sends and processing overlap.
   for (let i = 0; i < options.serviceBusRestarts; i++) {
     const slice = 0.5 / Math.max(1, options.serviceBusRestarts);
-    plan.push({ atMs: at(0.2 + i * slice, 0.2 + (i + 1) * slice), kind: 'serviceBusRestart', downMs: rng.int(300, 2_000) });
+    plan.push({
+      atMs: at(0.2 + i * slice, 0.2 + (i + 1) * slice),
+      kind: 'serviceBusRestart',
+      downMs: rng.int(300, 2_000),
+    });
   }
   const operation = (): 'batch' | '*' => (rng.chance(0.6) ? 'batch' : '*');
   for (let i = 0; i < options.throttleBursts; i++) {
-    plan.push({ atMs: at(), kind: 'cosmos', label: 'throttle429', rule: { operation: operation(), status: 429, count: rng.int(5, 40), retryAfterMs: rng.int(20, 400) } });
+    plan.push({
+      atMs: at(),
+      kind: 'cosmos',
+      label: 'throttle429',
+      rule: { operation: operation(), status: 429, count: rng.int(5, 40), retryAfterMs: rng.int(20, 400) },
+    });
   }
   for (let i = 0; i < options.unavailableBursts; i++) {
-    plan.push({ atMs: at(), kind: 'cosmos', label: 'unavailable503', rule: { operation: operation(), status: 503, count: rng.int(5, 30) } });
+    plan.push({
+      atMs: at(),
+      kind: 'cosmos',
+      label: 'unavailable503',
+      rule: { operation: operation(), status: 503, count: rng.int(5, 30) },
+    });
   }
   for (let i = 0; i < options.commitThenFail; i++) {
     plan.push({
       atMs: at(),
       kind: 'cosmos',
       label: 'commitThenFail',
-      rule: { mode: 'commit-then-fail', operation: 'batch', reply: rng.chance(0.5) ? 'destroy' : '503', count: rng.int(1, 3) },
+      rule: {
+        mode: 'commit-then-fail',
+        operation: 'batch',
+        reply: rng.chance(0.5) ? 'destroy' : '503',
+        count: rng.int(1, 3),
+      },
     });
   }
   for (let i = 0; i < options.relayCrashes; i++) plan.push({ atMs: at(0.1, 0.7), kind: 'relayCrash' });
   // Outages longer than the relay's retry budget, while events flow (the first 60 %), so the failed orders go on hold.
   for (let i = 0; i < options.webhookOutages; i++) {
-    const orderIndexes = [...new Set(Array.from({ length: options.webhookOutageOrders }, () => rng.int(0, options.orders - 1)))].sort((a, b) => a - b);
-    plan.push({ atMs: at(0.1, 0.5), kind: 'webhookOutage', orderIndexes, downMs: rng.int(3, 6) * options.relayRetryBudgetMs });
+    const orderIndexes = [
+      ...new Set(Array.from({ length: options.webhookOutageOrders }, () => rng.int(0, options.orders - 1))),
+    ].sort((a, b) => a - b);
+    plan.push({
+      atMs: at(0.1, 0.5),
+      kind: 'webhookOutage',
+      orderIndexes,
+      downMs: rng.int(3, 6) * options.relayRetryBudgetMs,
+    });
   }
   // A lone order's outage (it is alone in its change batches), and the webhook down for every order at once.
   for (let i = 0; i < options.loneWebhookOutages; i++) {
-    plan.push({ atMs: at(0.1, 0.5), kind: 'webhookOutage', orderIndexes: [rng.int(0, options.orders - 1)], downMs: rng.int(3, 6) * options.relayRetryBudgetMs });
+    plan.push({
+      atMs: at(0.1, 0.5),
+      kind: 'webhookOutage',
+      orderIndexes: [rng.int(0, options.orders - 1)],
+      downMs: rng.int(3, 6) * options.relayRetryBudgetMs,
+    });
   }
   for (let i = 0; i < options.wideWebhookOutages; i++) {
-    plan.push({ atMs: at(0.1, 0.5), kind: 'webhookOutage', orderIndexes: Array.from({ length: options.orders }, (_, o) => o), downMs: rng.int(3, 6) * options.relayRetryBudgetMs });
+    plan.push({
+      atMs: at(0.1, 0.5),
+      kind: 'webhookOutage',
+      orderIndexes: Array.from({ length: options.orders }, (_, o) => o),
+      downMs: rng.int(3, 6) * options.relayRetryBudgetMs,
+    });
   }
-  for (let i = 0; i < options.leaseLosses; i++) plan.push({ atMs: at(0.1, 0.8), kind: 'leaseLost', lease: rng.int(0, 1_000) });
+  for (let i = 0; i < options.leaseLosses; i++)
+    plan.push({ atMs: at(0.1, 0.8), kind: 'leaseLost', lease: rng.int(0, 1_000) });
   return plan.sort((a, b) => a.atMs - b.atMs);
 }
 

@@ -52,9 +52,15 @@ export function hostFaultSettingsFrom(env: NodeJS.ProcessEnv): HostFaultSettings
     if (!Number.isFinite(value)) throw new Error(`${name} must be a number`);
     return value;
   };
-  return { seed: num('CHAOS_SEED', 1), crashBeforeSettleP: num('CHAOS_CRASH_P', 0), slowP: num('CHAOS_SLOW_P', 0), slowMs: num('CHAOS_SLOW_MS', 0), windowFile: env.CHAOS_WINDOW_FILE, relayCrashDir: env.CHAOS_RELAY_CRASH_DIR || undefined };
+  return {
+    seed: num('CHAOS_SEED', 1),
+    crashBeforeSettleP: num('CHAOS_CRASH_P', 0),
+    slowP: num('CHAOS_SLOW_P', 0),
+    slowMs: num('CHAOS_SLOW_MS', 0),
+    windowFile: env.CHAOS_WINDOW_FILE,
+    relayCrashDir: env.CHAOS_RELAY_CRASH_DIR || undefined,
+  };
 }
-
 
 interface Actions {
   complete(message: unknown): Promise<void>;
@@ -67,11 +73,15 @@ interface Actions {
  * crashes the process between the handler's store commit and the message's settlement (the processor settles only
  * after its commit). Failed settlements (a lost lock) are reported. Other registrations pass through unchanged.
  */
-export function withHostFaults(registrations: readonly FunctionRegistration[], settings: HostFaultSettings): FunctionRegistration[] {
+export function withHostFaults(
+  registrations: readonly FunctionRegistration[],
+  settings: HostFaultSettings,
+): FunctionRegistration[] {
   const rng = new Prng(settings.seed);
   const window = faultWindow(settings.windowFile);
   return registrations.map((registration) => {
-    if (registration.kind === 'cosmosDB' && registration.name === 'outboxRelay') return withRelayCrash(registration, settings.relayCrashDir);
+    if (registration.kind === 'cosmosDB' && registration.name === 'outboxRelay')
+      return withRelayCrash(registration, settings.relayCrashDir);
     if (registration.kind === 'timer' && registration.name === 'outboxHoldRetry') return withTickReports(registration);
     if (registration.kind !== 'serviceBusQueue' || registration.name !== 'orderProcessor') return registration;
     const handler = registration.options.handler;
@@ -79,7 +89,8 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
       const { messages, actions } = input as { messages: { body?: unknown }; actions: Actions };
       const entryId = entryIdOf(messages?.body);
       const active = window();
-      const slow = active && rng.chance(settings.slowP) ? (rng.chance(0.5) ? 'beforeHandler' : 'beforeSettle') : undefined;
+      const slow =
+        active && rng.chance(settings.slowP) ? (rng.chance(0.5) ? 'beforeHandler' : 'beforeSettle') : undefined;
       const crash = active && rng.chance(settings.crashBeforeSettleP);
       if (slow === 'beforeHandler') {
         emitHostEvent({ chaos: 'slow', where: slow, entryId });
@@ -111,7 +122,10 @@ export function withHostFaults(registrations: readonly FunctionRegistration[], s
  * Wraps the relay so that, when the run asked for it, the process dies after an invocation that sent something and
  * before the trigger checkpoints it (the host checkpoints only after the handler returns): the next owner replays it.
  */
-function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' }, dir: string | undefined): FunctionRegistration {
+function withRelayCrash(
+  registration: FunctionRegistration & { kind: 'cosmosDB' },
+  dir: string | undefined,
+): FunctionRegistration {
   // Claimed by renaming it away: of two hosts that see the same order, only one carries it out.
   const claim = (): boolean => {
     let names: string[];
@@ -130,7 +144,10 @@ function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' 
     }
     return false;
   };
-  const handler = registration.options.handler as (documents: unknown[], context: InvocationContext) => Promise<unknown>;
+  const handler = registration.options.handler as (
+    documents: unknown[],
+    context: InvocationContext,
+  ) => Promise<unknown>;
   const wrapped = async (documents: unknown[], context: InvocationContext): Promise<unknown> => {
     const report = (await handler(documents, context)) as { delivered?: number; held?: string[] } | undefined;
     if (report?.held !== undefined && report.held.length > 0) emitHostEvent({ chaos: 'held', orders: report.held });
@@ -140,7 +157,11 @@ function withRelayCrash(registration: FunctionRegistration & { kind: 'cosmosDB' 
     }
     return report;
   };
-  return { kind: 'cosmosDB', name: registration.name, options: { ...registration.options, handler: wrapped } as CosmosDBv4FunctionOptions };
+  return {
+    kind: 'cosmosDB',
+    name: registration.name,
+    options: { ...registration.options, handler: wrapped } as CosmosDBv4FunctionOptions,
+  };
 }
 
 /** Reports each tick of the hold timer (when it ran, what it released), so the run can count ticks to drain. */
@@ -149,10 +170,22 @@ function withTickReports(registration: FunctionRegistration & { kind: 'timer' })
   const wrapped = async (timer: unknown, context: InvocationContext): Promise<unknown> => {
     const startedAt = Date.now();
     const report = (await handler(timer, context)) as { holds: number; tried: number; released: number } | undefined;
-    if (report !== undefined) emitHostEvent({ chaos: 'holdTick', startedAt, endedAt: Date.now(), holds: report.holds, tried: report.tried, released: report.released });
+    if (report !== undefined)
+      emitHostEvent({
+        chaos: 'holdTick',
+        startedAt,
+        endedAt: Date.now(),
+        holds: report.holds,
+        tried: report.tried,
+        released: report.released,
+      });
     return report;
   };
-  return { kind: 'timer', name: registration.name, options: { ...registration.options, handler: wrapped } as TimerFunctionOptions };
+  return {
+    kind: 'timer',
+    name: registration.name,
+    options: { ...registration.options, handler: wrapped } as TimerFunctionOptions,
+  };
 }
 
 /** Whether the fault window is open now; the file is read at most once a second. */

@@ -73,7 +73,17 @@ interface Slot {
 
 /** Starts the hosts (`test/chaos/hostChild.ts`) and keeps them running until {@link HostPool.stop}. */
 export async function startHostPool(options: HostPoolOptions): Promise<HostPool> {
-  const counters: HostCounters = { crashBeforeSettle: 0, relayCrash: 0, killedByRun: 0, slowBeforeHandler: 0, slowBeforeSettle: 0, settleFailed: 0, starts: 0, unexpectedExits: 0, logged: {} };
+  const counters: HostCounters = {
+    crashBeforeSettle: 0,
+    relayCrash: 0,
+    killedByRun: 0,
+    slowBeforeHandler: 0,
+    slowBeforeSettle: 0,
+    settleFailed: 0,
+    starts: 0,
+    unexpectedExits: 0,
+    logged: {},
+  };
   const slots: Slot[] = Array.from({ length: options.hosts }, () => ({ incarnation: 0, killing: false }));
   let stopping = false;
   const holdTicks: { startedAt: number; endedAt: number; holds: number; tried: number; released: number }[] = [];
@@ -84,12 +94,22 @@ export async function startHostPool(options: HostPoolOptions): Promise<HostPool>
     const event = value as unknown as HostEvent;
     if (event.chaos === 'crash') counters.crashBeforeSettle++;
     else if (event.chaos === 'relayCrash') counters.relayCrash++;
-    else if (event.chaos === 'slow') counters[event.where === 'beforeHandler' ? 'slowBeforeHandler' : 'slowBeforeSettle']++;
+    else if (event.chaos === 'slow')
+      counters[event.where === 'beforeHandler' ? 'slowBeforeHandler' : 'slowBeforeSettle']++;
     else if (event.chaos === 'settleFailed') counters.settleFailed++;
-    else if (event.chaos === 'holdTick') holdTicks.push({ startedAt: event.startedAt, endedAt: event.endedAt, holds: event.holds, tried: event.tried, released: event.released });
+    else if (event.chaos === 'holdTick')
+      holdTicks.push({
+        startedAt: event.startedAt,
+        endedAt: event.endedAt,
+        holds: event.holds,
+        tried: event.tried,
+        released: event.released,
+      });
     else if (event.chaos === 'held') for (const orderId of event.orders) heldOrders.add(orderId);
-    else if (value.alert === 'OutboxFailed' && typeof value.orderId === 'string' && value.reason === undefined) holdErrors.set(value.orderId, [...(holdErrors.get(value.orderId) ?? []), String(value.lastError)]);
-    else if (typeof value.msg === 'string' && COUNTED_MESSAGES.has(value.msg)) counters.logged[value.msg] = (counters.logged[value.msg] ?? 0) + 1;
+    else if (value.alert === 'OutboxFailed' && typeof value.orderId === 'string' && value.reason === undefined)
+      holdErrors.set(value.orderId, [...(holdErrors.get(value.orderId) ?? []), String(value.lastError)]);
+    else if (typeof value.msg === 'string' && COUNTED_MESSAGES.has(value.msg))
+      counters.logged[value.msg] = (counters.logged[value.msg] ?? 0) + 1;
   };
 
   const launch = (index: number, delayMs: number): Promise<void> => {

@@ -1,59 +1,134 @@
 import { describe, expect, it } from 'vitest';
-import { orderEventKey, orderEventSource, type BusinessState, type Entry, type OrderView } from '../../src/core/index.js';
+import {
+  orderEventKey,
+  orderEventSource,
+  type BusinessState,
+  type Entry,
+  type OrderView,
+} from '../../src/core/index.js';
 import { expectationOf } from '@ledger-convoy/cli';
 import { generateRun } from '@ledger-convoy/cli';
-import { checkInvariants, duplicateSends, invariantsHold, oraclePrefixes, type RelayObservation, webhookOrderProblems } from './invariants.js';
+import {
+  checkInvariants,
+  duplicateSends,
+  invariantsHold,
+  oraclePrefixes,
+  type RelayObservation,
+  webhookOrderProblems,
+} from './invariants.js';
 import { eventIdentity, type Observation, type SeenEvent } from './observe.js';
 
 // A tiny generated run with one reused key, and the observation a correct system would give for it.
-const run = generateRun({ seed: 7, orders: 2, entries: 4, ledgers: 2, duplicates: 0, conflicts: 1, poison: 1, gaps: 0 });
-const expectation = expectationOf(run);
-const reused: Entry[] = run.sends.flatMap((s) => (s.kind === 'ledger' ? s.ledger.entries : [])).filter((e) => {
-  const valid = run.entries.find((v) => v.entryId === e.entryId);
-  return valid !== undefined && JSON.stringify(valid) !== JSON.stringify(e);
+const run = generateRun({
+  seed: 7,
+  orders: 2,
+  entries: 4,
+  ledgers: 2,
+  duplicates: 0,
+  conflicts: 1,
+  poison: 1,
+  gaps: 0,
 });
+const expectation = expectationOf(run);
+const reused: Entry[] = run.sends
+  .flatMap((s) => (s.kind === 'ledger' ? s.ledger.entries : []))
+  .filter((e) => {
+    const valid = run.entries.find((v) => v.entryId === e.entryId);
+    return valid !== undefined && JSON.stringify(valid) !== JSON.stringify(e);
+  });
 
 /** The `data` a correct processor commits for `entry`, from the oracle's states before and after it. */
 function dataOf(entry: Entry, before: BusinessState | undefined, after: BusinessState | undefined): SeenEvent['data'] {
   if (!after) return undefined;
   const change =
-    entry.type === 'OrderCreated' ? { ...entry.data }
-    : entry.type === 'TransactionAdded' ? { ...entry.data }
-    : entry.type === 'TransactionAmended' ? { ...entry.data, previousAmount: before?.transactions.find((t) => t.transactionId === entry.data.transactionId)?.amount ?? 0 }
-    : {};
+    entry.type === 'OrderCreated'
+      ? { ...entry.data }
+      : entry.type === 'TransactionAdded'
+        ? { ...entry.data }
+        : entry.type === 'TransactionAmended'
+          ? {
+              ...entry.data,
+              previousAmount:
+                before?.transactions.find((t) => t.transactionId === entry.data.transactionId)?.amount ?? 0,
+            }
+          : {};
   const { status, customerId, currency, lastSequence, total, transactions } = after;
-  return { orderId: entry.orderId, sequence: entry.sequence, entryId: entry.entryId, type: entry.type, change, order: { status, customerId, currency, lastSequence, total, transactionCount: transactions.length } };
+  return {
+    orderId: entry.orderId,
+    sequence: entry.sequence,
+    entryId: entry.entryId,
+    type: entry.type,
+    change,
+    order: { status, customerId, currency, lastSequence, total, transactionCount: transactions.length },
+  };
 }
 
 /** An order event as a correct relay sends it: keyed per order, its key derived from (`source`, `id`). */
 function eventOf(entry: Entry, prefixes: ReadonlyMap<string, BusinessState[]>): SeenEvent {
   const { orderId, entryId, sequence } = entry;
   const key = orderEventKey(orderEventSource(orderId), entryId);
-  const data = dataOf(entry, prefixes.get(`${orderId}#${sequence - 1}`)?.[0], prefixes.get(`${orderId}#${sequence}`)?.[0]);
-  return { messageId: key, expectedMessageId: key, key: eventIdentity(orderId, entryId), sessionId: orderId, sequence, data };
+  const data = dataOf(
+    entry,
+    prefixes.get(`${orderId}#${sequence - 1}`)?.[0],
+    prefixes.get(`${orderId}#${sequence}`)?.[0],
+  );
+  return {
+    messageId: key,
+    expectedMessageId: key,
+    key: eventIdentity(orderId, entryId),
+    sessionId: orderId,
+    sequence,
+    data,
+  };
 }
 
 function correct(): Observation {
   const prefixes = oraclePrefixes(run.entries);
-  const orders = new Map<string, OrderView | undefined>(expectation.orders.map((o) => [o.orderId, { ...o, parked: [], rejected: [] }]));
+  const orders = new Map<string, OrderView | undefined>(
+    expectation.orders.map((o) => [o.orderId, { ...o, parked: [], rejected: [] }]),
+  );
   return {
     orders,
-    deadLetters: expectation.deadLetters.map((d) => ({ queue: d.queue, id: d.id, reason: d.reason, messageId: d.id, description: undefined })),
+    deadLetters: expectation.deadLetters.map((d) => ({
+      queue: d.queue,
+      id: d.id,
+      reason: d.reason,
+      messageId: d.id,
+      description: undefined,
+    })),
     eventDeadLetters: 0,
     events: run.entries.map((e) => eventOf(e, prefixes)),
     rows: run.entries.flatMap((e, i) => [
-      { id: `applied:${e.entryId}`, docType: 'applied' as const, orderId: e.orderId, entryId: e.entryId, sequence: e.sequence, appliedAt: new Date(1e12 + i).toISOString() },
-      { id: `outbox:${e.entryId}`, docType: 'outbox' as const, orderId: e.orderId, entryId: e.entryId, sequence: e.sequence },
+      {
+        id: `applied:${e.entryId}`,
+        docType: 'applied' as const,
+        orderId: e.orderId,
+        entryId: e.entryId,
+        sequence: e.sequence,
+        appliedAt: new Date(1e12 + i).toISOString(),
+      },
+      {
+        id: `outbox:${e.entryId}`,
+        docType: 'outbox' as const,
+        orderId: e.orderId,
+        entryId: e.entryId,
+        sequence: e.sequence,
+      },
     ]),
     backlog: 0,
   };
 }
 
 const failing = (observation: Observation, relay?: RelayObservation): string[] =>
-  checkInvariants(expectation, run.entries, reused, observation, relay).filter((i) => !i.ok).map((i) => i.name);
+  checkInvariants(expectation, run.entries, reused, observation, relay)
+    .filter((i) => !i.ok)
+    .map((i) => i.name);
 
 /** One accepted webhook POST per record, as a correct relay gives. */
-const accepted = (seen: Observation) => seen.rows.filter((r) => r.docType === 'outbox').map((r) => ({ key: eventIdentity(r.orderId, r.entryId!), status: 200 }));
+const accepted = (seen: Observation) =>
+  seen.rows
+    .filter((r) => r.docType === 'outbox')
+    .map((r) => ({ key: eventIdentity(r.orderId, r.entryId!), status: 200 }));
 
 describe('chaos invariants', () => {
   it('all hold for the state a correct system shows', () => {
@@ -66,7 +141,10 @@ describe('chaos invariants', () => {
     const [first] = expectation.orders;
     seen.orders.set(first!.orderId, { ...first!, total: first!.total * 2 + 1, parked: [], rejected: [] });
     seen.rows.push({ ...seen.rows[2]!, id: 'applied:again' });
-    expect(failing(seen)).toEqual(['every valid entry applied exactly once (order view = oracle)', 'applied history: each entry once, at its sequence']);
+    expect(failing(seen)).toEqual([
+      'every valid entry applied exactly once (order view = oracle)',
+      'applied history: each entry once, at its sequence',
+    ]);
   });
 
   it('catch events out of order, repeated, or with a state the oracle never had', () => {
@@ -80,9 +158,11 @@ describe('chaos invariants', () => {
     ]);
   });
 
-  it('accept the reused key\'s other body at its sequence, and nothing else there', () => {
+  it("accept the reused key's other body at its sequence, and nothing else there", () => {
     const other = reused[0]!;
-    const swapped = run.entries.map((e) => (e.entryId === other.entryId ? other : e)).filter((e) => e.orderId === other.orderId);
+    const swapped = run.entries
+      .map((e) => (e.entryId === other.entryId ? other : e))
+      .filter((e) => e.orderId === other.orderId);
     const seen = correct();
     // Its event and those after it, as a correct processor that applied the other body writes them.
     const prefixes = oraclePrefixes(swapped);
@@ -94,7 +174,9 @@ describe('chaos invariants', () => {
     const data = seen.events[at]!.data!;
     expect(checkInvariants(expectation, run.entries, reused, seen).filter((i) => !i.ok)).toEqual([]);
     seen.events[at] = { ...seen.events[at]!, data: { ...data, order: { ...data.order, total: data.order.total + 1 } } };
-    expect(failing(seen)).toEqual(['a consumer deduping on (source, id) sees each event once, in per-order order (1..n, its changes folded = oracle after each entry), keyed as the contract says']);
+    expect(failing(seen)).toEqual([
+      'a consumer deduping on (source, id) sees each event once, in per-order order (1..n, its changes folded = oracle after each entry), keyed as the contract says',
+    ]);
   });
 
   it('catch a rejected document left behind by the entry that applied its sequence', () => {
@@ -106,7 +188,10 @@ describe('chaos invariants', () => {
   it('catch a missing or extra dead letter, a parked leftover, a held order and a backlog', () => {
     const seen = correct();
     const lost = seen.deadLetters.shift()!;
-    seen.deadLetters.push({ ...lost, id: `${expectation.run}-o0001-e9`, reason: 'MaxDeliveryCountExceeded' }, { ...lost, id: 'someone-else' });
+    seen.deadLetters.push(
+      { ...lost, id: `${expectation.run}-o0001-e9`, reason: 'MaxDeliveryCountExceeded' },
+      { ...lost, id: 'someone-else' },
+    );
     seen.rows.push({ id: 'parked:9', docType: 'parked', orderId: run.orderIds[0]!, sequence: 9 });
     seen.rows.push({ id: `outbox-hold:${run.orderIds[0]!}`, docType: 'outbox-hold', orderId: run.orderIds[0]! });
     seen.backlog = 1;
@@ -123,7 +208,12 @@ describe('chaos invariants', () => {
     const seen = correct();
     const ids = seen.rows.filter((r) => r.docType === 'outbox').map((r) => eventIdentity(r.orderId, r.entryId!));
     expect(ids).toHaveLength(8);
-    const posts = [...accepted(seen), { key: ids[0]!, status: 200 }, { key: ids[1]!, status: 503 }, { key: eventIdentity('foreign', 'e-1'), status: 200 }];
+    const posts = [
+      ...accepted(seen),
+      { key: ids[0]!, status: 200 },
+      { key: ids[1]!, status: 503 },
+      { key: eventIdentity('foreign', 'e-1'), status: 200 },
+    ];
     // One extra accepted POST counts; a failed one and a foreign key do not.
     expect(duplicateSends(ids, seen.events, posts)).toEqual({ duplicates: 1, perThousand: 1000 / ids.length });
     expect(duplicateSends(ids, seen.events, accepted(seen))).toEqual({ duplicates: 0, perThousand: 0 });
@@ -133,7 +223,11 @@ describe('chaos invariants', () => {
     expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, relay, ids.length))).toBe(false);
     expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, relay, ids.length + 1))).toBe(true);
     expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, relay))).toBe(true);
-    expect(invariantsHold(checkInvariants(expectation, run.entries, reused, seen, { ...relay, heldOrders: new Set([run.orderIds[0]!]) }))).toBe(false);
+    expect(
+      invariantsHold(
+        checkInvariants(expectation, run.entries, reused, seen, { ...relay, heldOrders: new Set([run.orderIds[0]!]) }),
+      ),
+    ).toBe(false);
   });
 
   it('tell apart two orders that share an entryId, and catch an event keyed against the contract', () => {
@@ -141,33 +235,67 @@ describe('chaos invariants', () => {
     // The same entryId in two orders: two records, two events, neither a copy of the other.
     const records = [eventIdentity(a!, 'shared'), eventIdentity(b!, 'shared')];
     expect(new Set(records).size).toBe(2);
-    const shared = (orderId: string): Entry => ({ entryId: 'shared', orderId, sequence: 99, type: 'OrderDeleted', data: {} });
-    expect(duplicateSends(records, [eventOf(shared(a!), new Map()), eventOf(shared(b!), new Map())], [])).toEqual({ duplicates: 0, perThousand: 0 });
+    const shared = (orderId: string): Entry => ({
+      entryId: 'shared',
+      orderId,
+      sequence: 99,
+      type: 'OrderDeleted',
+      data: {},
+    });
+    expect(duplicateSends(records, [eventOf(shared(a!), new Map()), eventOf(shared(b!), new Map())], [])).toEqual({
+      duplicates: 0,
+      perThousand: 0,
+    });
     const wrong = correct();
     wrong.events[0] = { ...wrong.events[0]!, messageId: `outbox:${run.entries[0]!.entryId}` };
-    expect(failing(wrong)).toEqual(['a consumer deduping on (source, id) sees each event once, in per-order order (1..n, its changes folded = oracle after each entry), keyed as the contract says']);
+    expect(failing(wrong)).toEqual([
+      'a consumer deduping on (source, id) sees each event once, in per-order order (1..n, its changes folded = oracle after each entry), keyed as the contract says',
+    ]);
   });
 
   it('catch a record the webhook never accepted', () => {
     const seen = correct();
     const posts = accepted(seen).map((p, i) => (i === 0 ? { ...p, status: 503 } : p));
-    expect(failing(seen, { webhookPosts: posts, failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual(['every outbox record delivered, no hold left']);
-    expect(failing(seen, { webhookPosts: accepted(seen), failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual([]);
+    expect(failing(seen, { webhookPosts: posts, failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual([
+      'every outbox record delivered, no hold left',
+    ]);
+    expect(
+      failing(seen, { webhookPosts: accepted(seen), failedWebhookOrders: new Set(), heldOrders: new Set() }),
+    ).toEqual([]);
   });
 
   it('catch a hold of an order whose webhook the plan never failed', () => {
     const seen = correct();
     const [first, second] = run.orderIds;
-    const relay = (held: string[]): RelayObservation => ({ webhookPosts: accepted(seen), failedWebhookOrders: new Set([first!]), heldOrders: new Set(held) });
+    const relay = (held: string[]): RelayObservation => ({
+      webhookPosts: accepted(seen),
+      failedWebhookOrders: new Set([first!]),
+      heldOrders: new Set(held),
+    });
     expect(failing(seen, relay([first!]))).toEqual([]);
-    expect(failing(seen, relay([first!, second!]))).toEqual(['holds only for orders whose webhook the plan failed (or did not answer within the budget)']);
-    const slow = { ...relay([first!, second!]), holdErrors: new Map([[second!, ['webhook POST of outbox:x failed: TimeoutError: The operation was aborted due to timeout']]]) };
+    expect(failing(seen, relay([first!, second!]))).toEqual([
+      'holds only for orders whose webhook the plan failed (or did not answer within the budget)',
+    ]);
+    const slow = {
+      ...relay([first!, second!]),
+      holdErrors: new Map([
+        [second!, ['webhook POST of outbox:x failed: TimeoutError: The operation was aborted due to timeout']],
+      ]),
+    };
     expect(failing(seen, slow)).toEqual([]);
   });
 
   it('catch a webhook that accepted an order out of sequence order, whatever the repeats and refusals', () => {
-    const post = (sequence: number, status = 200) => ({ key: eventIdentity('o', `o-${sequence}`), status, orderId: 'o', sequence });
+    const post = (sequence: number, status = 200) => ({
+      key: eventIdentity('o', `o-${sequence}`),
+      status,
+      orderId: 'o',
+      sequence,
+    });
     expect(webhookOrderProblems([post(1), post(2, 503), post(2), post(1), post(3), post(2)])).toEqual([]);
-    expect(webhookOrderProblems([post(1), post(3), post(2)])).toEqual(['o: webhook accepted sequence 3 where 2 was due', 'o: webhook accepted sequence 2 where 4 was due']);
+    expect(webhookOrderProblems([post(1), post(3), post(2)])).toEqual([
+      'o: webhook accepted sequence 3 where 2 was due',
+      'o: webhook accepted sequence 2 where 4 was due',
+    ]);
   });
 });

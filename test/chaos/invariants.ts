@@ -56,7 +56,11 @@ export interface RelayObservation {
 }
 
 /** Sends beyond the first per outbox record (its event's {@link eventIdentity}), at `order-events` and at the webhook (accepted POSTs). */
-export function duplicateSends(outboxIds: readonly string[], events: readonly SeenEvent[], webhookPosts: RelayObservation['webhookPosts']): { duplicates: number; perThousand: number } {
+export function duplicateSends(
+  outboxIds: readonly string[],
+  events: readonly SeenEvent[],
+  webhookPosts: RelayObservation['webhookPosts'],
+): { duplicates: number; perThousand: number } {
   const ids = new Set(outboxIds);
   let duplicates = 0;
   const count = (keys: Iterable<string>): void => {
@@ -94,7 +98,13 @@ export function checkInvariants(
     const fields = orderDifferences(expected, view).filter((d) => !/^(parked|rejected):/.test(d));
     if (fields.length > 0) stateProblems.push(`${expected.orderId}: ${fields.join('; ')}`);
   }
-  results.push(result('every valid entry applied exactly once (order view = oracle)', stateProblems, `${expectation.orders.length} orders, ${entries.length} entries`));
+  results.push(
+    result(
+      'every valid entry applied exactly once (order view = oracle)',
+      stateProblems,
+      `${expectation.orders.length} orders, ${entries.length} entries`,
+    ),
+  );
 
   // 2. The applied history: one record per valid entry, at its own sequence, nothing else.
   const expectedAt = new Map(entries.map((e) => [`${e.orderId}#${e.sequence}`, e.entryId]));
@@ -103,17 +113,33 @@ export function checkInvariants(
   const appliedSeen = new Set<string>();
   for (const row of appliedRows) {
     const key = `${row.orderId}#${String(row.sequence)}`;
-    if (expectedAt.get(key) !== row.entryId) historyProblems.push(`${row.orderId}: applied ${String(row.entryId)} at ${String(row.sequence)}, expected ${String(expectedAt.get(key))}`);
+    if (expectedAt.get(key) !== row.entryId)
+      historyProblems.push(
+        `${row.orderId}: applied ${String(row.entryId)} at ${String(row.sequence)}, expected ${String(expectedAt.get(key))}`,
+      );
     if (appliedSeen.has(key)) historyProblems.push(`${key}: applied twice`);
     appliedSeen.add(key);
   }
-  for (const [key, entryId] of expectedAt) if (!appliedSeen.has(key)) historyProblems.push(`${key}: ${entryId} never applied`);
-  results.push(result('applied history: each entry once, at its sequence', historyProblems, `${appliedRows.length} applied records`));
+  for (const [key, entryId] of expectedAt)
+    if (!appliedSeen.has(key)) historyProblems.push(`${key}: ${entryId} never applied`);
+  results.push(
+    result(
+      'applied history: each entry once, at its sequence',
+      historyProblems,
+      `${appliedRows.length} applied records`,
+    ),
+  );
 
   // 3. Per-order order, as a downstream consumer sees it: order-events of each order are 1..n in order, and each
   //    carries exactly the oracle's state after that entry.
   const { orderProblems, repeats } = checkEvents(seen.events, prefixes);
-  results.push(result('a consumer deduping on (source, id) sees each event once, in per-order order (1..n, its changes folded = oracle after each entry), keyed as the contract says', orderProblems, `${seen.events.length} events`));
+  results.push(
+    result(
+      'a consumer deduping on (source, id) sees each event once, in per-order order (1..n, its changes folded = oracle after each entry), keyed as the contract says',
+      orderProblems,
+      `${seen.events.length} events`,
+    ),
+  );
   results.push(result('no order-event delivered twice', repeats, `${repeats.length} repeated message ids`));
 
   // 4. Apply times follow sequence within each order (hosts share the machine's clock).
@@ -123,7 +149,10 @@ export function checkInvariants(
     const sorted = [...rows].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
     for (let i = 1; i < sorted.length; i++) {
       const [prev, cur] = [sorted[i - 1], sorted[i]];
-      if ((prev?.appliedAt ?? '') > (cur?.appliedAt ?? '')) timeProblems.push(`${orderId}: ${String(cur?.sequence)} applied at ${String(cur?.appliedAt)}, before ${String(prev?.sequence)} (${String(prev?.appliedAt)})`);
+      if ((prev?.appliedAt ?? '') > (cur?.appliedAt ?? ''))
+        timeProblems.push(
+          `${orderId}: ${String(cur?.sequence)} applied at ${String(cur?.appliedAt)}, before ${String(prev?.sequence)} (${String(prev?.appliedAt)})`,
+        );
     }
   }
   results.push(result('applied in sequence order (appliedAt)', timeProblems, `${byOrder.size} orders`));
@@ -132,20 +161,36 @@ export function checkInvariants(
   // webhook accepted it, and, after the release path ran, no order is left on hold.
   const outbox = seen.rows.filter((r) => r.docType === 'outbox');
   const sent = new Set(seen.events.map((e) => e.key));
-  const posted = relay.webhookPosts && new Set(relay.webhookPosts.filter((p) => p.status >= 200 && p.status < 300).map((p) => p.key));
+  const posted =
+    relay.webhookPosts &&
+    new Set(relay.webhookPosts.filter((p) => p.status >= 200 && p.status < 300).map((p) => p.key));
   const keyOf = (r: { orderId: string; entryId?: string }) => eventIdentity(r.orderId, r.entryId ?? '');
   const undelivered = [
     ...outbox.filter((r) => !sent.has(keyOf(r))).map((r) => `${keyOf(r)}: not on order-events`),
-    ...(posted ? outbox.filter((r) => !posted.has(keyOf(r))).map((r) => `${keyOf(r)}: not accepted by the webhook`) : []),
+    ...(posted
+      ? outbox.filter((r) => !posted.has(keyOf(r))).map((r) => `${keyOf(r)}: not accepted by the webhook`)
+      : []),
     ...seen.rows.filter((r) => r.docType === 'outbox-hold').map((r) => `${r.orderId}: on hold (${r.id})`),
     ...seen.rows.filter((r) => r.docType === 'outbox-held').map((r) => `${r.orderId}: held record left (${r.id})`),
   ];
-  results.push(result('every outbox record delivered, no hold left', undelivered, `${outbox.length} outbox records, ${relay.heldOrders.size} order(s) held and released`));
+  results.push(
+    result(
+      'every outbox record delivered, no hold left',
+      undelivered,
+      `${outbox.length} outbox records, ${relay.heldOrders.size} order(s) held and released`,
+    ),
+  );
 
   // The webhook, as a consumer deduping on the event's (source, id) sees it: each order's first acceptances in sequence order.
   if (relay.webhookPosts) {
     const webhookProblems = webhookOrderProblems(relay.webhookPosts);
-    results.push(result('a webhook consumer deduping on (source, id) sees each order in sequence order (1..n)', webhookProblems, `${relay.webhookPosts.length} POSTs`));
+    results.push(
+      result(
+        'a webhook consumer deduping on (source, id) sees each order in sequence order (1..n)',
+        webhookProblems,
+        `${relay.webhookPosts.length} POSTs`,
+      ),
+    );
   }
 
   // Replays (a crash before the checkpoint, a lost lease, a retried batch) repeat sends; consumers dedupe them,
@@ -154,7 +199,9 @@ export function checkInvariants(
   results.push({
     ...result(
       `duplicate sends at the targets ≤ ${MAX_DUPLICATES_PER_THOUSAND} per 1,000 records`,
-      perThousand > MAX_DUPLICATES_PER_THOUSAND ? [`${duplicates} duplicate sends: ${perThousand} per 1,000 records`] : [],
+      perThousand > MAX_DUPLICATES_PER_THOUSAND
+        ? [`${duplicates} duplicate sends: ${perThousand} per 1,000 records`]
+        : [],
       `${duplicates} duplicate sends over ${outbox.length} records: ${perThousand} per 1,000`,
     ),
     ...(outbox.length < duplicateBoundMinRecords && { goal: true as const }),
@@ -162,29 +209,58 @@ export function checkInvariants(
 
   // A POST the webhook answers too late (a loaded machine) fails like a refused one: its order is held too.
   const timedOut = (id: string) => (relay.holdErrors?.get(id) ?? []).some((e) => /TimeoutError|aborted/.test(e));
-  const unplannedHolds = [...relay.heldOrders].filter((id) => !relay.failedWebhookOrders.has(id) && !timedOut(id)).map((id) => `${id}: held, but its webhook never refused a POST nor timed out`);
+  const unplannedHolds = [...relay.heldOrders]
+    .filter((id) => !relay.failedWebhookOrders.has(id) && !timedOut(id))
+    .map((id) => `${id}: held, but its webhook never refused a POST nor timed out`);
   const slow = [...relay.heldOrders].filter((id) => !relay.failedWebhookOrders.has(id) && timedOut(id)).length;
-  results.push(result('holds only for orders whose webhook the plan failed (or did not answer within the budget)', unplannedHolds, `${relay.heldOrders.size} held: ${relay.failedWebhookOrders.size} orders failed by the plan, ${slow} held for a POST that timed out`));
+  results.push(
+    result(
+      'holds only for orders whose webhook the plan failed (or did not answer within the budget)',
+      unplannedHolds,
+      `${relay.heldOrders.size} held: ${relay.failedWebhookOrders.size} orders failed by the plan, ${slow} held for a POST that timed out`,
+    ),
+  );
 
   // 5. Dead letters: every expected one, with its exact reason, and nothing else anywhere.
   const missing = comparison.deadLetters.missing.map((d) => `${d.queue}: ${d.id} ${d.reason} (${d.cause})`);
-  results.push(result('every expected dead letter present with its exact reason', missing, `${expectation.deadLetters.length} expected`));
+  results.push(
+    result(
+      'every expected dead letter present with its exact reason',
+      missing,
+      `${expectation.deadLetters.length} expected`,
+    ),
+  );
   const ours = new Set(comparison.deadLetters.unexpected);
   const foreign = seen.deadLetters.filter((d) => !d.id.startsWith(`${expectation.run}-`));
-  const extra = [...ours, ...foreign].map((d) => `${d.queue}: ${d.id} ${d.reason} (${d.messageId}) ${d.description ?? ''}`.trim());
+  const extra = [...ours, ...foreign].map((d) =>
+    `${d.queue}: ${d.id} ${d.reason} (${d.messageId}) ${d.description ?? ''}`.trim(),
+  );
   if (seen.eventDeadLetters > 0) extra.push(`order-events: ${seen.eventDeadLetters} dead letters`);
-  results.push(result('nothing else in any dead-letter queue', extra, `${seen.deadLetters.length + seen.eventDeadLetters} found`));
+  results.push(
+    result('nothing else in any dead-letter queue', extra, `${seen.deadLetters.length + seen.eventDeadLetters} found`),
+  );
 
   // 6. Nothing left waiting.
   const waiting: string[] = [];
   for (const [orderId, view] of seen.orders) {
     if (view?.parked?.length) waiting.push(`${orderId}: parked ${view.parked.map((p) => p.sequence).join(',')}`);
-    if (view?.rejected?.length) waiting.push(`${orderId}: rejected ${view.rejected.map((r) => `${r.sequence} ${r.reason}`).join(',')}`);
+    if (view?.rejected?.length)
+      waiting.push(`${orderId}: rejected ${view.rejected.map((r) => `${r.sequence} ${r.reason}`).join(',')}`);
   }
   // A rejected document outlives its record only if the batch that applied its sequence left it behind.
-  for (const row of seen.rows) if (row.docType === 'parked' || row.docType === 'rejected' || row.docType === 'inbox') waiting.push(`${row.orderId}: ${row.id} still stored (${row.docType})`);
-  results.push(result('no parked entry left behind', waiting, 'views, parked and rejected documents, parked inbox records'));
-  results.push(result('queues drained', seen.backlog > 0 ? [`${seen.backlog}+ messages still on ledger/orders`] : [], 'ledger, orders'));
+  for (const row of seen.rows)
+    if (row.docType === 'parked' || row.docType === 'rejected' || row.docType === 'inbox')
+      waiting.push(`${row.orderId}: ${row.id} still stored (${row.docType})`);
+  results.push(
+    result('no parked entry left behind', waiting, 'views, parked and rejected documents, parked inbox records'),
+  );
+  results.push(
+    result(
+      'queues drained',
+      seen.backlog > 0 ? [`${seen.backlog}+ messages still on ledger/orders`] : [],
+      'ledger, orders',
+    ),
+  );
   return results;
 }
 
@@ -193,7 +269,10 @@ export function checkInvariants(
  * sequence, two where a reused key's other body may have been applied at that sequence instead — and after it, since
  * events carry changes and a consumer's fold carries that body on.
  */
-export function oraclePrefixes(entries: readonly Entry[], reusedKeys: readonly Entry[] = []): Map<string, BusinessState[]> {
+export function oraclePrefixes(
+  entries: readonly Entry[],
+  reusedKeys: readonly Entry[] = [],
+): Map<string, BusinessState[]> {
   const out = new Map<string, BusinessState[]>();
   const add = (key: string, state: BusinessState | undefined): void => {
     if (state) out.set(key, [...(out.get(key) ?? []), state]);
@@ -203,13 +282,17 @@ export function oraclePrefixes(entries: readonly Entry[], reusedKeys: readonly E
     for (let s = 1; s <= sorted.length; s++) add(`${orderId}#${s}`, expectedOrders(sorted.slice(0, s))[0]);
     for (const other of reusedKeys.filter((e) => e.orderId === orderId)) {
       const swapped = sorted.map((e) => (e.sequence === other.sequence ? other : e));
-      for (let s = other.sequence; s <= swapped.length; s++) add(`${orderId}#${s}`, expectedOrders(swapped.slice(0, s))[0]);
+      for (let s = other.sequence; s <= swapped.length; s++)
+        add(`${orderId}#${s}`, expectedOrders(swapped.slice(0, s))[0]);
     }
   }
   return out;
 }
 
-function checkEvents(events: readonly SeenEvent[], prefixes: ReadonlyMap<string, BusinessState[]>): { orderProblems: string[]; repeats: string[] } {
+function checkEvents(
+  events: readonly SeenEvent[],
+  prefixes: ReadonlyMap<string, BusinessState[]>,
+): { orderProblems: string[]; repeats: string[] } {
   const orderProblems: string[] = [];
   const repeats: string[] = [];
   const ids = new Set<string>();
@@ -222,10 +305,12 @@ function checkEvents(events: readonly SeenEvent[], prefixes: ReadonlyMap<string,
       continue;
     }
     ids.add(event.key);
-    if (event.messageId !== event.expectedMessageId) orderProblems.push(`${event.key}: messageId ${event.messageId}, expected ${event.expectedMessageId}`);
+    if (event.messageId !== event.expectedMessageId)
+      orderProblems.push(`${event.key}: messageId ${event.messageId}, expected ${event.expectedMessageId}`);
     const orderId = event.sessionId ?? '(no session)';
     const want = (next.get(orderId) ?? 0) + 1;
-    if (event.sequence !== want) orderProblems.push(`${orderId}: event for sequence ${String(event.sequence)} where ${want} was due`);
+    if (event.sequence !== want)
+      orderProblems.push(`${orderId}: event for sequence ${String(event.sequence)} where ${want} was due`);
     next.set(orderId, Math.max(want, event.sequence ?? 0));
     let state: BusinessState | undefined;
     try {
@@ -235,9 +320,12 @@ function checkEvents(events: readonly SeenEvent[], prefixes: ReadonlyMap<string,
     }
     if (state) folded.set(orderId, state);
     const expected = prefixes.get(`${orderId}#${String(event.sequence)}`);
-    if (!expected) orderProblems.push(`${orderId}: event for sequence ${String(event.sequence)} the oracle does not have`);
+    if (!expected)
+      orderProblems.push(`${orderId}: event for sequence ${String(event.sequence)} the oracle does not have`);
     else if (!expected.some((oracle) => sameState(oracle, state))) {
-      orderProblems.push(`${orderId}#${String(event.sequence)}: folded state ${JSON.stringify(state)} ≠ oracle ${JSON.stringify(expected[0])}`);
+      orderProblems.push(
+        `${orderId}#${String(event.sequence)}: folded state ${JSON.stringify(state)} ≠ oracle ${JSON.stringify(expected[0])}`,
+      );
     }
   }
   const lastByOrder = new Map<string, number>();
@@ -261,7 +349,8 @@ export function webhookOrderProblems(posts: readonly WebhookPostSeen[]): string[
     if (post.status < 200 || post.status > 299 || accepted.has(post.key) || post.orderId === undefined) continue;
     accepted.add(post.key);
     const want = (next.get(post.orderId) ?? 0) + 1;
-    if (post.sequence !== want) problems.push(`${post.orderId}: webhook accepted sequence ${String(post.sequence)} where ${want} was due`);
+    if (post.sequence !== want)
+      problems.push(`${post.orderId}: webhook accepted sequence ${String(post.sequence)} where ${want} was due`);
     next.set(post.orderId, Math.max(want, post.sequence ?? 0));
   }
   return problems;
@@ -270,12 +359,25 @@ export function webhookOrderProblems(posts: readonly WebhookPostSeen[]): string[
 function sameState(expected: BusinessState, found: BusinessState | undefined): boolean {
   if (!found) return false;
   const pick = (s: BusinessState) =>
-    JSON.stringify([s.orderId, s.status, s.customerId, s.currency, s.lastSequence, s.total, s.transactions.map((t) => [t.transactionId, t.amount])]);
+    JSON.stringify([
+      s.orderId,
+      s.status,
+      s.customerId,
+      s.currency,
+      s.lastSequence,
+      s.total,
+      s.transactions.map((t) => [t.transactionId, t.amount]),
+    ]);
   return pick(expected) === pick(found);
 }
 
 function result(name: string, problems: readonly string[], summary: string): InvariantResult {
-  return { name, ok: problems.length === 0, summary: problems.length ? `${summary}; ${problems.length} violation(s)` : summary, violations: problems.slice(0, MAX_EXAMPLES) };
+  return {
+    name,
+    ok: problems.length === 0,
+    summary: problems.length ? `${summary}; ${problems.length} violation(s)` : summary,
+    violations: problems.slice(0, MAX_EXAMPLES),
+  };
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

@@ -27,7 +27,13 @@ export function eventIdentity(orderId: string, entryId: string): string {
 }
 
 /** What an order event's body (a structured CloudEvent) says. */
-export function readEventBody(body: unknown): { key: string; expectedMessageId: string; orderId: string | undefined; sequence: number | undefined; data: OrderEventData | undefined } {
+export function readEventBody(body: unknown): {
+  key: string;
+  expectedMessageId: string;
+  orderId: string | undefined;
+  sequence: number | undefined;
+  data: OrderEventData | undefined;
+} {
   const value = parseBody(body);
   const cloudEvent = value?.specversion === '1.0' && typeof value.data === 'object' && value.data !== null;
   const data = cloudEvent ? (value.data as Record<string, unknown>) : undefined;
@@ -68,19 +74,29 @@ export interface Observation {
 }
 
 /** Reads orders over HTTP (`concurrency` at a time) into `into`; `ids` only. */
-export async function readOrders(baseUrl: string, ids: readonly string[], into: Map<string, OrderView | undefined>, concurrency = 8): Promise<void> {
+export async function readOrders(
+  baseUrl: string,
+  ids: readonly string[],
+  into: Map<string, OrderView | undefined>,
+  concurrency = 8,
+): Promise<void> {
   await readOrdersVia(new FunctionApi({ httpBaseUrl: baseUrl, functionKey: undefined }), ids, into, concurrency);
 }
 
 /** Dead letters of `orders` and `ledger`, plus the number on `order-events`. */
-export async function readDeadLetters(client: ServiceBusClient): Promise<{ deadLetters: FoundDeadLetter[]; eventDeadLetters: number }> {
+export async function readDeadLetters(
+  client: ServiceBusClient,
+): Promise<{ deadLetters: FoundDeadLetter[]; eventDeadLetters: number }> {
   const [orders, ledger, events] = await Promise.all([
     peekAll(client, 'orders', 'deadLetter'),
     peekAll(client, 'ledger', 'deadLetter'),
     peekAll(client, 'order-events', 'deadLetter'),
   ]);
   return {
-    deadLetters: [...orders.map((m) => foundDeadLetter('orders', m)), ...ledger.map((m) => foundDeadLetter('ledger', m))],
+    deadLetters: [
+      ...orders.map((m) => foundDeadLetter('orders', m)),
+      ...ledger.map((m) => foundDeadLetter('ledger', m)),
+    ],
     eventDeadLetters: events.length,
   };
 }
@@ -96,7 +112,9 @@ export async function readEvents(client: ServiceBusClient, limit: number): Promi
 
 /** Active messages left on `ledger` and `orders` (only zero matters). */
 export async function readBacklog(client: ServiceBusClient): Promise<number> {
-  const counts = await Promise.all(['ledger', 'orders'].map(async (queue) => (await peekAll(client, queue, undefined, 5)).length));
+  const counts = await Promise.all(
+    ['ledger', 'orders'].map(async (queue) => (await peekAll(client, queue, undefined, 5)).length),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 

@@ -1,7 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container } from '@azure/cosmos';
-import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX, readLeases, type ChangeFeedLease } from '../../src/adapters/changeFeedLease.js';
+import {
+  LEASE_CONTAINER,
+  OUTBOX_RELAY_LEASE_PREFIX,
+  readLeases,
+  type ChangeFeedLease,
+} from '../../src/adapters/changeFeedLease.js';
 
 /** Owner a lost lease is given: no host has that name, and its timestamp says it expired long ago. */
 export const GHOST_OWNER = 'chaos-lost-lease';

@@ -25,7 +25,13 @@ export interface ChaosReport {
   seed: number;
   run: string;
   wallMs: number;
-  workload: { entries: number; orders: number; sends: Record<string, number>; expectedDeadLetters: number; generatorCounts: Record<string, number> };
+  workload: {
+    entries: number;
+    orders: number;
+    sends: Record<string, number>;
+    expectedDeadLetters: number;
+    generatorCounts: Record<string, number>;
+  };
   /** Faults injected, by kind (planned external ones as executed, host-side ones as reported by the hosts). */
   faults: Record<string, number>;
   /** What the system showed while recovering. */
@@ -36,7 +42,10 @@ export interface ChaosReport {
 }
 
 /** Runs the whole fault-injection scenario and checks the invariants; never throws for a violation. */
-export async function runChaos(options: ChaosOptions, log: (line: string) => void = () => undefined): Promise<ChaosReport> {
+export async function runChaos(
+  options: ChaosOptions,
+  log: (line: string) => void = () => undefined,
+): Promise<ChaosReport> {
   const startedAt = Date.now();
   const runDir = await mkdtemp(join(tmpdir(), 'ledger-convoy-chaos-'));
   const cleanups: (() => Promise<void>)[] = [];
@@ -46,12 +55,21 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     const cosmos: CosmosEmulator = await startCosmos({ port: 0 });
     cleanups.unshift(() => cosmos.close());
     await ensureCosmosResources(cosmos.connectionString);
-    const bus: ServiceBusProcess = await startServiceBusProcess({ configFile, dataDir: join(runDir, 'servicebus-data'), logDir: runDir });
+    const bus: ServiceBusProcess = await startServiceBusProcess({
+      configFile,
+      dataDir: join(runDir, 'servicebus-data'),
+      logDir: runDir,
+    });
     cleanups.unshift(() => bus.stop());
     const webhook: WebhookTarget = await startWebhookTarget();
     cleanups.unshift(() => webhook.close());
     const windowFile = join(runDir, 'fault-window');
-    const env = hostEnv(options, { serviceBus: bus.connectionString, cosmos: cosmos.connectionString, webhookUrl: webhook.url }, windowFile, runDir);
+    const env = hostEnv(
+      options,
+      { serviceBus: bus.connectionString, cosmos: cosmos.connectionString, webhookUrl: webhook.url },
+      windowFile,
+      runDir,
+    );
     const pool: HostPool = await startHostPool({ hosts: options.hosts, seed: options.seed, logDir: runDir, env });
     cleanups.unshift(() => pool.stop());
     log(`stack up in ${Date.now() - startedAt} ms (run dir ${runDir})`);
@@ -59,7 +77,9 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     const workload = buildWorkload(options);
     const expectation = expectationOf(workload.run);
     const plan = planFaults(options);
-    const client = new ServiceBusClient(bus.connectionString, { retryOptions: { maxRetries: 3, retryDelayInMs: 300, timeoutInMs: 10_000 } });
+    const client = new ServiceBusClient(bus.connectionString, {
+      retryOptions: { maxRetries: 3, retryDelayInMs: 300, timeoutInMs: 10_000 },
+    });
     cleanups.unshift(() => client.close());
 
     const container = new CosmosClient(cosmos.connectionString).database('convoy').container('orders');
@@ -68,11 +88,22 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     const windowStart = Date.now();
     await writeFile(windowFile, String(windowStart + options.durationMs));
     const executed: Record<string, number> = {};
-    const targets: PlanTargets = { pool, bus, cosmos, webhook, container, runDir, orderIds: workload.run.orderIds, onNoLease: () => observed.leasesNotYetCreated++ };
+    const targets: PlanTargets = {
+      pool,
+      bus,
+      cosmos,
+      webhook,
+      container,
+      runDir,
+      orderIds: workload.run.orderIds,
+      onNoLease: () => observed.leasesNotYetCreated++,
+    };
     const faults = runPlan(plan, windowStart, targets, (fault) => {
       const key = fault.kind === 'cosmos' ? fault.label : fault.kind;
       executed[key] = (executed[key] ?? 0) + 1;
-      log(`+${Math.round((Date.now() - windowStart) / 1000)}s fault ${key}${fault.kind === 'hostKill' ? ` host${fault.host + 1}` : ''}`);
+      log(
+        `+${Math.round((Date.now() - windowStart) / 1000)}s fault ${key}${fault.kind === 'hostKill' ? ` host${fault.host + 1}` : ''}`,
+      );
     });
     await produce(client, workload.sends, options.durationMs * 0.6, () => observed.sendRetries++);
     log(`+${Math.round((Date.now() - windowStart) / 1000)}s all ${workload.sends.length} messages sent`);
@@ -90,7 +121,15 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     await pool.allUp();
     log(`+${Math.round((Date.now() - windowStart) / 1000)}s fault window over; settling`);
 
-    const settled = await settle({ expectation, client, container, pool, timeoutMs: options.settleTimeoutMs, relayLeft: () => relayLeft(holds, container, webhook), log });
+    const settled = await settle({
+      expectation,
+      client,
+      container,
+      pool,
+      timeoutMs: options.settleTimeoutMs,
+      relayLeft: () => relayLeft(holds, container, webhook),
+      log,
+    });
     const invariants = checkInvariants(expectation, workload.run.entries, workload.reusedKeys, settled.observation, {
       webhookPosts: webhook.posts,
       // The orders the webhook actually refused (a subset of the plan's): a hold of any other order is a violation.
@@ -164,9 +203,16 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
  * `undefined` past `until`. (A hold created later — a POST that timed out on a loaded machine — is not the outage's;
  * "no hold left" checks that it is gone too.)
  */
-async function drainedAt(holds: CosmosOutboxHoldStore, held: ReadonlySet<string>, until: number): Promise<number | undefined> {
+async function drainedAt(
+  holds: CosmosOutboxHoldStore,
+  held: ReadonlySet<string>,
+  until: number,
+): Promise<number | undefined> {
   while (Date.now() < until) {
-    const left = await holds.list().then((all) => all.filter((h) => held.has(h.doc.orderId)).length, () => -1);
+    const left = await holds.list().then(
+      (all) => all.filter((h) => held.has(h.doc.orderId)).length,
+      () => -1,
+    );
     if (left === 0) return Date.now();
     await new Promise((resolve) => setTimeout(resolve, 5_000));
   }
@@ -174,11 +220,20 @@ async function drainedAt(holds: CosmosOutboxHoldStore, held: ReadonlySet<string>
 }
 
 /** What is left for the webhook: holds, and outbox records it has not accepted. */
-async function relayLeft(holds: CosmosOutboxHoldStore, container: Container, webhook: WebhookTarget): Promise<{ holds: number; unaccepted: number }> {
+async function relayLeft(
+  holds: CosmosOutboxHoldStore,
+  container: Container,
+  webhook: WebhookTarget,
+): Promise<{ holds: number; unaccepted: number }> {
   const query = "SELECT c.orderId, c.entryId FROM c WHERE c.docType = 'outbox'";
-  const { resources: records } = await container.items.query<{ orderId: string; entryId: string }>(query, { maxItemCount: 5_000 }).fetchAll();
+  const { resources: records } = await container.items
+    .query<{ orderId: string; entryId: string }>(query, { maxItemCount: 5_000 })
+    .fetchAll();
   const accepted = new Set(webhook.posts.filter((p) => p.status >= 200 && p.status < 300).map((p) => p.key));
-  return { holds: await holds.count(), unaccepted: records.filter((r) => !accepted.has(eventIdentity(r.orderId, r.entryId))).length };
+  return {
+    holds: await holds.count(),
+    unaccepted: records.filter((r) => !accepted.has(eventIdentity(r.orderId, r.entryId))).length,
+  };
 }
 
 /** Most hold-timer ticks after the webhook recovered that the holds may take to drain (docs/operations.md, "Outbox holds"). */
@@ -188,10 +243,27 @@ export const MAX_DRAIN_TICKS = 2;
  * How many ticks of the hold timer (every minute, on every host at once) started after the webhook recovered and
  * before the holds were all gone: every hold must drain through the timer within {@link MAX_DRAIN_TICKS} of them.
  */
-function holdDrain(recoveredAt: number, atRecovery: number, drainedAtMs: number | undefined, ticks: readonly { startedAt: number }[]) {
-  const minutes = (from: number, to: number) => new Set(ticks.filter((t) => t.startedAt > from && t.startedAt <= to).map((t) => Math.floor(t.startedAt / 60_000))).size;
-  const count = drainedAtMs === undefined ? Number.POSITIVE_INFINITY : drainedAtMs <= recoveredAt ? 0 : minutes(recoveredAt, drainedAtMs);
-  const problems = drainedAtMs === undefined ? ['holds were left when settling ended'] : count > MAX_DRAIN_TICKS ? [`the holds took ${count} ticks of the hold timer to drain`] : [];
+function holdDrain(
+  recoveredAt: number,
+  atRecovery: number,
+  drainedAtMs: number | undefined,
+  ticks: readonly { startedAt: number }[],
+) {
+  const minutes = (from: number, to: number) =>
+    new Set(ticks.filter((t) => t.startedAt > from && t.startedAt <= to).map((t) => Math.floor(t.startedAt / 60_000)))
+      .size;
+  const count =
+    drainedAtMs === undefined
+      ? Number.POSITIVE_INFINITY
+      : drainedAtMs <= recoveredAt
+        ? 0
+        : minutes(recoveredAt, drainedAtMs);
+  const problems =
+    drainedAtMs === undefined
+      ? ['holds were left when settling ended']
+      : count > MAX_DRAIN_TICKS
+        ? [`the holds took ${count} ticks of the hold timer to drain`]
+        : [];
   const afterMs = drainedAtMs === undefined ? -1 : Math.max(0, drainedAtMs - recoveredAt);
   return {
     holdsAtRecovery: atRecovery,
@@ -221,7 +293,12 @@ interface PlanTargets {
 }
 
 /** Executes the external faults at their planned offsets; resolves once the last one is done. */
-async function runPlan(plan: readonly PlannedFault[], windowStart: number, targets: PlanTargets, onFault: (fault: PlannedFault) => void): Promise<void> {
+async function runPlan(
+  plan: readonly PlannedFault[],
+  windowStart: number,
+  targets: PlanTargets,
+  onFault: (fault: PlannedFault) => void,
+): Promise<void> {
   const pending: Promise<void>[] = [];
   for (const [index, fault] of plan.entries()) {
     const wait = windowStart + fault.atMs - Date.now();
@@ -230,7 +307,12 @@ async function runPlan(plan: readonly PlannedFault[], windowStart: number, targe
     if (fault.kind === 'hostKill') pending.push(targets.pool.kill(fault.host, fault.downMs));
     else if (fault.kind === 'serviceBusRestart') await targets.bus.crashAndRestart(fault.downMs);
     else if (fault.kind === 'relayCrash') await orderRelayCrash(targets.runDir, index);
-    else if (fault.kind === 'webhookOutage') targets.webhook.fail(fault.orderIndexes.map((i) => targets.orderIds[i] as string), fault.downMs, (id) => targets.pool.heldOrders.has(id));
+    else if (fault.kind === 'webhookOutage')
+      targets.webhook.fail(
+        fault.orderIndexes.map((i) => targets.orderIds[i] as string),
+        fault.downMs,
+        (id) => targets.pool.heldOrders.has(id),
+      );
     else if (fault.kind === 'leaseLost') pending.push(loseLeaseOnce(targets, fault.lease));
     else targets.cosmos.faults.add(fault.rule);
   }
@@ -259,7 +341,8 @@ async function writeEntityFile(runDir: string, lockDurationS: number): Promise<s
     UserConfig: { Namespaces: { Queues: { Name: string; Properties: Record<string, unknown> }[] }[] };
   };
   for (const namespace of config.UserConfig.Namespaces) {
-    for (const queue of namespace.Queues) if (queue.Name === 'orders') queue.Properties.LockDuration = `PT${lockDurationS}S`;
+    for (const queue of namespace.Queues)
+      if (queue.Name === 'orders') queue.Properties.LockDuration = `PT${lockDurationS}S`;
   }
   const file = join(runDir, 'servicebus.config.json');
   await writeFile(file, JSON.stringify(config, null, 2));
@@ -267,7 +350,12 @@ async function writeEntityFile(runDir: string, lockDurationS: number): Promise<s
 }
 
 /** Settings of every host: the emulators, the core's settings matching the chaos entity file, the fault knobs. */
-function hostEnv(options: ChaosOptions, connections: { serviceBus: string; cosmos: string; webhookUrl: string }, windowFile: string, runDir: string): Record<string, string | undefined> {
+function hostEnv(
+  options: ChaosOptions,
+  connections: { serviceBus: string; cosmos: string; webhookUrl: string },
+  windowFile: string,
+  runDir: string,
+): Record<string, string | undefined> {
   const { serviceBus, cosmos, webhookUrl } = connections;
   return {
     PATH: process.env.PATH,

@@ -25,9 +25,24 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `emulators/servicebus/main.ts` with durable data in `dataDir` and the entity file `configFile`. */
-export async function startServiceBusProcess(options: { configFile: string; dataDir: string; logDir: string }): Promise<ServiceBusProcess> {
+export async function startServiceBusProcess(options: {
+  configFile: string;
+  dataDir: string;
+  logDir: string;
+}): Promise<ServiceBusProcess> {
   const port = await freePort();
-  const args = ['--port', String(port), '--admin-port', '0', '--admin-https-port', '0', '--config', options.configFile, '--data-dir', options.dataDir];
+  const args = [
+    '--port',
+    String(port),
+    '--admin-port',
+    '0',
+    '--admin-https-port',
+    '0',
+    '--config',
+    options.configFile,
+    '--data-dir',
+    options.dataDir,
+  ];
   let runs = 0;
   const launch = () => launchServiceBusEmulator(args, join(options.logDir, `servicebus-${++runs}.log`));
   let current = await launch();

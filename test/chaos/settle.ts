@@ -48,7 +48,11 @@ export async function settle(options: SettleOptions): Promise<{ observation: Obs
     });
     const baseUrl = await pool.liveBaseUrl();
     const ok = await attempt(async () => {
-      await readOrders(baseUrl, pending.map((o) => o.orderId), orders);
+      await readOrders(
+        baseUrl,
+        pending.map((o) => o.orderId),
+        orders,
+      );
       const { deadLetters } = await readDeadLetters(client);
       const backlog = await readBacklog(client);
       const comparison = compareWithExpectation(expectation, orders, deadLetters);
@@ -57,15 +61,26 @@ export async function settle(options: SettleOptions): Promise<{ observation: Obs
       const events = comparison.ok && backlog === 0 ? await readEvents(client, expectedEvents * 2 + 100) : [];
       const distinctEvents = new Set(events.map((e) => e.key)).size;
       const now = Date.now();
-      const snapshot = JSON.stringify([comparison.orders.matched, comparison.deadLetters.byReason, distinctEvents, backlog, left]);
+      const snapshot = JSON.stringify([
+        comparison.orders.matched,
+        comparison.deadLetters.byReason,
+        distinctEvents,
+        backlog,
+        left,
+      ]);
       if (snapshot !== lastSnapshot) {
         lastSnapshot = snapshot;
         lastChange = now;
       }
       if (now - lastLog > 10_000) {
         lastLog = now;
-        const relay = left === undefined ? '' : `, ${left.holds} hold(s), ${left.unaccepted} record(s) not yet accepted by the webhook`;
-        options.log?.(`settling: ${comparison.orders.matched}/${expectation.orders.length} orders, ${distinctEvents}/${expectedEvents} events, backlog ${backlog}${relay}`);
+        const relay =
+          left === undefined
+            ? ''
+            : `, ${left.holds} hold(s), ${left.unaccepted} record(s) not yet accepted by the webhook`;
+        options.log?.(
+          `settling: ${comparison.orders.matched}/${expectation.orders.length} orders, ${distinctEvents}/${expectedEvents} events, backlog ${backlog}${relay}`,
+        );
       }
       const relayDone = left === undefined || (left.holds === 0 && left.unaccepted === 0);
       if (comparison.ok && distinctEvents >= expectedEvents && backlog === 0 && relayDone) return true;
@@ -79,7 +94,11 @@ export async function settle(options: SettleOptions): Promise<{ observation: Obs
   const baseUrl = await pool.liveBaseUrl();
   const observation = await retrying(async () => {
     const finalOrders = new Map<string, OrderView | undefined>();
-    await readOrders(baseUrl, expectation.orders.map((o) => o.orderId), finalOrders);
+    await readOrders(
+      baseUrl,
+      expectation.orders.map((o) => o.orderId),
+      finalOrders,
+    );
     const { deadLetters, eventDeadLetters } = await readDeadLetters(client);
     return {
       orders: finalOrders,

@@ -57,7 +57,14 @@ export async function startWebhookTarget(): Promise<WebhookTarget> {
       const down = outage !== undefined && !isOver(outage);
       if (down && orderId !== undefined) failedOrders.add(orderId);
       const status = down ? 503 : 200;
-      posts.push({ idempotencyKey: String(request.headers['idempotency-key'] ?? ''), key, orderId, sequence, status, at: Date.now() });
+      posts.push({
+        idempotencyKey: String(request.headers['idempotency-key'] ?? ''),
+        key,
+        orderId,
+        sequence,
+        status,
+        at: Date.now(),
+      });
       response.writeHead(status, { 'content-type': 'text/plain' }).end(down ? 'outage' : 'ok');
     });
   });
@@ -73,7 +80,7 @@ export async function startWebhookTarget(): Promise<WebhookTarget> {
     },
     async outagesOver(guardMs) {
       const over = () => [...outages.values()].every(isOver);
-      for (const deadline = Date.now() + guardMs; !over(); ) {
+      for (const deadline = Date.now() + guardMs; !over();) {
         if (Date.now() >= deadline) return false;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }

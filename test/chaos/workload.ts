@@ -65,15 +65,25 @@ export function buildWorkload(options: ChaosOptions): Workload {
   // Ledgers sent again under another message id (a producer that regenerates ids on retry): the broker's duplicate
   // detection on `ledger` cannot drop them, so the splitter fans them out again.
   const ledgers = sends.filter((s) => s.kind === 'ledger');
-  for (const [i, original] of rng.sample(ledgers, Math.max(1, Math.round(options.duplicateRatio * ledgers.length))).entries()) {
-    const copy: ChaosSend = { ...original, kind: 'ledgerUnderNewId', message: { ...original.message, messageId: `${String(original.message.messageId)}.again${i}` } };
+  for (const [i, original] of rng
+    .sample(ledgers, Math.max(1, Math.round(options.duplicateRatio * ledgers.length)))
+    .entries()) {
+    const copy: ChaosSend = {
+      ...original,
+      kind: 'ledgerUnderNewId',
+      message: { ...original.message, messageId: `${String(original.message.messageId)}.again${i}` },
+    };
     sends.splice(rng.int(sends.indexOf(original) + 1, sends.length), 0, copy);
   }
   const reused = new Set(run.deadLetters.map((d) => d.id));
   const candidates = run.entries.filter((e) => !reused.has(e.entryId));
   const copies = rng.sample(candidates, Math.round(options.directDuplicateRatio * run.entries.length));
   copies.forEach((entry, i) => {
-    const send: ChaosSend = { queue: 'orders', kind: 'directDuplicate', message: directCopy(entry, i % 2 === 0 ? undefined : `${entry.entryId}.copy${i}`, run.run) };
+    const send: ChaosSend = {
+      queue: 'orders',
+      kind: 'directDuplicate',
+      message: directCopy(entry, i % 2 === 0 ? undefined : `${entry.entryId}.copy${i}`, run.run),
+    };
     sends.splice(rng.int(0, sends.length), 0, send);
   });
 
@@ -90,7 +100,8 @@ function reusedKeysOf(run: GeneratedRun): Entry[] {
     if (send.kind !== 'ledger') continue;
     for (const entry of send.ledger.entries) {
       const hash = valid.get(entry.entryId);
-      if (hash !== undefined && hash !== requestHash(entry)) others.set(`${entry.entryId}:${requestHash(entry)}`, entry);
+      if (hash !== undefined && hash !== requestHash(entry))
+        others.set(`${entry.entryId}:${requestHash(entry)}`, entry);
     }
   }
   return [...others.values()];

@@ -95,7 +95,10 @@ describe('bad-input corpus: ledger messages on the ledger queue', () => {
     if ('fannedOut' in testCase.expect) {
       expect(handled.settled).toEqual([{ action: 'complete', messageId: ledgerId }]);
       expect(fanned.map((m) => [m.messageId, m.correlationId])).toEqual(
-        Array.from({ length: testCase.expect.fannedOut }, (_, i) => [expect.stringMatching(new RegExp(`^${orderId}-${i + 1}:[0-9a-f]{16}$`)), ledgerId]),
+        Array.from({ length: testCase.expect.fannedOut }, (_, i) => [
+          expect.stringMatching(new RegExp(`^${orderId}-${i + 1}:[0-9a-f]{16}$`)),
+          ledgerId,
+        ]),
       );
       return;
     }
@@ -118,7 +121,10 @@ describe('bad-input corpus: ledger messages on the ledger queue', () => {
     // Act
     const sent = sender.sendMessages(toAmqp({ messageId: ledgerId, body: asObject(big) }));
     // Assess
-    const error: unknown = await sent.then(() => undefined, (e: unknown) => e);
+    const error: unknown = await sent.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await sender.close();
     expect(isServiceBusError(error) && error.code).toBe('MessageSizeExceeded');
     expect((error as Error).message).toMatch(/exceeds the limit \(262144 bytes\)/);
@@ -137,8 +143,14 @@ describe('bad-input corpus: an oversize ledger that reaches a queue with a large
   beforeAll(async () => {
     // As on the Premium tier: the ledger queue takes messages up to 1 MB, so the splitter's own limit must hold.
     const [namespace] = testServiceBusConfig.UserConfig.Namespaces;
-    const queues = namespace!.Queues.map((q) => (q.Name === 'ledger' ? { ...q, Properties: { ...q.Properties, MaxMessageSizeInKilobytes: 1024 } } : q));
-    premium = await startServiceBus({ port: 0, adminPort: 0, config: { UserConfig: { ...testServiceBusConfig.UserConfig, Namespaces: [{ ...namespace!, Queues: queues }] } } });
+    const queues = namespace!.Queues.map((q) =>
+      q.Name === 'ledger' ? { ...q, Properties: { ...q.Properties, MaxMessageSizeInKilobytes: 1024 } } : q,
+    );
+    premium = await startServiceBus({
+      port: 0,
+      adminPort: 0,
+      config: { UserConfig: { ...testServiceBusConfig.UserConfig, Namespaces: [{ ...namespace!, Queues: queues }] } },
+    });
     client = new ServiceBusClient(premium.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 10_000 } });
   });
 
@@ -148,8 +160,20 @@ describe('bad-input corpus: an oversize ledger that reaches a queue with a large
   });
 
   it.each([
-    ['a body over 262,144 bytes', (l: string, o: string) => asObject({ ledgerId: l, entries: [created(o)], pad: 'x'.repeat(262_144) })],
-    ['a ledger of 5,001 entries', (l: string, o: string) => asText(JSON.stringify({ ledgerId: l, entries: Array.from({ length: 5_001 }, (_, i) => added(o, i + 2, `t-${i}`, i)) }))],
+    [
+      'a body over 262,144 bytes',
+      (l: string, o: string) => asObject({ ledgerId: l, entries: [created(o)], pad: 'x'.repeat(262_144) }),
+    ],
+    [
+      'a ledger of 5,001 entries',
+      (l: string, o: string) =>
+        asText(
+          JSON.stringify({
+            ledgerId: l,
+            entries: Array.from({ length: 5_001 }, (_, i) => added(o, i + 2, `t-${i}`, i)),
+          }),
+        ),
+    ],
   ] as const)('dead-letters %s whole as SchemaValidationFailed and fans nothing out', async (_name, build) => {
     // Prepare
     const ledgerId = uid('L');
@@ -164,8 +188,14 @@ describe('bad-input corpus: an oversize ledger that reaches a queue with a large
       const [letter] = await receiveExactly(dlq, 1);
       // Assess
       expect(message!.deliveryCount).toBe(0);
-      expect(run.settled).toMatchObject([{ action: 'deadletter', messageId: ledgerId, reason: 'SchemaValidationFailed' }]);
-      expect(letter).toMatchObject({ messageId: ledgerId, deadLetterReason: 'SchemaValidationFailed', deliveryCount: 1 });
+      expect(run.settled).toMatchObject([
+        { action: 'deadletter', messageId: ledgerId, reason: 'SchemaValidationFailed' },
+      ]);
+      expect(letter).toMatchObject({
+        messageId: ledgerId,
+        deadLetterReason: 'SchemaValidationFailed',
+        deliveryCount: 1,
+      });
       expect(letter!.deadLetterErrorDescription).toMatch(/^The ledger is \d{6,} bytes; at most 262144 are accepted$/);
       await dlq.completeMessage(letter!);
       expect((await peekOrders(stack)).filter((m) => m.sessionId === orderId)).toEqual([]);

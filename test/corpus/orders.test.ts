@@ -49,11 +49,15 @@ describe('bad-input corpus: order entry messages on the orders queue', () => {
     // Each message handled once, on its first delivery, settled once: the bad ones dead-lettered with the reason.
     expect(run.first.map((h) => h.messageId)).toEqual(run.sent.map((m) => m.messageId));
     expect(run.first.map((h) => h.result?.outcome)).toEqual(
-      scenario.outcomes ?? [...scenario.before.map(() => 'applied'), ...scenario.bad.map(() => 'deadLettered'), ...scenario.behind.map(() => behindOutcome)],
+      scenario.outcomes ?? [
+        ...scenario.before.map(() => 'applied'),
+        ...scenario.bad.map(() => 'deadLettered'),
+        ...scenario.behind.map(() => behindOutcome),
+      ],
     );
-    expect(run.first.map((h) => [h.deliveryCount, h.settled.map((s) => (s.action === 'deadletter' ? s.reason : s.action))])).toEqual(
-      run.sent.map((m) => [0, [bad.has(m.messageId) ? testCase.reason : 'complete']]),
-    );
+    expect(
+      run.first.map((h) => [h.deliveryCount, h.settled.map((s) => (s.action === 'deadletter' ? s.reason : s.action))]),
+    ).toEqual(run.sent.map((m) => [0, [bad.has(m.messageId) ? testCase.reason : 'complete']]));
 
     // The dead letters: exact reason, a useful description, delivered once (no redelivery before it was settled).
     for (const letter of run.dead) {
@@ -66,16 +70,22 @@ describe('bad-input corpus: order entry messages on the orders queue', () => {
     }
 
     // Rule 10 while the dead letter is unresolved: entries behind a held sequence park; otherwise nothing waits.
-    const parkedBehind = testCase.holds ? scenario.behind.map((e) => ({ sequence: e.sequence, entryId: e.entryId })) : [];
+    const parkedBehind = testCase.holds
+      ? scenario.behind.map((e) => ({ sequence: e.sequence, entryId: e.entryId }))
+      : [];
     expect(run.viewBefore.status).toBe(200);
     expect(run.viewBefore.jsonBody).toMatchObject({ orderId: run.orderId, parked: parkedBehind, rejected: [] });
 
     // The operator's correction releases the parked entries, which apply in order.
     if (scenario.correction) {
-      expect(run.resubmitted).toMatchObject({ messageId: `${scenario.correction.entryId}.r1`, sessionId: run.orderId, applicationProperties: { resubmitCount: 1 } });
-      expect(run.second.map((h) => [h.deliveryCount, h.result?.outcome, h.result?.sequence, h.result?.drained])).toEqual([
-        [0, 'applied', scenario.correction.sequence, scenario.behind.length],
-      ]);
+      expect(run.resubmitted).toMatchObject({
+        messageId: `${scenario.correction.entryId}.r1`,
+        sessionId: run.orderId,
+        applicationProperties: { resubmitCount: 1 },
+      });
+      expect(
+        run.second.map((h) => [h.deliveryCount, h.result?.outcome, h.result?.sequence, h.result?.drained]),
+      ).toEqual([[0, 'applied', scenario.correction.sequence, scenario.behind.length]]);
     } else {
       expect(run.second).toEqual([]);
     }
@@ -99,9 +109,19 @@ describe('bad-input corpus: order entry messages on the orders queue', () => {
     const handled = await drainOrder(stack, o);
     const view = await getOrder(stack, o);
     // Assess
-    expect(handled.map((h) => (Buffer.isBuffer(h.body) ? 'bytes' : typeof h.body))).toEqual(['object', 'string', 'bytes', 'bytes']);
+    expect(handled.map((h) => (Buffer.isBuffer(h.body) ? 'bytes' : typeof h.body))).toEqual([
+      'object',
+      'string',
+      'bytes',
+      'bytes',
+    ]);
     expect(handled.map((h) => h.result?.outcome)).toEqual(['applied', 'applied', 'applied', 'duplicate']);
-    expect(handled.flatMap((h) => h.settled.map((s) => s.action))).toEqual(['complete', 'complete', 'complete', 'complete']);
+    expect(handled.flatMap((h) => h.settled.map((s) => s.action))).toEqual([
+      'complete',
+      'complete',
+      'complete',
+      'complete',
+    ]);
     expect(view.jsonBody).toMatchObject({ lastSequence: 3, total: 250, parked: [], rejected: [] });
   });
 
@@ -110,13 +130,24 @@ describe('bad-input corpus: order entry messages on the orders queue', () => {
     const o = uid('o');
     const ledgerId = `L-${o}`;
     const third = amended(o, 3, 't-9', 80);
-    const send = (entries: EntryBody[]) => sendRaw(stack.bus, 'orders', entries.map((e) => ({ messageId: e.entryId, sessionId: o, correlationId: ledgerId, body: asObject(e) })));
+    const send = (entries: EntryBody[]) =>
+      sendRaw(
+        stack.bus,
+        'orders',
+        entries.map((e) => ({ messageId: e.entryId, sessionId: o, correlationId: ledgerId, body: asObject(e) })),
+      );
     await send([created(o), third, added(o, 4, 't-2', 20), added(o, 2, 't-1', 100)]);
     // Act
     const first = await drainOrder(stack, o);
     const held = await getOrder(stack, o);
     await sendRaw(stack.bus, 'orders', [
-      { messageId: `${third.entryId}.r1`, sessionId: o, correlationId: ledgerId, applicationProperties: { resubmitCount: 1 }, body: asObject(amended(o, 3, 't-1', 80)) },
+      {
+        messageId: `${third.entryId}.r1`,
+        sessionId: o,
+        correlationId: ledgerId,
+        applicationProperties: { resubmitCount: 1 },
+        body: asObject(amended(o, 3, 't-1', 80)),
+      },
     ]);
     const second = await drainOrder(stack, o);
     const released = await getOrder(stack, o);
@@ -128,12 +159,19 @@ describe('bad-input corpus: order entry messages on the orders queue', () => {
       [0, 'applied', ['complete']],
     ]);
     expect(first[3]!.result).toMatchObject({ drained: 0, rejected: 1 });
-    expect(held.jsonBody).toMatchObject({ lastSequence: 2, parked: [{ sequence: 4, entryId: `${o}-4` }], rejected: [{ sequence: 3, entryId: third.entryId, reason: 'InvalidTransition' }] });
+    expect(held.jsonBody).toMatchObject({
+      lastSequence: 2,
+      parked: [{ sequence: 4, entryId: `${o}-4` }],
+      rejected: [{ sequence: 3, entryId: third.entryId, reason: 'InvalidTransition' }],
+    });
     expect(second.map((h) => [h.result?.outcome, h.result?.sequence, h.result?.drained])).toEqual([['applied', 3, 1]]);
     expect(released.jsonBody).toMatchObject({
       lastSequence: 4,
       total: 100,
-      transactions: [{ transactionId: 't-1', amount: 80 }, { transactionId: 't-2', amount: 20 }],
+      transactions: [
+        { transactionId: 't-1', amount: 80 },
+        { transactionId: 't-2', amount: 20 },
+      ],
       parked: [],
       rejected: [],
     });

@@ -36,22 +36,40 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
   let tuned: DeploymentSnapshot;
 
   beforeAll(() => {
-    defaults = snapshotMainBicep(compiler as BicepCompiler, mainBicep, { environmentName: 'ci', location: 'westeurope' });
-    tuned = snapshotMainBicep(compiler as BicepCompiler, mainBicep, { environmentName: 'ci', location: 'westeurope', orderEventsBacklogThreshold: 5000 });
+    defaults = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
+      environmentName: 'ci',
+      location: 'westeurope',
+    });
+    tuned = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
+      environmentName: 'ci',
+      location: 'westeurope',
+      orderEventsBacklogThreshold: 5000,
+    });
   }, 300_000);
 
   const rule = (snapshot: DeploymentSnapshot, suffix: string): PredictedResource => {
-    const found = [...ofType(snapshot, 'Microsoft.Insights/metricAlerts'), ...ofType(snapshot, 'Microsoft.Insights/scheduledQueryRules')].find((r) => r.name.endsWith(suffix));
+    const found = [
+      ...ofType(snapshot, 'Microsoft.Insights/metricAlerts'),
+      ...ofType(snapshot, 'Microsoft.Insights/scheduledQueryRules'),
+    ].find((r) => r.name.endsWith(suffix));
     if (!found) throw new Error(`no alert rule named *${suffix}`);
     return found;
   };
 
   it('alerts on any dead letter in ledger and orders, and on an order-events backlog above the threshold parameter', () => {
-    const metric = ofType(defaults, 'Microsoft.Insights/metricAlerts').map((m) => JSON.stringify(m.properties?.criteria));
+    const metric = ofType(defaults, 'Microsoft.Insights/metricAlerts').map((m) =>
+      JSON.stringify(m.properties?.criteria),
+    );
     expect(metric).toEqual([
-      expect.stringMatching(/"metricName":"DeadletteredMessages".*"values":\["ledger"\].*"operator":"GreaterThan","threshold":0,/),
-      expect.stringMatching(/"metricName":"DeadletteredMessages".*"values":\["orders"\].*"operator":"GreaterThan","threshold":0,/),
-      expect.stringMatching(/"metricName":"ActiveMessages".*"values":\["order-events"\].*"operator":"GreaterThan","threshold":100000,/),
+      expect.stringMatching(
+        /"metricName":"DeadletteredMessages".*"values":\["ledger"\].*"operator":"GreaterThan","threshold":0,/,
+      ),
+      expect.stringMatching(
+        /"metricName":"DeadletteredMessages".*"values":\["orders"\].*"operator":"GreaterThan","threshold":0,/,
+      ),
+      expect.stringMatching(
+        /"metricName":"ActiveMessages".*"values":\["order-events"\].*"operator":"GreaterThan","threshold":100000,/,
+      ),
     ]);
     expect(JSON.stringify(rule(tuned, 'backlog-order-events').properties?.criteria)).toContain('"threshold":5000,');
   });
@@ -61,7 +79,12 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
     const names = Object.values(AlertName);
     expect(names.length).toBeGreaterThan(0);
     const list = /let names = dynamic\(\[([^\]]*)\]\);/.exec(query)?.[1] ?? '';
-    expect(list.split(',').map((n) => n.trim().replace(/'/g, '')).sort()).toEqual([...names].sort());
+    expect(
+      list
+        .split(',')
+        .map((n) => n.trim().replace(/'/g, ''))
+        .sort(),
+    ).toEqual([...names].sort());
     // The counters are named exactly after the alerts (src/adapters/telemetry.ts) and are never sampled.
     expect(query).toMatch(/customMetrics \| where name in \(names\)/);
     expect(query).toMatch(/customEvents \| where name in \(names\)/);
@@ -77,7 +100,9 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
     expect(queryOf(gauge)).toContain(`where name == '${metric}'`);
     expect(gauge.properties).toMatchObject({
       autoMitigate: true,
-      criteria: { allOf: [{ metricMeasureColumn: 'value', timeAggregation: 'Maximum', operator: 'GreaterThan', threshold }] },
+      criteria: {
+        allOf: [{ metricMeasureColumn: 'value', timeAggregation: 'Maximum', operator: 'GreaterThan', threshold }],
+      },
     });
   });
 
@@ -85,8 +110,12 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
     const group = ofType(defaults, 'Microsoft.Insights/actionGroups');
     expect(group).toHaveLength(1);
     const groupName = String(group[0]?.name);
-    const rules = [...ofType(defaults, 'Microsoft.Insights/metricAlerts'), ...ofType(defaults, 'Microsoft.Insights/scheduledQueryRules')];
+    const rules = [
+      ...ofType(defaults, 'Microsoft.Insights/metricAlerts'),
+      ...ofType(defaults, 'Microsoft.Insights/scheduledQueryRules'),
+    ];
     expect(rules).toHaveLength(6);
-    for (const r of rules) expect(JSON.stringify(r.properties?.actions), r.name).toContain(`/actionGroups/${groupName}`);
+    for (const r of rules)
+      expect(JSON.stringify(r.properties?.actions), r.name).toContain(`/actionGroups/${groupName}`);
   });
 });

@@ -24,7 +24,9 @@ export function locateBicepCompiler(): BicepCompiler | undefined {
     throw error;
   }
   if (!compiler && process.env.CI) {
-    throw new Error('CI is set but no Bicep compiler was found (bicep, az bicep, or dotnet to restore Azure.Bicep.CommandLine): the infra suites must not skip in CI.');
+    throw new Error(
+      'CI is set but no Bicep compiler was found (bicep, az bicep, or dotnet to restore Azure.Bicep.CommandLine): the infra suites must not skip in CI.',
+    );
   }
   return compiler;
 }
@@ -97,18 +99,34 @@ export const SNAPSHOT_CONTEXT = Object.freeze({
  * Evaluates `main.bicep` with the given parameters through `bicep snapshot` (the compiler's own evaluator),
  * so tests can assert concrete values instead of ARM expression strings.
  */
-export function snapshotMainBicep(compiler: BicepCompiler, mainBicep: string, params: Record<string, string | number | boolean>): DeploymentSnapshot {
+export function snapshotMainBicep(
+  compiler: BicepCompiler,
+  mainBicep: string,
+  params: Record<string, string | number | boolean>,
+): DeploymentSnapshot {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-infra-'));
   // `using` accepts only relative paths.
   const lines = [`using '${relative(dir, mainBicep).split('\\').join('/')}'`];
-  for (const [name, value] of Object.entries(params)) lines.push(`param ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}`);
+  for (const [name, value] of Object.entries(params))
+    lines.push(`param ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}`);
   const paramFile = join(dir, 'test.bicepparam');
   writeFileSync(paramFile, `${lines.join('\n')}\n`);
   const ctx = SNAPSHOT_CONTEXT;
   try {
     const result = spawnSync(
       compiler.command,
-      ['snapshot', paramFile, '--mode', 'overwrite', '--subscription-id', ctx.subscriptionId, '--tenant-id', ctx.tenantId, '--location', ctx.location],
+      [
+        'snapshot',
+        paramFile,
+        '--mode',
+        'overwrite',
+        '--subscription-id',
+        ctx.subscriptionId,
+        '--tenant-id',
+        ctx.tenantId,
+        '--location',
+        ctx.location,
+      ],
       { encoding: 'utf8', timeout: 120_000 },
     );
     if (result.status !== 0) throw new Error(`bicep snapshot failed: ${result.stdout}${result.stderr}`);

@@ -7,7 +7,12 @@ const root = resolve(import.meta.dirname, '..', '..');
 const entityFile: unknown = JSON.parse(readFileSync(join(root, 'infra', 'servicebus.config.json'), 'utf8'));
 
 function config(properties: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return { UserConfig: { Namespaces: [{ Name: 'prod', Queues: [{ Name: 'q', Properties: properties }], Topics: [], ...extra }], Logging: { Type: 'File' } } };
+  return {
+    UserConfig: {
+      Namespaces: [{ Name: 'prod', Queues: [{ Name: 'q', Properties: properties }], Topics: [], ...extra }],
+      Logging: { Type: 'File' },
+    },
+  };
 }
 
 function queueProperties(input: unknown): Record<string, unknown> | undefined {
@@ -23,7 +28,8 @@ describe('durationToMs', () => {
   });
 
   it('rejects years, months, weeks and malformed strings', () => {
-    for (const bad of ['P1Y', 'P1M', 'P2W', 'P', 'PT', 'P1DT', '00:05:00', 'pt1m']) expect(() => durationToMs(bad), bad).toThrow(TypeError);
+    for (const bad of ['P1Y', 'P1M', 'P2W', 'P', 'PT', 'P1DT', '00:05:00', 'pt1m'])
+      expect(() => durationToMs(bad), bad).toThrow(TypeError);
   });
 });
 
@@ -32,18 +38,34 @@ describe('clampForDockerEmulator', () => {
     const clamped = clampForDockerEmulator(entityFile);
     const namespace = clamped.UserConfig.Namespaces[0];
     expect(namespace?.Name).toBe('sbemulatorns');
-    expect(namespace?.Queues?.map((q) => [q.Name, q.Properties?.RequiresSession, q.Properties?.RequiresDuplicateDetection])).toEqual([
+    expect(
+      namespace?.Queues?.map((q) => [q.Name, q.Properties?.RequiresSession, q.Properties?.RequiresDuplicateDetection]),
+    ).toEqual([
       ['ledger', false, true],
       ['orders', true, true],
       ['order-events', true, true],
     ]);
     for (const queue of namespace?.Queues ?? []) {
-      expect(queue.Properties).toMatchObject({ DuplicateDetectionHistoryTimeWindow: 'PT5M', DefaultMessageTimeToLive: 'PT1H', LockDuration: 'PT1M', MaxDeliveryCount: 10 });
+      expect(queue.Properties).toMatchObject({
+        DuplicateDetectionHistoryTimeWindow: 'PT5M',
+        DefaultMessageTimeToLive: 'PT1H',
+        LockDuration: 'PT1M',
+        MaxDeliveryCount: 10,
+      });
     }
   });
 
   it('lowers values above each limit to the limit', () => {
-    expect(queueProperties(config({ DuplicateDetectionHistoryTimeWindow: 'P7D', LockDuration: 'PT10M', DefaultMessageTimeToLive: 'P1D', MaxDeliveryCount: 2000 }))).toEqual({
+    expect(
+      queueProperties(
+        config({
+          DuplicateDetectionHistoryTimeWindow: 'P7D',
+          LockDuration: 'PT10M',
+          DefaultMessageTimeToLive: 'P1D',
+          MaxDeliveryCount: 2000,
+        }),
+      ),
+    ).toEqual({
       DuplicateDetectionHistoryTimeWindow: 'PT5M',
       LockDuration: 'PT5M',
       DefaultMessageTimeToLive: 'PT1H',
@@ -52,20 +74,42 @@ describe('clampForDockerEmulator', () => {
   });
 
   it('drops AutoDeleteOnIdle, which the Docker emulator does not have', () => {
-    expect(queueProperties(config({ AutoDeleteOnIdle: 'PT1H', RequiresSession: true }))).toEqual({ RequiresSession: true });
+    expect(queueProperties(config({ AutoDeleteOnIdle: 'PT1H', RequiresSession: true }))).toEqual({
+      RequiresSession: true,
+    });
   });
 
   it('raises a duplicate-detection window below PT5S to PT5S', () => {
-    expect(queueProperties(config({ DuplicateDetectionHistoryTimeWindow: 'PT1S' }))).toEqual({ DuplicateDetectionHistoryTimeWindow: 'PT5S' });
+    expect(queueProperties(config({ DuplicateDetectionHistoryTimeWindow: 'PT1S' }))).toEqual({
+      DuplicateDetectionHistoryTimeWindow: 'PT5S',
+    });
   });
 
   it('keeps values within the limits exactly as written, and every other property', () => {
-    const properties = { DuplicateDetectionHistoryTimeWindow: 'PT2M', LockDuration: 'PT30S', DefaultMessageTimeToLive: 'PT45M', MaxDeliveryCount: 3, RequiresSession: true, ForwardTo: 'x' };
+    const properties = {
+      DuplicateDetectionHistoryTimeWindow: 'PT2M',
+      LockDuration: 'PT30S',
+      DefaultMessageTimeToLive: 'PT45M',
+      MaxDeliveryCount: 3,
+      RequiresSession: true,
+      ForwardTo: 'x',
+    };
     expect(queueProperties(config(properties))).toEqual(properties);
   });
 
   it('clamps topic and subscription properties too', () => {
-    const input = config({}, { Topics: [{ Name: 't', Properties: { DefaultMessageTimeToLive: 'P1D' }, Subscriptions: [{ Name: 's', Properties: { LockDuration: 'PT6M', MaxDeliveryCount: 50 } }] }] });
+    const input = config(
+      {},
+      {
+        Topics: [
+          {
+            Name: 't',
+            Properties: { DefaultMessageTimeToLive: 'P1D' },
+            Subscriptions: [{ Name: 's', Properties: { LockDuration: 'PT6M', MaxDeliveryCount: 50 } }],
+          },
+        ],
+      },
+    );
     const topic = clampForDockerEmulator(input).UserConfig.Namespaces[0]?.Topics?.[0];
     expect(topic?.Properties).toEqual({ DefaultMessageTimeToLive: 'PT1H' });
     expect(topic?.Subscriptions?.[0]?.Properties).toEqual({ LockDuration: 'PT5M', MaxDeliveryCount: 10 });

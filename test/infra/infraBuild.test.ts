@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BicepRestoreError, bicepPackageRid, compileAndLint, findBicepCompiler, parseBicepDiagnostics } from '../../scripts/infraBuild.js';
+import {
+  BicepRestoreError,
+  bicepPackageRid,
+  compileAndLint,
+  findBicepCompiler,
+  parseBicepDiagnostics,
+} from '../../scripts/infraBuild.js';
 import type { BicepCompiler } from '../../scripts/infraBuild.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -27,9 +33,30 @@ describe('parseBicepDiagnostics', () => {
       'C:\\repo\\infra\\main.bicep(1,1) : Info use-recent-api-versions: Use a more recent API version.',
     ].join('\n');
     expect(parseBicepDiagnostics(output)).toEqual([
-      { file: '/repo/infra/main.bicep', line: 12, column: 7, level: 'Warning', code: 'no-unused-params', message: 'Parameter "x" is declared but never used. [https://aka.ms/bicep/linter/no-unused-params]' },
-      { file: '/repo/infra/app/a.bicep', line: 3, column: 1, level: 'Error', code: 'BCP018', message: 'Expected the "=" character at this location.' },
-      { file: 'C:\\repo\\infra\\main.bicep', line: 1, column: 1, level: 'Info', code: 'use-recent-api-versions', message: 'Use a more recent API version.' },
+      {
+        file: '/repo/infra/main.bicep',
+        line: 12,
+        column: 7,
+        level: 'Warning',
+        code: 'no-unused-params',
+        message: 'Parameter "x" is declared but never used. [https://aka.ms/bicep/linter/no-unused-params]',
+      },
+      {
+        file: '/repo/infra/app/a.bicep',
+        line: 3,
+        column: 1,
+        level: 'Error',
+        code: 'BCP018',
+        message: 'Expected the "=" character at this location.',
+      },
+      {
+        file: 'C:\\repo\\infra\\main.bicep',
+        line: 1,
+        column: 1,
+        level: 'Info',
+        code: 'use-recent-api-versions',
+        message: 'Use a more recent API version.',
+      },
     ]);
   });
 });
@@ -59,14 +86,18 @@ describe.skipIf(!compiler)('compileAndLint with a real compiler', () => {
     const input = join(dir, 'bad.bicep');
     writeFileSync(input, "param unused string\noutput ok string = 'x'\n");
     const result = compileAndLint(compiler as BicepCompiler, input, join(dir, 'bad.json'));
-    expect(result.diagnostics).toEqual([expect.objectContaining({ level: 'Warning', code: 'no-unused-params', line: 1 })]);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ level: 'Warning', code: 'no-unused-params', line: 1 }),
+    ]);
   });
 
   it('throws with the compiler output when the build fails', () => {
     const dir = tempDir();
     const input = join(dir, 'broken.bicep');
     writeFileSync(input, 'param\n');
-    expect(() => compileAndLint(compiler as BicepCompiler, input, join(dir, 'broken.json'))).toThrow(/bicep build failed[\s\S]*Error BCP/);
+    expect(() => compileAndLint(compiler as BicepCompiler, input, join(dir, 'broken.json'))).toThrow(
+      /bicep build failed[\s\S]*Error BCP/,
+    );
   });
 
   it('finds the cached compiler again without restoring', () => {

@@ -72,7 +72,10 @@ describe('workbook definition (infra/app/workbook.json)', () => {
 
     // Entries per minute: exactly the counters reportResult increments, one per outcome.
     const counted = countedOutcomes();
-    const listed = /where name in \(([^)]*)\)/.exec(query('entries-per-minute'))?.[1]?.split(',').map((n) => n.trim().replace(/'/g, ''));
+    const listed = /where name in \(([^)]*)\)/
+      .exec(query('entries-per-minute'))?.[1]
+      ?.split(',')
+      .map((n) => n.trim().replace(/'/g, ''));
     expect(listed?.sort()).toEqual([...new Set(counted.map((c) => c.name))].sort());
     expect(listed).toContain(CounterName.EntriesApplied);
     // Counters are exported as deltas, one row per export interval: per-minute figures are sums of valueSum.
@@ -81,7 +84,7 @@ describe('workbook definition (infra/app/workbook.json)', () => {
     );
   });
 
-  it('reads dead letters by reason from the attribute the processor sets, and the splitter\'s dead letters from its log line', () => {
+  it("reads dead letters by reason from the attribute the processor sets, and the splitter's dead letters from its log line", () => {
     const deadLettered = countedOutcomes().find((c) => c.name === CounterName.EntriesDeadLettered);
     expect(Object.keys(deadLettered?.attributes ?? {})).toEqual(['reason']);
     const q = query('dead-letters-by-reason');
@@ -101,23 +104,44 @@ describe('workbook definition (infra/app/workbook.json)', () => {
   });
 
   it('shows the orders backlog, dead letters per queue and throttling per queue from the Service Bus metrics', () => {
-    const metric = (name: string) => items.find((i) => i.name === name)?.content as { resourceIds: string[]; metrics: { metric: string; splitBy?: string[] }[]; filters?: unknown[] };
+    const metric = (name: string) =>
+      items.find((i) => i.name === name)?.content as {
+        resourceIds: string[];
+        metrics: { metric: string; splitBy?: string[] }[];
+        filters?: unknown[];
+      };
     expect(metric('orders-backlog')).toMatchObject({
       resourceIds: ['__SERVICE_BUS_ID__'],
       metrics: [{ metric: 'microsoft.servicebus/namespaces--ActiveMessages' }],
       filters: [{ key: 'EntityName', operator: 0, values: ['orders'] }],
     });
-    expect(metric('dead-letters-by-queue').metrics).toEqual([expect.objectContaining({ metric: 'microsoft.servicebus/namespaces--DeadletteredMessages', splitBy: ['EntityName'] })]);
-    expect(metric('servicebus-throttled').metrics).toEqual([expect.objectContaining({ metric: 'microsoft.servicebus/namespaces--ThrottledRequests', splitBy: ['EntityName'] })]);
+    expect(metric('dead-letters-by-queue').metrics).toEqual([
+      expect.objectContaining({
+        metric: 'microsoft.servicebus/namespaces--DeadletteredMessages',
+        splitBy: ['EntityName'],
+      }),
+    ]);
+    expect(metric('servicebus-throttled').metrics).toEqual([
+      expect.objectContaining({
+        metric: 'microsoft.servicebus/namespaces--ThrottledRequests',
+        splitBy: ['EntityName'],
+      }),
+    ]);
   });
 
   it('answers RUs, throttling, cost per operation and hot partitions from the Cosmos DB resource logs, and failures from the function invocations', () => {
-    expect(query('cosmos-ru')).toMatch(/CDBDataPlaneRequests[\s\S]*sum\(RequestCharge\)[\s\S]*countif\(StatusCode == 429\)/);
+    expect(query('cosmos-ru')).toMatch(
+      /CDBDataPlaneRequests[\s\S]*sum\(RequestCharge\)[\s\S]*countif\(StatusCode == 429\)/,
+    );
     expect(query('cosmos-cost')).toMatch(/CDBDataPlaneRequests[\s\S]*by CollectionName, OperationName/);
-    expect(query('cosmos-hot-partitions')).toMatch(/CDBPartitionKeyRUConsumption[\s\S]*by CollectionName, PartitionKey/);
+    expect(query('cosmos-hot-partitions')).toMatch(
+      /CDBPartitionKeyRUConsumption[\s\S]*by CollectionName, PartitionKey/,
+    );
     expect(query('function-failures')).toMatch(/requests\s*\| where success == false[\s\S]*by operation_Name/);
     for (const name of ['cosmos-ru', 'cosmos-cost', 'cosmos-hot-partitions']) {
-      expect(items.find((i) => i.name === name)?.content, name).toMatchObject({ crossComponentResources: ['__LOG_ANALYTICS_ID__'] });
+      expect(items.find((i) => i.name === name)?.content, name).toMatchObject({
+        crossComponentResources: ['__LOG_ANALYTICS_ID__'],
+      });
     }
   });
 
@@ -136,18 +160,28 @@ describe.skipIf(!compiler || compiler.kind === 'az')('backup, diagnostics and wo
 
   beforeAll(() => {
     defaults = snapshotMainBicep(compiler as BicepCompiler, mainBicep, BASE);
-    thirtyDays = snapshotMainBicep(compiler as BicepCompiler, mainBicep, { ...BASE, cosmosBackupTier: 'Continuous30Days' });
+    thirtyDays = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
+      ...BASE,
+      cosmosBackupTier: 'Continuous30Days',
+    });
   }, 300_000);
 
   it('backs Cosmos DB up continuously: 7 days by default, 30 by parameter', () => {
-    expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts').properties?.backupPolicy).toEqual({ type: 'Continuous', continuousModeProperties: { tier: 'Continuous7Days' } });
-    expect(single(thirtyDays, 'Microsoft.DocumentDB/databaseAccounts').properties?.backupPolicy).toEqual({ type: 'Continuous', continuousModeProperties: { tier: 'Continuous30Days' } });
+    expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts').properties?.backupPolicy).toEqual({
+      type: 'Continuous',
+      continuousModeProperties: { tier: 'Continuous7Days' },
+    });
+    expect(single(thirtyDays, 'Microsoft.DocumentDB/databaseAccounts').properties?.backupPolicy).toEqual({
+      type: 'Continuous',
+      continuousModeProperties: { tier: 'Continuous30Days' },
+    });
   });
 
   it('sends Service Bus, Cosmos DB, Storage (account, blob, queue, table) and the function app to the workspace, in resource-specific tables', () => {
     const workspace = single(defaults, 'Microsoft.OperationalInsights/workspaces').id;
     const settings = ofType(defaults, 'Microsoft.Insights/diagnosticSettings');
-    const scopeOf = (s: PredictedResource) => s.id.replace(/\/providers\/Microsoft\.Insights\/diagnosticSettings\/[^/]+$/, '');
+    const scopeOf = (s: PredictedResource) =>
+      s.id.replace(/\/providers\/Microsoft\.Insights\/diagnosticSettings\/[^/]+$/, '');
     const id = (type: string) => single(defaults, type).id;
     const storage = id('Microsoft.Storage/storageAccounts');
     expect(settings.map(scopeOf).sort()).toEqual(
@@ -161,23 +195,36 @@ describe.skipIf(!compiler || compiler.kind === 'az')('backup, diagnostics and wo
         id('Microsoft.Web/sites'),
       ].sort(),
     );
-    for (const s of settings) expect(s.properties, s.id).toMatchObject({ workspaceId: workspace, logAnalyticsDestinationType: 'Dedicated' });
+    for (const s of settings)
+      expect(s.properties, s.id).toMatchObject({ workspaceId: workspace, logAnalyticsDestinationType: 'Dedicated' });
   });
 
   it('collects the categories that say which queue is throttled, which partition is hot, what a request cost and why a function failed', () => {
     const settingOn = (type: string, suffix = '') =>
-      ofType(defaults, 'Microsoft.Insights/diagnosticSettings').find((s) => s.id.startsWith(`${single(defaults, type).id}${suffix}/providers/`))?.properties as {
+      ofType(defaults, 'Microsoft.Insights/diagnosticSettings').find((s) =>
+        s.id.startsWith(`${single(defaults, type).id}${suffix}/providers/`),
+      )?.properties as {
         logs?: { category?: string; categoryGroup?: string; enabled: boolean }[];
         metrics?: { category: string; enabled: boolean }[];
       };
-    const logs = (p: ReturnType<typeof settingOn>) => (p.logs ?? []).filter((l) => l.enabled).map((l) => l.category ?? `group:${l.categoryGroup}`);
-    const metrics = (p: ReturnType<typeof settingOn>) => (p.metrics ?? []).filter((m) => m.enabled).map((m) => m.category);
+    const logs = (p: ReturnType<typeof settingOn>) =>
+      (p.logs ?? []).filter((l) => l.enabled).map((l) => l.category ?? `group:${l.categoryGroup}`);
+    const metrics = (p: ReturnType<typeof settingOn>) =>
+      (p.metrics ?? []).filter((m) => m.enabled).map((m) => m.category);
 
     // Service Bus: every log category (DiagnosticErrorLogs names the throttled entity) and all metrics.
     expect(logs(settingOn('Microsoft.ServiceBus/namespaces'))).toEqual(['group:allLogs']);
     expect(metrics(settingOn('Microsoft.ServiceBus/namespaces'))).toEqual(['AllMetrics']);
     const cosmos = settingOn('Microsoft.DocumentDB/databaseAccounts');
-    expect(logs(cosmos)).toEqual(expect.arrayContaining(['DataPlaneRequests', 'PartitionKeyRUConsumption', 'PartitionKeyStatistics', 'QueryRuntimeStatistics', 'ControlPlaneRequests']));
+    expect(logs(cosmos)).toEqual(
+      expect.arrayContaining([
+        'DataPlaneRequests',
+        'PartitionKeyRUConsumption',
+        'PartitionKeyStatistics',
+        'QueryRuntimeStatistics',
+        'ControlPlaneRequests',
+      ]),
+    );
     expect(metrics(cosmos)).toEqual(['Requests']);
     for (const service of ['blobServices', 'queueServices', 'tableServices']) {
       const p = settingOn('Microsoft.Storage/storageAccounts', `/${service}/default`);
@@ -190,14 +237,28 @@ describe.skipIf(!compiler || compiler.kind === 'az')('backup, diagnostics and wo
   it('deploys the workbook with every placeholder replaced by the resource it reads', () => {
     const workbook = single(defaults, 'Microsoft.Insights/workbooks');
     const insights = single(defaults, 'Microsoft.Insights/components').id;
-    expect(workbook).toMatchObject({ kind: 'shared', properties: { category: 'workbook', sourceId: insights, version: 'Notebook/1.0' } });
+    expect(workbook).toMatchObject({
+      kind: 'shared',
+      properties: { category: 'workbook', sourceId: insights, version: 'Notebook/1.0' },
+    });
     expect(workbook.name).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const data = String(workbook.properties?.serializedData);
     expect(data).not.toMatch(/__[A-Z_]+__/);
     const definition = JSON.parse(data) as { items: WorkbookItem[] };
     const items = workbookItems(definition.items);
-    const targets = new Set(items.flatMap((i) => [...((i.content.crossComponentResources as string[] | undefined) ?? []), ...((i.content.resourceIds as string[] | undefined) ?? [])]));
-    expect([...targets].sort()).toEqual([insights, single(defaults, 'Microsoft.OperationalInsights/workspaces').id, single(defaults, 'Microsoft.ServiceBus/namespaces').id].sort());
+    const targets = new Set(
+      items.flatMap((i) => [
+        ...((i.content.crossComponentResources as string[] | undefined) ?? []),
+        ...((i.content.resourceIds as string[] | undefined) ?? []),
+      ]),
+    );
+    expect([...targets].sort()).toEqual(
+      [
+        insights,
+        single(defaults, 'Microsoft.OperationalInsights/workspaces').id,
+        single(defaults, 'Microsoft.ServiceBus/namespaces').id,
+      ].sort(),
+    );
     expect(defaults.outputs.AZURE_WORKBOOK_ID).toBeDefined();
   });
 });

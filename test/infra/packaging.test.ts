@@ -3,7 +3,14 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_STAGING_DIR, PRODUCTION_INSTALL_ARGS, productionLock, productionManifest, stageFunctionApp, type PackageLock } from '../../infra/package/stageFunctionApp.js';
+import {
+  DEFAULT_STAGING_DIR,
+  PRODUCTION_INSTALL_ARGS,
+  productionLock,
+  productionManifest,
+  stageFunctionApp,
+  type PackageLock,
+} from '../../infra/package/stageFunctionApp.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -37,7 +44,8 @@ function ignoredByFuncignore(paths: readonly string[]): string[] {
   const dir = tempDir();
   writeFiles(dir, Object.fromEntries(paths.map((p) => [p, ''])));
   writeFileSync(join(dir, '.gitignore'), readFileSync(join(root, '.funcignore')));
-  const git = (args: string[]) => spawnSync('git', ['-c', 'core.excludesFile=', ...args], { cwd: dir, encoding: 'utf8' });
+  const git = (args: string[]) =>
+    spawnSync('git', ['-c', 'core.excludesFile=', ...args], { cwd: dir, encoding: 'utf8' });
   expect(git(['init', '-q']).status).toBe(0);
   const result = git(['check-ignore', '--no-index', ...paths]);
   // Exit 0: some paths are ignored, 1: none are.
@@ -110,7 +118,12 @@ describe('productionManifest', () => {
       dependencies: { pino: '10.4.0' },
       overrides: { a: { b: '1.0.0' } },
     };
-    const manifest = { ...kept, devDependencies: { vitest: '4.1.12' }, scripts: { start: 'tsx local/main.ts' }, bin: { convoy: 'cli/bin.js' } };
+    const manifest = {
+      ...kept,
+      devDependencies: { vitest: '4.1.12' },
+      scripts: { start: 'tsx local/main.ts' },
+      bin: { convoy: 'cli/bin.js' },
+    };
     expect(productionManifest(manifest)).toEqual(kept);
   });
 });
@@ -154,11 +167,23 @@ function fixtureProject(): string {
 const quiet = () => undefined;
 
 describe('productionLock', () => {
-  const manifest = { name: 'app', version: '0.1.0', dependencies: { a: '1.0.0' }, devDependencies: { tool: '0.1.0' }, workspaces: ['packages/*'] };
+  const manifest = {
+    name: 'app',
+    version: '0.1.0',
+    dependencies: { a: '1.0.0' },
+    devDependencies: { tool: '0.1.0' },
+    workspaces: ['packages/*'],
+  };
   const lock: PackageLock = {
     lockfileVersion: 3,
     packages: {
-      '': { name: 'app', version: '0.1.0', workspaces: ['packages/*'], dependencies: { a: '1.0.0' }, devDependencies: { tool: '0.1.0' } },
+      '': {
+        name: 'app',
+        version: '0.1.0',
+        workspaces: ['packages/*'],
+        dependencies: { a: '1.0.0' },
+        devDependencies: { tool: '0.1.0' },
+      },
       'node_modules/a': { version: '1.0.0', dependencies: { b: '^2.0.0', shared: '1.0.0' } },
       'node_modules/a/node_modules/b': { version: '2.0.0' },
       'node_modules/b': { version: '1.0.0' },
@@ -171,23 +196,44 @@ describe('productionLock', () => {
 
   it("keeps the app's dependencies as Node resolves them and drops the workspaces and what only they use", () => {
     const out = productionLock(lock, manifest);
-    expect(Object.keys(out.packages)).toEqual(['', 'node_modules/a', 'node_modules/a/node_modules/b', 'node_modules/shared']);
+    expect(Object.keys(out.packages)).toEqual([
+      '',
+      'node_modules/a',
+      'node_modules/a/node_modules/b',
+      'node_modules/shared',
+    ]);
     expect(out.packages['']).toEqual({ name: 'app', version: '0.1.0', dependencies: { a: '1.0.0' } });
   });
 
   it('refuses an app that depends on a workspace package', () => {
-    expect(() => productionLock(lock, { ...manifest, dependencies: { a: '1.0.0', tool: '0.1.0' } })).toThrow(/node_modules\/tool is a workspace package/);
+    expect(() => productionLock(lock, { ...manifest, dependencies: { a: '1.0.0', tool: '0.1.0' } })).toThrow(
+      /node_modules\/tool is a workspace package/,
+    );
   });
 
   it("leaves out of this repository's deployment every workspace package and every package only they use", () => {
-    const repoManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; workspaces: string[] };
+    const repoManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      workspaces: string[];
+    };
     const repoLock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as PackageLock;
     const staged = Object.keys(productionLock(repoLock, repoManifest).packages).filter(Boolean);
     expect(repoManifest.workspaces).toEqual(['packages/*']);
-    expect(staged.filter((at) => at.startsWith('packages/') || at.startsWith('node_modules/@ledger-convoy/'))).toEqual([]);
+    expect(staged.filter((at) => at.startsWith('packages/') || at.startsWith('node_modules/@ledger-convoy/'))).toEqual(
+      [],
+    );
     for (const name of Object.keys(repoManifest.dependencies)) expect(staged).toContain(`node_modules/${name}`);
     // Each of these is a dependency of a tool package only: the emulators, the launcher, the local host, the CLI.
-    for (const toolOnly of ['azurite', 'esbuild', 'peggy', '@zeit/cosmosdb-query', 'hono', 'playwright-core', 'tsx', 'selfsigned']) {
+    for (const toolOnly of [
+      'azurite',
+      'esbuild',
+      'peggy',
+      '@zeit/cosmosdb-query',
+      'hono',
+      'playwright-core',
+      'tsx',
+      'selfsigned',
+    ]) {
       expect(staged, toolOnly).not.toContain(`node_modules/${toolOnly}`);
     }
   });
@@ -204,37 +250,62 @@ describe('stageFunctionApp', () => {
         installs.push(dir);
         // The install sees the app's production manifest and the lock file of exactly its packages.
         expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).not.toHaveProperty('devDependencies');
-        expect(Object.keys((JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as PackageLock).packages)).toEqual(['', 'node_modules/prod-lib']);
+        expect(
+          Object.keys((JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as PackageLock).packages),
+        ).toEqual(['', 'node_modules/prod-lib']);
         writeFiles(dir, { 'node_modules/prod-lib/index.js': '' });
       },
     });
     const out = join(project, DEFAULT_STAGING_DIR);
     expect(staged.outDir).toBe(out);
     expect(installs).toEqual([out]);
-    expect(listFiles(out)).toEqual(['.funcignore', 'dist/src/index.js', 'dist/src/lib/a.js', 'host.json', 'node_modules/prod-lib/index.js', 'package-lock.json', 'package.json']);
+    expect(listFiles(out)).toEqual([
+      '.funcignore',
+      'dist/src/index.js',
+      'dist/src/lib/a.js',
+      'host.json',
+      'node_modules/prod-lib/index.js',
+      'package-lock.json',
+      'package.json',
+    ]);
     expect(staged.files).toBe(7);
-    expect(JSON.parse(readFileSync(join(out, 'package.json'), 'utf8'))).toEqual({ name: 'app', type: 'module', main: 'dist/src/index.js', dependencies: { 'prod-lib': '1.0.0' } });
+    expect(JSON.parse(readFileSync(join(out, 'package.json'), 'utf8'))).toEqual({
+      name: 'app',
+      type: 'module',
+      main: 'dist/src/index.js',
+      dependencies: { 'prod-lib': '1.0.0' },
+    });
     // An ignore file without patterns: azd zips the folder as it is.
-    expect(readFileSync(join(out, '.funcignore'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))).toEqual([]);
+    expect(
+      readFileSync(join(out, '.funcignore'), 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#')),
+    ).toEqual([]);
   });
 
   it('fails when a development-only package was installed', () => {
     const project = fixtureProject();
     const install = (dir: string) => writeFiles(dir, { 'node_modules/@scope/dev-lib/index.js': '' });
-    expect(() => stageFunctionApp({ rootDir: project, log: quiet, install })).toThrow(/development-only packages were installed: @scope\/dev-lib/);
+    expect(() => stageFunctionApp({ rootDir: project, log: quiet, install })).toThrow(
+      /development-only packages were installed: @scope\/dev-lib/,
+    );
   });
 
   it('fails before touching anything when the app is not built', () => {
     const project = fixtureProject();
     rmSync(join(project, 'dist', 'src'), { recursive: true });
-    expect(() => stageFunctionApp({ rootDir: project, log: quiet, install: quiet })).toThrow(/dist\/src\/index\.js is missing: run `npm run build`/);
+    expect(() => stageFunctionApp({ rootDir: project, log: quiet, install: quiet })).toThrow(
+      /dist\/src\/index\.js is missing: run `npm run build`/,
+    );
     expect(listFiles(join(project, DEFAULT_STAGING_DIR))).toEqual(['stale.txt']);
   });
 
   it('refuses a staging folder that would delete the project or the compiled app', () => {
     const project = fixtureProject();
     for (const outDir of ['.', 'dist', 'dist/src/out', '..']) {
-      expect(() => stageFunctionApp({ rootDir: project, outDir, log: quiet, install: quiet }), outDir).toThrow(/refusing to stage/);
+      expect(() => stageFunctionApp({ rootDir: project, outDir, log: quiet, install: quiet }), outDir).toThrow(
+        /refusing to stage/,
+      );
     }
     expect(listFiles(join(project, 'dist', 'src'))).toContain('index.js');
   });

@@ -11,7 +11,9 @@ interface EntityQueue {
   Name: string;
   Properties: { LockDuration: string; MaxDeliveryCount: number; DefaultMessageTimeToLive: string };
 }
-const entityFile = JSON.parse(readFileSync(join(root, 'infra', 'servicebus.config.json'), 'utf8')) as { UserConfig: { Namespaces: { Queues: EntityQueue[] }[] } };
+const entityFile = JSON.parse(readFileSync(join(root, 'infra', 'servicebus.config.json'), 'utf8')) as {
+  UserConfig: { Namespaces: { Queues: EntityQueue[] }[] };
+};
 
 function entityQueue(name: string): EntityQueue['Properties'] {
   const queue = entityFile.UserConfig.Namespaces[0]?.Queues.find((q) => q.Name === name);
@@ -25,7 +27,10 @@ describe.skipIf(!compiler || compiler.kind === 'az')('queue settings the app dep
   let settings: Record<string, unknown>;
 
   beforeAll(() => {
-    const snapshot = snapshotMainBicep(compiler as BicepCompiler, mainBicep, { environmentName: 'ci', location: 'westeurope' });
+    const snapshot = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
+      environmentName: 'ci',
+      location: 'westeurope',
+    });
     settings = single(snapshot, 'Microsoft.Web/sites/config').properties ?? {};
   }, 300_000);
 
@@ -43,7 +48,12 @@ describe.skipIf(!compiler || compiler.kind === 'az')('queue settings the app dep
   });
 
   it('passes every value as a string, the only type an app setting holds', () => {
-    for (const key of ['ORDERS_LOCK_DURATION', 'ORDERS_MAX_DELIVERY_COUNT', 'ORDERS_MESSAGE_TTL', 'LEDGER_LOCK_DURATION']) {
+    for (const key of [
+      'ORDERS_LOCK_DURATION',
+      'ORDERS_MAX_DELIVERY_COUNT',
+      'ORDERS_MESSAGE_TTL',
+      'LEDGER_LOCK_DURATION',
+    ]) {
       expect(typeof settings[key], key).toBe('string');
     }
   });

@@ -56,19 +56,28 @@ describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
   });
 
   it('uses only local modules (nothing fetched from a registry)', () => {
-    const bicepFiles = readdirSync(join(root, 'infra'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.bicep'));
+    const bicepFiles = readdirSync(join(root, 'infra'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.bicep'),
+    );
     expect(bicepFiles.length).toBeGreaterThanOrEqual(9);
-    for (const file of bicepFiles) expect(readFileSync(join(root, 'infra', file), 'utf8'), file).not.toMatch(/'(br|ts)[:/]/);
-    expect(declaredResources(template).filter((d) => d.resource.type === 'Microsoft.Resources/deployments').length).toBeGreaterThanOrEqual(8);
+    for (const file of bicepFiles)
+      expect(readFileSync(join(root, 'infra', file), 'utf8'), file).not.toMatch(/'(br|ts)[:/]/);
+    expect(
+      declaredResources(template).filter((d) => d.resource.type === 'Microsoft.Resources/deployments').length,
+    ).toBeGreaterThanOrEqual(8);
   });
 
   it('loops the queues over the entity file and maps each property to its ARM name', () => {
-    const queues = declaredResources(template).filter((d) => d.resource.type === 'Microsoft.ServiceBus/namespaces/queues');
+    const queues = declaredResources(template).filter(
+      (d) => d.resource.type === 'Microsoft.ServiceBus/namespaces/queues',
+    );
     expect(queues).toHaveLength(1);
     const { resource, template: module } = queues[0] as (typeof queues)[number];
     expect(resource.copy?.count).toBe("[length(variables('queues'))]");
     // Bicep inlines the loaded file as a variable: it must be the entity file itself, unchanged.
-    const loaded = Object.values(module.variables ?? {}).filter((v) => JSON.stringify(v) === JSON.stringify(entityFile));
+    const loaded = Object.values(module.variables ?? {}).filter(
+      (v) => JSON.stringify(v) === JSON.stringify(entityFile),
+    );
     expect(loaded).toHaveLength(1);
     const properties = String(resource.properties);
     for (const [arm, file] of [
@@ -90,11 +99,18 @@ describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
   });
 
   it('turns local auth off on Service Bus, Cosmos DB and Application Insights, and shared keys off on storage', () => {
-    const byType = (type: string) => declaredResources(template).filter((d) => d.resource.type === type).map((d) => d.resource.properties ?? {});
+    const byType = (type: string) =>
+      declaredResources(template)
+        .filter((d) => d.resource.type === type)
+        .map((d) => d.resource.properties ?? {});
     expect(byType('Microsoft.ServiceBus/namespaces')).toEqual([expect.objectContaining({ disableLocalAuth: true })]);
-    expect(byType('Microsoft.DocumentDB/databaseAccounts')).toEqual([expect.objectContaining({ disableLocalAuth: true })]);
+    expect(byType('Microsoft.DocumentDB/databaseAccounts')).toEqual([
+      expect.objectContaining({ disableLocalAuth: true }),
+    ]);
     expect(byType('Microsoft.Insights/components')).toEqual([expect.objectContaining({ DisableLocalAuth: true })]);
-    expect(byType('Microsoft.Storage/storageAccounts')).toEqual([expect.objectContaining({ allowSharedKeyAccess: false })]);
+    expect(byType('Microsoft.Storage/storageAccounts')).toEqual([
+      expect.objectContaining({ allowSharedKeyAccess: false }),
+    ]);
   });
 
   it('runs the function app on Node 22 on a Flex Consumption plan', () => {
@@ -105,9 +121,13 @@ describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
   });
 
   it('assigns the Cosmos DB data role through sqlRoleAssignments, never through Azure RBAC', () => {
-    const sql = declaredResources(template).filter((d) => d.resource.type === 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+    const sql = declaredResources(template).filter(
+      (d) => d.resource.type === 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments',
+    );
     expect(sql.length).toBeGreaterThanOrEqual(1);
-    const armRoles = declaredResources(template).filter((d) => d.resource.type === 'Microsoft.Authorization/roleAssignments');
+    const armRoles = declaredResources(template).filter(
+      (d) => d.resource.type === 'Microsoft.Authorization/roleAssignments',
+    );
     expect(JSON.stringify(armRoles.map((d) => d.resource))).not.toContain(ROLE.cosmosDataContributor);
   });
 
@@ -127,10 +147,18 @@ describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
     );
   });
   it('takes COSMOS_DATABASE and COSMOS_CONTAINER from the cosmos module outputs, the names it created', () => {
-    const deployments = declaredResources(template).map((d) => d.resource).filter((r) => r.type === 'Microsoft.Resources/deployments');
+    const deployments = declaredResources(template)
+      .map((d) => d.resource)
+      .filter((r) => r.type === 'Microsoft.Resources/deployments');
     const parameter = (module: string, name: string): string =>
-      String((deployments.find((r) => r.name === module)?.properties?.parameters as Record<string, { value?: unknown }> | undefined)?.[name]?.value);
-    const fromCosmos = (output: string) => new RegExp(`'Microsoft\\.Resources/deployments', 'cosmos'\\), '[^']+'\\)\\.outputs\\.${output}\\.value\\]$`);
+      String(
+        (
+          deployments.find((r) => r.name === module)?.properties?.parameters as
+            Record<string, { value?: unknown }> | undefined
+        )?.[name]?.value,
+      );
+    const fromCosmos = (output: string) =>
+      new RegExp(`'Microsoft\\.Resources/deployments', 'cosmos'\\), '[^']+'\\)\\.outputs\\.${output}\\.value\\]$`);
     expect(parameter('functionApp', 'cosmosDatabaseName')).toMatch(fromCosmos('databaseName'));
     expect(parameter('functionApp', 'cosmosContainerName')).toMatch(fromCosmos('containerName'));
     expect(parameter('rbac', 'cosmosDatabaseName')).toMatch(fromCosmos('databaseName'));
@@ -140,164 +168,234 @@ describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
   });
 });
 
-describe.skipIf(!compiler || compiler.kind === 'az')('infra/main.bicep evaluated for a deployment (bicep snapshot)', () => {
-  let defaults: DeploymentSnapshot;
-  let alternative: DeploymentSnapshot;
+describe.skipIf(!compiler || compiler.kind === 'az')(
+  'infra/main.bicep evaluated for a deployment (bicep snapshot)',
+  () => {
+    let defaults: DeploymentSnapshot;
+    let alternative: DeploymentSnapshot;
 
-  beforeAll(() => {
-    defaults = snapshotMainBicep(compiler as BicepCompiler, mainBicep, { environmentName: 'ci', location: 'westeurope', principalId: USER, alertEmail: 'ops@example.com' });
-    alternative = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
-      environmentName: 'ci',
-      location: 'westeurope',
-      serviceBusSku: 'Premium',
-      cosmosCapacityMode: 'Provisioned',
-      maxConcurrentSessions: 32,
-      serviceBusQueueMaxSizeInMegabytes: 2048,
-      outboxWebhookUrl: 'https://receiver.example.com/order-events',
-      outboxWebhookSecretUri: 'https://convoy-kv.vault.azure.net/secrets/webhook-secret',
+    beforeAll(() => {
+      defaults = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
+        environmentName: 'ci',
+        location: 'westeurope',
+        principalId: USER,
+        alertEmail: 'ops@example.com',
+      });
+      alternative = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
+        environmentName: 'ci',
+        location: 'westeurope',
+        serviceBusSku: 'Premium',
+        cosmosCapacityMode: 'Provisioned',
+        maxConcurrentSessions: 32,
+        serviceBusQueueMaxSizeInMegabytes: 2048,
+        outboxWebhookUrl: 'https://receiver.example.com/order-events',
+        outboxWebhookSecretUri: 'https://convoy-kv.vault.azure.net/secrets/webhook-secret',
+      });
+    }, 300_000);
+
+    it('creates exactly the entity file queues, with its names, flags and durations (drift check)', () => {
+      const deployed = ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => ({
+        name: q.name.split('/').pop(),
+        properties: q.properties,
+      }));
+      const expected = entityQueues.map((q) => ({
+        name: q.Name,
+        properties: {
+          requiresSession: q.Properties.RequiresSession,
+          requiresDuplicateDetection: q.Properties.RequiresDuplicateDetection,
+          duplicateDetectionHistoryTimeWindow: q.Properties.DuplicateDetectionHistoryTimeWindow,
+          lockDuration: q.Properties.LockDuration,
+          maxDeliveryCount: q.Properties.MaxDeliveryCount,
+          defaultMessageTimeToLive: q.Properties.DefaultMessageTimeToLive,
+          deadLetteringOnMessageExpiration: q.Properties.DeadLetteringOnMessageExpiration,
+          maxSizeInMegabytes: 1024,
+          ...(q.Properties.ForwardTo ? { forwardTo: q.Properties.ForwardTo } : {}),
+          ...(q.Properties.ForwardDeadLetteredMessagesTo
+            ? { forwardDeadLetteredMessagesTo: q.Properties.ForwardDeadLetteredMessagesTo }
+            : {}),
+          ...(q.Properties.AutoDeleteOnIdle ? { autoDeleteOnIdle: q.Properties.AutoDeleteOnIdle } : {}),
+        },
+      }));
+      expect(deployed).toEqual(expected);
+      const sizes = ofType(alternative, 'Microsoft.ServiceBus/namespaces/queues').map(
+        (q) => q.properties?.maxSizeInMegabytes,
+      );
+      expect(sizes).toEqual(entityQueues.map(() => 2048));
     });
-  }, 300_000);
 
-  it('creates exactly the entity file queues, with its names, flags and durations (drift check)', () => {
-    const deployed = ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => ({ name: q.name.split('/').pop(), properties: q.properties }));
-    const expected = entityQueues.map((q) => ({
-      name: q.Name,
-      properties: {
-        requiresSession: q.Properties.RequiresSession,
-        requiresDuplicateDetection: q.Properties.RequiresDuplicateDetection,
-        duplicateDetectionHistoryTimeWindow: q.Properties.DuplicateDetectionHistoryTimeWindow,
-        lockDuration: q.Properties.LockDuration,
-        maxDeliveryCount: q.Properties.MaxDeliveryCount,
-        defaultMessageTimeToLive: q.Properties.DefaultMessageTimeToLive,
-        deadLetteringOnMessageExpiration: q.Properties.DeadLetteringOnMessageExpiration,
-        maxSizeInMegabytes: 1024,
-        ...(q.Properties.ForwardTo ? { forwardTo: q.Properties.ForwardTo } : {}),
-        ...(q.Properties.ForwardDeadLetteredMessagesTo ? { forwardDeadLetteredMessagesTo: q.Properties.ForwardDeadLetteredMessagesTo } : {}),
-        ...(q.Properties.AutoDeleteOnIdle ? { autoDeleteOnIdle: q.Properties.AutoDeleteOnIdle } : {}),
-      },
-    }));
-    expect(deployed).toEqual(expected);
-    const sizes = ofType(alternative, 'Microsoft.ServiceBus/namespaces/queues').map((q) => q.properties?.maxSizeInMegabytes);
-    expect(sizes).toEqual(entityQueues.map(() => 2048));
-  });
-
-  it('matches the contract: ledger deduplicated without sessions, orders and order-events with sessions', () => {
-    const flags = Object.fromEntries(
-      ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => [q.name.split('/').pop(), [q.properties?.requiresSession, q.properties?.requiresDuplicateDetection]]),
-    );
-    expect(flags).toEqual({ ledger: [false, true], orders: [true, true], 'order-events': [true, true] });
-  });
-
-  it('dead-letters expired messages on the work queues but not on order-events, which nothing consumes', () => {
-    const expiry = Object.fromEntries(ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => [q.name.split('/').pop(), q.properties?.deadLetteringOnMessageExpiration]));
-    expect(expiry).toEqual({ ledger: true, orders: true, 'order-events': false });
-  });
-
-  it('references only queues that exist in the entity file (role scopes and dead-letter alerts)', () => {
-    const names = new Set(entityQueues.map((q) => q.Name));
-    const referenced = [
-      ...ofType(defaults, 'Microsoft.Authorization/roleAssignments').flatMap((r) => [...r.id.matchAll(/\/queues\/([^/',]+)/g)].map((m) => m[1])),
-      ...ofType(defaults, 'Microsoft.Insights/metricAlerts').flatMap((a) => JSON.stringify(a.properties).match(/"EntityName","operator":"Include","values":\["([^"]+)"/)?.slice(1) ?? []),
-    ];
-    expect(referenced.length).toBeGreaterThan(0);
-    for (const name of referenced) expect(names).toContain(name);
-  });
-
-  it('grants least-privilege roles: per-queue send/receive, host storage, telemetry, and data owner only to the user', () => {
-    const rows = ofType(defaults, 'Microsoft.Authorization/roleAssignments').map((r) => {
-      const scope = /extensionResourceId\('([^']+)'/.exec(r.id)?.[1] ?? r.id.replace(/\/providers\/Microsoft\.Authorization\/roleAssignments\/.*$/, '');
-      const principal = String(r.properties?.principalId).includes('userAssignedIdentities') ? 'app' : String(r.properties?.principalId);
-      const role = String(r.properties?.roleDefinitionId).split('/').pop();
-      return `${principal} ${role} ${scope.split('/providers/').pop()}`;
+    it('matches the contract: ledger deduplicated without sessions, orders and order-events with sessions', () => {
+      const flags = Object.fromEntries(
+        ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => [
+          q.name.split('/').pop(),
+          [q.properties?.requiresSession, q.properties?.requiresDuplicateDetection],
+        ]),
+      );
+      expect(flags).toEqual({ ledger: [false, true], orders: [true, true], 'order-events': [true, true] });
     });
-    expect(rows.sort()).toEqual(expectedRoleRows(defaults));
-  });
 
-  it('assigns the Cosmos DB Built-in Data Contributor on the convoy database to the app and the user', () => {
-    const assignments = ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
-    expect(assignments).toHaveLength(2);
-    for (const a of assignments) {
-      expect(a.properties?.roleDefinitionId).toMatch(/\/sqlRoleDefinitions\/00000000-0000-0000-0000-000000000002$/);
-      expect(a.properties?.scope).toMatch(/\/databaseAccounts\/[^/]+\/dbs\/convoy$/);
-    }
-    expect(assignments.map((a) => a.properties?.principalId)).toContain(USER);
-  });
-
-  it('grants nothing to a user when principalId is empty', () => {
-    const principals = [...ofType(alternative, 'Microsoft.Authorization/roleAssignments'), ...ofType(alternative, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments')].map((r) =>
-      String(r.properties?.principalId),
-    );
-    expect(principals.every((p) => p.includes('userAssignedIdentities'))).toBe(true);
-  });
-
-  it('sets the identity-based app settings and host.json tuning, with no secrets', () => {
-    const settings = single(defaults, 'Microsoft.Web/sites/config').properties ?? {};
-    expect(settings).toMatchObject({
-      AzureWebJobsStorage__credential: 'managedidentity',
-      ServiceBusConnection__credential: 'managedidentity',
-      CosmosConnection__credential: 'managedidentity',
-      COSMOS_DATABASE: 'convoy',
-      COSMOS_CONTAINER: 'orders',
+    it('dead-letters expired messages on the work queues but not on order-events, which nothing consumes', () => {
+      const expiry = Object.fromEntries(
+        ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => [
+          q.name.split('/').pop(),
+          q.properties?.deadLetteringOnMessageExpiration,
+        ]),
+      );
+      expect(expiry).toEqual({ ledger: true, orders: true, 'order-events': false });
     });
-    // The deployment's defaults are the committed host.json's values, so what docs/benchmarks.md measured is what Azure runs.
-    const hostJson = JSON.parse(readFileSync(join(root, 'host.json'), 'utf8')) as { extensions: { serviceBus: Record<string, unknown> } };
-    for (const key of ['maxConcurrentSessions', 'maxConcurrentCalls', 'sessionIdleTimeout', 'maxAutoLockRenewalDuration']) {
-      expect(settings[`AzureFunctionsJobHost__extensions__serviceBus__${key}`], key).toBe(String(hostJson.extensions.serviceBus[key]));
-    }
-    // The very names the database and container were created with.
-    expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases').name.split('/').pop()).toBe(settings.COSMOS_DATABASE);
-    expect(ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers').map((c) => c.name.split('/').pop())).toEqual([settings.COSMOS_CONTAINER, 'leases']);
-    for (const key of [
-      'AzureWebJobsStorage__clientId',
-      'AzureWebJobsStorage__blobServiceUri',
-      'AzureWebJobsStorage__queueServiceUri',
-      'AzureWebJobsStorage__tableServiceUri',
-      'ServiceBusConnection__fullyQualifiedNamespace',
-      'ServiceBusConnection__clientId',
-      'CosmosConnection__accountEndpoint',
-      'CosmosConnection__clientId',
-      'AZURE_CLIENT_ID',
-      'APPLICATIONINSIGHTS_CONNECTION_STRING',
-    ]) {
-      expect(settings, key).toHaveProperty(key);
-    }
-    expect(String(settings.APPLICATIONINSIGHTS_AUTHENTICATION_STRING)).toMatch(/^\[format\('Authorization=AAD;ClientId=\{0\}', reference\(.*userAssignedIdentities/);
-    expect(single(alternative, 'Microsoft.Web/sites/config').properties).toMatchObject({ AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentSessions: '32' });
-  });
 
-  it('signs webhook POSTs with a secret read through a Key Vault reference, never the secret itself', () => {
-    const site = single(alternative, 'Microsoft.Web/sites');
-    expect(String(site.properties?.keyVaultReferenceIdentity)).toMatch(/userAssignedIdentities/);
-    expect(single(alternative, 'Microsoft.Web/sites/config').properties).toMatchObject({
-      OUTBOX_WEBHOOK_URL: 'https://receiver.example.com/order-events',
-      OUTBOX_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=https://convoy-kv.vault.azure.net/secrets/webhook-secret)',
+    it('references only queues that exist in the entity file (role scopes and dead-letter alerts)', () => {
+      const names = new Set(entityQueues.map((q) => q.Name));
+      const referenced = [
+        ...ofType(defaults, 'Microsoft.Authorization/roleAssignments').flatMap((r) =>
+          [...r.id.matchAll(/\/queues\/([^/',]+)/g)].map((m) => m[1]),
+        ),
+        ...ofType(defaults, 'Microsoft.Insights/metricAlerts').flatMap(
+          (a) =>
+            JSON.stringify(a.properties)
+              .match(/"EntityName","operator":"Include","values":\["([^"]+)"/)
+              ?.slice(1) ?? [],
+        ),
+      ];
+      expect(referenced.length).toBeGreaterThan(0);
+      for (const name of referenced) expect(names).toContain(name);
     });
-    // Without the parameters: no webhook, unsigned, nothing to resolve.
-    const settings = single(defaults, 'Microsoft.Web/sites/config').properties ?? {};
-    expect(settings).not.toHaveProperty('OUTBOX_WEBHOOK_URL');
-    expect(settings).not.toHaveProperty('OUTBOX_WEBHOOK_SECRET');
-  });
 
-  it('defaults to Standard Service Bus and serverless Cosmos DB; Premium and provisioned are parameters', () => {
-    expect(single(defaults, 'Microsoft.ServiceBus/namespaces').sku).toMatchObject({ name: 'Standard', tier: 'Standard' });
-    expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts').properties?.capabilities).toEqual([{ name: 'EnableServerless' }]);
-    expect(single(alternative, 'Microsoft.ServiceBus/namespaces').sku).toMatchObject({ name: 'Premium', tier: 'Premium', capacity: 1 });
-    expect(single(alternative, 'Microsoft.DocumentDB/databaseAccounts').properties?.capabilities).toEqual([]);
-    expect(single(alternative, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases').properties).toMatchObject({ options: { autoscaleSettings: { maxThroughput: 1000 } } });
-  });
+    it('grants least-privilege roles: per-queue send/receive, host storage, telemetry, and data owner only to the user', () => {
+      const rows = ofType(defaults, 'Microsoft.Authorization/roleAssignments').map((r) => {
+        const scope =
+          /extensionResourceId\('([^']+)'/.exec(r.id)?.[1] ??
+          r.id.replace(/\/providers\/Microsoft\.Authorization\/roleAssignments\/.*$/, '');
+        const principal = String(r.properties?.principalId).includes('userAssignedIdentities')
+          ? 'app'
+          : String(r.properties?.principalId);
+        const role = String(r.properties?.roleDefinitionId).split('/').pop();
+        return `${principal} ${role} ${scope.split('/providers/').pop()}`;
+      });
+      expect(rows.sort()).toEqual(expectedRoleRows(defaults));
+    });
 
-  it('creates the orders container partitioned on /orderId with TTL enabled, and the relay leases container on /id', () => {
-    const [orders, leases] = ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers');
-    expect(orders?.properties).toMatchObject({ resource: { id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 } });
-    expect(leases?.properties).toMatchObject({ resource: { id: 'leases', partitionKey: { paths: ['/id'] } } });
-    expect(leases?.properties?.resource).not.toHaveProperty('defaultTtl');
-  });
+    it('assigns the Cosmos DB Built-in Data Contributor on the convoy database to the app and the user', () => {
+      const assignments = ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+      expect(assignments).toHaveLength(2);
+      for (const a of assignments) {
+        expect(a.properties?.roleDefinitionId).toMatch(/\/sqlRoleDefinitions\/00000000-0000-0000-0000-000000000002$/);
+        expect(a.properties?.scope).toMatch(/\/databaseAccounts\/[^/]+\/dbs\/convoy$/);
+      }
+      expect(assignments.map((a) => a.properties?.principalId)).toContain(USER);
+    });
 
-  it('sends alerts to the e-mail parameter, and creates no e-mail receiver when it is empty', () => {
-    expect(single(defaults, 'Microsoft.Insights/actionGroups').properties?.emailReceivers).toEqual([expect.objectContaining({ emailAddress: 'ops@example.com' })]);
-    expect(single(alternative, 'Microsoft.Insights/actionGroups').properties?.emailReceivers).toEqual([]);
-  });
-});
+    it('grants nothing to a user when principalId is empty', () => {
+      const principals = [
+        ...ofType(alternative, 'Microsoft.Authorization/roleAssignments'),
+        ...ofType(alternative, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments'),
+      ].map((r) => String(r.properties?.principalId));
+      expect(principals.every((p) => p.includes('userAssignedIdentities'))).toBe(true);
+    });
+
+    it('sets the identity-based app settings and host.json tuning, with no secrets', () => {
+      const settings = single(defaults, 'Microsoft.Web/sites/config').properties ?? {};
+      expect(settings).toMatchObject({
+        AzureWebJobsStorage__credential: 'managedidentity',
+        ServiceBusConnection__credential: 'managedidentity',
+        CosmosConnection__credential: 'managedidentity',
+        COSMOS_DATABASE: 'convoy',
+        COSMOS_CONTAINER: 'orders',
+      });
+      // The deployment's defaults are the committed host.json's values, so what docs/benchmarks.md measured is what Azure runs.
+      const hostJson = JSON.parse(readFileSync(join(root, 'host.json'), 'utf8')) as {
+        extensions: { serviceBus: Record<string, unknown> };
+      };
+      for (const key of [
+        'maxConcurrentSessions',
+        'maxConcurrentCalls',
+        'sessionIdleTimeout',
+        'maxAutoLockRenewalDuration',
+      ]) {
+        expect(settings[`AzureFunctionsJobHost__extensions__serviceBus__${key}`], key).toBe(
+          String(hostJson.extensions.serviceBus[key]),
+        );
+      }
+      // The very names the database and container were created with.
+      expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases').name.split('/').pop()).toBe(
+        settings.COSMOS_DATABASE,
+      );
+      expect(
+        ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers').map((c) =>
+          c.name.split('/').pop(),
+        ),
+      ).toEqual([settings.COSMOS_CONTAINER, 'leases']);
+      for (const key of [
+        'AzureWebJobsStorage__clientId',
+        'AzureWebJobsStorage__blobServiceUri',
+        'AzureWebJobsStorage__queueServiceUri',
+        'AzureWebJobsStorage__tableServiceUri',
+        'ServiceBusConnection__fullyQualifiedNamespace',
+        'ServiceBusConnection__clientId',
+        'CosmosConnection__accountEndpoint',
+        'CosmosConnection__clientId',
+        'AZURE_CLIENT_ID',
+        'APPLICATIONINSIGHTS_CONNECTION_STRING',
+      ]) {
+        expect(settings, key).toHaveProperty(key);
+      }
+      expect(String(settings.APPLICATIONINSIGHTS_AUTHENTICATION_STRING)).toMatch(
+        /^\[format\('Authorization=AAD;ClientId=\{0\}', reference\(.*userAssignedIdentities/,
+      );
+      expect(single(alternative, 'Microsoft.Web/sites/config').properties).toMatchObject({
+        AzureFunctionsJobHost__extensions__serviceBus__maxConcurrentSessions: '32',
+      });
+    });
+
+    it('signs webhook POSTs with a secret read through a Key Vault reference, never the secret itself', () => {
+      const site = single(alternative, 'Microsoft.Web/sites');
+      expect(String(site.properties?.keyVaultReferenceIdentity)).toMatch(/userAssignedIdentities/);
+      expect(single(alternative, 'Microsoft.Web/sites/config').properties).toMatchObject({
+        OUTBOX_WEBHOOK_URL: 'https://receiver.example.com/order-events',
+        OUTBOX_WEBHOOK_SECRET:
+          '@Microsoft.KeyVault(SecretUri=https://convoy-kv.vault.azure.net/secrets/webhook-secret)',
+      });
+      // Without the parameters: no webhook, unsigned, nothing to resolve.
+      const settings = single(defaults, 'Microsoft.Web/sites/config').properties ?? {};
+      expect(settings).not.toHaveProperty('OUTBOX_WEBHOOK_URL');
+      expect(settings).not.toHaveProperty('OUTBOX_WEBHOOK_SECRET');
+    });
+
+    it('defaults to Standard Service Bus and serverless Cosmos DB; Premium and provisioned are parameters', () => {
+      expect(single(defaults, 'Microsoft.ServiceBus/namespaces').sku).toMatchObject({
+        name: 'Standard',
+        tier: 'Standard',
+      });
+      expect(single(defaults, 'Microsoft.DocumentDB/databaseAccounts').properties?.capabilities).toEqual([
+        { name: 'EnableServerless' },
+      ]);
+      expect(single(alternative, 'Microsoft.ServiceBus/namespaces').sku).toMatchObject({
+        name: 'Premium',
+        tier: 'Premium',
+        capacity: 1,
+      });
+      expect(single(alternative, 'Microsoft.DocumentDB/databaseAccounts').properties?.capabilities).toEqual([]);
+      expect(single(alternative, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases').properties).toMatchObject({
+        options: { autoscaleSettings: { maxThroughput: 1000 } },
+      });
+    });
+
+    it('creates the orders container partitioned on /orderId with TTL enabled, and the relay leases container on /id', () => {
+      const [orders, leases] = ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers');
+      expect(orders?.properties).toMatchObject({
+        resource: { id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 },
+      });
+      expect(leases?.properties).toMatchObject({ resource: { id: 'leases', partitionKey: { paths: ['/id'] } } });
+      expect(leases?.properties?.resource).not.toHaveProperty('defaultTtl');
+    });
+
+    it('sends alerts to the e-mail parameter, and creates no e-mail receiver when it is empty', () => {
+      expect(single(defaults, 'Microsoft.Insights/actionGroups').properties?.emailReceivers).toEqual([
+        expect.objectContaining({ emailAddress: 'ops@example.com' }),
+      ]);
+      expect(single(alternative, 'Microsoft.Insights/actionGroups').properties?.emailReceivers).toEqual([]);
+    });
+  },
+);
 
 function expectedRoleRows(snapshot: DeploymentSnapshot): string[] {
   const nameOf = (type: string): string => `${type}/${single(snapshot, type).name}`;
@@ -318,4 +416,3 @@ function expectedRoleRows(snapshot: DeploymentSnapshot): string[] {
     `${USER} ${ROLE.monitoringMetricsPublisher} ${insights}`,
   ].sort();
 }
-

@@ -11,7 +11,8 @@ import { handlerOf, invocation } from './support/stack.js';
 
 let cosmos: CosmosEmulator;
 /** A Service Bus the app never reaches in these tests: its client connects on first use only. */
-const SERVICE_BUS = 'Endpoint=sb://127.0.0.1:1;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;';
+const SERVICE_BUS =
+  'Endpoint=sb://127.0.0.1:1;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;';
 
 beforeAll(async () => {
   cosmos = await startCosmos({ port: 0 });
@@ -23,13 +24,24 @@ afterAll(async () => {
 
 /** The app on `settings`, read at each start as the host would read its app settings. */
 function appOn(settings: AppSettings) {
-  return composeApp({ settings: () => ({ LOG_LEVEL: 'silent', ServiceBusConnection: SERVICE_BUS, CosmosConnection: cosmos.connectionString, ...settings }) });
+  return composeApp({
+    settings: () => ({
+      LOG_LEVEL: 'silent',
+      ServiceBusConnection: SERVICE_BUS,
+      CosmosConnection: cosmos.connectionString,
+      ...settings,
+    }),
+  });
 }
 
 /** What the `getOrder` function answers for `orderId`, or the error it throws. */
 async function getOrder(app: ReturnType<typeof composeApp>, orderId: string): Promise<unknown> {
   const handler = handlerOf(app, 'getOrder') as (request: unknown, context: unknown) => Promise<unknown>;
-  const request = new HttpRequest({ method: 'GET', url: `http://localhost/api/orders/${orderId}`, params: { orderId } });
+  const request = new HttpRequest({
+    method: 'GET',
+    url: `http://localhost/api/orders/${orderId}`,
+    params: { orderId },
+  });
   return Promise.resolve()
     .then(() => handler(request, invocation('getOrder')))
     .catch((error: unknown) => error);
@@ -65,10 +77,25 @@ describe('the composed app', () => {
 
   it('hands every function the one context: the order store of the database and container the settings name', async () => {
     // Prepare: an order document in a database and container with other names.
-    const client = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: cosmos.endpoint,
+      key: cosmos.key,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { database } = await client.databases.createIfNotExists({ id: 'convoy-blue' });
-    const { container } = await database.containers.createIfNotExists({ id: 'orders-blue', partitionKey: { paths: ['/orderId'] } });
-    await container.items.create({ id: 'order', docType: 'order', orderId: 'o-blue', lastSequence: 1, parked: [], rejected: [], state: { status: 'open', customerId: 'c-1', currency: 'EUR', total: 0, transactionCount: 0 } });
+    const { container } = await database.containers.createIfNotExists({
+      id: 'orders-blue',
+      partitionKey: { paths: ['/orderId'] },
+    });
+    await container.items.create({
+      id: 'order',
+      docType: 'order',
+      orderId: 'o-blue',
+      lastSequence: 1,
+      parked: [],
+      rejected: [],
+      state: { status: 'open', customerId: 'c-1', currency: 'EUR', total: 0, transactionCount: 0 },
+    });
     const { database: convoy } = await client.databases.createIfNotExists({ id: 'convoy' });
     await convoy.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
     client.dispose();
@@ -94,36 +121,61 @@ describe('the composed app', () => {
     ['COSMOS_CONTAINER', 'orders/2', 'SettingsError'],
     ['OUTBOX_WEBHOOK_URL', 'ftp://example.com/hook', 'ConfigError'],
     ['LEDGER_LOCK_DURATION', 'a minute', 'ConfigError'],
-  ])('logs an unusable %s by name at start, and every invocation then fails with that same error', async (setting, value, name) => {
-    // Prepare
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const app = appOn({ [setting]: value });
-    try {
-      // Act
-      await app.start();
-      const first = await getOrder(app, 'o-1');
-      const second = await getOrder(app, 'o-2');
-      // Assess
-      expect(logged).toHaveBeenCalledTimes(1);
-      expect(logged).toHaveBeenCalledWith(expect.stringContaining(setting));
-      expect(first).toMatchObject({ name, setting });
-      expect(second).toBe(first);
-      expect(() => app.context()).toThrow(first as Error);
-    } finally {
-      logged.mockRestore();
-      await app.terminate();
-    }
-  });
+  ])(
+    'logs an unusable %s by name at start, and every invocation then fails with that same error',
+    async (setting, value, name) => {
+      // Prepare
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const app = appOn({ [setting]: value });
+      try {
+        // Act
+        await app.start();
+        const first = await getOrder(app, 'o-1');
+        const second = await getOrder(app, 'o-2');
+        // Assess
+        expect(logged).toHaveBeenCalledTimes(1);
+        expect(logged).toHaveBeenCalledWith(expect.stringContaining(setting));
+        expect(first).toMatchObject({ name, setting });
+        expect(second).toBe(first);
+        expect(() => app.context()).toThrow(first as Error);
+      } finally {
+        logged.mockRestore();
+        await app.terminate();
+      }
+    },
+  );
 
   it('is what the entry module gives the Functions host: every function by name, and hooks that start and terminate it', async () => {
     // Prepare: record what reaches `app` (outside the host the library would only skip each call).
     const given: string[] = [];
     const hooks: { start?: () => Promise<void>; terminate?: () => Promise<void> } = {};
-    const record = (kind: string) => vi.spyOn(app, kind as 'http').mockImplementation((name: string) => void given.push(`${kind}:${name}`));
-    const spies: { mockRestore(): void }[] = [record('serviceBusQueue'), record('http'), record('timer'), record('cosmosDB')];
-    spies.push(vi.spyOn(app.hook, 'appStart').mockImplementation((handler) => ((hooks.start = handler as () => Promise<void>), { dispose: () => undefined }) as never));
-    spies.push(vi.spyOn(app.hook, 'appTerminate').mockImplementation((handler) => ((hooks.terminate = handler as () => Promise<void>), { dispose: () => undefined }) as never));
-    const restore = setEnv({ LOG_LEVEL: 'silent', ServiceBusConnection: SERVICE_BUS, CosmosConnection: cosmos.connectionString });
+    const record = (kind: string) =>
+      vi.spyOn(app, kind as 'http').mockImplementation((name: string) => void given.push(`${kind}:${name}`));
+    const spies: { mockRestore(): void }[] = [
+      record('serviceBusQueue'),
+      record('http'),
+      record('timer'),
+      record('cosmosDB'),
+    ];
+    spies.push(
+      vi
+        .spyOn(app.hook, 'appStart')
+        .mockImplementation(
+          (handler) => ((hooks.start = handler as () => Promise<void>), { dispose: () => undefined }) as never,
+        ),
+    );
+    spies.push(
+      vi
+        .spyOn(app.hook, 'appTerminate')
+        .mockImplementation(
+          (handler) => ((hooks.terminate = handler as () => Promise<void>), { dispose: () => undefined }) as never,
+        ),
+    );
+    const restore = setEnv({
+      LOG_LEVEL: 'silent',
+      ServiceBusConnection: SERVICE_BUS,
+      CosmosConnection: cosmos.connectionString,
+    });
     const logged = vi.spyOn(console, 'error');
     try {
       // Act

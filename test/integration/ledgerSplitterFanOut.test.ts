@@ -19,7 +19,14 @@ describe('ledger splitter against a queue with a small maximum message size', ()
   it('fans a ledger that needs several batches out whole, in ledger order, in as few sends as fit', async () => {
     // Prepare: ~40 entries of a few hundred bytes each against 4 KB batches.
     const orders = Array.from({ length: 4 }, () => uid('o'));
-    const entries = interleave(...orders.map((orderId) => orderEntries(orderId, Array.from({ length: 9 }, (_, i) => i + 1))));
+    const entries = interleave(
+      ...orders.map((orderId) =>
+        orderEntries(
+          orderId,
+          Array.from({ length: 9 }, (_, i) => i + 1),
+        ),
+      ),
+    );
     const ledgerId = uid('L');
     await sendLedger(stack, { ledgerId, entries }, ledgerId);
     const log = vi.spyOn(stack.app.context().telemetry, 'log');
@@ -29,7 +36,9 @@ describe('ledger splitter against a queue with a small maximum message size', ()
       const fanned = await peekOrderEntries(stack);
       // Assess
       expect(split.settled).toEqual([{ action: 'complete', messageId: ledgerId }]);
-      expect(fanned.filter((m) => orders.includes(m.sessionId ?? '')).map((m) => m.entryId)).toEqual(entries.map((e) => e.entryId));
+      expect(fanned.filter((m) => orders.includes(m.sessionId ?? '')).map((m) => m.entryId)).toEqual(
+        entries.map((e) => e.entryId),
+      );
       const done = log.mock.calls.find(([, message]) => message === 'ledger fanned out')?.[2];
       expect(done).toMatchObject({ ledgerId, entries: 40 });
       const batches = (done as { batches: number }).batches;
@@ -65,7 +74,8 @@ describe('ledger splitter against a queue with a small maximum message size', ()
 async function drainOrders(orderIds: readonly string[]): Promise<void> {
   for (const orderId of orderIds) {
     const receiver = await stack.bus.acceptSession('orders', orderId);
-    for (let message = await nextWhileAny(receiver); message; message = await nextWhileAny(receiver)) await receiver.completeMessage(message);
+    for (let message = await nextWhileAny(receiver); message; message = await nextWhileAny(receiver))
+      await receiver.completeMessage(message);
     await receiver.close();
   }
 }

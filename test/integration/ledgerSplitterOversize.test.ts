@@ -38,5 +38,4 @@ describe('ledger splitter against a queue whose messages are smaller than an ent
     expect(dead.map((m) => m.messageId)).toEqual([ledgerId]);
     expect(fanned.filter((m) => m.sessionId === small || m.sessionId === large)).toEqual([]);
   });
-
 });

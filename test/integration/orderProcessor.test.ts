@@ -25,7 +25,9 @@ async function sendEntries(entries: (TestEntry | ServiceBusMessage)[]): Promise<
   try {
     for (const entry of entries) {
       const message: ServiceBusMessage =
-        'entryId' in entry ? { messageId: uid(entry.entryId), sessionId: entry.orderId, contentType: 'application/json', body: entry } : entry;
+        'entryId' in entry
+          ? { messageId: uid(entry.entryId), sessionId: entry.orderId, contentType: 'application/json', body: entry }
+          : entry;
       await sender.sendMessages(message);
     }
   } finally {
@@ -81,7 +83,10 @@ describe('order processor on the Service Bus and Cosmos emulators', () => {
     // Prepare
     const orderId = uid('o');
     const [created] = orderEntries(orderId, []);
-    await sendEntries([{ messageId: uid('poison'), sessionId: orderId, contentType: 'application/json', body: Buffer.from('{ nope') }, created!]);
+    await sendEntries([
+      { messageId: uid('poison'), sessionId: orderId, contentType: 'application/json', body: Buffer.from('{ nope') },
+      created!,
+    ]);
     // Act
     const drained = await drainSession(stack, orderId);
     const dead = await deadLetters(stack, 'orders');
@@ -103,7 +108,10 @@ describe('order processor on the Service Bus and Cosmos emulators', () => {
     const filled = await drainSession(stack, orderId);
     // Assess
     expect(outcomes(parked.results)).toEqual(['applied', 'parked']);
-    expect(viewWhileParked.jsonBody).toMatchObject({ lastSequence: 1, parked: [{ sequence: 3, entryId: third!.entryId }] });
+    expect(viewWhileParked.jsonBody).toMatchObject({
+      lastSequence: 1,
+      parked: [{ sequence: 3, entryId: third!.entryId }],
+    });
     expect(filled.results).toMatchObject([{ outcome: 'applied', sequence: 2, drained: 1 }]);
     expect((await getOrder(stack, orderId)).jsonBody).toMatchObject({ lastSequence: 3, total: 300, parked: [] });
   });
@@ -121,7 +129,11 @@ describe('order processor on the Service Bus and Cosmos emulators', () => {
     // Assess
     expect(stack.cosmos.faults.list()).toEqual([]);
     expect(outcomes(drained.results)).toEqual(['applied']);
-    expect((await getOrder(stack, orderId)).jsonBody).toMatchObject({ lastSequence: 2, total: 42, transactions: [{ transactionId: 't-1', amount: 42 }] });
+    expect((await getOrder(stack, orderId)).jsonBody).toMatchObject({
+      lastSequence: 2,
+      total: 42,
+      transactions: [{ transactionId: 't-1', amount: 42 }],
+    });
   });
 
   it('retries through a burst of 429s and applies the entry', async () => {

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type RunningEmulator } from '@ledger-convoy/servicebus-emulator';
 import { toOrderEventServiceBusMessage } from '../../src/adapters/outboxServiceBusSender.js';
 import { ORDER_MAX_TRANSACTIONS, type Entry, type Stored } from '../../src/core/index.js';
-import { ID_MAX_BYTES, ENTRY_ID_MAX_LENGTH, ORDER_ID_MAX_LENGTH, ORDER_MAX_PARKED } from '../../src/core/schemas/limits.js';
+import {
+  ID_MAX_BYTES,
+  ENTRY_ID_MAX_LENGTH,
+  ORDER_ID_MAX_LENGTH,
+  ORDER_MAX_PARKED,
+} from '../../src/core/schemas/limits.js';
 import { entryMessageId, requestHash } from '../../src/core/hash.js';
 import { outboundEvent } from '../../src/core/outbox/outboxRelay.js';
 import { decide, type Decision } from '../../src/core/processor/decide.js';
@@ -93,10 +98,15 @@ function scenario(text: Text) {
 
   /** The transactions the order holds, as their documents were written (the store's part: read by an amendment). */
   const transactions = new Map<string, Stored<TransactionDocument>>();
-  const transactionOf = (entry: Entry) => (entry.type === 'TransactionAmended' ? (transactions.get(entry.data.transactionId) ?? null) : undefined);
+  const transactionOf = (entry: Entry) =>
+    entry.type === 'TransactionAmended' ? (transactions.get(entry.data.transactionId) ?? null) : undefined;
 
   /** The processor's decision on `entry` against `order`, its key seen nowhere, the transaction it amends read. */
-  const decision = (order: Stored<OrderDocument> | undefined, entry: Entry, source: 'message' | 'parked' = 'message'): Decision => {
+  const decision = (
+    order: Stored<OrderDocument> | undefined,
+    entry: Entry,
+    source: 'message' | 'parked' = 'message',
+  ): Decision => {
     const transaction = transactionOf(entry);
     return decide({
       source,
@@ -109,9 +119,23 @@ function scenario(text: Text) {
   };
 
   /** Decides `entry` against `order` and builds its write; it must write (apply or park). */
-  const commit = (order: Stored<OrderDocument> | undefined, entry: Entry, at: number): { write: OrderWrite; order: Stored<OrderDocument> } => {
+  const commit = (
+    order: Stored<OrderDocument> | undefined,
+    entry: Entry,
+    at: number,
+  ): { write: OrderWrite; order: Stored<OrderDocument> } => {
     const decided = decision(order, entry);
-    const write = writeFor(decided, { entry, hash: requestHash(entry), order, origin: origin(entry.sequence), transaction: transactionOf(entry) ?? undefined }, stamp(at));
+    const write = writeFor(
+      decided,
+      {
+        entry,
+        hash: requestHash(entry),
+        order,
+        origin: origin(entry.sequence),
+        transaction: transactionOf(entry) ?? undefined,
+      },
+      stamp(at),
+    );
     if (write === undefined) throw new Error(`Sequence ${entry.sequence} did not commit: ${decided.reason}`);
     const created = write.transaction && 'create' in write.transaction ? write.transaction.create : undefined;
     if (created) transactions.set(created.transactionId, { doc: created, etag: `"txn-${at}"` });
@@ -119,17 +143,45 @@ function scenario(text: Text) {
   };
 
   /** Decides a due parked entry and builds its write (apply, or reject with its own inbox record). */
-  const drain = (order: Stored<OrderDocument>, parked: Stored<ParkedEntryDocument>, ownInbox: Stored<InboxRecord> | null, at: number) => {
+  const drain = (
+    order: Stored<OrderDocument>,
+    parked: Stored<ParkedEntryDocument>,
+    ownInbox: Stored<InboxRecord> | null,
+    at: number,
+  ) => {
     const { entry } = parked.doc;
     const decided = decision(order, entry, 'parked');
     const transaction = transactionOf(entry) ?? undefined;
-    const write = writeFor(decided, { entry, hash: parked.doc.requestHash, order, origin: origin(entry.sequence), parked: { doc: parked, ownInbox }, transaction }, stamp(at));
+    const write = writeFor(
+      decided,
+      {
+        entry,
+        hash: parked.doc.requestHash,
+        order,
+        origin: origin(entry.sequence),
+        parked: { doc: parked, ownInbox },
+        transaction,
+      },
+      stamp(at),
+    );
     if (write === undefined) throw new Error(`Parked sequence ${entry.sequence} did not commit: ${decided.reason}`);
     return { decided, write };
   };
 
-  const created: Entry = { entryId: entryId(1), orderId, sequence: 1, type: 'OrderCreated', data: { customerId: byteBounded(text, 'customer', ID_MAX_BYTES), currency: 'EUR' } };
-  const added = (sequence: number, i: number): Entry => ({ entryId: entryId(sequence), orderId, sequence, type: 'TransactionAdded', data: { transactionId: transactionId(i), amount: amount(i) } });
+  const created: Entry = {
+    entryId: entryId(1),
+    orderId,
+    sequence: 1,
+    type: 'OrderCreated',
+    data: { customerId: byteBounded(text, 'customer', ID_MAX_BYTES), currency: 'EUR' },
+  };
+  const added = (sequence: number, i: number): Entry => ({
+    entryId: entryId(sequence),
+    orderId,
+    sequence,
+    type: 'TransactionAdded',
+    data: { transactionId: transactionId(i), amount: amount(i) },
+  });
   /**
    * The longest entry that can park: the highest sequences, an amendment with the longest fields (of a transaction
    * that holds -MAX already, so applying it keeps the total safe).
@@ -165,7 +217,19 @@ function scenario(text: Text) {
     return { order, parked, firstAdd: adds[0]!, lastAdd: adds[1]! };
   };
 
-  return { orderId, entryId, transactionId, transactions, created, added, parkable, decision, commit, drain, fullOrder };
+  return {
+    orderId,
+    entryId,
+    transactionId,
+    transactions,
+    created,
+    added,
+    parkable,
+    decision,
+    commit,
+    drain,
+    fullOrder,
+  };
 }
 
 /** Request bytes of a transactional batch, as the SDK sends it: each operation's envelope and body (a delete's id). */
@@ -213,95 +277,133 @@ async function fitsServiceBus(write: OrderWrite): Promise<{ fits: boolean; bodyB
 
 const figures: Record<string, Record<string, number>> = {};
 
-describe.each(TEXTS)('an order filled to both bounds with the longest fields ($name) stays within Azure limits', (text) => {
-  const s = scenario(text);
-  const { order, parked, firstAdd, lastAdd } = s.fullOrder();
-  const lastSequence = ORDER_MAX_TRANSACTIONS + 1;
-  const measured = (figures[text.name] ??= {});
+describe.each(TEXTS)(
+  'an order filled to both bounds with the longest fields ($name) stays within Azure limits',
+  (text) => {
+    const s = scenario(text);
+    const { order, parked, firstAdd, lastAdd } = s.fullOrder();
+    const lastSequence = ORDER_MAX_TRANSACTIONS + 1;
+    const measured = (figures[text.name] ??= {});
 
-  it('is really full: 1,000 transactions of the longest fields and 1,000 parked entries', () => {
-    // Assess
-    expect(utf8(s.transactionId(1))).toBe(ID_MAX_BYTES);
-    expect(order.doc.state.transactionCount).toBe(ORDER_MAX_TRANSACTIONS);
-    expect(s.transactions.size).toBe(ORDER_MAX_TRANSACTIONS);
-    expect(order.doc.parked).toHaveLength(ORDER_MAX_PARKED);
-    expect(order.doc.lastSequence).toBe(lastSequence);
-    expect(s.decision(order, s.added(lastSequence + 1, 0))).toMatchObject({ kind: 'deadLetter', rule: 7 });
-    expect(s.decision(order, { ...s.parkable(ORDER_MAX_PARKED), sequence: lastSequence + 5 })).toMatchObject({ kind: 'deadLetter', rule: 7 });
-  });
+    it('is really full: 1,000 transactions of the longest fields and 1,000 parked entries', () => {
+      // Assess
+      expect(utf8(s.transactionId(1))).toBe(ID_MAX_BYTES);
+      expect(order.doc.state.transactionCount).toBe(ORDER_MAX_TRANSACTIONS);
+      expect(s.transactions.size).toBe(ORDER_MAX_TRANSACTIONS);
+      expect(order.doc.parked).toHaveLength(ORDER_MAX_PARKED);
+      expect(order.doc.lastSequence).toBe(lastSequence);
+      expect(s.decision(order, s.added(lastSequence + 1, 0))).toMatchObject({ kind: 'deadLetter', rule: 7 });
+      expect(s.decision(order, { ...s.parkable(ORDER_MAX_PARKED), sequence: lastSequence + 5 })).toMatchObject({
+        kind: 'deadLetter',
+        rule: 7,
+      });
+    });
 
-  it('applies its next entry in one batch that fits 2 MB, whose documents fit 2 MB and whose event is under 4 KB', async () => {
-    // Prepare: the longest entry that still applies, an amendment at the next sequence (its change the largest)
-    const next: Entry = { entryId: s.entryId(lastSequence + 1), orderId: s.orderId, sequence: lastSequence + 1, type: 'TransactionAmended', data: { transactionId: s.transactionId(2), amount: -MAX } };
-    // Act
-    const { write } = s.commit(order, next, 3 * ORDER_MAX_TRANSACTIONS);
-    const event = await fitsServiceBus(write);
-    // Assess
-    expect(Object.keys(write)).toEqual(['inbox', 'applied', 'order', 'transaction', 'outbox']);
-    const transaction = write.transaction && 'replace' in write.transaction ? write.transaction.replace.doc : undefined;
-    Object.assign(measured, { order: storedBytes(write.order.doc), transaction: storedBytes(transaction), batch: batchBytes(write), event: event.bodyBytes });
-    expect(measured.order).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
-    expect(measured.transaction).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
-    expect(measured.batch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
-    expect(event.fits).toBe(true);
-    expect(event.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
-  });
+    it('applies its next entry in one batch that fits 2 MB, whose documents fit 2 MB and whose event is under 4 KB', async () => {
+      // Prepare: the longest entry that still applies, an amendment at the next sequence (its change the largest)
+      const next: Entry = {
+        entryId: s.entryId(lastSequence + 1),
+        orderId: s.orderId,
+        sequence: lastSequence + 1,
+        type: 'TransactionAmended',
+        data: { transactionId: s.transactionId(2), amount: -MAX },
+      };
+      // Act
+      const { write } = s.commit(order, next, 3 * ORDER_MAX_TRANSACTIONS);
+      const event = await fitsServiceBus(write);
+      // Assess
+      expect(Object.keys(write)).toEqual(['inbox', 'applied', 'order', 'transaction', 'outbox']);
+      const transaction =
+        write.transaction && 'replace' in write.transaction ? write.transaction.replace.doc : undefined;
+      Object.assign(measured, {
+        order: storedBytes(write.order.doc),
+        transaction: storedBytes(transaction),
+        batch: batchBytes(write),
+        event: event.bodyBytes,
+      });
+      expect(measured.order).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
+      expect(measured.transaction).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
+      expect(measured.batch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
+      expect(event.fits).toBe(true);
+      expect(event.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
+    });
 
-  it('writes the 1,000th transaction with the same event and order document as the 1st: neither grows with the order', async () => {
-    // Act
-    const [first, last] = [await fitsServiceBus(firstAdd), await fitsServiceBus(lastAdd)];
-    // Assess: only numbers differ (sequence, count, total, entryId padding is fixed), by a few digits
-    Object.assign(measured, { firstAddEvent: first.bodyBytes, lastAddEvent: last.bodyBytes, lastAddBatch: batchBytes(lastAdd) });
-    expect(last.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
-    expect(Math.abs(last.bodyBytes - first.bodyBytes)).toBeLessThan(32);
-    expect(Math.abs(storedBytes(lastAdd.order.doc) - storedBytes(firstAdd.order.doc))).toBeLessThan(32);
-    expect(Object.keys(lastAdd)).toEqual(['inbox', 'applied', 'order', 'transaction', 'outbox']);
-  });
+    it('writes the 1,000th transaction with the same event and order document as the 1st: neither grows with the order', async () => {
+      // Act
+      const [first, last] = [await fitsServiceBus(firstAdd), await fitsServiceBus(lastAdd)];
+      // Assess: only numbers differ (sequence, count, total, entryId padding is fixed), by a few digits
+      Object.assign(measured, {
+        firstAddEvent: first.bodyBytes,
+        lastAddEvent: last.bodyBytes,
+        lastAddBatch: batchBytes(lastAdd),
+      });
+      expect(last.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
+      expect(Math.abs(last.bodyBytes - first.bodyBytes)).toBeLessThan(32);
+      expect(Math.abs(storedBytes(lastAdd.order.doc) - storedBytes(firstAdd.order.doc))).toBeLessThan(32);
+      expect(Object.keys(lastAdd)).toEqual(['inbox', 'applied', 'order', 'transaction', 'outbox']);
+    });
 
-  it('drains a due parked entry in one batch that fits 2 MB, its event within 256 KB', async () => {
-    // Prepare: the parked entry at the highest sequence as if it were due
-    const due = parked[0]!;
-    const dueOrder: Stored<OrderDocument> = { ...order, doc: { ...order.doc, lastSequence: due.doc.sequence - 1 } };
-    // Act
-    const { decided, write } = s.drain(dueOrder, due, null, 0);
-    // Assess
-    expect(decided.kind).toBe('apply');
-    expect(batchBytes(write)).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
-    const event = await fitsServiceBus(write);
-    expect(event.fits).toBe(true);
-    expect(event.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
-  });
+    it('drains a due parked entry in one batch that fits 2 MB, its event within 256 KB', async () => {
+      // Prepare: the parked entry at the highest sequence as if it were due
+      const due = parked[0]!;
+      const dueOrder: Stored<OrderDocument> = { ...order, doc: { ...order.doc, lastSequence: due.doc.sequence - 1 } };
+      // Act
+      const { decided, write } = s.drain(dueOrder, due, null, 0);
+      // Assess
+      expect(decided.kind).toBe('apply');
+      expect(batchBytes(write)).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
+      const event = await fitsServiceBus(write);
+      expect(event.fits).toBe(true);
+      expect(event.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
+    });
 
-  it('still fits once OrderDeleted fills the gap and every parked entry moves to rejected (rule 11), its largest shape', () => {
-    // Prepare: OrderDeleted at the next sequence, then the drain rejects the 1,000 parked entries one by one
-    const deleted: Entry = { entryId: s.entryId(lastSequence + 1), orderId: s.orderId, sequence: lastSequence + 1, type: 'OrderDeleted', data: {} };
-    let current = s.commit(order, deleted, 4 * ORDER_MAX_TRANSACTIONS).order;
-    let last: ReturnType<typeof s.drain> | undefined;
-    // Act
-    for (const entry of parked) {
-      const ownInbox: Stored<InboxRecord> = { doc: { id: `inbox:${'c'.repeat(64)}:${entry.doc.entryId}` } as InboxRecord, etag: '"inbox"' };
-      last = s.drain(current, entry, ownInbox, 0);
-      current = { doc: last.write.order.doc, etag: current.etag };
-    }
-    // Assess: each rejection only adds to the document, so the last batch is the largest
-    expect(last?.decided.kind).toBe('reject');
-    expect(current.doc).toMatchObject({ parked: [], state: { status: 'deleted' } });
-    expect(current.doc.rejected).toHaveLength(ORDER_MAX_PARKED);
-    const details = last!.write.rejected && 'upsert' in last!.write.rejected ? last!.write.rejected.upsert : undefined;
-    Object.assign(measured, { deletedOrder: storedBytes(current.doc), deletedBatch: batchBytes(last!.write), rejectedDocument: storedBytes(details) });
-    expect(measured.deletedOrder).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
-    expect(measured.deletedBatch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
-    expect(bytes(s.commit(order, deleted, 4 * ORDER_MAX_TRANSACTIONS).write.outbox!.event)).toBeLessThan(EVENT_MAX_BYTES);
-    expect(details?.entry).toEqual(parked.at(-1)!.doc.entry);
-    expect(measured.rejectedDocument).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
-  });
+    it('still fits once OrderDeleted fills the gap and every parked entry moves to rejected (rule 11), its largest shape', () => {
+      // Prepare: OrderDeleted at the next sequence, then the drain rejects the 1,000 parked entries one by one
+      const deleted: Entry = {
+        entryId: s.entryId(lastSequence + 1),
+        orderId: s.orderId,
+        sequence: lastSequence + 1,
+        type: 'OrderDeleted',
+        data: {},
+      };
+      let current = s.commit(order, deleted, 4 * ORDER_MAX_TRANSACTIONS).order;
+      let last: ReturnType<typeof s.drain> | undefined;
+      // Act
+      for (const entry of parked) {
+        const ownInbox: Stored<InboxRecord> = {
+          doc: { id: `inbox:${'c'.repeat(64)}:${entry.doc.entryId}` } as InboxRecord,
+          etag: '"inbox"',
+        };
+        last = s.drain(current, entry, ownInbox, 0);
+        current = { doc: last.write.order.doc, etag: current.etag };
+      }
+      // Assess: each rejection only adds to the document, so the last batch is the largest
+      expect(last?.decided.kind).toBe('reject');
+      expect(current.doc).toMatchObject({ parked: [], state: { status: 'deleted' } });
+      expect(current.doc.rejected).toHaveLength(ORDER_MAX_PARKED);
+      const details =
+        last!.write.rejected && 'upsert' in last!.write.rejected ? last!.write.rejected.upsert : undefined;
+      Object.assign(measured, {
+        deletedOrder: storedBytes(current.doc),
+        deletedBatch: batchBytes(last!.write),
+        rejectedDocument: storedBytes(details),
+      });
+      expect(measured.deletedOrder).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
+      expect(measured.deletedBatch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
+      expect(bytes(s.commit(order, deleted, 4 * ORDER_MAX_TRANSACTIONS).write.outbox!.event)).toBeLessThan(
+        EVENT_MAX_BYTES,
+      );
+      expect(details?.entry).toEqual(parked.at(-1)!.doc.entry);
+      expect(measured.rejectedDocument).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
+    });
 
-  it('keeps the message ids within the Service Bus limit', () => {
-    // Assess: the event key and `<entryId>:<hash16>` stay within 128 characters
-    expect(outboundEvent(s.commit(undefined, s.created, 0).write.outbox!).messageId).toMatch(/^evt-[0-9a-f]{32}$/);
-    expect(entryMessageId(s.entryId(1), requestHash(s.created)).length).toBeLessThanOrEqual(128);
-  });
-});
+    it('keeps the message ids within the Service Bus limit', () => {
+      // Assess: the event key and `<entryId>:<hash16>` stay within 128 characters
+      expect(outboundEvent(s.commit(undefined, s.created, 0).write.outbox!).messageId).toMatch(/^evt-[0-9a-f]{32}$/);
+      expect(entryMessageId(s.entryId(1), requestHash(s.created)).length).toBeLessThanOrEqual(128);
+    });
+  },
+);
 
 afterAll(() => {
   // The figures, for docs/contracts.md and whoever changes a bound.

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/ports/clock.js';
 import { composeApp } from '../../src/functions/app.js';
 import { peekEverything, receiveExactly } from '../support/serviceBusWaits.js';
-import { deadLetters, drainSession, getOrder, handlerOf, postLedger, runSplitter, startStack } from './support/stack.js';
+import {
+  deadLetters,
+  drainSession,
+  getOrder,
+  handlerOf,
+  postLedger,
+  runSplitter,
+  startStack,
+} from './support/stack.js';
 import type { Stack } from './support/stack.js';
 import { interleave, orderEntries, uid } from './support/ledgers.js';
 
@@ -44,13 +52,32 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
     const first = fanned[0]!;
     expect(first.messageId).toMatch(new RegExp(`^${entries[0]!.entryId}:[0-9a-f]{16}$`));
     expect(first).toMatchObject({ sessionId: a, correlationId: ledgerId, contentType: 'application/json' });
-    expect(first.applicationProperties).toMatchObject({ sequence: 1, type: 'OrderCreated', traceparent: split.message.applicationProperties?.traceparent });
+    expect(first.applicationProperties).toMatchObject({
+      sequence: 1,
+      type: 'OrderCreated',
+      traceparent: split.message.applicationProperties?.traceparent,
+    });
     expect(first.applicationProperties?.['Diagnostic-Id']).toBe(split.message.applicationProperties?.traceparent);
     expect(drainedA.results.map((r) => (r as { sequence: number }).sequence)).toEqual([1, 2, 3, 4]);
     expect(drainedA.results.every((r) => (r as { outcome: string }).outcome === 'applied')).toBe(true);
     expect(drainedB.settled.map((s) => s.action)).toEqual(['complete', 'complete']);
-    expect(viewA).toMatchObject({ status: 200, jsonBody: { orderId: a, status: 'deleted', lastSequence: 4, total: 1000, customerId: 'c-1', currency: 'EUR', parked: [], rejected: [] } });
-    expect(viewB).toMatchObject({ status: 200, jsonBody: { status: 'open', lastSequence: 2, total: 700, transactions: [{ transactionId: 't-1', amount: 700 }] } });
+    expect(viewA).toMatchObject({
+      status: 200,
+      jsonBody: {
+        orderId: a,
+        status: 'deleted',
+        lastSequence: 4,
+        total: 1000,
+        customerId: 'c-1',
+        currency: 'EUR',
+        parked: [],
+        rejected: [],
+      },
+    });
+    expect(viewB).toMatchObject({
+      status: 200,
+      jsonBody: { status: 'open', lastSequence: 2, total: 700, transactions: [{ transactionId: 't-1', amount: 700 }] },
+    });
   });
 
   it('dead-letters an invalid ledger whole with its issues and fans nothing out', async () => {
@@ -58,7 +85,11 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
     const orderId = uid('o');
     const [created] = orderEntries(orderId, []);
     const sender = stack.bus.createSender('ledger');
-    await sender.sendMessages({ messageId: uid('L'), contentType: 'application/json', body: { ledgerId: uid('L'), entries: [created, created] } });
+    await sender.sendMessages({
+      messageId: uid('L'),
+      contentType: 'application/json',
+      body: { ledgerId: uid('L'), entries: [created, created] },
+    });
     await sender.close();
     // Act
     const split = await runSplitter(stack);
@@ -104,7 +135,13 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
       const app = composeApp({ clock });
       await app.start();
       try {
-        return await runSplitter({ ...stack, handlers: { ...stack.handlers, ledgerSplitter: handlerOf(app, 'ledgerSplitter') as Stack['handlers']['ledgerSplitter'] } });
+        return await runSplitter({
+          ...stack,
+          handlers: {
+            ...stack.handlers,
+            ledgerSplitter: handlerOf(app, 'ledgerSplitter') as Stack['handlers']['ledgerSplitter'],
+          },
+        });
       } finally {
         await app.terminate();
         await drainSession(stack, orderId);
@@ -122,12 +159,16 @@ describe('ledger → splitter → order processor → GET, on both emulators', (
 });
 
 describe('HTTP functions', () => {
-  it('carries the caller\'s trace from POST /api/ledgers to the ledger and on to every entry', async () => {
+  it("carries the caller's trace from POST /api/ledgers to the ledger and on to every entry", async () => {
     // Prepare
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const orderId = uid('o');
     // Act
-    const posted = await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(orderId, [5]) }), { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    const posted = await postLedger(
+      stack,
+      JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(orderId, [5]) }),
+      { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    );
     const split = await runSplitter(stack);
     const receiver = await stack.bus.acceptSession('orders', orderId);
     const entries = await receiveExactly(receiver, 2);
@@ -135,8 +176,13 @@ describe('HTTP functions', () => {
     await receiver.close();
     // Assess
     expect(posted.status).toBe(202);
-    expect(split.message.applicationProperties?.['Diagnostic-Id']).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
-    expect(entries.map((m) => m.applicationProperties?.traceparent)).toEqual([split.message.applicationProperties?.traceparent, split.message.applicationProperties?.traceparent]);
+    expect(split.message.applicationProperties?.['Diagnostic-Id']).toMatch(
+      new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`),
+    );
+    expect(entries.map((m) => m.applicationProperties?.traceparent)).toEqual([
+      split.message.applicationProperties?.traceparent,
+      split.message.applicationProperties?.traceparent,
+    ]);
   });
 
   it('answers 404 for an order nothing is known of', async () => {
@@ -147,10 +193,19 @@ describe('HTTP functions', () => {
   it('answers 400 with issues for a body that is not JSON or breaks the ledger rules', async () => {
     // Act
     const notJson = await postLedger(stack, '{ not json');
-    const invalid = await postLedger(stack, JSON.stringify({ ledgerId: 'L-x', entries: [{ ...orderEntries('o-x', [])[0], orderId: '' }] }));
+    const invalid = await postLedger(
+      stack,
+      JSON.stringify({ ledgerId: 'L-x', entries: [{ ...orderEntries('o-x', [])[0], orderId: '' }] }),
+    );
     // Assess
-    expect(notJson).toMatchObject({ status: 400, jsonBody: { error: 'SchemaValidationFailed', issues: [{ path: '', message: expect.any(String) }] } });
-    expect(invalid).toMatchObject({ status: 400, jsonBody: { error: 'SchemaValidationFailed', issues: [{ path: 'entries[0].orderId' }] } });
+    expect(notJson).toMatchObject({
+      status: 400,
+      jsonBody: { error: 'SchemaValidationFailed', issues: [{ path: '', message: expect.any(String) }] },
+    });
+    expect(invalid).toMatchObject({
+      status: 400,
+      jsonBody: { error: 'SchemaValidationFailed', issues: [{ path: 'entries[0].orderId' }] },
+    });
   });
 
   it('answers 413 for a declared or actual body over 262,144 bytes', async () => {

@@ -23,11 +23,17 @@ afterAll(async () => {
 describe('sendInBatches on the Service Bus emulator', () => {
   it('sends in as few batches as fit, in order, calling the hook before each', async () => {
     // Prepare
-    const messages: ServiceBusMessage[] = Array.from({ length: 30 }, (_, i) => ({ messageId: `m-${i}`, body: { i, pad: 'x'.repeat(200) } }));
+    const messages: ServiceBusMessage[] = Array.from({ length: 30 }, (_, i) => ({
+      messageId: `m-${i}`,
+      body: { i, pad: 'x'.repeat(200) },
+    }));
     const sender = client.createSender('ledger');
     const hooked: number[] = [];
     // Act
-    const result = await sendInBatches(sender, messages, { maxSizeInBytes: 2_000, beforeSend: async (index) => void hooked.push(index) });
+    const result = await sendInBatches(sender, messages, {
+      maxSizeInBytes: 2_000,
+      beforeSend: async (index) => void hooked.push(index),
+    });
     const receiver = client.createReceiver('ledger', { receiveMode: 'receiveAndDelete' });
     const received = await receiveExactly(receiver, 30);
     const rest = await peekEverything(receiver);
@@ -61,7 +67,10 @@ describe('sendInBatches on the Service Bus emulator', () => {
 
   it('sends nothing when a message further down the list cannot fit, even after earlier batches filled up', async () => {
     // Prepare: three batches' worth of small messages, then one that fits no batch.
-    const small: ServiceBusMessage[] = Array.from({ length: 20 }, (_, i) => ({ messageId: `s-${i}`, body: { i, pad: 'x'.repeat(200) } }));
+    const small: ServiceBusMessage[] = Array.from({ length: 20 }, (_, i) => ({
+      messageId: `s-${i}`,
+      body: { i, pad: 'x'.repeat(200) },
+    }));
     const sender = client.createSender('ledger');
     const hooked: number[] = [];
     // Act

@@ -16,7 +16,15 @@ async function heldStack() {
   const sender = new FakeSender();
   const webhook = new FakeWebhook();
   const holds = new InMemoryHoldStore();
-  const relay = new OutboxRelay({ sender, webhook, holds, telemetry: new RecordingTelemetry(), clock, sleep: clock.sleep, options: { retryBudgetMs: 1000 } });
+  const relay = new OutboxRelay({
+    sender,
+    webhook,
+    holds,
+    telemetry: new RecordingTelemetry(),
+    clock,
+    sleep: clock.sleep,
+    options: { retryBudgetMs: 1000 },
+  });
   webhook.failFor('a', Number.POSITIVE_INFINITY, 2);
   await relay.relay(changes(['a', 1], ['a', 2], ['a', 3], ['b', 1]));
   webhook.failures.clear();
@@ -67,7 +75,10 @@ describe('releasing a hold', () => {
     };
     const timer = await releaseHold(deps, 'a');
     expect(timer).toMatchObject({ outcome: 'released' });
-    expect(await operator).toMatchObject({ outcome: 'busy', detail: `being released until ${new Date(clock.now() + HOLD_CLAIM_MS).toISOString()}` });
+    expect(await operator).toMatchObject({
+      outcome: 'busy',
+      detail: `being released until ${new Date(clock.now() + HOLD_CLAIM_MS).toISOString()}`,
+    });
     expect(webhook.posts).toEqual(ids('a', 2, 3));
   });
 
@@ -82,7 +93,10 @@ describe('releasing a hold', () => {
   it('takes over a claim that ran out (a release that died)', async () => {
     const { holds, deps, clock } = await heldStack();
     const stored = (await holds.read('a'))!;
-    await holds.replace({ ...stored.doc, releasingUntil: new Date(clock.now() + HOLD_CLAIM_MS).toISOString() }, stored.etag);
+    await holds.replace(
+      { ...stored.doc, releasingUntil: new Date(clock.now() + HOLD_CLAIM_MS).toISOString() },
+      stored.etag,
+    );
     expect(await releaseHold(deps, 'a')).toMatchObject({ outcome: 'busy' });
     clock.advance(HOLD_CLAIM_MS);
     expect(await releaseHold(deps, 'a')).toMatchObject({ outcome: 'released' });
@@ -93,7 +107,11 @@ describe('releasing a hold', () => {
     webhook.failFor('a');
     const report = await releaseHold(deps, 'a');
     // The second attempt: PT2M with half of it jitter (random 0.5 → 1.5 min).
-    expect(report).toMatchObject({ outcome: 'failed', detail: 'webhook: webhook answered HTTP 503', nextAttempt: new Date(clock.now() + 90_000).toISOString() });
+    expect(report).toMatchObject({
+      outcome: 'failed',
+      detail: 'webhook: webhook answered HTTP 503',
+      nextAttempt: new Date(clock.now() + 90_000).toISOString(),
+    });
     expect(holds.all()[0]).toMatchObject({ attempts: 1, nextAttempt: report.nextAttempt, lastError: report.detail });
     expect(holds.all()[0]).not.toHaveProperty('releasingUntil');
     expect([...holds.heldOf('a').keys()]).toEqual(['outbox-held:a-2', 'outbox-held:a-3']);
@@ -102,11 +120,22 @@ describe('releasing a hold', () => {
   it('keeps a record order-events took owing only the webhook when the webhook fails after it', async () => {
     const { sender, webhook, holds, deps } = await heldStack();
     sender.failFor('c', 'reject');
-    const relay = new OutboxRelay({ sender, webhook, holds, telemetry: new RecordingTelemetry(), clock: deps.clock, sleep: async () => undefined, options: { retryBudgetMs: 10 } });
+    const relay = new OutboxRelay({
+      sender,
+      webhook,
+      holds,
+      telemetry: new RecordingTelemetry(),
+      clock: deps.clock,
+      sleep: async () => undefined,
+      options: { retryBudgetMs: 10 },
+    });
     await relay.relay(changes(['c', 1], ['c', 2]));
     sender.failures.clear();
     webhook.failFor('c', Number.POSITIVE_INFINITY, 2);
-    expect(await releaseHold(deps, 'c')).toMatchObject({ outcome: 'failed', delivered: { 'order-events': 2, webhook: 1 } });
+    expect(await releaseHold(deps, 'c')).toMatchObject({
+      outcome: 'failed',
+      delivered: { 'order-events': 2, webhook: 1 },
+    });
     expect([...holds.heldOf('c').values()].map((r) => [r.sequence, r.pendingTargets])).toEqual([[2, ['webhook']]]);
   });
 
@@ -123,7 +152,10 @@ describe('releasing a hold', () => {
   it('says so when the order has no hold, and refuses webhook records without a webhook', async () => {
     const { holds, sender, deps } = await heldStack();
     expect(await releaseHold(deps, 'b')).toMatchObject({ outcome: 'no-hold', rounds: 0 });
-    expect(await releaseHold({ ...deps, webhook: undefined, sender }, 'a')).toMatchObject({ outcome: 'failed', detail: expect.stringContaining('OUTBOX_WEBHOOK_URL is not set') });
+    expect(await releaseHold({ ...deps, webhook: undefined, sender }, 'a')).toMatchObject({
+      outcome: 'failed',
+      detail: expect.stringContaining('OUTBOX_WEBHOOK_URL is not set'),
+    });
     expect(holds.all()).toHaveLength(1);
   });
 });
@@ -132,14 +164,28 @@ describe('discarding a hold', () => {
   it('writes an audit record in the order, drops the held records and the marker, and raises OutboxDiscarded', async () => {
     const { relay, holds, clock, webhook } = await heldStack();
     const telemetry = new RecordingTelemetry();
-    const report = await discardHold({ holds, telemetry, clock }, 'a', { reason: 'the receiver replayed them from its own log', by: 'ops' });
+    const report = await discardHold({ holds, telemetry, clock }, 'a', {
+      reason: 'the receiver replayed them from its own log',
+      by: 'ops',
+    });
     expect(report).toMatchObject({ outcome: 'discarded', records: 2 });
     expect(holds.discards).toEqual([
-      expect.objectContaining({ docType: 'outbox-discard', orderId: 'a', reason: 'the receiver replayed them from its own log', by: 'ops', records: [expect.objectContaining({ sequence: 2, messageId: keyOf('a', 2), pendingTargets: ['webhook'] }), expect.objectContaining({ sequence: 3 })] }),
+      expect.objectContaining({
+        docType: 'outbox-discard',
+        orderId: 'a',
+        reason: 'the receiver replayed them from its own log',
+        by: 'ops',
+        records: [
+          expect.objectContaining({ sequence: 2, messageId: keyOf('a', 2), pendingTargets: ['webhook'] }),
+          expect.objectContaining({ sequence: 3 }),
+        ],
+      }),
     ]);
     expect(holds.all()).toEqual([]);
     expect(holds.heldOf('a').size).toBe(0);
-    expect(telemetry.alerts).toEqual([{ name: AlertName.OutboxDiscarded, fields: expect.objectContaining({ orderId: 'a', records: 2, by: 'ops' }) }]);
+    expect(telemetry.alerts).toEqual([
+      { name: AlertName.OutboxDiscarded, fields: expect.objectContaining({ orderId: 'a', records: 2, by: 'ops' }) },
+    ]);
     // The relay sends the order's later records again.
     await relay.relay(changes(['a', 4]));
     expect(webhook.postedFor('a')).toEqual(ids('a', 1, 4));
@@ -147,9 +193,16 @@ describe('discarding a hold', () => {
 
   it('refuses without a reason, and while a release holds the claim', async () => {
     const { holds, deps } = await heldStack();
-    await expect(discardHold({ holds, telemetry: new RecordingTelemetry() }, 'a', { reason: ' ', by: 'ops' })).rejects.toThrow('reason');
+    await expect(
+      discardHold({ holds, telemetry: new RecordingTelemetry() }, 'a', { reason: ' ', by: 'ops' }),
+    ).rejects.toThrow('reason');
     holds.beforeDeleteHeld = async () => {
-      expect(await discardHold({ holds, telemetry: new RecordingTelemetry(), clock: deps.clock }, 'a', { reason: 'x', by: 'ops' })).toMatchObject({ outcome: 'busy' });
+      expect(
+        await discardHold({ holds, telemetry: new RecordingTelemetry(), clock: deps.clock }, 'a', {
+          reason: 'x',
+          by: 'ops',
+        }),
+      ).toMatchObject({ outcome: 'busy' });
     };
     expect(await releaseHold(deps, 'a')).toMatchObject({ outcome: 'released' });
     expect(holds.discards).toEqual([]);

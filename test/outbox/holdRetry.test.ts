@@ -21,9 +21,29 @@ function instance(shared: { holds?: InMemoryHoldStore; clock?: ManualClock; webh
   const telemetry = new RecordingTelemetry();
   const wake = new WebhookWake(BACKOFF, clock);
   let seed = 0;
-  const random = () => ((seed = (seed * 9301 + 49297) % 233280) / 233280);
-  const relay = new OutboxRelay({ sender, webhook, holds, telemetry, clock, sleep: clock.sleep, random, wake, options: { retryBudgetMs: 2_000, holdRetry: BACKOFF } });
-  const retry: HoldRetryDeps = { holds, sender, webhook, backoff: BACKOFF, clock, random, telemetry, wake, repeatAlertAfterMs: 3.5 * 86_400_000 };
+  const random = () => (seed = (seed * 9301 + 49297) % 233280) / 233280;
+  const relay = new OutboxRelay({
+    sender,
+    webhook,
+    holds,
+    telemetry,
+    clock,
+    sleep: clock.sleep,
+    random,
+    wake,
+    options: { retryBudgetMs: 2_000, holdRetry: BACKOFF },
+  });
+  const retry: HoldRetryDeps = {
+    holds,
+    sender,
+    webhook,
+    backoff: BACKOFF,
+    clock,
+    random,
+    telemetry,
+    wake,
+    repeatAlertAfterMs: 3.5 * 86_400_000,
+  };
   /** Ticks of the every-minute timer, the clock moved a minute before each. */
   const ticks = async (n: number) => {
     const reports = [];
@@ -125,8 +145,13 @@ describe('the outboxHoldRetry timer', () => {
     await app.relay.relay(changes(['a', 1]));
     app.clock.advance(3.5 * 86_400_000);
     await app.ticks(2);
-    expect(app.telemetry.alerts.filter((a) => a.name === AlertName.OutboxFailed && a.fields.reason !== undefined)).toEqual([
-      { name: AlertName.OutboxFailed, fields: expect.objectContaining({ orderId: 'a', reason: 'outbox hold older than half of OUTBOX_TTL' }) },
+    expect(
+      app.telemetry.alerts.filter((a) => a.name === AlertName.OutboxFailed && a.fields.reason !== undefined),
+    ).toEqual([
+      {
+        name: AlertName.OutboxFailed,
+        fields: expect.objectContaining({ orderId: 'a', reason: 'outbox hold older than half of OUTBOX_TTL' }),
+      },
     ]);
   });
 });

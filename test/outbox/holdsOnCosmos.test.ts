@@ -17,9 +17,16 @@ let container: Container;
 
 beforeAll(async () => {
   emulator = await start({ port: 0 });
-  client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
+  client = new CosmosClient({
+    endpoint: emulator.endpoint,
+    key: emulator.key,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
-  ({ container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } }));
+  ({ container } = await database.containers.createIfNotExists({
+    id: 'orders',
+    partitionKey: { paths: ['/orderId'] },
+  }));
 });
 
 afterAll(async () => {
@@ -32,12 +39,22 @@ function stack() {
   const webhook = new FakeWebhook();
   const sender = new FakeSender();
   const holds = new CosmosOutboxHoldStore(container);
-  const relay = new OutboxRelay({ sender, webhook, holds, telemetry: new RecordingTelemetry(), clock, sleep: clock.sleep, options: { retryBudgetMs: 2_000 } });
-  const release = (orderId: string) => releaseHold({ holds, sender, webhook, clock, backoff: { firstMs: 60_000, maxMs: 3_600_000 } }, orderId);
+  const relay = new OutboxRelay({
+    sender,
+    webhook,
+    holds,
+    telemetry: new RecordingTelemetry(),
+    clock,
+    sleep: clock.sleep,
+    options: { retryBudgetMs: 2_000 },
+  });
+  const release = (orderId: string) =>
+    releaseHold({ holds, sender, webhook, clock, backoff: { firstMs: 60_000, maxMs: 3_600_000 } }, orderId);
   return { clock, webhook, sender, holds, relay, release };
 }
 
-const ids = (orderId: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => keyOf(orderId, from + i));
+const ids = (orderId: string, from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => keyOf(orderId, from + i));
 
 describe('outbox holds on the Cosmos emulator', () => {
   it('holds more records than fit in one 2 MB document, and releases them all in order', async () => {
@@ -72,5 +89,4 @@ describe('outbox holds on the Cosmos emulator', () => {
     await relay.relay([asChange(outboxRecordOf(o, 5), 11)]);
     expect(webhook.postedFor(o)).toEqual(ids(o, 1, 5));
   });
-
 });

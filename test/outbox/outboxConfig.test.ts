@@ -16,7 +16,14 @@ describe('outbox settings', () => {
   });
 
   it('reads ISO durations or milliseconds, the webhook URL, and OUTBOX_TTL in seconds or ISO', () => {
-    const env = { OUTBOX_RETRY_BUDGET: 'PT2S', OUTBOX_WEBHOOK_URL: 'http://127.0.0.1:9/hook', OUTBOX_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', OUTBOX_WEBHOOK_TIMEOUT: '500', OUTBOX_HOLD_RETRY_FIRST: 'PT30S', OUTBOX_HOLD_RETRY_MAX: 'PT2H' };
+    const env = {
+      OUTBOX_RETRY_BUDGET: 'PT2S',
+      OUTBOX_WEBHOOK_URL: 'http://127.0.0.1:9/hook',
+      OUTBOX_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      OUTBOX_WEBHOOK_TIMEOUT: '500',
+      OUTBOX_HOLD_RETRY_FIRST: 'PT30S',
+      OUTBOX_HOLD_RETRY_MAX: 'PT2H',
+    };
     expect(resolveOutboxConfig(env)).toEqual({
       retryBudgetMs: 2_000,
       webhookUrl: 'http://127.0.0.1:9/hook',
@@ -38,14 +45,20 @@ describe('outbox settings', () => {
     [{ OUTBOX_HOLD_RETRY_FIRST: 'later' }, 'OUTBOX_HOLD_RETRY_FIRST'],
     [{ OUTBOX_HOLD_RETRY_FIRST: 'PT10M', OUTBOX_HOLD_RETRY_MAX: 'PT5M' }, 'OUTBOX_HOLD_RETRY_MAX'],
   ])('refuses %o naming %s', (env, setting) => {
-    expect(() => resolveOutboxConfig(env)).toThrow(expect.objectContaining({ code: 'ConfigInvalid', message: expect.stringContaining(setting) }));
+    expect(() => resolveOutboxConfig(env)).toThrow(
+      expect.objectContaining({ code: 'ConfigInvalid', message: expect.stringContaining(setting) }),
+    );
   });
 
   it('never repeats the secret in its error', () => {
-    expect(() => resolveOutboxConfig({ OUTBOX_WEBHOOK_SECRET: 'whsec_s3cr3t-value' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cr3t') }));
+    expect(() => resolveOutboxConfig({ OUTBOX_WEBHOOK_SECRET: 'whsec_s3cr3t-value' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('s3cr3t') }),
+    );
   });
 
   it('refuses an unusable OUTBOX_TTL naming it', () => {
-    expect(() => resolveCoreConfig({ OUTBOX_TTL: 'forever' })).toThrow(expect.objectContaining({ code: 'ConfigInvalid', message: expect.stringContaining('OUTBOX_TTL') }));
+    expect(() => resolveCoreConfig({ OUTBOX_TTL: 'forever' })).toThrow(
+      expect.objectContaining({ code: 'ConfigInvalid', message: expect.stringContaining('OUTBOX_TTL') }),
+    );
   });
 });

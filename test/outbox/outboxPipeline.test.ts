@@ -35,14 +35,22 @@ beforeAll(async () => {
   // records share one budget (at most 1.8 s of backoff for three records), so it is well above that, and below
   // the waits' patience for the order that keeps failing to be held.
   webhook = await startWebhook({ failFirst: 2, failWhen: (body) => failing.has(body.orderId) });
-  restoreEnv = setEnv({ OUTBOX_WEBHOOK_URL: webhook.url, OUTBOX_WEBHOOK_SECRET: WEBHOOK_SECRET, OUTBOX_RETRY_BUDGET: 'PT5S', COSMOS_DATABASE: 'convoy', COSMOS_CONTAINER: 'orders' });
+  restoreEnv = setEnv({
+    OUTBOX_WEBHOOK_URL: webhook.url,
+    OUTBOX_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    OUTBOX_RETRY_BUDGET: 'PT5S',
+    COSMOS_DATABASE: 'convoy',
+    COSMOS_CONTAINER: 'orders',
+  });
   stack = await startStack();
   host = await startRelayHost();
 });
 
 /** The app's own outboxRelay registration, served by the in-process host's Cosmos DB trigger. */
 function startRelayHost(): Promise<CosmosDBHost> {
-  const relay = stack.app.functions.filter((r): r is RegistrationOf<'cosmosDB'> => r.kind === 'cosmosDB' && r.name === 'outboxRelay');
+  const relay = stack.app.functions.filter(
+    (r): r is RegistrationOf<'cosmosDB'> => r.kind === 'cosmosDB' && r.name === 'outboxRelay',
+  );
   return startCosmosDBHost({ functions: relay, settings: process.env, logger: pino({ level: 'silent' }) });
 }
 
@@ -66,10 +74,13 @@ async function orderEvents(orderId: string): Promise<ServiceBusReceivedMessage[]
 const orderRequest = (orderId: string) => ({ params: { orderId } }) as unknown as HttpRequest;
 const invocation = () => ({ invocationId: uid('i'), log() {}, warn() {}, error() {} }) as unknown as InvocationContext;
 const traceIdOf = (traceparent: unknown) => String(traceparent).split('-')[1];
-const acceptedFor = (orderId: string) => webhook.applied.filter((k) => webhook.appliedBodies.get(k)!.orderId === orderId);
+const acceptedFor = (orderId: string) =>
+  webhook.applied.filter((k) => webhook.appliedBodies.get(k)!.orderId === orderId);
 /** The keys of an order's events for the given entries (`messageId`, `Idempotency-Key`): per order, not per entryId. */
-const keysFor = (orderId: string, ...entryIds: string[]) => entryIds.map((id) => orderEventKey(orderEventSource(orderId), id));
-const keysOf = (orderId: string, last: number) => keysFor(orderId, ...Array.from({ length: last }, (_, i) => `${orderId}-${i + 1}`));
+const keysFor = (orderId: string, ...entryIds: string[]) =>
+  entryIds.map((id) => orderEventKey(orderEventSource(orderId), id));
+const keysOf = (orderId: string, last: number) =>
+  keysFor(orderId, ...Array.from({ length: last }, (_, i) => `${orderId}-${i + 1}`));
 type EventBody = { data: { sequence: number } };
 const sequences = (messages: ServiceBusReceivedMessage[]) => messages.map((m) => (m.body as EventBody).data.sequence);
 
@@ -100,16 +111,30 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
         expect(receiver.verify(call.raw, call.headers)).toEqual(JSON.parse(call.raw));
       }
     }
-    expect(() => receiver.verify(webhook.calls[0]!.raw.replace('"sequence":', '"sequence": '), webhook.calls[0]!.headers)).toThrow();
+    expect(() =>
+      receiver.verify(webhook.calls[0]!.raw.replace('"sequence":', '"sequence": '), webhook.calls[0]!.headers),
+    ).toThrow();
     expect(acceptedFor(a)).toEqual(keysOf(a, 3));
     expect(acceptedFor(b)).toEqual(keysOf(b, 2));
     // order-events: one message per record, per order in sequence order, the CloudEvent committed with the entry.
     expect(sequences(eventsA)).toEqual([1, 2, 3]);
     expect(sequences(eventsB)).toEqual([1, 2]);
     const last = eventsA[2]!;
-    expect(last).toMatchObject({ messageId: keysFor(a, `${a}-3`)[0], sessionId: a, correlationId: ledgerId, contentType: 'application/cloudevents+json' });
+    expect(last).toMatchObject({
+      messageId: keysFor(a, `${a}-3`)[0],
+      sessionId: a,
+      correlationId: ledgerId,
+      contentType: 'application/cloudevents+json',
+    });
     expect(last.applicationProperties).toMatchObject({ sequence: 3, type: 'TransactionAdded' });
-    const [record3] = (await stack.container.items.query({ query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: outboxRecordId(`${a}-3`) }] }, { partitionKey: a }).fetchAll()).resources;
+    const [record3] = (
+      await stack.container.items
+        .query(
+          { query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: outboxRecordId(`${a}-3`) }] },
+          { partitionKey: a },
+        )
+        .fetchAll()
+    ).resources;
     expect(last.body).toEqual({
       specversion: '1.0',
       id: `${a}-3`,
@@ -124,12 +149,30 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
         entryId: `${a}-3`,
         type: 'TransactionAdded',
         change: { transactionId: 't-2', amount: -250 },
-        order: { status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactionCount: 2 },
+        order: {
+          status: 'open',
+          customerId: 'c-1',
+          currency: 'EUR',
+          lastSequence: 3,
+          total: 1000,
+          transactionCount: 2,
+        },
       },
     });
     // Folding the changes in sequence order holds the whole order, as the GET view shows it.
     const folded = foldOrderEvents(eventsA.map((m) => (m.body as OrderCloudEvent).data));
-    expect(folded).toEqual({ orderId: a, status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 3, total: 1000, transactions: [{ transactionId: 't-1', amount: 1250 }, { transactionId: 't-2', amount: -250 }] });
+    expect(folded).toEqual({
+      orderId: a,
+      status: 'open',
+      customerId: 'c-1',
+      currency: 'EUR',
+      lastSequence: 3,
+      total: 1000,
+      transactions: [
+        { transactionId: 't-1', amount: 1250 },
+        { transactionId: 't-2', amount: -250 },
+      ],
+    });
     // The webhook got the same event, byte for byte what the record stores.
     expect(webhook.calls.find((c) => c.key === keysFor(a, `${a}-3`)[0])?.raw).toBe(JSON.stringify(record3.event));
     const ledgerTrace = traceIdOf(split.message.applicationProperties?.traceparent);
@@ -139,7 +182,13 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(traceIdOf(webhook.calls.find((c) => c.key === keysFor(a, `${a}-3`)[0])?.traceparent)).toBe(ledgerTrace);
     // The records are as the processor wrote them: immutable, with committedAt and the OUTBOX_TTL.
     const { resources: records } = await stack.container.items
-      .query({ query: "SELECT * FROM c WHERE c.docType = 'outbox' AND (c.orderId = @a OR c.orderId = @b)", parameters: [{ name: '@a', value: a }, { name: '@b', value: b }] })
+      .query({
+        query: "SELECT * FROM c WHERE c.docType = 'outbox' AND (c.orderId = @a OR c.orderId = @b)",
+        parameters: [
+          { name: '@a', value: a },
+          { name: '@b', value: b },
+        ],
+      })
       .fetchAll();
     expect(records).toHaveLength(keys.length);
     for (const r of records) expect(r).toMatchObject({ ttl: 604_800, committedAt: expect.any(String) });
@@ -160,7 +209,10 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     // Act
     await drainSession(stack, x);
     await drainSession(stack, y);
-    await until(() => acceptedFor(x).length === 3 && acceptedFor(y).length === 3, 'both orders accepted by the webhook');
+    await until(
+      () => acceptedFor(x).length === 3 && acceptedFor(y).length === 3,
+      'both orders accepted by the webhook',
+    );
     // Assess: six events, none taken for a copy of another — by the broker's duplicate detection or the webhook.
     expect(acceptedFor(x)).toEqual(keysFor(x, ...shared));
     expect(acceptedFor(y)).toEqual(keysFor(y, ...shared));
@@ -179,7 +231,10 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     await runSplitter(stack);
     // Act: c's records go to order-events and are held for the webhook; d, after it in the same feed, goes on.
     await drainSession(stack, c);
-    await until(async () => (await holds.read(c))?.doc.version === 2 && (await holds.countHeld(c)) === 3, "c's three records held");
+    await until(
+      async () => (await holds.read(c))?.doc.version === 2 && (await holds.countHeld(c)) === 3,
+      "c's three records held",
+    );
     await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: orderEntries(d, [30]) }));
     await runSplitter(stack);
     await drainSession(stack, d);
@@ -194,16 +249,36 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     // Assess: a small marker, one document per held record, order-events had every record of c.
     expect(marker).toMatchObject({ version: 2, orderId: c, targets: ['webhook'], heldThrough: 3, attempts: 0 });
     expect(marker).not.toHaveProperty('records');
-    expect(held.map((r) => [r.id, r.sequence, r.pendingTargets])).toEqual([1, 2, 3].map((s) => [`outbox-held:${c}-${s}`, s, ['webhook']]));
-    expect((view.jsonBody as { hold?: unknown }).hold).toEqual({ targets: ['webhook'], since: marker.since, records: 3, nextAttempt: marker.nextAttempt });
+    expect(held.map((r) => [r.id, r.sequence, r.pendingTargets])).toEqual(
+      [1, 2, 3].map((s) => [`outbox-held:${c}-${s}`, s, ['webhook']]),
+    );
+    expect((view.jsonBody as { hold?: unknown }).hold).toEqual({
+      targets: ['webhook'],
+      since: marker.since,
+      records: 3,
+      nextAttempt: marker.nextAttempt,
+    });
     expect(sequences(eventsC)).toEqual([1, 2, 3]);
     expect(tick).toMatchObject({ released: 1 });
     expect(acceptedFor(c)).toEqual(keysOf(c, 3));
     expect(await holds.read(c)).toBeUndefined();
     expect(await holds.countHeld(c)).toBe(0);
-    expect(((await getOrder(stack.app.context(), orderRequest(c), invocation())).jsonBody as { hold?: unknown }).hold).toBeUndefined();
+    expect(
+      ((await getOrder(stack.app.context(), orderRequest(c), invocation())).jsonBody as { hold?: unknown }).hold,
+    ).toBeUndefined();
     // The relay checkpoints past everything (its own hold writes included): no lag is left.
-    await until(async () => (await relayLag(stack.container, stack.container.database.container('leases'), OUTBOX_RELAY_LEASE_PREFIX, Date.now())).every((l) => l.lagMs === 0), 'the relay caught up');
+    await until(
+      async () =>
+        (
+          await relayLag(
+            stack.container,
+            stack.container.database.container('leases'),
+            OUTBOX_RELAY_LEASE_PREFIX,
+            Date.now(),
+          )
+        ).every((l) => l.lagMs === 0),
+      'the relay caught up',
+    );
     expect(sequences(await orderEvents(c))).toEqual([1, 2, 3]);
   });
 
@@ -213,23 +288,46 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     failing.add(e);
     failing.add(f);
     const { holds } = stack.app.context().outbox;
-    await postLedger(stack, JSON.stringify({ ledgerId: uid('L'), entries: interleave(orderEntries(e, [1]), orderEntries(f, [2])) }));
+    await postLedger(
+      stack,
+      JSON.stringify({ ledgerId: uid('L'), entries: interleave(orderEntries(e, [1]), orderEntries(f, [2])) }),
+    );
     await runSplitter(stack);
     await drainSession(stack, e);
     await drainSession(stack, f);
     await until(async () => (await holds.countHeld(e)) === 2 && (await holds.countHeld(f)) === 2, 'e and f held');
     failing.delete(e);
-    const settings: CliSettings = { app: { ...process.env }, httpBaseUrl: '', functionKey: undefined, embeddedDefaults: [] };
+    const settings: CliSettings = {
+      app: { ...process.env },
+      httpBaseUrl: '',
+      functionKey: undefined,
+      embeddedDefaults: [],
+    };
     const listed = await listOutbox(stack.container, { orderId: e });
     const released = await retryOutbox(settings, stack.container, e);
-    const discarded = await discardOutbox(stack.container, f, 'the receiver was rebuilt from the order-events queue', 'test');
-    expect(listed.holds).toEqual([expect.objectContaining({ orderId: e, targets: ['webhook'], records: 2, heldThrough: 2, attempts: 0 })]);
+    const discarded = await discardOutbox(
+      stack.container,
+      f,
+      'the receiver was rebuilt from the order-events queue',
+      'test',
+    );
+    expect(listed.holds).toEqual([
+      expect.objectContaining({ orderId: e, targets: ['webhook'], records: 2, heldThrough: 2, attempts: 0 }),
+    ]);
     expect(released).toMatchObject({ outcome: 'released', delivered: { 'order-events': 0, webhook: 2 } });
     expect(acceptedFor(e)).toEqual(keysOf(e, 2));
     expect(discarded).toMatchObject({ outcome: 'discarded', records: 2 });
     expect(acceptedFor(f)).toEqual([]);
-    const { resources: audits } = await stack.container.items.query({ query: "SELECT * FROM c WHERE c.docType = 'outbox-discard'" }, { partitionKey: f }).fetchAll();
-    expect(audits).toEqual([expect.objectContaining({ reason: 'the receiver was rebuilt from the order-events queue', by: 'test', records: [expect.objectContaining({ sequence: 1 }), expect.objectContaining({ sequence: 2 })] })]);
+    const { resources: audits } = await stack.container.items
+      .query({ query: "SELECT * FROM c WHERE c.docType = 'outbox-discard'" }, { partitionKey: f })
+      .fetchAll();
+    expect(audits).toEqual([
+      expect.objectContaining({
+        reason: 'the receiver was rebuilt from the order-events queue',
+        by: 'test',
+        records: [expect.objectContaining({ sequence: 1 }), expect.objectContaining({ sequence: 2 })],
+      }),
+    ]);
     expect([await holds.read(e), await holds.read(f)]).toEqual([undefined, undefined]);
     await expect(retryOutbox(settings, stack.container, f)).rejects.toMatchObject({ code: 'NotFound' });
   });

@@ -15,7 +15,17 @@ function relayStack(overrides: Partial<Omit<OutboxRelayDeps, 'holds'>> & { holds
   const webhook = new FakeWebhook();
   const holds = overrides.holds ?? new InMemoryHoldStore();
   const telemetry = new RecordingTelemetry();
-  const relay = new OutboxRelay({ sender, webhook, holds, telemetry, clock, sleep: clock.sleep, random: () => 0.5, options: { retryBudgetMs: BUDGET_MS }, ...overrides });
+  const relay = new OutboxRelay({
+    sender,
+    webhook,
+    holds,
+    telemetry,
+    clock,
+    sleep: clock.sleep,
+    random: () => 0.5,
+    options: { retryBudgetMs: BUDGET_MS },
+    ...overrides,
+  });
   return { clock, sender, webhook, holds, telemetry, relay };
 }
 
@@ -24,15 +34,24 @@ const ids = (orderId: string, ...sequences: number[]) => sequences.map((s) => ke
 /** The document ids of an order's outbox records (what a hold keeps), as opposed to their keys. */
 const recordIds = (orderId: string, ...sequences: number[]) => sequences.map((s) => `outbox:${orderId}-${s}`);
 /** The order's held records: [outbox record id, pending targets], ascending. */
-const heldIn = (holds: InMemoryHoldStore, orderId: string) => [...holds.heldOf(orderId).values()].sort((a, b) => a.sequence - b.sequence).map((r) => [r.record.id, r.pendingTargets]);
-const markerOf = (holds: InMemoryHoldStore, orderId: string) => holds.all().find((h) => h.orderId === orderId) as OutboxHold | undefined;
+const heldIn = (holds: InMemoryHoldStore, orderId: string) =>
+  [...holds.heldOf(orderId).values()]
+    .sort((a, b) => a.sequence - b.sequence)
+    .map((r) => [r.record.id, r.pendingTargets]);
+const markerOf = (holds: InMemoryHoldStore, orderId: string) =>
+  holds.all().find((h) => h.orderId === orderId) as OutboxHold | undefined;
 
 describe('outbox relay', () => {
   it('sends each order of a batch as one order-events send in sequence order, then posts each record to the webhook in order', async () => {
     const { relay, sender, webhook } = relayStack();
     const order = { id: 'order', docType: 'order', orderId: 'a', lastSequence: 3 };
     const inbox = { id: 'inbox:x:a-1', docType: 'inbox', orderId: 'a' };
-    const report = await relay.relay([asChange(order), ...changes(['a', 3], ['b', 1], ['a', 1]), asChange(inbox), ...changes(['a', 2])]);
+    const report = await relay.relay([
+      asChange(order),
+      ...changes(['a', 3], ['b', 1], ['a', 1]),
+      asChange(inbox),
+      ...changes(['a', 2]),
+    ]);
 
     expect(report).toEqual({ orders: 2, delivered: 4, appended: 0, held: [] });
     expect(sender.sends).toContainEqual(ids('a', 1, 2, 3));
@@ -42,10 +61,21 @@ describe('outbox relay', () => {
     expect(webhook.postedFor('b')).toEqual(ids('b', 1));
   });
 
-  it('skips transaction documents: a batch of an order\'s transactions, amended too, sends and holds nothing', async () => {
+  it("skips transaction documents: a batch of an order's transactions, amended too, sends and holds nothing", async () => {
     const { relay, sender, webhook, holds } = relayStack();
-    const transaction = (orderId: string, transactionId: string, amount: number) => ({ id: `txn:${transactionId}`, docType: 'transaction', orderId, transactionId, amount, addedSequence: 2 });
-    const report = await relay.relay([asChange(transaction('a', 't-1', 5), 1), asChange(transaction('a', 't-1', 7), 2), asChange(transaction('b', 't-2', 1), 3)]);
+    const transaction = (orderId: string, transactionId: string, amount: number) => ({
+      id: `txn:${transactionId}`,
+      docType: 'transaction',
+      orderId,
+      transactionId,
+      amount,
+      addedSequence: 2,
+    });
+    const report = await relay.relay([
+      asChange(transaction('a', 't-1', 5), 1),
+      asChange(transaction('a', 't-1', 7), 2),
+      asChange(transaction('b', 't-2', 1), 3),
+    ]);
     const mixed = await relay.relay([asChange(transaction('a', 't-3', 1), 4), ...changes(['a', 1])]);
 
     expect(report).toEqual({ orders: 0, delivered: 0, appended: 0, held: [] });
@@ -58,7 +88,10 @@ describe('outbox relay', () => {
   it('carries the contract: sessionId = orderId, the CloudEvent as committed with its key as messageId, the entry trace', async () => {
     const seen: unknown[] = [];
     const { relay } = relayStack({ sender: { send: async (events) => void seen.push(...events) }, webhook: undefined });
-    const record = { ...outboxRecordOf('o-1', 1), traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+    const record = {
+      ...outboxRecordOf('o-1', 1),
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    };
     await relay.relay([asChange(record)]);
     expect(seen).toEqual([
       expect.objectContaining({
@@ -93,7 +126,16 @@ describe('outbox relay', () => {
     expect(webhook.postedFor('a')).toEqual(ids('a', 1));
     expect(webhook.postedFor('b')).toEqual(ids('b', 1));
     const marker = markerOf(holds, 'a')!;
-    expect(marker).toMatchObject({ id: 'outbox-hold:a', docType: 'outbox-hold', orderId: 'a', version: 2, targets: ['webhook'], heldThrough: 3, attempts: 0, lastError: 'webhook answered HTTP 503' });
+    expect(marker).toMatchObject({
+      id: 'outbox-hold:a',
+      docType: 'outbox-hold',
+      orderId: 'a',
+      version: 2,
+      targets: ['webhook'],
+      heldThrough: 3,
+      attempts: 0,
+      lastError: 'webhook answered HTTP 503',
+    });
     expect('records' in marker).toBe(false);
     // The first release is due after OUTBOX_HOLD_RETRY_FIRST (PT1M by default), half of it jitter.
     const due = Date.parse(marker.nextAttempt) - clock.now();
@@ -107,7 +149,16 @@ describe('outbox relay', () => {
     expect(held.map((r) => r.id)).toEqual(['outbox-held:a-2', 'outbox-held:a-3']);
     expect(held.every((r) => r.docType === 'outbox-held' && !('ttl' in r) && !('ttl' in r.record))).toBe(true);
     expect(telemetry.alerts).toEqual([
-      { name: AlertName.OutboxFailed, fields: expect.objectContaining({ orderId: 'a', entryId: 'a-2', sequence: 2, targets: ['webhook'], records: 2 }) },
+      {
+        name: AlertName.OutboxFailed,
+        fields: expect.objectContaining({
+          orderId: 'a',
+          entryId: 'a-2',
+          sequence: 2,
+          targets: ['webhook'],
+          records: 2,
+        }),
+      },
     ]);
   });
 
@@ -156,7 +207,7 @@ describe('outbox relay', () => {
     ]);
   });
 
-  it('appends a held order\'s later records once each across replays, each append one batch that raises heldThrough', async () => {
+  it("appends a held order's later records once each across replays, each append one batch that raises heldThrough", async () => {
     const { relay, webhook, holds } = relayStack();
     webhook.failFor('a');
     await relay.relay(changes(['a', 1], ['b', 1]));
@@ -164,7 +215,13 @@ describe('outbox relay', () => {
     const report = await relay.relay(changes(['a', 2], ['a', 3], ['b', 2]));
     const appendsBefore = holds.requests.append;
     await relay.relay(changes(['a', 2], ['a', 3])); // a replay after a crash before the checkpoint
-    await new OutboxRelay({ sender: new FakeSender(), webhook, holds, telemetry: new RecordingTelemetry(), options: { retryBudgetMs: BUDGET_MS } }).relay(changes(['a', 3])); // and elsewhere
+    await new OutboxRelay({
+      sender: new FakeSender(),
+      webhook,
+      holds,
+      telemetry: new RecordingTelemetry(),
+      options: { retryBudgetMs: BUDGET_MS },
+    }).relay(changes(['a', 3])); // and elsewhere
 
     expect(report).toMatchObject({ delivered: 1, appended: 2, held: [] });
     expect(holds.requests.append - appendsBefore).toBe(0);
@@ -217,7 +274,19 @@ describe('outbox relay', () => {
     const { relay, sender, webhook } = relayStack();
     const shared = (orderId: string) => {
       const record = outboxRecordOf(orderId, 1);
-      return { ...record, id: 'outbox:e-1', entryId: 'e-1', ...orderCloudEvent({ ...record.event.data, orderId, entryId: 'e-1', sequence: 1, committedAt: record.committedAt, traceparent: undefined }) };
+      return {
+        ...record,
+        id: 'outbox:e-1',
+        entryId: 'e-1',
+        ...orderCloudEvent({
+          ...record.event.data,
+          orderId,
+          entryId: 'e-1',
+          sequence: 1,
+          committedAt: record.committedAt,
+          traceparent: undefined,
+        }),
+      };
     };
     await relay.relay([asChange(shared('a'))]);
     await relay.relay([asChange(shared('b'))]);
@@ -318,9 +387,17 @@ describe('acknowledged records', () => {
     const acknowledged = new Acknowledged(2);
     acknowledged.add(OutboxTarget.Webhook, 'a', ['outbox:1', 'outbox:2']);
     acknowledged.add(OutboxTarget.OrderEvents, 'a', ['outbox:1']);
-    expect([acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:1'), acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:2'), acknowledged.has(OutboxTarget.OrderEvents, 'a', 'outbox:1')]).toEqual([false, true, true]);
+    expect([
+      acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:1'),
+      acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:2'),
+      acknowledged.has(OutboxTarget.OrderEvents, 'a', 'outbox:1'),
+    ]).toEqual([false, true, true]);
     acknowledged.add(OutboxTarget.Webhook, 'a', ['outbox:2', 'outbox:3']);
-    expect([acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:2'), acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:3'), acknowledged.has(OutboxTarget.OrderEvents, 'a', 'outbox:1')]).toEqual([true, true, false]);
+    expect([
+      acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:2'),
+      acknowledged.has(OutboxTarget.Webhook, 'a', 'outbox:3'),
+      acknowledged.has(OutboxTarget.OrderEvents, 'a', 'outbox:1'),
+    ]).toEqual([true, true, false]);
     expect(acknowledged.has(OutboxTarget.Webhook, 'b', 'outbox:3')).toBe(false);
   });
 });

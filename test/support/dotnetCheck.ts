@@ -20,8 +20,13 @@ export const skipDotnetCheck = !hasDotnet && !process.env.CI;
  * Runs a `compat/dotnet/…/run.sh` (it starts its own emulator, restores, builds and runs the .NET program) and
  * returns its status and combined output. The first NuGet restore and build can take a minute or more.
  */
-export function runDotnetCheck(script: string, what: string, timeoutMs: number): { status: number | null; output: string } {
-  if (!hasDotnet) throw new Error(`CI is set but dotnet is not on PATH: the .NET ${what} compatibility check is required in CI.`);
+export function runDotnetCheck(
+  script: string,
+  what: string,
+  timeoutMs: number,
+): { status: number | null; output: string } {
+  if (!hasDotnet)
+    throw new Error(`CI is set but dotnet is not on PATH: the .NET ${what} compatibility check is required in CI.`);
   const run = spawnSync('bash', [script], { encoding: 'utf8', timeout: timeoutMs });
   return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
 }

@@ -15,19 +15,43 @@ export function foldEvent(order: BusinessState | undefined, event: OrderEventDat
     ({ customerId, currency } = change as { customerId: string; currency: string });
   } else if (event.type === 'TransactionAdded') {
     const { transactionId, amount } = change as { transactionId: string; amount: number };
-    if (transactions.some((t) => t.transactionId === transactionId)) throw new Error(`event ${event.sequence} adds ${transactionId} twice`);
+    if (transactions.some((t) => t.transactionId === transactionId))
+      throw new Error(`event ${event.sequence} adds ${transactionId} twice`);
     transactions.push({ transactionId, amount });
   } else if (event.type === 'TransactionAmended') {
-    const { transactionId, amount, previousAmount } = change as { transactionId: string; amount: number; previousAmount: number };
+    const { transactionId, amount, previousAmount } = change as {
+      transactionId: string;
+      amount: number;
+      previousAmount: number;
+    };
     const index = transactions.findIndex((t) => t.transactionId === transactionId);
-    if (index < 0 || transactions[index]!.amount !== previousAmount) throw new Error(`event ${event.sequence} amends ${transactionId} from ${previousAmount}, which the fold does not hold`);
+    if (index < 0 || transactions[index]!.amount !== previousAmount)
+      throw new Error(
+        `event ${event.sequence} amends ${transactionId} from ${previousAmount}, which the fold does not hold`,
+      );
     transactions[index] = { transactionId, amount };
   }
   const total = transactions.reduce((sum, t) => sum + t.amount, 0);
   const expected = { customerId, currency, total, transactionCount: transactions.length };
-  const stated = { customerId: summary.customerId, currency: summary.currency, total: summary.total, transactionCount: summary.transactionCount };
-  if (JSON.stringify(expected) !== JSON.stringify(stated)) throw new Error(`event ${event.sequence}'s summary ${JSON.stringify(stated)} is not the fold's ${JSON.stringify(expected)}`);
-  return { orderId: event.orderId, status: summary.status, customerId, currency, lastSequence: summary.lastSequence, total, transactions };
+  const stated = {
+    customerId: summary.customerId,
+    currency: summary.currency,
+    total: summary.total,
+    transactionCount: summary.transactionCount,
+  };
+  if (JSON.stringify(expected) !== JSON.stringify(stated))
+    throw new Error(
+      `event ${event.sequence}'s summary ${JSON.stringify(stated)} is not the fold's ${JSON.stringify(expected)}`,
+    );
+  return {
+    orderId: event.orderId,
+    status: summary.status,
+    customerId,
+    currency,
+    lastSequence: summary.lastSequence,
+    total,
+    transactions,
+  };
 }
 
 /** Folds an order's events in sequence order (see {@link foldEvent}); `undefined` for no events. */

@@ -15,12 +15,19 @@ type AnyReceiver = ServiceBusReceiver | ServiceBusSessionReceiver;
  * Receives until exactly `count` messages came, in arrival order. A receive returns early with what it has, so
  * one short batch proves nothing; fails (naming what came) when the rest does not arrive within {@link PATIENCE_MS}.
  */
-export async function receiveExactly(receiver: AnyReceiver, count: number, what = 'messages'): Promise<ServiceBusReceivedMessage[]> {
+export async function receiveExactly(
+  receiver: AnyReceiver,
+  count: number,
+  what = 'messages',
+): Promise<ServiceBusReceivedMessage[]> {
   const deadline = performance.now() + PATIENCE_MS;
   const got: ServiceBusReceivedMessage[] = [];
   while (got.length < count) {
     const left = Math.ceil(deadline - performance.now());
-    if (left <= 0) throw new Error(`received ${got.length} of ${count} ${what} within ${PATIENCE_MS} ms: ${JSON.stringify(got.map((m) => m.body))}`);
+    if (left <= 0)
+      throw new Error(
+        `received ${got.length} of ${count} ${what} within ${PATIENCE_MS} ms: ${JSON.stringify(got.map((m) => m.body))}`,
+      );
     got.push(...(await receiver.receiveMessages(count - got.length, { maxWaitTimeInMs: left })));
   }
   return got;

@@ -3,7 +3,7 @@ import { ConvoyMetrics } from '../../src/adapters/metrics.js';
 import { inMemoryMetrics, valueOf } from './support.js';
 
 describe('ConvoyMetrics', () => {
-  it("reports its gauges until closed, so a context built after it is the only one a collection sees", async () => {
+  it('reports its gauges until closed, so a context built after it is the only one a collection sees', async () => {
     // Prepare: one context's metrics, then the next one's, on the same meter provider.
     const otel = inMemoryMetrics('delta');
     const earlier = new ConvoyMetrics({ meterProvider: otel.provider });

@@ -15,9 +15,17 @@ let container: Container;
 
 beforeAll(async () => {
   cosmos = await startCosmos({ port: 0 });
-  client = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
+  client = new CosmosClient({
+    endpoint: cosmos.endpoint,
+    key: cosmos.key,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
-  ({ container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 }));
+  ({ container } = await database.containers.createIfNotExists({
+    id: 'orders',
+    partitionKey: { paths: ['/orderId'] },
+    defaultTtl: -1,
+  }));
 });
 
 afterAll(async () => {
@@ -38,20 +46,36 @@ function parkedDoc(orderId: string, p: { sequence: number; minutesAgo: number })
     sequence: p.sequence,
     entryId,
     requestHash: 'h',
-    entry: { entryId, orderId, sequence: p.sequence, type: 'TransactionAdded', data: { transactionId: `t-${p.sequence}`, amount: 1 } },
+    entry: {
+      entryId,
+      orderId,
+      sequence: p.sequence,
+      type: 'TransactionAdded',
+      data: { transactionId: `t-${p.sequence}`, amount: 1 },
+    },
     parkedAt: new Date(t0 - minutes(p.minutesAgo)).toISOString(),
   };
 }
 
 /** An order document as far as the monitor reads it: position, parked index, rejected list, status. */
-function orderDoc(orderId: string, lastSequence: number, parked: { sequence: number; minutesAgo: number }[], extra: Record<string, unknown> = {}) {
+function orderDoc(
+  orderId: string,
+  lastSequence: number,
+  parked: { sequence: number; minutesAgo: number }[],
+  extra: Record<string, unknown> = {},
+) {
   return {
     id: 'order',
     docType: 'order',
     orderId,
     lastSequence,
     state: { status: 'open', customerId: 'c', currency: 'EUR', transactionCount: 0, total: 0 },
-    parked: parked.map((p) => ({ sequence: p.sequence, entryId: `${orderId}-${p.sequence}`, requestHash: 'h', parkedAt: new Date(t0 - minutes(p.minutesAgo)).toISOString() })),
+    parked: parked.map((p) => ({
+      sequence: p.sequence,
+      entryId: `${orderId}-${p.sequence}`,
+      requestHash: 'h',
+      parkedAt: new Date(t0 - minutes(p.minutesAgo)).toISOString(),
+    })),
     rejected: [],
     updatedAt: new Date(t0).toISOString(),
     ...extra,
@@ -62,13 +86,32 @@ describe('gap monitor on the Cosmos DB emulator', () => {
   it('raises GapTooOld once for a gap older than GAP_ALERT_AGE, marks its parked entry, reports the parked gauges and drains due orders', async () => {
     // Prepare: `old` waits for 2 with 3 and 4 parked (oldest 16 min); `young` waits 5 min; `due` has its next
     // sequence parked (a drain stopped half-way); `owed` owes a ParkedEntryRejected alert; `quiet` has nothing.
-    const [old, young, due, owed, quiet] = ['old', 'young', 'due', 'owed', 'quiet'].map(uid) as [string, string, string, string, string];
-    await container.items.create(orderDoc(old, 1, [{ sequence: 3, minutesAgo: 16 }, { sequence: 4, minutesAgo: 2 }]));
+    const [old, young, due, owed, quiet] = ['old', 'young', 'due', 'owed', 'quiet'].map(uid) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    await container.items.create(
+      orderDoc(old, 1, [
+        { sequence: 3, minutesAgo: 16 },
+        { sequence: 4, minutesAgo: 2 },
+      ]),
+    );
     await container.items.create(parkedDoc(old, { sequence: 3, minutesAgo: 16 }));
     await container.items.create(orderDoc(young, 4, [{ sequence: 6, minutesAgo: 5 }]));
     await container.items.create(orderDoc(due, 2, [{ sequence: 3, minutesAgo: 1 }]));
-    await container.items.create(orderDoc(owed, 2, [], { rejected: [{ sequence: 3, entryId: `${owed}-3`, reason: 'InvalidTransition', alerted: false }] }));
-    await container.items.create(orderDoc(quiet, 3, [], { rejected: [{ sequence: 4, entryId: `${quiet}-4`, reason: 'InvalidTransition', alerted: true }] }));
+    await container.items.create(
+      orderDoc(owed, 2, [], {
+        rejected: [{ sequence: 3, entryId: `${owed}-3`, reason: 'InvalidTransition', alerted: false }],
+      }),
+    );
+    await container.items.create(
+      orderDoc(quiet, 3, [], {
+        rejected: [{ sequence: 4, entryId: `${quiet}-4`, reason: 'InvalidTransition', alerted: true }],
+      }),
+    );
     const otel = inMemoryMetrics();
     const metrics = new ConvoyMetrics({ meterProvider: otel.provider });
     const drained: string[] = [];
@@ -97,14 +140,19 @@ describe('gap monitor on the Cosmos DB emulator', () => {
     // Assess
     expect(before.telemetry.alerts).toEqual([]);
     expect(after.telemetry.alerts).toEqual([
-      { name: 'GapTooOld', fields: { orderId: old, entryId: `${old}-3`, sequence: 3, missingSequence: 2, ageMs: minutes(16), parked: 2 } },
+      {
+        name: 'GapTooOld',
+        fields: { orderId: old, entryId: `${old}-3`, sequence: 3, missingSequence: 2, ageMs: minutes(16), parked: 2 },
+      },
     ]);
     expect(after.report).toMatchObject({ orders: 4, parkedEntries: 4, oldestGapAgeMs: minutes(16) });
     expect(marked?.gapAlert).toEqual({ alertedAt: new Date(t0).toISOString(), missingSequence: 2 });
     expect(minuteLater.report.stale).toHaveLength(1);
     expect(minuteLater.telemetry.alerts).toEqual([]);
     expect([...drainedAtT0].sort()).toEqual([due, owed].sort());
-    expect(after.telemetry.logs.find((l) => l.message === 'gap monitor drain failed')?.fields).toMatchObject({ orderId: owed });
+    expect(after.telemetry.logs.find((l) => l.message === 'gap monitor drain failed')?.fields).toMatchObject({
+      orderId: owed,
+    });
     expect(valueOf(points, 'convoy.parked.entries')).toBe(4);
     expect(valueOf(points, 'convoy.gap.oldest_age')).toBe(16 * 60);
     await otel.provider.shutdown();

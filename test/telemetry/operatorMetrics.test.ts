@@ -26,7 +26,13 @@ afterAll(async () => {
 async function sendEntries(entries: { entry: TestEntry; messageId: string }[]): Promise<void> {
   const sender = stack.bus.createSender('orders');
   for (const { entry, messageId } of entries) {
-    await sender.sendMessages({ messageId, sessionId: entry.orderId, correlationId: 'L-metrics', contentType: 'application/json', body: entry });
+    await sender.sendMessages({
+      messageId,
+      sessionId: entry.orderId,
+      correlationId: 'L-metrics',
+      contentType: 'application/json',
+      body: entry,
+    });
   }
   await sender.close();
 }
@@ -48,7 +54,13 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
       { entry: b3!, messageId: 'm-b3' },
     ]);
     const c = uid('o');
-    await stack.container.items.create(newHold(c, heldCopy(outboxRecordOf(c, 1), ['order-events']), { error: 'HTTP 503', nowMs: Date.now(), nextAttemptMs: Date.now() + 60_000 }));
+    await stack.container.items.create(
+      newHold(c, heldCopy(outboxRecordOf(c, 1), ['order-events']), {
+        error: 'HTTP 503',
+        nowMs: Date.now(),
+        nextAttemptMs: Date.now() + 60_000,
+      }),
+    );
     const app = stack.app.context();
     // Act
     await drainSession(stack, a);
@@ -87,6 +99,8 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     expect(valueOf(points, 'convoy.gap.oldest_age')).toBeGreaterThanOrEqual(20 * 60);
     expect(valueOf(points, 'convoy.gap.oldest_age')).toBeLessThan(21 * 60);
     expect(valueOf(points, 'GapTooOld')).toBe(1);
-    expect(gaps.stale).toEqual([expect.objectContaining({ orderId: b, waitingFor: 2, sequence: 3, entryId: b3!.entryId, parked: 1 })]);
+    expect(gaps.stale).toEqual([
+      expect.objectContaining({ orderId: b, waitingFor: 2, sequence: 3, entryId: b3!.entryId, parked: 1 }),
+    ]);
   });
 });

@@ -29,7 +29,11 @@ export function inMemoryMetrics(temporality: 'cumulative' | 'delta' = 'cumulativ
       const { resourceMetrics } = await reader.collect();
       return resourceMetrics.scopeMetrics.flatMap((scope) =>
         scope.metrics.flatMap((metric) =>
-          (metric.dataPoints as DataPoint<number | Histogram>[]).map((p) => ({ name: metric.descriptor.name, attributes: { ...p.attributes }, value: p.value })),
+          (metric.dataPoints as DataPoint<number | Histogram>[]).map((p) => ({
+            name: metric.descriptor.name,
+            attributes: { ...p.attributes },
+            value: p.value,
+          })),
         ),
       );
     },
@@ -37,8 +41,14 @@ export function inMemoryMetrics(temporality: 'cumulative' | 'delta' = 'cumulativ
 }
 
 /** The value of the point named `name` whose attributes include `attributes`; sums several matching points. */
-export function valueOf(points: readonly Point[], name: string, attributes: Record<string, unknown> = {}): number | undefined {
-  const matching = points.filter((p) => p.name === name && Object.entries(attributes).every(([k, v]) => p.attributes[k] === v));
+export function valueOf(
+  points: readonly Point[],
+  name: string,
+  attributes: Record<string, unknown> = {},
+): number | undefined {
+  const matching = points.filter(
+    (p) => p.name === name && Object.entries(attributes).every(([k, v]) => p.attributes[k] === v),
+  );
   if (matching.length === 0) return undefined;
   return matching.reduce((sum, p) => sum + (typeof p.value === 'number' ? p.value : p.value.count), 0);
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CORE_DEFAULTS, IN_FLIGHT_REQUEST_ALLOWANCE_MS, deliveryWindowOf, inboxTtlSeconds, resolveCoreConfig } from '../../src/core/config.js';
+import {
+  CORE_DEFAULTS,
+  IN_FLIGHT_REQUEST_ALLOWANCE_MS,
+  deliveryWindowOf,
+  inboxTtlSeconds,
+  resolveCoreConfig,
+} from '../../src/core/config.js';
 import { parseIsoDuration } from '../../src/core/duration.js';
 
 describe('ISO 8601 durations', () => {
@@ -109,7 +115,9 @@ describe('core configuration', () => {
 
   it('computes the inbox TTL as lock × deliveries + message TTL + margin, rounded up to seconds', () => {
     // Act + Assess
-    expect(inboxTtlSeconds({ lockDurationMs: 60_000, maxDeliveryCount: 10, messageTtlMs: 3_600_000 }, 1_500)).toBe(600 + 3600 + 2);
+    expect(inboxTtlSeconds({ lockDurationMs: 60_000, maxDeliveryCount: 10, messageTtlMs: 3_600_000 }, 1_500)).toBe(
+      600 + 3600 + 2,
+    );
   });
 
   it('reads the delivery window from the entity file properties', () => {

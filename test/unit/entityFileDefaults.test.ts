@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { CORE_DEFAULTS, deliveryWindowOf, inboxTtlSeconds, resolveCoreConfig, type QueueEntityProperties } from '../../src/core/config.js';
+import {
+  CORE_DEFAULTS,
+  deliveryWindowOf,
+  inboxTtlSeconds,
+  resolveCoreConfig,
+  type QueueEntityProperties,
+} from '../../src/core/config.js';
 
 /** The `orders` queue's properties as the entity file (the production queue definition) spells them. */
 async function ordersQueueProperties(): Promise<QueueEntityProperties> {
@@ -20,8 +26,18 @@ describe("the core's defaults and the entity file", () => {
     const fromFile = deliveryWindowOf(properties);
     const defaults = resolveCoreConfig({});
     // Assess: every property is set in the file (none falls back to a default), and the defaults equal them.
-    expect(properties).toEqual(expect.objectContaining({ LockDuration: expect.any(String), MaxDeliveryCount: expect.any(Number), DefaultMessageTimeToLive: expect.any(String) }));
-    expect(fromFile).toEqual({ lockDurationMs: CORE_DEFAULTS.lockDurationMs, maxDeliveryCount: CORE_DEFAULTS.maxDeliveryCount, messageTtlMs: CORE_DEFAULTS.messageTtlMs });
+    expect(properties).toEqual(
+      expect.objectContaining({
+        LockDuration: expect.any(String),
+        MaxDeliveryCount: expect.any(Number),
+        DefaultMessageTimeToLive: expect.any(String),
+      }),
+    );
+    expect(fromFile).toEqual({
+      lockDurationMs: CORE_DEFAULTS.lockDurationMs,
+      maxDeliveryCount: CORE_DEFAULTS.maxDeliveryCount,
+      messageTtlMs: CORE_DEFAULTS.messageTtlMs,
+    });
     expect(defaults.ordersQueue).toEqual(fromFile);
     // So the default inbox TTL is the formula over the entity file's queue.
     expect(defaults.inboxTtlSeconds).toBe(inboxTtlSeconds(fromFile, CORE_DEFAULTS.resubmissionMarginMs));

@@ -51,17 +51,23 @@ describe('order events carry the change: folding them in sequence order gives th
     const h = makeHarness();
     const orderId = uniqueOrderId();
     const entries = randomOrder(orderId, random);
-    for (let i = 1; i + 1 < entries.length; i++) if (random() < 0.2) [entries[i], entries[i + 1]] = [entries[i + 1]!, entries[i]!];
+    for (let i = 1; i + 1 < entries.length; i++)
+      if (random() < 0.2) [entries[i], entries[i + 1]] = [entries[i + 1]!, entries[i]!];
     // Act
     const outcomes = [];
     for (const entry of entries) outcomes.push((await h.send(entry)).result.outcome);
     // Assess: each applied entry left one event; their fold is the view's business state, entry for entry
-    const events = [...h.store.documents(orderId).values()].filter((d): d is OutboxRecord => d.docType === 'outbox').map((r) => r.event.data);
+    const events = [...h.store.documents(orderId).values()]
+      .filter((d): d is OutboxRecord => d.docType === 'outbox')
+      .map((r) => r.event.data);
     const view = await viewOf(h.store, orderId);
     const { parked: _parked, rejected: _rejected, ...business } = view!;
     expect(outcomes).not.toContain('abandoned');
-    expect(events.map((d) => d.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: view!.lastSequence }, (_, i) => i + 1));
+    expect(events.map((d) => d.sequence).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: view!.lastSequence }, (_, i) => i + 1),
+    );
     expect(foldOrderEvents(events)).toEqual(business);
-    for (const data of events) expect(Object.keys(data)).toEqual(['orderId', 'sequence', 'entryId', 'type', 'change', 'order']);
+    for (const data of events)
+      expect(Object.keys(data)).toEqual(['orderId', 'sequence', 'entryId', 'type', 'change', 'order']);
   });
 });

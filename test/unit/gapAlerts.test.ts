@@ -15,9 +15,16 @@ describe('gapAlertDue (rule 5: GapTooOld once per gap)', () => {
   const t0 = Date.parse('2025-01-01T00:00:00.000Z');
   const gap: StaleGap = { orderId: 'o-1', waitingFor: 2, entryId: 'e-5', sequence: 5, ageMs: AGE, parked: 1 };
   const oldest = (gapAlert?: ParkedEntryDocument['gapAlert']): ParkedEntryDocument => ({
-    id: 'parked:5', docType: 'parked', orderId: 'o-1', sequence: 5, entryId: 'e-5', requestHash: 'h',
-    entry: { entryId: 'e-5', orderId: 'o-1', sequence: 5, type: 'OrderDeleted', data: {} }, correlationId: undefined,
-    parkedAt: new Date(t0).toISOString(), ...(gapAlert && { gapAlert }),
+    id: 'parked:5',
+    docType: 'parked',
+    orderId: 'o-1',
+    sequence: 5,
+    entryId: 'e-5',
+    requestHash: 'h',
+    entry: { entryId: 'e-5', orderId: 'o-1', sequence: 5, type: 'OrderDeleted', data: {} },
+    correlationId: undefined,
+    parkedAt: new Date(t0).toISOString(),
+    ...(gapAlert && { gapAlert }),
   });
   const alertedAt = (ms: number, missingSequence = 2) => ({ alertedAt: new Date(ms).toISOString(), missingSequence });
   const at = (ms: number) => ({ nowMs: ms, gapAlertRepeatMs: REPEAT });
@@ -73,7 +80,8 @@ describe('gap monitor, one GapTooOld per gap (rule 5)', () => {
       });
       return { report, telemetry, alerts: telemetry.alerts.map((a) => a.fields) };
     };
-    const markOf = (sequence: number) => (h.store.documents(orderId).get(`parked:${sequence}`) as ParkedEntryDocument | undefined)?.gapAlert;
+    const markOf = (sequence: number) =>
+      (h.store.documents(orderId).get(`parked:${sequence}`) as ParkedEntryDocument | undefined)?.gapAlert;
     return { h, orderId, e, t0, scanAt, markOf };
   }
 
@@ -87,7 +95,9 @@ describe('gap monitor, one GapTooOld per gap (rule 5)', () => {
     const restarted = await scanAt(16);
     // Assess
     expect(young.report.stale).toEqual([]);
-    expect(first.alerts).toEqual([{ orderId, entryId: `${orderId}-e5`, sequence: 5, missingSequence: 2, ageMs: AGE, parked: 2 }]);
+    expect(first.alerts).toEqual([
+      { orderId, entryId: `${orderId}-e5`, sequence: 5, missingSequence: 2, ageMs: AGE, parked: 2 },
+    ]);
     expect(markOf(5)).toEqual({ alertedAt: new Date(t0 + minutes(15)).toISOString(), missingSequence: 2 });
     expect(markOf(3)).toBeUndefined();
     expect(minuteLater.report.stale).toHaveLength(1);
@@ -158,7 +168,9 @@ describe('gap monitor, one GapTooOld per gap (rule 5)', () => {
     const quiet = await scanAt(17);
     // Assess
     expect(failed.alerts).toHaveLength(1);
-    expect(failed.telemetry.logs).toContainEqual(expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ code: 'StoreTransient' }) }));
+    expect(failed.telemetry.logs).toContainEqual(
+      expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ code: 'StoreTransient' }) }),
+    );
     expect(unmarked).toBeUndefined();
     expect(retried.alerts).toHaveLength(1);
     expect(markOf(5)).toMatchObject({ missingSequence: 2 });

@@ -23,23 +23,33 @@ describe('request hash', () => {
 
   it('ignores key order, whitespace, escapes and number spelling of the producer text', () => {
     // Prepare
-    const a = parse('{"entryId":"e-2","orderId":"o-1","sequence":2,"type":"TransactionAdded","data":{"transactionId":"t-é","amount":100}}');
-    const b = parse(' { "data" : { "amount" : 1E2, "transactionId" : "t-\\u00e9" }, "type":"TransactionAdded", "sequence":2.0, "orderId":"o-1", "entryId":"e-2" } ');
+    const a = parse(
+      '{"entryId":"e-2","orderId":"o-1","sequence":2,"type":"TransactionAdded","data":{"transactionId":"t-é","amount":100}}',
+    );
+    const b = parse(
+      ' { "data" : { "amount" : 1E2, "transactionId" : "t-\\u00e9" }, "type":"TransactionAdded", "sequence":2.0, "orderId":"o-1", "entryId":"e-2" } ',
+    );
     // Act + Assess
     expect(requestHash(b)).toBe(requestHash(a));
   });
 
   it('does not normalise Unicode: composed and decomposed forms differ, as JCS specifies', () => {
     // Prepare
-    const composed = parse('{"entryId":"e-1","orderId":"o-1","sequence":1,"type":"OrderCreated","data":{"customerId":"caf\\u00e9","currency":"EUR"}}');
-    const decomposed = parse('{"entryId":"e-1","orderId":"o-1","sequence":1,"type":"OrderCreated","data":{"customerId":"cafe\\u0301","currency":"EUR"}}');
+    const composed = parse(
+      '{"entryId":"e-1","orderId":"o-1","sequence":1,"type":"OrderCreated","data":{"customerId":"caf\\u00e9","currency":"EUR"}}',
+    );
+    const decomposed = parse(
+      '{"entryId":"e-1","orderId":"o-1","sequence":1,"type":"OrderCreated","data":{"customerId":"cafe\\u0301","currency":"EUR"}}',
+    );
     // Act + Assess
     expect(requestHash(composed)).not.toBe(requestHash(decomposed));
   });
 
   it('changes with any value, so a reused entryId with other content is told apart', () => {
     // Prepare
-    const base = parse('{"entryId":"e-2","orderId":"o-1","sequence":2,"type":"TransactionAdded","data":{"transactionId":"t-1","amount":100}}');
+    const base = parse(
+      '{"entryId":"e-2","orderId":"o-1","sequence":2,"type":"TransactionAdded","data":{"transactionId":"t-1","amount":100}}',
+    );
     // Act + Assess
     expect(requestHash({ ...base, data: { transactionId: 't-1', amount: 101 } } as Entry)).not.toBe(requestHash(base));
     expect(requestHash({ ...base, sequence: 3 })).not.toBe(requestHash(base));
@@ -62,11 +72,15 @@ describe('message ids', () => {
   });
 
   it('reads the resubmitCount application property, numeric strings too', () => {
-    expect([undefined, {}, { resubmitCount: 2 }, { resubmitCount: '4' }].map((p) => readResubmitCount(p))).toEqual([0, 0, 2, 4]);
+    expect([undefined, {}, { resubmitCount: 2 }, { resubmitCount: '4' }].map((p) => readResubmitCount(p))).toEqual([
+      0, 0, 2, 4,
+    ]);
   });
 
   it('reads an unusable resubmitCount as none', () => {
     // Act + Assess
-    expect([-1, 1.5, 'x', '', null, {}].map((v) => readResubmitCount({ resubmitCount: v }))).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([-1, 1.5, 'x', '', null, {}].map((v) => readResubmitCount({ resubmitCount: v }))).toEqual([
+      0, 0, 0, 0, 0, 0,
+    ]);
   });
 });

@@ -11,9 +11,30 @@ describeOrderStoreContract('in memory', () => new InMemoryOrderStore());
 
 describe('InMemoryOrderStore specifics', () => {
   const record = (orderId: string, ttlSeconds = 60) =>
-    inboxRecord({ consumer: 'c', orderId, entryId: 'e-1', requestHash: 'h', sequence: 1, status: 'applied', now: 'now', ttlSeconds });
-  const order = (orderId: string): OrderDocument => ({ id: ORDER_DOCUMENT_ID, docType: 'order', orderId, lastSequence: 0, state: initialOrderState(), parked: [], rejected: [], updatedAt: 'now' });
-  const write = (orderId: string, inboxOf = orderId): OrderWrite => ({ inbox: { create: record(inboxOf) }, order: { doc: order(orderId), etag: undefined } });
+    inboxRecord({
+      consumer: 'c',
+      orderId,
+      entryId: 'e-1',
+      requestHash: 'h',
+      sequence: 1,
+      status: 'applied',
+      now: 'now',
+      ttlSeconds,
+    });
+  const order = (orderId: string): OrderDocument => ({
+    id: ORDER_DOCUMENT_ID,
+    docType: 'order',
+    orderId,
+    lastSequence: 0,
+    state: initialOrderState(),
+    parked: [],
+    rejected: [],
+    updatedAt: 'now',
+  });
+  const write = (orderId: string, inboxOf = orderId): OrderWrite => ({
+    inbox: { create: record(inboxOf) },
+    order: { doc: order(orderId), etag: undefined },
+  });
 
   it('stops serving a document once its ttl has passed on the injected clock', async () => {
     // Prepare

@@ -4,7 +4,9 @@ import { resolveOutboxConfig } from '../../src/core/index.js';
 import { resolveCoreConfig } from '../../src/core/config.js';
 
 async function sampleValues(): Promise<Record<string, string>> {
-  const file = JSON.parse(await readFile(new URL('../../local.settings.sample.json', import.meta.url), 'utf8')) as { Values: Record<string, string> };
+  const file = JSON.parse(await readFile(new URL('../../local.settings.sample.json', import.meta.url), 'utf8')) as {
+    Values: Record<string, string>;
+  };
   return file.Values;
 }
 

@@ -32,7 +32,10 @@ describe('an order holds at most 1,000 transactions (rule 7)', () => {
     // Assess
     expect(last.ok && last.state.transactionCount).toBe(ORDER_MAX_TRANSACTIONS);
     expect(beyond.ok).toBe(false);
-    expect(!beyond.ok && beyond.error).toMatchObject({ code: 'InvalidTransition', message: 'Order o-1 already holds 1000 transactions, the most an order may hold' });
+    expect(!beyond.ok && beyond.error).toMatchObject({
+      code: 'InvalidTransition',
+      message: 'Order o-1 already holds 1000 transactions, the most an order may hold',
+    });
     expect(amend.ok && amend.state.total).toBe(ORDER_MAX_TRANSACTIONS - 2 + 7 + 5); // t-1 from 1 to 7, t-last 5, the rest 1 each
   });
 
@@ -47,7 +50,10 @@ describe('an order holds at most 1,000 transactions (rule 7)', () => {
     const { result } = await h.send(o.added(ORDER_MAX_TRANSACTIONS + 2, 't-beyond', 1));
     // Assess
     expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'InvalidTransition' });
-    expect(await viewOf(h.store, orderId)).toMatchObject({ lastSequence: ORDER_MAX_TRANSACTIONS + 1, total: ORDER_MAX_TRANSACTIONS });
+    expect(await viewOf(h.store, orderId)).toMatchObject({
+      lastSequence: ORDER_MAX_TRANSACTIONS + 1,
+      total: ORDER_MAX_TRANSACTIONS,
+    });
   });
 });
 
@@ -78,7 +84,10 @@ describe('an order parks at most 1,000 entries (rules 5, 7, 10)', () => {
     const behind = await h.send(parkedAt(ORDER_MAX_PARKED + 4));
     // The operator's resubmission of the dead letter (rule 10)
     const resubmitted = await h.send(
-      messageFor(beyond, { messageId: `${beyond.entryId}.r1`, applicationProperties: { sequence: beyond.sequence, type: beyond.type, resubmitCount: 1 } }),
+      messageFor(beyond, {
+        messageId: `${beyond.entryId}.r1`,
+        applicationProperties: { sequence: beyond.sequence, type: beyond.type, resubmitCount: 1 },
+      }),
     );
     // Assess
     expect(refused.result).toMatchObject({ outcome: 'deadLettered', reason: 'InvalidTransition' });
@@ -91,7 +100,11 @@ describe('an order parks at most 1,000 entries (rules 5, 7, 10)', () => {
     expect(filled.result).toMatchObject({ outcome: 'applied', drained: ORDER_MAX_PARKED });
     expect(behind.result.outcome).toBe('parked');
     expect(resubmitted.result).toMatchObject({ outcome: 'applied', drained: 1 });
-    expect(await viewOf(h.store, orderId)).toMatchObject({ lastSequence: ORDER_MAX_PARKED + 4, total: ORDER_MAX_PARKED + 4, parked: [] });
+    expect(await viewOf(h.store, orderId)).toMatchObject({
+      lastSequence: ORDER_MAX_PARKED + 4,
+      total: ORDER_MAX_PARKED + 4,
+      parked: [],
+    });
   });
 
   it('still completes a redelivered copy of a parked entry as a duplicate when the order is full', async () => {

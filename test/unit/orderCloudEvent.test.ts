@@ -20,9 +20,24 @@ describe('order events as CloudEvents keyed per order', () => {
 
   it('builds a structured CloudEvent from the entry alone, inventing neither id nor time, and the SDK reads it back as valid', () => {
     // Prepare
-    const order = { ...initialOrderState(), status: 'open' as const, customerId: 'c-9', currency: 'EUR', lastSequence: 1 };
+    const order = {
+      ...initialOrderState(),
+      status: 'open' as const,
+      customerId: 'c-9',
+      currency: 'EUR',
+      lastSequence: 1,
+    };
     const change = { customerId: 'c-9', currency: 'EUR' };
-    const input = { orderId: 'o-1', entryId: 'e-1', sequence: 1, type: 'OrderCreated' as const, change, order, committedAt: '2025-01-01T00:00:00.123Z', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+    const input = {
+      orderId: 'o-1',
+      entryId: 'e-1',
+      sequence: 1,
+      type: 'OrderCreated' as const,
+      change,
+      order,
+      committedAt: '2025-01-01T00:00:00.123Z',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    };
     // Act
     const first = orderCloudEvent(input);
     const again = orderCloudEvent(input);

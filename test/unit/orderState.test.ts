@@ -14,10 +14,20 @@ const e = entriesFor('o-1');
 function runWith(entries: Entry[]): { state: OrderState; transactions: Map<string, number> } {
   const transactions = new Map<string, number>();
   const state = entries.reduce((current, entry) => {
-    const known = entry.type === 'TransactionAdded' ? { exists: transactions.has(entry.data.transactionId) } : entry.type === 'TransactionAmended' ? { current: transactions.has(entry.data.transactionId) ? { amount: transactions.get(entry.data.transactionId)! } : null } : {};
+    const known =
+      entry.type === 'TransactionAdded'
+        ? { exists: transactions.has(entry.data.transactionId) }
+        : entry.type === 'TransactionAmended'
+          ? {
+              current: transactions.has(entry.data.transactionId)
+                ? { amount: transactions.get(entry.data.transactionId)! }
+                : null,
+            }
+          : {};
     const result = applyTransition(current, entry, known);
     if (!result.ok) throw result.error;
-    if (entry.type === 'TransactionAdded' || entry.type === 'TransactionAmended') transactions.set(entry.data.transactionId, entry.data.amount);
+    if (entry.type === 'TransactionAdded' || entry.type === 'TransactionAmended')
+      transactions.set(entry.data.transactionId, entry.data.amount);
     return result.state;
   }, initialOrderState());
   return { state, transactions };
@@ -30,7 +40,12 @@ function run(entries: Entry[]): OrderState {
 function facts(history: Entry[], entry: Entry) {
   const { transactions } = runWith(history);
   if (entry.type === 'TransactionAdded') return { exists: transactions.has(entry.data.transactionId) };
-  if (entry.type === 'TransactionAmended') return { current: transactions.has(entry.data.transactionId) ? { amount: transactions.get(entry.data.transactionId)! } : null };
+  if (entry.type === 'TransactionAmended')
+    return {
+      current: transactions.has(entry.data.transactionId)
+        ? { amount: transactions.get(entry.data.transactionId)! }
+        : null,
+    };
   return {};
 }
 
@@ -44,7 +59,13 @@ describe('order state machine', () => {
 
   it('keeps the total as the sum of current amounts through adds, amends and credits', () => {
     // Act
-    const { state, transactions } = runWith([e.created(), e.added(2, 't-1', 1250), e.added(3, 't-2', -250), e.amended(4, 't-1', 1100), e.added(5, 't-3', 0)]);
+    const { state, transactions } = runWith([
+      e.created(),
+      e.added(2, 't-1', 1250),
+      e.added(3, 't-2', -250),
+      e.amended(4, 't-1', 1100),
+      e.added(5, 't-3', 0),
+    ]);
     // Assess
     expect(state).toMatchObject({ total: 850, transactionCount: 3 });
     expect([...transactions]).toEqual([
@@ -77,9 +98,19 @@ describe('order state machine', () => {
     ['OrderDeleted on a pending order', [], e.deleted(1), /must be OrderCreated/],
     ['OrderCreated twice', [e.created()], e.created(2), /cannot come twice/],
     ['OrderCreated at a later sequence on a pending order', [], e.created(2), /must be sequence 1/],
-    ['TransactionAdded of an existing transaction', [e.created(), e.added(2, 't-1', 1)], e.added(3, 't-1', 1), /already exists/],
+    [
+      'TransactionAdded of an existing transaction',
+      [e.created(), e.added(2, 't-1', 1)],
+      e.added(3, 't-1', 1),
+      /already exists/,
+    ],
     ['TransactionAmended of an unknown transaction', [e.created()], e.amended(2, 't-1', 1), /does not exist/],
-    ['TransactionAdded past the 1,000-transaction bound', [e.created(), ...Array.from({ length: 1000 }, (_, i) => e.added(i + 2, `t-${i}`, 1))], e.added(1002, 't-new', 1), /already holds 1000 transactions/],
+    [
+      'TransactionAdded past the 1,000-transaction bound',
+      [e.created(), ...Array.from({ length: 1000 }, (_, i) => e.added(i + 2, `t-${i}`, 1))],
+      e.added(1002, 't-new', 1),
+      /already holds 1000 transactions/,
+    ],
     [
       'an amendment whose new amount takes the total beyond the safe integers',
       [e.created(), e.added(2, 't-1', Number.MAX_SAFE_INTEGER - 1), e.added(3, 't-2', 0)],
@@ -122,19 +153,30 @@ function docWith(partial: Partial<OrderDocument>): OrderDocument {
   };
 }
 
-describe('what an entry changed (the event\'s change)', () => {
+describe("what an entry changed (the event's change)", () => {
   it('says what each entry did, an amendment with the amount it replaced', () => {
     // Prepare
     const open = run([e.created(), e.added(2, 't-1', 1250)]);
     // Act + Assess
-    expect(applyTransition(initialOrderState(), e.created())).toMatchObject({ ok: true, change: { customerId: 'c-9', currency: 'EUR' } });
-    expect(applyTransition(open, e.added(3, 't-2', 7), { exists: false })).toMatchObject({ ok: true, change: { transactionId: 't-2', amount: 7 }, state: { total: 1257, transactionCount: 2 } });
+    expect(applyTransition(initialOrderState(), e.created())).toMatchObject({
+      ok: true,
+      change: { customerId: 'c-9', currency: 'EUR' },
+    });
+    expect(applyTransition(open, e.added(3, 't-2', 7), { exists: false })).toMatchObject({
+      ok: true,
+      change: { transactionId: 't-2', amount: 7 },
+      state: { total: 1257, transactionCount: 2 },
+    });
     expect(applyTransition(open, e.amended(3, 't-1', 1100), { current: { amount: 1250 } })).toMatchObject({
       ok: true,
       change: { transactionId: 't-1', amount: 1100, previousAmount: 1250 },
       state: { total: 1100, transactionCount: 1 },
     });
-    expect(applyTransition(open, e.deleted(3))).toMatchObject({ ok: true, change: {}, state: { status: 'deleted', total: 1250, transactionCount: 1 } });
+    expect(applyTransition(open, e.deleted(3))).toMatchObject({
+      ok: true,
+      change: {},
+      state: { status: 'deleted', total: 1250, transactionCount: 1 },
+    });
   });
 
   it('refuses an amendment of a pending or deleted order without its transaction read', () => {
@@ -156,11 +198,20 @@ describe('order views', () => {
       ],
       rejected: [
         { sequence: 4, entryId: 'e-4', requestHash: 'h', reason: 'InvalidTransition', rejectedAt: 'x', alerted: true },
-        { sequence: 3, entryId: 'e-3', requestHash: 'h', reason: 'IdempotencyKeyConflict', rejectedAt: 'x', alerted: true },
+        {
+          sequence: 3,
+          entryId: 'e-3',
+          requestHash: 'h',
+          reason: 'IdempotencyKeyConflict',
+          rejectedAt: 'x',
+          alerted: true,
+        },
       ],
     });
     // Act
-    const transactions = [{ id: 'txn:x', docType: 'transaction' as const, orderId: 'o-1', transactionId: 't', amount: 3, addedSequence: 2 }];
+    const transactions = [
+      { id: 'txn:x', docType: 'transaction' as const, orderId: 'o-1', transactionId: 't', amount: 3, addedSequence: 2 },
+    ];
     const view = orderView(doc, transactions);
     // Assess
     expect(view).toEqual({
@@ -203,8 +254,20 @@ describe('order views', () => {
 
   it('tells the gap timer which orders have a due parked entry or an owed alert', () => {
     // Prepare
-    const parked = (sequence: number) => ({ sequence, entryId: `e-${sequence}`, requestHash: 'h', parkedAt: '2025-01-01T00:00:00.000Z' });
-    const rejected = (alerted: boolean) => ({ sequence: 3, entryId: 'e-3', requestHash: 'h', reason: 'InvalidTransition' as const, rejectedAt: 'then', alerted });
+    const parked = (sequence: number) => ({
+      sequence,
+      entryId: `e-${sequence}`,
+      requestHash: 'h',
+      parkedAt: '2025-01-01T00:00:00.000Z',
+    });
+    const rejected = (alerted: boolean) => ({
+      sequence: 3,
+      entryId: 'e-3',
+      requestHash: 'h',
+      reason: 'InvalidTransition' as const,
+      rejectedAt: 'then',
+      alerted,
+    });
     const open = run([e.created(), e.added(2, 't', 3)]);
     const deleted = run([e.created(), e.deleted(2)]);
     // Act

@@ -39,7 +39,15 @@ describe('order processor, ParkedEntryRejected is at least once (rule 11)', () =
     expect(redelivered.result.outcome).toBe('duplicate');
     expect(later.result.outcome).toBe('parked');
     expect(h.telemetry.alerts).toEqual([
-      { name: 'ParkedEntryRejected', fields: expect.objectContaining({ orderId, entryId: `${orderId}-e3`, sequence: 3, reason: 'InvalidTransition' }) },
+      {
+        name: 'ParkedEntryRejected',
+        fields: expect.objectContaining({
+          orderId,
+          entryId: `${orderId}-e3`,
+          sequence: 3,
+          reason: 'InvalidTransition',
+        }),
+      },
     ]);
     expect((await h.store.readOrder(orderId))?.doc.rejected).toMatchObject([{ sequence: 3, alerted: true }]);
   });

@@ -11,7 +11,14 @@ import { entriesFor, messageFor, testOptions, uniqueOrderId } from './support/fi
 function instance(store: OrderStore, clock: ManualClock) {
   const telemetry = new RecordingTelemetry();
   const cache = new OrderCache();
-  const processor = new OrderProcessor({ store, telemetry, options: testOptions, clock, sleep: clock.sleep, random: () => 0.5 });
+  const processor = new OrderProcessor({
+    store,
+    telemetry,
+    options: testOptions,
+    clock,
+    sleep: clock.sleep,
+    random: () => 0.5,
+  });
   const send = async (entry: Entry) => {
     const settlement = new RecordingSettlement();
     const result = await processor.process(messageFor(entry), { settlement, cache });
@@ -21,7 +28,10 @@ function instance(store: OrderStore, clock: ManualClock) {
 }
 
 /** Delegates to `inner`, running `before` ahead of each call it names. */
-function hooked(inner: InMemoryOrderStore, before: { commit?: () => Promise<CommitOutcome | void>; readParked?: () => Promise<void> }): OrderStore {
+function hooked(
+  inner: InMemoryOrderStore,
+  before: { commit?: () => Promise<CommitOutcome | void>; readParked?: () => Promise<void> },
+): OrderStore {
   return {
     readOrder: (orderId) => inner.readOrder(orderId),
     readInbox: (orderId, id) => inner.readInbox(orderId, id),
@@ -81,7 +91,10 @@ describe('order processor, two instances on one order (a session lock lost)', ()
     store.injectFault({ on: 'read', kind: 'failed' });
     expect((await b.send(e.added(2, 't-2', 2))).result.outcome).toBe('abandoned');
     let interleaved = 1;
-    const a = instance(hooked(store, { readParked: async () => void (interleaved-- > 0 && (await b.processor.drain(orderId))) }), clock);
+    const a = instance(
+      hooked(store, { readParked: async () => void (interleaved-- > 0 && (await b.processor.drain(orderId))) }),
+      clock,
+    );
     // Act
     const report = await a.processor.drain(orderId);
     // Assess

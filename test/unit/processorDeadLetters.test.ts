@@ -5,47 +5,82 @@ import type { ReceivedOrderMessage } from '../../src/core/processor/checkMessage
 import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
 
 type Harness = ReturnType<typeof makeHarness>;
-type Scenario = (h: Harness, e: ReturnType<typeof entriesFor>) => Promise<{ entry: Entry; message?: ReceivedOrderMessage }>;
+type Scenario = (
+  h: Harness,
+  e: ReturnType<typeof entriesFor>,
+) => Promise<{ entry: Entry; message?: ReceivedOrderMessage }>;
 
 const scenarios: [string, string, Scenario][] = [
-  ['SchemaValidationFailed', 'an orderId other than the session', async (_h, e) => {
-    const entry = e.created();
-    return { entry, message: messageFor(entry, { sessionId: 'another-order' }) };
-  }],
-  ['InvalidTransition', 'an amendment of an unknown transaction', async (h, e) => {
-    await h.send(e.created());
-    return { entry: e.amended(2, 't-unknown', 1) };
-  }],
-  ['InvalidTransition', 'an entry after a gap behind OrderDeleted', async (h, e) => {
-    await h.send(e.created());
-    await h.send(e.deleted(2));
-    return { entry: e.added(4, 't-4', 1) };
-  }],
-  ['SequenceConflict', 'another entryId at an applied sequence', async (h, e) => {
-    await h.send(e.created());
-    return { entry: e.created(1, 'intruder') };
-  }],
-  ['SequenceConflict', 'another entryId at a parked sequence', async (h, e) => {
-    await h.send(e.created());
-    await h.send(e.added(3, 't-3', 1));
-    return { entry: e.added(3, 't-3', 1, 'intruder') };
-  }],
-  ['IdempotencyKeyConflict', 'an applied entryId with other content', async (h, e) => {
-    await h.send(e.created());
-    await h.send(e.added(2, 't-2', 1, 'X'));
-    return { entry: e.added(2, 't-2', 2, 'X') };
-  }],
-  ['IdempotencyKeyConflict', 'an entryId applied elsewhere, its inbox record expired', async (h, e) => {
-    await h.send(e.created());
-    await h.send(e.added(2, 't-2', 1, 'X'));
-    h.clock.advance(3601 * 1000);
-    return { entry: e.added(5, 't-5', 1, 'X') };
-  }],
-  ['IdempotencyKeyConflict', 'an entryId parked at another sequence', async (h, e) => {
-    await h.send(e.created());
-    await h.send(e.added(4, 't-4', 1, 'X'));
-    return { entry: e.added(3, 't-3', 1, 'X') };
-  }],
+  [
+    'SchemaValidationFailed',
+    'an orderId other than the session',
+    async (_h, e) => {
+      const entry = e.created();
+      return { entry, message: messageFor(entry, { sessionId: 'another-order' }) };
+    },
+  ],
+  [
+    'InvalidTransition',
+    'an amendment of an unknown transaction',
+    async (h, e) => {
+      await h.send(e.created());
+      return { entry: e.amended(2, 't-unknown', 1) };
+    },
+  ],
+  [
+    'InvalidTransition',
+    'an entry after a gap behind OrderDeleted',
+    async (h, e) => {
+      await h.send(e.created());
+      await h.send(e.deleted(2));
+      return { entry: e.added(4, 't-4', 1) };
+    },
+  ],
+  [
+    'SequenceConflict',
+    'another entryId at an applied sequence',
+    async (h, e) => {
+      await h.send(e.created());
+      return { entry: e.created(1, 'intruder') };
+    },
+  ],
+  [
+    'SequenceConflict',
+    'another entryId at a parked sequence',
+    async (h, e) => {
+      await h.send(e.created());
+      await h.send(e.added(3, 't-3', 1));
+      return { entry: e.added(3, 't-3', 1, 'intruder') };
+    },
+  ],
+  [
+    'IdempotencyKeyConflict',
+    'an applied entryId with other content',
+    async (h, e) => {
+      await h.send(e.created());
+      await h.send(e.added(2, 't-2', 1, 'X'));
+      return { entry: e.added(2, 't-2', 2, 'X') };
+    },
+  ],
+  [
+    'IdempotencyKeyConflict',
+    'an entryId applied elsewhere, its inbox record expired',
+    async (h, e) => {
+      await h.send(e.created());
+      await h.send(e.added(2, 't-2', 1, 'X'));
+      h.clock.advance(3601 * 1000);
+      return { entry: e.added(5, 't-5', 1, 'X') };
+    },
+  ],
+  [
+    'IdempotencyKeyConflict',
+    'an entryId parked at another sequence',
+    async (h, e) => {
+      await h.send(e.created());
+      await h.send(e.added(4, 't-4', 1, 'X'));
+      return { entry: e.added(3, 't-3', 1, 'X') };
+    },
+  ],
 ];
 
 describe('order processor, a dead letter records nothing (rule 10)', () => {

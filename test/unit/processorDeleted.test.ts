@@ -14,7 +14,12 @@ describe('order processor, nothing may follow OrderDeleted (rules 7, 11)', () =>
     // Assess
     expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'InvalidTransition' });
     expect(result.description).toContain('cannot follow OrderDeleted');
-    expect(await viewOf(h.store, orderId)).toMatchObject({ status: 'deleted', lastSequence: 2, parked: [], rejected: [] });
+    expect(await viewOf(h.store, orderId)).toMatchObject({
+      status: 'deleted',
+      lastSequence: 2,
+      parked: [],
+      rejected: [],
+    });
     const docs = h.store.documents(orderId);
     expect(docs.has(`inbox:order-processor:${orderId}-e5`)).toBe(false);
     expect(docs.has('parked:5')).toBe(false);
@@ -55,7 +60,9 @@ describe('order processor, nothing may follow OrderDeleted (rules 7, 11)', () =>
       ],
     });
     const docs = h.store.documents(orderId);
-    expect([...docs.keys()].filter((id) => id.startsWith('parked:') || id.endsWith('-e3') || id.endsWith('-e5'))).toEqual([]);
+    expect(
+      [...docs.keys()].filter((id) => id.startsWith('parked:') || id.endsWith('-e3') || id.endsWith('-e5')),
+    ).toEqual([]);
     expect(h.telemetry.alerts.map((a) => [a.name, a.fields.sequence, a.fields.reason])).toEqual([
       ['ParkedEntryRejected', 3, 'InvalidTransition'],
       ['ParkedEntryRejected', 5, 'InvalidTransition'],

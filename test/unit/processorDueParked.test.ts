@@ -37,7 +37,9 @@ describe('order processor, a parked entry that is due (rules 4, 5)', () => {
     const redelivered = await h.send(e.added(3, 't-3', 30));
     // Assess
     expect(intruder.result).toMatchObject({ outcome: 'deadLettered', reason: 'SequenceConflict', drained: 1 });
-    expect(h.telemetry.alerts).toEqual([{ name: 'SequenceConflict', fields: expect.objectContaining({ orderId, entryId: 'intruder', sequence: 3 }) }]);
+    expect(h.telemetry.alerts).toEqual([
+      { name: 'SequenceConflict', fields: expect.objectContaining({ orderId, entryId: 'intruder', sequence: 3 }) },
+    ]);
     expect(await viewOf(h.store, orderId)).toMatchObject({ lastSequence: 3, total: 50, parked: [] });
     const docs = h.store.documents(orderId);
     expect(docs.has('parked:3')).toBe(false);
@@ -46,7 +48,7 @@ describe('order processor, a parked entry that is due (rules 4, 5)', () => {
     expect(redelivered.result.outcome).toBe('duplicate');
   });
 
-  it('dead-letters the due entry\'s entryId with other content as IdempotencyKeyConflict, then applies the parked one', async () => {
+  it("dead-letters the due entry's entryId with other content as IdempotencyKeyConflict, then applies the parked one", async () => {
     // Prepare
     const { h, orderId, e } = await withDueParked();
     // Act
@@ -87,8 +89,12 @@ describe('order processor, a parked entry that is due (rules 4, 5)', () => {
     const report = await h.processor.drain(orderId);
     // Assess
     expect(intruder.result).toMatchObject({ outcome: 'deadLettered', reason: 'SequenceConflict', drained: 0 });
-    expect(intruder.settlement.calls).toEqual([{ action: 'deadLetter', reason: 'SequenceConflict', description: expect.any(String) }]);
-    expect(h.telemetry.logs.some((l) => l.message === 'drain failed after a dead letter' && l.fields.code === 'StoreFailed')).toBe(true);
+    expect(intruder.settlement.calls).toEqual([
+      { action: 'deadLetter', reason: 'SequenceConflict', description: expect.any(String) },
+    ]);
+    expect(
+      h.telemetry.logs.some((l) => l.message === 'drain failed after a dead letter' && l.fields.code === 'StoreFailed'),
+    ).toBe(true);
     expect(report.drained).toBe(1);
     expect((await viewOf(h.store, orderId))?.lastSequence).toBe(3);
   });

@@ -77,7 +77,11 @@ describe('order processor, stored-state edge cases', () => {
     expect(atGap.result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
     expect(afterRejection.result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
     expect(afterRejection.result.description).toContain('rejected at sequence 4');
-    expect((await h.store.readOrder(orderId))?.doc).toMatchObject({ lastSequence: 3, parked: [], rejected: [{ sequence: 4, entryId: 'X' }] });
+    expect((await h.store.readOrder(orderId))?.doc).toMatchObject({
+      lastSequence: 3,
+      parked: [],
+      rejected: [{ sequence: 4, entryId: 'X' }],
+    });
   });
 
   it('rejects a parked entry whose entryId turns out applied elsewhere when its turn comes', async () => {
@@ -87,7 +91,15 @@ describe('order processor, stored-state edge cases', () => {
     const e = entriesFor(orderId);
     await h.send(e.created());
     await h.send(e.added(3, 't-3', 5, 'X'));
-    const trace = { id: 'applied:X', docType: 'applied' as const, orderId, entryId: 'X', sequence: 9, requestHash: 'f'.repeat(64), appliedAt: 'then' };
+    const trace = {
+      id: 'applied:X',
+      docType: 'applied' as const,
+      orderId,
+      entryId: 'X',
+      sequence: 9,
+      requestHash: 'f'.repeat(64),
+      appliedAt: 'then',
+    };
     h.store.put(trace);
     // Act
     const { result } = await h.send(e.added(2, 't-2', 1));
@@ -97,7 +109,7 @@ describe('order processor, stored-state edge cases', () => {
     expect(stored?.rejected).toEqual([{ sequence: 3, entryId: 'X', reason: 'IdempotencyKeyConflict' }]);
   });
 
-  it('leaves alone an inbox record of the same entryId that is not the rejected entry\'s own', async () => {
+  it("leaves alone an inbox record of the same entryId that is not the rejected entry's own", async () => {
     // Prepare: the parked entry's inbox record expired and a record of the same entryId now says something else
     const h = makeHarness();
     const orderId = uniqueOrderId();
@@ -105,13 +117,25 @@ describe('order processor, stored-state edge cases', () => {
     await h.send(e.created());
     await h.send(e.amended(3, 't-unknown', 5, 'X'));
     h.store.expire(orderId, 'inbox:order-processor:X');
-    const foreign = inboxRecord({ consumer: 'order-processor', orderId, entryId: 'X', requestHash: 'f'.repeat(64), sequence: 8, status: 'parked', now: 'now', ttlSeconds: 3600 });
+    const foreign = inboxRecord({
+      consumer: 'order-processor',
+      orderId,
+      entryId: 'X',
+      requestHash: 'f'.repeat(64),
+      sequence: 8,
+      status: 'parked',
+      now: 'now',
+      ttlSeconds: 3600,
+    });
     h.store.put(foreign);
     // Act
     const { result } = await h.send(e.added(2, 't-2', 1));
     // Assess
     expect(result).toMatchObject({ outcome: 'applied', rejected: 1 });
-    expect(h.store.documents(orderId).get('inbox:order-processor:X')).toMatchObject({ sequence: 8, requestHash: 'f'.repeat(64) });
+    expect(h.store.documents(orderId).get('inbox:order-processor:X')).toMatchObject({
+      sequence: 8,
+      requestHash: 'f'.repeat(64),
+    });
   });
 
   it('abandons with StoreInconsistent when a listed parked entry has no document', async () => {
@@ -140,7 +164,13 @@ describe('order processor, stored-state edge cases', () => {
     expect(h.telemetry.logs.at(-1)).toMatchObject({
       level: 'debug',
       message: 'entry applied',
-      fields: { orderId, entryId: `${orderId}-e1`, sequence: 1, outcome: 'applied', messageId: expect.stringMatching(/:[0-9a-f]{16}$/) },
+      fields: {
+        orderId,
+        entryId: `${orderId}-e1`,
+        sequence: 1,
+        outcome: 'applied',
+        messageId: expect.stringMatching(/:[0-9a-f]{16}$/),
+      },
     });
   });
 });

@@ -156,7 +156,13 @@ describe('order processor, failures (rule 8) and settlement', () => {
       listTransactions: (o) => inner.listTransactions(o),
       commit: async (): Promise<CommitOutcome> => ({ kind: 'orderChanged', what: 'order document' }),
     };
-    const processor = new OrderProcessor({ store, telemetry: new RecordingTelemetry(), options: { ...testOptions, transientRetryBudgetMs: 1_000 }, clock, sleep: clock.sleep });
+    const processor = new OrderProcessor({
+      store,
+      telemetry: new RecordingTelemetry(),
+      options: { ...testOptions, transientRetryBudgetMs: 1_000 },
+      clock,
+      sleep: clock.sleep,
+    });
     const settlement = new RecordingSettlement();
     // Act
     const result = await processor.process(messageFor(entriesFor(uniqueOrderId()).created()), { settlement });
@@ -180,7 +186,14 @@ describe('order processor, failures (rule 8) and settlement', () => {
     await h.send({ body: '{', messageId: 'broken', sessionId: orderId });
     // Assess
     expect(h.settlements.map((s) => s.calls.length)).toEqual([1, 1, 1, 1, 1, 1]);
-    expect(h.settlements.map((s) => s.calls[0]?.action)).toEqual(['complete', 'complete', 'complete', 'complete', 'deadLetter', 'deadLetter']);
+    expect(h.settlements.map((s) => s.calls[0]?.action)).toEqual([
+      'complete',
+      'complete',
+      'complete',
+      'complete',
+      'deadLetter',
+      'deadLetter',
+    ]);
   });
 
   it('rejects when the settlement itself fails, after the commit', async () => {

@@ -64,7 +64,9 @@ describe('order processor, end of sequence hands the session on', () => {
     const e = entriesFor(uniqueOrderId());
     h.store.injectFault({ on: 'commit', kind: 'failed' });
     const entry = e.created();
-    const { result } = await h.send(messageFor(entry, { applicationProperties: { sequence: 1, type: entry.type, handOff: true } }));
+    const { result } = await h.send(
+      messageFor(entry, { applicationProperties: { sequence: 1, type: entry.type, handOff: true } }),
+    );
     expect(result.outcome).toBe('abandoned');
     expect(result.releaseSession).toBeUndefined();
   });
@@ -72,7 +74,9 @@ describe('order processor, end of sequence hands the session on', () => {
   it('ignores a marker that is not the boolean true', async () => {
     const h = makeHarness();
     const entry = entriesFor(uniqueOrderId()).created();
-    const { result } = await h.send(messageFor(entry, { applicationProperties: { sequence: 1, type: entry.type, handOff: 'yes' } }));
+    const { result } = await h.send(
+      messageFor(entry, { applicationProperties: { sequence: 1, type: entry.type, handOff: 'yes' } }),
+    );
     expect(result).toMatchObject({ outcome: 'applied' });
     expect(result.releaseSession).toBeUndefined();
   });

@@ -11,7 +11,8 @@ describe('order processor, the rule 4 history lives outside the order document',
     await h.send(e.created());
     await h.send(e.added(2, 't-1', 0));
     const sizeAt = async (sequence: number) => {
-      for (let s = (await h.store.readOrder(orderId))!.doc.lastSequence + 1; s <= sequence; s++) await h.send(e.added(s, `t-${s}`, 0));
+      for (let s = (await h.store.readOrder(orderId))!.doc.lastSequence + 1; s <= sequence; s++)
+        await h.send(e.added(s, `t-${s}`, 0));
       return JSON.stringify((await h.store.readOrder(orderId))!.doc).length;
     };
     // Act
@@ -22,7 +23,7 @@ describe('order processor, the rule 4 history lives outside the order document',
     expect((await h.store.listTransactions(orderId)).length).toBe(199);
   });
 
-  it('writes one applied record per applied entry, in the apply\'s single commit, with no ttl', async () => {
+  it("writes one applied record per applied entry, in the apply's single commit, with no ttl", async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
@@ -59,7 +60,11 @@ describe('order processor, the rule 4 history lives outside the order document',
     const other = await h.send(e.added(2, 't-1', 10, 'other'));
     // Assess
     expect(h.store.documents(orderId).has(`inbox:order-processor:${orderId}-e2`)).toBe(false);
-    expect([late.result.outcome, reused.result.reason, other.result.reason]).toEqual(['duplicate', 'IdempotencyKeyConflict', 'SequenceConflict']);
+    expect([late.result.outcome, reused.result.reason, other.result.reason]).toEqual([
+      'duplicate',
+      'IdempotencyKeyConflict',
+      'SequenceConflict',
+    ]);
   });
 
   it('dead-letters an entryId applied at another sequence when it comes back at an applied one', async () => {

@@ -39,7 +39,14 @@ function interleaving(inner: InMemoryOrderStore, random: () => number): OrderSto
 async function runInstance(store: OrderStore, clock: ManualClock, entries: Entry[]) {
   const telemetry = new RecordingTelemetry();
   const cache = new OrderCache();
-  const processor = new OrderProcessor({ store, telemetry, options: testOptions, clock, sleep: clock.sleep, random: () => 0.5 });
+  const processor = new OrderProcessor({
+    store,
+    telemetry,
+    options: testOptions,
+    clock,
+    sleep: clock.sleep,
+    random: () => 0.5,
+  });
   const outcomes: string[] = [];
   for (const entry of entries) {
     for (let delivery = 1; delivery <= 5; delivery++) {
@@ -54,39 +61,58 @@ async function runInstance(store: OrderStore, clock: ManualClock, entries: Entry
 }
 
 describe('order processor, two instances interleaving commits on one order', () => {
-  it.each(Array.from({ length: 25 }, (_, i) => i + 1))('applies every entry exactly once and in order (seed %i)', async (seed) => {
-    // Prepare: after a lost session lock both instances hold messages of the same order, some the same ones
-    const clock = new ManualClock();
-    const inner = new InMemoryOrderStore(clock);
-    const store = interleaving(inner, seeded(seed));
-    const orderId = uniqueOrderId();
-    const e = entriesFor(orderId);
-    const all = [e.created(), e.added(2, 't-1', 100), e.added(3, 't-2', 20), e.added(4, 't-3', 3), e.added(5, 't-4', -5), e.amended(6, 't-1', 110), e.added(7, 't-5', 7), e.deleted(8)];
-    const pick = (...sequences: number[]) => sequences.map((s) => all[s - 1]!);
-    // Act
-    const [a, b] = await Promise.all([
-      runInstance(store, clock, pick(1, 2, 4, 3, 6, 5)),
-      runInstance(store, clock, pick(2, 3, 5, 4, 7, 8, 6, 1)),
-    ]);
-    // Assess
-    const docs = inner.documents(orderId);
-    expect(docs.get('order')).toMatchObject({ lastSequence: 8, state: { status: 'deleted', total: 135, transactionCount: 5 }, parked: [], rejected: [] });
-    expect((await inner.listTransactions(orderId)).map((t) => [t.transactionId, t.amount, t.addedSequence])).toEqual([
-      ['t-1', 110, 2],
-      ['t-2', 20, 3],
-      ['t-3', 3, 4],
-      ['t-4', -5, 5],
-      ['t-5', 7, 7],
-    ]);
-    for (const entry of all) {
-      expect(docs.get(`applied:${entry.entryId}`)).toMatchObject({ sequence: entry.sequence });
-      expect((docs.get(`outbox:${entry.entryId}`) as OutboxRecord | undefined)?.event.data.order.lastSequence).toBe(entry.sequence);
-    }
-    expect([...docs.keys()].filter((id) => id.startsWith('outbox:'))).toHaveLength(all.length);
-    const outcomes = [...a.outcomes, ...b.outcomes];
-    expect(outcomes.filter((o) => o === 'deadLettered')).toEqual([]);
-    const applied = a.telemetry.counted('convoy.entries.applied') + b.telemetry.counted('convoy.entries.applied');
-    if (!outcomes.includes('abandoned')) expect(applied).toBe(all.length);
-    expect(applied).toBeLessThanOrEqual(all.length);
-  });
+  it.each(Array.from({ length: 25 }, (_, i) => i + 1))(
+    'applies every entry exactly once and in order (seed %i)',
+    async (seed) => {
+      // Prepare: after a lost session lock both instances hold messages of the same order, some the same ones
+      const clock = new ManualClock();
+      const inner = new InMemoryOrderStore(clock);
+      const store = interleaving(inner, seeded(seed));
+      const orderId = uniqueOrderId();
+      const e = entriesFor(orderId);
+      const all = [
+        e.created(),
+        e.added(2, 't-1', 100),
+        e.added(3, 't-2', 20),
+        e.added(4, 't-3', 3),
+        e.added(5, 't-4', -5),
+        e.amended(6, 't-1', 110),
+        e.added(7, 't-5', 7),
+        e.deleted(8),
+      ];
+      const pick = (...sequences: number[]) => sequences.map((s) => all[s - 1]!);
+      // Act
+      const [a, b] = await Promise.all([
+        runInstance(store, clock, pick(1, 2, 4, 3, 6, 5)),
+        runInstance(store, clock, pick(2, 3, 5, 4, 7, 8, 6, 1)),
+      ]);
+      // Assess
+      const docs = inner.documents(orderId);
+      expect(docs.get('order')).toMatchObject({
+        lastSequence: 8,
+        state: { status: 'deleted', total: 135, transactionCount: 5 },
+        parked: [],
+        rejected: [],
+      });
+      expect((await inner.listTransactions(orderId)).map((t) => [t.transactionId, t.amount, t.addedSequence])).toEqual([
+        ['t-1', 110, 2],
+        ['t-2', 20, 3],
+        ['t-3', 3, 4],
+        ['t-4', -5, 5],
+        ['t-5', 7, 7],
+      ]);
+      for (const entry of all) {
+        expect(docs.get(`applied:${entry.entryId}`)).toMatchObject({ sequence: entry.sequence });
+        expect((docs.get(`outbox:${entry.entryId}`) as OutboxRecord | undefined)?.event.data.order.lastSequence).toBe(
+          entry.sequence,
+        );
+      }
+      expect([...docs.keys()].filter((id) => id.startsWith('outbox:'))).toHaveLength(all.length);
+      const outcomes = [...a.outcomes, ...b.outcomes];
+      expect(outcomes.filter((o) => o === 'deadLettered')).toEqual([]);
+      const applied = a.telemetry.counted('convoy.entries.applied') + b.telemetry.counted('convoy.entries.applied');
+      if (!outcomes.includes('abandoned')) expect(applied).toBe(all.length);
+      expect(applied).toBeLessThanOrEqual(all.length);
+    },
+  );
 });

@@ -12,12 +12,40 @@ describe('order processor, writing outbox records for the relay', () => {
     await h.send(e.created());
     // Assess: the record carries the state after the entry and nothing that is ever updated.
     const record = h.store.documents(orderId).get(`outbox:${orderId}-e1`);
-    expect(record).toMatchObject({ docType: 'outbox', orderId, entryId: `${orderId}-e1`, sequence: 1, ttl: 3_600, committedAt: new Date(h.clock.now()).toISOString() });
-    expect(Object.keys(record!).sort()).toEqual(['committedAt', 'correlationId', 'docType', 'entryId', 'event', 'id', 'key', 'orderId', 'sequence', 'ttl', 'type'].sort());
+    expect(record).toMatchObject({
+      docType: 'outbox',
+      orderId,
+      entryId: `${orderId}-e1`,
+      sequence: 1,
+      ttl: 3_600,
+      committedAt: new Date(h.clock.now()).toISOString(),
+    });
+    expect(Object.keys(record!).sort()).toEqual(
+      [
+        'committedAt',
+        'correlationId',
+        'docType',
+        'entryId',
+        'event',
+        'id',
+        'key',
+        'orderId',
+        'sequence',
+        'ttl',
+        'type',
+      ].sort(),
+    );
     // …and the event exactly as it will leave, built at commit: its time is the commit's, its key per order.
     expect(record).toMatchObject({
       key: orderEventKey(`/orders/${orderId}`, `${orderId}-e1`),
-      event: { specversion: '1.0', id: `${orderId}-e1`, source: `/orders/${orderId}`, type: 'convoy.order.entry-applied', time: new Date(h.clock.now()).toISOString(), data: { orderId, sequence: 1, entryId: `${orderId}-e1` } },
+      event: {
+        specversion: '1.0',
+        id: `${orderId}-e1`,
+        source: `/orders/${orderId}`,
+        type: 'convoy.order.entry-applied',
+        time: new Date(h.clock.now()).toISOString(),
+        data: { orderId, sequence: 1, entryId: `${orderId}-e1` },
+      },
     });
   });
 
@@ -37,6 +65,8 @@ describe('order processor, writing outbox records for the relay', () => {
     expect(outboxAfterParking).toEqual([`outbox:${orderId}-e1`]);
     const records = [...h.store.documents(orderId).values()].filter((d) => d.docType === 'outbox');
     expect(records.map((r) => (r as { sequence: number }).sequence).sort()).toEqual([1, 2, 3, 4]);
-    expect(h.store.documents(orderId).get(`outbox:${orderId}-e4`)).toMatchObject({ event: { data: { order: { lastSequence: 4, total: 90 } } } });
+    expect(h.store.documents(orderId).get(`outbox:${orderId}-e4`)).toMatchObject({
+      event: { data: { order: { lastSequence: 4, total: 90 } } },
+    });
   });
 });

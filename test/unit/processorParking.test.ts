@@ -20,8 +20,12 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
     const docs = h.store.documents(orderId);
     expect([...docs.keys()].filter((id) => id.startsWith('parked:'))).toEqual([]);
     expect(docs.get(`inbox:order-processor:${orderId}-e4`)).toMatchObject({ status: 'applied' });
-    expect(docs.get(`outbox:${orderId}-e3`)).toMatchObject({ event: { data: { order: { lastSequence: 3, total: 1050 } } } });
-    expect(docs.get(`outbox:${orderId}-e4`)).toMatchObject({ event: { data: { order: { lastSequence: 4, total: 950 } } } });
+    expect(docs.get(`outbox:${orderId}-e3`)).toMatchObject({
+      event: { data: { order: { lastSequence: 3, total: 1050 } } },
+    });
+    expect(docs.get(`outbox:${orderId}-e4`)).toMatchObject({
+      event: { data: { order: { lastSequence: 4, total: 950 } } },
+    });
     expect(h.settlements.flatMap((s) => s.calls)).toEqual(Array(4).fill({ action: 'complete' }));
   });
 
@@ -113,7 +117,9 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
       const { result } = await h.send(e.added(2, 't-2', 1));
       // Assess
       expect(result).toMatchObject({ outcome: 'applied', drained: 1 });
-      expect(h.store.documents(orderId).get(`inbox:order-processor:${orderId}-e3`)).toMatchObject({ status: 'applied' });
+      expect(h.store.documents(orderId).get(`inbox:order-processor:${orderId}-e3`)).toMatchObject({
+        status: 'applied',
+      });
     });
   });
 
@@ -129,7 +135,10 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
     const resubmit = resubmission(corrected.entryId, []);
     // Act
     const { result } = await h.send(
-      messageFor(corrected, { messageId: resubmit.messageId, applicationProperties: { sequence: 2, type: corrected.type, resubmitCount: resubmit.resubmitCount } }),
+      messageFor(corrected, {
+        messageId: resubmit.messageId,
+        applicationProperties: { sequence: 2, type: corrected.type, resubmitCount: resubmit.resubmitCount },
+      }),
     );
     // Assess
     expect(bad.result).toMatchObject({ outcome: 'deadLettered', reason: 'InvalidTransition' });
@@ -155,7 +164,15 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
     // Assess
     expect(fill.result).toMatchObject({ outcome: 'applied', drained: 0, rejected: 1 });
     expect(h.telemetry.alerts).toEqual([
-      { name: 'ParkedEntryRejected', fields: expect.objectContaining({ orderId, entryId: `${orderId}-e3`, sequence: 3, reason: 'InvalidTransition' }) },
+      {
+        name: 'ParkedEntryRejected',
+        fields: expect.objectContaining({
+          orderId,
+          entryId: `${orderId}-e3`,
+          sequence: 3,
+          reason: 'InvalidTransition',
+        }),
+      },
     ]);
     expect(afterRejection).toMatchObject({
       lastSequence: 2,
@@ -180,7 +197,9 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
     const { result } = await h.send(e.added(2, 't-9', 100));
     // Assess
     expect(result).toMatchObject({ outcome: 'applied', rejected: 1 });
-    expect((await viewOf(h.store, orderId))?.rejected).toEqual([{ sequence: 3, entryId: `${orderId}-e3`, reason: 'InvalidTransition' }]);
+    expect((await viewOf(h.store, orderId))?.rejected).toEqual([
+      { sequence: 3, entryId: `${orderId}-e3`, reason: 'InvalidTransition' },
+    ]);
   });
 
   it('resumes an interrupted drain when the triggering message is redelivered', async () => {

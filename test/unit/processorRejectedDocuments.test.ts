@@ -27,28 +27,76 @@ async function orderOf(h: ReturnType<typeof makeHarness>, orderId: string) {
 }
 
 describe("order processor, a rejected entry's details are a document of their own (rule 11)", () => {
-  it('writes the rejected document in the batch that rejects the entry, and keeps the order\'s record small', async () => {
+  it("writes the rejected document in the batch that rejects the entry, and keeps the order's record small", async () => {
     // Prepare
     const orderId = uniqueOrderId();
     const entry = entriesFor(orderId).amended(3, 't-unknown', 5);
-    const parked: ParkedEntryDocument = { id: parkedEntryId(3), docType: 'parked', orderId, sequence: 3, entryId: entry.entryId, requestHash: requestHash(entry), entry, correlationId: 'L-7', resubmitCount: 2, parkedAt: AT };
+    const parked: ParkedEntryDocument = {
+      id: parkedEntryId(3),
+      docType: 'parked',
+      orderId,
+      sequence: 3,
+      entryId: entry.entryId,
+      requestHash: requestHash(entry),
+      entry,
+      correlationId: 'L-7',
+      resubmitCount: 2,
+      parkedAt: AT,
+    };
     const order: OrderDocument = {
-      id: 'order', docType: 'order', orderId, lastSequence: 2, state: { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 },
-      parked: [{ sequence: 3, entryId: entry.entryId, requestHash: parked.requestHash, parkedAt: AT }], rejected: [], updatedAt: AT,
+      id: 'order',
+      docType: 'order',
+      orderId,
+      lastSequence: 2,
+      state: { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 },
+      parked: [{ sequence: 3, entryId: entry.entryId, requestHash: parked.requestHash, parkedAt: AT }],
+      rejected: [],
+      updatedAt: AT,
     };
     // Act
     const write = writeFor(
-      { kind: 'reject', rule: 11, deadLetterReason: 'InvalidTransition', holds: 3, reason: 'Transaction t-unknown does not exist' },
-      { entry, hash: parked.requestHash, order: { doc: order, etag: '"o"' }, origin: { correlationId: 'L-7', messageId: undefined, traceparent: undefined }, parked: { doc: { doc: parked, etag: '"p"' }, ownInbox: null } },
+      {
+        kind: 'reject',
+        rule: 11,
+        deadLetterReason: 'InvalidTransition',
+        holds: 3,
+        reason: 'Transaction t-unknown does not exist',
+      },
+      {
+        entry,
+        hash: parked.requestHash,
+        order: { doc: order, etag: '"o"' },
+        origin: { correlationId: 'L-7', messageId: undefined, traceparent: undefined },
+        parked: { doc: { doc: parked, etag: '"p"' }, ownInbox: null },
+      },
       { now: AT, consumer: 'order-processor', inboxTtlSeconds: 60, outboxTtlSeconds: 60 },
     );
     // Assess: one write (one batch): the parked document goes, the order's record and the rejected document come
     expect(Object.keys(write ?? {})).toEqual(['parked', 'order', 'rejected']);
-    expect(write?.order.doc.rejected).toEqual([{ sequence: 3, entryId: entry.entryId, requestHash: parked.requestHash, reason: 'InvalidTransition', rejectedAt: AT, resubmitCount: 2, alerted: false }]);
+    expect(write?.order.doc.rejected).toEqual([
+      {
+        sequence: 3,
+        entryId: entry.entryId,
+        requestHash: parked.requestHash,
+        reason: 'InvalidTransition',
+        rejectedAt: AT,
+        resubmitCount: 2,
+        alerted: false,
+      },
+    ]);
     expect(write?.rejected).toEqual({
       upsert: {
-        id: rejectedEntryId(3), docType: 'rejected', orderId, sequence: 3, entryId: entry.entryId, requestHash: parked.requestHash, reason: 'InvalidTransition',
-        description: 'Transaction t-unknown does not exist', rejectedAt: AT, entry, correlationId: 'L-7',
+        id: rejectedEntryId(3),
+        docType: 'rejected',
+        orderId,
+        sequence: 3,
+        entryId: entry.entryId,
+        requestHash: parked.requestHash,
+        reason: 'InvalidTransition',
+        description: 'Transaction t-unknown does not exist',
+        rejectedAt: AT,
+        entry,
+        correlationId: 'L-7',
       },
     });
   });
@@ -59,11 +107,31 @@ describe("order processor, a rejected entry's details are a document of their ow
     // Assess
     expect(result).toMatchObject({ outcome: 'applied', rejected: 1 });
     const details = h.store.documents(orderId).get(rejectedEntryId(3)) as RejectedEntryDocument | undefined;
-    expect(details).toMatchObject({ docType: 'rejected', sequence: 3, entry: impossible, correlationId: 'L-parked', reason: 'InvalidTransition' });
+    expect(details).toMatchObject({
+      docType: 'rejected',
+      sequence: 3,
+      entry: impossible,
+      correlationId: 'L-parked',
+      reason: 'InvalidTransition',
+    });
     expect(details?.description).toContain('t-unknown');
-    expect(Object.keys((await orderOf(h, orderId)).doc.rejected[0]!).sort()).toEqual(['alerted', 'entryId', 'reason', 'rejectedAt', 'requestHash', 'sequence']);
-    expect(h.telemetry.alerts).toEqual([{ name: 'ParkedEntryRejected', fields: expect.objectContaining({ sequence: 3, description: details?.description }) }]);
-    expect((await viewOf(h.store, orderId))?.rejected).toEqual([{ sequence: 3, entryId: impossible.entryId, reason: 'InvalidTransition' }]);
+    expect(Object.keys((await orderOf(h, orderId)).doc.rejected[0]!).sort()).toEqual([
+      'alerted',
+      'entryId',
+      'reason',
+      'rejectedAt',
+      'requestHash',
+      'sequence',
+    ]);
+    expect(h.telemetry.alerts).toEqual([
+      {
+        name: 'ParkedEntryRejected',
+        fields: expect.objectContaining({ sequence: 3, description: details?.description }),
+      },
+    ]);
+    expect((await viewOf(h.store, orderId))?.rejected).toEqual([
+      { sequence: 3, entryId: impossible.entryId, reason: 'InvalidTransition' },
+    ]);
   });
 
   it('removes the record and its document in the batch that applies the corrected sequence', async () => {
@@ -83,7 +151,17 @@ describe("order processor, a rejected entry's details are a document of their ow
     const again: Entry = e.amended(3, 't-other', 7);
     const current = (await orderOf(h, orderId)).doc;
     const hash = requestHash(again);
-    h.store.put({ id: parkedEntryId(3), docType: 'parked', orderId, sequence: 3, entryId: again.entryId, requestHash: hash, entry: again, correlationId: 'L-again', parkedAt: AT });
+    h.store.put({
+      id: parkedEntryId(3),
+      docType: 'parked',
+      orderId,
+      sequence: 3,
+      entryId: again.entryId,
+      requestHash: hash,
+      entry: again,
+      correlationId: 'L-again',
+      parkedAt: AT,
+    });
     h.store.put({ ...current, parked: [{ sequence: 3, entryId: again.entryId, requestHash: hash, parkedAt: AT }] });
     // Act
     const report = await h.processor.drain(orderId);
@@ -92,8 +170,11 @@ describe("order processor, a rejected entry's details are a document of their ow
     const order = (await orderOf(h, orderId)).doc;
     expect(order.parked).toEqual([]);
     expect(order.rejected).toMatchObject([{ sequence: 3, requestHash: hash, alerted: true }]);
-    expect(h.store.documents(orderId).get(rejectedEntryId(3))).toMatchObject({ entry: again, correlationId: 'L-again', requestHash: hash });
+    expect(h.store.documents(orderId).get(rejectedEntryId(3))).toMatchObject({
+      entry: again,
+      correlationId: 'L-again',
+      requestHash: hash,
+    });
     expect(h.telemetry.alerts.at(-1)?.fields.description).toContain('t-other');
   });
-
 });

@@ -15,7 +15,12 @@ describe('order processor, the resubmitCount a rejected entry keeps (rules 10, 1
     const e = entriesFor(orderId);
     await h.send(e.created());
     const late = e.amended(3, 't-1', 900);
-    await h.send(messageFor(late, { messageId: `${late.entryId}.r2`, applicationProperties: { sequence: 3, type: late.type, ...applicationProperties } }));
+    await h.send(
+      messageFor(late, {
+        messageId: `${late.entryId}.r2`,
+        applicationProperties: { sequence: 3, type: late.type, ...applicationProperties },
+      }),
+    );
     const parked = h.store.documents(orderId).get('parked:3') as ParkedEntryDocument | undefined;
     // Act: 2 applies, the drain finds 3 impossible and rejects it.
     const fill = await h.send(e.added(2, 't-9', 100));

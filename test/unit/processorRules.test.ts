@@ -11,7 +11,13 @@ describe('order processor, rules 1–4 and 6–7', () => {
     const e = entriesFor(orderId);
     // Act
     const results = [];
-    for (const entry of [e.created(), e.added(2, 't-1', 1250), e.amended(3, 't-1', 1100), e.added(4, 't-2', -100), e.deleted(5)]) {
+    for (const entry of [
+      e.created(),
+      e.added(2, 't-1', 1250),
+      e.amended(3, 't-1', 1100),
+      e.added(4, 't-2', -100),
+      e.deleted(5),
+    ]) {
       results.push((await h.send(entry)).result);
     }
     // Assess
@@ -31,7 +37,11 @@ describe('order processor, rules 1–4 and 6–7', () => {
       rejected: [],
     });
     const docs = h.store.documents(orderId);
-    expect(docs.get(`inbox:order-processor:${orderId}-e3`)).toMatchObject({ status: 'applied', sequence: 3, requestHash: requestHash(e.amended(3, 't-1', 1100)) });
+    expect(docs.get(`inbox:order-processor:${orderId}-e3`)).toMatchObject({
+      status: 'applied',
+      sequence: 3,
+      requestHash: requestHash(e.amended(3, 't-1', 1100)),
+    });
     expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({
       ttl: 604_800,
       committedAt: expect.any(String),
@@ -102,9 +112,14 @@ describe('order processor, rules 1–4 and 6–7', () => {
     const { result, settlement } = await h.send(e.added(2, 't-1', 99));
     // Assess
     expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
-    expect(settlement.calls).toEqual([{ action: 'deadLetter', reason: 'IdempotencyKeyConflict', description: expect.any(String) }]);
+    expect(settlement.calls).toEqual([
+      { action: 'deadLetter', reason: 'IdempotencyKeyConflict', description: expect.any(String) },
+    ]);
     expect(h.telemetry.alerts).toEqual([
-      { name: 'IdempotencyKeyConflict', fields: expect.objectContaining({ orderId, entryId: `${orderId}-e2`, sequence: 2 }) },
+      {
+        name: 'IdempotencyKeyConflict',
+        fields: expect.objectContaining({ orderId, entryId: `${orderId}-e2`, sequence: 2 }),
+      },
     ]);
     expect((await viewOf(h.store, orderId))?.total).toBe(10);
   });
@@ -195,10 +210,21 @@ describe('order processor, rules 1–4 and 6–7', () => {
       // Prepare
       const h = makeHarness();
       // Act
-      const { result, settlement } = await h.send({ body: Buffer.from('not json'), messageId: 'm-1', sessionId: 'o-1' });
+      const { result, settlement } = await h.send({
+        body: Buffer.from('not json'),
+        messageId: 'm-1',
+        sessionId: 'o-1',
+      });
       // Assess
-      expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'SchemaValidationFailed', entryId: 'm-1', orderId: 'o-1' });
-      expect(settlement.calls).toEqual([{ action: 'deadLetter', reason: 'SchemaValidationFailed', description: 'The body is not valid JSON' }]);
+      expect(result).toMatchObject({
+        outcome: 'deadLettered',
+        reason: 'SchemaValidationFailed',
+        entryId: 'm-1',
+        orderId: 'o-1',
+      });
+      expect(settlement.calls).toEqual([
+        { action: 'deadLetter', reason: 'SchemaValidationFailed', description: 'The body is not valid JSON' },
+      ]);
       expect(h.store.calls).toEqual({ reads: 0, commits: 0 });
     });
 
@@ -207,9 +233,20 @@ describe('order processor, rules 1–4 and 6–7', () => {
       const h = makeHarness();
       const entry = { ...entriesFor('o-1').added(2, 't-1', 1), data: { transactionId: 't-1', amount: 12.5 } };
       // Act
-      const { result } = await h.send({ body: JSON.stringify({ ...entry, sequence: 'two' }), messageId: 'm-2', sessionId: 'o-1', applicationProperties: { sequence: 2 } });
+      const { result } = await h.send({
+        body: JSON.stringify({ ...entry, sequence: 'two' }),
+        messageId: 'm-2',
+        sessionId: 'o-1',
+        applicationProperties: { sequence: 2 },
+      });
       // Assess
-      expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'SchemaValidationFailed', sequence: 2, entryId: 'o-1-e2', orderId: 'o-1' });
+      expect(result).toMatchObject({
+        outcome: 'deadLettered',
+        reason: 'SchemaValidationFailed',
+        sequence: 2,
+        entryId: 'o-1-e2',
+        orderId: 'o-1',
+      });
       expect(result.description).toContain('data.amount');
     });
 
@@ -245,9 +282,18 @@ describe('order processor, rules 1–4 and 6–7', () => {
     it.each([
       ['anything but OrderCreated at sequence 1', (e: ReturnType<typeof entriesFor>) => [e.added(1, 't-1', 1)]],
       ['OrderCreated twice', (e: ReturnType<typeof entriesFor>) => [e.created(), e.created(2)]],
-      ['TransactionAdded of an existing transactionId', (e: ReturnType<typeof entriesFor>) => [e.created(), e.added(2, 't-1', 1), e.added(3, 't-1', 2)]],
-      ['TransactionAmended of an unknown transactionId', (e: ReturnType<typeof entriesFor>) => [e.created(), e.amended(2, 't-1', 1)]],
-      ['anything after OrderDeleted', (e: ReturnType<typeof entriesFor>) => [e.created(), e.deleted(2), e.added(3, 't-1', 1)]],
+      [
+        'TransactionAdded of an existing transactionId',
+        (e: ReturnType<typeof entriesFor>) => [e.created(), e.added(2, 't-1', 1), e.added(3, 't-1', 2)],
+      ],
+      [
+        'TransactionAmended of an unknown transactionId',
+        (e: ReturnType<typeof entriesFor>) => [e.created(), e.amended(2, 't-1', 1)],
+      ],
+      [
+        'anything after OrderDeleted',
+        (e: ReturnType<typeof entriesFor>) => [e.created(), e.deleted(2), e.added(3, 't-1', 1)],
+      ],
     ])('dead-letters %s as InvalidTransition', async (_name, build) => {
       // Prepare
       const h = makeHarness();

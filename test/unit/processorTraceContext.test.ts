@@ -7,7 +7,9 @@ const tp = (n: number) => `00-${String(n).padStart(32, 'a')}-${String(n).padStar
 
 /** The message the splitter sends for `entry`, carrying `traceparent` as both SDK properties do. */
 function tracedMessage(entry: Entry, traceparent: string) {
-  return messageFor(entry, { applicationProperties: { sequence: entry.sequence, type: entry.type, 'Diagnostic-Id': traceparent, traceparent } });
+  return messageFor(entry, {
+    applicationProperties: { sequence: entry.sequence, type: entry.type, 'Diagnostic-Id': traceparent, traceparent },
+  });
 }
 
 describe('W3C trace context of order messages', () => {
@@ -38,15 +40,21 @@ describe('order processor, trace context on the outbox', () => {
     const e = entriesFor(orderId);
     // Act
     await h.send(tracedMessage(e.created(), tp(1)));
-    await h.send(messageFor(e.added(2, 't-1', 5), { applicationProperties: { sequence: 2, 'Diagnostic-Id': '|legacy.1.' } }));
+    await h.send(
+      messageFor(e.added(2, 't-1', 5), { applicationProperties: { sequence: 2, 'Diagnostic-Id': '|legacy.1.' } }),
+    );
     // Assess
     const docs = h.store.documents(orderId);
-    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({ sequence: 1, traceparent: tp(1), event: { traceparent: tp(1) } });
+    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({
+      sequence: 1,
+      traceparent: tp(1),
+      event: { traceparent: tp(1) },
+    });
     expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({ sequence: 2 });
     expect(docs.get(`outbox:${orderId}-e2`)).not.toHaveProperty('traceparent');
   });
 
-  it('keeps each parked entry\'s own traceparent and gives it to its outbox record when drained', async () => {
+  it("keeps each parked entry's own traceparent and gives it to its outbox record when drained", async () => {
     // Prepare: 3 and 2 park behind the missing OrderCreated, each with its own trace.
     const h = makeHarness();
     const orderId = uniqueOrderId();

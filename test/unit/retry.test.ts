@@ -28,7 +28,15 @@ describe('retry with backoff', () => {
         if (calls++ === 0) throw transient(700);
         return 'ok';
       },
-      { deadline: clock.now() + 30_000, retryable: isRetryableStoreError, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0 },
+      {
+        deadline: clock.now() + 30_000,
+        retryable: isRetryableStoreError,
+        baseDelayMs: 100,
+        maxDelayMs: 5_000,
+        clock,
+        sleep: clock.sleep,
+        random: () => 0,
+      },
     );
     // Assess
     expect(result).toBe('ok');
@@ -45,7 +53,15 @@ describe('retry with backoff', () => {
       async () => {
         throw transient();
       },
-      { deadline, retryable: isRetryableStoreError, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0.5 },
+      {
+        deadline,
+        retryable: isRetryableStoreError,
+        baseDelayMs: 100,
+        maxDelayMs: 5_000,
+        clock,
+        sleep: clock.sleep,
+        random: () => 0.5,
+      },
     );
     // Assess
     await expect(act).rejects.toMatchObject({ code: 'StoreTransient' });
@@ -61,7 +77,15 @@ describe('retry with backoff', () => {
       async () => {
         throw transient();
       },
-      { deadline: clock.now() + 1_000, retryable: isRetryableStoreError, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep, random: () => 0 },
+      {
+        deadline: clock.now() + 1_000,
+        retryable: isRetryableStoreError,
+        baseDelayMs: 100,
+        maxDelayMs: 5_000,
+        clock,
+        sleep: clock.sleep,
+        random: () => 0,
+      },
     );
     // Assess
     await expect(act).rejects.toMatchObject({ code: 'StoreTransient' });
@@ -76,7 +100,14 @@ describe('retry with backoff', () => {
       async () => {
         throw new Error('bug');
       },
-      { deadline: clock.now() + 1_000, retryable: isRetryableStoreError, baseDelayMs: 100, maxDelayMs: 5_000, clock, sleep: clock.sleep },
+      {
+        deadline: clock.now() + 1_000,
+        retryable: isRetryableStoreError,
+        baseDelayMs: 100,
+        maxDelayMs: 5_000,
+        clock,
+        sleep: clock.sleep,
+      },
     );
     // Assess
     await expect(act).rejects.toThrow('bug');

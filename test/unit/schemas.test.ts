@@ -16,7 +16,13 @@ function issuesOf(result: ReturnType<typeof validateLedger> | ReturnType<typeof 
 describe('entry schema', () => {
   it('accepts the four entry types of the contract', () => {
     // Prepare
-    const entries = [e.created(), e.added(2, 't-1', 1250), e.amended(3, 't-1', -1100), e.added(4, 't-2', 0), e.deleted(5)];
+    const entries = [
+      e.created(),
+      e.added(2, 't-1', 1250),
+      e.amended(3, 't-1', -1100),
+      e.added(4, 't-2', 0),
+      e.deleted(5),
+    ];
     // Act
     const results = entries.map((entry) => validateEntry(entry));
     // Assess
@@ -25,7 +31,11 @@ describe('entry schema', () => {
 
   it.each([
     ['a float amount', { ...e.added(2, 't', 1), data: { transactionId: 't', amount: 12.5 } }, 'data.amount'],
-    ['an amount beyond the safe integers', { ...e.added(2, 't', 1), data: { transactionId: 't', amount: 2 ** 53 } }, 'data.amount'],
+    [
+      'an amount beyond the safe integers',
+      { ...e.added(2, 't', 1), data: { transactionId: 't', amount: 2 ** 53 } },
+      'data.amount',
+    ],
     ['an amount as a string', { ...e.added(2, 't', 1), data: { transactionId: 't', amount: '12' } }, 'data.amount'],
     ['sequence 0', { ...e.created(), sequence: 0 }, 'sequence'],
     ['a fractional sequence', { ...e.created(), sequence: 1.5 }, 'sequence'],
@@ -46,14 +56,30 @@ describe('entry schema', () => {
     ['a transactionId with a C1 control character', { ...e.added(2, 't\u0085', 1) }, 'data.transactionId'],
     ['a transactionId with a lone surrogate', { ...e.added(2, 't\ud83d', 1) }, 'data.transactionId'],
     ['an amended transactionId of 101 characters', { ...e.amended(2, 't'.repeat(101), 1) }, 'data.transactionId'],
-    ['a customerId of 101 bytes', { ...e.created(), data: { customerId: 'c'.repeat(101), currency: 'EUR' } }, 'data.customerId'],
-    ['a customerId of 51 "ä" (102 bytes)', { ...e.created(), data: { customerId: 'ä'.repeat(51), currency: 'EUR' } }, 'data.customerId'],
-    ['a customerId with a newline', { ...e.created(), data: { customerId: 'c\n', currency: 'EUR' } }, 'data.customerId'],
+    [
+      'a customerId of 101 bytes',
+      { ...e.created(), data: { customerId: 'c'.repeat(101), currency: 'EUR' } },
+      'data.customerId',
+    ],
+    [
+      'a customerId of 51 "ä" (102 bytes)',
+      { ...e.created(), data: { customerId: 'ä'.repeat(51), currency: 'EUR' } },
+      'data.customerId',
+    ],
+    [
+      'a customerId with a newline',
+      { ...e.created(), data: { customerId: 'c\n', currency: 'EUR' } },
+      'data.customerId',
+    ],
     ['an orderId with a lone surrogate', { ...e.created(), orderId: 'o\udc00' }, 'orderId'],
     ['a lower-case currency', { ...e.created(), data: { customerId: 'c', currency: 'eur' } }, 'data.currency'],
     ['a four-letter currency', { ...e.created(), data: { customerId: 'c', currency: 'EURO' } }, 'data.currency'],
     ['a currency of digits', { ...e.created(), data: { customerId: 'c', currency: '978' } }, 'data.currency'],
-    ['a currency with a trailing newline', { ...e.created(), data: { customerId: 'c', currency: 'EUR\n' } }, 'data.currency'],
+    [
+      'a currency with a trailing newline',
+      { ...e.created(), data: { customerId: 'c', currency: 'EUR\n' } },
+      'data.currency',
+    ],
     ['a missing data', { entryId: 'e', orderId: 'o', sequence: 1, type: 'OrderCreated' }, 'data'],
   ])('refuses %s at path "%s"', (_name, body, path) => {
     // Act
@@ -79,7 +105,9 @@ describe('entry schema', () => {
     // Act
     const result = validateEntry(e.added(2, '€'.repeat(34), 1));
     // Assess
-    expect(issuesOf(result)).toEqual([{ path: 'data.transactionId', message: 'Is 102 bytes in UTF-8; at most 100 bytes are allowed' }]);
+    expect(issuesOf(result)).toEqual([
+      { path: 'data.transactionId', message: 'Is 102 bytes in UTF-8; at most 100 bytes are allowed' },
+    ]);
   });
 
   it('accepts the longest allowed ids', () => {
@@ -141,7 +169,14 @@ describe('ledger schema (rule 9)', () => {
 
   it('holds 5,000 entries at most (the schema alone; in bytes such a ledger is already too large)', () => {
     // Prepare
-    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ entryId: `e${i}`, orderId: `o${i % 7}`, sequence: Math.floor(i / 7) + 1, type: 'OrderDeleted', data: {} }));
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        entryId: `e${i}`,
+        orderId: `o${i % 7}`,
+        sequence: Math.floor(i / 7) + 1,
+        type: 'OrderDeleted',
+        data: {},
+      }));
     // Act
     const atLimit = ledgerSchema.safeParse(ledgerOf(many(5000)));
     const overLimit = ledgerSchema.safeParse(ledgerOf(many(5001)));

@@ -6,7 +6,10 @@ import { entriesFor } from './support/fixtures.js';
 describe('ledger splitter plan', () => {
   const a = entriesFor('o-a');
   const b = entriesFor('o-b');
-  const ledger = { ledgerId: 'L-0001', entries: [a.created(), b.created(), a.added(2, 't-1', 1250), b.deleted(2), a.deleted(3)] };
+  const ledger = {
+    ledgerId: 'L-0001',
+    entries: [a.created(), b.created(), a.added(2, 't-1', 1250), b.deleted(2), a.deleted(3)],
+  };
 
   it('plans one message per entry in ledger order with the contract fields', () => {
     // Act
@@ -41,12 +44,23 @@ describe('ledger splitter plan', () => {
 
   it('plans identical messages for a redelivered ledger, whatever its key order', () => {
     // Prepare
-    const reordered = { entries: ledger.entries.map((x) => ({ data: x.data, type: x.type, sequence: x.sequence, orderId: x.orderId, entryId: x.entryId })), ledgerId: 'L-0001' };
+    const reordered = {
+      entries: ledger.entries.map((x) => ({
+        data: x.data,
+        type: x.type,
+        sequence: x.sequence,
+        orderId: x.orderId,
+        entryId: x.entryId,
+      })),
+      ledgerId: 'L-0001',
+    };
     // Act
     const first = planLedger(ledger);
     const again = planLedger(Buffer.from(JSON.stringify(reordered)));
     // Assess
-    expect(again.ok && again.messages.map((m) => m.messageId)).toEqual(first.ok && first.messages.map((m) => m.messageId));
+    expect(again.ok && again.messages.map((m) => m.messageId)).toEqual(
+      first.ok && first.messages.map((m) => m.messageId),
+    );
   });
 
   it('plans nothing for an invalid ledger and says why (rule 9)', () => {

@@ -61,7 +61,9 @@ export function compareWithExpectation(
   const unmatched = [...ours];
   const missingDeadLetters: ExpectedDeadLetter[] = [];
   for (const expected of expectation.deadLetters) {
-    const at = unmatched.findIndex((d) => d.queue === expected.queue && d.id === expected.id && d.reason === expected.reason);
+    const at = unmatched.findIndex(
+      (d) => d.queue === expected.queue && d.id === expected.id && d.reason === expected.reason,
+    );
     if (at >= 0) unmatched.splice(at, 1);
     else missingDeadLetters.push(expected);
   }
@@ -90,12 +92,16 @@ export function orderDifferences(expected: BusinessState, found: OrderView): str
   const out: string[] = [];
   const fields = ['status', 'customerId', 'currency', 'lastSequence', 'total'] as const;
   for (const field of fields) {
-    if (expected[field] !== found[field]) out.push(`${field}: expected ${String(expected[field])}, found ${String(found[field])}`);
+    if (expected[field] !== found[field])
+      out.push(`${field}: expected ${String(expected[field])}, found ${String(found[field])}`);
   }
   const want = JSON.stringify(expected.transactions);
-  const got = JSON.stringify((found.transactions ?? []).map((t) => ({ transactionId: t.transactionId, amount: t.amount })));
+  const got = JSON.stringify(
+    (found.transactions ?? []).map((t) => ({ transactionId: t.transactionId, amount: t.amount })),
+  );
   if (want !== got) out.push(`transactions: expected ${want}, found ${got}`);
-  if ((found.parked ?? []).length > 0) out.push(`parked: ${found.parked.map((p) => `${p.sequence}:${p.entryId}`).join(', ')} still waiting`);
+  if ((found.parked ?? []).length > 0)
+    out.push(`parked: ${found.parked.map((p) => `${p.sequence}:${p.entryId}`).join(', ')} still waiting`);
   if ((found.rejected ?? []).length > 0) {
     out.push(`rejected: ${found.rejected.map((r) => `${r.sequence}:${r.entryId} (${r.reason})`).join(', ')}`);
   }

@@ -1,6 +1,10 @@
 import type { Container } from '@azure/cosmos';
 import { resolveCosmosConnection, type AppSettings } from '../../../src/adapters/azureSettings.js';
-import { orderStoreClientOptions, ordersContainer, resolveCosmosResourceNames } from '../../../src/adapters/cosmosClientOptions.js';
+import {
+  orderStoreClientOptions,
+  ordersContainer,
+  resolveCosmosResourceNames,
+} from '../../../src/adapters/cosmosClientOptions.js';
 import { isLoopbackEndpoint } from '../../../src/adapters/loopback.js';
 import { CliError } from './errors.js';
 import { errorMessage } from '../../../src/core/index.js';
@@ -28,7 +32,12 @@ export async function withOrdersContainer<T>(app: AppSettings, work: (container:
     endpoint = resolveCosmosConnection(app).endpoint;
     names = resolveCosmosResourceNames(app);
   } catch (error) {
-    throw new CliError('Settings', errorMessage(error), 'Pass --cosmos "<connection string>" or set CosmosConnection.', { cause: error });
+    throw new CliError(
+      'Settings',
+      errorMessage(error),
+      'Pass --cosmos "<connection string>" or set CosmosConnection.',
+      { cause: error },
+    );
   }
   // Loaded here, not at the top: `@azure/cosmos` and `@azure/identity` are a second of start-up for every command.
   const { createCosmosClient } = await import('../../../src/adapters/azureClients.js');

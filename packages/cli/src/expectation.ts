@@ -84,7 +84,12 @@ export async function readExpectation(path: string): Promise<Expectation> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new CliError('File', `Cannot read the expectation file ${path}.`, 'Run `convoy send` first, or pass --file <path>.', { cause: error });
+    throw new CliError(
+      'File',
+      `Cannot read the expectation file ${path}.`,
+      'Run `convoy send` first, or pass --file <path>.',
+      { cause: error },
+    );
   }
   let json: unknown;
   try {
@@ -95,7 +100,11 @@ export async function readExpectation(path: string): Promise<Expectation> {
   const parsed = expectationSchema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    throw new CliError('File', `${path} is not an expectation file (${first?.path.join('.') ?? ''}: ${first?.message ?? ''}).`, 'Regenerate it with `convoy send`.');
+    throw new CliError(
+      'File',
+      `${path} is not an expectation file (${first?.path.join('.') ?? ''}: ${first?.message ?? ''}).`,
+      'Regenerate it with `convoy send`.',
+    );
   }
   return parsed.data;
 }

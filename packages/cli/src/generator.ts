@@ -82,12 +82,15 @@ export function generateRun(options: GenerateOptions): GeneratedRun {
   const { orders: n, entries: m, ledgers: k } = options;
 
   const conflictOrders = new Set(rng.sample(range(n), options.conflicts));
-  const perOrder = range(n).map((i) => orderEntries(rng, orderIdOf(run, i), m, conflictOrders.has(i), options.deleteRatio ?? 0.25));
+  const perOrder = range(n).map((i) =>
+    orderEntries(rng, orderIdOf(run, i), m, conflictOrders.has(i), options.deleteRatio ?? 0.25),
+  );
   const entries = perOrder.flat();
 
   // Ledger index of every entry: ascending per order, so only the requested gaps send a later entry early.
   const ledgerOf = new Map<Entry, number>();
-  for (const list of perOrder) sortedInts(rng, list.length, 0, k - 1).forEach((l, i) => ledgerOf.set(list[i] as Entry, l));
+  for (const list of perOrder)
+    sortedInts(rng, list.length, 0, k - 1).forEach((l, i) => ledgerOf.set(list[i] as Entry, l));
   for (const i of rng.sample(range(n), options.gaps)) {
     const list = perOrder[i] as Entry[];
     const s = rng.int(2, m);
@@ -115,10 +118,17 @@ export function generateRun(options: GenerateOptions): GeneratedRun {
   const deadLetters: ExpectedDeadLetter[] = [];
   for (const target of conflictTargets) {
     buckets[elsewhere(target)]?.push(conflictingCopy(rng, target));
-    deadLetters.push({ queue: 'orders', id: target.entryId, reason: DeadLetterReason.IdempotencyKeyConflict, cause: 'conflict' });
+    deadLetters.push({
+      queue: 'orders',
+      id: target.entryId,
+      reason: DeadLetterReason.IdempotencyKeyConflict,
+      cause: 'conflict',
+    });
   }
 
-  const ledgers = buckets.filter((b) => b.length > 0).map((b, i) => buildLedger(ledgerIdOf(run, i), interleave(rng, b)));
+  const ledgers = buckets
+    .filter((b) => b.length > 0)
+    .map((b, i) => buildLedger(ledgerIdOf(run, i), interleave(rng, b)));
   const sends: PlannedSend[] = ledgers.map((ledger) => ({ kind: 'ledger', ledger, resend: false }));
   const resent = rng.sample(ledgers, Math.round(options.duplicates * ledgers.length));
   for (const ledger of resent) {
@@ -182,7 +192,8 @@ function orderEntries(rng: Prng, orderId: string, m: number, conflict: boolean, 
 
 /** The same entry with another amount: same `entryId`, different request hash. */
 function conflictingCopy(rng: Prng, entry: Entry): Entry {
-  if (entry.type !== 'TransactionAdded') throw new Error(`A conflict target must be TransactionAdded, not ${entry.type}`);
+  if (entry.type !== 'TransactionAdded')
+    throw new Error(`A conflict target must be TransactionAdded, not ${entry.type}`);
   return { ...entry, data: { ...entry.data, amount: entry.data.amount + rng.int(1, 999) } };
 }
 
@@ -201,7 +212,11 @@ function interleave(rng: Prng, entries: Entry[]): Entry[] {
 function buildLedger(ledgerId: string, entries: Entry[]): Ledger {
   const ledger = { ledgerId, entries };
   if (entries.length > LEDGER_MAX_ENTRIES || exceedsLedgerByteLimit(ledger)) {
-    throw new CliError('InvalidOption', `Ledger ${ledgerId} would hold ${entries.length} entries, over the 5,000-entry / 256 KB limit.`, 'Raise --ledgers or lower --orders/--entries.');
+    throw new CliError(
+      'InvalidOption',
+      `Ledger ${ledgerId} would hold ${entries.length} entries, over the 5,000-entry / 256 KB limit.`,
+      'Raise --ledgers or lower --orders/--entries.',
+    );
   }
   const parsed = ledgerSchema.safeParse(ledger);
   if (!parsed.success) throw new Error(`Generated an invalid ledger ${ledgerId}: ${parsed.error.message}`);
@@ -210,7 +225,8 @@ function buildLedger(ledgerId: string, entries: Entry[]): Ledger {
 
 function checkOptions(o: GenerateOptions): void {
   const whole = (name: string, value: number, min: number) => {
-    if (!Number.isSafeInteger(value) || value < min) throw new CliError('InvalidOption', `--${name} must be an integer ≥ ${min}, not ${value}.`);
+    if (!Number.isSafeInteger(value) || value < min)
+      throw new CliError('InvalidOption', `--${name} must be an integer ≥ ${min}, not ${value}.`);
   };
   whole('orders', o.orders, 1);
   whole('entries', o.entries, 1);
@@ -219,18 +235,28 @@ function checkOptions(o: GenerateOptions): void {
   whole('poison', o.poison, 0);
   whole('gaps', o.gaps, 0);
   whole('seed', o.seed, 0);
-  if (!(o.duplicates >= 0 && o.duplicates <= 1)) throw new CliError('InvalidOption', `--duplicates is a ratio between 0 and 1, not ${o.duplicates}.`);
+  if (!(o.duplicates >= 0 && o.duplicates <= 1))
+    throw new CliError('InvalidOption', `--duplicates is a ratio between 0 and 1, not ${o.duplicates}.`);
   if (o.run !== undefined && !RUN_ID_PATTERN.test(o.run)) {
     throw new CliError('InvalidOption', `--run must be 1–40 characters of letters, digits, "-" and "_".`);
   }
-  if (o.conflicts > o.orders) throw new CliError('InvalidOption', `--conflicts (${o.conflicts}) can be at most --orders (${o.orders}): one per order.`);
+  if (o.conflicts > o.orders)
+    throw new CliError(
+      'InvalidOption',
+      `--conflicts (${o.conflicts}) can be at most --orders (${o.orders}): one per order.`,
+    );
   if (o.conflicts > 0 && o.entries < 3) throw new CliError('InvalidOption', '--conflicts needs --entries 3 or more.');
-  if (o.gaps > o.orders) throw new CliError('InvalidOption', `--gaps (${o.gaps}) can be at most --orders (${o.orders}): one per order.`);
-  if (o.gaps > 0 && (o.entries < 2 || o.ledgers < 2)) throw new CliError('InvalidOption', '--gaps needs --entries 2 and --ledgers 2 or more.');
+  if (o.gaps > o.orders)
+    throw new CliError('InvalidOption', `--gaps (${o.gaps}) can be at most --orders (${o.orders}): one per order.`);
+  if (o.gaps > 0 && (o.entries < 2 || o.ledgers < 2))
+    throw new CliError('InvalidOption', '--gaps needs --entries 2 and --ledgers 2 or more.');
   // OrderCreated plus at most the bound's transactions: the oracle's valid runs never meet the order bounds (and
   // an order parks fewer entries than it has).
   if (o.entries > ORDER_MAX_TRANSACTIONS + 1) {
-    throw new CliError('InvalidOption', `--entries can be at most ${ORDER_MAX_TRANSACTIONS + 1}: OrderCreated and ${ORDER_MAX_TRANSACTIONS} transactions, the most an order holds.`);
+    throw new CliError(
+      'InvalidOption',
+      `--entries can be at most ${ORDER_MAX_TRANSACTIONS + 1}: OrderCreated and ${ORDER_MAX_TRANSACTIONS} transactions, the most an order holds.`,
+    );
   }
 }
 

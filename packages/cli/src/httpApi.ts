@@ -66,5 +66,5 @@ export class FunctionApi {
 
 function causeText(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-  return cause?.code ?? cause?.message ?? (errorMessage(error));
+  return cause?.code ?? cause?.message ?? errorMessage(error);
 }

@@ -4,7 +4,8 @@ import { InvalidArgumentError } from 'commander';
 export function wholeNumber(min = 0): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected a whole number ≥ ${min}.`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min)
+      throw new InvalidArgumentError(`expected a whole number ≥ ${min}.`);
     return n;
   };
 }
@@ -12,7 +13,8 @@ export function wholeNumber(min = 0): (value: string) => number {
 /** commander parser for a ratio in [0, 1]. */
 export function ratio(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('expected a ratio between 0 and 1, e.g. 0.1.');
+  if (value.trim() === '' || !(n >= 0 && n <= 1))
+    throw new InvalidArgumentError('expected a ratio between 0 and 1, e.g. 0.1.');
   return n;
 }
 

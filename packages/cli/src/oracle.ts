@@ -52,12 +52,22 @@ export function expectedOrders(entries: readonly OracleEntry[]): ExpectedOrder[]
 }
 
 function replay(orderId: string, list: readonly OracleEntry[]): ExpectedOrder {
-  const order: ExpectedOrder = { orderId, status: 'pending', customerId: null, currency: null, lastSequence: 0, total: 0, transactions: [] };
+  const order: ExpectedOrder = {
+    orderId,
+    status: 'pending',
+    customerId: null,
+    currency: null,
+    lastSequence: 0,
+    total: 0,
+    transactions: [],
+  };
   const entryIds = new Set<string>();
   for (const entry of [...list].sort((a, b) => a.sequence - b.sequence)) {
     const problem = shapeProblem(entry) ?? positionProblem(order, entry, entryIds) ?? apply(order, entry);
     if (problem !== undefined) {
-      throw new Error(`Not a valid history of order ${orderId} (a generator bug): entry ${entry.entryId} (${entry.type} at sequence ${entry.sequence}) ${problem}`);
+      throw new Error(
+        `Not a valid history of order ${orderId} (a generator bug): entry ${entry.entryId} (${entry.type} at sequence ${entry.sequence}) ${problem}`,
+      );
     }
     entryIds.add(entry.entryId);
     order.lastSequence = entry.sequence;
@@ -67,19 +77,23 @@ function replay(orderId: string, list: readonly OracleEntry[]): ExpectedOrder {
 
 /** The contract's field rules (schemas are strict); undefined when the entry is well formed. */
 function shapeProblem(entry: OracleEntry): string | undefined {
-  if (!/^[A-Za-z0-9._-]{1,100}$/.test(entry.entryId)) return 'has an entryId that is not 1–100 characters of [A-Za-z0-9._-]';
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(entry.entryId))
+    return 'has an entryId that is not 1–100 characters of [A-Za-z0-9._-]';
   if (entry.orderId.length < 1 || entry.orderId.length > 128) return 'has an orderId that is not 1–128 characters';
   if (!Number.isSafeInteger(entry.sequence) || entry.sequence < 1) return 'has a sequence that is not an integer ≥ 1';
   const fields = Object.keys(entry).sort().join(',');
-  if (fields !== 'data,entryId,orderId,sequence,type') return `has the fields {${fields}}, expected {entryId, orderId, sequence, type, data}`;
-  if (typeof entry.data !== 'object' || entry.data === null || Array.isArray(entry.data)) return 'has data that is not an object';
+  if (fields !== 'data,entryId,orderId,sequence,type')
+    return `has the fields {${fields}}, expected {entryId, orderId, sequence, type, data}`;
+  if (typeof entry.data !== 'object' || entry.data === null || Array.isArray(entry.data))
+    return 'has data that is not an object';
   const data = entry.data as Readonly<Record<string, unknown>>;
   const keys = Object.keys(data).sort().join(',');
   switch (entry.type) {
     case 'OrderCreated':
       if (keys !== 'currency,customerId') return `has data {${keys}}, expected {customerId, currency}`;
       if (!isText(data.customerId, 100)) return 'has a customerId that is not 1–100 characters';
-      if (typeof data.currency !== 'string' || !/^[A-Z]{3}$/.test(data.currency)) return 'has a currency that is not three upper-case letters';
+      if (typeof data.currency !== 'string' || !/^[A-Z]{3}$/.test(data.currency))
+        return 'has a currency that is not three upper-case letters';
       return undefined;
     case 'TransactionAdded':
     case 'TransactionAmended':
@@ -97,7 +111,8 @@ function shapeProblem(entry: OracleEntry): string | undefined {
 /** Sequence numbering without gaps or repeats, and `entryId` unique within the order. */
 function positionProblem(order: ExpectedOrder, entry: OracleEntry, entryIds: ReadonlySet<string>): string | undefined {
   if (entry.sequence === order.lastSequence) return 'repeats a sequence';
-  if (entry.sequence !== order.lastSequence + 1) return `comes after a hole: the order has no entry at sequence ${order.lastSequence + 1}`;
+  if (entry.sequence !== order.lastSequence + 1)
+    return `comes after a hole: the order has no entry at sequence ${order.lastSequence + 1}`;
   if (entryIds.has(entry.entryId)) return 'reuses an entryId of the same order';
   return undefined;
 }
@@ -117,8 +132,10 @@ function apply(order: ExpectedOrder, entry: OracleEntry): string | undefined {
   switch (entry.type) {
     case 'TransactionAdded': {
       const { transactionId, amount } = entry.data;
-      if (transactions.some((t) => t.transactionId === transactionId)) return `adds transaction ${transactionId}, which already exists`;
-      if (transactions.length >= ORACLE_MAX_TRANSACTIONS) return `adds a transaction past the ${ORACLE_MAX_TRANSACTIONS.toLocaleString('en')}-transaction bound`;
+      if (transactions.some((t) => t.transactionId === transactionId))
+        return `adds transaction ${transactionId}, which already exists`;
+      if (transactions.length >= ORACLE_MAX_TRANSACTIONS)
+        return `adds a transaction past the ${ORACLE_MAX_TRANSACTIONS.toLocaleString('en')}-transaction bound`;
       transactions.push({ transactionId, amount });
       break;
     }

@@ -1,7 +1,12 @@
 import { DeadLetterReason } from '../../../src/core/index.js';
 import { PoisonKind, type ExpectedDeadLetter, type PlannedSend } from './runPlan.js';
 
-const KINDS: readonly PoisonKind[] = [PoisonKind.NotJson, PoisonKind.BadSchema, PoisonKind.WrongSession, PoisonKind.BadLedger];
+const KINDS: readonly PoisonKind[] = [
+  PoisonKind.NotJson,
+  PoisonKind.BadSchema,
+  PoisonKind.WrongSession,
+  PoisonKind.BadLedger,
+];
 
 /**
  * The `index`-th poison message and the dead letter it should cause. `sessionId` is a real order of the run;
@@ -31,7 +36,10 @@ export function poisonSend(
   switch (kind) {
     case PoisonKind.NotJson:
       // A body cut short: what a producer crashing mid-write leaves behind.
-      return { send: toOrders(Buffer.from(`{"entryId":"${id}","orderId":"${sessionId}","sequence":`, 'utf8')), expected };
+      return {
+        send: toOrders(Buffer.from(`{"entryId":"${id}","orderId":"${sessionId}","sequence":`, 'utf8')),
+        expected,
+      };
     case PoisonKind.BadSchema:
       return {
         send: toOrders({
@@ -46,13 +54,32 @@ export function poisonSend(
       };
     case PoisonKind.WrongSession:
       return {
-        send: toOrders({ entryId: id, orderId: otherOrderId, sequence: 2, type: 'TransactionAdded', data: { transactionId: 'tx', amount: 100 } }),
+        send: toOrders({
+          entryId: id,
+          orderId: otherOrderId,
+          sequence: 2,
+          type: 'TransactionAdded',
+          data: { transactionId: 'tx', amount: 100 },
+        }),
         expected,
       };
     case PoisonKind.BadLedger: {
-      const entry = { entryId: `${id}-e1`, orderId: otherOrderId, sequence: 1, type: 'OrderCreated', data: { customerId: 'c-0', currency: 'EUR' } };
+      const entry = {
+        entryId: `${id}-e1`,
+        orderId: otherOrderId,
+        sequence: 1,
+        type: 'OrderCreated',
+        data: { customerId: 'c-0', currency: 'EUR' },
+      };
       return {
-        send: { kind: 'poison', poison: kind, queue: 'ledger', messageId: id, sessionId: undefined, body: { ledgerId: id, entries: [entry, entry] } },
+        send: {
+          kind: 'poison',
+          poison: kind,
+          queue: 'ledger',
+          messageId: id,
+          sessionId: undefined,
+          body: { ledgerId: id, entries: [entry, entry] },
+        },
         expected,
       };
     }

@@ -17,14 +17,24 @@ function buildProgram(io: CliIo): Command {
       'after',
       '\nConnections: flags, then the environment (ServiceBusConnection, CONVOY_HTTP, CONVOY_FUNCTION_KEY, CONVOY_ADMIN),\nthen local.settings.json Values. Quick start: `npm start`, then `convoy send` and `convoy verify`.',
     );
-  for (const command of [sendCommand(io), verifyCommand(io), dlqCommand(io), sessionsCommand(io), outboxCommand(io), consoleCommand(io)]) program.addCommand(command);
+  for (const command of [
+    sendCommand(io),
+    verifyCommand(io),
+    dlqCommand(io),
+    sessionsCommand(io),
+    outboxCommand(io),
+    consoleCommand(io),
+  ])
+    program.addCommand(command);
   routeOutput(program, io);
   return program;
 }
 
 /** Every command, nested ones included, writes through `io` and throws instead of calling `process.exit`. */
 function routeOutput(command: Command, io: CliIo): void {
-  command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+  command
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   for (const sub of command.commands) routeOutput(sub, io);
 }
 
@@ -40,7 +50,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     const code = (error as { code?: string }).code;
     // commander reports --help and --version as "errors" with exit code 0.
-    if (typeof code === 'string' && code.startsWith('commander.')) return (error as { exitCode?: number }).exitCode === 0 ? 0 : 2;
+    if (typeof code === 'string' && code.startsWith('commander.'))
+      return (error as { exitCode?: number }).exitCode === 0 ? 0 : 2;
     if (isCliError(error)) {
       io.err(`error: ${error.message}`);
       if (error.hint) io.err(`  → ${error.hint}`);

@@ -20,7 +20,12 @@ export function createProgress(options: ProgressOptions = {}): Progress {
   const stream = options.stream ?? process.stderr;
   if (options.quiet || !stream.isTTY) return silentProgress;
   const bar = new SingleBar(
-    { format: '{label} [{bar}] {value}/{total} {duration_formatted}', stream, hideCursor: true, clearOnComplete: false },
+    {
+      format: '{label} [{bar}] {value}/{total} {duration_formatted}',
+      stream,
+      hideCursor: true,
+      clearOnComplete: false,
+    },
     Presets.shades_classic,
   );
   let started = false;

@@ -72,7 +72,11 @@ function deliverer(to: SendTarget, client: ServiceBusClient | undefined, api: Fu
     if (send.kind === 'ledger') {
       if (to === 'http') return api.postLedger(send.ledger);
       // messageId = ledgerId: a re-sent ledger is dropped by the queue's duplicate detection (transport only).
-      return ledgerSender?.sendMessages({ messageId: send.ledger.ledgerId, contentType: 'application/json', body: send.ledger });
+      return ledgerSender?.sendMessages({
+        messageId: send.ledger.ledgerId,
+        contentType: 'application/json',
+        body: send.ledger,
+      });
     }
     const sender = send.queue === QueueName.Ledger ? ledgerSender : ordersSender;
     return sender?.sendMessages({

@@ -20,7 +20,10 @@ export async function openServiceBus(settings: CliSettings): Promise<ServiceBusC
 }
 
 /** Runs `work` with a client and always closes it. */
-export async function withServiceBus<T>(settings: CliSettings, work: (client: ServiceBusClient) => Promise<T>): Promise<T> {
+export async function withServiceBus<T>(
+  settings: CliSettings,
+  work: (client: ServiceBusClient) => Promise<T>,
+): Promise<T> {
   const client = await openServiceBus(settings);
   try {
     return await work(client);
@@ -47,10 +50,15 @@ export async function peekAll(
  * The sequence numbers (decimal text) of every message a queue or its dead-letter queue holds now, available or
  * locked; only the numbers are kept, so a large queue costs little memory.
  */
-export async function peekSequenceNumbers(client: ServiceBusClient, queue: string, subQueue?: 'deadLetter'): Promise<Set<string>> {
+export async function peekSequenceNumbers(
+  client: ServiceBusClient,
+  queue: string,
+  subQueue?: 'deadLetter',
+): Promise<Set<string>> {
   const numbers = new Set<string>();
   await forEachPeekedPage(client, queue, subQueue, Number.POSITIVE_INFINITY, (page) => {
-    for (const message of page) if (message.sequenceNumber !== undefined) numbers.add(message.sequenceNumber.toString());
+    for (const message of page)
+      if (message.sequenceNumber !== undefined) numbers.add(message.sequenceNumber.toString());
   });
   return numbers;
 }
@@ -86,17 +94,34 @@ async function forEachPeekedPage(
 export function asCliError(error: unknown): unknown {
   if (isCliError(error) || !(error instanceof Error)) return error;
   // Socket failures surface as core-amqp MessagingErrors (code GeneralError) rather than ServiceBusErrors.
-  const network = (error as { syscall?: string }).syscall !== undefined || /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET/.test(error.message);
+  const network =
+    (error as { syscall?: string }).syscall !== undefined ||
+    /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET/.test(error.message);
   if (!isServiceBusError(error) && !network) return error;
   const code = network ? 'ServiceCommunicationProblem' : (error as unknown as { code: string }).code;
   switch (code) {
     case 'ServiceCommunicationProblem':
     case 'ServiceTimeout':
-      return new CliError('ServiceBus', `Cannot reach Service Bus (${error.message}).`, 'Start the local stack with `npm start`, or pass --servicebus "<connection string>".', { cause: error });
+      return new CliError(
+        'ServiceBus',
+        `Cannot reach Service Bus (${error.message}).`,
+        'Start the local stack with `npm start`, or pass --servicebus "<connection string>".',
+        { cause: error },
+      );
     case 'MessagingEntityNotFound':
-      return new CliError('ServiceBus', `A queue is missing: ${error.message}`, 'The namespace needs the queues ledger, orders and order-events (infra/servicebus.config.json).', { cause: error });
+      return new CliError(
+        'ServiceBus',
+        `A queue is missing: ${error.message}`,
+        'The namespace needs the queues ledger, orders and order-events (infra/servicebus.config.json).',
+        { cause: error },
+      );
     case 'UnauthorizedAccess':
-      return new CliError('ServiceBus', `Service Bus refused the credentials: ${error.message}`, 'Check the connection string, or the role assignments of your identity.', { cause: error });
+      return new CliError(
+        'ServiceBus',
+        `Service Bus refused the credentials: ${error.message}`,
+        'Check the connection string, or the role assignments of your identity.',
+        { cause: error },
+      );
     default:
       return new CliError('ServiceBus', `Service Bus: ${code}: ${error.message}`, undefined, { cause: error });
   }

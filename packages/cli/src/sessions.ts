@@ -58,7 +58,14 @@ const statsSchema = z.object({
       deadLettered: z.number(),
       scheduled: z.number().optional(),
       sessions: z
-        .array(z.object({ id: z.string(), depth: z.number(), holder: z.string().optional(), lockedUntil: z.number().optional() }))
+        .array(
+          z.object({
+            id: z.string(),
+            depth: z.number(),
+            holder: z.string().optional(),
+            lockedUntil: z.number().optional(),
+          }),
+        )
         .optional(),
     }),
   ),
@@ -72,7 +79,8 @@ export async function runSessions(options: SessionsOptions): Promise<SessionsRep
   requireServiceBus(options.settings);
   const connection = resolveServiceBusConnection(options.settings.app);
   const emulator = connection.kind === 'connectionString' && connection.emulator;
-  const queues = emulator || options.admin ? await emulatorQueues(adminUrl(options)) : await azureQueues(options.settings);
+  const queues =
+    emulator || options.admin ? await emulatorQueues(adminUrl(options)) : await azureQueues(options.settings);
   const sessionOrders = queues
     .filter((q) => q.name === 'orders')
     .flatMap((q) => q.sessions ?? [])
@@ -85,7 +93,14 @@ export async function runSessions(options: SessionsOptions): Promise<SessionsRep
   try {
     for (const orderId of orderIds) {
       const view = await api.getOrder(orderId);
-      if (view) orders.push({ orderId, status: view.status, lastSequence: view.lastSequence, parked: view.parked, rejected: view.rejected });
+      if (view)
+        orders.push({
+          orderId,
+          status: view.status,
+          lastSequence: view.lastSequence,
+          parked: view.parked,
+          rejected: view.rejected,
+        });
     }
   } catch (error) {
     if (!isCliError(error)) throw error;
@@ -98,7 +113,8 @@ export async function runSessions(options: SessionsOptions): Promise<SessionsRep
 function adminUrl(options: SessionsOptions): string {
   if (options.admin) return options.admin;
   if (options.settings.app.CONVOY_ADMIN) return options.settings.app.CONVOY_ADMIN;
-  const endpoint = /Endpoint=sb:\/\/([^:;/]+)/i.exec(options.settings.app.ServiceBusConnection ?? '')?.[1] ?? '127.0.0.1';
+  const endpoint =
+    /Endpoint=sb:\/\/([^:;/]+)/i.exec(options.settings.app.ServiceBusConnection ?? '')?.[1] ?? '127.0.0.1';
   return `http://${endpoint}:5300/stats`;
 }
 
@@ -109,10 +125,20 @@ async function emulatorQueues(url: string): Promise<QueueRow[]> {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     json = await response.json();
   } catch (error) {
-    throw new CliError('ServiceBus', `Cannot read the emulator's admin view at ${url} (${errorMessage(error)}).`, 'Start the emulator with its admin port (npm start does), or pass --admin <url>.', { cause: error });
+    throw new CliError(
+      'ServiceBus',
+      `Cannot read the emulator's admin view at ${url} (${errorMessage(error)}).`,
+      'Start the emulator with its admin port (npm start does), or pass --admin <url>.',
+      { cause: error },
+    );
   }
   const parsed = statsSchema.safeParse(json);
-  if (!parsed.success) throw new CliError('ServiceBus', `${url} did not answer with the emulator's stats.`, 'Is --admin pointing at the Service Bus emulator?');
+  if (!parsed.success)
+    throw new CliError(
+      'ServiceBus',
+      `${url} did not answer with the emulator's stats.`,
+      'Is --admin pointing at the Service Bus emulator?',
+    );
   return parsed.data.entities
     .filter((e) => e.kind === 'queue')
     .map((e) => ({
@@ -123,7 +149,12 @@ async function emulatorQueues(url: string): Promise<QueueRow[]> {
       scheduled: e.scheduled,
       sessions: e.sessions
         ?.filter((s) => s.depth > 0 || s.holder !== undefined)
-        .map((s) => ({ id: s.id, depth: s.depth, holder: s.holder, lockedUntil: s.lockedUntil === undefined ? undefined : new Date(s.lockedUntil).toISOString() })),
+        .map((s) => ({
+          id: s.id,
+          depth: s.depth,
+          holder: s.holder,
+          lockedUntil: s.lockedUntil === undefined ? undefined : new Date(s.lockedUntil).toISOString(),
+        })),
     }));
 }
 

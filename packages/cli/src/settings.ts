@@ -52,7 +52,10 @@ const DEFAULT_SETTINGS_FILE = 'local.settings.json';
 /** Adds `--servicebus`, `--http`, `--function-key` and `--settings` to a command. */
 export function addConnectionOptions(command: Command): Command {
   return command
-    .option('--servicebus <connection>', 'Service Bus connection string (else $ServiceBusConnection, else local.settings.json, else the embedded emulator on 127.0.0.1:5672)')
+    .option(
+      '--servicebus <connection>',
+      'Service Bus connection string (else $ServiceBusConnection, else local.settings.json, else the embedded emulator on 127.0.0.1:5672)',
+    )
     .option('--http <url>', `function app base URL (else $CONVOY_HTTP, else ${DEFAULT_HTTP_BASE_URL})`)
     .option('--function-key <key>', 'function key sent as x-functions-key (else $CONVOY_FUNCTION_KEY)')
     .option('--settings <file>', 'settings file whose Values are read for connections', DEFAULT_SETTINGS_FILE);
@@ -67,9 +70,15 @@ export function resolveCliSettings(
   flags: ConnectionFlags,
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
-  embedded: Readonly<Record<EmbeddedConnection, string>> = EMBEDDED_STACK_SETTINGS as Record<EmbeddedConnection, string>,
+  embedded: Readonly<Record<EmbeddedConnection, string>> = EMBEDDED_STACK_SETTINGS as Record<
+    EmbeddedConnection,
+    string
+  >,
 ): CliSettings {
-  const fileValues = readSettingsFile(resolve(cwd, flags.settings ?? DEFAULT_SETTINGS_FILE), flags.settings !== undefined && flags.settings !== DEFAULT_SETTINGS_FILE);
+  const fileValues = readSettingsFile(
+    resolve(cwd, flags.settings ?? DEFAULT_SETTINGS_FILE),
+    flags.settings !== undefined && flags.settings !== DEFAULT_SETTINGS_FILE,
+  );
   const app: Record<string, string | undefined> = { ...fileValues, ...definedOnly(env) };
   if (flags.servicebus) app.ServiceBusConnection = flags.servicebus;
   const embeddedDefaults: EmbeddedConnection[] = [];
@@ -82,7 +91,11 @@ export function resolveCliSettings(
   }
   const httpBaseUrl = (flags.http ?? app.CONVOY_HTTP ?? DEFAULT_HTTP_BASE_URL).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/i.test(httpBaseUrl)) {
-    throw new CliError('Settings', `--http must be an http(s) URL, not "${httpBaseUrl}".`, 'For the local host: --http http://127.0.0.1:7071');
+    throw new CliError(
+      'Settings',
+      `--http must be an http(s) URL, not "${httpBaseUrl}".`,
+      'For the local host: --http http://127.0.0.1:7071',
+    );
   }
   return Object.freeze({
     app: Object.freeze(app),
@@ -95,7 +108,10 @@ export function resolveCliSettings(
 
 /** Whether `app` still uses the embedded stack's default for `connection` (nothing configured, no flag merged in). */
 export function usesEmbeddedDefault(settings: CliSettings, app: AppSettings, connection: EmbeddedConnection): boolean {
-  return settings.embeddedDefaults.includes(connection) && app[connection] === (settings.embedded ?? EMBEDDED_STACK_SETTINGS)[connection];
+  return (
+    settings.embeddedDefaults.includes(connection) &&
+    app[connection] === (settings.embedded ?? EMBEDDED_STACK_SETTINGS)[connection]
+  );
 }
 
 /**
@@ -117,14 +133,21 @@ export function requireServiceBus(settings: CliSettings): void {
 
 function readSettingsFile(path: string, mustExist: boolean): Record<string, string> {
   if (!existsSync(path)) {
-    if (mustExist) throw new CliError('Settings', `The settings file ${path} does not exist.`, 'Pass an existing file to --settings, or leave it out.');
+    if (mustExist)
+      throw new CliError(
+        'Settings',
+        `The settings file ${path} does not exist.`,
+        'Pass an existing file to --settings, or leave it out.',
+      );
     return {};
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new CliError('Settings', `${path} is not valid JSON.`, 'Fix it, or start from local.settings.sample.json.', { cause: error });
+    throw new CliError('Settings', `${path} is not valid JSON.`, 'Fix it, or start from local.settings.sample.json.', {
+      cause: error,
+    });
   }
   const values = (parsed as { Values?: unknown } | null)?.Values;
   if (typeof values !== 'object' || values === null) return {};
@@ -132,5 +155,7 @@ function readSettingsFile(path: string, mustExist: boolean): Record<string, stri
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''),
+  );
 }

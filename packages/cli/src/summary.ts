@@ -6,7 +6,9 @@ export function formatVerifyReport(report: VerifyReport): string {
   const { comparison: c } = report;
   const lines: string[] = [];
   const verdict = report.ok ? 'OK' : 'MISMATCH';
-  const why = { matched: 'the expectation holds', settled: 'queues empty and nothing changed', timeout: 'timed out' }[report.outcome];
+  const why = { matched: 'the expectation holds', settled: 'queues empty and nothing changed', timeout: 'timed out' }[
+    report.outcome
+  ];
   lines.push(`${verdict} after ${(report.waitedMs / 1000).toFixed(1)} s (${why})`);
   lines.push(
     `orders: ${c.orders.matched}/${c.orders.expected} matched, ${c.orders.mismatched.length} mismatched, ${c.orders.missing.length} missing`,
@@ -16,8 +18,10 @@ export function formatVerifyReport(report: VerifyReport): string {
   if (c.orders.missing.length > 0) lines.push(`  missing (404): ${abbreviate(c.orders.missing)}`);
   lines.push('dead letters (expected / found):');
   if (c.deadLetters.byReason.length === 0) lines.push('  none expected, none found');
-  for (const r of c.deadLetters.byReason) lines.push(`  ${r.expected === r.found ? '✓' : '✗'} ${r.reason}: ${r.expected} / ${r.found}`);
-  for (const d of c.deadLetters.missing.slice(0, 20)) lines.push(`  missing: ${d.queue} ${d.id} ${d.reason} (${d.cause})`);
+  for (const r of c.deadLetters.byReason)
+    lines.push(`  ${r.expected === r.found ? '✓' : '✗'} ${r.reason}: ${r.expected} / ${r.found}`);
+  for (const d of c.deadLetters.missing.slice(0, 20))
+    lines.push(`  missing: ${d.queue} ${d.id} ${d.reason} (${d.cause})`);
   for (const d of c.deadLetters.unexpected.slice(0, 20)) {
     lines.push(`  unexpected: ${d.queue} ${d.id} ${d.reason}${d.description ? ` — ${d.description}` : ''}`);
   }

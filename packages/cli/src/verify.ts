@@ -63,10 +63,17 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         const view = orders.get(o.orderId);
         return view === undefined || orderDifferences(o, view).length > 0;
       });
-      await readOrders(api, pending.map((o) => o.orderId), orders, options.concurrency ?? 8);
+      await readOrders(
+        api,
+        pending.map((o) => o.orderId),
+        orders,
+        options.concurrency ?? 8,
+      );
       const deadLetters = await readDeadLetters(client);
       const comparison = compareWithExpectation(expectation, orders, deadLetters);
-      progress.update(comparison.orders.matched + expectation.deadLetters.length - comparison.deadLetters.missing.length);
+      progress.update(
+        comparison.orders.matched + expectation.deadLetters.length - comparison.deadLetters.missing.length,
+      );
       const now = Date.now();
       if (comparison.ok) return { ok: true, outcome: 'matched', comparison, waitedMs: now - startedAt };
       const backlog = await queuesBacklog(client);
@@ -75,7 +82,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         lastSnapshot = snapshot;
         lastChangeAt = now;
       }
-      if (backlog === 0 && now - lastChangeAt >= quietMs) return { ok: false, outcome: 'settled', comparison, waitedMs: now - startedAt };
+      if (backlog === 0 && now - lastChangeAt >= quietMs)
+        return { ok: false, outcome: 'settled', comparison, waitedMs: now - startedAt };
       if (now - startedAt >= timeoutMs) return { ok: false, outcome: 'timeout', comparison, waitedMs: now - startedAt };
       pause = Math.min(pause * 2, pollMs);
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, startedAt + timeoutMs - now))));
@@ -111,12 +119,19 @@ export function foundDeadLetter(queue: 'orders' | 'ledger', message: ServiceBusR
 
 /** Messages still on `ledger` and `orders` (up to a few: only zero matters). */
 async function queuesBacklog(client: ServiceBusClient): Promise<number> {
-  const counts = await Promise.all([QueueName.Ledger, QueueName.Orders].map(async (queue) => (await peekAll(client, queue, undefined, 1)).length));
+  const counts = await Promise.all(
+    [QueueName.Ledger, QueueName.Orders].map(async (queue) => (await peekAll(client, queue, undefined, 1)).length),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 
 /** Reads orders through `api`, `concurrency` at a time, into `into` (missing ones as `undefined`). @internal */
-export async function readOrders(api: FunctionApi, ids: readonly string[], into: Map<string, OrderView | undefined>, concurrency: number): Promise<void> {
+export async function readOrders(
+  api: FunctionApi,
+  ids: readonly string[],
+  into: Map<string, OrderView | undefined>,
+  concurrency: number,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < ids.length) {

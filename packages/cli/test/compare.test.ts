@@ -3,13 +3,30 @@ import { type OrderView } from '../../../src/core/index.js';
 import { compareWithExpectation, type FoundDeadLetter } from '../src/compare.js';
 import type { Expectation } from '../src/expectation.js';
 
-const state = { orderId: 'r1-o0001', status: 'open' as const, customerId: 'c', currency: 'EUR', lastSequence: 2, total: 5, transactions: [{ transactionId: 't1', amount: 5 }] };
+const state = {
+  orderId: 'r1-o0001',
+  status: 'open' as const,
+  customerId: 'c',
+  currency: 'EUR',
+  lastSequence: 2,
+  total: 5,
+  transactions: [{ transactionId: 't1', amount: 5 }],
+};
 const expectation: Expectation = {
   version: 1,
   run: 'r1',
   seed: 1,
   createdAt: '2026-01-01T00:00:00.000Z',
-  counts: { orders: 2, entries: 3, ledgers: 1, resentLedgers: 0, duplicateEntries: 0, conflicts: 1, poison: 1, gaps: 0 },
+  counts: {
+    orders: 2,
+    entries: 3,
+    ledgers: 1,
+    resentLedgers: 0,
+    duplicateEntries: 0,
+    conflicts: 1,
+    poison: 1,
+    gaps: 0,
+  },
   orders: [state, { ...state, orderId: 'r1-o0002' }],
   deadLetters: [
     { queue: 'orders', id: 'r1-o0001-e2', reason: 'IdempotencyKeyConflict', cause: 'conflict' },
@@ -17,14 +34,29 @@ const expectation: Expectation = {
   ],
 };
 const view = (over: Partial<OrderView> = {}): OrderView => ({ ...state, parked: [], rejected: [], ...over });
-const found = (queue: 'orders' | 'ledger', id: string, reason: string): FoundDeadLetter => ({ queue, id, reason, messageId: id, description: undefined });
+const found = (queue: 'orders' | 'ledger', id: string, reason: string): FoundDeadLetter => ({
+  queue,
+  id,
+  reason,
+  messageId: id,
+  description: undefined,
+});
 
 describe('compareWithExpectation', () => {
-  const allDeadLetters = [found('orders', 'r1-o0001-e2', 'IdempotencyKeyConflict'), found('ledger', 'r1-p001', 'SchemaValidationFailed')];
+  const allDeadLetters = [
+    found('orders', 'r1-o0001-e2', 'IdempotencyKeyConflict'),
+    found('ledger', 'r1-p001', 'SchemaValidationFailed'),
+  ];
 
   it('passes when every order and dead letter matches, ignoring other runs', () => {
-    const orders = new Map([['r1-o0001', view()], ['r1-o0002', view({ orderId: 'r1-o0002' })]]);
-    const c = compareWithExpectation(expectation, orders, [...allDeadLetters, found('orders', 'r2-o0001-e1', 'SequenceConflict')]);
+    const orders = new Map([
+      ['r1-o0001', view()],
+      ['r1-o0002', view({ orderId: 'r1-o0002' })],
+    ]);
+    const c = compareWithExpectation(expectation, orders, [
+      ...allDeadLetters,
+      found('orders', 'r2-o0001-e1', 'SequenceConflict'),
+    ]);
     expect(c.ok).toBe(true);
     expect(c.orders).toMatchObject({ matched: 2, mismatched: [], missing: [] });
     expect(c.deadLetters.byReason).toEqual([
@@ -38,16 +70,24 @@ describe('compareWithExpectation', () => {
       ['r1-o0001', view({ total: 7, parked: [{ sequence: 4, entryId: 'x' }] })],
       ['r1-o0002', undefined],
     ]);
-    const c = compareWithExpectation(expectation, orders, [allDeadLetters[0] as FoundDeadLetter, found('orders', 'r1-o0001-e3', 'InvalidTransition')]);
+    const c = compareWithExpectation(expectation, orders, [
+      allDeadLetters[0] as FoundDeadLetter,
+      found('orders', 'r1-o0001-e3', 'InvalidTransition'),
+    ]);
     expect(c.ok).toBe(false);
-    expect(c.orders.mismatched).toEqual([{ orderId: 'r1-o0001', differences: ['total: expected 5, found 7', 'parked: 4:x still waiting'] }]);
+    expect(c.orders.mismatched).toEqual([
+      { orderId: 'r1-o0001', differences: ['total: expected 5, found 7', 'parked: 4:x still waiting'] },
+    ]);
     expect(c.orders.missing).toEqual(['r1-o0002']);
     expect(c.deadLetters.missing.map((d) => d.id)).toEqual(['r1-p001']);
     expect(c.deadLetters.unexpected.map((d) => d.id)).toEqual(['r1-o0001-e3']);
   });
 
   it('counts a second copy of an expected dead letter as unexpected', () => {
-    const orders = new Map([['r1-o0001', view()], ['r1-o0002', view({ orderId: 'r1-o0002' })]]);
+    const orders = new Map([
+      ['r1-o0001', view()],
+      ['r1-o0002', view({ orderId: 'r1-o0002' })],
+    ]);
     const c = compareWithExpectation(expectation, orders, [...allDeadLetters, allDeadLetters[0] as FoundDeadLetter]);
     expect(c.ok).toBe(false);
     expect(c.deadLetters.byReason[0]).toEqual({ reason: 'IdempotencyKeyConflict', expected: 1, found: 2 });

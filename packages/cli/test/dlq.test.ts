@@ -25,7 +25,13 @@ async function fakeOrdersApi(): Promise<{ url: string; server: Server }> {
     if (id !== 'o-2') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
-        orderId: 'o-2', status: 'open', customerId: 'c', currency: 'EUR', lastSequence: 3, total: 0, transactions: [],
+        orderId: 'o-2',
+        status: 'open',
+        customerId: 'c',
+        currency: 'EUR',
+        lastSequence: 3,
+        total: 0,
+        transactions: [],
         parked: [{ sequence: 6, entryId: 'o-2-e6' }],
         rejected: [{ sequence: 5, entryId: 'o-2-e5', reason: 'InvalidTransition' }],
       }),
@@ -61,7 +67,9 @@ describe('convoy dlq against the Service Bus emulator', () => {
   });
 
   it('peeks the whole dead-letter queue on every look, not from where the last look ended', async () => {
-    await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'm-1', reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'm-1', reason: 'InvalidTransition' },
+    ]);
     const first = await peekAll(bus.client, 'orders', 'deadLetter');
     const second = await peekAll(bus.client, 'orders', 'deadLetter');
     expect(second.map((m) => m.messageId)).toEqual(first.map((m) => m.messageId));
@@ -69,7 +77,9 @@ describe('convoy dlq against the Service Bus emulator', () => {
   });
 
   it('still lists the dead letters when the function app is down, saying why the orders are missing', async () => {
-    await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'm-1', reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'm-1', reason: 'InvalidTransition' },
+    ]);
     const listing = await runDlqList({ settings: bus.settings });
     expect(listing.deadLetters).toHaveLength(1);
     expect(listing.ordersUnavailable).toMatch(/Cannot reach the function app/);
@@ -77,10 +87,21 @@ describe('convoy dlq against the Service Bus emulator', () => {
 
   it('shows one dead letter in full by sequence number or entry id', async () => {
     await deadLetterEntries(bus.client, [
-      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'm-1', reason: 'InvalidTransition', applicationProperties: { sequence: 2, type: 'TransactionAdded' } },
+      {
+        body: entry('o-1', 2),
+        sessionId: 'o-1',
+        messageId: 'm-1',
+        reason: 'InvalidTransition',
+        applicationProperties: { sequence: 2, type: 'TransactionAdded' },
+      },
     ]);
     const [byEntry] = await runDlqShow({ settings: bus.settings, id: 'o-1-e2' });
-    expect(byEntry).toMatchObject({ messageId: 'm-1', correlationId: 'L-test', reason: 'InvalidTransition', body: entry('o-1', 2) });
+    expect(byEntry).toMatchObject({
+      messageId: 'm-1',
+      correlationId: 'L-test',
+      reason: 'InvalidTransition',
+      body: entry('o-1', 2),
+    });
     expect(byEntry?.applicationProperties).toMatchObject({ sequence: 2, type: 'TransactionAdded' });
     const [bySequence] = await runDlqShow({ settings: bus.settings, id: String(byEntry?.sequenceNumber) });
     expect(bySequence?.messageId).toBe('m-1');
@@ -90,9 +111,21 @@ describe('convoy dlq against the Service Bus emulator', () => {
   it('resubmits only the selected dead letters with <entryId>.r<n>, keeping session, correlation and properties, and leaves the others', async () => {
     // Selected and unselected interleave, so one receive batch completes some and abandons others.
     await deadLetterEntries(bus.client, [
-      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'a', reason: 'InvalidTransition', applicationProperties: { sequence: 2, type: 'TransactionAdded' } },
+      {
+        body: entry('o-1', 2),
+        sessionId: 'o-1',
+        messageId: 'a',
+        reason: 'InvalidTransition',
+        applicationProperties: { sequence: 2, type: 'TransactionAdded' },
+      },
       { body: entry('o-2', 3), sessionId: 'o-2', messageId: 'b', reason: 'SequenceConflict' },
-      { body: entry('o-3', 4), sessionId: 'o-3', messageId: 'c', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 2 } },
+      {
+        body: entry('o-3', 4),
+        sessionId: 'o-3',
+        messageId: 'c',
+        reason: 'InvalidTransition',
+        applicationProperties: { resubmitCount: 2 },
+      },
       { body: entry('o-4', 5), sessionId: 'o-4', messageId: 'd', reason: 'SequenceConflict' },
     ]);
     const report = await runDlqResubmit({ settings: bus.settings, reason: 'InvalidTransition' });
@@ -103,11 +136,20 @@ describe('convoy dlq against the Service Bus emulator', () => {
 
     const receiver = await bus.client.acceptSession('orders', 'o-1');
     const [copy] = await receiveExactly(receiver, 1, 'copies');
-    expect(copy).toMatchObject({ messageId: 'o-1-e2.r1', sessionId: 'o-1', correlationId: 'L-test', contentType: 'application/json', body: entry('o-1', 2) });
+    expect(copy).toMatchObject({
+      messageId: 'o-1-e2.r1',
+      sessionId: 'o-1',
+      correlationId: 'L-test',
+      contentType: 'application/json',
+      body: entry('o-1', 2),
+    });
     expect(copy?.applicationProperties).toEqual({ sequence: 2, type: 'TransactionAdded', resubmitCount: 1 });
 
     // Dead-lettered again, the next resubmission counts on from the copy's resubmitCount.
-    await receiver.deadLetterMessage(copy!, { deadLetterReason: 'InvalidTransition', deadLetterErrorDescription: 'again' });
+    await receiver.deadLetterMessage(copy!, {
+      deadLetterReason: 'InvalidTransition',
+      deadLetterErrorDescription: 'again',
+    });
     await receiver.close();
     const again = await runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'] });
     expect(again.resubmitted.map((r) => r.messageId)).toEqual(['o-1-e2.r2']);
@@ -117,36 +159,68 @@ describe('convoy dlq against the Service Bus emulator', () => {
     // Prepare: o-1-e2 dead-lettered three times (copies .r3 and .r1 failed again); o-2 has an entry of the same id.
     await deadLetterEntries(bus.client, [
       { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2:0123456789abcdef', reason: 'InvalidTransition' },
-      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2.r3', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 3 } },
-      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2.r1', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 1 } },
-      { body: { ...entry('o-2', 2), entryId: 'o-1-e2' }, sessionId: 'o-2', messageId: 'x.r8', reason: 'InvalidTransition', applicationProperties: { resubmitCount: 8 } },
+      {
+        body: entry('o-1', 2),
+        sessionId: 'o-1',
+        messageId: 'o-1-e2.r3',
+        reason: 'InvalidTransition',
+        applicationProperties: { resubmitCount: 3 },
+      },
+      {
+        body: entry('o-1', 2),
+        sessionId: 'o-1',
+        messageId: 'o-1-e2.r1',
+        reason: 'InvalidTransition',
+        applicationProperties: { resubmitCount: 1 },
+      },
+      {
+        body: { ...entry('o-2', 2), entryId: 'o-1-e2' },
+        sessionId: 'o-2',
+        messageId: 'x.r8',
+        reason: 'InvalidTransition',
+        applicationProperties: { resubmitCount: 8 },
+      },
     ]);
-    const original = (await runDlqList({ settings: bus.settings })).deadLetters.find((d) => d.messageId === 'o-1-e2:0123456789abcdef');
+    const original = (await runDlqList({ settings: bus.settings })).deadLetters.find(
+      (d) => d.messageId === 'o-1-e2:0123456789abcdef',
+    );
     // Act 1: resubmit only the original, whose own count is 0.
     const one = await runDlqResubmit({ settings: bus.settings, ids: [original!.sequenceNumber] });
     // Its copy fails again: the processor dead-letters it, with its resubmitCount 4.
     const session = await bus.client.acceptSession('orders', 'o-1');
     const [copy] = await receiveExactly(session, 1, 'copies');
-    await session.deadLetterMessage(copy!, { deadLetterReason: 'InvalidTransition', deadLetterErrorDescription: 'again' });
+    await session.deadLetterMessage(copy!, {
+      deadLetterReason: 'InvalidTransition',
+      deadLetterErrorDescription: 'again',
+    });
     await session.close();
     // Act 2: every dead letter of o-1-e2 at once (three in o-1, one in o-2).
     const rest = await runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'] });
     // Assess: o-2's entry of the same id is another entry (the inbox is per order), numbered on its own.
     expect(one.resubmitted.map((r) => r.messageId)).toEqual(['o-1-e2.r4']);
     expect(copy).toMatchObject({ messageId: 'o-1-e2.r4', applicationProperties: { resubmitCount: 4 } });
-    expect(rest.resubmitted.map((r) => `${r.sessionId} ${r.messageId}`).sort()).toEqual(['o-1 o-1-e2.r5', 'o-1 o-1-e2.r6', 'o-1 o-1-e2.r7', 'o-2 o-1-e2.r9']);
+    expect(rest.resubmitted.map((r) => `${r.sessionId} ${r.messageId}`).sort()).toEqual([
+      'o-1 o-1-e2.r5',
+      'o-1 o-1-e2.r6',
+      'o-1 o-1-e2.r7',
+      'o-2 o-1-e2.r9',
+    ]);
     // Every copy arrived: none repeated an id that the broker's duplicate detection would have dropped, and the
     // session holds nothing else (the peek sees the locked copies too).
     const receiver = await bus.client.acceptSession('orders', 'o-1');
     const copies = await receiveExactly(receiver, 3, 'copies');
     expect(await peekEverything(receiver)).toHaveLength(3);
     await receiver.close();
-    expect(copies.map((m) => `${String(m.messageId)} ${String(m.applicationProperties?.resubmitCount)}`).sort()).toEqual(['o-1-e2.r5 5', 'o-1-e2.r6 6', 'o-1-e2.r7 7']);
+    expect(
+      copies.map((m) => `${String(m.messageId)} ${String(m.applicationProperties?.resubmitCount)}`).sort(),
+    ).toEqual(['o-1-e2.r5 5', 'o-1-e2.r6 6', 'o-1-e2.r7 7']);
   });
 
   it('refuses, sending nothing for it and keeping the dead letter, a correction that changes the entryId, the sequence or the order', async () => {
     // Prepare
-    await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2:0123456789abcdef', reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'o-1-e2:0123456789abcdef', reason: 'InvalidTransition' },
+    ]);
     const changes = [
       [{ ...entry('o-1', 2), entryId: 'o-1-e2-fixed' }, 'entryId o-1-e2 (not o-1-e2-fixed)'],
       [{ ...entry('o-1', 2), sequence: 3 }, 'sequence 2 (not 3)'],
@@ -156,7 +230,10 @@ describe('convoy dlq against the Service Bus emulator', () => {
       // Act
       const act = runDlqResubmit({ settings: bus.settings, ids: ['o-1-e2'], correct: () => changed });
       // Assess
-      await expect(act).rejects.toMatchObject({ code: 'InvalidOption', message: `The corrected entry must keep ${kept}.` });
+      await expect(act).rejects.toMatchObject({
+        code: 'InvalidOption',
+        message: `The corrected entry must keep ${kept}.`,
+      });
     }
     expect((await runDlqList({ settings: bus.settings })).deadLetters.map((d) => d.entryId)).toEqual(['o-1-e2']);
     const peeker = await bus.client.acceptSession('orders', 'o-1');
@@ -165,10 +242,20 @@ describe('convoy dlq against the Service Bus emulator', () => {
   });
 
   it('resubmits a corrected body and reports ids it cannot find', async () => {
-    await deadLetterEntries(bus.client, [{ body: Buffer.from('{broken'), sessionId: 'o-9', messageId: 'o-9-e1:0123456789abcdef', reason: 'SchemaValidationFailed' }]);
+    await deadLetterEntries(bus.client, [
+      {
+        body: Buffer.from('{broken'),
+        sessionId: 'o-9',
+        messageId: 'o-9-e1:0123456789abcdef',
+        reason: 'SchemaValidationFailed',
+      },
+    ]);
     const fixed = { ...entry('o-9', 1), type: 'OrderCreated', data: { customerId: 'c-1', currency: 'EUR' } };
     const report = await runDlqResubmit({ settings: bus.settings, ids: ['o-9-e1', 'missing'], correct: () => fixed });
-    expect(report).toMatchObject({ resubmitted: [{ messageId: 'o-9-e1.r1', sessionId: 'o-9' }], notFound: ['missing'] });
+    expect(report).toMatchObject({
+      resubmitted: [{ messageId: 'o-9-e1.r1', sessionId: 'o-9' }],
+      notFound: ['missing'],
+    });
     const receiver = await bus.client.acceptSession('orders', 'o-9');
     const [copy] = await receiveExactly(receiver, 1, 'copies');
     expect(copy?.body).toEqual(fixed);
@@ -180,28 +267,44 @@ describe('convoy dlq against the Service Bus emulator', () => {
     // Prepare: a dead-lettered ledger whose id is already the longest allowed.
     const ledgerId = 'L'.repeat(128);
     const sender = bus.client.createSender('ledger');
-    await sender.sendMessages({ messageId: ledgerId, contentType: 'application/json', body: { ledgerId, entries: [] } });
+    await sender.sendMessages({
+      messageId: ledgerId,
+      contentType: 'application/json',
+      body: { ledgerId, entries: [] },
+    });
     await sender.close();
     const receiver = bus.client.createReceiver('ledger');
     const [ledger] = await receiveExactly(receiver, 1, 'ledgers');
-    await receiver.deadLetterMessage(ledger!, { deadLetterReason: 'SchemaValidationFailed', deadLetterErrorDescription: 'test' });
+    await receiver.deadLetterMessage(ledger!, {
+      deadLetterReason: 'SchemaValidationFailed',
+      deadLetterErrorDescription: 'test',
+    });
     await receiver.close();
     // Act
     const act = runDlqResubmit({ settings: bus.settings, queue: 'ledger', all: true });
     // Assess
-    await expect(act).rejects.toMatchObject({ code: 'InvalidOption', message: expect.stringMatching(/131 characters, over the Service Bus limit of 128/) });
-    expect((await runDlqList({ settings: bus.settings, queue: 'ledger' })).deadLetters.map((d) => d.messageId)).toEqual([ledgerId]);
+    await expect(act).rejects.toMatchObject({
+      code: 'InvalidOption',
+      message: expect.stringMatching(/131 characters, over the Service Bus limit of 128/),
+    });
+    expect((await runDlqList({ settings: bus.settings, queue: 'ledger' })).deadLetters.map((d) => d.messageId)).toEqual(
+      [ledgerId],
+    );
     const peeker = bus.client.createReceiver('ledger');
     expect(await peekEverything(peeker)).toEqual([]);
     await peeker.close();
   });
 
   it('keeps a dead letter whose correction fails', async () => {
-    await deadLetterEntries(bus.client, [{ body: entry('o-1', 2), sessionId: 'o-1', messageId: 'a', reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-1', 2), sessionId: 'o-1', messageId: 'a', reason: 'InvalidTransition' },
+    ]);
     const failing = () => {
       throw new Error('editor crashed');
     };
-    await expect(runDlqResubmit({ settings: bus.settings, all: true, correct: failing })).rejects.toThrow('editor crashed');
+    await expect(runDlqResubmit({ settings: bus.settings, all: true, correct: failing })).rejects.toThrow(
+      'editor crashed',
+    );
     expect((await runDlqList({ settings: bus.settings })).deadLetters).toHaveLength(1);
   });
 

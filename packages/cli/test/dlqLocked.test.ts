@@ -41,7 +41,9 @@ describe('convoy dlq resubmit and purge, with dead letters that come slowly or n
 
   /** Dead-letters one entry of `orderId` and takes its lock; call it before any other dead letter exists. */
   async function holdDeadLetter(orderId: string): Promise<HeldDeadLetter> {
-    await deadLetterEntries(bus.client, [{ body: entry(orderId, 2), sessionId: orderId, messageId: `${orderId}-held`, reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry(orderId, 2), sessionId: orderId, messageId: `${orderId}-held`, reason: 'InvalidTransition' },
+    ]);
     const [message] = (await receiveExactly(holder, 1, 'the dead letter to hold')) as [ServiceBusReceivedMessage];
     return {
       sequenceNumber: String(message.sequenceNumber),
@@ -65,7 +67,9 @@ describe('convoy dlq resubmit and purge, with dead letters that come slowly or n
   it('goes on receiving past empty receives until every selected dead letter came, and resubmits them all', async () => {
     // Prepare: o-held's dead letter is locked elsewhere; o-free's comes at once.
     const held = await holdDeadLetter('o-held');
-    await deadLetterEntries(bus.client, [{ body: entry('o-free', 2), sessionId: 'o-free', messageId: 'o-free-x', reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-free', 2), sessionId: 'o-free', messageId: 'o-free-x', reason: 'InvalidTransition' },
+    ]);
     // Act: the run resubmits o-free, then waits (short receives, each empty) until the holder lets the other go.
     const run = runDlqResubmit({ settings: bus.settings, reason: 'InvalidTransition', receiveWaitMs: 50 });
     await copyOn('o-free');
@@ -89,7 +93,9 @@ describe('convoy dlq resubmit and purge, with dead letters that come slowly or n
       message: `1 of 1 selected dead letter(s) did not come within 0.3 s: #${held.sequenceNumber} (another receiver holds their locks). Nothing was resubmitted.`,
       hint: expect.stringContaining('--timeout'),
     });
-    expect((await runDlqList({ settings: bus.settings })).deadLetters.map((d) => d.sequenceNumber)).toEqual([held.sequenceNumber]);
+    expect((await runDlqList({ settings: bus.settings })).deadLetters.map((d) => d.sequenceNumber)).toEqual([
+      held.sequenceNumber,
+    ]);
     const session = await bus.client.acceptSession('orders', 'o-held');
     expect(await peekEverything(session)).toEqual([]);
     await session.close();
@@ -102,7 +108,9 @@ describe('convoy dlq resubmit and purge, with dead letters that come slowly or n
   it('reports a selected dead letter that left the queue meanwhile as gone instead of waiting for it', async () => {
     // Prepare
     const held = await holdDeadLetter('o-held');
-    await deadLetterEntries(bus.client, [{ body: entry('o-free', 2), sessionId: 'o-free', messageId: 'o-free-x', reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-free', 2), sessionId: 'o-free', messageId: 'o-free-x', reason: 'InvalidTransition' },
+    ]);
     // Act: after the peek (o-free's copy is out), the holder settles its dead letter itself.
     const run = runDlqResubmit({ settings: bus.settings, all: true, receiveWaitMs: 50 });
     await copyOn('o-free');
@@ -116,20 +124,31 @@ describe('convoy dlq resubmit and purge, with dead letters that come slowly or n
   it('purges what comes slowly, and fails with a Timeout naming what another receiver keeps locked', async () => {
     // Prepare
     const held = await holdDeadLetter('o-held');
-    await deadLetterEntries(bus.client, [{ body: entry('o-free', 2), sessionId: 'o-free', messageId: 'o-free-x', reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-free', 2), sessionId: 'o-free', messageId: 'o-free-x', reason: 'InvalidTransition' },
+    ]);
     const deadLetterOrders = async () => (await peekEverything(holder)).map((m) => m.sessionId);
     // Act 1: the held one never comes within the timeout.
     const timedOut = runDlqPurge({ settings: bus.settings, yes: true, receiveWaitMs: 50, timeoutMs: 300 });
     // Assess 1: it is named; whatever else was purged by then is counted in the message.
     await expect(timedOut).rejects.toMatchObject({
       code: 'Timeout',
-      message: expect.stringMatching(new RegExp(`^1 dead letter\\(s\\) of orders were not purged within 0\\.3 s: #${held.sequenceNumber} \\(another receiver holds their locks\\)\\. Purged [01]\\.$`)),
+      message: expect.stringMatching(
+        new RegExp(
+          `^1 dead letter\\(s\\) of orders were not purged within 0\\.3 s: #${held.sequenceNumber} \\(another receiver holds their locks\\)\\. Purged [01]\\.$`,
+        ),
+      ),
     });
     expect(await deadLetterOrders()).toContain('o-held');
     // Act 2: a purge that starts while it is held, and sees it let go only after the rest is gone.
-    await deadLetterEntries(bus.client, [{ body: entry('o-more', 2), sessionId: 'o-more', messageId: 'o-more-x', reason: 'InvalidTransition' }]);
+    await deadLetterEntries(bus.client, [
+      { body: entry('o-more', 2), sessionId: 'o-more', messageId: 'o-more-x', reason: 'InvalidTransition' },
+    ]);
     const purging = runDlqPurge({ settings: bus.settings, yes: true, receiveWaitMs: 50 });
-    await until(async () => (await deadLetterOrders()).every((id) => id === 'o-held'), 'everything but the held dead letter purged');
+    await until(
+      async () => (await deadLetterOrders()).every((id) => id === 'o-held'),
+      'everything but the held dead letter purged',
+    );
     await held.release();
     // Assess 2
     expect(await purging).toBeGreaterThanOrEqual(2);

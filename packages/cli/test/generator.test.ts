@@ -3,7 +3,16 @@ import { DeadLetterReason, ledgerSchema, type Entry, type Ledger } from '../../.
 import { generateRun, type GenerateOptions } from '../src/generator.js';
 import { isCliError } from '../src/errors.js';
 
-const base: GenerateOptions = { orders: 12, entries: 6, ledgers: 4, duplicates: 0.2, conflicts: 3, poison: 8, gaps: 4, seed: 42 };
+const base: GenerateOptions = {
+  orders: 12,
+  entries: 6,
+  ledgers: 4,
+  duplicates: 0.2,
+  conflicts: 3,
+  poison: 8,
+  gaps: 4,
+  seed: 42,
+};
 
 function ledgersOf(run: ReturnType<typeof generateRun>): { ledger: Ledger; resend: boolean }[] {
   return run.sends.flatMap((s) => (s.kind === 'ledger' ? [{ ledger: s.ledger, resend: s.resend }] : []));
@@ -19,7 +28,14 @@ describe('generateRun', () => {
     const run = generateRun(base);
     expect(run.orderIds).toHaveLength(12);
     expect(run.entries).toHaveLength(12 * 6);
-    expect(run.counts).toMatchObject({ orders: 12, entries: 72, conflicts: 3, poison: 8, gaps: 4, duplicateEntries: Math.round(0.2 * 72) });
+    expect(run.counts).toMatchObject({
+      orders: 12,
+      entries: 72,
+      conflicts: 3,
+      poison: 8,
+      gaps: 4,
+      duplicateEntries: Math.round(0.2 * 72),
+    });
     expect(run.sends.filter((s) => s.kind === 'poison')).toHaveLength(8);
     const reasons = run.deadLetters.map((d) => d.reason);
     expect(reasons.filter((r) => r === DeadLetterReason.IdempotencyKeyConflict)).toHaveLength(3);
@@ -65,7 +81,10 @@ describe('generateRun', () => {
     expect(identicalCopies).toBe(run.counts.duplicateEntries);
     const conflicting = copies.filter((e) => originals.get(e.entryId) !== JSON.stringify(e));
     expect(conflicting.map((e) => e.entryId).sort()).toEqual(
-      run.deadLetters.filter((d) => d.cause === 'conflict').map((d) => d.id).sort(),
+      run.deadLetters
+        .filter((d) => d.cause === 'conflict')
+        .map((d) => d.id)
+        .sort(),
     );
   });
 
@@ -75,7 +94,10 @@ describe('generateRun', () => {
     ledgersOf(run).forEach(({ ledger }, i) => ledger.entries.forEach((e) => ledgerIndex.set(e.entryId, i)));
     const ordersWithGap = run.orderIds.filter((orderId) => {
       const list = run.entries.filter((e) => e.orderId === orderId);
-      return list.some((e, i) => i > 0 && (ledgerIndex.get(e.entryId) as number) < (ledgerIndex.get((list[i - 1] as Entry).entryId) as number));
+      return list.some(
+        (e, i) =>
+          i > 0 && (ledgerIndex.get(e.entryId) as number) < (ledgerIndex.get((list[i - 1] as Entry).entryId) as number),
+      );
     });
     expect(ordersWithGap).toHaveLength(4);
   });

@@ -29,13 +29,25 @@ describe('id rules', () => {
 
 describe('resubmissionMessage (rule 10)', () => {
   const dead = {
-    body: { entryId: 'e-7', orderId: 'o-1', sequence: 4, type: 'TransactionAdded', data: { transactionId: 't', amount: 1 } },
+    body: {
+      entryId: 'e-7',
+      orderId: 'o-1',
+      sequence: 4,
+      type: 'TransactionAdded',
+      data: { transactionId: 't', amount: 1 },
+    },
     messageId: 'e-7:0123456789abcdef',
     sessionId: 'o-1',
     correlationId: 'L-1',
     contentType: 'application/json',
     subject: undefined,
-    applicationProperties: { sequence: 4, type: 'TransactionAdded', DeadLetterReason: 'InvalidTransition', DeadLetterErrorDescription: 'x', traceparent: 'tp' },
+    applicationProperties: {
+      sequence: 4,
+      type: 'TransactionAdded',
+      DeadLetterReason: 'InvalidTransition',
+      DeadLetterErrorDescription: 'x',
+      traceparent: 'tp',
+    },
   };
 
   it('keeps body, session, correlation and properties, drops the dead-letter ones, and numbers the copy', () => {
@@ -50,7 +62,10 @@ describe('resubmissionMessage (rule 10)', () => {
   });
 
   it('carries the number it is given as messageId and resubmitCount', () => {
-    const again = resubmissionMessage({ ...dead, messageId: 'e-7.r2', applicationProperties: { resubmitCount: 2 } }, resubmission('e-7', [2]));
+    const again = resubmissionMessage(
+      { ...dead, messageId: 'e-7.r2', applicationProperties: { resubmitCount: 2 } },
+      resubmission('e-7', [2]),
+    );
     expect(again.messageId).toBe('e-7.r3');
     expect(again.applicationProperties?.resubmitCount).toBe(3);
   });

@@ -14,11 +14,14 @@ function captureIo(): CliIo & { stdout: string[]; stderr: string[] } {
 }
 
 describe('convoy program', () => {
-  it.each(['send', 'verify', 'dlq', 'dlq list', 'dlq show', 'dlq resubmit', 'dlq purge', 'sessions'])('prints help for %s and exits 0', async (command) => {
-    const io = captureIo();
-    expect(await runCli([...command.split(' '), '--help'], io)).toBe(0);
-    expect(io.stdout.join('\n')).toContain(`Usage: convoy ${command}`);
-  });
+  it.each(['send', 'verify', 'dlq', 'dlq list', 'dlq show', 'dlq resubmit', 'dlq purge', 'sessions'])(
+    'prints help for %s and exits 0',
+    async (command) => {
+      const io = captureIo();
+      expect(await runCli([...command.split(' '), '--help'], io)).toBe(0);
+      expect(io.stdout.join('\n')).toContain(`Usage: convoy ${command}`);
+    },
+  );
 
   it('exits 2 with what to do when an option is invalid or a setting is missing', async () => {
     const bad = captureIo();
@@ -34,13 +37,28 @@ describe('convoy program', () => {
 describe('resolveCliSettings', () => {
   it('takes flags over the environment over local.settings.json Values', () => {
     const dir = mkdtempSync(join(tmpdir(), 'convoy-settings-'));
-    writeFileSync(join(dir, 'local.settings.json'), JSON.stringify({ Values: { ServiceBusConnection: 'file', CONVOY_HTTP: 'http://file:1', CONVOY_FUNCTION_KEY: 'k-file' } }));
-    expect(resolveCliSettings({}, {}, dir)).toMatchObject({ app: { ServiceBusConnection: 'file' }, httpBaseUrl: 'http://file:1', functionKey: 'k-file' });
+    writeFileSync(
+      join(dir, 'local.settings.json'),
+      JSON.stringify({
+        Values: { ServiceBusConnection: 'file', CONVOY_HTTP: 'http://file:1', CONVOY_FUNCTION_KEY: 'k-file' },
+      }),
+    );
+    expect(resolveCliSettings({}, {}, dir)).toMatchObject({
+      app: { ServiceBusConnection: 'file' },
+      httpBaseUrl: 'http://file:1',
+      functionKey: 'k-file',
+    });
     expect(resolveCliSettings({}, { ServiceBusConnection: 'env', CONVOY_HTTP: 'http://env:2/' }, dir)).toMatchObject({
       app: { ServiceBusConnection: 'env' },
       httpBaseUrl: 'http://env:2',
     });
-    expect(resolveCliSettings({ servicebus: 'flag', http: 'http://flag:3', functionKey: 'k' }, { ServiceBusConnection: 'env' }, dir)).toMatchObject({
+    expect(
+      resolveCliSettings(
+        { servicebus: 'flag', http: 'http://flag:3', functionKey: 'k' },
+        { ServiceBusConnection: 'env' },
+        dir,
+      ),
+    ).toMatchObject({
       app: { ServiceBusConnection: 'flag' },
       httpBaseUrl: 'http://flag:3',
       functionKey: 'k',
@@ -56,15 +74,24 @@ describe('resolveCliSettings', () => {
   });
 
   it('keeps identity-based settings instead of falling back to the emulator', () => {
-    const env = { ServiceBusConnection__fullyQualifiedNamespace: 'convoy.servicebus.windows.net', CosmosConnection__accountEndpoint: 'https://convoy.documents.azure.com/' };
+    const env = {
+      ServiceBusConnection__fullyQualifiedNamespace: 'convoy.servicebus.windows.net',
+      CosmosConnection__accountEndpoint: 'https://convoy.documents.azure.com/',
+    };
     const settings = resolveCliSettings({}, env, mkdtempSync(join(tmpdir(), 'convoy-settings-')));
     expect(settings.app.ServiceBusConnection).toBeUndefined();
     expect(settings.app.CosmosConnection).toBeUndefined();
   });
 
   it('says how to configure Service Bus when the configured connection is unusable', () => {
-    const settings = resolveCliSettings({ servicebus: 'not a connection string' }, {}, mkdtempSync(join(tmpdir(), 'convoy-settings-')));
-    expect(() => requireServiceBus(settings)).toThrow(expect.objectContaining({ code: 'Settings', hint: expect.stringContaining('--servicebus') }));
+    const settings = resolveCliSettings(
+      { servicebus: 'not a connection string' },
+      {},
+      mkdtempSync(join(tmpdir(), 'convoy-settings-')),
+    );
+    expect(() => requireServiceBus(settings)).toThrow(
+      expect.objectContaining({ code: 'Settings', hint: expect.stringContaining('--servicebus') }),
+    );
   });
 });
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { checkedCorrection, entryKey, highestResubmitCounts } from '../src/dlq/resubmission.js';
 import { resubmission } from '../../../src/core/index.js';
 
-const entry = { entryId: 'o-1-e4', orderId: 'o-1', sequence: 4, type: 'TransactionAdded', data: { transactionId: 't4', amount: 10 } };
+const entry = {
+  entryId: 'o-1-e4',
+  orderId: 'o-1',
+  sequence: 4,
+  type: 'TransactionAdded',
+  data: { transactionId: 't4', amount: 10 },
+};
 const identity = { entryId: 'o-1-e4', sequence: 4, sessionId: 'o-1' };
 
 describe('numbering a resubmission (rule 10)', () => {
@@ -27,8 +33,13 @@ describe('numbering a resubmission (rule 10)', () => {
   it("takes a rejected record's count when it is the highest, and none seen anywhere as 0", () => {
     const rejectedRecordCount = 2;
     const deadLetters = highestResubmitCounts([{ sessionId: 'o-1', entryId: 'o-1-e4', resubmitCount: 1 }]);
-    expect(resubmission('o-1-e4', [rejectedRecordCount, deadLetters.get(entryKey('o-1', 'o-1-e4')) ?? 0])).toEqual({ messageId: 'o-1-e4.r3', resubmitCount: 3 });
-    expect(resubmission('o-1-e4', [0, highestResubmitCounts([]).get(entryKey('o-1', 'o-1-e4')) ?? 0]).messageId).toBe('o-1-e4.r1');
+    expect(resubmission('o-1-e4', [rejectedRecordCount, deadLetters.get(entryKey('o-1', 'o-1-e4')) ?? 0])).toEqual({
+      messageId: 'o-1-e4.r3',
+      resubmitCount: 3,
+    });
+    expect(resubmission('o-1-e4', [0, highestResubmitCounts([]).get(entryKey('o-1', 'o-1-e4')) ?? 0]).messageId).toBe(
+      'o-1-e4.r1',
+    );
   });
 });
 
@@ -42,9 +53,14 @@ describe('checkedCorrection', () => {
 
   it('refuses a correction that changes the entryId, the sequence or the order, naming each', () => {
     expect(() => checkedCorrection({ ...entry, entryId: 'o-1-e4b' }, identity)).toThrow(
-      expect.objectContaining({ code: 'InvalidOption', message: 'The corrected entry must keep entryId o-1-e4 (not o-1-e4b).' }),
+      expect.objectContaining({
+        code: 'InvalidOption',
+        message: 'The corrected entry must keep entryId o-1-e4 (not o-1-e4b).',
+      }),
     );
-    expect(() => checkedCorrection({ ...entry, sequence: 5 }, identity)).toThrow(expect.objectContaining({ code: 'InvalidOption', message: expect.stringContaining('sequence 4 (not 5)') }));
+    expect(() => checkedCorrection({ ...entry, sequence: 5 }, identity)).toThrow(
+      expect.objectContaining({ code: 'InvalidOption', message: expect.stringContaining('sequence 4 (not 5)') }),
+    );
     expect(() => checkedCorrection({ ...entry, entryId: 'x', sequence: 5, orderId: 'o-9' }, identity)).toThrow(
       'The corrected entry must keep entryId o-1-e4 (not x), sequence 4 (not 5), orderId o-1, its session (not o-9).',
     );
@@ -52,7 +68,10 @@ describe('checkedCorrection', () => {
 
   it('refuses an invalid entry, saying what is wrong', () => {
     expect(() => checkedCorrection({ ...entry, data: { transactionId: 't4' } }, identity)).toThrow(
-      expect.objectContaining({ code: 'InvalidOption', message: expect.stringMatching(/^The corrected entry o-1-e4 is not valid: data\.amount/) }),
+      expect.objectContaining({
+        code: 'InvalidOption',
+        message: expect.stringMatching(/^The corrected entry o-1-e4 is not valid: data\.amount/),
+      }),
     );
   });
 });

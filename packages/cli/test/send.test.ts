@@ -13,7 +13,16 @@ import { runSessions } from '../src/sessions.js';
 import { resolveCliSettings } from '../src/settings.js';
 import { startCliBus, type CliTestBus } from './support.js';
 
-const shape: GenerateOptions = { orders: 6, entries: 4, ledgers: 3, duplicates: 0.5, conflicts: 1, poison: 4, gaps: 1, seed: 7 };
+const shape: GenerateOptions = {
+  orders: 6,
+  entries: 4,
+  ledgers: 3,
+  duplicates: 0.5,
+  conflicts: 1,
+  poison: 4,
+  gaps: 1,
+  seed: 7,
+};
 
 describe('convoy send --to queue against the Service Bus emulator', () => {
   let bus: CliTestBus;
@@ -67,7 +76,11 @@ describe('convoy send --to queue against the Service Bus emulator', () => {
       let text = '';
       req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
       req.on('end', () => {
-        posted.push({ path: req.url ?? '', key: req.headers['x-functions-key'] as string | undefined, body: JSON.parse(text) });
+        posted.push({
+          path: req.url ?? '',
+          key: req.headers['x-functions-key'] as string | undefined,
+          body: JSON.parse(text),
+        });
         res.writeHead(202).end('{}');
       });
     });
@@ -86,7 +99,15 @@ describe('convoy send --to queue against the Service Bus emulator', () => {
   });
 
   it('lists the sessions of the orders queue with their depth from the admin view', async () => {
-    await runSend({ ...shape, conflicts: 0, duplicates: 0, poison: 8, to: 'queue', out: undefined, settings: bus.settings });
+    await runSend({
+      ...shape,
+      conflicts: 0,
+      duplicates: 0,
+      poison: 8,
+      to: 'queue',
+      out: undefined,
+      settings: bus.settings,
+    });
     const admin = new AdminServer(bus.emulator.broker);
     const port = await admin.listen('127.0.0.1', 0);
     try {

@@ -9,8 +9,14 @@ const reporter = fileURLToPath(new URL('./fixtures/reportPackages.mjs', import.m
 
 /** Runs the `convoy` launcher as `npx convoy` does, reporting the Azure SDK packages the process loads. */
 function convoy(...args: string[]): { status: number | null; stdout: string; packages: string[] } {
-  const run = spawnSync(process.execPath, ['--import', reporter, 'packages/cli/bin/convoy.mjs', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  const packages = run.stderr.split('\n').flatMap((line) => (line.startsWith('package ') ? [line.slice('package '.length)] : []));
+  const run = spawnSync(process.execPath, ['--import', reporter, 'packages/cli/bin/convoy.mjs', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  const packages = run.stderr
+    .split('\n')
+    .flatMap((line) => (line.startsWith('package ') ? [line.slice('package '.length)] : []));
   return { status: run.status, stdout: run.stdout, packages };
 }
 
@@ -34,7 +40,10 @@ describe('convoy start-up', () => {
   });
 
   it('passes the exit code and stderr of a failed command through', () => {
-    const run = spawnSync(process.execPath, ['packages/cli/bin/convoy.mjs', 'no-such-command'], { cwd: root, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['packages/cli/bin/convoy.mjs', 'no-such-command'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/unknown command 'no-such-command'/);
   });

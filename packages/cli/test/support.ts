@@ -42,9 +42,15 @@ export interface CliTestBus {
 /** Starts the Service Bus emulator on a free port (admin off) and resolves CLI settings for it. */
 export async function startCliBus(http = 'http://127.0.0.1:9'): Promise<CliTestBus> {
   const emulator = await start({ port: 0, adminPort: 0, config: testConfig });
-  const client = new ServiceBusClient(emulator.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 5_000 } });
+  const client = new ServiceBusClient(emulator.connectionString, {
+    retryOptions: { maxRetries: 0, timeoutInMs: 5_000 },
+  });
   // An empty working directory and environment: only the flags count.
-  const settings = resolveCliSettings({ servicebus: emulator.connectionString, http }, {}, mkdtempSync(join(tmpdir(), 'convoy-test-')));
+  const settings = resolveCliSettings(
+    { servicebus: emulator.connectionString, http },
+    {},
+    mkdtempSync(join(tmpdir(), 'convoy-test-')),
+  );
   return {
     emulator,
     client,
@@ -62,7 +68,13 @@ export async function startCliBus(http = 'http://127.0.0.1:9'): Promise<CliTestB
  */
 export async function deadLetterEntries(
   client: ServiceBusClient,
-  items: { body: unknown; sessionId: string; messageId: string; reason: string; applicationProperties?: Record<string, string | number> }[],
+  items: {
+    body: unknown;
+    sessionId: string;
+    messageId: string;
+    reason: string;
+    applicationProperties?: Record<string, string | number>;
+  }[],
 ): Promise<void> {
   const sender = client.createSender('orders');
   for (const item of items) {
@@ -79,7 +91,10 @@ export async function deadLetterEntries(
   for (const item of items) {
     const receiver = await client.acceptSession('orders', item.sessionId);
     const [message] = await receiveExactly(receiver, 1, `messages of session ${item.sessionId}`);
-    await receiver.deadLetterMessage(message!, { deadLetterReason: item.reason, deadLetterErrorDescription: `test: ${item.reason}` });
+    await receiver.deadLetterMessage(message!, {
+      deadLetterReason: item.reason,
+      deadLetterErrorDescription: `test: ${item.reason}`,
+    });
     await receiver.close();
   }
 }

@@ -23,7 +23,9 @@ async function ordersApi(views: Map<string, BusinessState>, held = false) {
     served.set(id, [...(served.get(id) ?? []), status]);
     if ([...views.keys()].every((orderId) => served.get(orderId)?.includes(404))) seenAllMissing();
     if (status === 404) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...view, parked: [], rejected: [] }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ ...view, parked: [], rejected: [] }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -41,7 +43,9 @@ async function produceDeadLetters(bus: CliTestBus, expectation: Expectation, ski
   const wanted = expectation.deadLetters.slice(skip);
   await deadLetterEntries(
     bus.client,
-    wanted.filter((d) => d.queue === 'orders').map((d) => ({ body: Buffer.from('not json'), sessionId: 's', messageId: d.id, reason: d.reason })),
+    wanted
+      .filter((d) => d.queue === 'orders')
+      .map((d) => ({ body: Buffer.from('not json'), sessionId: 's', messageId: d.id, reason: d.reason })),
   );
   const sender = bus.client.createSender('ledger');
   const receiver = bus.client.createReceiver('ledger');
@@ -54,7 +58,9 @@ async function produceDeadLetters(bus: CliTestBus, expectation: Expectation, ski
 }
 
 describe('convoy verify against the Service Bus emulator', () => {
-  const expectation = expectationOf(generateRun({ orders: 3, entries: 4, ledgers: 2, duplicates: 0, conflicts: 1, poison: 4, gaps: 0, seed: 3 }));
+  const expectation = expectationOf(
+    generateRun({ orders: 3, entries: 4, ledgers: 2, duplicates: 0, conflicts: 1, poison: 4, gaps: 0, seed: 3 }),
+  );
   let bus: CliTestBus;
   let server: Server | undefined;
   beforeEach(async () => {
@@ -71,7 +77,11 @@ describe('convoy verify against the Service Bus emulator', () => {
     const api = await ordersApi(views, true);
     server = api.server;
     await produceDeadLetters(bus, expectation);
-    const settings = resolveCliSettings({ servicebus: bus.emulator.connectionString, http: api.url }, {}, '/nonexistent');
+    const settings = resolveCliSettings(
+      { servicebus: bus.emulator.connectionString, http: api.url },
+      {},
+      '/nonexistent',
+    );
     // Act: the orders appear only after verify saw every one of them missing, however long that took.
     const verifying = runVerify({ expectation, settings, pollMs: 100, timeoutMs: 20_000 });
     await Promise.race([api.allMissingSeen, verifying]);
@@ -97,11 +107,17 @@ describe('convoy verify against the Service Bus emulator', () => {
     const api = await ordersApi(views);
     server = api.server;
     await produceDeadLetters(bus, expectation, 1);
-    const settings = resolveCliSettings({ servicebus: bus.emulator.connectionString, http: api.url }, {}, '/nonexistent');
+    const settings = resolveCliSettings(
+      { servicebus: bus.emulator.connectionString, http: api.url },
+      {},
+      '/nonexistent',
+    );
     // The quiet spell is what ends it; the timeout only guards against a hang, far above any machine's pace.
     const report = await runVerify({ expectation, settings, pollMs: 100, quietMs: 500, timeoutMs: 25_000 });
     expect(report).toMatchObject({ ok: false, outcome: 'settled' });
-    expect(report.comparison.orders.mismatched).toEqual([{ orderId: first.orderId, differences: [`total: expected ${first.total}, found ${first.total + 1}`] }]);
+    expect(report.comparison.orders.mismatched).toEqual([
+      { orderId: first.orderId, differences: [`total: expected ${first.total}, found ${first.total + 1}`] },
+    ]);
     expect(report.comparison.deadLetters.missing).toEqual([expectation.deadLetters[0]]);
   });
 });

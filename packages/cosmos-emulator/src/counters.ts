@@ -7,7 +7,11 @@ type RequestUnitSnapshot = Partial<Record<OperationKind, number>> & { total: num
 type BytesWrittenSnapshot = Partial<Record<OperationKind, number>> & { total: number };
 
 /** Request counts by operation kind, plus `total`, the request units they charged and the bytes they wrote. */
-export type CounterSnapshot = Partial<Record<OperationKind, number>> & { total: number; requestUnits: RequestUnitSnapshot; bytesWritten: BytesWrittenSnapshot };
+export type CounterSnapshot = Partial<Record<OperationKind, number>> & {
+  total: number;
+  requestUnits: RequestUnitSnapshot;
+  bytesWritten: BytesWrittenSnapshot;
+};
 
 /**
  * Counts handled requests, the request units they charged and the bytes they wrote, per operation kind, so tests and

@@ -2,7 +2,20 @@ import { z } from 'zod';
 import type { OperationKind } from './operations.js';
 
 /** Requests a fault can target; `*` matches every document, batch, bulk, query and change feed request. */
-const faultOperations = ['batch', 'bulk', 'create', 'read', 'replace', 'upsert', 'delete', 'patch', 'query', 'readFeed', 'changeFeed', '*'] as const;
+const faultOperations = [
+  'batch',
+  'bulk',
+  'create',
+  'read',
+  'replace',
+  'upsert',
+  'delete',
+  'patch',
+  'query',
+  'readFeed',
+  'changeFeed',
+  '*',
+] as const;
 
 /**
  * What a fault can target besides whole requests: `bulkOperation` is one operation inside a bulk request, which
@@ -69,7 +82,9 @@ export class FaultInjector {
   /** Consumes and returns the first rule matching `operation`, if any (`*` matches requests only). @internal */
   take(operation: FaultTarget): FaultRule | undefined {
     const index = this.rules.findIndex(
-      (r) => r.rule.operation === operation || (r.rule.operation === '*' && (faultOperations as readonly string[]).includes(operation)),
+      (r) =>
+        r.rule.operation === operation ||
+        (r.rule.operation === '*' && (faultOperations as readonly string[]).includes(operation)),
     );
     const entry = this.rules[index];
     if (entry === undefined) return undefined;

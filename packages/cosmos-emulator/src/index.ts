@@ -95,14 +95,23 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
   const host = options.host ?? '127.0.0.1';
   const scripts = { ...DEFAULT_SCRIPT_LIMITS, ...options.scripts };
   for (const [name, value] of Object.entries(scripts)) {
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`scripts.${name} must be a positive integer, got ${value}.`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new RangeError(`scripts.${name} must be a positive integer, got ${value}.`);
   }
   const tls = options.https === true ? await loadOrCreateCertificate(options.dataDir) : undefined;
   const store = await AccountStore.open({ dataDir: options.dataDir, partitionKeyRanges: options.partitionKeyRanges });
   const counters = new RequestCounters();
   const faults = new FaultInjector();
   for (const rule of options.faults ?? []) faults.add(rule);
-  const server = createEmulatorServer({ store, key: EMULATOR_KEY, counters, faults, onError: options.onError, tls, scripts });
+  const server = createEmulatorServer({
+    store,
+    key: EMULATOR_KEY,
+    counters,
+    faults,
+    onError: options.onError,
+    tls,
+    scripts,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8081, host, () => {

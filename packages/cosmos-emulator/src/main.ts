@@ -28,10 +28,22 @@ const program = new Command()
   .option('--data-dir <dir>', 'keep data durably in this directory (in memory otherwise)')
   .option('--https', 'serve HTTPS with a self-signed certificate (kept in --data-dir when given)')
   .option('--cert-out <file>', 'with --https: write the certificate (PEM) here for clients to trust')
-  .option('--partition-key-ranges <n>', 'serve each container as n partition key ranges (feed ranges, change feed leases)', parseRangeCount, 1)
+  .option(
+    '--partition-key-ranges <n>',
+    'serve each container as n partition key ranges (feed ranges, change feed leases)',
+    parseRangeCount,
+    1,
+  )
   .parse();
 
-const options = program.opts<{ port: number; host: string; dataDir?: string; https?: true; certOut?: string; partitionKeyRanges: number }>();
+const options = program.opts<{
+  port: number;
+  host: string;
+  dataDir?: string;
+  https?: true;
+  certOut?: string;
+  partitionKeyRanges: number;
+}>();
 if (options.certOut !== undefined && options.https !== true) program.error('--cert-out needs --https');
 const emulator = await start({
   port: options.port,

@@ -14,7 +14,12 @@ describe('transactional batch', () => {
     await t.orders.items.create({ id: 'old', orderId: 'b-1' });
     const ops: OperationInput[] = [
       { operationType: 'Create', resourceBody: { id: 'inbox-1', orderId: 'b-1', ttl: 60 } },
-      { operationType: 'Replace', id: 'state', resourceBody: { id: 'state', orderId: 'b-1', seq: 1 }, ifMatch: state!._etag },
+      {
+        operationType: 'Replace',
+        id: 'state',
+        resourceBody: { id: 'state', orderId: 'b-1', seq: 1 },
+        ifMatch: state!._etag,
+      },
       { operationType: 'Upsert', resourceBody: { id: 'outbox-1', orderId: 'b-1', type: 'outbox' } },
       { operationType: 'Delete', id: 'old' },
       { operationType: 'Read', id: 'state' },
@@ -50,7 +55,12 @@ describe('transactional batch', () => {
     const response = await t.orders.items.batch(
       [
         { operationType: 'Create', resourceBody: { id: 'inbox', orderId: 'b-3' } },
-        { operationType: 'Replace', id: 's', resourceBody: { id: 's', orderId: 'b-3', v: 3 }, ifMatch: resource!._etag },
+        {
+          operationType: 'Replace',
+          id: 's',
+          resourceBody: { id: 's', orderId: 'b-3', v: 3 },
+          ifMatch: resource!._etag,
+        },
       ],
       'b-3',
     );
@@ -62,19 +72,37 @@ describe('transactional batch', () => {
 
   it('refuses an operation whose own partition key differs from the batch (400, nothing applied)', async () => {
     const error = await t.orders.items
-      .batch([{ operationType: 'Create', resourceBody: { id: 'a', orderId: 'b-4' } }, { operationType: 'Create', partitionKey: 'b-5', resourceBody: { id: 'b', orderId: 'b-5' } }], 'b-4')
-      .then(() => undefined, (e: unknown) => e as Error);
+      .batch(
+        [
+          { operationType: 'Create', resourceBody: { id: 'a', orderId: 'b-4' } },
+          { operationType: 'Create', partitionKey: 'b-5', resourceBody: { id: 'b', orderId: 'b-5' } },
+        ],
+        'b-4',
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
     expect(error?.message).toMatch(/different partition key/);
     expect(await exists('a', 'b-4')).toBe(false);
   });
 
   it('enforces at most 100 operations and 2 MiB on the wire', async () => {
-    const ops = Array.from({ length: 101 }, (_, i) => ({ operationType: 'Create', resourceBody: { id: `n${i}`, orderId: 'b-6' } }));
+    const ops = Array.from({ length: 101 }, (_, i) => ({
+      operationType: 'Create',
+      resourceBody: { id: `n${i}`, orderId: 'b-6' },
+    }));
     const path = `/${(t.orders.url as string).replace(/^\//, '')}/docs`;
-    const headers = { 'x-ms-cosmos-is-batch-request': 'true', 'x-ms-cosmos-batch-atomic': 'true', 'x-ms-documentdb-partitionkey': '["b-6"]' };
+    const headers = {
+      'x-ms-cosmos-is-batch-request': 'true',
+      'x-ms-cosmos-batch-atomic': 'true',
+      'x-ms-documentdb-partitionkey': '["b-6"]',
+    };
     const tooMany = await rawRequest(t.h.emulator, 'POST', path, { body: JSON.stringify(ops), headers });
     expect(tooMany.status).toBe(400);
-    const huge = [{ operationType: 'Create', resourceBody: { id: 'h', orderId: 'b-6', blob: 'x'.repeat(2 * 1024 * 1024) } }];
+    const huge = [
+      { operationType: 'Create', resourceBody: { id: 'h', orderId: 'b-6', blob: 'x'.repeat(2 * 1024 * 1024) } },
+    ];
     const tooBig = await rawRequest(t.h.emulator, 'POST', path, { body: JSON.stringify(huge), headers });
     expect(tooBig.status).toBe(413);
     expect(await exists('n0', 'b-6')).toBe(false);
@@ -88,7 +116,10 @@ describe('transactional batch', () => {
         { operationType: 'Create', resourceBody: { id: 'inbox', orderId: pk, winner: name } },
         { operationType: 'Create', resourceBody: { id: `more-${name}`, orderId: pk } },
       ];
-      const [a, b] = await Promise.all([t.orders.items.batch(contender('a'), pk), t.orders.items.batch(contender('b'), pk)]);
+      const [a, b] = await Promise.all([
+        t.orders.items.batch(contender('a'), pk),
+        t.orders.items.batch(contender('b'), pk),
+      ]);
       const codes = [a.code, b.code].sort();
       expect(codes).toEqual([200, 207]);
       const winner = a.code === 200 ? 'a' : 'b';
@@ -104,9 +135,17 @@ describe('transactional batch', () => {
 
   it('serialises a batch with concurrent single writes on the same partition', async () => {
     const pk = 'mixed';
-    const singles = Array.from({ length: 10 }, (_, i) => t.orders.items.create({ id: `k${i}`, orderId: pk }).then((r) => r.statusCode, (e: { code: number }) => e.code));
+    const singles = Array.from({ length: 10 }, (_, i) =>
+      t.orders.items.create({ id: `k${i}`, orderId: pk }).then(
+        (r) => r.statusCode,
+        (e: { code: number }) => e.code,
+      ),
+    );
     const batch = t.orders.items.batch(
-      Array.from({ length: 10 }, (_, i) => ({ operationType: 'Create' as const, resourceBody: { id: `k${i}`, orderId: pk, fromBatch: true } })),
+      Array.from({ length: 10 }, (_, i) => ({
+        operationType: 'Create' as const,
+        resourceBody: { id: `k${i}`, orderId: pk, fromBatch: true },
+      })),
       pk,
     );
     const [codes, batchResponse] = await Promise.all([Promise.all(singles), batch]);

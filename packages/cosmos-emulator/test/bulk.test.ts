@@ -1,5 +1,11 @@
 import { CosmosClient, PluginOn, ResourceType } from '@azure/cosmos';
-import type { Container, CosmosClientOptions, OperationInput, PluginConfig, Response as CosmosResponse } from '@azure/cosmos';
+import type {
+  Container,
+  CosmosClientOptions,
+  OperationInput,
+  PluginConfig,
+  Response as CosmosResponse,
+} from '@azure/cosmos';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { effectivePartitionKey, rangeIndexOf, splitRanges } from '../src/store/effectivePartitionKey.js';
 import { rawRequest, startHarness, uniqueName } from './harness.js';
@@ -19,7 +25,11 @@ let retryingOrders: Container;
 beforeAll(async () => {
   h = await startHarness({ partitionKeyRanges: 2 });
   orders = await h.container();
-  retrying = new CosmosClient({ endpoint: h.emulator.endpoint, key: h.emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
+  retrying = new CosmosClient({
+    endpoint: h.emulator.endpoint,
+    key: h.emulator.key,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   retryingOrders = retrying.database(orders.database.id).container(orders.id);
 });
 afterAll(async () => {
@@ -79,8 +89,18 @@ describe('bulk', () => {
       { operationType: 'Read', partitionKey: p1, id: 'read-me' },
       { operationType: 'Read', partitionKey: p1, id: 'missing' },
       { operationType: 'Delete', partitionKey: p2, id: 'delete-me' },
-      { operationType: 'Replace', partitionKey: p3, id: 'replace-me', resourceBody: { id: 'replace-me', orderId: p3, v: 2 } },
-      { operationType: 'Patch', partitionKey: p4, id: 'patch-me', resourceBody: { operations: [{ op: 'add', path: '/great', value: true }] } },
+      {
+        operationType: 'Replace',
+        partitionKey: p3,
+        id: 'replace-me',
+        resourceBody: { id: 'replace-me', orderId: p3, v: 2 },
+      },
+      {
+        operationType: 'Patch',
+        partitionKey: p4,
+        id: 'patch-me',
+        resourceBody: { operations: [{ op: 'add', path: '/great', value: true }] },
+      },
     ]);
     expect(results.map((r) => r.response?.statusCode ?? r.error?.code)).toEqual([201, 201, 200, 404, 204, 200, 200]);
     expect(results[2]?.response?.resourceBody).toMatchObject({ id: 'read-me', v: 1 });
@@ -95,14 +115,19 @@ describe('bulk', () => {
     const going = await orders.items.executeBulkOperations([create('c-1', 'taken'), create('c-1', 'after-default')]);
     expect(going.map((r) => r.response?.statusCode ?? r.error?.code)).toEqual([409, 201]);
 
-    const stopped = await orders.items.bulk([create('c-1', 'taken'), create('c-1', 'after-stop'), create('c-1', 'after-stop-2')], { continueOnError: false });
+    const stopped = await orders.items.bulk(
+      [create('c-1', 'taken'), create('c-1', 'after-stop'), create('c-1', 'after-stop-2')],
+      { continueOnError: false },
+    );
     expect(stopped.map((r) => r.statusCode)).toEqual([409, 424, 424]);
     expect((await orders.item('after-stop', 'c-1').read()).statusCode).toBe(404);
   });
 
   it('answers 200 when every operation succeeded and 207 when some failed, with a message for each failure', async () => {
     const [key] = keysIn('0', 1);
-    const ok = await bulkRequest('0', [{ operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { id: 'm-1', orderId: key } }]);
+    const ok = await bulkRequest('0', [
+      { operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { id: 'm-1', orderId: key } },
+    ]);
     expect(ok.status).toBe(200);
     const mixed = await bulkRequest('0', [
       { operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { orderId: key } },
@@ -126,12 +151,19 @@ describe('bulk', () => {
       { operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { id: 't-1', orderId: key } },
     ]);
     expect(raw.status).toBe(207);
-    expect(await raw.json()).toMatchObject([{ statusCode: 429, subStatusCode: 3200, retryAfterMilliseconds: 7 }, { statusCode: 201 }]);
+    expect(await raw.json()).toMatchObject([
+      { statusCode: 429, subStatusCode: 3200, retryAfterMilliseconds: 7 },
+      { statusCode: 201 },
+    ]);
     expect((await orders.item('t-0', key!).read()).statusCode).toBe(404);
 
     h.emulator.faults.add({ operation: 'bulkOperation', status: 429, retryAfterMs: 5 });
     h.emulator.resetCounters();
-    const results = await retryingOrders.items.executeBulkOperations([create(key!, 't-2'), create(key!, 't-3'), create(key!, 't-4')]);
+    const results = await retryingOrders.items.executeBulkOperations([
+      create(key!, 't-2'),
+      create(key!, 't-3'),
+      create(key!, 't-4'),
+    ]);
     // Re-sending an operation that had succeeded would have come back 409.
     expect(results.map((r) => r.response?.statusCode)).toEqual([201, 201, 201]);
     expect(h.emulator.counters().bulk).toBe(2);
@@ -141,11 +173,24 @@ describe('bulk', () => {
     const [here] = keysIn('0', 1);
     const [elsewhere] = keysIn('1', 1);
     const res = await bulkRequest('0', [
-      { operationType: 'Create', partitionKey: JSON.stringify([here]), resourceBody: { id: 'routed-0', orderId: here } },
-      { operationType: 'Create', partitionKey: JSON.stringify([elsewhere]), resourceBody: { id: 'routed-1', orderId: elsewhere } },
+      {
+        operationType: 'Create',
+        partitionKey: JSON.stringify([here]),
+        resourceBody: { id: 'routed-0', orderId: here },
+      },
+      {
+        operationType: 'Create',
+        partitionKey: JSON.stringify([elsewhere]),
+        resourceBody: { id: 'routed-1', orderId: elsewhere },
+      },
     ]);
     expect(res.status).toBe(207);
-    expect(((await res.json()) as { statusCode: number; subStatusCode?: number }[]).map((r) => [r.statusCode, r.subStatusCode ?? 0])).toEqual([
+    expect(
+      ((await res.json()) as { statusCode: number; subStatusCode?: number }[]).map((r) => [
+        r.statusCode,
+        r.subStatusCode ?? 0,
+      ]),
+    ).toEqual([
       [201, 0],
       [410, 1002],
     ]);
@@ -163,9 +208,17 @@ describe('bulk', () => {
       },
     };
     // `plugins` is an option the SDK accepts but leaves out of its published typings.
-    const options = { endpoint: h.emulator.endpoint, key: h.emulator.key, connectionPolicy: { enableEndpointDiscovery: false }, plugins: [staleRouting] };
+    const options = {
+      endpoint: h.emulator.endpoint,
+      key: h.emulator.key,
+      connectionPolicy: { enableEndpointDiscovery: false },
+      plugins: [staleRouting],
+    };
     const stale = new CosmosClient(options as CosmosClientOptions);
-    const results = await stale.database(orders.database.id).container(orders.id).items.executeBulkOperations([create(here!, 'stale-0'), create(elsewhere!, 'stale-1')]);
+    const results = await stale
+      .database(orders.database.id)
+      .container(orders.id)
+      .items.executeBulkOperations([create(here!, 'stale-0'), create(elsewhere!, 'stale-1')]);
     stale.dispose();
     expect(results.map((r) => r.response?.statusCode)).toEqual([201, 201]);
     expect(routingReads).toBeGreaterThan(1);
@@ -173,7 +226,9 @@ describe('bulk', () => {
 
   it('answers 410/1002 to a request for a range the container does not have, running nothing', async () => {
     const [key] = keysIn('0', 1);
-    const res = await bulkRequest('7', [{ operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { id: 'no-range', orderId: key } }]);
+    const res = await bulkRequest('7', [
+      { operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { id: 'no-range', orderId: key } },
+    ]);
     expect(res.status).toBe(410);
     expect(res.headers.get('x-ms-substatus')).toBe('1002');
     expect((await orders.item('no-range', key!).read()).statusCode).toBe(404);
@@ -182,26 +237,50 @@ describe('bulk', () => {
   it('refuses more than 100 operations (400) and a body over 2 MB (413); the SDK splits larger bulks to fit', async () => {
     const [key] = keysIn('0', 1);
     const op = { operationType: 'Read', partitionKey: JSON.stringify([key]), id: 'x' };
-    const tooMany = await bulkRequest('0', Array.from({ length: 101 }, () => op));
+    const tooMany = await bulkRequest(
+      '0',
+      Array.from({ length: 101 }, () => op),
+    );
     expect(tooMany.status).toBe(400);
     expect(((await tooMany.json()) as { message: string }).message).toContain('at most 100 operations');
-    const big = { operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { id: 'big', orderId: key, pad: 'x'.repeat(1024 * 1024) } };
-    expect((await bulkRequest('0', [big, { ...big, resourceBody: { ...big.resourceBody, id: 'big-2' } }])).status).toBe(413);
+    const big = {
+      operationType: 'Create',
+      partitionKey: JSON.stringify([key]),
+      resourceBody: { id: 'big', orderId: key, pad: 'x'.repeat(1024 * 1024) },
+    };
+    expect((await bulkRequest('0', [big, { ...big, resourceBody: { ...big.resourceBody, id: 'big-2' } }])).status).toBe(
+      413,
+    );
 
     const many = Array.from({ length: 250 }, (_, i) => create(key!, `split-${i}`));
     const results = await orders.items.executeBulkOperations(many);
     expect(results.every((r) => r.response?.statusCode === 201)).toBe(true);
     expect(h.emulator.counters().bulk ?? 0).toBeGreaterThanOrEqual(3);
-    const sized = await orders.items.executeBulkOperations(Array.from({ length: 6 }, (_, i) => create(key!, `sized-${i}`, { pad: 'y'.repeat(100_000) })));
+    const sized = await orders.items.executeBulkOperations(
+      Array.from({ length: 6 }, (_, i) => create(key!, `sized-${i}`, { pad: 'y'.repeat(100_000) })),
+    );
     expect(sized.every((r) => r.response?.statusCode === 201)).toBe(true);
   });
 
   it('stops once its answer passes 4 MB: the rest come back 413/3402 unexecuted, and the SDK re-sends them', async () => {
     const [key] = keysIn('1', 1);
-    for (let i = 0; i < 3; i++) await orders.items.create({ id: `large-${i}`, orderId: key, pad: 'z'.repeat(1_500_000) });
-    const reads = [0, 1, 2].map((i) => ({ operationType: 'Read', partitionKey: JSON.stringify([key]), id: `large-${i}` }));
-    const raw = await bulkRequest('1', [...reads, { operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { id: 'late', orderId: key } }]);
-    expect(((await raw.json()) as { statusCode: number; subStatusCode?: number }[]).map((r) => [r.statusCode, r.subStatusCode ?? 0])).toEqual([
+    for (let i = 0; i < 3; i++)
+      await orders.items.create({ id: `large-${i}`, orderId: key, pad: 'z'.repeat(1_500_000) });
+    const reads = [0, 1, 2].map((i) => ({
+      operationType: 'Read',
+      partitionKey: JSON.stringify([key]),
+      id: `large-${i}`,
+    }));
+    const raw = await bulkRequest('1', [
+      ...reads,
+      { operationType: 'Create', partitionKey: JSON.stringify([key]), resourceBody: { id: 'late', orderId: key } },
+    ]);
+    expect(
+      ((await raw.json()) as { statusCode: number; subStatusCode?: number }[]).map((r) => [
+        r.statusCode,
+        r.subStatusCode ?? 0,
+      ]),
+    ).toEqual([
       [200, 0],
       [200, 0],
       [200, 0],
@@ -209,12 +288,17 @@ describe('bulk', () => {
     ]);
     expect((await orders.item('late', key!).read()).statusCode).toBe(404);
 
-    const results = await orders.items.executeBulkOperations([...[0, 1, 2].map((i) => ({ operationType: 'Read' as const, partitionKey: key!, id: `large-${i}` })), create(key!, 'late')]);
+    const results = await orders.items.executeBulkOperations([
+      ...[0, 1, 2].map((i) => ({ operationType: 'Read' as const, partitionKey: key!, id: `large-${i}` })),
+      create(key!, 'late'),
+    ]);
     expect(results.map((r) => r.response?.statusCode)).toEqual([200, 200, 200, 201]);
   });
 
   it('leaves documents out of the answer with contentResponseOnWriteEnabled false', async () => {
-    const [result] = await orders.items.executeBulkOperations([create('quiet')], { contentResponseOnWriteEnabled: false });
+    const [result] = await orders.items.executeBulkOperations([create('quiet')], {
+      contentResponseOnWriteEnabled: false,
+    });
     expect(result?.response?.statusCode).toBe(201);
     expect(result?.response?.resourceBody).toBeUndefined();
   });

@@ -2,7 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChangeFeedStartFrom, PartitionKeyKind, StatusCodes } from '@azure/cosmos';
-import type { ChangeFeedIteratorOptions, ChangeFeedIteratorResponse, ChangeFeedPullModelIterator, Container } from '@azure/cosmos';
+import type {
+  ChangeFeedIteratorOptions,
+  ChangeFeedIteratorResponse,
+  ChangeFeedPullModelIterator,
+  Container,
+} from '@azure/cosmos';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rawRequest, startHarness } from './harness.js';
 import type { Harness } from './harness.js';
@@ -18,7 +23,9 @@ interface Change {
 const MAX_PAGES = 1_000;
 
 /** Reads pages until the feed answers 304 (nothing newer anywhere it reads), returning every change and page. */
-async function drain(iterator: ChangeFeedPullModelIterator<Change>): Promise<{ changes: Change[]; pages: ChangeFeedIteratorResponse<Change[]>[] }> {
+async function drain(
+  iterator: ChangeFeedPullModelIterator<Change>,
+): Promise<{ changes: Change[]; pages: ChangeFeedIteratorResponse<Change[]>[] }> {
   const pages: ChangeFeedIteratorResponse<Change[]>[] = [];
   for (let i = 0; i < MAX_PAGES; i += 1) {
     const page = await iterator.readNext();
@@ -106,7 +113,9 @@ describe('change feed (latest version)', () => {
     vi.setSystemTime(new Date('2026-03-01T00:00:10Z'));
     await c.items.create({ id: 'new', orderId: 'k', v: 1 });
     await c.items.upsert({ id: 'touched', orderId: 'k', v: 2 });
-    const { changes } = await drain(feed(c, { changeFeedStartFrom: ChangeFeedStartFrom.Time(new Date('2026-03-01T00:00:05Z')) }));
+    const { changes } = await drain(
+      feed(c, { changeFeedStartFrom: ChangeFeedStartFrom.Time(new Date('2026-03-01T00:00:05Z')) }),
+    );
     expect(ids(changes)).toEqual(['new', 'touched']);
   });
 
@@ -117,7 +126,10 @@ describe('change feed (latest version)', () => {
     expect(first.statusCode).toBe(StatusCodes.Ok);
     expect(first.count).toBe(3);
 
-    const resumed = feed(c, { changeFeedStartFrom: ChangeFeedStartFrom.Continuation(first.continuationToken), maxItemCount: 3 });
+    const resumed = feed(c, {
+      changeFeedStartFrom: ChangeFeedStartFrom.Continuation(first.continuationToken),
+      maxItemCount: 3,
+    });
     const rest = await drain(resumed);
     expect(rest.pages.every((p) => p.count <= 3)).toBe(true);
     expect([...ids(first.result), ...ids(rest.changes)].sort()).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6']);
@@ -157,12 +169,15 @@ describe('change feed (latest version)', () => {
 
   it('reads a prefix of a hierarchical key through the EPK range the SDK hashes for it', async () => {
     const c = (
-      await (await h.database()).containers.create({
+      await (
+        await h.database()
+      ).containers.create({
         id: `hier-${Date.now()}`,
         partitionKey: { paths: ['/tenant', '/orderId'], kind: PartitionKeyKind.MultiHash, version: 2 },
       })
     ).container;
-    for (let i = 0; i < 12; i += 1) await c.items.create({ id: `d${i}`, tenant: `t${i % 4}`, orderId: `o${i % 3}`, v: 1 });
+    for (let i = 0; i < 12; i += 1)
+      await c.items.create({ id: `d${i}`, tenant: `t${i % 4}`, orderId: `o${i % 3}`, v: 1 });
     const { changes } = await drain(feed(c, { changeFeedStartFrom: ChangeFeedStartFrom.Beginning(['t1']) }));
     expect(ids(changes)).toEqual(['d1', 'd5', 'd9']);
   });
@@ -170,7 +185,8 @@ describe('change feed (latest version)', () => {
   it('speaks the wire protocol: ETag continuations, item counts, 304 and clear 400s', async () => {
     const c = await h.container();
     const path = `/dbs/${(await h.database()).id}/colls/${c.id}/docs`;
-    const get = (headers: Record<string, string>): Promise<Response> => rawRequest(h.emulator, 'GET', path, { headers: { 'a-im': 'Incremental Feed', ...headers } });
+    const get = (headers: Record<string, string>): Promise<Response> =>
+      rawRequest(h.emulator, 'GET', path, { headers: { 'a-im': 'Incremental Feed', ...headers } });
     const now = await get({ 'if-none-match': '*' });
     expect(now.status).toBe(304);
     expect(now.headers.get('x-ms-item-count')).toBe('0');
@@ -200,7 +216,9 @@ describe('change feed (latest version)', () => {
     expect(first.status).toBe(200);
     const etag = first.headers.get('etag') ?? '';
     expect(etag).not.toBe('');
-    const next = await rawRequest(h.emulator, 'GET', path, { headers: { 'a-im': 'Incremental Feed', 'if-none-match': etag } });
+    const next = await rawRequest(h.emulator, 'GET', path, {
+      headers: { 'a-im': 'Incremental Feed', 'if-none-match': etag },
+    });
     expect(next.status).toBe(304);
   });
 
@@ -241,7 +259,8 @@ describe('change feed over two partition key ranges', () => {
   beforeAll(async () => {
     h = await startHarness({ partitionKeyRanges: 2 });
     c = await h.container();
-    for (const key of KEYS) for (let n = 0; n < 3; n += 1) await c.items.create({ id: `${key}-${n}`, orderId: key, v: n });
+    for (const key of KEYS)
+      for (let n = 0; n < 3; n += 1) await c.items.create({ id: `${key}-${n}`, orderId: key, v: n });
   });
   afterAll(async () => {
     await h.close();
@@ -250,15 +269,26 @@ describe('change feed over two partition key ranges', () => {
   it('has two feed ranges, each seeing exactly its own keys, together every change once', async () => {
     const ranges = await c.getFeedRanges();
     expect(ranges).toHaveLength(2);
-    const perRange = await Promise.all(ranges.map(async (range) => (await drain(feed(c, { changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range) }))).changes));
+    const perRange = await Promise.all(
+      ranges.map(
+        async (range) => (await drain(feed(c, { changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range) }))).changes,
+      ),
+    );
     const keysOf = (changes: Change[]): Set<string> => new Set(changes.map((d) => d.orderId));
     const [left, right] = perRange.map(keysOf);
     expect(left?.size).toBeGreaterThan(0);
     expect(right?.size).toBeGreaterThan(0);
     expect([...(left ?? [])].filter((k) => right?.has(k))).toEqual([]);
-    expect(perRange.flat().map((d) => d.id).sort()).toEqual(KEYS.flatMap((k) => [0, 1, 2].map((n) => `${k}-${n}`)).sort());
+    expect(
+      perRange
+        .flat()
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual(KEYS.flatMap((k) => [0, 1, 2].map((n) => `${k}-${n}`)).sort());
     // A key's changes are all in one range, in their write order.
-    for (const changes of perRange) for (const key of keysOf(changes)) expect(changes.filter((d) => d.orderId === key).map((d) => d.v)).toEqual([0, 1, 2]);
+    for (const changes of perRange)
+      for (const key of keysOf(changes))
+        expect(changes.filter((d) => d.orderId === key).map((d) => d.v)).toEqual([0, 1, 2]);
   });
 
   it('drains the whole container across both ranges, and resumes every range from one continuation', async () => {
@@ -267,7 +297,9 @@ describe('change feed over two partition key ranges', () => {
     expect(changes).toHaveLength(KEYS.length * 3);
     expect(new Set(ids(changes)).size).toBe(KEYS.length * 3);
     for (const key of KEYS.slice(0, 2)) await c.items.upsert({ id: `${key}-0`, orderId: key, v: 10 });
-    const resumed = await drain(feed(c, { changeFeedStartFrom: ChangeFeedStartFrom.Continuation(pages.at(-1)?.continuationToken ?? '') }));
+    const resumed = await drain(
+      feed(c, { changeFeedStartFrom: ChangeFeedStartFrom.Continuation(pages.at(-1)?.continuationToken ?? '') }),
+    );
     expect(resumed.changes.map((d) => [d.id, d.v]).sort()).toEqual([
       ['order-0-0', 10],
       ['order-1-0', 10],

@@ -1,7 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChangeFeedMode, ChangeFeedPolicy, ChangeFeedRetentionTimeSpan, ChangeFeedStartFrom, StatusCodes } from '@azure/cosmos';
+import {
+  ChangeFeedMode,
+  ChangeFeedPolicy,
+  ChangeFeedRetentionTimeSpan,
+  ChangeFeedStartFrom,
+  StatusCodes,
+} from '@azure/cosmos';
 import type { ChangeFeedPullModelIterator, Container, Database } from '@azure/cosmos';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, uniqueName } from './harness.js';
@@ -14,7 +20,14 @@ import type { Harness } from './harness.js';
 
 interface Version {
   current?: { id: string; pk: string; v?: number };
-  metadata: { operationType: string; lsn: number; previousImageLSN: number; timeToLiveExpired: boolean; id?: string; partitionKey?: Record<string, unknown> };
+  metadata: {
+    operationType: string;
+    lsn: number;
+    previousImageLSN: number;
+    timeToLiveExpired: boolean;
+    id?: string;
+    partitionKey?: Record<string, unknown>;
+  };
 }
 
 /** Hang guard: reading stops as soon as the feed answers 304. */
@@ -33,8 +46,16 @@ async function drain(iterator: ChangeFeedPullModelIterator<Version>): Promise<Ve
 
 const keeping = { changeFeedPolicy: new ChangeFeedPolicy(ChangeFeedRetentionTimeSpan.fromMinutes(5)) };
 
-function allVersions(container: Container, startFrom: ChangeFeedStartFrom, maxItemCount = 10): ChangeFeedPullModelIterator<Version> {
-  return container.items.getChangeFeedIterator<Version>({ changeFeedStartFrom: startFrom, changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes, maxItemCount });
+function allVersions(
+  container: Container,
+  startFrom: ChangeFeedStartFrom,
+  maxItemCount = 10,
+): ChangeFeedPullModelIterator<Version> {
+  return container.items.getChangeFeedIterator<Version>({
+    changeFeedStartFrom: startFrom,
+    changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes,
+    maxItemCount,
+  });
 }
 
 const dirs: string[] = [];
@@ -54,7 +75,11 @@ describe('change feed (all versions and deletes)', () => {
   });
 
   it('reports creates, replaces and deletes in order from now, each with its metadata', async () => {
-    const { container } = await db.containers.create({ id: uniqueName('c'), partitionKey: { paths: ['/pk'] }, ...keeping });
+    const { container } = await db.containers.create({
+      id: uniqueName('c'),
+      partitionKey: { paths: ['/pk'] },
+      ...keeping,
+    });
     await container.items.create({ id: 'before', pk: 'p1' });
     const iterator = allVersions(container, ChangeFeedStartFrom.Now(), 2);
     expect(await drain(iterator)).toEqual([]);
@@ -78,33 +103,46 @@ describe('change feed (all versions and deletes)', () => {
     expect(versions.every((v) => v.metadata.timeToLiveExpired === false)).toBe(true);
     expect(new Set(versions.map((v) => v.metadata.lsn)).size).toBe(4);
     // The delete is not in the latest-version feed, which never reports deletes.
-    const latest = container.items.getChangeFeedIterator<Version>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() });
+    const latest = container.items.getChangeFeedIterator<Version>({
+      changeFeedStartFrom: ChangeFeedStartFrom.Beginning(),
+    });
     expect((await drain(latest)).map((d) => (d as unknown as { id: string }).id).sort()).toEqual(['b', 'before']);
   });
 
   it('reads one partition key alone', async () => {
-    const { container } = await db.containers.create({ id: uniqueName('c'), partitionKey: { paths: ['/pk'] }, ...keeping });
+    const { container } = await db.containers.create({
+      id: uniqueName('c'),
+      partitionKey: { paths: ['/pk'] },
+      ...keeping,
+    });
     const iterator = allVersions(container, ChangeFeedStartFrom.Now('p1'));
     await drain(iterator);
     await container.items.create({ id: 'a', pk: 'p1' });
     await container.items.create({ id: 'b', pk: 'p2' });
     await container.item('a', 'p1').delete();
-    expect((await drain(iterator)).map((v) => `${v.metadata.operationType}:${v.current?.id ?? v.metadata.id}`)).toEqual(['create:a', 'delete:a']);
+    expect((await drain(iterator)).map((v) => `${v.metadata.operationType}:${v.current?.id ?? v.metadata.id}`)).toEqual(
+      ['create:a', 'delete:a'],
+    );
   });
 
   it('refuses with 400 a container whose policy keeps no changes, and a start from the beginning', async () => {
     const { container } = await db.containers.create({ id: uniqueName('c'), partitionKey: { paths: ['/pk'] } });
-    const noPolicy = await allVersions(container, ChangeFeedStartFrom.Now()).readNext().then(
-      () => undefined,
-      (e: { code?: number; message?: string }) => e,
-    );
+    const noPolicy = await allVersions(container, ChangeFeedStartFrom.Now())
+      .readNext()
+      .then(
+        () => undefined,
+        (e: { code?: number; message?: string }) => e,
+      );
     expect(noPolicy?.code).toBe(400);
     expect(noPolicy?.message).toContain('changeFeedPolicy');
-    const kept = (await db.containers.create({ id: uniqueName('c'), partitionKey: { paths: ['/pk'] }, ...keeping })).container;
-    const fromBeginning = await allVersions(kept, ChangeFeedStartFrom.Beginning()).readNext().then(
-      () => undefined,
-      (e: { code?: number; message?: string }) => e,
-    );
+    const kept = (await db.containers.create({ id: uniqueName('c'), partitionKey: { paths: ['/pk'] }, ...keeping }))
+      .container;
+    const fromBeginning = await allVersions(kept, ChangeFeedStartFrom.Beginning())
+      .readNext()
+      .then(
+        () => undefined,
+        (e: { code?: number; message?: string }) => e,
+      );
     expect(fromBeginning?.code).toBe(400);
   });
 });
@@ -115,7 +153,11 @@ describe('change feed (all versions and deletes) across a restart', () => {
     dirs.push(dataDir);
     const first = await startHarness({ dataDir });
     const database = await first.database();
-    const { container } = await database.containers.create({ id: 'kept', partitionKey: { paths: ['/pk'] }, ...keeping });
+    const { container } = await database.containers.create({
+      id: 'kept',
+      partitionKey: { paths: ['/pk'] },
+      ...keeping,
+    });
     const iterator = allVersions(container, ChangeFeedStartFrom.Now());
     await drain(iterator);
     await container.items.create({ id: 'a', pk: 'p' });

@@ -4,7 +4,9 @@ import { useOrdersHarness } from './harness.js';
 
 const t = useOrdersHarness();
 
-async function statusOf(promise: Promise<unknown>): Promise<{ code: number; substatus?: number; body?: { code?: string } }> {
+async function statusOf(
+  promise: Promise<unknown>,
+): Promise<{ code: number; substatus?: number; body?: { code?: string } }> {
   try {
     await promise;
   } catch (error) {
@@ -44,17 +46,31 @@ describe('documents', () => {
     expect(missing.statusCode).toBe(404);
     const wrongPartition = await t.orders.item('r1', 'o-5').read();
     expect(wrongPartition.statusCode).toBe(404);
-    const notModified = await t.orders.item('r1', 'o-4').read({ accessCondition: { type: 'IfNoneMatch', condition: resource!._etag } });
+    const notModified = await t.orders
+      .item('r1', 'o-4')
+      .read({ accessCondition: { type: 'IfNoneMatch', condition: resource!._etag } });
     expect(notModified.statusCode).toBe(304);
   });
 
   it('replaces with a matching If-Match (200, new etag) and refuses a stale one (412)', async () => {
     const { resource } = await t.orders.items.create({ id: 'p1', orderId: 'o-6', v: 1 });
-    const replaced = await t.orders.item('p1', 'o-6').replace({ id: 'p1', orderId: 'o-6', v: 2 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } });
+    const replaced = await t.orders
+      .item('p1', 'o-6')
+      .replace(
+        { id: 'p1', orderId: 'o-6', v: 2 },
+        { accessCondition: { type: 'IfMatch', condition: resource!._etag } },
+      );
     expect(replaced.statusCode).toBe(200);
     expect(replaced.resource?._etag).not.toBe(resource?._etag);
     expect(replaced.resource?._rid).toBe(resource?._rid);
-    const stale = await statusOf(t.orders.item('p1', 'o-6').replace({ id: 'p1', orderId: 'o-6', v: 3 }, { accessCondition: { type: 'IfMatch', condition: resource!._etag } }));
+    const stale = await statusOf(
+      t.orders
+        .item('p1', 'o-6')
+        .replace(
+          { id: 'p1', orderId: 'o-6', v: 3 },
+          { accessCondition: { type: 'IfMatch', condition: resource!._etag } },
+        ),
+    );
     expect(stale.code).toBe(412);
     const missing = await statusOf(t.orders.item('ghost', 'o-6').replace({ id: 'ghost', orderId: 'o-6' }));
     expect(missing.code).toBe(404);
@@ -71,7 +87,9 @@ describe('documents', () => {
   it('deletes with 204, then 404; a stale If-Match on delete is 412', async () => {
     const { resource } = await t.orders.items.create({ id: 'x1', orderId: 'o-8' });
     await t.orders.item('x1', 'o-8').replace({ id: 'x1', orderId: 'o-8', touched: true });
-    const stale = await statusOf(t.orders.item('x1', 'o-8').delete({ accessCondition: { type: 'IfMatch', condition: resource!._etag } }));
+    const stale = await statusOf(
+      t.orders.item('x1', 'o-8').delete({ accessCondition: { type: 'IfMatch', condition: resource!._etag } }),
+    );
     expect(stale.code).toBe(412);
     const deleted = await t.orders.item('x1', 'o-8').delete();
     expect(deleted.statusCode).toBe(204);
@@ -90,14 +108,22 @@ describe('documents', () => {
     expect(patched.statusCode).toBe(200);
     expect(patched.resource).toMatchObject({ status: 'paid', count: 3, tags: ['a', 'b'] });
     expect(patched.resource).not.toHaveProperty('drop');
-    const failed = await statusOf(t.orders.item('pa', 'o-9').patch({ condition: "from c where c.status = 'open'", operations: [{ op: 'set', path: '/x', value: 1 }] }));
+    const failed = await statusOf(
+      t.orders
+        .item('pa', 'o-9')
+        .patch({ condition: "from c where c.status = 'open'", operations: [{ op: 'set', path: '/x', value: 1 }] }),
+    );
     expect(failed.code).toBe(412);
-    const immutable = await statusOf(t.orders.item('pa', 'o-9').patch([{ op: 'set', path: '/orderId', value: 'other' }]));
+    const immutable = await statusOf(
+      t.orders.item('pa', 'o-9').patch([{ op: 'set', path: '/orderId', value: 'other' }]),
+    );
     expect(immutable.code).toBe(400);
   });
 
   it('rejects documents over 2 MiB with 413 and keeps serving', async () => {
-    const error = await statusOf(t.orders.items.create({ id: 'big', orderId: 'o-12', blob: 'x'.repeat(2 * 1024 * 1024 + 10) }));
+    const error = await statusOf(
+      t.orders.items.create({ id: 'big', orderId: 'o-12', blob: 'x'.repeat(2 * 1024 * 1024 + 10) }),
+    );
     expect(error.code).toBe(413);
     expect((await t.orders.items.create({ id: 'small', orderId: 'o-12' })).statusCode).toBe(201);
   });

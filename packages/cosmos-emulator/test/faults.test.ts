@@ -7,7 +7,11 @@ beforeEach(() => {
 });
 
 type SdkError = { code?: number; retryAfterInMs?: number; message: string };
-const failure = (p: Promise<unknown>): Promise<SdkError | undefined> => p.then(() => undefined, (e: SdkError) => e);
+const failure = (p: Promise<unknown>): Promise<SdkError | undefined> =>
+  p.then(
+    () => undefined,
+    (e: SdkError) => e,
+  );
 
 describe('fault injection', () => {
   it('is off by default', () => {
@@ -28,18 +32,25 @@ describe('fault injection', () => {
     t.h.emulator.faults.add({ operation: 'batch', status: 503 });
     await t.orders.items.create({ id: 'r', orderId: 'f2' });
     expect((await t.orders.item('r', 'f2').read()).statusCode).toBe(200);
-    const error = await failure(t.orders.items.batch([{ operationType: 'Create', resourceBody: { id: 'b', orderId: 'f2' } }], 'f2'));
+    const error = await failure(
+      t.orders.items.batch([{ operationType: 'Create', resourceBody: { id: 'b', orderId: 'f2' } }], 'f2'),
+    );
     expect(error?.message).toMatch(/Service|503|unavailable/i);
     expect((await t.orders.item('b', 'f2').read()).statusCode).toBe(404);
   });
 
   it('commits and then drops the connection: the client errors but the batch is applied', async () => {
     t.h.emulator.faults.add({ mode: 'commit-then-fail', operation: 'batch' });
-    const error = await failure(t.orders.items.batch([{ operationType: 'Create', resourceBody: { id: 'unknown-outcome', orderId: 'f3' } }], 'f3'));
+    const error = await failure(
+      t.orders.items.batch([{ operationType: 'Create', resourceBody: { id: 'unknown-outcome', orderId: 'f3' } }], 'f3'),
+    );
     expect(error).toBeDefined();
     expect((await t.orders.item('unknown-outcome', 'f3').read()).statusCode).toBe(200);
     // The retry meets the committed write: 409 inside a 207.
-    const retry = await t.orders.items.batch([{ operationType: 'Create', resourceBody: { id: 'unknown-outcome', orderId: 'f3' } }], 'f3');
+    const retry = await t.orders.items.batch(
+      [{ operationType: 'Create', resourceBody: { id: 'unknown-outcome', orderId: 'f3' } }],
+      'f3',
+    );
     expect(retry.code).toBe(207);
     expect(retry.result?.[0]?.statusCode).toBe(409);
   });
@@ -53,12 +64,18 @@ describe('fault injection', () => {
 
   it('is driven over POST /_emulator/faults and rejects invalid rules with 400', async () => {
     const base = t.h.emulator.endpoint;
-    const added = await fetch(`${base}_emulator/faults`, { method: 'POST', body: JSON.stringify({ operation: 'read', status: 408 }) });
+    const added = await fetch(`${base}_emulator/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ operation: 'read', status: 408 }),
+    });
     expect(added.status).toBe(201);
     expect(((await (await fetch(`${base}_emulator/faults`)).json()) as unknown[]).length).toBe(1);
     await t.orders.items.create({ id: 'x', orderId: 'f5' });
     expect((await failure(t.orders.item('x', 'f5').read()))?.code).toBe(408);
-    const invalid = await fetch(`${base}_emulator/faults`, { method: 'POST', body: JSON.stringify({ operation: 'read', status: 200 }) });
+    const invalid = await fetch(`${base}_emulator/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ operation: 'read', status: 200 }),
+    });
     expect(invalid.status).toBe(400);
     expect((await fetch(`${base}_emulator/faults`, { method: 'DELETE' })).status).toBe(204);
   });

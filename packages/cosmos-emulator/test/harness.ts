@@ -53,7 +53,9 @@ export async function startHarness(options: StartOptions = {}): Promise<Harness>
     client,
     database,
     container: async (opts = {}) => {
-      const { container } = await (await database()).containers.create({
+      const { container } = await (
+        await database()
+      ).containers.create({
         id: uniqueName('coll'),
         partitionKey: { paths: opts.partitionKey ?? ['/orderId'] },
         ...(opts.defaultTtl !== undefined && { defaultTtl: opts.defaultTtl }),
@@ -91,7 +93,13 @@ export function useOrdersHarness(options: StartOptions = {}): OrdersFixture {
 }
 
 /** Signs like the SDK does (`utils/headers.js`) so raw requests pass the emulator's auth check. */
-export function masterKeyAuth(key: string, method: string, resourceType: string, resourceLink: string, date: string): string {
+export function masterKeyAuth(
+  key: string,
+  method: string,
+  resourceType: string,
+  resourceLink: string,
+  date: string,
+): string {
   const payload = `${method.toLowerCase()}\n${resourceType.toLowerCase()}\n${resourceLink}\n${date.toLowerCase()}\n\n`;
   const sig = createHmac('sha256', Buffer.from(key, 'base64')).update(payload).digest('base64');
   return encodeURIComponent(`type=master&ver=1.0&sig=${sig}`);
@@ -109,10 +117,16 @@ export interface RawRequestOptions {
  * Sends a signed request with `fetch`, for what the SDK cannot send (bad JSON, oversized batches…).
  * The resource type/link are derived from the path the same way the SDK derives them.
  */
-export async function rawRequest(emulator: CosmosEmulator, method: string, path: string, options: RawRequestOptions = {}): Promise<Response> {
+export async function rawRequest(
+  emulator: CosmosEmulator,
+  method: string,
+  path: string,
+  options: RawRequestOptions = {},
+): Promise<Response> {
   const segments = path.split('/').filter((s) => s.length > 0);
   const isItem = segments.length % 2 === 0;
-  const resourceType = segments.length === 0 ? '' : (isItem ? segments[segments.length - 2] : segments[segments.length - 1]) ?? '';
+  const resourceType =
+    segments.length === 0 ? '' : ((isItem ? segments[segments.length - 2] : segments[segments.length - 1]) ?? '');
   const resourceLink = (isItem ? segments : segments.slice(0, -1)).join('/');
   const date = new Date().toUTCString();
   return fetch(new URL(path, emulator.endpoint), {

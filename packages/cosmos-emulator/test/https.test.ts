@@ -27,7 +27,11 @@ function client(emulator: CosmosEmulator, agent?: Agent): CosmosClient {
 }
 
 /** GET over HTTPS trusting only `ca`. */
-function httpsGet(url: string, ca: string, headers: Record<string, string> = {}): Promise<{ status: number | undefined; body: string }> {
+function httpsGet(
+  url: string,
+  ca: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     get(url, { ca, headers }, (res) => {
       let body = '';
@@ -74,7 +78,10 @@ describe('cosmos emulator over HTTPS', () => {
     const sdk = client(emulator, agent);
     try {
       const { database } = await sdk.databases.create({ id: uniqueName('db') });
-      const { container } = await database.containers.create({ id: uniqueName('coll'), partitionKey: { paths: ['/orderId'] } });
+      const { container } = await database.containers.create({
+        id: uniqueName('coll'),
+        partitionKey: { paths: ['/orderId'] },
+      });
       await container.items.create({ id: 'doc-1', orderId: 'order-1', amount: 42 });
       const { resource, statusCode } = await container.item('doc-1', 'order-1').read<{ amount: number }>();
       expect(statusCode).toBe(200);
@@ -123,7 +130,9 @@ describe('cosmos emulator over HTTPS', () => {
       try {
         expect(third.certificatePem).not.toBe(first.certificatePem);
         expect(await readFile(join(dataDir, CERT_FILE), 'utf8')).toBe(third.certificatePem);
-        expect((await httpsGet(new URL('/_emulator/counters', third.endpoint).href, third.certificatePem ?? '')).status).toBe(200);
+        expect(
+          (await httpsGet(new URL('/_emulator/counters', third.endpoint).href, third.certificatePem ?? '')).status,
+        ).toBe(200);
       } finally {
         await third.close();
       }
@@ -135,9 +144,20 @@ describe('cosmos emulator over HTTPS', () => {
   it('the command with --https --cert-out writes the certificate the server presents', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cosmos-cli-'));
     const certOut = join(dir, 'cert.pem');
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../bin/cosmos-emulator.mjs', import.meta.url)), '--port', '0', '--https', '--cert-out', certOut], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        fileURLToPath(new URL('../bin/cosmos-emulator.mjs', import.meta.url)),
+        '--port',
+        '0',
+        '--https',
+        '--cert-out',
+        certOut,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const endpoint = await new Promise<string>((resolve, reject) => {
         let out = '';

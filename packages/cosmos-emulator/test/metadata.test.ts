@@ -24,22 +24,44 @@ describe('account, databases, containers', () => {
     expect((await h.client.database(id).read()).statusCode).toBe(200);
     const { resources } = await h.client.databases.readAll().fetchAll();
     expect(resources.map((d) => d.id)).toContain(id);
-    const dup = await h.client.databases.create({ id }).then(() => undefined, (e: { code: number }) => e.code);
+    const dup = await h.client.databases.create({ id }).then(
+      () => undefined,
+      (e: { code: number }) => e.code,
+    );
     expect(dup).toBe(409);
     expect((await h.client.database(id).delete()).statusCode).toBe(204);
-    const gone = await h.client.database(id).read().then(() => undefined, (e: { code: number }) => e.code);
+    const gone = await h.client
+      .database(id)
+      .read()
+      .then(
+        () => undefined,
+        (e: { code: number }) => e.code,
+      );
     expect(gone).toBe(404);
   });
 
   it('stores the partition key, defaultTtl and indexing policy of a container', async () => {
     const { database } = await h.client.databases.createIfNotExists({ id: uniqueName('convoy') });
-    const indexingPolicy = { indexingMode: 'consistent' as const, automatic: true, includedPaths: [{ path: '/orderId/?' }], excludedPaths: [{ path: '/*' }] };
-    const { container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1, indexingPolicy });
+    const indexingPolicy = {
+      indexingMode: 'consistent' as const,
+      automatic: true,
+      includedPaths: [{ path: '/orderId/?' }],
+      excludedPaths: [{ path: '/*' }],
+    };
+    const { container } = await database.containers.createIfNotExists({
+      id: 'orders',
+      partitionKey: { paths: ['/orderId'] },
+      defaultTtl: -1,
+      indexingPolicy,
+    });
     const { resource } = await container.read();
     expect(resource?.partitionKey?.paths).toEqual(['/orderId']);
     expect(resource?.defaultTtl).toBe(-1);
     // As the service does, the emulator adds the `_etag` exclusion to every policy that indexes anything.
-    expect(resource?.indexingPolicy).toMatchObject({ ...indexingPolicy, excludedPaths: [...indexingPolicy.excludedPaths, { path: '/"_etag"/?' }] });
+    expect(resource?.indexingPolicy).toMatchObject({
+      ...indexingPolicy,
+      excludedPaths: [...indexingPolicy.excludedPaths, { path: '/"_etag"/?' }],
+    });
     const again = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
     expect(again.statusCode).toBe(200);
     const replaced = await container.replace({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: 60 });

@@ -22,16 +22,27 @@ describe('offers', () => {
   it('give a container 400 RU/s by default, or what it asks for, readable with readOffer and the offers feed', async () => {
     const { database } = await h.client.databases.create({ id: uniqueName('db') });
     const { container: plain } = await database.containers.create({ id: 'plain', partitionKey: { paths: ['/pk'] } });
-    const { container: fast } = await database.containers.create({ id: 'fast', partitionKey: { paths: ['/pk'] }, throughput: 1200 });
+    const { container: fast } = await database.containers.create({
+      id: 'fast',
+      partitionKey: { paths: ['/pk'] },
+      throughput: 1200,
+    });
     const { resource: plainOffer } = await plain.readOffer();
     const { resource: fastOffer } = await fast.readOffer();
     const { resource: fastDef } = await fast.read();
     expect(plainOffer?.content?.offerThroughput).toBe(400);
-    expect(fastOffer).toMatchObject({ offerVersion: 'V2', offerResourceId: fastDef!._rid, resource: fastDef!._self, content: { offerThroughput: 1200 } });
+    expect(fastOffer).toMatchObject({
+      offerVersion: 'V2',
+      offerResourceId: fastDef!._rid,
+      resource: fastDef!._self,
+      content: { offerThroughput: 1200 },
+    });
     expect(fastOffer?._self).toContain(fastOffer!.id);
     const { resource: byId } = await h.client.offer(fastOffer!.id!).read();
     expect(byId?._rid).toBe(fastOffer!._rid);
-    const { resources } = await h.client.offers.query({ query: 'SELECT * FROM root r WHERE r.id = @id', parameters: [{ name: '@id', value: fastOffer!.id! }] }).fetchAll();
+    const { resources } = await h.client.offers
+      .query({ query: 'SELECT * FROM root r WHERE r.id = @id', parameters: [{ name: '@id', value: fastOffer!.id! }] })
+      .fetchAll();
     expect(resources).toHaveLength(1);
   });
 
@@ -48,20 +59,36 @@ describe('offers', () => {
     const { database } = await h.client.databases.create({ id: uniqueName('db'), maxThroughput: 4000 });
     expect((await database.readOffer()).resource?.content?.offerAutopilotSettings?.maxThroughput).toBe(4000);
     const { database: other } = await h.client.databases.create({ id: uniqueName('db') });
-    const { container } = await other.containers.create({ id: 'auto', partitionKey: { paths: ['/pk'] }, maxThroughput: 10000 });
+    const { container } = await other.containers.create({
+      id: 'auto',
+      partitionKey: { paths: ['/pk'] },
+      maxThroughput: 10000,
+    });
     const { resource } = await container.readOffer();
-    expect(resource?.content).toMatchObject({ offerThroughput: 1000, offerAutopilotSettings: { maxThroughput: 10000 } });
+    expect(resource?.content).toMatchObject({
+      offerThroughput: 1000,
+      offerAutopilotSettings: { maxThroughput: 10000 },
+    });
   });
 
   it('are replaced with a new throughput; 400 for a body naming another offer or a throughput the service refuses', async () => {
     const container = await h.container();
     const { resource: offer } = await container.readOffer();
-    const { resource: replaced } = await h.client.offer(offer!.id!).replace({ ...offer!, content: { ...offer!.content!, offerThroughput: 800 } });
+    const { resource: replaced } = await h.client
+      .offer(offer!.id!)
+      .replace({ ...offer!, content: { ...offer!.content!, offerThroughput: 800 } });
     expect(replaced?.content?.offerThroughput).toBe(800);
     expect((await container.readOffer()).resource?.content?.offerThroughput).toBe(800);
     expect(await status(h.client.offer(offer!.id!).replace({ ...offer!, _rid: 'NotAllowed' } as never))).toBe(400);
-    expect(await status(h.client.offer(offer!.id!).replace({ ...offer!, content: { ...offer!.content!, offerThroughput: 450 } }))).toBe(400);
-    const refused = await rawRequest(h.emulator, 'POST', `/dbs/${(await h.database()).id}/colls`, { body: JSON.stringify({ id: 'slow' }), headers: { 'x-ms-offer-throughput': '100' } });
+    expect(
+      await status(
+        h.client.offer(offer!.id!).replace({ ...offer!, content: { ...offer!.content!, offerThroughput: 450 } }),
+      ),
+    ).toBe(400);
+    const refused = await rawRequest(h.emulator, 'POST', `/dbs/${(await h.database()).id}/colls`, {
+      body: JSON.stringify({ id: 'slow' }),
+      headers: { 'x-ms-offer-throughput': '100' },
+    });
     expect(refused.status).toBe(400);
   });
 

@@ -10,7 +10,13 @@ beforeAll(async () => {
   h = await startHarness();
   orders = await h.container({ defaultTtl: -1 });
   for (let i = 0; i < 30; i += 1) {
-    await orders.items.create({ id: `doc-${i}`, orderId: `q-${i % 3}`, n: i, type: i % 5 === 0 ? 'outbox' : 'state', status: i % 2 === 0 ? 'pending' : 'done' });
+    await orders.items.create({
+      id: `doc-${i}`,
+      orderId: `q-${i % 3}`,
+      n: i,
+      type: i % 5 === 0 ? 'outbox' : 'state',
+      status: i % 2 === 0 ? 'pending' : 'done',
+    });
   }
 });
 afterAll(async () => {
@@ -32,13 +38,17 @@ describe('queries', () => {
   });
 
   it('runs the outbox sweep across partitions', async () => {
-    const { resources } = await orders.items.query("SELECT * FROM c WHERE c.type = 'outbox' AND c.status = 'pending'").fetchAll();
+    const { resources } = await orders.items
+      .query("SELECT * FROM c WHERE c.type = 'outbox' AND c.status = 'pending'")
+      .fetchAll();
     expect(resources.map((d) => d.id).sort()).toEqual(['doc-0', 'doc-10', 'doc-20']);
   });
 
   it('answers cross-partition ORDER BY, TOP and aggregates through the query plan', async () => {
     h.emulator.resetCounters();
-    const ordered = await orders.items.query('SELECT c.id, c.n FROM c ORDER BY c.n DESC', { maxItemCount: 7 }).fetchAll();
+    const ordered = await orders.items
+      .query('SELECT c.id, c.n FROM c ORDER BY c.n DESC', { maxItemCount: 7 })
+      .fetchAll();
     expect(ordered.resources.map((d) => d.n)).toEqual(Array.from({ length: 30 }, (_, i) => 29 - i));
     expect(h.emulator.counters().queryPlan).toBeGreaterThanOrEqual(1);
     const top = await orders.items.query('SELECT TOP 3 VALUE c.n FROM c ORDER BY c.n').fetchAll();
@@ -56,7 +66,9 @@ describe('queries', () => {
   });
 
   it('runs ORDER BY and aggregates inside one partition too', async () => {
-    const ordered = await orders.items.query('SELECT VALUE c.n FROM c ORDER BY c.n DESC', { partitionKey: 'q-2' }).fetchAll();
+    const ordered = await orders.items
+      .query('SELECT VALUE c.n FROM c ORDER BY c.n DESC', { partitionKey: 'q-2' })
+      .fetchAll();
     expect(ordered.resources).toEqual([29, 26, 23, 20, 17, 14, 11, 8, 5, 2]);
     const count = await orders.items.query('SELECT VALUE COUNT(1) FROM c', { partitionKey: 'q-2' }).fetchAll();
     expect(count.resources).toEqual([10]);
@@ -83,7 +95,9 @@ describe('queries', () => {
   it('resumes from a continuation token handed to a new iterator', async () => {
     const first = await orders.items.query('SELECT * FROM c', { maxItemCount: 4, partitionKey: 'q-1' }).fetchNext();
     expect(first.continuationToken).toBeTruthy();
-    const rest = await orders.items.query('SELECT * FROM c', { maxItemCount: 100, partitionKey: 'q-1', continuationToken: first.continuationToken }).fetchNext();
+    const rest = await orders.items
+      .query('SELECT * FROM c', { maxItemCount: 100, partitionKey: 'q-1', continuationToken: first.continuationToken })
+      .fetchNext();
     const all = [...first.resources, ...rest.resources].map((d) => d.id);
     expect(new Set(all).size).toBe(10);
   });
@@ -94,7 +108,13 @@ describe('queries', () => {
   });
 
   it('answers 400 for a syntax error', async () => {
-    const error = await orders.items.query('SELEC * FROM c', { partitionKey: 'q-0' }).fetchAll().then(() => undefined, (e: { code: number }) => e);
+    const error = await orders.items
+      .query('SELEC * FROM c', { partitionKey: 'q-0' })
+      .fetchAll()
+      .then(
+        () => undefined,
+        (e: { code: number }) => e,
+      );
     expect(error?.code).toBe(400);
   });
 });

@@ -21,7 +21,15 @@ beforeAll(async () => {
     Array.from({ length: 60 }, (_, i) => ({
       operationType: 'Create' as const,
       partitionKey: `p${i % 12}`,
-      resourceBody: { id: `d${i}`, pk: `p${i % 12}`, amount: i, category: CATEGORIES[i % 4] ?? '', name: `${CATEGORIES[i % 4] ?? ''} item ${i}`, even: i % 2 === 0, tags: i % 3 === 0 ? ['a', 'b'] : ['b'] },
+      resourceBody: {
+        id: `d${i}`,
+        pk: `p${i % 12}`,
+        amount: i,
+        category: CATEGORIES[i % 4] ?? '',
+        name: `${CATEGORIES[i % 4] ?? ''} item ${i}`,
+        even: i % 2 === 0,
+        tags: i % 3 === 0 ? ['a', 'b'] : ['b'],
+      },
     })),
   );
 });
@@ -29,18 +37,26 @@ afterAll(async () => {
   await h.close();
 });
 
-const all = async (query: string | SqlQuerySpec, pk?: string): Promise<unknown[]> => (await items.items.query(query, pk === undefined ? {} : { partitionKey: pk }).fetchAll()).resources;
+const all = async (query: string | SqlQuerySpec, pk?: string): Promise<unknown[]> =>
+  (await items.items.query(query, pk === undefined ? {} : { partitionKey: pk }).fetchAll()).resources;
 const sorted = (rows: unknown[]): string[] => rows.map((r) => JSON.stringify(r)).sort();
 
 describe('DISTINCT', () => {
   it('removes repeated results across ranges, for objects and VALUE', async () => {
-    expect(sorted(await all('SELECT DISTINCT c.category FROM c'))).toEqual(sorted(CATEGORIES.map((category) => ({ category }))));
+    expect(sorted(await all('SELECT DISTINCT c.category FROM c'))).toEqual(
+      sorted(CATEGORIES.map((category) => ({ category }))),
+    );
     expect(sorted(await all('SELECT DISTINCT VALUE c.tags FROM c'))).toEqual(sorted([['a', 'b'], ['b']]));
   });
 
   it('keeps ORDER BY order and combines with TOP', async () => {
-    expect(await all('SELECT DISTINCT VALUE c.category FROM c ORDER BY c.category DESC')).toEqual([...CATEGORIES].sort().reverse());
-    expect(await all('SELECT DISTINCT TOP 2 c.category FROM c ORDER BY c.category')).toEqual([{ category: 'books' }, { category: 'food' }]);
+    expect(await all('SELECT DISTINCT VALUE c.category FROM c ORDER BY c.category DESC')).toEqual(
+      [...CATEGORIES].sort().reverse(),
+    );
+    expect(await all('SELECT DISTINCT TOP 2 c.category FROM c ORDER BY c.category')).toEqual([
+      { category: 'books' },
+      { category: 'food' },
+    ]);
   });
 
   it('works inside one partition key', async () => {
@@ -55,9 +71,16 @@ describe('OFFSET LIMIT', () => {
   });
 
   it('takes its counts from parameters, and pages', async () => {
-    const spec = { query: 'SELECT c.id, c.amount FROM c ORDER BY c.amount OFFSET @skip LIMIT @take', parameters: [{ name: '@skip', value: 10 }, { name: '@take', value: 25 }] };
+    const spec = {
+      query: 'SELECT c.id, c.amount FROM c ORDER BY c.amount OFFSET @skip LIMIT @take',
+      parameters: [
+        { name: '@skip', value: 10 },
+        { name: '@take', value: 25 },
+      ],
+    };
     const seen: number[] = [];
-    for await (const page of items.items.query<{ amount: number }>(spec, { maxItemCount: 7 }).getAsyncIterator()) seen.push(...page.resources.map((r) => r.amount));
+    for await (const page of items.items.query<{ amount: number }>(spec, { maxItemCount: 7 }).getAsyncIterator())
+      seen.push(...page.resources.map((r) => r.amount));
     expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i + 10));
   });
 
@@ -69,7 +92,9 @@ describe('OFFSET LIMIT', () => {
 
 describe('GROUP BY', () => {
   it('aggregates each group across ranges', async () => {
-    const rows = await all('SELECT c.category, COUNT(1) AS n, SUM(c.amount) AS total, AVG(c.amount) AS mean, MIN(c.amount) AS low, MAX(c.amount) AS high FROM c GROUP BY c.category');
+    const rows = await all(
+      'SELECT c.category, COUNT(1) AS n, SUM(c.amount) AS total, AVG(c.amount) AS mean, MIN(c.amount) AS low, MAX(c.amount) AS high FROM c GROUP BY c.category',
+    );
     const expected = CATEGORIES.map((category, k) => {
       const amounts = Array.from({ length: 15 }, (_, j) => k + 4 * j);
       const total = amounts.reduce((a, b) => a + b, 0);
@@ -80,22 +105,30 @@ describe('GROUP BY', () => {
 
   it('groups by an expression and by several, with SELECT VALUE', async () => {
     expect(sorted(await all('SELECT VALUE COUNT(1) FROM c GROUP BY c.even'))).toEqual(sorted([30, 30]));
-    expect(sorted(await all('SELECT UPPER(c.category) AS cat, c.even, COUNT(1) AS n FROM c GROUP BY UPPER(c.category), c.even'))).toEqual(
-      sorted(CATEGORIES.map((category, k) => ({ cat: category.toUpperCase(), even: k % 2 === 0, n: 15 }))),
-    );
+    expect(
+      sorted(
+        await all('SELECT UPPER(c.category) AS cat, c.even, COUNT(1) AS n FROM c GROUP BY UPPER(c.category), c.even'),
+      ),
+    ).toEqual(sorted(CATEGORIES.map((category, k) => ({ cat: category.toUpperCase(), even: k % 2 === 0, n: 15 }))));
     expect(sorted(await all('SELECT VALUE c.category FROM c GROUP BY c.category'))).toEqual(sorted(CATEGORIES));
   });
 
   it('works inside one partition key', async () => {
-    expect(await all('SELECT c.category, COUNT(1) AS n FROM c GROUP BY c.category', 'p2')).toEqual([{ category: 'food', n: 5 }]);
+    expect(await all('SELECT c.category, COUNT(1) AS n FROM c GROUP BY c.category', 'p2')).toEqual([
+      { category: 'food', n: 5 },
+    ]);
   });
 
   it('ends with query control and small pages, also when the groups of a range fill its last page exactly', async () => {
     for (const maxItemCount of [2, 3, 4]) {
-      const iterator = items.items.query('SELECT c.category, COUNT(1) AS n FROM c GROUP BY c.category', { maxItemCount, enableQueryControl: true });
+      const iterator = items.items.query('SELECT c.category, COUNT(1) AS n FROM c GROUP BY c.category', {
+        maxItemCount,
+        enableQueryControl: true,
+      });
       const rows: unknown[] = [];
       // A hang guard only: the SDK asks once per page and range.
-      for (let fetches = 0; iterator.hasMoreResults() && fetches < 100; fetches++) rows.push(...(await iterator.fetchNext()).resources);
+      for (let fetches = 0; iterator.hasMoreResults() && fetches < 100; fetches++)
+        rows.push(...(await iterator.fetchNext()).resources);
       expect(iterator.hasMoreResults()).toBe(false);
       expect(sorted(rows)).toEqual(sorted(CATEGORIES.map((category) => ({ category, n: 15 }))));
     }
@@ -112,7 +145,10 @@ describe('aggregates the library lacks', () => {
     expect([...(list ?? [])].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5]);
     const [set] = (await all('SELECT VALUE MAKESET(c.category) FROM c')) as string[][];
     expect([...(set ?? [])].sort()).toEqual([...CATEGORIES].sort());
-    const grouped = (await all('SELECT c.category, MAKESET(c.even) AS parity FROM c GROUP BY c.category')) as { category: string; parity: boolean[] }[];
+    const grouped = (await all('SELECT c.category, MAKESET(c.even) AS parity FROM c GROUP BY c.category')) as {
+      category: string;
+      parity: boolean[];
+    }[];
     expect(grouped.find((g) => g.category === 'toys')?.parity).toEqual([false]);
   });
 
@@ -123,10 +159,14 @@ describe('aggregates the library lacks', () => {
 
 describe('LIKE', () => {
   it('matches % and _ patterns, NOT LIKE and ESCAPE', async () => {
-    expect(sorted(await all("SELECT VALUE c.id FROM c WHERE c.name LIKE 'books item 1_'"))).toEqual(sorted(['d12', 'd16']));
+    expect(sorted(await all("SELECT VALUE c.id FROM c WHERE c.name LIKE 'books item 1_'"))).toEqual(
+      sorted(['d12', 'd16']),
+    );
     expect(await all("SELECT VALUE COUNT(1) FROM c WHERE c.name NOT LIKE '%item%'")).toEqual([0]);
     expect(await all("SELECT VALUE COUNT(1) FROM c WHERE c.category LIKE 't%s'")).toEqual([15]);
-    expect(await all("SELECT VALUE COUNT(1) FROM c WHERE CONCAT(c.category, '%') LIKE 'toys!%' ESCAPE '!'")).toEqual([15]);
+    expect(await all("SELECT VALUE COUNT(1) FROM c WHERE CONCAT(c.category, '%') LIKE 'toys!%' ESCAPE '!'")).toEqual([
+      15,
+    ]);
   });
 });
 
@@ -135,22 +175,33 @@ describe('continuation across ranges', () => {
     for (const direction of ['ASC', 'DESC']) {
       const query = `SELECT c.id, c.category FROM c ORDER BY c.category ${direction}`;
       const seen: { id: string; category: string }[] = [];
-      let iterator = items.items.query<{ id: string; category: string }>(query, { maxItemCount: 7, enableQueryControl: true });
+      let iterator = items.items.query<{ id: string; category: string }>(query, {
+        maxItemCount: 7,
+        enableQueryControl: true,
+      });
       while (iterator.hasMoreResults()) {
         const page = await iterator.fetchNext();
         seen.push(...page.resources);
-        if (page.continuationToken !== undefined) iterator = items.items.query(query, { maxItemCount: 7, enableQueryControl: true, continuationToken: page.continuationToken });
+        if (page.continuationToken !== undefined)
+          iterator = items.items.query(query, {
+            maxItemCount: 7,
+            enableQueryControl: true,
+            continuationToken: page.continuationToken,
+          });
       }
       expect(new Set(seen.map((r) => r.id)).size).toBe(60);
       expect(seen).toHaveLength(60);
       const categories = seen.map((r) => r.category);
-      expect(categories).toEqual([...categories].sort((a, b) => (direction === 'ASC' ? a.localeCompare(b) : b.localeCompare(a))));
+      expect(categories).toEqual(
+        [...categories].sort((a, b) => (direction === 'ASC' ? a.localeCompare(b) : b.localeCompare(a))),
+      );
     }
   });
 
   it('gives a full last page a continuation to an empty page, as the service does', async () => {
     const pages: number[] = [];
-    for await (const page of items.items.readAll({ partitionKey: 'p0', maxItemCount: 5 }).getAsyncIterator()) pages.push(page.resources.length);
+    for await (const page of items.items.readAll({ partitionKey: 'p0', maxItemCount: 5 }).getAsyncIterator())
+      pages.push(page.resources.length);
     expect(pages).toEqual([5, 0]);
   });
 
@@ -158,8 +209,16 @@ describe('continuation across ranges', () => {
     const path = `/${items.url.replace(/^\//, '')}/docs`;
     for (const token of ['junk', '{"pipeline":{"skip":-1}}', '{"token":5}']) {
       const res = await rawRequest(h.emulator, 'POST', path, {
-        body: JSON.stringify({ query: token.includes('pipeline') ? 'SELECT DISTINCT c.pk FROM c' : 'SELECT * FROM c', parameters: [] }),
-        headers: { 'x-ms-documentdb-isquery': 'True', 'content-type': 'application/query+json', 'x-ms-documentdb-partitionkey': '["p0"]', 'x-ms-continuation': token },
+        body: JSON.stringify({
+          query: token.includes('pipeline') ? 'SELECT DISTINCT c.pk FROM c' : 'SELECT * FROM c',
+          parameters: [],
+        }),
+        headers: {
+          'x-ms-documentdb-isquery': 'True',
+          'content-type': 'application/query+json',
+          'x-ms-documentdb-partitionkey': '["p0"]',
+          'x-ms-continuation': token,
+        },
       });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { message: string }).message).toContain('Invalid Continuation Token');

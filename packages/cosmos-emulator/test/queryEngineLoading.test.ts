@@ -54,11 +54,17 @@ function inProcessOfItsOwn(options: string, body: string): unknown {
 
 describe('the Cosmos emulator query engine', () => {
   it('is not loaded when the emulator starts accepting, and then loads in the background without a query', () => {
-    expect(inProcessOfItsOwn('', 'await untilLoaded(); return { loaded: engineLoaded() };')).toEqual({ accepting: false, loaded: true });
+    expect(inProcessOfItsOwn('', 'await untilLoaded(); return { loaded: engineLoaded() };')).toEqual({
+      accepting: false,
+      loaded: true,
+    });
   });
 
   it('with preloadQueryEngine false, loads when asked', () => {
-    const result = inProcessOfItsOwn('preloadQueryEngine: false', 'emulator.preloadQueryEngine(); await untilLoaded(); return { loaded: engineLoaded() };');
+    const result = inProcessOfItsOwn(
+      'preloadQueryEngine: false',
+      'emulator.preloadQueryEngine(); await untilLoaded(); return { loaded: engineLoaded() };',
+    );
     expect(result).toEqual({ accepting: false, loaded: true });
   });
 
@@ -92,6 +98,12 @@ describe('the Cosmos emulator query engine', () => {
       `,
     );
     // One degree of latitude on Turf's sphere: 111 km.
-    expect(result).toEqual({ accepting: false, plain: ['a'], turfBefore: { standIn: true, loaded: false }, metres: 111, turfAfter: true });
+    expect(result).toEqual({
+      accepting: false,
+      plain: ['a'],
+      turfBefore: { standIn: true, loaded: false },
+      metres: 111,
+      turfAfter: true,
+    });
   });
 });

@@ -56,6 +56,8 @@ describe('generated query code', () => {
       continuation = 'continuation' in ours ? (ours.continuation ?? undefined) : undefined;
       pages += 1;
     } while (continuation !== undefined && pages < 20);
-    expect(outcome(() => executable.run(DOCS, { parameters }))).toEqual(outcome(() => reference.exec(DOCS, { parameters })));
+    expect(outcome(() => executable.run(DOCS, { parameters }))).toEqual(
+      outcome(() => reference.exec(DOCS, { parameters })),
+    );
   });
 });

@@ -42,26 +42,43 @@ describe('query refusals', () => {
   });
 
   it('refuses ORDER BY RANK that ranks non-objects, which the SDK cannot read back', async () => {
-    const plan = (await (await query("SELECT TOP 5 VALUE c.id FROM c ORDER BY RANK FullTextScore(c.orderId, 'o1')", { 'x-ms-cosmos-is-query-plan-request': 'True' })).json()) as {
+    const plan = (await (
+      await query("SELECT TOP 5 VALUE c.id FROM c ORDER BY RANK FullTextScore(c.orderId, 'o1')", {
+        'x-ms-cosmos-is-query-plan-request': 'True',
+      })
+    ).json()) as {
       hybridSearchQueryInfo: { componentQueryInfos: { rewrittenQuery: string }[] };
     };
     const component = plan.hybridSearchQueryInfo.componentQueryInfos[0]?.rewrittenQuery ?? '';
-    const res = await query(component.replace(/\{documentdb-formattablehybridsearchquery-[^}]*\}/g, (p) => (p.includes('hitcounts') ? '[1]' : '1')), { 'x-ms-documentdb-partitionkey': '["o1"]' });
+    const res = await query(
+      component.replace(/\{documentdb-formattablehybridsearchquery-[^}]*\}/g, (p) =>
+        p.includes('hitcounts') ? '[1]' : '1',
+      ),
+      { 'x-ms-documentdb-partitionkey': '["o1"]' },
+    );
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { message: string }).message).toContain('SELECT VALUE of a scalar or array cannot be ranked');
+    expect(((await res.json()) as { message: string }).message).toContain(
+      'SELECT VALUE of a scalar or array cannot be ranked',
+    );
   });
 
   it('keeps a string literal that merely contains a clause word a plain query', async () => {
-    const res = await query("SELECT * FROM c WHERE c.id = 'GROUP BY DISTINCT OFFSET 1 LIMIT 1'", { 'x-ms-cosmos-is-query-plan-request': 'True' });
+    const res = await query("SELECT * FROM c WHERE c.id = 'GROUP BY DISTINCT OFFSET 1 LIMIT 1'", {
+      'x-ms-cosmos-is-query-plan-request': 'True',
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { queryInfo: { rewrittenQuery: string } }).queryInfo.rewrittenQuery).toBe('');
   });
 
   it('answers a cross-partition query that needs the plan with 400/1004 and the plan, for the SDK to follow', async () => {
-    const res = await query('SELECT DISTINCT c.orderId FROM c', { 'x-ms-documentdb-query-enablecrosspartition': 'True' });
+    const res = await query('SELECT DISTINCT c.orderId FROM c', {
+      'x-ms-documentdb-query-enablecrosspartition': 'True',
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('x-ms-substatus')).toBe('1004');
-    const info = JSON.parse(((await res.json()) as { additionalErrorInfo: string }).additionalErrorInfo) as { queryInfo: { distinctType: string } };
+    const info = JSON.parse(((await res.json()) as { additionalErrorInfo: string }).additionalErrorInfo) as {
+      queryInfo: { distinctType: string };
+    };
     expect(info.queryInfo.distinctType).toBe('Unordered');
     const inPartition = await orders.items.query('SELECT COUNT(1) AS n FROM c', { partitionKey: 'o1' }).fetchAll();
     expect(inPartition.resources).toEqual([{ n: 1 }]);

@@ -17,10 +17,23 @@ const SHAPES: { spec: SqlQuerySpec; orderId?: string }[] = [
   { spec: { query: `SELECT TOP 1000 c.id, c.orderId, c.sequence, c.status FROM c WHERE ${OPEN} ORDER BY c.orderId` } },
   { spec: { query: `SELECT TOP 3 c.id, c.orderId FROM c WHERE ${OPEN} ORDER BY c.orderId DESC` } },
   ...['pending', 'in-progress', 'failed'].map((status) => ({
-    spec: { query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox' AND c.status = @status", parameters: [{ name: '@status', value: status }] },
+    spec: {
+      query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox' AND c.status = @status",
+      parameters: [{ name: '@status', value: status }],
+    },
   })),
-  { spec: { query: "SELECT TOP 1000 * FROM c WHERE c.docType = 'outbox' AND c.status = @status ORDER BY c.orderId", parameters: [{ name: '@status', value: 'failed' }] } },
-  { spec: { query: "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_CONTAINS(c.rejected, { alerted: false }, true))" } },
+  {
+    spec: {
+      query: "SELECT TOP 1000 * FROM c WHERE c.docType = 'outbox' AND c.status = @status ORDER BY c.orderId",
+      parameters: [{ name: '@status', value: 'failed' }],
+    },
+  },
+  {
+    spec: {
+      query:
+        "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_CONTAINS(c.rejected, { alerted: false }, true))",
+    },
+  },
   { spec: { query: "SELECT VALUE MAX(c.sequence) FROM c WHERE c.docType = 'outbox'" } },
 ];
 
@@ -33,12 +46,16 @@ const sortKey = (row: unknown): string => JSON.stringify(row);
 async function reference(spec: SqlQuerySpec, orderId: string | undefined): Promise<unknown[]> {
   const { resources } = await orders.items.readAll().fetchAll();
   const docs = orderId === undefined ? resources : resources.filter((d) => d['orderId'] === orderId);
-  return parseSql(spec.query).exec(docs, { parameters: spec.parameters as { name: string; value: unknown }[] | undefined }).result;
+  return parseSql(spec.query).exec(docs, {
+    parameters: spec.parameters as { name: string; value: unknown }[] | undefined,
+  }).result;
 }
 
 async function expectShapesMatchReference(): Promise<void> {
   for (const { spec, orderId } of SHAPES) {
-    const { resources } = await orders.items.query(spec, orderId === undefined ? {} : { partitionKey: orderId }).fetchAll();
+    const { resources } = await orders.items
+      .query(spec, orderId === undefined ? {} : { partitionKey: orderId })
+      .fetchAll();
     const expected = await reference(spec, orderId);
     // Without ORDER BY the service promises no order; with it, the order of the ORDER BY values is part of the
     // result. Rows with equal values come in the service's `_rid` order, which the reference library does not
@@ -46,7 +63,8 @@ async function expectShapesMatchReference(): Promise<void> {
     if (/ORDER BY/i.test(spec.query)) {
       const orderKey = (row: unknown): unknown => (row as { orderId?: unknown }).orderId;
       expect(resources.map(orderKey), spec.query).toEqual(expected.map(orderKey));
-      if (!/\bTOP\b/i.test(spec.query)) expect(resources.map(sortKey).sort(), spec.query).toEqual(expected.map(sortKey).sort());
+      if (!/\bTOP\b/i.test(spec.query))
+        expect(resources.map(sortKey).sort(), spec.query).toEqual(expected.map(sortKey).sort());
     } else expect(resources.map(sortKey).sort(), spec.query).toEqual(expected.map(sortKey).sort());
   }
 }
@@ -58,12 +76,30 @@ beforeAll(async () => {
   for (let o = 0; o < 5; o += 1) {
     const orderId = `o-${o}`;
     const ops = [
-      { operationType: 'Create' as const, resourceBody: { id: 'order', orderId, docType: 'order', parked: o === 2 ? [{ sequence: 4 }] : [], rejected: [] } },
+      {
+        operationType: 'Create' as const,
+        resourceBody: {
+          id: 'order',
+          orderId,
+          docType: 'order',
+          parked: o === 2 ? [{ sequence: 4 }] : [],
+          rejected: [],
+        },
+      },
       ...statuses.map((_, n) => ({
         operationType: 'Create' as const,
-        resourceBody: { id: `outbox-${n}`, orderId, docType: 'outbox', sequence: n, status: statuses[(n + o) % statuses.length] ?? 'done' },
+        resourceBody: {
+          id: `outbox-${n}`,
+          orderId,
+          docType: 'outbox',
+          sequence: n,
+          status: statuses[(n + o) % statuses.length] ?? 'done',
+        },
       })),
-      ...Array.from({ length: 5 }, (_, n) => ({ operationType: 'Create' as const, resourceBody: { id: `inbox-${n}`, orderId, docType: 'inbox', sequence: n } })),
+      ...Array.from({ length: 5 }, (_, n) => ({
+        operationType: 'Create' as const,
+        resourceBody: { id: `inbox-${n}`, orderId, docType: 'inbox', sequence: n },
+      })),
     ];
     expect((await orders.items.batch(ops, orderId)).code).toBe(200);
   }
@@ -75,23 +111,48 @@ afterAll(async () => {
 describe('the app query shapes', () => {
   it('match the reference evaluation', async () => {
     await expectShapesMatchReference();
-    const [pending] = (await orders.items.query("SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox' AND c.status = 'pending'").fetchAll()).resources;
+    const [pending] = (
+      await orders.items
+        .query("SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox' AND c.status = 'pending'")
+        .fetchAll()
+    ).resources;
     expect(pending).toBe(5);
   });
 
   it('still match after replaces, deletes, upserts across index buckets and TTL expiry', async () => {
     await expectShapesMatchReference(); // the indexes exist from here on
-    await orders.item('outbox-0', 'o-0').replace({ id: 'outbox-0', orderId: 'o-0', docType: 'outbox', sequence: 0, status: 'done' });
+    await orders
+      .item('outbox-0', 'o-0')
+      .replace({ id: 'outbox-0', orderId: 'o-0', docType: 'outbox', sequence: 0, status: 'done' });
     await orders.item('outbox-3', 'o-3').delete(); // o-3's pending record
     await orders.items.upsert({ id: 'outbox-2', orderId: 'o-4', docType: 'applied', sequence: 2 });
-    await orders.items.upsert({ id: 'order', orderId: 'o-1', docType: 'order', parked: [{ sequence: 9 }], rejected: [] });
+    await orders.items.upsert({
+      id: 'order',
+      orderId: 'o-1',
+      docType: 'order',
+      parked: [{ sequence: 9 }],
+      rejected: [],
+    });
     // The emulator's clock (`Date`) frozen: the 1 s ttl item lives through every query below however slow they are.
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
-      await orders.items.create({ id: 'outbox-9', orderId: 'o-4', docType: 'outbox', sequence: 9, status: 'pending', ttl: 1 });
+      await orders.items.create({
+        id: 'outbox-9',
+        orderId: 'o-4',
+        docType: 'outbox',
+        sequence: 9,
+        status: 'pending',
+        ttl: 1,
+      });
       await expectShapesMatchReference();
       const counted = async (): Promise<unknown[]> =>
-        (await orders.items.query("SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox' AND c.status = 'pending' AND c.orderId = 'o-4'").fetchAll()).resources;
+        (
+          await orders.items
+            .query(
+              "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox' AND c.status = 'pending' AND c.orderId = 'o-4'",
+            )
+            .fetchAll()
+        ).resources;
       expect(await counted()).toEqual([1]);
       vi.setSystemTime(Date.now() + 1_300); // expired: reads and queries leave it out at once
       expect(await counted()).toEqual([0]);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CHARGE_CONSTANTS, changeFeedCharge, operationCharge, queryCharge, storedSize, sumCharges, writtenBytes } from '../src/requestCharge.js';
+import {
+  CHARGE_CONSTANTS,
+  changeFeedCharge,
+  operationCharge,
+  queryCharge,
+  storedSize,
+  sumCharges,
+  writtenBytes,
+} from '../src/requestCharge.js';
 
 const KB = 1024;
 const readCharge = (bytes: number): number => operationCharge('read', bytes);
@@ -41,7 +49,8 @@ describe('request charge by item size', () => {
   it('charges point operations by their rows: reads by the read row, every write (delete and patch too) by the write row', () => {
     expect(operationCharge('read', 64 * KB)).toBe(4.76);
     expect(operationCharge('read', undefined)).toBe(1);
-    for (const kind of ['create', 'replace', 'upsert', 'patch', 'delete'] as const) expect(operationCharge(kind, 64 * KB)).toBe(22.67);
+    for (const kind of ['create', 'replace', 'upsert', 'patch', 'delete'] as const)
+      expect(operationCharge(kind, 64 * KB)).toBe(22.67);
   });
 
   it('charges queries and change feed reads their base plus each returned item by the read row', () => {
@@ -52,7 +61,9 @@ describe('request charge by item size', () => {
   });
 
   it('counts the bytes a write stores, and none for a read or a delete', () => {
-    expect(['create', 'replace', 'upsert', 'patch'].map((k) => writtenBytes(k as 'create', 700))).toEqual([700, 700, 700, 700]);
+    expect(['create', 'replace', 'upsert', 'patch'].map((k) => writtenBytes(k as 'create', 700))).toEqual([
+      700, 700, 700, 700,
+    ]);
     expect(writtenBytes('read', 700)).toBe(0);
     expect(writtenBytes('delete', 700)).toBe(0);
   });

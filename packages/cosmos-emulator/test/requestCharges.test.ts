@@ -82,7 +82,10 @@ describe('transactional batch', () => {
       ],
       'rc-6',
     );
-    expect(response.result?.map((r) => [r.statusCode, r.requestCharge])).toEqual([[424, 0], [409, CHARGE_CONSTANTS.refusedOperation]]);
+    expect(response.result?.map((r) => [r.statusCode, r.requestCharge])).toEqual([
+      [424, 0],
+      [409, CHARGE_CONSTANTS.refusedOperation],
+    ]);
     expect(Number(response.headers['x-ms-request-charge'])).toBe(CHARGE_CONSTANTS.refusedOperation);
   });
 });
@@ -120,7 +123,10 @@ describe('GET /_emulator/counters', () => {
     await t.orders.items.batch([{ operationType: 'Upsert', resourceBody: { id: 'k2', orderId: 'rc-9' } }], 'rc-9');
     const upserted = await t.orders.item('k2', 'rc-9').read();
     await t.orders.item('k1', 'rc-9').delete();
-    const counters = (await (await fetch(`${t.h.emulator.endpoint}_emulator/counters`)).json()) as Record<string, Record<string, number>>;
+    const counters = (await (await fetch(`${t.h.emulator.endpoint}_emulator/counters`)).json()) as Record<
+      string,
+      Record<string, number>
+    >;
     expect(counters['requestUnits']).toEqual({ total: 16.85, create: 4.95, read: 2, batch: 4.95, delete: 4.95 });
     // A read or a delete writes nothing.
     const [a, b] = [storedSize(created.resource), storedSize(upserted.resource)];

@@ -21,10 +21,21 @@ function decodeLikeDotnet(rid: string): Kind {
 }
 
 /** A request signed as the .NET SDK signs a rid-addressed one: the link is the last rid, lower-cased. */
-function ridRequest(h: Harness, path: string, signedLink: string, resourceType: string, headers: Record<string, string> = {}): Promise<Response> {
+function ridRequest(
+  h: Harness,
+  path: string,
+  signedLink: string,
+  resourceType: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const date = new Date().toUTCString();
   return fetch(new URL(path, h.emulator.endpoint), {
-    headers: { 'x-ms-date': date, 'x-ms-version': '2020-07-15', authorization: masterKeyAuth(h.emulator.key, 'GET', resourceType, signedLink, date), ...headers },
+    headers: {
+      'x-ms-date': date,
+      'x-ms-version': '2020-07-15',
+      authorization: masterKeyAuth(h.emulator.key, 'GET', resourceType, signedLink, date),
+      ...headers,
+    },
   });
 }
 
@@ -48,9 +59,13 @@ describe('resource ids', () => {
     const kinds = new Set<Kind>();
     // Container ids carry random bytes: the collection bit must be set for each of them, not by chance.
     for (let i = 0; i < 20; i++) {
-      const res = (await (await h.database()).containers.create({ id: `rid-${i}`, partitionKey: { paths: ['/orderId'] } })).resource!;
+      const res = (
+        await (await h.database()).containers.create({ id: `rid-${i}`, partitionKey: { paths: ['/orderId'] } })
+      ).resource!;
       kinds.add(decodeLikeDotnet(res._rid));
-      expect(Buffer.from(res._rid.replace(/-/g, '/'), 'base64').subarray(0, 4)).toEqual(Buffer.from(dbRid.replace(/-/g, '/'), 'base64'));
+      expect(Buffer.from(res._rid.replace(/-/g, '/'), 'base64').subarray(0, 4)).toEqual(
+        Buffer.from(dbRid.replace(/-/g, '/'), 'base64'),
+      );
     }
     expect([...kinds]).toEqual(['container']);
     expect(decodeLikeDotnet(dbRid)).toBe('database');
@@ -66,16 +81,26 @@ describe('resource ids', () => {
     const path = `/dbs/${dbRid}/colls/${collRid}/pkranges`;
     const first = await ridRequest(h, path, collRid.toLowerCase(), 'pkranges', { 'a-im': 'Incremental Feed' });
     expect(first.status).toBe(200);
-    const body = (await first.json()) as { PartitionKeyRanges: { id: string; minInclusive: string; maxExclusive: string }[] };
+    const body = (await first.json()) as {
+      PartitionKeyRanges: { id: string; minInclusive: string; maxExclusive: string }[];
+    };
     const byName = await orders.readPartitionKeyRanges().fetchAll();
     expect(body.PartitionKeyRanges.map((r) => r.id)).toEqual(byName.resources.map((r) => r.id));
     expect(body.PartitionKeyRanges[0]?.minInclusive).toBe('');
     expect(body.PartitionKeyRanges.at(-1)?.maxExclusive).toBe('FF');
     const etag = first.headers.get('etag');
     expect(etag).toBeTruthy();
-    const again = await ridRequest(h, path, collRid.toLowerCase(), 'pkranges', { 'a-im': 'Incremental Feed', 'if-none-match': etag! });
+    const again = await ridRequest(h, path, collRid.toLowerCase(), 'pkranges', {
+      'a-im': 'Incremental Feed',
+      'if-none-match': etag!,
+    });
     expect(again.status).toBe(304);
-    const named = await ridRequest(h, `/${orders.url.replace(/^\//, '')}/pkranges`, orders.url.replace(/^\//, ''), 'pkranges');
+    const named = await ridRequest(
+      h,
+      `/${orders.url.replace(/^\//, '')}/pkranges`,
+      orders.url.replace(/^\//, ''),
+      'pkranges',
+    );
     expect(named.status).toBe(200);
   });
 
@@ -84,7 +109,13 @@ describe('resource ids', () => {
     const coll = await ridRequest(h, `/dbs/${dbRid}/colls/${collRid}`, collRid.toLowerCase(), 'colls');
     expect(coll.status).toBe(200);
     expect(((await coll.json()) as { id: string }).id).toBe(orders.id);
-    const read = await ridRequest(h, `/dbs/${dbRid}/colls/${collRid}/docs/${doc._rid}`, doc._rid.toLowerCase(), 'docs', { 'x-ms-documentdb-partitionkey': '["o2"]' });
+    const read = await ridRequest(
+      h,
+      `/dbs/${dbRid}/colls/${collRid}/docs/${doc._rid}`,
+      doc._rid.toLowerCase(),
+      'docs',
+      { 'x-ms-documentdb-partitionkey': '["o2"]' },
+    );
     expect(read.status).toBe(200);
     expect(((await read.json()) as { id: string }).id).toBe('by-rid');
   });

@@ -29,8 +29,12 @@ describe("the Cosmos DB emulator's ensureDatabases", () => {
     try {
       const database = (await made.client.databases.create({ id: 'convoy' })).database;
       for (const body of [ORDERS, LEASES]) await database.containers.create(body);
-      for (const id of ['orders', 'leases']) expect(await shapeOf(seeded, 'convoy', id)).toEqual(await shapeOf(made, 'convoy', id));
-      expect(await shapeOf(seeded, 'convoy', 'orders')).toMatchObject({ definition: { partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 }, throughput: 400 });
+      for (const id of ['orders', 'leases'])
+        expect(await shapeOf(seeded, 'convoy', id)).toEqual(await shapeOf(made, 'convoy', id));
+      expect(await shapeOf(seeded, 'convoy', 'orders')).toMatchObject({
+        definition: { partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 },
+        throughput: 400,
+      });
       const orders = seeded.client.database('convoy').container('orders');
       await orders.items.create({ id: 'state', orderId: 'o-1' });
       expect((await orders.items.query('SELECT VALUE c.id FROM c').fetchAll()).resources).toEqual(['state']);
@@ -49,8 +53,12 @@ describe("the Cosmos DB emulator's ensureDatabases", () => {
     const second = await startHarness({ dataDir });
     try {
       await second.emulator.ensureDatabases([{ id: 'convoy', containers: [ORDERS, LEASES] }]);
-      expect((await second.client.database('convoy').container('orders').item('state', 'o-1').read()).statusCode).toBe(200);
-      expect((await second.client.database('convoy').container('leases').read()).resource?.partitionKey?.paths).toEqual(['/id']);
+      expect((await second.client.database('convoy').container('orders').item('state', 'o-1').read()).statusCode).toBe(
+        200,
+      );
+      expect((await second.client.database('convoy').container('leases').read()).resource?.partitionKey?.paths).toEqual(
+        ['/id'],
+      );
     } finally {
       await second.close();
     }
@@ -59,7 +67,9 @@ describe("the Cosmos DB emulator's ensureDatabases", () => {
   it('rejects a container the service would refuse, with the reason', async () => {
     const h = await startHarness();
     try {
-      await expect(h.emulator.ensureDatabases([{ id: 'convoy', containers: [{ id: 'bad/id' }] }])).rejects.toThrow(/'id' is missing or invalid/);
+      await expect(h.emulator.ensureDatabases([{ id: 'convoy', containers: [{ id: 'bad/id' }] }])).rejects.toThrow(
+        /'id' is missing or invalid/,
+      );
     } finally {
       await h.close();
     }

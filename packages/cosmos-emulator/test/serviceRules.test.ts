@@ -29,17 +29,34 @@ describe('container definitions', () => {
     const spaced = await failure(db.containers.create({ id: uniqueName('c'), partitionKey: '/id ds' }));
     expect(spaced.code).toBe(400);
     expect(spaced.message).toContain("path '/id ds' could not be accepted");
-    const relative = await failure(db.containers.create({ id: uniqueName('c'), partitionKey: { paths: ['id', '/id2'], kind: 'MultiHash' as never, version: 2 } }));
+    const relative = await failure(
+      db.containers.create({
+        id: uniqueName('c'),
+        partitionKey: { paths: ['id', '/id2'], kind: 'MultiHash' as never, version: 2 },
+      }),
+    );
     expect(relative.message).toContain("path 'id' could not be accepted");
-    for (const partitionKey of [{ paths: '/id' }, { paths: ['/a/'] }, { paths: ['/a/*'] }, { paths: ['/a', '/b'], kind: 'Hash' }]) {
-      expect((await failure(db.containers.create({ id: uniqueName('c'), partitionKey: partitionKey as never }))).code).toBe(400);
+    for (const partitionKey of [
+      { paths: '/id' },
+      { paths: ['/a/'] },
+      { paths: ['/a/*'] },
+      { paths: ['/a', '/b'], kind: 'Hash' },
+    ]) {
+      expect(
+        (await failure(db.containers.create({ id: uniqueName('c'), partitionKey: partitionKey as never }))).code,
+      ).toBe(400);
     }
   });
 
   it('complete the indexing policy as the service returns it', async () => {
     const db = await h.database();
     const { resource: bare } = await db.containers.create({ id: uniqueName('c'), partitionKey: '/pk' });
-    expect(bare?.indexingPolicy).toEqual({ indexingMode: 'consistent', automatic: true, includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/"_etag"/?' }] });
+    expect(bare?.indexingPolicy).toEqual({
+      indexingMode: 'consistent',
+      automatic: true,
+      includedPaths: [{ path: '/*' }],
+      excludedPaths: [{ path: '/"_etag"/?' }],
+    });
     expect(bare?.geospatialConfig).toEqual({ type: 'Geography' });
     const { resource: custom } = await db.containers.create({
       id: uniqueName('c'),
@@ -48,33 +65,66 @@ describe('container definitions', () => {
     });
     expect(custom?.indexingPolicy?.indexingMode).toBe('consistent');
     expect(custom?.indexingPolicy?.excludedPaths?.map((p) => p.path)).toEqual(['/"systemMetadata"/*', '/"_etag"/?']);
-    const { resource: none } = await db.containers.create({ id: uniqueName('c'), partitionKey: '/pk', indexingPolicy: { indexingMode: 'none' as never, automatic: false } });
+    const { resource: none } = await db.containers.create({
+      id: uniqueName('c'),
+      partitionKey: '/pk',
+      indexingPolicy: { indexingMode: 'none' as never, automatic: false },
+    });
     expect(none?.indexingPolicy).toMatchObject({ indexingMode: 'none', includedPaths: [], excludedPaths: [] });
-    expect((await failure(db.containers.create({ id: uniqueName('c'), partitionKey: '/pk', indexingPolicy: { indexingMode: 'eager' as never } }))).code).toBe(400);
+    expect(
+      (
+        await failure(
+          db.containers.create({
+            id: uniqueName('c'),
+            partitionKey: '/pk',
+            indexingPolicy: { indexingMode: 'eager' as never },
+          }),
+        )
+      ).code,
+    ).toBe(400);
   });
 
   it('keep a geospatial type given on create or replace', async () => {
     const db = await h.database();
-    const { resource, container } = await db.containers.create({ id: uniqueName('c'), partitionKey: '/pk', geospatialConfig: { type: 'Geometry' as never } });
+    const { resource, container } = await db.containers.create({
+      id: uniqueName('c'),
+      partitionKey: '/pk',
+      geospatialConfig: { type: 'Geometry' as never },
+    });
     expect(resource?.geospatialConfig?.type).toBe('Geometry');
-    const { resource: replaced } = await container.replace({ ...resource!, geospatialConfig: { type: 'Geography' as never } });
+    const { resource: replaced } = await container.replace({
+      ...resource!,
+      geospatialConfig: { type: 'Geography' as never },
+    });
     expect(replaced?.geospatialConfig?.type).toBe('Geography');
-    expect((await failure(container.replace({ ...resource!, geospatialConfig: { type: 'Flat' as never } }))).code).toBe(400);
+    expect((await failure(container.replace({ ...resource!, geospatialConfig: { type: 'Flat' as never } }))).code).toBe(
+      400,
+    );
   });
 
   it('refuse defaultTtl null, 0 or below -1, and an item ttl that is not -1 or positive', async () => {
     const db = await h.database();
     for (const defaultTtl of [null, 0, -10, 1.5]) {
-      expect((await failure(db.containers.create({ id: uniqueName('c'), partitionKey: '/pk', defaultTtl: defaultTtl as never }))).code).toBe(400);
+      expect(
+        (
+          await failure(
+            db.containers.create({ id: uniqueName('c'), partitionKey: '/pk', defaultTtl: defaultTtl as never }),
+          )
+        ).code,
+      ).toBe(400);
     }
     const { container } = await db.containers.create({ id: uniqueName('c'), partitionKey: '/pk', defaultTtl: 100 });
-    for (const ttl of [null, -10, 0, 'soon']) expect((await failure(container.items.create({ id: uniqueName('i'), pk: 'p', ttl: ttl as never }))).code).toBe(400);
+    for (const ttl of [null, -10, 0, 'soon'])
+      expect((await failure(container.items.create({ id: uniqueName('i'), pk: 'p', ttl: ttl as never }))).code).toBe(
+        400,
+      );
     expect((await container.items.create({ id: uniqueName('i'), pk: 'p', ttl: -1 })).statusCode).toBe(201);
   });
 
   it('refuse a numeric item ttl that is not -1 or positive in a container without TTL too, in bulk as alone', async () => {
     const container = await h.container({ partitionKey: ['/pk'] });
-    for (const ttl of [-10, 0, 1.5]) expect((await failure(container.items.create({ id: uniqueName('i'), pk: 'p', ttl }))).code).toBe(400);
+    for (const ttl of [-10, 0, 1.5])
+      expect((await failure(container.items.create({ id: uniqueName('i'), pk: 'p', ttl }))).code).toBe(400);
     const [refused, kept] = await container.items.executeBulkOperations([
       { operationType: 'Create', partitionKey: 'p', resourceBody: { id: uniqueName('i'), pk: 'p', ttl: -10 } },
       { operationType: 'Create', partitionKey: 'p', resourceBody: { id: uniqueName('i'), pk: 'p', ttl: 30 } },
@@ -100,7 +150,9 @@ describe('ids and names', () => {
     expect((await c.items.create({ id: 'trailing ', orderId: 'ids' })).statusCode).toBe(201);
     expect((await failure(c.item('trailing ', 'ids').read())).code).toBe(401);
     expect((await c.item(' leading', 'ids').read()).statusCode).toBe(404);
-    const { resources } = await c.items.query('SELECT VALUE c.id FROM c WHERE c.id = "trailing "', { partitionKey: 'ids' }).fetchAll();
+    const { resources } = await c.items
+      .query('SELECT VALUE c.id FROM c WHERE c.id = "trailing "', { partitionKey: 'ids' })
+      .fetchAll();
     expect(resources).toEqual(['trailing ']);
   });
 
@@ -109,7 +161,9 @@ describe('ids and names', () => {
     const { container } = await database.containers.create({ id: 'café鱀', partitionKey: '/pk' });
     const created = await container.items.create({ id: 'x', pk: 'p' });
     expect(created.statusCode).toBe(201);
-    expect(created.headers['x-ms-alt-content-path']).toBe(`dbs/${encodeURIComponent(database.id)}/colls/${encodeURIComponent('café鱀')}`);
+    expect(created.headers['x-ms-alt-content-path']).toBe(
+      `dbs/${encodeURIComponent(database.id)}/colls/${encodeURIComponent('café鱀')}`,
+    );
     expect((await container.item('x', 'p').read()).statusCode).toBe(200);
     expect((await container.read()).statusCode).toBe(200);
   });
@@ -118,7 +172,12 @@ describe('ids and names', () => {
 describe('partition key delete, conflicts, client encryption keys', () => {
   it('deleteAllItemsForPartitionKey removes that partition only', async () => {
     const c = await h.container();
-    for (const [id, orderId] of [['1', 'gone'], ['2', 'gone'], ['3', 'kept']]) await c.items.create({ id, orderId });
+    for (const [id, orderId] of [
+      ['1', 'gone'],
+      ['2', 'gone'],
+      ['3', 'kept'],
+    ])
+      await c.items.create({ id, orderId });
     expect((await c.deleteAllItemsForPartitionKey('gone')).statusCode).toBe(200);
     expect((await c.item('1', 'gone').read()).statusCode).toBe(404);
     expect((await c.item('2', 'gone').read()).statusCode).toBe(404);
@@ -130,28 +189,55 @@ describe('partition key delete, conflicts, client encryption keys', () => {
     expect((await c.conflicts.readAll().fetchAll()).resources).toEqual([]);
     expect((await c.conflicts.query('SELECT * FROM c').fetchAll()).resources).toEqual([]);
     // (The SDK's `conflict(id).read()` signs as a user read, which the service refuses with 401; sent right, 404.)
-    expect((await rawRequest(h.emulator, 'GET', `/dbs/${c.database.id}/colls/${c.id}/conflicts/none`)).status).toBe(404);
+    expect((await rawRequest(h.emulator, 'GET', `/dbs/${c.database.id}/colls/${c.id}/conflicts/none`)).status).toBe(
+      404,
+    );
   });
 
   it('keep client encryption key metadata: create, read, list, query, replace (If-Match), 409 and 400', async () => {
     const db = await h.database();
     const path = `/dbs/${db.id}/clientencryptionkeys`;
-    const key = { id: uniqueName('cek'), encryptionAlgorithm: 'AEAD_AES_256_CBC_HMAC_SHA256', wrappedDataEncryptionKey: Buffer.from('wrapped').toString('base64'), keyWrapMetadata: { type: 'local', name: 'k1', value: 'path1', algorithm: 'RSA-OAEP' } };
+    const key = {
+      id: uniqueName('cek'),
+      encryptionAlgorithm: 'AEAD_AES_256_CBC_HMAC_SHA256',
+      wrappedDataEncryptionKey: Buffer.from('wrapped').toString('base64'),
+      keyWrapMetadata: { type: 'local', name: 'k1', value: 'path1', algorithm: 'RSA-OAEP' },
+    };
     const created = await rawRequest(h.emulator, 'POST', path, { body: JSON.stringify(key) });
     expect(created.status).toBe(201);
     const stored = (await created.json()) as { _etag: string; _self: string };
     expect(stored._self).toMatch(/clientencryptionkeys\/.+\/$/);
     expect((await rawRequest(h.emulator, 'POST', path, { body: JSON.stringify(key) })).status).toBe(409);
-    expect((await rawRequest(h.emulator, 'POST', path, { body: JSON.stringify({ id: 'incomplete' }) })).status).toBe(400);
-    const read = (await (await rawRequest(h.emulator, 'GET', `${path}/${key.id}`)).json()) as { keyWrapMetadata: { name: string } };
+    expect((await rawRequest(h.emulator, 'POST', path, { body: JSON.stringify({ id: 'incomplete' }) })).status).toBe(
+      400,
+    );
+    const read = (await (await rawRequest(h.emulator, 'GET', `${path}/${key.id}`)).json()) as {
+      keyWrapMetadata: { name: string };
+    };
     expect(read.keyWrapMetadata.name).toBe('k1');
     // The SDK rereads a key with If-None-Match when its key encryption key was revoked: 304 tells it the key was not rewrapped.
-    expect((await rawRequest(h.emulator, 'GET', `${path}/${key.id}`, { headers: { 'if-none-match': stored._etag } })).status).toBe(304);
+    expect(
+      (await rawRequest(h.emulator, 'GET', `${path}/${key.id}`, { headers: { 'if-none-match': stored._etag } })).status,
+    ).toBe(304);
     const listed = (await (await rawRequest(h.emulator, 'GET', path)).json()) as { ClientEncryptionKeys: unknown[] };
     expect(listed.ClientEncryptionKeys).toHaveLength(1);
     const rewrapped = { ...key, keyWrapMetadata: { ...key.keyWrapMetadata, name: 'k2' } };
-    expect((await rawRequest(h.emulator, 'PUT', `${path}/${key.id}`, { body: JSON.stringify(rewrapped), headers: { 'if-match': '"stale"' } })).status).toBe(412);
-    expect((await rawRequest(h.emulator, 'PUT', `${path}/${key.id}`, { body: JSON.stringify(rewrapped), headers: { 'if-match': stored._etag } })).status).toBe(200);
+    expect(
+      (
+        await rawRequest(h.emulator, 'PUT', `${path}/${key.id}`, {
+          body: JSON.stringify(rewrapped),
+          headers: { 'if-match': '"stale"' },
+        })
+      ).status,
+    ).toBe(412);
+    expect(
+      (
+        await rawRequest(h.emulator, 'PUT', `${path}/${key.id}`, {
+          body: JSON.stringify(rewrapped),
+          headers: { 'if-match': stored._etag },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('answer 400/1024 to a request prepared for a container since deleted and recreated under the same name', async () => {

@@ -27,7 +27,12 @@ async function sproc(body: string): Promise<string> {
 }
 
 async function ids(orderId: string): Promise<string[]> {
-  const { resources } = await c.items.query<{ id: string }>({ query: 'SELECT c.id FROM c WHERE c.orderId = @o', parameters: [{ name: '@o', value: orderId }] }).fetchAll();
+  const { resources } = await c.items
+    .query<{ id: string }>({
+      query: 'SELECT c.id FROM c WHERE c.orderId = @o',
+      parameters: [{ name: '@o', value: orderId }],
+    })
+    .fetchAll();
   return resources.map((r) => r.id).sort();
 }
 
@@ -44,9 +49,13 @@ describe('stored procedures', () => {
     expect((await failure(c.scripts.storedProcedures.create({ id: 'crud', body: 'function () {}' }))).code).toBe(409);
     const { resources: listed } = await c.scripts.storedProcedures.readAll().fetchAll();
     expect(listed.map((s) => s.id)).toContain('crud');
-    const { resources: queried } = await c.scripts.storedProcedures.query({ query: 'SELECT * FROM r WHERE r.id = @id', parameters: [{ name: '@id', value: 'crud' }] }).fetchAll();
+    const { resources: queried } = await c.scripts.storedProcedures
+      .query({ query: 'SELECT * FROM r WHERE r.id = @id', parameters: [{ name: '@id', value: 'crud' }] })
+      .fetchAll();
     expect(queried).toHaveLength(1);
-    const { resource: replaced } = await c.scripts.storedProcedure('crud').replace({ id: 'crud', body: 'function () { getContext().getResponse().setBody(2); }' });
+    const { resource: replaced } = await c.scripts
+      .storedProcedure('crud')
+      .replace({ id: 'crud', body: 'function () { getContext().getResponse().setBody(2); }' });
     expect(replaced?.body).toContain('setBody(2)');
     expect((await c.scripts.storedProcedure('crud').execute('p')).resource).toBe(2);
     await c.scripts.storedProcedure('crud').delete();
@@ -54,13 +63,17 @@ describe('stored procedures', () => {
   });
 
   it('run with their arguments and answer the response body they set', async () => {
-    const id = await sproc('function (a, b) { getContext().getResponse().setBody({ sum: a.n + b, request: getContext().getRequest().getBody() }); }');
+    const id = await sproc(
+      'function (a, b) { getContext().getResponse().setBody({ sum: a.n + b, request: getContext().getRequest().getBody() }); }',
+    );
     const { resource } = await c.scripts.storedProcedure(id).execute('p', [{ n: 2 }, 3]);
     expect(resource).toEqual({ sum: 5, request: [{ n: 2 }, 3] });
   });
 
   it('append to a response body that starts empty, as text', async () => {
-    const id = await sproc('function () { for (var i = 0; i < 4; i++) getContext().getResponse().appendValue("Body", i); }');
+    const id = await sproc(
+      'function () { for (var i = 0; i < 4; i++) getContext().getResponse().appendValue("Body", i); }',
+    );
     expect((await c.scripts.storedProcedure(id).execute('p')).resource).toBe('0123');
   });
 
@@ -125,9 +138,13 @@ describe('stored procedures', () => {
   });
 
   it('are refused a document of another partition (400) and a link outside their container', async () => {
-    const wrongKey = await sproc('function () { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), { id: "x", orderId: "elsewhere" }); }');
+    const wrongKey = await sproc(
+      'function () { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), { id: "x", orderId: "elsewhere" }); }',
+    );
     expect((await failure(c.scripts.storedProcedure(wrongKey).execute('sp-mine'))).code).toBe(400);
-    const wrongLink = await sproc('function () { getContext().getCollection().createDocument("dbs/other/colls/other", { id: "x" }); }');
+    const wrongLink = await sproc(
+      'function () { getContext().getCollection().createDocument("dbs/other/colls/other", { id: "x" }); }',
+    );
     const error = await failure(c.scripts.storedProcedure(wrongLink).execute('sp-mine'));
     expect(error.code).toBe(400);
     expect(error.message).toContain('outside current collection');
@@ -163,7 +180,9 @@ describe('stored procedures', () => {
   });
 
   it('return their console.log lines only when script logging is on', async () => {
-    const id = await sproc('function () { console.log("%s is %s", "x", 1); getContext().getResponse().setBody("ok"); }');
+    const id = await sproc(
+      'function () { console.log("%s is %s", "x", 1); getContext().getResponse().setBody("ok"); }',
+    );
     const plain = await c.scripts.storedProcedure(id).execute('p');
     expect(plain.headers['x-ms-documentdb-script-log-results']).toBeUndefined();
     const logged = await c.scripts.storedProcedure(id).execute('p', [], { enableScriptLogging: true });
@@ -183,7 +202,11 @@ describe('stored procedures', () => {
         });
       });
     }`);
-    expect((await c.scripts.storedProcedure(id).execute('sp-query')).resource).toEqual({ first: 2, rest: 1, hasMore: true });
+    expect((await c.scripts.storedProcedure(id).execute('sp-query')).resource).toEqual({
+      first: 2,
+      rest: 1,
+      hasMore: true,
+    });
     const fluent = await sproc('function () { __.filter(function (d) { return d.n === 2; }); }');
     expect((await c.scripts.storedProcedure(fluent).execute('sp-query')).resource).toMatchObject([{ id: 'q2' }]);
   });

@@ -21,18 +21,33 @@ describe('partitions from throughput', () => {
     dirs.push(dataDir);
     const first = await startHarness({ dataDir });
     const database = await first.database();
-    const manual = (await database.containers.create({ id: 'manual', partitionKey: { paths: ['/pk'] }, throughput: 25_100 })).container;
-    const twoPartitions = (await database.containers.create({ id: 'two', partitionKey: { paths: ['/pk'] }, throughput: 12_000 })).container;
-    const autoscale = (await database.containers.create({ id: 'autoscale', partitionKey: { paths: ['/pk'] }, maxThroughput: 20_000 })).container;
-    const small = (await database.containers.create({ id: 'small', partitionKey: { paths: ['/pk'] }, throughput: 400 })).container;
+    const manual = (
+      await database.containers.create({ id: 'manual', partitionKey: { paths: ['/pk'] }, throughput: 25_100 })
+    ).container;
+    const twoPartitions = (
+      await database.containers.create({ id: 'two', partitionKey: { paths: ['/pk'] }, throughput: 12_000 })
+    ).container;
+    const autoscale = (
+      await database.containers.create({ id: 'autoscale', partitionKey: { paths: ['/pk'] }, maxThroughput: 20_000 })
+    ).container;
+    const small = (await database.containers.create({ id: 'small', partitionKey: { paths: ['/pk'] }, throughput: 400 }))
+      .container;
     expect((await manual.getFeedRanges()).length).toBe(Math.max(5, SUITE_PARTITION_KEY_RANGES));
     expect((await twoPartitions.getFeedRanges()).length).toBe(Math.max(2, SUITE_PARTITION_KEY_RANGES));
     expect((await autoscale.getFeedRanges()).length).toBe(Math.max(2, SUITE_PARTITION_KEY_RANGES));
     expect((await small.getFeedRanges()).length).toBe(SUITE_PARTITION_KEY_RANGES);
 
     // 300 reads over 300 keys: the legacy bulk API refuses more than 100 operations for one range.
-    await manual.items.executeBulkOperations(Array.from({ length: 300 }, (_, i) => ({ operationType: 'Create' as const, partitionKey: i, resourceBody: { id: `d${i}`, pk: i } })));
-    const reads = await manual.items.bulk(Array.from({ length: 300 }, (_, i) => ({ operationType: 'Read' as const, id: `d${i}`, partitionKey: i })));
+    await manual.items.executeBulkOperations(
+      Array.from({ length: 300 }, (_, i) => ({
+        operationType: 'Create' as const,
+        partitionKey: i,
+        resourceBody: { id: `d${i}`, pk: i },
+      })),
+    );
+    const reads = await manual.items.bulk(
+      Array.from({ length: 300 }, (_, i) => ({ operationType: 'Read' as const, id: `d${i}`, partitionKey: i })),
+    );
     expect(reads.every((r) => r.statusCode === 200)).toBe(true);
     await first.close();
 

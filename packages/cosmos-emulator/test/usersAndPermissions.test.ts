@@ -35,7 +35,11 @@ const status = (promise: Promise<unknown>): Promise<number | undefined> =>
     (e: { code?: number }) => e.code,
   );
 
-async function token(definition: { permissionMode: PermissionMode; resource: string; resourcePartitionKey?: unknown[] }): Promise<string> {
+async function token(definition: {
+  permissionMode: PermissionMode;
+  resource: string;
+  resourcePartitionKey?: unknown[];
+}): Promise<string> {
   const { user } = await db.users.create({ id: uniqueName('user') });
   const { resource } = await user.permissions.create({ id: uniqueName('perm'), ...definition } as never);
   expect(resource?._token).toMatch(/^type=resource&ver=1\.0&sig=/);
@@ -43,7 +47,14 @@ async function token(definition: { permissionMode: PermissionMode; resource: str
 }
 
 function tokenClient(resourceTokens: Record<string, string>): CosmosClient {
-  return new CosmosClient({ endpoint: h.emulator.endpoint, resourceTokens, connectionPolicy: { enableEndpointDiscovery: false, retryOptions: { maxRetryAttemptCount: 0, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 0 } } });
+  return new CosmosClient({
+    endpoint: h.emulator.endpoint,
+    resourceTokens,
+    connectionPolicy: {
+      enableEndpointDiscovery: false,
+      retryOptions: { maxRetryAttemptCount: 0, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 0 },
+    },
+  });
 }
 
 describe('users and permissions', () => {
@@ -51,7 +62,9 @@ describe('users and permissions', () => {
     const id = uniqueName('u');
     await db.users.create({ id });
     expect(await status(db.users.create({ id }))).toBe(409);
-    const { resources } = await db.users.query({ query: 'SELECT * FROM r WHERE r.id = @id', parameters: [{ name: '@id', value: id }] }).fetchAll();
+    const { resources } = await db.users
+      .query({ query: 'SELECT * FROM r WHERE r.id = @id', parameters: [{ name: '@id', value: id }] })
+      .fetchAll();
     expect(resources).toHaveLength(1);
     const user = db.user(id);
     await user.permissions.create({ id: 'p', permissionMode: PermissionMode.Read, resource: orders.url });
@@ -61,7 +74,9 @@ describe('users and permissions', () => {
     // The permissions moved with their user.
     const { resources: permissions } = await db.user(`${id}-renamed`).permissions.readAll().fetchAll();
     expect(permissions.map((p) => p.id)).toEqual(['p']);
-    const { resource: upserted } = await db.user(`${id}-renamed`).permissions.upsert({ id: 'p', permissionMode: PermissionMode.All, resource: orders.url });
+    const { resource: upserted } = await db
+      .user(`${id}-renamed`)
+      .permissions.upsert({ id: 'p', permissionMode: PermissionMode.All, resource: orders.url });
     expect(upserted?.permissionMode).toBe(PermissionMode.All);
     await db.user(`${id}-renamed`).delete();
     expect(await status(db.user(`${id}-renamed`).permission('p').read())).toBe(404);
@@ -69,14 +84,22 @@ describe('users and permissions', () => {
 
   it('refuse a permission without a valid mode or resource (400)', async () => {
     const { user } = await db.users.create({ id: uniqueName('u') });
-    expect(await status(user.permissions.create({ id: 'bad', permissionMode: 'write' as PermissionMode, resource: orders.url }))).toBe(400);
-    expect(await status(user.permissions.create({ id: 'bad', permissionMode: PermissionMode.Read, resource: '' }))).toBe(400);
+    expect(
+      await status(
+        user.permissions.create({ id: 'bad', permissionMode: 'write' as PermissionMode, resource: orders.url }),
+      ),
+    ).toBe(400);
+    expect(
+      await status(user.permissions.create({ id: 'bad', permissionMode: PermissionMode.Read, resource: '' })),
+    ).toBe(400);
   });
 });
 
 describe('resource tokens', () => {
   it('let a Read permission on a container read and query it, and nothing more (403)', async () => {
-    const client = tokenClient({ [orders.id]: await token({ permissionMode: PermissionMode.Read, resource: orders.url }) });
+    const client = tokenClient({
+      [orders.id]: await token({ permissionMode: PermissionMode.Read, resource: orders.url }),
+    });
     const container = client.database(db.id).container(orders.id);
     expect((await container.read()).statusCode).toBe(200);
     const { resources } = await container.items.readAll().fetchAll();
@@ -96,7 +119,13 @@ describe('resource tokens', () => {
   });
 
   it('limited to a partition key allow that key only', async () => {
-    const client = tokenClient({ [orders.id]: await token({ permissionMode: PermissionMode.All, resource: orders.url, resourcePartitionKey: ['A'] }) });
+    const client = tokenClient({
+      [orders.id]: await token({
+        permissionMode: PermissionMode.All,
+        resource: orders.url,
+        resourcePartitionKey: ['A'],
+      }),
+    });
     const container = client.database(db.id).container(orders.id);
     expect((await container.items.create({ id: 'a-new', orderId: 'A' })).statusCode).toBe(201);
     expect(await status(container.items.create({ id: 'b-new', orderId: 'B' }))).toBe(403);
@@ -120,10 +149,16 @@ describe('resource tokens', () => {
     const grant = await token({ permissionMode: PermissionMode.Read, resource: orders.url });
     const forged = grant.replace(/sig=(.)/, (_m, first: string) => `sig=${first === 'A' ? 'B' : 'A'}`);
     const path = `/dbs/${db.id}/colls/${orders.id}`;
-    expect((await rawRequest(h.emulator, 'GET', path, { headers: { authorization: encodeURIComponent(forged) } })).status).toBe(401);
-    expect((await rawRequest(h.emulator, 'GET', path, { headers: { authorization: encodeURIComponent(grant) } })).status).toBe(200);
+    expect(
+      (await rawRequest(h.emulator, 'GET', path, { headers: { authorization: encodeURIComponent(forged) } })).status,
+    ).toBe(401);
+    expect(
+      (await rawRequest(h.emulator, 'GET', path, { headers: { authorization: encodeURIComponent(grant) } })).status,
+    ).toBe(200);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 2 * 3600 * 1000);
-    expect((await rawRequest(h.emulator, 'GET', path, { headers: { authorization: encodeURIComponent(grant) } })).status).toBe(401);
+    expect(
+      (await rawRequest(h.emulator, 'GET', path, { headers: { authorization: encodeURIComponent(grant) } })).status,
+    ).toBe(401);
   });
 });

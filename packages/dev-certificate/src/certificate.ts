@@ -42,7 +42,10 @@ async function createMaterial(): Promise<TlsMaterial> {
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
-        altNames: [...DNS_NAMES.map((value) => ({ type: 2 as const, value })), ...IP_ADDRESSES.map((ip) => ({ type: 7 as const, ip }))],
+        altNames: [
+          ...DNS_NAMES.map((value) => ({ type: 2 as const, value })),
+          ...IP_ADDRESSES.map((ip) => ({ type: 7 as const, ip })),
+        ],
       },
     ],
   });
@@ -67,7 +70,10 @@ function isUsable(material: TlsMaterial, now: number): boolean {
 
 async function readCached(dir: string): Promise<TlsMaterial | undefined> {
   try {
-    const [certPem, keyPem] = await Promise.all([readFile(join(dir, CERT_FILE), 'utf8'), readFile(join(dir, KEY_FILE), 'utf8')]);
+    const [certPem, keyPem] = await Promise.all([
+      readFile(join(dir, CERT_FILE), 'utf8'),
+      readFile(join(dir, KEY_FILE), 'utf8'),
+    ]);
     return { certPem, keyPem };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

@@ -92,7 +92,8 @@ export function buildCache(root) {
         byKind.set(match[1], [...(byKind.get(match[1]) ?? []), { dir, at: Number(match[2]) }]);
       }
       for (const dirs of byKind.values()) {
-        for (const { dir } of dirs.sort((a, b) => b.at - a.at).slice(KEPT_BUILDS)) rmSync(join(cacheDir, dir), { recursive: true, force: true });
+        for (const { dir } of dirs.sort((a, b) => b.at - a.at).slice(KEPT_BUILDS))
+          rmSync(join(cacheDir, dir), { recursive: true, force: true });
       }
     },
   };

@@ -22,12 +22,17 @@ const INSTALLED = new Set(['@azure/core-tracing', 'applicationinsights', 'selfsi
 const REQUIRED = new Set(['@azure/functions']);
 
 /** Gives CommonJS packages the `require` they call for Node's built-in modules. */
-const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+const REQUIRE_BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /** What every build here makes: ES modules for Node, bundled and split into shared chunks. */
 const ESM_FOR_NODE = { bundle: true, splitting: true, format: 'esm', platform: 'node', target: 'node20' };
 
-const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 const isBare = (specifier) => !/^[./]/.test(specifier) && !isBuiltin(specifier);
 
 /** The file of the vendor bundle that exports `specifier` (`@azure/cosmos` → `azure+cosmos.js`). */
@@ -73,7 +78,10 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
   const shapes = await moduleShapes(root, specifiers);
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: specifiers.map((specifier) => ({ in: `vendor:${specifier}`, out: vendorFile(specifier).slice(0, -'.js'.length) })),
+    entryPoints: specifiers.map((specifier) => ({
+      in: `vendor:${specifier}`,
+      out: vendorFile(specifier).slice(0, -'.js'.length),
+    })),
     outdir,
     ...ESM_FOR_NODE,
     external: [...INSTALLED, ...REQUIRED].flatMap((name) => [name, `${name}/*`]),
@@ -87,7 +95,10 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
         name: 'vendor-entries',
         setup(build) {
           // An .mjs path: esbuild then gives a CommonJS import Node's interop (`default` is always `module.exports`).
-          build.onResolve({ filter: /^vendor:/ }, ({ path }) => ({ path: `${path.slice('vendor:'.length)}.mjs`, namespace: 'vendor-entry' }));
+          build.onResolve({ filter: /^vendor:/ }, ({ path }) => ({
+            path: `${path.slice('vendor:'.length)}.mjs`,
+            namespace: 'vendor-entry',
+          }));
           build.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, async ({ path }) => {
             const specifier = path.slice(0, -'.mjs'.length);
             const shape = shapes[specifier];
@@ -95,7 +106,8 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
             if (!REQUIRED.has(packageName(specifier))) {
               const resolved = await build.resolve(specifier, { kind: 'import-statement', resolveDir: root });
               if (resolved.errors.length > 0) return { errors: resolved.errors };
-              if (realpathSync(resolved.path) !== realpathSync(shape.file)) return { errors: [{ text: `${specifier}: esbuild resolves ${resolved.path}, Node ${shape.file}` }] };
+              if (realpathSync(resolved.path) !== realpathSync(shape.file))
+                return { errors: [{ text: `${specifier}: esbuild resolves ${resolved.path}, Node ${shape.file}` }] };
             }
             return { contents: entrySource(specifier, shape), resolveDir: root, loader: 'js' };
           });
@@ -114,7 +126,8 @@ export async function buildVendor(esbuild, { root, outdir, specifiers }) {
  */
 function entrySource(specifier, shape) {
   const quoted = JSON.stringify(specifier);
-  if (shape.format === 'module') return `import * as namespace from ${quoted};\nexport default namespace.default;\nexport * from ${quoted};\n`;
+  if (shape.format === 'module')
+    return `import * as namespace from ${quoted};\nexport default namespace.default;\nexport * from ${quoted};\n`;
   const head = REQUIRED.has(packageName(specifier))
     ? `import { createRequire } from 'node:module';\nconst exported = createRequire(import.meta.url)(${quoted});\n`
     : `import exported from ${quoted};\n`;
@@ -152,5 +165,10 @@ async function moduleShapes(root, specifiers) {
       shapes[specifier] = { file, format, names: format === 'commonjs' ? Object.keys(await import(specifier)) : [] };
     }
     process.stdout.write(JSON.stringify(shapes));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script, JSON.stringify(specifiers)], { cwd: root, encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '--eval', script, JSON.stringify(specifiers)], {
+      cwd: root,
+      encoding: 'utf8',
+    }),
+  );
 }

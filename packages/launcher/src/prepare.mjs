@@ -11,7 +11,10 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 try {
   const { buildMs, prune } = await prepareBundles({ root, parts: PARTS, inputs: INPUTS });
   prune?.();
-  if (buildMs !== undefined) process.stdout.write(`npm start's and npx convoy's bundles built in ${(buildMs / 1000).toFixed(1)} s (.start/)\n`);
+  if (buildMs !== undefined)
+    process.stdout.write(`npm start's and npx convoy's bundles built in ${(buildMs / 1000).toFixed(1)} s (.start/)\n`);
 } catch (error) {
-  process.stderr.write(`npm start's bundles were not built now (${error instanceof Error ? error.message : String(error)}); npm start builds them.\n`);
+  process.stderr.write(
+    `npm start's bundles were not built now (${error instanceof Error ? error.message : String(error)}); npm start builds them.\n`,
+  );
 }

@@ -10,7 +10,9 @@ import { buildApp, buildVendor } from './bundles.mjs';
 import { trimCompileCache } from './compileCache.mjs';
 
 /** This launcher's own modules: a change to how bundles are made makes every bundle stale. */
-const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'compileCache.mjs', 'parts.mjs', 'prepareBundles.mjs'].map((file) => fileURLToPath(new URL(file, import.meta.url)));
+const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'compileCache.mjs', 'parts.mjs', 'prepareBundles.mjs'].map(
+  (file) => fileURLToPath(new URL(file, import.meta.url)),
+);
 
 /**
  * Makes the bundles of the parts named in `only` current and resolves to the directory of each (by part name); when
@@ -25,30 +27,48 @@ const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'compileCache.mjs', 'pa
  * - `onReady(part, dir)` is called once per part as soon as its bundle is current: at once when it was, so it can
  *   start while the others rebuild.
  */
-export async function prepareBundles({ root, parts, only = Object.keys(parts), inputs = [], onReady = () => undefined }) {
+export async function prepareBundles({
+  root,
+  parts,
+  only = Object.keys(parts),
+  inputs = [],
+  onReady = () => undefined,
+}) {
   const cache = buildCache(root);
   const current = cache.read();
   const shared = [...inputs, ...LAUNCHER_FILES.map((file) => relative(root, file))];
   const names = only;
   const vendorFresh = cache.isFresh(current.vendor);
-  const fresh = names.filter((name) => vendorFresh && current[name]?.vendor === current.vendor.dir && cache.isFresh(current[name]));
+  const fresh = names.filter(
+    (name) => vendorFresh && current[name]?.vendor === current.vendor.dir && cache.isFresh(current[name]),
+  );
   for (const name of fresh) onReady(name, cache.path(current[name].dir));
-  if (fresh.length === names.length) return { dirs: Object.fromEntries(names.map((name) => [name, cache.path(current[name].dir)])) };
+  if (fresh.length === names.length)
+    return { dirs: Object.fromEntries(names.map((name) => [name, cache.path(current[name].dir)])) };
 
   const started = performance.now();
   // Required rather than imported: an import of this CommonJS package first has Node scan it for export names.
   const esbuild = createRequire(import.meta.url)('esbuild');
   const buildPart = async (name, vendorDir) => {
     const dir = cache.newDir(name);
-    const { files, specifiers } = await buildApp(esbuild, { root, entryPoints: parts[name].entryPoints, outdir: cache.path(dir), vendorDir });
+    const { files, specifiers } = await buildApp(esbuild, {
+      root,
+      entryPoints: parts[name].entryPoints,
+      outdir: cache.path(dir),
+      vendorDir,
+    });
     const assets = parts[name].assets;
     if (assets !== undefined) cpSync(join(root, assets), join(cache.path(dir), 'static'), { recursive: true });
     const assetFiles = assets === undefined ? [] : readdirSync(join(root, assets)).map((file) => `${assets}/${file}`);
     return [name, cache.record(dir, [...files, ...shared, ...assetFiles], { vendor: vendorDir, specifiers })];
   };
-  const buildParts = async (which, vendorDir) => Object.fromEntries(await Promise.all(which.map((name) => buildPart(name, vendorDir))));
+  const buildParts = async (which, vendorDir) =>
+    Object.fromEntries(await Promise.all(which.map((name) => buildPart(name, vendorDir))));
   let vendorDir = vendorFresh ? current.vendor.dir : cache.newDir('vendor');
-  let records = await buildParts(names.filter((name) => !fresh.includes(name)), vendorDir);
+  let records = await buildParts(
+    names.filter((name) => !fresh.includes(name)),
+    vendorDir,
+  );
   const needed = (built) => [...new Set(Object.values(built).flatMap((record) => record.specifiers))].sort();
   if (!vendorFresh || needed(records).some((specifier) => !current.vendor.specifiers.includes(specifier))) {
     // A package no bundle imported before, or a new install: a new vendor bundle, with every part built against it
@@ -60,11 +80,18 @@ export async function prepareBundles({ root, parts, only = Object.keys(parts), i
       vendorFresh ? buildParts(names, vendorDir) : records,
       Promise.allSettled(others.map((name) => buildPart(name, vendorDir))),
     ]);
-    records = { ...asked, ...Object.fromEntries(besides.flatMap((built) => (built.status === 'fulfilled' ? [built.value] : []))) };
+    records = {
+      ...asked,
+      ...Object.fromEntries(besides.flatMap((built) => (built.status === 'fulfilled' ? [built.value] : []))),
+    };
     const specifiers = needed(records);
     const files = await buildVendor(esbuild, { root, outdir: cache.path(vendorDir), specifiers });
     // npm rewrites node_modules/.package-lock.json on every install, whatever it changed.
-    records.vendor = cache.record(vendorDir, [...files, ...shared, 'package-lock.json', 'node_modules/.package-lock.json'], { specifiers });
+    records.vendor = cache.record(
+      vendorDir,
+      [...files, ...shared, 'package-lock.json', 'node_modules/.package-lock.json'],
+      { specifiers },
+    );
   }
   cache.update(records);
   const dirs = Object.fromEntries(names.map((name) => [name, cache.path((records[name] ?? current[name]).dir)]));

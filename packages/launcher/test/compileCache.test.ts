@@ -9,7 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 /** The launcher's use of Node's compile cache (launcher/compileCache.mjs). */
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const launcherModule = pathToFileURL(join(repo, 'packages/launcher/src/compileCache.mjs')).href;
-const { trimCompileCache } = (await import(launcherModule)) as { trimCompileCache: (root: string, maxBytes?: number) => void };
+const { trimCompileCache } = (await import(launcherModule)) as {
+  trimCompileCache: (root: string, maxBytes?: number) => void;
+};
 
 let root: string | undefined;
 afterEach(() => {
@@ -32,9 +34,15 @@ describe('the compile cache', () => {
       process.stdout.write(JSON.stringify({ main: inDir(module.getCompileCacheDir?.()), worker: inDir(inWorker ?? undefined), env: process.env.NODE_COMPILE_CACHE }));`;
     const env = { ...process.env };
     delete env.NODE_COMPILE_CACHE;
-    const seen = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8', env })) as Record<string, unknown>;
+    const seen = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8', env }),
+    ) as Record<string, unknown>;
     // Node 20, where this runs by default, has no compile cache: nothing is set.
-    expect(seen).toEqual(typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function' ? { main: true, worker: true, env: dir } : {});
+    expect(seen).toEqual(
+      typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function'
+        ? { main: true, worker: true, env: dir }
+        : {},
+    );
   });
 
   it('is emptied once it outgrows its limit, and kept below it', () => {

@@ -9,17 +9,33 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 /** The install's `prepare` step (package.json), which `npm ci` and `npm install` run in this repository. */
 describe("the install's prepare step", () => {
   it('is what package.json runs after an install', () => {
-    expect((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.prepare).toBe('convoy-bundles');
+    expect(
+      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+        .prepare,
+    ).toBe('convoy-bundles');
   });
 
-  it('leaves every part of the launcher current, so neither npm start nor npx convoy builds after an install', { timeout: 120_000 }, async () => {
-    execFileSync(process.execPath, ['packages/launcher/src/prepare.mjs'], { cwd: root, encoding: 'utf8' });
-    const { PARTS, INPUTS } = (await import(pathToFileURL(join(root, 'packages/launcher/src/parts.mjs')).href)) as { PARTS: Record<string, unknown>; INPUTS: string[] };
-    const { prepareBundles } = (await import(pathToFileURL(join(root, 'packages/launcher/src/prepareBundles.mjs')).href)) as {
-      prepareBundles: (options: { root: string; parts: unknown; inputs: string[] }) => Promise<{ dirs: Record<string, string>; buildMs?: number }>;
-    };
-    const after = await prepareBundles({ root, parts: PARTS, inputs: INPUTS });
-    expect(after.buildMs).toBeUndefined();
-    expect(Object.keys(after.dirs).sort()).toEqual(Object.keys(PARTS).sort());
-  });
+  it(
+    'leaves every part of the launcher current, so neither npm start nor npx convoy builds after an install',
+    { timeout: 120_000 },
+    async () => {
+      execFileSync(process.execPath, ['packages/launcher/src/prepare.mjs'], { cwd: root, encoding: 'utf8' });
+      const { PARTS, INPUTS } = (await import(pathToFileURL(join(root, 'packages/launcher/src/parts.mjs')).href)) as {
+        PARTS: Record<string, unknown>;
+        INPUTS: string[];
+      };
+      const { prepareBundles } = (await import(
+        pathToFileURL(join(root, 'packages/launcher/src/prepareBundles.mjs')).href
+      )) as {
+        prepareBundles: (options: {
+          root: string;
+          parts: unknown;
+          inputs: string[];
+        }) => Promise<{ dirs: Record<string, string>; buildMs?: number }>;
+      };
+      const after = await prepareBundles({ root, parts: PARTS, inputs: INPUTS });
+      expect(after.buildMs).toBeUndefined();
+      expect(Object.keys(after.dirs).sort()).toEqual(Object.keys(PARTS).sort());
+    },
+  );
 });

@@ -20,9 +20,14 @@ type PrepareBundles = (options: {
 }) => Promise<Prepared>;
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
-const { prepareBundles } = (await import(pathToFileURL(join(repo, 'packages/launcher/src/prepareBundles.mjs')).href)) as { prepareBundles: PrepareBundles };
+const { prepareBundles } = (await import(
+  pathToFileURL(join(repo, 'packages/launcher/src/prepareBundles.mjs')).href
+)) as { prepareBundles: PrepareBundles };
 
-const PARTS = { host: { entryPoints: { main: 'app/main.ts' }, assets: 'app/static' }, worker: { entryPoints: { worker: 'app/worker.ts' } } };
+const PARTS = {
+  host: { entryPoints: { main: 'app/main.ts' }, assets: 'app/static' },
+  worker: { entryPoints: { worker: 'app/worker.ts' } },
+};
 
 let root: string;
 const write = (path: string, text: string): void => {
@@ -36,20 +41,35 @@ const touch = (path: string, secondsLater: number): void => {
 };
 const prepare = async () => {
   const ready: string[] = [];
-  const prepared = await prepareBundles({ root, parts: PARTS, inputs: ['package.json'], onReady: (part) => void ready.push(part) });
+  const prepared = await prepareBundles({
+    root,
+    parts: PARTS,
+    inputs: ['package.json'],
+    onReady: (part) => void ready.push(part),
+  });
   return { ...prepared, ready };
 };
-const currentVendor = () => (JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as { vendor: { dir: string; specifiers: string[] } }).vendor;
-const run = async (dir: string, file: string): Promise<Record<string, unknown>> => (await import(pathToFileURL(join(dir, file)).href)) as Record<string, unknown>;
+const currentVendor = () =>
+  (
+    JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as {
+      vendor: { dir: string; specifiers: string[] };
+    }
+  ).vendor;
+const run = async (dir: string, file: string): Promise<Record<string, unknown>> =>
+  (await import(pathToFileURL(join(dir, file)).href)) as Record<string, unknown>;
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'launcher-'));
   write('package.json', JSON.stringify({ name: 'fixture', type: 'module', private: true }));
   // An ES module package (stemmer), a CommonJS one with named exports (cookie), one whose export is a function (ms).
-  for (const name of ['stemmer', 'cookie', 'ms']) cpSync(join(repo, 'node_modules', name), join(root, 'node_modules', name), { recursive: true });
+  for (const name of ['stemmer', 'cookie', 'ms'])
+    cpSync(join(repo, 'node_modules', name), join(root, 'node_modules', name), { recursive: true });
   write('node_modules/.package-lock.json', '{}');
   // A package whose "module" condition names an ES build Node never loads: Node takes the CommonJS one.
-  write('node_modules/dual/package.json', JSON.stringify({ name: 'dual', exports: { '.': { module: './esm.mjs', default: './cjs.js' } } }));
+  write(
+    'node_modules/dual/package.json',
+    JSON.stringify({ name: 'dual', exports: { '.': { module: './esm.mjs', default: './cjs.js' } } }),
+  );
   write('node_modules/dual/esm.mjs', "export const build = 'es';\n");
   write('node_modules/dual/cjs.js', "exports.build = 'commonjs';\n");
   write('app/greeting.ts', "export const greeting = 'hello';\n");
@@ -82,11 +102,21 @@ describe("npm start's bundles", () => {
     first = await prepare();
     expect(first.buildMs).toBeGreaterThanOrEqual(0);
     expect(first.ready.sort()).toEqual(['host', 'worker']);
-    expect((await run(first.dirs.host!, 'main.js')).values).toEqual({ greeting: 'hello', stem: 'run', cookie: '1', ms: 1000, dual: 'commonjs' });
+    expect((await run(first.dirs.host!, 'main.js')).values).toEqual({
+      greeting: 'hello',
+      stem: 'run',
+      cookie: '1',
+      ms: 1000,
+      dual: 'commonjs',
+    });
     expect((await run(first.dirs.worker!, 'worker.js')).stem).toBe('jump');
     expect(readFileSync(join(first.dirs.host!, 'static/page.html'), 'utf8')).toBe('<p>one</p>');
     // The packages are not in our parts' bundles: both import the one vendor bundle.
-    const vendor = (JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as { vendor: { dir: string; specifiers: string[] } }).vendor;
+    const vendor = (
+      JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as {
+        vendor: { dir: string; specifiers: string[] };
+      }
+    ).vendor;
     expect(vendor.specifiers).toEqual(['cookie', 'dual', 'ms', 'stemmer']);
     expect(readFileSync(join(first.dirs.host!, 'main.js'), 'utf8')).toContain(`../${vendor.dir}/stemmer.js`);
   });
@@ -102,7 +132,10 @@ describe("npm start's bundles", () => {
       'try { fail(); } catch (error) { process.stdout.write(error.stack); }',
     ].join('\n');
     const stack = execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' });
-    expect(stack.split('\n').slice(0, 2)).toEqual(['Error: failed here', `    at fail (${join(root, 'app/fail.ts')}:2:9)`]);
+    expect(stack.split('\n').slice(0, 2)).toEqual([
+      'Error: failed here',
+      `    at fail (${join(root, 'app/fail.ts')}:2:9)`,
+    ]);
   });
 
   it('are reused when nothing they were built from changed, each part reported ready at once', async () => {
@@ -142,10 +175,16 @@ describe("npm start's bundles", () => {
 
   it('build a new vendor bundle, and every part against it, when an edit imports a package none imported before', async () => {
     const before = await prepare();
-    write('app/worker.ts', "import { stemmer } from 'stemmer';\nimport ms from 'ms';\nexport const stem = stemmer('jumping');\nexport const second = ms('2s');\n");
+    write(
+      'app/worker.ts',
+      "import { stemmer } from 'stemmer';\nimport ms from 'ms';\nexport const stem = stemmer('jumping');\nexport const second = ms('2s');\n",
+    );
     touch('app/worker.ts', 30);
     // A package only the worker used before is now needed by it too; a wholly new one goes the same way.
-    write('app/main.ts', `${readFileSync(join(root, 'app/main.ts'), 'utf8')}\nimport { serialize } from 'cookie';\nexport const cookie = serialize('b', '2');\n`);
+    write(
+      'app/main.ts',
+      `${readFileSync(join(root, 'app/main.ts'), 'utf8')}\nimport { serialize } from 'cookie';\nexport const cookie = serialize('b', '2');\n`,
+    );
     touch('app/main.ts', 30);
     const after = await prepare();
     expect(after.dirs.worker).not.toBe(before.dirs.worker);
@@ -164,7 +203,8 @@ describe("npm start's bundles", () => {
   });
 
   it('rebuild the vendor bundle after an npm install (which rewrites node_modules/.package-lock.json)', async () => {
-    const vendorDir = () => (JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as { vendor: { dir: string } }).vendor.dir;
+    const vendorDir = () =>
+      (JSON.parse(readFileSync(join(root, '.start/current.json'), 'utf8')) as { vendor: { dir: string } }).vendor.dir;
     await prepare();
     const before = vendorDir();
     write('node_modules/.package-lock.json', '{"lockfileVersion":3}');
@@ -183,11 +223,20 @@ describe("npm start's bundles", () => {
 
   it('make only the parts asked for current; a vendor bundle built meanwhile has every part built against it', async () => {
     const before = await prepare();
-    write('app/worker.ts', `${readFileSync(join(root, 'app/worker.ts'), 'utf8')}\nimport { extra } from 'extra';\nexport const fromExtra = extra;\n`);
+    write(
+      'app/worker.ts',
+      `${readFileSync(join(root, 'app/worker.ts'), 'utf8')}\nimport { extra } from 'extra';\nexport const fromExtra = extra;\n`,
+    );
     touch('app/worker.ts', 70);
     touch('app/main.ts', 70);
     const ready: string[] = [];
-    const worker = await prepareBundles({ root, parts: PARTS, only: ['worker'], inputs: ['package.json'], onReady: (part) => void ready.push(part) });
+    const worker = await prepareBundles({
+      root,
+      parts: PARTS,
+      only: ['worker'],
+      inputs: ['package.json'],
+      onReady: (part) => void ready.push(part),
+    });
     expect(Object.keys(worker.dirs)).toEqual(['worker']);
     expect(ready).toEqual(['worker']);
     expect((await run(worker.dirs.worker!, 'worker.js')).fromExtra).toBe('extra');
@@ -212,7 +261,9 @@ describe("npm start's bundles", () => {
     const worker = await prepareBundles({ root, parts: PARTS, only: ['worker'], inputs: ['package.json'] });
     expect((await run(worker.dirs.worker!, 'worker.js')).stem).toBe('jump');
     // The host's own run reports its error.
-    await expect(prepareBundles({ root, parts: PARTS, only: ['host'], inputs: ['package.json'] })).rejects.toThrow(/Unexpected ";"/);
+    await expect(prepareBundles({ root, parts: PARTS, only: ['host'], inputs: ['package.json'] })).rejects.toThrow(
+      /Unexpected ";"/,
+    );
     write('app/main.ts', main);
     touch('app/main.ts', 90);
     const host = await prepareBundles({ root, parts: PARTS, only: ['host'], inputs: ['package.json'] });

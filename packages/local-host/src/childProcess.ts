@@ -77,7 +77,15 @@ export async function startChild(options: ChildOptions): Promise<{ child: Child;
   proc.stderr?.once('close', closeLog);
 
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${options.script} not ready within ${options.readyTimeoutMs ?? 60_000} ms (see ${options.logFile})`)), options.readyTimeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${options.script} not ready within ${options.readyTimeoutMs ?? 60_000} ms (see ${options.logFile})`,
+          ),
+        ),
+      options.readyTimeoutMs ?? 60_000,
+    );
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(new Error(`${options.script} exited before it was ready (${signal ?? code}); see ${options.logFile}`));
@@ -124,7 +132,9 @@ function parseObject(line: string): Record<string, unknown> | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
     const value = JSON.parse(line) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -134,7 +144,10 @@ function parseObject(line: string): Record<string, unknown> | undefined {
  * Starts the Service Bus emulator's command (`servicebus-emulator`) with `args` as a child process (its output appended to `logFile`) and
  * resolves once it prints its listening line. The one way the tests, the chaos run and the benchmark spawn it.
  */
-export async function launchServiceBusEmulator(args: readonly string[], logFile: string): Promise<{ child: Child; connectionString: string }> {
+export async function launchServiceBusEmulator(
+  args: readonly string[],
+  logFile: string,
+): Promise<{ child: Child; connectionString: string }> {
   const { child, ready } = await startChild({
     script: fileURLToPath(import.meta.resolve('@ledger-convoy/servicebus-emulator/command')),
     args: [...args],

@@ -21,7 +21,12 @@ export function displayServiceBusConnection(settings: AppSettings, name = 'Servi
     return '(set, not shown: not a connection string)';
   }
   const endpoint = parsed.endpoint.replace(/\/+$/, '');
-  if (isLoopbackHost(parsed.fullyQualifiedNamespace) && parsed.sharedAccessKey === SERVICE_BUS_EMULATOR_KEY && !parsed.sharedAccessSignature) return value;
+  if (
+    isLoopbackHost(parsed.fullyQualifiedNamespace) &&
+    parsed.sharedAccessKey === SERVICE_BUS_EMULATOR_KEY &&
+    !parsed.sharedAccessSignature
+  )
+    return value;
   return `${endpoint} ${KEY_FROM_SETTINGS}`;
 }
 

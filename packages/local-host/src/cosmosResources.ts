@@ -11,7 +11,10 @@ export const cosmosResources = { ...DEFAULT_COSMOS_RESOURCES, partitionKey: ORDE
  * resolves from `COSMOS_DATABASE` / `COSMOS_CONTAINER` (`resolveCosmosResourceNames`). `npm start`'s emulator starts
  * with them (`databases`); {@link ensureCosmosResources} creates them through the SDK.
  */
-export function appDatabase(names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES): { id: string; containers: { id: string; partitionKey: { paths: string[] }; defaultTtl?: number }[] } {
+export function appDatabase(names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES): {
+  id: string;
+  containers: { id: string; partitionKey: { paths: string[] }; defaultTtl?: number }[];
+} {
   return {
     id: names.database,
     containers: [
@@ -26,7 +29,10 @@ export function appDatabase(names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCE
  * Creates {@link appDatabase} through the SDK if missing (idempotent, safe on a durable emulator): for runs without
  * `npm start`'s stack, such as the chaos run. @internal
  */
-export async function ensureCosmosResources(connectionString: string, names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES): Promise<void> {
+export async function ensureCosmosResources(
+  connectionString: string,
+  names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES,
+): Promise<void> {
   const { id, containers } = appDatabase(names);
   // Loaded here: the bodies above are all `npm start` needs of this module.
   const { CosmosClient } = await import('@azure/cosmos');

@@ -54,32 +54,45 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     await mkdir(join(dataDir, 'servicebus'), { recursive: true });
     await mkdir(join(dataDir, 'cosmos'), { recursive: true });
   }
-  const marked = (started: Promise<EmulatorThread>, phase: string) => started.then((thread) => (options.timeline?.mark(phase), thread));
+  const marked = (started: Promise<EmulatorThread>, phase: string) =>
+    started.then((thread) => (options.timeline?.mark(phase), thread));
   const [serviceBus, cosmos] = await Promise.allSettled([
-    marked(startEmulatorThread({
-      service: 'servicebus',
-      options: {
-        port: options.serviceBusPort ?? 5672,
-        config: options.entityFile ?? repoPath('infra/servicebus.config.json'),
-        dataDir: dataDir ? join(dataDir, 'servicebus') : undefined,
-        adminPort: options.adminPort ?? 5300,
-        adminHttpsPort: options.adminHttpsPort,
-        certOut,
-        // Without a data directory the certificate is still kept (beside npm start's bundle), so a start reuses it.
-        certDir: dataDir ? undefined : repoPath('.start/servicebus-tls'),
-      },
-    }), 'Service Bus emulator accepting'),
+    marked(
+      startEmulatorThread({
+        service: 'servicebus',
+        options: {
+          port: options.serviceBusPort ?? 5672,
+          config: options.entityFile ?? repoPath('infra/servicebus.config.json'),
+          dataDir: dataDir ? join(dataDir, 'servicebus') : undefined,
+          adminPort: options.adminPort ?? 5300,
+          adminHttpsPort: options.adminHttpsPort,
+          certOut,
+          // Without a data directory the certificate is still kept (beside npm start's bundle), so a start reuses it.
+          certDir: dataDir ? undefined : repoPath('.start/servicebus-tls'),
+        },
+      }),
+      'Service Bus emulator accepting',
+    ),
     // Its query engine loads as soon as it accepts, so it is ready for the outbox relay's first lease query.
-    marked(startEmulatorThread({
-      service: 'cosmos',
-      options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined },
-    }), 'Cosmos DB emulator accepting'),
+    marked(
+      startEmulatorThread({
+        service: 'cosmos',
+        options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined },
+      }),
+      'Cosmos DB emulator accepting',
+    ),
   ]);
   // Both are closed whatever happens to the other; a failure (say, a store that could not flush) is not swallowed.
   const closeBoth = async () => {
-    const closed = await Promise.allSettled([serviceBus, cosmos].map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+    const closed = await Promise.allSettled(
+      [serviceBus, cosmos].map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)),
+    );
     const failed = closed.filter((c): c is PromiseRejectedResult => c.status === 'rejected');
-    if (failed.length > 0) throw new AggregateError(failed.map((f) => f.reason), failed.map((f) => String(f.reason)).join('; '));
+    if (failed.length > 0)
+      throw new AggregateError(
+        failed.map((f) => f.reason),
+        failed.map((f) => String(f.reason)).join('; '),
+      );
   };
   if (serviceBus.status === 'rejected' || cosmos.status === 'rejected') {
     await closeBoth().catch(() => undefined);
@@ -101,7 +114,9 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     cosmosConnectionString: cosmos.value.connectionString,
     cosmosEndpoint: cosmos.value.endpoint ?? '',
     serviceBusAdminPort: serviceBus.value.adminPort,
-    serviceBusAdministration: serviceBus.value.administrationConnectionString ? { connectionString: serviceBus.value.administrationConnectionString, certFile: certOut } : undefined,
+    serviceBusAdministration: serviceBus.value.administrationConnectionString
+      ? { connectionString: serviceBus.value.administrationConnectionString, certFile: certOut }
+      : undefined,
     close: closeBoth,
   };
 }

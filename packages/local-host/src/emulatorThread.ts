@@ -3,7 +3,15 @@ import type { DatabaseSeed, StartOptions as CosmosStartOptions } from '@ledger-c
 
 /** What each emulator is started with. */
 interface EmulatorOptionsByService {
-  servicebus: { port: number; config: string; dataDir?: string; adminPort: number; adminHttpsPort?: number; certOut?: string; certDir?: string };
+  servicebus: {
+    port: number;
+    config: string;
+    dataDir?: string;
+    adminPort: number;
+    adminHttpsPort?: number;
+    certOut?: string;
+    certDir?: string;
+  };
   cosmos: Pick<CosmosStartOptions, 'port' | 'dataDir'>;
 }
 type EmulatorService = keyof EmulatorOptionsByService;
@@ -18,11 +26,20 @@ export interface EmulatorWorkerData {
 }
 
 /** What the thread is told. */
-export type EmulatorWorkerRequest = { kind: 'start'; options: EmulatorOptions } | { kind: 'ensureDatabases'; databases: DatabaseSeed[] } | { kind: 'close' };
+export type EmulatorWorkerRequest =
+  | { kind: 'start'; options: EmulatorOptions }
+  | { kind: 'ensureDatabases'; databases: DatabaseSeed[] }
+  | { kind: 'close' };
 
 /** What the thread answers. */
 export type EmulatorWorkerReply =
-  | { kind: 'started'; connectionString: string; endpoint?: string; adminPort?: number; administrationConnectionString?: string }
+  | {
+      kind: 'started';
+      connectionString: string;
+      endpoint?: string;
+      adminPort?: number;
+      administrationConnectionString?: string;
+    }
   | { kind: 'databasesReady' }
   | { kind: 'closed' }
   | { kind: 'failed'; message: string };
@@ -50,7 +67,8 @@ interface LauncherWorkers {
   take(service: EmulatorService): Worker | undefined;
 }
 
-const launcherWorkers = (): LauncherWorkers | undefined => (globalThis as { [key: symbol]: LauncherWorkers | undefined })[Symbol.for('ledger-convoy.emulatorWorkers')];
+const launcherWorkers = (): LauncherWorkers | undefined =>
+  (globalThis as { [key: symbol]: LauncherWorkers | undefined })[Symbol.for('ledger-convoy.emulatorWorkers')];
 
 /**
  * A thread for `service`: the one `npm start`'s launcher started, else a new one from the bundle it built, else
@@ -75,20 +93,29 @@ export async function startEmulatorThread(data: EmulatorStart): Promise<Emulator
   // Permanent listeners: an unhandled 'error' on a Worker would crash the host without draining.
   let failure: Error | undefined;
   let exited = false;
-  const exit = new Promise<void>((resolve) => worker.once('exit', () => { exited = true; resolve(); }));
+  const exit = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   worker.on('error', (error) => {
     failure = error;
     process.stderr.write(`${name} failed: ${error.stack ?? error.message}\n`);
   });
   const next = (): Promise<EmulatorWorkerReply | undefined> =>
-    Promise.race([new Promise<EmulatorWorkerReply>((resolve) => worker.once('message', resolve)), exit.then(() => undefined)]);
+    Promise.race([
+      new Promise<EmulatorWorkerReply>((resolve) => worker.once('message', resolve)),
+      exit.then(() => undefined),
+    ]);
 
   const reply = next();
   worker.postMessage({ kind: 'start', options: data.options } satisfies EmulatorWorkerRequest);
   const started = await reply;
   if (started?.kind !== 'started') {
     await worker.terminate();
-    const why = started?.kind === 'failed' ? started.message : (failure?.message ?? 'its thread exited before it started');
+    const why =
+      started?.kind === 'failed' ? started.message : (failure?.message ?? 'its thread exited before it started');
     throw new Error(`${name}: ${why}`);
   }
   let closing: Promise<void> | undefined;
@@ -102,7 +129,8 @@ export async function startEmulatorThread(data: EmulatorStart): Promise<Emulator
       const answered = next();
       worker.postMessage({ kind: 'ensureDatabases', databases } satisfies EmulatorWorkerRequest);
       const answer = await answered;
-      if (answer?.kind !== 'databasesReady') throw new Error(`${name}: ${answer?.kind === 'failed' ? answer.message : 'its thread exited'}`);
+      if (answer?.kind !== 'databasesReady')
+        throw new Error(`${name}: ${answer?.kind === 'failed' ? answer.message : 'its thread exited'}`);
     },
     close() {
       closing ??= (async () => {

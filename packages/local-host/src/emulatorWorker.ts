@@ -7,7 +7,12 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DatabaseSeed } from '@ledger-convoy/cosmos-emulator';
-import type { EmulatorOptions, EmulatorWorkerData, EmulatorWorkerReply, EmulatorWorkerRequest } from './emulatorThread.js';
+import type {
+  EmulatorOptions,
+  EmulatorWorkerData,
+  EmulatorWorkerReply,
+  EmulatorWorkerRequest,
+} from './emulatorThread.js';
 
 const port = parentPort;
 if (!port) throw new Error('emulatorWorker.ts runs only as a worker thread');
@@ -21,16 +26,30 @@ interface Running {
 }
 
 // Loading begins before the options come; a module that fails to load is reported when `start` asks for it.
-const loading = service === 'servicebus' ? import('@ledger-convoy/servicebus-emulator') : import('@ledger-convoy/cosmos-emulator');
+const loading =
+  service === 'servicebus' ? import('@ledger-convoy/servicebus-emulator') : import('@ledger-convoy/cosmos-emulator');
 loading.catch(() => undefined);
 
 async function start(options: EmulatorOptions): Promise<Running> {
   if (service === 'servicebus') {
-    const sb = await (await import('@ledger-convoy/servicebus-emulator')).start(options as EmulatorOptions<'servicebus'>);
-    return { close: () => sb.close(), started: { connectionString: sb.connectionString, adminPort: sb.adminPort, administrationConnectionString: sb.administrationConnectionString } };
+    const sb = await (
+      await import('@ledger-convoy/servicebus-emulator')
+    ).start(options as EmulatorOptions<'servicebus'>);
+    return {
+      close: () => sb.close(),
+      started: {
+        connectionString: sb.connectionString,
+        adminPort: sb.adminPort,
+        administrationConnectionString: sb.administrationConnectionString,
+      },
+    };
   }
   const cosmos = await (await import('@ledger-convoy/cosmos-emulator')).start(options as EmulatorOptions<'cosmos'>);
-  return { close: () => cosmos.close(), ensureDatabases: (databases) => cosmos.ensureDatabases(databases), started: { connectionString: cosmos.connectionString, endpoint: cosmos.endpoint } };
+  return {
+    close: () => cosmos.close(),
+    ensureDatabases: (databases) => cosmos.ensureDatabases(databases),
+    started: { connectionString: cosmos.connectionString, endpoint: cosmos.endpoint },
+  };
 }
 
 // The emulators' thread loads no app code (the core's errorMessage would bring the core into its bundle).
@@ -56,7 +75,10 @@ port.on('message', (request: EmulatorWorkerRequest) => {
   } else if (request.kind === 'close') {
     // A thread whose emulator never started (or failed to) has nothing to stop.
     void (running ?? Promise.reject(new Error('not started')))
-      .then((r) => r.close(), () => undefined)
+      .then(
+        (r) => r.close(),
+        () => undefined,
+      )
       .then(
         () => post({ kind: 'closed' }),
         (error: unknown) => post({ kind: 'failed', message: reason(error) }),

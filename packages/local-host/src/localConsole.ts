@@ -25,10 +25,27 @@ export interface LocalConsoleOptions {
  */
 export async function startLocalConsole(host: LocalHost, options: LocalConsoleOptions = {}): Promise<RunningConsole> {
   const tap = host.applicationInsights ? undefined : startTelemetryTap();
-  const app = { ...host.settings, ...(host.serviceBusAdminPort !== undefined ? { CONVOY_ADMIN: `http://127.0.0.1:${host.serviceBusAdminPort}/stats` } : {}) };
-  const settings: CliSettings = Object.freeze({ app: Object.freeze(app), httpBaseUrl: host.httpUrl.replace(/\/api$/, ''), functionKey: undefined, embeddedDefaults: [] });
+  const app = {
+    ...host.settings,
+    ...(host.serviceBusAdminPort !== undefined
+      ? { CONVOY_ADMIN: `http://127.0.0.1:${host.serviceBusAdminPort}/stats` }
+      : {}),
+  };
+  const settings: CliSettings = Object.freeze({
+    app: Object.freeze(app),
+    httpBaseUrl: host.httpUrl.replace(/\/api$/, ''),
+    functionKey: undefined,
+    embeddedDefaults: [],
+  });
   try {
-    const running = await startConsole({ target: consoleTarget(settings, { telemetry: tap }), port: options.port, host: options.host, sampleIntervalMs: options.sampleIntervalMs, pageSize: options.pageSize, deadLetterPeekLimit: options.deadLetterPeekLimit });
+    const running = await startConsole({
+      target: consoleTarget(settings, { telemetry: tap }),
+      port: options.port,
+      host: options.host,
+      sampleIntervalMs: options.sampleIntervalMs,
+      pageSize: options.pageSize,
+      deadLetterPeekLimit: options.deadLetterPeekLimit,
+    });
     return {
       ...running,
       url: running.url,

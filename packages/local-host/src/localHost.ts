@@ -90,7 +90,9 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   const fileValues = await readLocalSettings(options.settingsFile ?? repoPath('local.settings.json'));
   // The emulator gets the database and container the app will look for (COSMOS_DATABASE / COSMOS_CONTAINER). Its
   // module loads the Service Bus SDK (connection string parsing), so it comes after the threads started.
-  const resourceNames = import('../../../src/adapters/cosmosClientOptions.js').then((m) => m.resolveCosmosResourceNames(mergeSettings(fileValues, process.env)));
+  const resourceNames = import('../../../src/adapters/cosmosClientOptions.js').then((m) =>
+    m.resolveCosmosResourceNames(mergeSettings(fileValues, process.env)),
+  );
   resourceNames.catch(() => undefined);
   const mark = (phase: string) => options.timeline?.mark(phase);
   // The emulators start first, in threads of their own, so they boot on the other core while this thread loads the
@@ -123,7 +125,9 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
 
   // --quiet also quiets the app's own logger, which reads LOG_LEVEL like the host's.
   const overrides: Record<string, string> = {
-    ...(stack ? { ServiceBusConnection: stack.serviceBusConnectionString, CosmosConnection: stack.cosmosConnectionString } : {}),
+    ...(stack
+      ? { ServiceBusConnection: stack.serviceBusConnectionString, CosmosConnection: stack.cosmosConnectionString }
+      : {}),
     ...(options.quiet ? { LOG_LEVEL: 'warn' } : {}),
   };
   const merged = mergeSettings(fileValues, process.env, overrides);
@@ -134,7 +138,8 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     COSMOS_DATABASE: merged.COSMOS_DATABASE || cosmosResources.database,
     COSMOS_CONTAINER: merged.COSMOS_CONTAINER || cosmosResources.container,
   };
-  const logger = options.logger ?? createHostLogger({ level: settings.LOG_LEVEL || 'info', destination: options.logDestination });
+  const logger =
+    options.logger ?? createHostLogger({ level: settings.LOG_LEVEL || 'info', destination: options.logDestination });
 
   const summary = new ThroughputSummary();
   summary.start(logger);
@@ -158,13 +163,23 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   try {
     restoreEnv = applyToProcessEnv(settings);
     // Like src/index.ts on Azure: Application Insights first (when configured), so the app's clients are instrumented.
-    if (appFunctions) telemetry = await (await import('./applicationInsights.js')).startLocalTelemetry(settings, logger, options.loadApplicationInsights);
-    if (appFunctions) app = await modules.loadApp(options.logDestination ? { logDestination: options.logDestination } : {});
+    if (appFunctions)
+      telemetry = await (
+        await import('./applicationInsights.js')
+      ).startLocalTelemetry(settings, logger, options.loadApplicationInsights);
+    if (appFunctions)
+      app = await modules.loadApp(options.logDestination ? { logDestination: options.logDestination } : {});
     const functions = modules.groupFunctions(app?.functions ?? options.registrations ?? []);
     mark('functions loaded');
 
     // Triggers first, HTTP last: once the URL answers, messages are already being consumed.
-    const serviceBus = modules.startServiceBusHost({ functions: functions.serviceBusQueue, settings, hostOptions, logger, summary });
+    const serviceBus = modules.startServiceBusHost({
+      functions: functions.serviceBusQueue,
+      settings,
+      hostOptions,
+      logger,
+      summary,
+    });
     stoppers.push(() => serviceBus.close());
     const cosmosDB = await modules.startCosmosDBHost({ functions: functions.cosmosDB, settings, logger, summary });
     stoppers.push(() => cosmosDB.close());
@@ -210,7 +225,13 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
  * emulators.
  */
 async function loadHostModules() {
-  const [{ groupFunctions, loadApp }, { startHttpHost }, { startServiceBusHost }, { startCosmosDBHost }, { startTimerHost }] = await Promise.all([
+  const [
+    { groupFunctions, loadApp },
+    { startHttpHost },
+    { startServiceBusHost },
+    { startCosmosDBHost },
+    { startTimerHost },
+  ] = await Promise.all([
     import('./functionRegistry.js'),
     import('./http/httpHost.js'),
     import('./servicebus/serviceBusHost.js'),

@@ -17,7 +17,9 @@ import { errorMessage } from '../../../src/core/index.js';
 
 // The launcher (local/start.mjs) says when the bundles were current: checked, or rebuilt.
 const bundled = Number(process.env.CONVOY_START_BUNDLES_AT_MS);
-const timeline = startupTimeline(Number.isFinite(bundled) && bundled > 0 ? [{ phase: 'bundles current', atMs: bundled }] : []);
+const timeline = startupTimeline(
+  Number.isFinite(bundled) && bundled > 0 ? [{ phase: 'bundles current', atMs: bundled }] : [],
+);
 const args = parseMainArgs(process.argv.slice(2));
 const logs = createLogOutput({ pretty: process.stdout.isTTY === true && !args.json });
 
@@ -38,17 +40,25 @@ if (args.consolePort !== undefined) {
     timeline.mark('console serving');
   } catch (error) {
     await logs.open();
-    console.error(`npm start: the operator console did not start (${errorMessage(error)}); pass --console-port <port>, or 0 to go without it.`);
+    console.error(
+      `npm start: the operator console did not start (${errorMessage(error)}); pass --console-port <port>, or 0 to go without it.`,
+    );
     await host.close();
     process.exit(1);
   }
 }
 
 const { startupBanner } = await import('./startupBanner.js');
-process.stderr.write(`${startupBanner(host, { dataDir: args.dataDir, hostJsonFile: args.host.hostJsonFile, consoleUrl: operatorConsole?.url }).join('\n')}\n`);
+process.stderr.write(
+  `${startupBanner(host, { dataDir: args.dataDir, hostJsonFile: args.host.hostJsonFile, consoleUrl: operatorConsole?.url }).join('\n')}\n`,
+);
 const build = process.env.CONVOY_START_BUILD_MS;
 host.logger.info(
-  { startup: timeline.marks(), processStartedAt: Math.round(performance.timeOrigin), ...(build !== undefined && { buildMs: Number(build) }) },
+  {
+    startup: timeline.marks(),
+    processStartedAt: Math.round(performance.timeOrigin),
+    ...(build !== undefined && { buildMs: Number(build) }),
+  },
   `ready ${(timeline.marks().find((m) => m.phase === 'HTTP answering')?.atMs ?? 0) / 1000} s after the process started${build !== undefined ? ` (the bundle was rebuilt in ${Number(build) / 1000} s)` : ''}`,
 );
 await logs.open();
@@ -65,14 +75,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     Promise.resolve(operatorConsole?.close())
       .then(() => host.close())
       .then(
-      () => {
-        process.stderr.write('Stopped.\n');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
+        () => {
+          process.stderr.write('Stopped.\n');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
   });
 }

@@ -41,7 +41,9 @@ interface Flags {
 export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): MainArgs {
   const flags = new Command()
     .name('npm start --')
-    .description('Run Ledger Convoy locally: embedded Service Bus and Cosmos DB emulators and the functions in-process.')
+    .description(
+      'Run Ledger Convoy locally: embedded Service Bus and Cosmos DB emulators and the functions in-process.',
+    )
     .option('--no-emulators', 'use local.settings.json (Values) and the environment instead of the embedded emulators')
     .option('--quiet', 'log warnings and errors only (otherwise LOG_LEVEL, default info)')
     .option('--json', 'JSON log lines on a terminal too (they are JSON whenever stdout is not a terminal)')
@@ -49,10 +51,22 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
     .option('--data-dir <dir>', 'keep emulator data durably in this directory (in memory otherwise)')
     .option('--servicebus-port <port>', 'AMQP port of the Service Bus emulator', parsePort, 5672)
     .option('--cosmos-port <port>', 'HTTP port of the Cosmos DB emulator', parsePort, 8081)
-    .option('--servicebus-admin-port <port>', "port of the Service Bus emulator's admin view (0 turns it off)", parsePort, 5300)
-    .option('--servicebus-admin-https-port <port>', 'HTTPS port of the Service Bus management API (default 5301; 0 turns it off)', parsePort)
+    .option(
+      '--servicebus-admin-port <port>',
+      "port of the Service Bus emulator's admin view (0 turns it off)",
+      parsePort,
+      5300,
+    )
+    .option(
+      '--servicebus-admin-https-port <port>',
+      'HTTPS port of the Service Bus management API (default 5301; 0 turns it off)',
+      parsePort,
+    )
     .option('--console-port <port>', 'port of the operator console on 127.0.0.1 (0 turns it off)', parsePort, 7072)
-    .option('--host-json <file>', "host.json whose extensions.serviceBus settings the triggers use (default: the repository's)")
+    .option(
+      '--host-json <file>',
+      "host.json whose extensions.serviceBus settings the triggers use (default: the repository's)",
+    )
     .parse([...argv], { from: 'user' })
     .opts<Flags>();
   const dataDir = flags.dataDir === undefined ? undefined : resolve(cwd, flags.dataDir);

@@ -17,6 +17,7 @@ export function repoPath(relative: string): string {
 function findRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'host.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no host.json above ${from}: the local host runs inside a Function App's folder`);
+    if (dirname(dir) === dir)
+      throw new Error(`no host.json above ${from}: the local host runs inside a Function App's folder`);
   }
 }

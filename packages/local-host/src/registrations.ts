@@ -12,8 +12,10 @@ export type RegistrationOf<K extends FunctionRegistration['kind']> = Extract<Fun
  */
 export function assertSupported(registration: FunctionRegistration): void {
   const { name, options } = registration;
-  if (options.extraInputs?.length) throw new TypeError(`function ${name}: extraInputs are not supported by the local host`);
-  if (options.extraOutputs?.length) throw new TypeError(`function ${name}: extraOutputs are not supported by the local host`);
+  if (options.extraInputs?.length)
+    throw new TypeError(`function ${name}: extraInputs are not supported by the local host`);
+  if (options.extraOutputs?.length)
+    throw new TypeError(`function ${name}: extraOutputs are not supported by the local host`);
   const output = options.return;
   if (output && !(registration.kind === 'http' && output.type === 'http')) {
     throw new TypeError(`function ${name}: a "${output.type}" return binding is not supported by the local host`);
@@ -21,7 +23,11 @@ export function assertSupported(registration: FunctionRegistration): void {
   if (registration.kind === 'serviceBusQueue' && registration.options.cardinality === 'many') {
     // With sessions the real host's batch dispatch holds one session at a time per instance and renews no session
     // lock (WebJobs Service Bus extension, ServiceBusListener): nothing a local figure should predict.
-    const why = registration.options.isSessionsEnabled ? ' (with sessions the host runs one session at a time and renews no session lock)' : '';
-    throw new TypeError(`function ${name}: cardinality "many" is not supported by the local host${why}; use cardinality "one"`);
+    const why = registration.options.isSessionsEnabled
+      ? ' (with sessions the host runs one session at a time and renews no session lock)'
+      : '';
+    throw new TypeError(
+      `function ${name}: cardinality "many" is not supported by the local host${why}; use cardinality "one"`,
+    );
   }
 }

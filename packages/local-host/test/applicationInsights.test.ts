@@ -40,7 +40,14 @@ describe('Application Insights in the local host', () => {
   it('logs a bad authentication setting and runs on without telemetry', async () => {
     const { calls, load } = fakeSdk();
     const { logger, lines } = capturingLogger();
-    const telemetry = await startLocalTelemetry({ APPLICATIONINSIGHTS_CONNECTION_STRING: CONNECTION, APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=Key' }, logger, load);
+    const telemetry = await startLocalTelemetry(
+      {
+        APPLICATIONINSIGHTS_CONNECTION_STRING: CONNECTION,
+        APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=Key',
+      },
+      logger,
+      load,
+    );
     expect(telemetry.enabled).toBe(false);
     expect(calls.started).toEqual([]);
     expect(lines.some((l) => l.msg === 'Application Insights not started' && l.level === 40)).toBe(true);

@@ -35,7 +35,13 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     const [after] = await f.leases(`${container.id}-`);
 
     expect(seen).toEqual([{ host: 'A', ids: ['d-0', 'd-1', 'd-2'] }]);
-    expect(before).toMatchObject({ Owner: 'A', ContinuationToken: null, version: 1, LeaseToken: '-FF', FeedRange: { Range: { min: '', max: 'FF' } } });
+    expect(before).toMatchObject({
+      Owner: 'A',
+      ContinuationToken: null,
+      version: 1,
+      LeaseToken: '-FF',
+      FeedRange: { Range: { min: '', max: 'FF' } },
+    });
     expect(after?.ContinuationToken).toMatch(/^"\d+"$/);
   });
 
@@ -67,10 +73,14 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     const container = await f.container();
     await f.write(container, 2);
     const seen: Invocation[] = [];
-    const registration = f.registration(container, { retry: { strategy: 'fixedDelay', maxRetryCount: 2, delayInterval: 10 } }, async (docs, host) => {
-      seen.push({ host, ids: ids(docs) });
-      if (docs.some((d) => d.n < 2)) throw new Error('always fails');
-    });
+    const registration = f.registration(
+      container,
+      { retry: { strategy: 'fixedDelay', maxRetryCount: 2, delayInterval: 10 } },
+      async (docs, host) => {
+        seen.push({ host, ids: ids(docs) });
+        if (docs.some((d) => d.n < 2)) throw new Error('always fails');
+      },
+    );
     await f.host('A', registration);
     await until(() => seen.length === 3, 'three invocations');
     await f.write(container, 1, 2);
@@ -82,10 +92,14 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     const container = await f.container();
     await f.write(container, 2);
     const seen: string[][] = [];
-    const registration = f.registration(container, { retry: { strategy: 'exponentialBackoff', maxRetryCount: -1, minimumInterval: 5, maximumInterval: 20 } }, async (docs) => {
-      seen.push(ids(docs));
-      if (seen.length < 6) throw new Error('fails five times');
-    });
+    const registration = f.registration(
+      container,
+      { retry: { strategy: 'exponentialBackoff', maxRetryCount: -1, minimumInterval: 5, maximumInterval: 20 } },
+      async (docs) => {
+        seen.push(ids(docs));
+        if (seen.length < 6) throw new Error('fails five times');
+      },
+    );
     await f.host('A', registration);
     await until(async () => (await f.leases(`${container.id}-`))[0]?.ContinuationToken !== null, 'the checkpoint');
     expect(seen).toEqual(Array.from({ length: 6 }, () => ['d-0', 'd-1']));
@@ -101,7 +115,10 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
       if (seen.length === 1) f.emulator.faults.add({ operation: 'replace', status: 503, count: 4 });
     });
     await f.host('A', registration);
-    await until(async () => (await f.leases(`${container.id}-`))[0]?.ContinuationToken !== null, 'a checkpoint after the faults');
+    await until(
+      async () => (await f.leases(`${container.id}-`))[0]?.ContinuationToken !== null,
+      'a checkpoint after the faults',
+    );
 
     expect(f.emulator.faults.list().filter((r) => r.remaining > 0)).toEqual([]);
     expect(seen).toEqual([
@@ -122,7 +139,8 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     await until(() => seen.length === 1, 'the first document');
     await until(async () => (await f.leases(`${container.id}-`))[0]?.ContinuationToken !== null, 'its checkpoint');
     f.emulator.faults.add({ operation: 'changeFeed', status: 503, count: 1 });
-    const givenUp = () => lines.filter((l) => String(l.msg).startsWith('reading the change feed failed; releasing the lease'));
+    const givenUp = () =>
+      lines.filter((l) => String(l.msg).startsWith('reading the change feed failed; releasing the lease'));
     await until(() => givenUp().length === 1, 'the lease given up');
     await f.write(container, 2, 1);
     await until(() => seen.length === 3, 'the later documents');
@@ -135,7 +153,10 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     const container = await f.container();
     await f.write(container, 7);
     const seen: string[][] = [];
-    await f.host('A', f.registration(container, { maxItemsPerInvocation: 3 }, async (docs) => void seen.push(ids(docs))));
+    await f.host(
+      'A',
+      f.registration(container, { maxItemsPerInvocation: 3 }, async (docs) => void seen.push(ids(docs))),
+    );
     await until(() => seen.flat().length === 7, 'every document');
     expect(seen.map((s) => s.length)).toEqual([3, 3, 1]);
     expect(seen.flat().sort()).toEqual(['d-0', 'd-1', 'd-2', 'd-3', 'd-4', 'd-5', 'd-6']);
@@ -147,11 +168,21 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     const fromStart: string[] = [];
     const fromNow: string[] = [];
     const reads = changeFeedReads(f);
-    await f.host('B', f.registration(container, { prefix: 'now-', startFromBeginning: false }, async (docs) => void fromNow.push(...ids(docs))));
+    await f.host(
+      'B',
+      f.registration(
+        container,
+        { prefix: 'now-', startFromBeginning: false },
+        async (docs) => void fromNow.push(...ids(docs)),
+      ),
+    );
     // B (the only reader yet) has read the feed once, "from now", before anything new is written.
     await until(() => changeFeedReads(f) > reads, "B's first read");
     await f.write(container, 1, 2);
-    await f.host('A', f.registration(container, { prefix: 'begin-' }, async (docs) => void fromStart.push(...ids(docs))));
+    await f.host(
+      'A',
+      f.registration(container, { prefix: 'begin-' }, async (docs) => void fromStart.push(...ids(docs))),
+    );
     await until(() => fromNow.length === 1 && fromStart.length === 3, 'both hosts caught up');
     expect(fromStart).toEqual(['d-0', 'd-1', 'd-2']);
     expect(fromNow).toEqual(['d-2']);
@@ -163,11 +194,21 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     const slow: string[] = [];
     const fast: string[] = [];
     const reads = changeFeedReads(f);
-    await f.host('slow', f.registration(container, { prefix: 'slow-', feedPollDelay: 3_600_000 }, async (docs) => void slow.push(...ids(docs))));
+    await f.host(
+      'slow',
+      f.registration(
+        container,
+        { prefix: 'slow-', feedPollDelay: 3_600_000 },
+        async (docs) => void slow.push(...ids(docs)),
+      ),
+    );
     // The only reader: its first read brings d-0, its second finds nothing new — then it waits an hour.
     await until(() => slow.length === 1 && changeFeedReads(f) >= reads + 2, "the slow host's empty read");
     await f.write(container, 1, 1);
-    await f.host('fast', f.registration(container, { prefix: 'fast-' }, async (docs) => void fast.push(...ids(docs))));
+    await f.host(
+      'fast',
+      f.registration(container, { prefix: 'fast-' }, async (docs) => void fast.push(...ids(docs))),
+    );
     await until(() => fast.length === 2, 'the fast host reading both');
     expect(slow).toEqual(['d-0']);
   });
@@ -176,11 +217,17 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     const container = await f.container();
     await f.write(container, 1);
     const seen: string[] = [];
-    await f.host('A', f.registration(container, {}, async (docs) => void seen.push(...ids(docs))));
-    await until(() => seen.length === 1, 'the document through %DB_NAME%');
-    await expect(f.host('B', f.registration(container, { containerName: '%NOT_SET%' }, async () => undefined))).rejects.toThrow(
-      'function trigger: containerName "%NOT_SET%" names the app setting NOT_SET, which is not set',
+    await f.host(
+      'A',
+      f.registration(container, {}, async (docs) => void seen.push(...ids(docs))),
     );
+    await until(() => seen.length === 1, 'the document through %DB_NAME%');
+    await expect(
+      f.host(
+        'B',
+        f.registration(container, { containerName: '%NOT_SET%' }, async () => undefined),
+      ),
+    ).rejects.toThrow('function trigger: containerName "%NOT_SET%" names the app setting NOT_SET, which is not set');
   });
 
   it('starts despite Cosmos DB answering 503 to its first lease writes, as the host retries a listener', async () => {
@@ -188,15 +235,30 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     await f.write(container, 1);
     const seen: string[] = [];
     f.emulator.faults.add({ operation: 'create', status: 503, count: 2 });
-    await f.host('A', f.registration(container, {}, async (docs) => void seen.push(...ids(docs))));
+    await f.host(
+      'A',
+      f.registration(container, {}, async (docs) => void seen.push(...ids(docs))),
+    );
     await until(() => seen.length === 1, 'the document after the failed starts');
     expect(f.emulator.faults.list().filter((r) => r.remaining > 0)).toEqual([]);
   });
 
   it('refuses to start without its lease container unless told to create it', async () => {
     const container = await f.container();
-    await expect(f.host('A', f.registration(container, { leaseContainerName: 'missing-leases' }, async () => undefined))).rejects.toThrow('the lease container db/missing-leases does not exist');
-    await f.host('B', f.registration(container, { leaseContainerName: 'made-leases', createLeaseContainerIfNotExists: true }, async () => undefined));
+    await expect(
+      f.host(
+        'A',
+        f.registration(container, { leaseContainerName: 'missing-leases' }, async () => undefined),
+      ),
+    ).rejects.toThrow('the lease container db/missing-leases does not exist');
+    await f.host(
+      'B',
+      f.registration(
+        container,
+        { leaseContainerName: 'made-leases', createLeaseContainerIfNotExists: true },
+        async () => undefined,
+      ),
+    );
     const { resource } = await f.database.container('made-leases').read();
     expect(resource?.partitionKey?.paths).toEqual(['/id']);
   });
@@ -256,7 +318,10 @@ describe('in-process Cosmos DB trigger, two feed ranges and competing hosts', ()
     // The overlap: A still runs the moved range's batch while B processes it too.
     const moved = (await f.leases(`${container.id}-`)).find((l) => l.Owner === 'B')!;
     held.open();
-    await until(async () => (await f.leases(`${container.id}-`)).every((l) => l.ContinuationToken !== null), 'both ranges checkpointed');
+    await until(
+      async () => (await f.leases(`${container.id}-`)).every((l) => l.ContinuationToken !== null),
+      'both ranges checkpointed',
+    );
     await until(() => a.ownedLeases('trigger').length === 1, 'A noticing the lost lease');
     const after = (await f.leases(`${container.id}-`)).find((l) => l.id === moved.id)!;
 

@@ -25,7 +25,11 @@ describe('an emulator in a worker thread', () => {
   it('serves the SDK from its thread, and closing twice closes once', async () => {
     const cosmos = await startEmulatorThread({ service: 'cosmos', options: { port: 0 } });
     const [, key] = /AccountKey=([^;]+)/.exec(cosmos.connectionString) ?? [];
-    const client = new CosmosClient({ endpoint: String(cosmos.endpoint), key: String(key), connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: String(cosmos.endpoint),
+      key: String(key),
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { database } = await client.databases.createIfNotExists({ id: 'thread-check' });
     expect(database.id).toBe('thread-check');
     client.dispose();
@@ -37,7 +41,11 @@ describe('an emulator in a worker thread', () => {
   it('creates the databases and containers it is asked for, and answers queries on them', async () => {
     const cosmos = await startEmulatorThread({ service: 'cosmos', options: { port: 0 } });
     await cosmos.ensureDatabases([{ id: 'seeded', containers: [{ id: 'c', partitionKey: { paths: ['/pk'] } }] }]);
-    const client = new CosmosClient({ endpoint: String(cosmos.endpoint), key: String(/AccountKey=([^;]+)/.exec(cosmos.connectionString)?.[1]), connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: String(cosmos.endpoint),
+      key: String(/AccountKey=([^;]+)/.exec(cosmos.connectionString)?.[1]),
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const container = client.database('seeded').container('c');
     expect((await container.read()).resource?.partitionKey?.paths).toEqual(['/pk']);
     await container.items.create({ id: 'a', pk: 'p' });
@@ -47,13 +55,24 @@ describe('an emulator in a worker thread', () => {
   });
 
   it('refuses databases to the Service Bus emulator, which has none', async () => {
-    const serviceBus = await startEmulatorThread({ service: 'servicebus', options: { port: 0, config: fileURLToPath(new URL('../../../infra/servicebus.config.json', import.meta.url)), adminPort: 0 } });
-    await expect(serviceBus.ensureDatabases([{ id: 'convoy' }])).rejects.toThrow(/the servicebus emulator: the servicebus emulator has no databases/);
+    const serviceBus = await startEmulatorThread({
+      service: 'servicebus',
+      options: {
+        port: 0,
+        config: fileURLToPath(new URL('../../../infra/servicebus.config.json', import.meta.url)),
+        adminPort: 0,
+      },
+    });
+    await expect(serviceBus.ensureDatabases([{ id: 'convoy' }])).rejects.toThrow(
+      /the servicebus emulator: the servicebus emulator has no databases/,
+    );
     await serviceBus.close();
   });
 
   it('rejects with the emulator and the reason when it cannot start, leaving no thread behind', async () => {
-    await expect(startEmulatorThread({ service: 'cosmos', options: { port: takenPort } })).rejects.toThrow(/the cosmos emulator: .*EADDRINUSE/);
+    await expect(startEmulatorThread({ service: 'cosmos', options: { port: takenPort } })).rejects.toThrow(
+      /the cosmos emulator: .*EADDRINUSE/,
+    );
   });
 });
 
@@ -71,9 +90,16 @@ describe('an emulator thread npm start started before the host loaded', () => {
     const waiting = new Worker(script, { workerData: { service: 'cosmos' } });
     const exited = new Promise((resolve) => waiting.once('exit', resolve));
     const taken: string[] = [];
-    globals[LAUNCHER_WORKERS] = { script, take: (service: string) => (taken.push(service), taken.length === 1 ? waiting : undefined) };
+    globals[LAUNCHER_WORKERS] = {
+      script,
+      take: (service: string) => (taken.push(service), taken.length === 1 ? waiting : undefined),
+    };
     const cosmos = await startEmulatorThread({ service: 'cosmos', options: { port: 0 } });
-    const client = new CosmosClient({ endpoint: String(cosmos.endpoint), key: String(/AccountKey=([^;]+)/.exec(cosmos.connectionString)?.[1]), connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: String(cosmos.endpoint),
+      key: String(/AccountKey=([^;]+)/.exec(cosmos.connectionString)?.[1]),
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     expect((await client.databases.createIfNotExists({ id: 'launched' })).database.id).toBe('launched');
     client.dispose();
     expect(taken).toEqual(['cosmos']);
@@ -86,13 +112,22 @@ describe('an emulator thread npm start started before the host loaded', () => {
     const dir = mkdtempSync(join(tmpdir(), 'launcher-script-'));
     const marker = join(dir, 'started');
     const wrapper = join(dir, 'worker.mjs');
-    writeFileSync(wrapper, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, '');\nawait import(${JSON.stringify(script.href)});\n`);
+    writeFileSync(
+      wrapper,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, '');\nawait import(${JSON.stringify(script.href)});\n`,
+    );
     globals[LAUNCHER_WORKERS] = { script: pathToFileURL(wrapper), take: () => undefined };
-    const serviceBus = await startEmulatorThread({ service: 'servicebus', options: { port: 0, config: fileURLToPath(new URL('../../../infra/servicebus.config.json', import.meta.url)), adminPort: 0 } });
+    const serviceBus = await startEmulatorThread({
+      service: 'servicebus',
+      options: {
+        port: 0,
+        config: fileURLToPath(new URL('../../../infra/servicebus.config.json', import.meta.url)),
+        adminPort: 0,
+      },
+    });
     expect(serviceBus.connectionString).toMatch(/^Endpoint=sb:\/\/127\.0\.0\.1:\d+;/);
     expect(existsSync(marker)).toBe(true);
     await serviceBus.close();
     rmSync(dir, { recursive: true, force: true });
   });
 });
-

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { applyToProcessEnv, mergeSettings } from '../src/config/appSettings.js';
-import { defaultServiceBusHostOptions, loadServiceBusHostOptions, serviceBusHostOptionsFrom } from '../src/config/serviceBusHostOptions.js';
+import {
+  defaultServiceBusHostOptions,
+  loadServiceBusHostOptions,
+  serviceBusHostOptionsFrom,
+} from '../src/config/serviceBusHostOptions.js';
 import { parseTimeSpan } from '../src/config/timeSpan.js';
 import { repoPath } from '../src/paths.js';
 
@@ -23,14 +27,21 @@ describe('host.json Service Bus settings', () => {
 
   it('falls back to the host defaults and rejects nonsense', () => {
     expect(serviceBusHostOptionsFrom({ version: '2.0' })).toEqual(defaultServiceBusHostOptions);
-    expect(() => serviceBusHostOptionsFrom({ extensions: { serviceBus: { maxConcurrentSessions: 0 } } })).toThrow(/maxConcurrentSessions/);
+    expect(() => serviceBusHostOptionsFrom({ extensions: { serviceBus: { maxConcurrentSessions: 0 } } })).toThrow(
+      /maxConcurrentSessions/,
+    );
   });
 });
 
 describe('app settings', () => {
   it('lets the environment win over local.settings.json and the emulators win over both', () => {
     const merged = mergeSettings(
-      { ServiceBusConnection: 'file', ServiceBusConnection__fullyQualifiedNamespace: 'ns', LOG_LEVEL: 'info', A: 'file' },
+      {
+        ServiceBusConnection: 'file',
+        ServiceBusConnection__fullyQualifiedNamespace: 'ns',
+        LOG_LEVEL: 'info',
+        A: 'file',
+      },
       { A: 'env' },
       { ServiceBusConnection: 'emulator' },
     );

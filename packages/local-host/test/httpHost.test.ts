@@ -18,7 +18,10 @@ afterEach(async () => {
   host = undefined;
 });
 
-async function start(functions: RegistrationOf<'http'>[], maxRequestBodyBytes?: number): Promise<{ url: string; lines: Record<string, unknown>[] }> {
+async function start(
+  functions: RegistrationOf<'http'>[],
+  maxRequestBodyBytes?: number,
+): Promise<{ url: string; lines: Record<string, unknown>[] }> {
   const { logger, lines } = capturingLogger();
   host = await startHttpHost({ functions, logger, port: 0, maxRequestBodyBytes });
   return { url: host.url, lines };
@@ -28,7 +31,12 @@ describe('the local HTTP host', () => {
   it('routes templates under /api, passes route parameters and query, and answers jsonBody with its status', async () => {
     // Prepare
     const { url } = await start([
-      http('getOrder', (req) => ({ status: 200, jsonBody: { id: req.params.orderId, q: req.query.get('q') } }), 'orders/{orderId}', ['GET']),
+      http(
+        'getOrder',
+        (req) => ({ status: 200, jsonBody: { id: req.params.orderId, q: req.query.get('q') } }),
+        'orders/{orderId}',
+        ['GET'],
+      ),
     ]);
     // Act
     const res = await fetch(`${url}/orders/o-7?q=x`);
@@ -40,9 +48,22 @@ describe('the local HTTP host', () => {
 
   it('hands the request body to the function and returns its status and headers', async () => {
     const { url } = await start([
-      http('postLedger', async (req) => ({ status: 202, headers: { 'x-seen': req.headers.get('x-test') ?? '' }, jsonBody: await req.json() }), 'ledgers', ['POST']),
+      http(
+        'postLedger',
+        async (req) => ({
+          status: 202,
+          headers: { 'x-seen': req.headers.get('x-test') ?? '' },
+          jsonBody: await req.json(),
+        }),
+        'ledgers',
+        ['POST'],
+      ),
     ]);
-    const res = await fetch(`${url}/ledgers`, { method: 'POST', body: '{"ledgerId":"L-1"}', headers: { 'x-test': 'yes' } });
+    const res = await fetch(`${url}/ledgers`, {
+      method: 'POST',
+      body: '{"ledgerId":"L-1"}',
+      headers: { 'x-test': 'yes' },
+    });
     expect(res.status).toBe(202);
     expect(res.headers.get('x-seen')).toBe('yes');
     expect(await res.json()).toEqual({ ledgerId: 'L-1' });
@@ -80,7 +101,11 @@ describe('the local HTTP host', () => {
   });
 
   it('answers 500 when the function throws and logs the error through the invocation context', async () => {
-    const { url, lines } = await start([http('boom', () => { throw new Error('kaput'); })]);
+    const { url, lines } = await start([
+      http('boom', () => {
+        throw new Error('kaput');
+      }),
+    ]);
     expect((await fetch(`${url}/boom`)).status).toBe(500);
     expect(lines.some((l) => l.function === 'boom' && l.level === 50 && String(l.msg).includes('kaput'))).toBe(true);
   });
@@ -88,7 +113,20 @@ describe('the local HTTP host', () => {
   it('answers 413 for a body over the limit, declared or counted, without calling the function', async () => {
     // Prepare
     let calls = 0;
-    const { url } = await start([http('echo', async (req) => { calls++; return { body: String((await req.arrayBuffer()).byteLength) }; }, 'echo', ['POST'])], 1_000);
+    const { url } = await start(
+      [
+        http(
+          'echo',
+          async (req) => {
+            calls++;
+            return { body: String((await req.arrayBuffer()).byteLength) };
+          },
+          'echo',
+          ['POST'],
+        ),
+      ],
+      1_000,
+    );
     const chunks = new ReadableStream({
       start(controller) {
         for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode('y'.repeat(500)));
@@ -116,10 +154,20 @@ describe('the local HTTP host', () => {
 
   it('lets an in-flight request finish when closed', async () => {
     let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let entered: () => void = () => undefined;
-    const inside = new Promise<void>((resolve) => { entered = resolve; });
-    const { url } = await start([http('slow', async () => { entered(); await gate; return { body: 'done' }; })]);
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const { url } = await start([
+      http('slow', async () => {
+        entered();
+        await gate;
+        return { body: 'done' };
+      }),
+    ]);
     const pending = fetch(`${url}/slow`);
     await inside;
     const closing = host?.close();

@@ -21,7 +21,11 @@ describe('startLocalHost without emulators', () => {
     const settingsFile = join(dir, 'local.settings.json');
     await writeFile(settingsFile, JSON.stringify({ IsEncrypted: false, Values: { [key]: 'from-file' } }));
     const registrations: FunctionRegistration[] = [
-      { kind: 'http', name: 'setting', options: { route: 'setting', methods: ['GET'], handler: () => ({ body: process.env[key] ?? 'missing' }) } },
+      {
+        kind: 'http',
+        name: 'setting',
+        options: { route: 'setting', methods: ['GET'], handler: () => ({ body: process.env[key] ?? 'missing' }) },
+      },
     ];
     const { logger } = capturingLogger();
     // Act
@@ -38,7 +42,11 @@ describe('startLocalHost without emulators', () => {
 
   it('fails with the setting name when a Service Bus trigger has no connection', async () => {
     const registrations: FunctionRegistration[] = [
-      { kind: 'serviceBusQueue', name: 'q', options: { connection: 'MissingConnection', queueName: 'q', handler: () => undefined } },
+      {
+        kind: 'serviceBusQueue',
+        name: 'q',
+        options: { connection: 'MissingConnection', queueName: 'q', handler: () => undefined },
+      },
     ];
     const { logger } = capturingLogger();
     await expect(

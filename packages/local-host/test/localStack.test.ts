@@ -11,17 +11,44 @@ import { waitFor } from './support/serviceBusFixture.js';
 const ledger = {
   ledgerId: 'L-stack-1',
   entries: [
-    { entryId: 'st-1', orderId: 'st-o1', sequence: 1, type: 'OrderCreated', data: { customerId: 'c-1', currency: 'EUR' } },
-    { entryId: 'st-2', orderId: 'st-o2', sequence: 1, type: 'OrderCreated', data: { customerId: 'c-2', currency: 'USD' } },
-    { entryId: 'st-3', orderId: 'st-o1', sequence: 2, type: 'TransactionAdded', data: { transactionId: 't-1', amount: 1250 } },
-    { entryId: 'st-4', orderId: 'st-o1', sequence: 3, type: 'TransactionAmended', data: { transactionId: 't-1', amount: 1100 } },
+    {
+      entryId: 'st-1',
+      orderId: 'st-o1',
+      sequence: 1,
+      type: 'OrderCreated',
+      data: { customerId: 'c-1', currency: 'EUR' },
+    },
+    {
+      entryId: 'st-2',
+      orderId: 'st-o2',
+      sequence: 1,
+      type: 'OrderCreated',
+      data: { customerId: 'c-2', currency: 'USD' },
+    },
+    {
+      entryId: 'st-3',
+      orderId: 'st-o1',
+      sequence: 2,
+      type: 'TransactionAdded',
+      data: { transactionId: 't-1', amount: 1250 },
+    },
+    {
+      entryId: 'st-4',
+      orderId: 'st-o1',
+      sequence: 3,
+      type: 'TransactionAmended',
+      data: { transactionId: 't-1', amount: 1100 },
+    },
   ],
 };
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -32,25 +59,48 @@ describe('the whole local stack in-process', () => {
     const { logger, lines } = capturingLogger();
     const dir = await mkdtemp(join(tmpdir(), 'local-stack-'));
     const settingsFile = join(dir, 'local.settings.json');
-    await writeFile(settingsFile, JSON.stringify({ Values: { COSMOS_DATABASE: 'convoy-local', COSMOS_CONTAINER: 'orders-local', APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=x' } }));
+    await writeFile(
+      settingsFile,
+      JSON.stringify({
+        Values: {
+          COSMOS_DATABASE: 'convoy-local',
+          COSMOS_CONTAINER: 'orders-local',
+          APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=x',
+        },
+      }),
+    );
     const insights: string[] = [];
     const loadApplicationInsights = async () => ({
       useAzureMonitor: () => void insights.push('started'),
       shutdownAzureMonitor: async () => void insights.push('shut down'),
     });
-    const host = await startLocalHost({ httpPort: 0, serviceBusPort: 0, cosmosPort: 0, serviceBusAdminPort: 0, logger, settingsFile, loadApplicationInsights });
+    const host = await startLocalHost({
+      httpPort: 0,
+      serviceBusPort: 0,
+      cosmosPort: 0,
+      serviceBusAdminPort: 0,
+      logger,
+      settingsFile,
+      loadApplicationInsights,
+    });
     // The app's terminate hook, noting the settings it ran with.
     const terminated: string[] = [];
     const app = host.app!;
     const terminate = app.terminate.bind(app);
     app.terminate = () => (terminated.push(process.env.ServiceBusConnection ?? ''), terminate());
     const sbPort = Number(/sb:\/\/127\.0\.0\.1:(\d+)/.exec(host.connectionStrings.ServiceBusConnection ?? '')?.[1]);
-    const cosmosPort = Number(/AccountEndpoint=http:\/\/127\.0\.0\.1:(\d+)/.exec(host.connectionStrings.CosmosConnection ?? '')?.[1]);
+    const cosmosPort = Number(
+      /AccountEndpoint=http:\/\/127\.0\.0\.1:(\d+)/.exec(host.connectionStrings.CosmosConnection ?? '')?.[1],
+    );
     let closed = false;
     try {
       expect(process.env.ServiceBusConnection).toBe(host.connectionStrings.ServiceBusConnection);
       // Act
-      const posted = await fetch(`${host.httpUrl}/ledgers`, { method: 'POST', body: JSON.stringify(ledger), headers: { 'content-type': 'application/json' } });
+      const posted = await fetch(`${host.httpUrl}/ledgers`, {
+        method: 'POST',
+        body: JSON.stringify(ledger),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(posted.status).toBe(202);
       const processed = () => lines.filter((l) => l.msg === 'message processed' && l.function === 'orderProcessor');
       await waitFor(() => processed().length === 4, 15_000, 'four entries processed');
@@ -60,13 +110,22 @@ describe('the whole local stack in-process', () => {
       expect((await fetch(`${host.httpUrl}/orders/st-o2`)).status).toBe(200);
       expect((await fetch(`${host.httpUrl}/orders/absent`)).status).toBe(404);
       expect(processed().find((l) => l.entryId === 'st-3')).toMatchObject({
-        level: 20, orderId: 'st-o1', sequence: 2, outcome: 'completed', durationMs: expect.any(Number),
+        level: 20,
+        orderId: 'st-o1',
+        sequence: 2,
+        outcome: 'completed',
+        durationMs: expect.any(Number),
       });
       expect(lines.find((l) => l.function === 'ledgerSplitter' && l.msg === 'message processed')).toMatchObject({
-        ledgerId: 'L-stack-1', outcome: 'completed',
+        ledgerId: 'L-stack-1',
+        outcome: 'completed',
       });
       const cosmos = new CosmosClient(host.connectionStrings.CosmosConnection ?? '');
-      const { resource: stored } = await cosmos.database('convoy-local').container('orders-local').item('order', 'st-o1').read<{ lastSequence: number }>();
+      const { resource: stored } = await cosmos
+        .database('convoy-local')
+        .container('orders-local')
+        .item('order', 'st-o1')
+        .read<{ lastSequence: number }>();
       cosmos.dispose();
       expect(stored?.lastSequence).toBe(3);
       expect(insights).toEqual(['started']);

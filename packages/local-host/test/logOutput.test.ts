@@ -7,7 +7,9 @@ import { createTelemetry } from '../../../src/adapters/telemetry.js';
 
 function sink(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
-  const stream = new Writable({ write: (chunk: Buffer, _encoding, done) => void (chunks.push(chunk.toString()), done()) });
+  const stream = new Writable({
+    write: (chunk: Buffer, _encoding, done) => void (chunks.push(chunk.toString()), done()),
+  });
   return { stream, text: () => chunks.join('') };
 }
 
@@ -21,18 +23,37 @@ describe("npm start's log output", () => {
     expect(out.text()).toBe('');
     await output.open();
     logger.info('third');
-    expect(out.text().trim().split('\n').map((l) => JSON.parse(l) as { msg: string }).map((l) => l.msg)).toEqual(['first', 'second', 'third']);
+    expect(
+      out
+        .text()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { msg: string })
+        .map((l) => l.msg),
+    ).toEqual(['first', 'second', 'third']);
   });
 
   it('prints one compact line per entry for a person: time, level, function, order and sequence, outcome, message', async () => {
     const out = sink();
     const output = createLogOutput({ pretty: true, stream: out.stream });
     const logger = pino({ level: 'info', base: { host: 'local' } }, output);
-    logger.info({ function: 'orderProcessor', invocationId: 'i-1', orderId: 'o-7', sequence: 3, outcome: 'completed', durationMs: 4 }, 'message processed');
+    logger.info(
+      {
+        function: 'orderProcessor',
+        invocationId: 'i-1',
+        orderId: 'o-7',
+        sequence: 3,
+        outcome: 'completed',
+        durationMs: 4,
+      },
+      'message processed',
+    );
     logger.warn({ alert: 'GapTooOld', orderId: 'o-8' }, 'alert GapTooOld');
     await output.open();
     const [first, second] = out.text().trim().split('\n');
-    expect(first).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: orderProcessor {2}o-7 #3 {2}completed {2}message processed$/);
+    expect(first).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: orderProcessor {2}o-7 #3 {2}completed {2}message processed$/,
+    );
     expect(second).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: o-8 {2}alert GapTooOld \{"alert":"GapTooOld"\}$/);
   });
 
@@ -40,11 +61,23 @@ describe("npm start's log output", () => {
     const out = sink();
     const output = createLogOutput({ pretty: false, stream: out.stream });
     const telemetry = createTelemetry({ level: 'info', destination: output });
-    inInvocation({ function: 'orderProcessor', invocationId: 'inv-1' }, () => telemetry.log('warn', 'entry deadLettered', { orderId: 'o-1', sequence: 2 }));
+    inInvocation({ function: 'orderProcessor', invocationId: 'inv-1' }, () =>
+      telemetry.log('warn', 'entry deadLettered', { orderId: 'o-1', sequence: 2 }),
+    );
     telemetry.log('info', 'outside', {});
     await output.open();
-    const [inside, outside] = out.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(inside).toMatchObject({ msg: 'entry deadLettered', function: 'orderProcessor', invocationId: 'inv-1', orderId: 'o-1', service: 'ledger-convoy' });
+    const [inside, outside] = out
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(inside).toMatchObject({
+      msg: 'entry deadLettered',
+      function: 'orderProcessor',
+      invocationId: 'inv-1',
+      orderId: 'o-1',
+      service: 'ledger-convoy',
+    });
     expect(outside).not.toHaveProperty('function');
   });
 });
@@ -61,7 +94,11 @@ describe('the throughput summary', () => {
     summary.record('postLedger', '× 202');
     summary.flush(logger, 10_000);
     summary.flush(logger, 10_000);
-    const lines = out.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       level: 30,

@@ -11,10 +11,27 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 describe('npm start', () => {
   it('serves a posted ledger from its bundles, then drains and stops on Ctrl-C', { timeout: 120_000 }, async () => {
     // Every port picked by the system, never the defaults.
-    const child = spawn(process.execPath, ['packages/local-host/bin/local-host.mjs', '--port', '0', '--servicebus-port', '0', '--cosmos-port', '0', '--servicebus-admin-port', '0', '--console-port', '0', '--json'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        'packages/local-host/bin/local-host.mjs',
+        '--port',
+        '0',
+        '--servicebus-port',
+        '0',
+        '--cosmos-port',
+        '0',
+        '--servicebus-admin-port',
+        '0',
+        '--console-port',
+        '0',
+        '--json',
+      ],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
@@ -29,7 +46,18 @@ describe('npm start', () => {
         void exited.then((code) => reject(new Error(`npm start exited (${code}) before it was ready:\n${stderr}`)));
       });
       const orderId = `npm-start-${Date.now()}`;
-      const ledger = { ledgerId: `L-${orderId}`, entries: [{ entryId: `${orderId}-e1`, orderId, sequence: 1, type: 'OrderCreated', data: { customerId: 'c-1', currency: 'EUR' } }] };
+      const ledger = {
+        ledgerId: `L-${orderId}`,
+        entries: [
+          {
+            entryId: `${orderId}-e1`,
+            orderId,
+            sequence: 1,
+            type: 'OrderCreated',
+            data: { customerId: 'c-1', currency: 'EUR' },
+          },
+        ],
+      };
       const posted = await fetch(`${api}/ledgers`, { method: 'POST', body: JSON.stringify(ledger) });
       expect(posted.status).toBe(202);
       let order: { lastSequence?: number; customerId?: string } = {};

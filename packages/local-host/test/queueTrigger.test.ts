@@ -54,7 +54,10 @@ describe('non-session triggers in the local host', () => {
       { body: { ledgerId: 'L-1' }, deliveryCount: 1 },
       { body: { ledgerId: 'L-1' }, deliveryCount: 2 },
     ]);
-    expect(lines.filter((l) => l.msg === 'message processed').map((l) => l.outcome)).toEqual(['abandoned', 'completed']);
+    expect(lines.filter((l) => l.msg === 'message processed').map((l) => l.outcome)).toEqual([
+      'abandoned',
+      'completed',
+    ]);
     await sb.closeHost();
     expect(await remaining(testQueues.autoOn)).toHaveLength(0);
   });
@@ -63,7 +66,13 @@ describe('non-session triggers in the local host', () => {
     await send(testQueues.autoOff, [{ n: 1 }]);
     let calls = 0;
     const lines = sb.startHost(
-      queueFunction(testQueues.autoOff, () => { calls += 1; }, { autoCompleteMessages: false }),
+      queueFunction(
+        testQueues.autoOff,
+        () => {
+          calls += 1;
+        },
+        { autoCompleteMessages: false },
+      ),
       { autoCompleteMessages: true },
     );
     await waitFor(() => calls === 1, 10_000, 'the call');
@@ -83,7 +92,13 @@ describe('non-session triggers in the local host', () => {
     sb.startHost(
       queueFunction(
         testQueues.coalesceHost,
-        async ({ messages: message, actions }: { messages: ServiceBusReceivedMessage; actions: LocalServiceBusMessageActions }) => {
+        async ({
+          messages: message,
+          actions,
+        }: {
+          messages: ServiceBusReceivedMessage;
+          actions: LocalServiceBusMessageActions;
+        }) => {
           arrived += 1;
           if (arrived === 2) both.open();
           await both.promise;
@@ -113,7 +128,10 @@ describe('non-session triggers in the local host', () => {
     const messages = await receiveExactly(receiver, 2);
     const [poison, good] = messages as [ServiceBusReceivedMessage, ServiceBusReceivedMessage];
     await Promise.all([
-      receiver.deadLetterMessage(poison, { deadLetterReason: 'SchemaValidationFailed', deadLetterErrorDescription: 'bad body' }),
+      receiver.deadLetterMessage(poison, {
+        deadLetterReason: 'SchemaValidationFailed',
+        deadLetterErrorDescription: 'bad body',
+      }),
       receiver.completeMessage(good),
     ]);
     await receiver.close();

@@ -24,7 +24,9 @@ describe('groupFunctions', () => {
 
   it('refuses what the local host would silently get wrong', () => {
     expect(() => groupFunctions([sb('many', { cardinality: 'many' })])).toThrow(/many: cardinality "many"/);
-    expect(() => groupFunctions([sb('manySessions', { cardinality: 'many', isSessionsEnabled: true })])).toThrow(/one session at a time and renews no session lock/);
+    expect(() => groupFunctions([sb('manySessions', { cardinality: 'many', isSessionsEnabled: true })])).toThrow(
+      /one session at a time and renews no session lock/,
+    );
     const queueOut = output.serviceBusQueue({ connection: 'ServiceBusConnection', queueName: 'x' });
     expect(() => groupFunctions([sb('out', { extraOutputs: [queueOut] })])).toThrow(/out: extraOutputs/);
     expect(() => groupFunctions([sb('ret', { return: queueOut })])).toThrow(/"serviceBus" return binding/);

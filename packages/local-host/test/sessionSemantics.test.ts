@@ -17,7 +17,6 @@ import { entryMessage, gate, testQueues, waitFor } from './support/serviceBusFix
 
 const sb = useServiceBusHost();
 
-
 const accepted = (lines: Record<string, unknown>[], sessionId: string) =>
   lines.filter((l) => l.msg === 'session accepted' && l.sessionId === sessionId).length;
 
@@ -50,7 +49,11 @@ describe('the in-process host hands sessions on as the real host does', () => {
       { sessionIdleTimeoutMs: idleMs },
     );
     // Act: both messages processed, and the session let go after the last one.
-    await waitFor(() => lines.some((l) => l.msg === 'session released' && l.sessionId === 'idle-1'), 20_000, 'the idle release');
+    await waitFor(
+      () => lines.some((l) => l.msg === 'session released' && l.sessionId === 'idle-1'),
+      20_000,
+      'the idle release',
+    );
     // Assess: one accept served both messages: the handler's time did not count as idle.
     expect(seen).toEqual([1, 2]);
     expect(accepted(lines, 'idle-1')).toBe(1);
@@ -75,12 +78,24 @@ describe('the in-process host hands sessions on as the real host does', () => {
     );
     const trail = () =>
       lines
-        .filter((l) => (l.sessionId ?? l.orderId) === 'hand-1' && ['session accepted', 'message processed', 'session released'].includes(String(l.msg)))
-        .map((l) => (l.msg === 'message processed' ? `processed ${String(l.sequence)} ${String(l.outcome)}` : String(l.msg).replace('session ', '')));
+        .filter(
+          (l) =>
+            (l.sessionId ?? l.orderId) === 'hand-1' &&
+            ['session accepted', 'message processed', 'session released'].includes(String(l.msg)),
+        )
+        .map((l) =>
+          l.msg === 'message processed'
+            ? `processed ${String(l.sequence)} ${String(l.outcome)}`
+            : String(l.msg).replace('session ', ''),
+        );
     await waitFor(() => holding, 20_000, 'the first handler holding after its release');
     expect(trail()).toEqual(['accepted']);
     hold.open();
-    await waitFor(() => trail().includes('processed 2 completed') && trail().includes('released'), 20_000, 'the second message and the release');
+    await waitFor(
+      () => trail().includes('processed 2 completed') && trail().includes('released'),
+      20_000,
+      'the second message and the release',
+    );
     // Assess: the first message completed on the session it had released (so the session was still open), the
     // session was let go only after that, and the second message came in an accept of its own. The release and the
     // second accept are two workers' lines, so their order is not asserted.
@@ -105,7 +120,9 @@ describe('the in-process host hands sessions on as the real host does', () => {
     );
     await waitFor(() => seen.length === 3, 20_000, 'three invocations');
     expect(seen).toEqual(['1/0', '1/1', '2/0']);
-    expect(lines.find((l) => l.msg === 'message processed' && l.failed === true)).toMatchObject({ outcome: 'abandoned' });
+    expect(lines.find((l) => l.msg === 'message processed' && l.failed === true)).toMatchObject({
+      outcome: 'abandoned',
+    });
     expect(accepted(lines, 'fail-1')).toBe(1);
   });
 
@@ -120,19 +137,29 @@ describe('the in-process host hands sessions on as the real host does', () => {
       }),
       { sessionIdleTimeoutMs: 60_000 },
     );
-    await waitFor(() => lines.some((l) => l.msg === 'message processed but not settled' && l.orderId === 'late-1'), 20_000, 'the invocation to end');
+    await waitFor(
+      () => lines.some((l) => l.msg === 'message processed but not settled' && l.orderId === 'late-1'),
+      20_000,
+      'the invocation to end',
+    );
     const { message, actions } = kept as NonNullable<typeof kept>;
     const lockToken = String(message.lockToken);
-    const notFound = (details: string) => ({ name: 'SettlementServiceError', code: SETTLEMENT_STATUS.FAILED_PRECONDITION, details });
+    const notFound = (details: string) => ({
+      name: 'SettlementServiceError',
+      code: SETTLEMENT_STATUS.FAILED_PRECONDITION,
+      details,
+    });
     await expect(actions.complete(message)).rejects.toMatchObject(notFound(`LockToken ${lockToken} not found.`));
     await expect(actions.deadletter(message)).rejects.toMatchObject(notFound(`LockToken ${lockToken} not found.`));
     await expect(actions.releaseSession('late-1')).rejects.toMatchObject(notFound('SessionId late-1 not found.'));
-    await expect(actions.setSessionState('late-1', new Uint8Array([1]))).rejects.toMatchObject(notFound('SessionId late-1 not found.'));
+    await expect(actions.setSessionState('late-1', new Uint8Array([1]))).rejects.toMatchObject(
+      notFound('SessionId late-1 not found.'),
+    );
     // The session was not released by the late call: it is still held, with its one message locked.
     expect(lines.filter((l) => l.msg === 'session released' && l.sessionId === 'late-1')).toEqual([]);
   });
 
-  it('leaves the message of a handler that returns without settling locked, delivers the session\'s next one, and warns naming the function', async () => {
+  it("leaves the message of a handler that returns without settling locked, delivers the session's next one, and warns naming the function", async () => {
     // Source: ServiceBusListener settles nothing itself when auto-complete is off (CompleteProcessingMessageAsync),
     // and the session processor receives on from the same session: the unsettled message keeps its lock.
     await send(testQueues.unsettled, entryMessage('loose-1', 1), entryMessage('loose-1', 2));
@@ -148,7 +175,11 @@ describe('the in-process host hands sessions on as the real host does', () => {
     expect(seen).toEqual(['1/0', '2/0']);
     expect(accepted(lines, 'loose-1')).toBe(1);
     // The first message is still in its session (locked, not settled); the second was completed.
-    await waitFor(() => sb.fixture.sessionDepth(testQueues.unsettled, 'loose-1') === 1, 20_000, 'the second completion');
+    await waitFor(
+      () => sb.fixture.sessionDepth(testQueues.unsettled, 'loose-1') === 1,
+      20_000,
+      'the second completion',
+    );
     const warning = lines.find((l) => l.msg === 'message processed but not settled');
     expect(warning).toMatchObject({ level: 40, function: registration.name, outcome: 'unsettled', sequence: 1 });
     expect(String(warning?.note)).toContain(registration.name);

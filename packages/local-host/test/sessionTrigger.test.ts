@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { sessionFunction, useServiceBusHost } from './support/hostHarness.js';
 import { entryMessage, gate, testQueues, waitFor } from './support/serviceBusFixture.js';
 
-
 const sb = useServiceBusHost({ sessionIdleTimeoutMs: 300 });
 
 // Registered exactly like the order processor.
@@ -64,9 +63,17 @@ describe('session-enabled triggers in the local host', () => {
       // An idle timeout far beyond the wait below: the session can only be let go within it because the handler asked.
       { sessionIdleTimeoutMs: 60_000 },
     );
-    await waitFor(() => lines.some((l) => l.msg === 'session released' && l.sessionId === 'o-shape'), 20_000, 'the release');
+    await waitFor(
+      () => lines.some((l) => l.msg === 'session released' && l.sessionId === 'o-shape'),
+      20_000,
+      'the release',
+    );
     expect(received?.body).toEqual({ entryId: 'o-shape-e1', orderId: 'o-shape', sequence: 1 });
-    expect(received?.metadata).toMatchObject({ sessionId: 'o-shape', deliveryCount: 1, applicationProperties: { sequence: 1 } });
+    expect(received?.metadata).toMatchObject({
+      sessionId: 'o-shape',
+      deliveryCount: 1,
+      applicationProperties: { sequence: 1 },
+    });
     expect(received?.lock).toEqual({ seconds: expect.stringMatching(/^\d+$/), nanos: expect.any(Number) });
     expect(Number((received?.lock as { seconds: string }).seconds) * 1000).toBeGreaterThan(Date.now());
   });

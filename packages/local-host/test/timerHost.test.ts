@@ -5,7 +5,12 @@ import { startTimerHost } from '../src/timer/timerHost.js';
 import type { TimerHost } from '../src/timer/timerHost.js';
 import { capturingLogger } from './support/logCapture.js';
 
-const timer = (name: string, schedule: string, handler: TimerHandler, runOnStartup = false): RegistrationOf<'timer'> => ({
+const timer = (
+  name: string,
+  schedule: string,
+  handler: TimerHandler,
+  runOnStartup = false,
+): RegistrationOf<'timer'> => ({
   kind: 'timer',
   name,
   options: { schedule, handler, runOnStartup },
@@ -29,13 +34,24 @@ describe('the local timer host', () => {
     // Prepare
     const { logger } = capturingLogger();
     const calls: { at: string; timer: Timer }[] = [];
-    host = startTimerHost({ logger, functions: [timer('sweep', '*/30 * * * * *', (t) => { calls.push({ at: new Date().toISOString(), timer: t }); })] });
+    host = startTimerHost({
+      logger,
+      functions: [
+        timer('sweep', '*/30 * * * * *', (t) => {
+          calls.push({ at: new Date().toISOString(), timer: t });
+        }),
+      ],
+    });
     // Act
     await vi.advanceTimersByTimeAsync(24_000);
     expect(calls).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(61_000);
     // Assess
-    expect(calls.map((c) => c.at)).toEqual(['2026-11-30T10:00:30.000Z', '2026-11-30T10:01:00.000Z', '2026-11-30T10:01:30.000Z']);
+    expect(calls.map((c) => c.at)).toEqual([
+      '2026-11-30T10:00:30.000Z',
+      '2026-11-30T10:01:00.000Z',
+      '2026-11-30T10:01:30.000Z',
+    ]);
     expect(calls[0]?.timer).toMatchObject({ isPastDue: false, schedule: { adjustForDST: true } });
     expect(calls[1]?.timer.scheduleStatus).toEqual({
       last: '2026-11-30T10:00:30.000Z',
@@ -47,7 +63,19 @@ describe('the local timer host', () => {
   it('runs on startup when asked, then on schedule', async () => {
     const { logger } = capturingLogger();
     const calls: string[] = [];
-    host = startTimerHost({ logger, functions: [timer('boot', '0 * * * * *', () => { calls.push(new Date().toISOString()); }, true)] });
+    host = startTimerHost({
+      logger,
+      functions: [
+        timer(
+          'boot',
+          '0 * * * * *',
+          () => {
+            calls.push(new Date().toISOString());
+          },
+          true,
+        ),
+      ],
+    });
     await vi.advanceTimersByTimeAsync(56_000);
     expect(calls).toEqual(['2026-11-30T10:00:05.000Z', '2026-11-30T10:01:00.000Z']);
   });
@@ -59,14 +87,16 @@ describe('the local timer host', () => {
     let calls = 0;
     host = startTimerHost({
       logger,
-      functions: [timer('slow', '* * * * * *', async () => {
-        calls += 1;
-        active += 1;
-        maxActive = Math.max(maxActive, active);
-        await new Promise((resolve) => setTimeout(resolve, 2500));
-        active -= 1;
-        if (calls === 1) throw new Error('first run fails');
-      })],
+      functions: [
+        timer('slow', '* * * * * *', async () => {
+          calls += 1;
+          active += 1;
+          maxActive = Math.max(maxActive, active);
+          await new Promise((resolve) => setTimeout(resolve, 2500));
+          active -= 1;
+          if (calls === 1) throw new Error('first run fails');
+        }),
+      ],
     });
     await vi.advanceTimersByTimeAsync(10_000);
     expect(maxActive).toBe(1);
@@ -79,11 +109,16 @@ describe('the local timer host', () => {
     const { logger } = capturingLogger();
     let finished = 0;
     let started = 0;
-    host = startTimerHost({ logger, functions: [timer('t', '* * * * * *', async () => {
-      started += 1;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      finished += 1;
-    })] });
+    host = startTimerHost({
+      logger,
+      functions: [
+        timer('t', '* * * * * *', async () => {
+          started += 1;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          finished += 1;
+        }),
+      ],
+    });
     await vi.advanceTimersByTimeAsync(1_100);
     expect(started).toBe(1);
     const closing = host.close();

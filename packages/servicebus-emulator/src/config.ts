@@ -100,7 +100,9 @@ export interface NamespaceConfig {
 
 const DEFAULT_MAX_MESSAGE_KB = 256;
 const DEFAULT_MAX_SIZE_MB = 1024;
-const duration = z.string().refine((s) => parseDurationMs(s) !== undefined, { message: 'expected an ISO 8601 duration such as PT1M' });
+const duration = z
+  .string()
+  .refine((s) => parseDurationMs(s) !== undefined, { message: 'expected an ISO 8601 duration such as PT1M' });
 const optionalName = z.string().optional();
 
 const accessRight = z.enum(['Manage', 'Send', 'Listen']);
@@ -138,13 +140,21 @@ const entityProps = z.object({
   AuthorizationRules: z.array(authorizationRule).default([]),
   // Not in the official emulator's format (it has no such property); Azure's minimum is five minutes.
   AutoDeleteOnIdle: duration
-    .refine((s) => isUnbounded(parseDurationMs(s) as number) || (parseDurationMs(s) as number) >= MIN_AUTO_DELETE_ON_IDLE_MS, { message: 'must be at least PT5M' })
+    .refine(
+      (s) => isUnbounded(parseDurationMs(s) as number) || (parseDurationMs(s) as number) >= MIN_AUTO_DELETE_ON_IDLE_MS,
+      { message: 'must be at least PT5M' },
+    )
     .optional(),
   // Written into the data directory's copy: the last activity, from which idle time counts.
   AccessedAt: z.iso.datetime().optional(),
 });
 
-const named = z.object({ Name: z.string().min(1).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only') });
+const named = z.object({
+  Name: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only'),
+});
 
 const root = z.object({
   UserConfig: z.object({
@@ -168,12 +178,20 @@ type Props = z.infer<typeof entityProps>;
 function toAuthorizationRules(rules: z.infer<typeof authorizationRule>[]): AuthorizationRule[] {
   return rules.map((r) => {
     const createdAt = r.CreatedAt ? Date.parse(r.CreatedAt) : Date.now();
-    return { keyName: r.KeyName, primaryKey: r.PrimaryKey, secondaryKey: r.SecondaryKey, rights: r.Rights, createdAt, modifiedAt: r.ModifiedAt ? Date.parse(r.ModifiedAt) : createdAt };
+    return {
+      keyName: r.KeyName,
+      primaryKey: r.PrimaryKey,
+      secondaryKey: r.SecondaryKey,
+      rights: r.Rights,
+      createdAt,
+      modifiedAt: r.ModifiedAt ? Date.parse(r.ModifiedAt) : createdAt,
+    };
   });
 }
 
 function toSettings(p: Props): EntitySettings {
-  const ttlMs = p.DefaultMessageTimeToLive === undefined ? Infinity : (parseDurationMs(p.DefaultMessageTimeToLive) as number);
+  const ttlMs =
+    p.DefaultMessageTimeToLive === undefined ? Infinity : (parseDurationMs(p.DefaultMessageTimeToLive) as number);
   const ttl = isUnbounded(ttlMs) ? Infinity : ttlMs;
   return Object.freeze({
     lockDurationMs: parseDurationMs(p.LockDuration) as number,
@@ -190,20 +208,32 @@ function toSettings(p: Props): EntitySettings {
     enablePartitioning: p.EnablePartitioning,
     status: p.Status,
     authorizationRules: toAuthorizationRules(p.AuthorizationRules),
-    autoDeleteOnIdleMs: p.AutoDeleteOnIdle === undefined || isUnbounded(parseDurationMs(p.AutoDeleteOnIdle) as number) ? Infinity : (parseDurationMs(p.AutoDeleteOnIdle) as number),
+    autoDeleteOnIdleMs:
+      p.AutoDeleteOnIdle === undefined || isUnbounded(parseDurationMs(p.AutoDeleteOnIdle) as number)
+        ? Infinity
+        : (parseDurationMs(p.AutoDeleteOnIdle) as number),
   });
 }
 
 function toMeta(p: Props, now: number): EntityMeta {
   const createdAt = p.CreatedAt ? Date.parse(p.CreatedAt) : now;
   return {
-    createdAt, updatedAt: p.UpdatedAt ? Date.parse(p.UpdatedAt) : createdAt, userMetadata: p.UserMetadata, maxSizeInMegabytes: p.MaxSizeInMegabytes,
-    enableBatchedOperations: p.EnableBatchedOperations, supportOrdering: p.SupportOrdering,
+    createdAt,
+    updatedAt: p.UpdatedAt ? Date.parse(p.UpdatedAt) : createdAt,
+    userMetadata: p.UserMetadata,
+    maxSizeInMegabytes: p.MaxSizeInMegabytes,
+    enableBatchedOperations: p.EnableBatchedOperations,
+    supportOrdering: p.SupportOrdering,
     ...(p.AccessedAt ? { accessedAt: Date.parse(p.AccessedAt) } : {}),
   };
 }
 
-function entity(raw: unknown, kind: string, index: number, now: number): QueueConfig & { raw: Record<string, unknown> } {
+function entity(
+  raw: unknown,
+  kind: string,
+  index: number,
+  now: number,
+): QueueConfig & { raw: Record<string, unknown> } {
   const { Name } = parse(named, raw, `${kind} #${index + 1}`);
   const rec = raw as Record<string, unknown>;
   const props = parse(z.object({ Properties: entityProps.default(entityProps.parse({})) }), rec, `${kind} "${Name}"`);
@@ -241,36 +271,64 @@ export function loadConfig(source: string | object, options: LoadConfigOptions =
   });
   const topics = ns.Topics.map((t, i): TopicConfig => {
     const { name, settings, meta, raw } = entity(t, 'topic', i, now);
-    const subs = parse(z.object({ Subscriptions: z.array(z.unknown()).default([]) }), raw, `topic "${name}"`).Subscriptions;
+    const subs = parse(
+      z.object({ Subscriptions: z.array(z.unknown()).default([]) }),
+      raw,
+      `topic "${name}"`,
+    ).Subscriptions;
     const subscriptions = subs.map((s, j): SubscriptionConfig => {
       const sub = entity(s, `topic "${name}" subscription`, j, now);
       const where = `topic "${name}" subscription "${sub.name}"`;
       const rules = parse(z.object({ Rules: z.array(z.unknown()).default([]) }), sub.raw, where).Rules;
       // No rules listed: the subscription gets the default rule that takes everything, as on Azure.
-      const resolved = rules.length === 0 && !options.snapshot ? [defaultRule(now)] : rules.map((r, k) => parseRule(r, `${where} rule #${k + 1}`, now));
+      const resolved =
+        rules.length === 0 && !options.snapshot
+          ? [defaultRule(now)]
+          : rules.map((r, k) => parseRule(r, `${where} rule #${k + 1}`, now));
       return { name: sub.name, settings: sub.settings, meta: sub.meta, rules: resolved };
     });
     return { name, settings, meta, subscriptions };
   });
-  checkReferences(queues.map((q) => q.name), topics, queues);
-  return Object.freeze({ namespace: ns.Name, authorizationRules: toAuthorizationRules(ns.AuthorizationRules), queues, topics });
+  checkReferences(
+    queues.map((q) => q.name),
+    topics,
+    queues,
+  );
+  return Object.freeze({
+    namespace: ns.Name,
+    authorizationRules: toAuthorizationRules(ns.AuthorizationRules),
+    queues,
+    topics,
+  });
 }
 
-function checkReferences(queueNames: string[], topics: readonly TopicConfig[], queues: NamespaceConfig['queues']): void {
+function checkReferences(
+  queueNames: string[],
+  topics: readonly TopicConfig[],
+  queues: NamespaceConfig['queues'],
+): void {
   const known = new Set([...queueNames.map((n) => n.toLowerCase()), ...topics.map((t) => t.name.toLowerCase())]);
   const seen = new Set<string>();
   for (const name of [...queueNames, ...topics.map((t) => t.name)]) {
-    if (seen.has(name.toLowerCase())) throw new ConfigError(`Invalid Service Bus config: entity "${name}": field "Name": duplicate entity name`);
+    if (seen.has(name.toLowerCase()))
+      throw new ConfigError(`Invalid Service Bus config: entity "${name}": field "Name": duplicate entity name`);
     seen.add(name.toLowerCase());
   }
   const all = [
     ...queues.map((q) => ({ where: `queue "${q.name}"`, s: q.settings })),
-    ...topics.flatMap((t) => t.subscriptions.map((s) => ({ where: `topic "${t.name}" subscription "${s.name}"`, s: s.settings }))),
+    ...topics.flatMap((t) =>
+      t.subscriptions.map((s) => ({ where: `topic "${t.name}" subscription "${s.name}"`, s: s.settings })),
+    ),
   ];
   for (const { where, s } of all) {
-    for (const [field, target] of [['ForwardTo', s.forwardTo], ['ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo]] as const) {
+    for (const [field, target] of [
+      ['ForwardTo', s.forwardTo],
+      ['ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo],
+    ] as const) {
       if (target !== undefined && !known.has(target.toLowerCase())) {
-        throw new ConfigError(`Invalid Service Bus config: ${where}: field "Properties.${field}": unknown entity "${target}"`);
+        throw new ConfigError(
+          `Invalid Service Bus config: ${where}: field "Properties.${field}": unknown entity "${target}"`,
+        );
       }
     }
   }

@@ -16,17 +16,42 @@ const correlation = z.object({
   ReplyToSessionId: z.string().optional(),
   SessionId: z.string().optional(),
   To: z.string().optional(),
-  Properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.object({ Type: z.literal('dateTime'), Value: z.iso.datetime() })])).default({}),
+  Properties: z
+    .record(
+      z.string(),
+      z.union([
+        z.string(),
+        z.number(),
+        z.boolean(),
+        z.object({ Type: z.literal('dateTime'), Value: z.iso.datetime() }),
+      ]),
+    )
+    .default({}),
 });
 
 // `Parameters` is this emulator's extension (the data directory's copy keeps rules made through the API).
-const storedParameter = z.object({ Type: z.enum(['long', 'double', 'string', 'boolean', 'dateTime']), Value: z.string() });
-const sqlExpression = z.object({ SqlExpression: z.string().min(1), Parameters: z.record(z.string(), storedParameter).optional() });
+const storedParameter = z.object({
+  Type: z.enum(['long', 'double', 'string', 'boolean', 'dateTime']),
+  Value: z.string(),
+});
+const sqlExpression = z.object({
+  SqlExpression: z.string().min(1),
+  Parameters: z.record(z.string(), storedParameter).optional(),
+});
 
 function readParameters(p: Record<string, z.infer<typeof storedParameter>> | undefined): SqlParameterValues {
   const out: Record<string, bigint | number | string | boolean | Date> = {};
   for (const [k, { Type, Value }] of Object.entries(p ?? {})) {
-    out[k] = Type === 'long' ? BigInt(Value) : Type === 'double' ? Number(Value) : Type === 'boolean' ? Value === 'true' : Type === 'dateTime' ? new Date(Value) : Value;
+    out[k] =
+      Type === 'long'
+        ? BigInt(Value)
+        : Type === 'double'
+          ? Number(Value)
+          : Type === 'boolean'
+            ? Value === 'true'
+            : Type === 'dateTime'
+              ? new Date(Value)
+              : Value;
   }
   return out;
 }
@@ -35,7 +60,11 @@ function readParameters(p: Record<string, z.infer<typeof storedParameter>> | und
 const rule = z.object({
   Name: z.string().min(1),
   Properties: z.discriminatedUnion('FilterType', [
-    z.object({ FilterType: z.literal('Correlation'), CorrelationFilter: correlation, Action: sqlExpression.optional() }),
+    z.object({
+      FilterType: z.literal('Correlation'),
+      CorrelationFilter: correlation,
+      Action: sqlExpression.optional(),
+    }),
     z.object({ FilterType: z.literal('Sql'), SqlFilter: sqlExpression, Action: sqlExpression.optional() }),
   ]),
   CreatedAt: z.iso.datetime().optional(),
@@ -48,9 +77,17 @@ export function defaultRule(now: number): RuleConfig {
 
 function toCorrelation(c: z.infer<typeof correlation>): CorrelationFilter {
   return {
-    contentType: c.ContentType, correlationId: c.CorrelationId, label: c.Label, messageId: c.MessageId,
-    replyTo: c.ReplyTo, replyToSessionId: c.ReplyToSessionId, sessionId: c.SessionId, to: c.To,
-    properties: Object.fromEntries(Object.entries(c.Properties).map(([k, v]) => [k, typeof v === 'object' ? new Date(v.Value) : v])),
+    contentType: c.ContentType,
+    correlationId: c.CorrelationId,
+    label: c.Label,
+    messageId: c.MessageId,
+    replyTo: c.ReplyTo,
+    replyToSessionId: c.ReplyToSessionId,
+    sessionId: c.SessionId,
+    to: c.To,
+    properties: Object.fromEntries(
+      Object.entries(c.Properties).map(([k, v]) => [k, typeof v === 'object' ? new Date(v.Value) : v]),
+    ),
   };
 }
 
@@ -82,11 +119,15 @@ export function parseRule(raw: unknown, where: string, now: number): RuleConfig 
   const r = parse(rule, raw, where);
   const p = r.Properties;
   const filter: RuleFilterSpec =
-    p.FilterType === 'Sql' ? sqlFilterSpec(p.SqlFilter.SqlExpression, readParameters(p.SqlFilter.Parameters)) : { type: 'correlation', correlation: toCorrelation(p.CorrelationFilter) };
+    p.FilterType === 'Sql'
+      ? sqlFilterSpec(p.SqlFilter.SqlExpression, readParameters(p.SqlFilter.Parameters))
+      : { type: 'correlation', correlation: toCorrelation(p.CorrelationFilter) };
   const resolved: RuleConfig = {
     name: r.Name,
     filter,
-    action: p.Action ? { expression: p.Action.SqlExpression, parameters: readParameters(p.Action.Parameters) } : undefined,
+    action: p.Action
+      ? { expression: p.Action.SqlExpression, parameters: readParameters(p.Action.Parameters) }
+      : undefined,
     createdAt: r.CreatedAt ? Date.parse(r.CreatedAt) : now,
   };
   const bad = checkRuleSql(resolved);

@@ -10,8 +10,12 @@ interface StoredParameter {
 
 function ruleJson(r: AuthorizationRule): object {
   return {
-    KeyName: r.keyName, PrimaryKey: r.primaryKey, SecondaryKey: r.secondaryKey, Rights: r.rights,
-    CreatedAt: new Date(r.createdAt).toISOString(), ModifiedAt: new Date(r.modifiedAt).toISOString(),
+    KeyName: r.keyName,
+    PrimaryKey: r.primaryKey,
+    SecondaryKey: r.secondaryKey,
+    Rights: r.rights,
+    CreatedAt: new Date(r.createdAt).toISOString(),
+    ModifiedAt: new Date(r.modifiedAt).toISOString(),
   };
 }
 
@@ -63,19 +67,35 @@ function storeParameters(p: SqlParameterValues): Record<string, StoredParameter>
 
 function rule(r: RuleConfig): object {
   const f = r.filter;
-  const action = r.action ? { Action: { SqlExpression: r.action.expression, Parameters: storeParameters(r.action.parameters) } } : {};
+  const action = r.action
+    ? { Action: { SqlExpression: r.action.expression, Parameters: storeParameters(r.action.parameters) } }
+    : {};
   const CreatedAt = new Date(r.createdAt).toISOString();
   if (f.type === 'correlation') {
     const c = f.correlation;
     const CorrelationFilter = {
-      ContentType: c.contentType, CorrelationId: c.correlationId, Label: c.label, MessageId: c.messageId, ReplyTo: c.replyTo,
-      ReplyToSessionId: c.replyToSessionId, SessionId: c.sessionId, To: c.to,
+      ContentType: c.contentType,
+      CorrelationId: c.correlationId,
+      Label: c.label,
+      MessageId: c.messageId,
+      ReplyTo: c.replyTo,
+      ReplyToSessionId: c.replyToSessionId,
+      SessionId: c.sessionId,
+      To: c.to,
       // A dateTime value has no JSON form of its own: it is kept as a typed value, read back by `configRules.ts`.
-      Properties: Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, v instanceof Date ? { Type: 'dateTime', Value: v.toISOString() } : v])),
+      Properties: Object.fromEntries(
+        Object.entries(c.properties).map(([k, v]) => [
+          k,
+          v instanceof Date ? { Type: 'dateTime', Value: v.toISOString() } : v,
+        ]),
+      ),
     };
     return { Name: r.name, CreatedAt, Properties: { FilterType: 'Correlation', CorrelationFilter, ...action } };
   }
-  const SqlFilter = f.type === 'sql' ? { SqlExpression: f.expression, Parameters: storeParameters(f.parameters) } : { SqlExpression: f.type === 'true' ? '1=1' : '1=0' };
+  const SqlFilter =
+    f.type === 'sql'
+      ? { SqlExpression: f.expression, Parameters: storeParameters(f.parameters) }
+      : { SqlExpression: f.type === 'true' ? '1=1' : '1=0' };
   return { Name: r.name, CreatedAt, Properties: { FilterType: 'Sql', SqlFilter, ...action } };
 }
 
@@ -95,7 +115,11 @@ export function toConfigJson(ns: NamespaceConfig): object {
           Topics: ns.topics.map((t) => ({
             Name: t.name,
             Properties: properties(t.settings, t.meta),
-            Subscriptions: t.subscriptions.map((s) => ({ Name: s.name, Properties: properties(s.settings, s.meta), Rules: s.rules.map(rule) })),
+            Subscriptions: t.subscriptions.map((s) => ({
+              Name: s.name,
+              Properties: properties(s.settings, s.meta),
+              Rules: s.rules.map(rule),
+            })),
           })),
         },
       ],

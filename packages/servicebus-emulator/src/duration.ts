@@ -12,7 +12,13 @@ export function parseDurationMs(text: string): number | undefined {
   const duration = Duration.fromISO(spelled);
   if (!duration.isValid || spelled.endsWith('T')) return undefined;
   const units = duration.toObject();
-  if (Object.keys(units).length === 0 || units.years !== undefined || units.months !== undefined || duration.as('milliseconds') < 0) return undefined;
+  if (
+    Object.keys(units).length === 0 ||
+    units.years !== undefined ||
+    units.months !== undefined ||
+    duration.as('milliseconds') < 0
+  )
+    return undefined;
   return Math.round(duration.as('milliseconds'));
 }
 

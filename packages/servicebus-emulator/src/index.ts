@@ -81,12 +81,21 @@ export interface RunningEmulator {
 
 /** The well-known root rule, unless Config.json brings one of that name, then Config.json's rules. */
 function namespaceRules(fromConfig: readonly AuthorizationRule[]): AuthorizationRule[] {
-  const root: AuthorizationRule = { keyName: ROOT_KEY_NAME, primaryKey: ROOT_KEY, secondaryKey: ROOT_KEY, rights: ['Manage', 'Send', 'Listen'], createdAt: 0, modifiedAt: 0 };
+  const root: AuthorizationRule = {
+    keyName: ROOT_KEY_NAME,
+    primaryKey: ROOT_KEY,
+    secondaryKey: ROOT_KEY,
+    rights: ['Manage', 'Send', 'Listen'],
+    createdAt: 0,
+    modifiedAt: 0,
+  };
   return fromConfig.some((r) => r.keyName === ROOT_KEY_NAME) ? [...fromConfig] : [root, ...fromConfig];
 }
 
 /** A namespace without entities: what starts when no Config.json is given (entities then come through management). */
-export const EMPTY_CONFIG = { UserConfig: { Namespaces: [{ Name: 'sbemulatorns', Queues: [], Topics: [] }], Logging: { Type: 'Console' } } };
+export const EMPTY_CONFIG = {
+  UserConfig: { Namespaces: [{ Name: 'sbemulatorns', Queues: [], Topics: [] }], Logging: { Type: 'Console' } },
+};
 
 /** Starts the Service Bus emulator. */
 export async function start(options: StartOptions = {}): Promise<RunningEmulator> {
@@ -101,7 +110,9 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
   const entities = new EntityManager(broker, persist);
   entities.watchIdle();
   const access = new AccessControl({
-    namespaceRules: namespaceRules(config.authorizationRules), entityRules: (path) => broker.rulesAt(path), allowAnyKey: options.allowAnyKey,
+    namespaceRules: namespaceRules(config.authorizationRules),
+    entityRules: (path) => broker.rulesAt(path),
+    allowAnyKey: options.allowAnyKey,
   });
   const amqp = new AmqpServer(broker, { entities, access, log: options.log });
   let port: number | undefined;
@@ -133,7 +144,11 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
   // The management endpoint ends in '/' as Azure's connection strings do: clients build entity addresses from it
   // (`sb://host:port/name`, as the management API names forwarding targets).
   const administrationConnectionString =
-    adminHttpsPort !== undefined ? `Endpoint=sb://${host}:${adminHttpsPort}/;${key};` : adminPort !== undefined ? `Endpoint=sb://${host}:${adminPort};${key};UseDevelopmentEmulator=true;` : undefined;
+    adminHttpsPort !== undefined
+      ? `Endpoint=sb://${host}:${adminHttpsPort}/;${key};`
+      : adminPort !== undefined
+        ? `Endpoint=sb://${host}:${adminPort};${key};UseDevelopmentEmulator=true;`
+        : undefined;
   return {
     connectionString: `Endpoint=sb://${host}:${port};${key};UseDevelopmentEmulator=true;`,
     port,

@@ -13,12 +13,25 @@ async function main(): Promise<void> {
     .option('--config <file>', 'Config.json in the official emulator format (default: a namespace without entities)')
     .option('--data-dir <dir>', 'keep messages and session state on disk')
     .option('--admin-port <port>', 'HTTP admin port: health, stats, management API (0 disables)', '5300')
-    .option('--admin-https-port <port>', 'HTTPS management API port, for the JS administration client (0 disables)', '5301')
+    .option(
+      '--admin-https-port <port>',
+      'HTTPS management API port, for the JS administration client (0 disables)',
+      '5301',
+    )
     .option('--cert-out <file>', "write the HTTPS port's self-signed certificate (PEM) here, for NODE_EXTRA_CA_CERTS")
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--allow-any-key', 'accept any shared access signature and key (credentials are checked otherwise)')
     .parse();
-  const o = program.opts<{ port: string; config?: string; dataDir?: string; adminPort: string; adminHttpsPort: string; certOut?: string; host: string; allowAnyKey?: boolean }>();
+  const o = program.opts<{
+    port: string;
+    config?: string;
+    dataDir?: string;
+    adminPort: string;
+    adminHttpsPort: string;
+    certOut?: string;
+    host: string;
+    allowAnyKey?: boolean;
+  }>();
   const emulator = await start({
     port: Number(o.port),
     config: o.config,
@@ -33,8 +46,12 @@ async function main(): Promise<void> {
   // One line on stdout, machine-readable, so scripts can pick up the bound ports.
   console.log(
     JSON.stringify({
-      status: 'listening', port: emulator.port, adminPort: emulator.adminPort ?? null, adminHttpsPort: emulator.adminHttpsPort ?? null,
-      connectionString: emulator.connectionString, administrationConnectionString: emulator.administrationConnectionString ?? null,
+      status: 'listening',
+      port: emulator.port,
+      adminPort: emulator.adminPort ?? null,
+      adminHttpsPort: emulator.adminHttpsPort ?? null,
+      connectionString: emulator.connectionString,
+      administrationConnectionString: emulator.administrationConnectionString ?? null,
     }),
   );
   const stop = (): void => {

@@ -35,10 +35,23 @@ describe('admin HTTP port', () => {
     const [a, b] = await receiveExactly(r, 2);
     await r.deferMessage(a as never);
     await r.deadLetterMessage(b as never, { deadLetterReason: 'x', deadLetterErrorDescription: 'y' });
-    await bus.client.createSender(Q.sessions).sendMessages([{ body: 1, sessionId: 'A' }, { body: 2, sessionId: 'A' }, { body: 3, sessionId: 'B' }]);
+    await bus.client.createSender(Q.sessions).sendMessages([
+      { body: 1, sessionId: 'A' },
+      { body: 2, sessionId: 'A' },
+      { body: 3, sessionId: 'B' },
+    ]);
     const holder = await bus.client.acceptSession(Q.sessions, 'A');
 
-    const stats = (await (await fetch(`${base}/stats`)).json()) as { entities: { name: string; active: number; scheduled: number; deferred: number; deadLettered: number; sessions?: { id: string; depth: number; holder?: string }[] }[] };
+    const stats = (await (await fetch(`${base}/stats`)).json()) as {
+      entities: {
+        name: string;
+        active: number;
+        scheduled: number;
+        deferred: number;
+        deadLettered: number;
+        sessions?: { id: string; depth: number; holder?: string }[];
+      }[];
+    };
     const plain = stats.entities.find((e) => e.name === Q.plain);
     expect(plain).toMatchObject({ active: 1, scheduled: 1, deferred: 1, deadLettered: 1 });
     const sessions = stats.entities.find((e) => e.name === Q.sessions)?.sessions ?? [];

@@ -29,9 +29,24 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   });
 
   it('creates a queue that senders and receivers use at once, with the settings asked for', async () => {
-    const created = await s.admin.call('createQueue', 'made-sessions', { lockDuration: 'PT45S', maxDeliveryCount: 4, requiresSession: true, userMetadata: 'note' });
-    expect(created).toMatchObject({ name: 'made-sessions', lockDuration: 'PT45S', maxDeliveryCount: 4, requiresSession: true, userMetadata: 'note', status: 'Active' });
-    expect(await s.admin.call('getQueue', 'made-sessions')).toMatchObject({ lockDuration: 'PT45S', requiresSession: true });
+    const created = await s.admin.call('createQueue', 'made-sessions', {
+      lockDuration: 'PT45S',
+      maxDeliveryCount: 4,
+      requiresSession: true,
+      userMetadata: 'note',
+    });
+    expect(created).toMatchObject({
+      name: 'made-sessions',
+      lockDuration: 'PT45S',
+      maxDeliveryCount: 4,
+      requiresSession: true,
+      userMetadata: 'note',
+      status: 'Active',
+    });
+    expect(await s.admin.call('getQueue', 'made-sessions')).toMatchObject({
+      lockDuration: 'PT45S',
+      requiresSession: true,
+    });
 
     await s.client.createSender('made-sessions').sendMessages({ body: 'hello', sessionId: 'S1' });
     const receiver = await s.client.acceptSession('made-sessions', 'S1');
@@ -51,9 +66,19 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
     await sender.scheduleMessages({ body: 'later' }, new Date(Date.now() + 3_600_000));
     const receiver = s.client.createReceiver('counted');
     const [first] = await receiveExactly(receiver, 1);
-    await receiver.deadLetterMessage(first as never, { deadLetterReason: 'test', deadLetterErrorDescription: 'counted' });
+    await receiver.deadLetterMessage(first as never, {
+      deadLetterReason: 'test',
+      deadLetterErrorDescription: 'counted',
+    });
     const rt = await s.admin.call('getQueueRuntimeProperties', 'counted');
-    expect(rt).toMatchObject({ name: 'counted', activeMessageCount: 2, deadLetterMessageCount: 1, scheduledMessageCount: 1, transferMessageCount: 0, totalMessageCount: 4 });
+    expect(rt).toMatchObject({
+      name: 'counted',
+      activeMessageCount: 2,
+      deadLetterMessageCount: 1,
+      scheduledMessageCount: 1,
+      transferMessageCount: 0,
+      totalMessageCount: 4,
+    });
     expect(rt.sizeInBytes).toBeGreaterThan(0);
     const listed = (await s.admin.call<Props[]>('listQueuesRuntimeProperties')).find((q) => q.name === 'counted');
     expect(listed).toMatchObject({ activeMessageCount: 2 });
@@ -62,10 +87,19 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
 
   it('answers 409 for a create of an existing name and "not found" for unknown entities', async () => {
     await s.admin.call('createQueue', 'twice');
-    expect(await s.admin.failure('createQueue', 'twice')).toMatchObject({ code: 'MessageEntityAlreadyExistsError', statusCode: 409 });
-    expect(await s.admin.failure('createTopic', 'twice')).toMatchObject({ code: 'MessageEntityAlreadyExistsError', statusCode: 409 });
+    expect(await s.admin.failure('createQueue', 'twice')).toMatchObject({
+      code: 'MessageEntityAlreadyExistsError',
+      statusCode: 409,
+    });
+    expect(await s.admin.failure('createTopic', 'twice')).toMatchObject({
+      code: 'MessageEntityAlreadyExistsError',
+      statusCode: 409,
+    });
     expect(await s.admin.failure('getQueue', 'never-made')).toMatchObject({ code: 'MessageEntityNotFoundError' });
-    expect(await s.admin.failure('deleteQueue', 'never-made')).toMatchObject({ code: 'MessageEntityNotFoundError', statusCode: 404 });
+    expect(await s.admin.failure('deleteQueue', 'never-made')).toMatchObject({
+      code: 'MessageEntityNotFoundError',
+      statusCode: 404,
+    });
     expect(await s.admin.call('queueExists', 'never-made')).toBe(false);
     expect(await s.admin.call('queueExists', 'twice')).toBe(true);
   });
@@ -84,7 +118,10 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
     const [dead] = await receiveExactly(dlq, 1);
     expect(dead?.deadLetterReason).toBe('MaxDeliveryCountExceeded');
     expect(await s.admin.failure('updateQueue', { ...q, requiresSession: true })).toMatchObject({ statusCode: 400 });
-    expect(await s.admin.failure('updateQueue', { ...q, name: 'not-there' })).toMatchObject({ code: 'MessageEntityNotFoundError', statusCode: 404 });
+    expect(await s.admin.failure('updateQueue', { ...q, name: 'not-there' })).toMatchObject({
+      code: 'MessageEntityNotFoundError',
+      statusCode: 404,
+    });
     await Promise.all([receiver.close(), dlq.close()]);
   });
 
@@ -101,12 +138,20 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
 
   it('names forwarding targets by the namespace address the client addressed, not by the AMQP port', async () => {
     // On Azure one host name serves AMQP and management; a client compares forwardTo with its own endpoint.
-    const endpoint = /Endpoint=(sb:\/\/[^;]+?)\/?;/.exec(s.emulator.administrationConnectionString as string)?.[1] as string;
+    const endpoint = /Endpoint=(sb:\/\/[^;]+?)\/?;/.exec(
+      s.emulator.administrationConnectionString as string,
+    )?.[1] as string;
     expect(endpoint).toBe(`sb://127.0.0.1:${s.emulator.adminHttpsPort}`);
     expect(s.emulator.adminHttpsPort).not.toBe(s.emulator.port);
     await s.admin.call('createQueue', 'addressed-target');
-    const created = await s.admin.call('createQueue', 'addressed-source', { forwardTo: 'addressed-target', forwardDeadLetteredMessagesTo: 'addressed-target' });
-    expect(created).toMatchObject({ forwardTo: `${endpoint}/addressed-target`, forwardDeadLetteredMessagesTo: `${endpoint}/addressed-target` });
+    const created = await s.admin.call('createQueue', 'addressed-source', {
+      forwardTo: 'addressed-target',
+      forwardDeadLetteredMessagesTo: 'addressed-target',
+    });
+    expect(created).toMatchObject({
+      forwardTo: `${endpoint}/addressed-target`,
+      forwardDeadLetteredMessagesTo: `${endpoint}/addressed-target`,
+    });
     await s.admin.call('createTopic', 'addressed-topic');
     const sub = await s.admin.call('createSubscription', 'addressed-topic', 'sub', { forwardTo: 'addressed-target' });
     expect(sub).toMatchObject({ forwardTo: `${endpoint}/addressed-target` });
@@ -116,20 +161,34 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   });
 
   it('stores and returns AutoDeleteOnIdle of queues, topics and subscriptions, and refuses less than five minutes', async () => {
-    expect(await s.admin.call('createQueue', 'idle-queue', { autoDeleteOnIdle: 'PT5M' })).toMatchObject({ autoDeleteOnIdle: 'PT5M' });
+    expect(await s.admin.call('createQueue', 'idle-queue', { autoDeleteOnIdle: 'PT5M' })).toMatchObject({
+      autoDeleteOnIdle: 'PT5M',
+    });
     const queue = await s.admin.call('getQueue', 'idle-queue');
-    expect(await s.admin.call('updateQueue', { ...queue, autoDeleteOnIdle: 'PT2H' })).toMatchObject({ autoDeleteOnIdle: 'PT2H' });
-    expect(await s.admin.call('createTopic', 'idle-topic', { autoDeleteOnIdle: 'P1D' })).toMatchObject({ autoDeleteOnIdle: 'P1D' });
-    expect(await s.admin.call('createSubscription', 'idle-topic', 'sub', { autoDeleteOnIdle: 'PT10M' })).toMatchObject({ autoDeleteOnIdle: 'PT10M' });
-    expect(await s.admin.call('getQueue', 'from-config')).toMatchObject({ autoDeleteOnIdle: 'P10675199DT2H48M5.4775807S' });
-    expect(await s.admin.failure('createQueue', 'too-eager', { autoDeleteOnIdle: 'PT1M' })).toMatchObject({ statusCode: 400 });
+    expect(await s.admin.call('updateQueue', { ...queue, autoDeleteOnIdle: 'PT2H' })).toMatchObject({
+      autoDeleteOnIdle: 'PT2H',
+    });
+    expect(await s.admin.call('createTopic', 'idle-topic', { autoDeleteOnIdle: 'P1D' })).toMatchObject({
+      autoDeleteOnIdle: 'P1D',
+    });
+    expect(await s.admin.call('createSubscription', 'idle-topic', 'sub', { autoDeleteOnIdle: 'PT10M' })).toMatchObject({
+      autoDeleteOnIdle: 'PT10M',
+    });
+    expect(await s.admin.call('getQueue', 'from-config')).toMatchObject({
+      autoDeleteOnIdle: 'P10675199DT2H48M5.4775807S',
+    });
+    expect(await s.admin.failure('createQueue', 'too-eager', { autoDeleteOnIdle: 'PT1M' })).toMatchObject({
+      statusCode: 400,
+    });
   });
 
   it('forwards through a ForwardTo set by the client, and updates topics, subscriptions and rules', async () => {
     await s.admin.call('createQueue', 'forward-target');
     const source = await s.admin.call('createQueue', 'forward-source', { forwardTo: 'forward-target' });
     expect(String(source.forwardTo)).toMatch(/\/forward-target$/);
-    expect(await s.admin.failure('createQueue', 'forward-nowhere', { forwardTo: 'no-such-queue' })).toMatchObject({ statusCode: 400 });
+    expect(await s.admin.failure('createQueue', 'forward-nowhere', { forwardTo: 'no-such-queue' })).toMatchObject({
+      statusCode: 400,
+    });
     await s.client.createSender('forward-source').sendMessages({ body: 'moved' });
     const target = s.client.createReceiver('forward-target', { receiveMode: 'receiveAndDelete' });
     expect((await receiveExactly(target, 1)).map((m) => m.body)).toEqual(['moved']);
@@ -137,19 +196,31 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
 
     await s.admin.call('createTopic', 'changing');
     const topic = await s.admin.call('getTopic', 'changing');
-    expect(await s.admin.call('updateTopic', { ...topic, maxSizeInMegabytes: 2048, userMetadata: 'bigger' })).toMatchObject({ maxSizeInMegabytes: 2048, userMetadata: 'bigger' });
+    expect(
+      await s.admin.call('updateTopic', { ...topic, maxSizeInMegabytes: 2048, userMetadata: 'bigger' }),
+    ).toMatchObject({ maxSizeInMegabytes: 2048, userMetadata: 'bigger' });
     await s.admin.call('createSubscription', 'changing', 'sub');
     const sub = await s.admin.call('getSubscription', 'changing', 'sub');
-    expect(await s.admin.call('updateSubscription', { ...sub, lockDuration: 'PT15S', maxDeliveryCount: 2 })).toMatchObject({ lockDuration: 'PT15S', maxDeliveryCount: 2 });
+    expect(
+      await s.admin.call('updateSubscription', { ...sub, lockDuration: 'PT15S', maxDeliveryCount: 2 }),
+    ).toMatchObject({ lockDuration: 'PT15S', maxDeliveryCount: 2 });
     const rule = await s.admin.call('getRule', 'changing', 'sub', '$Default');
     await s.admin.call('updateRule', 'changing', 'sub', { ...rule, filter: { sqlExpression: "kind = 'wanted'" } });
-    expect(await s.admin.call('getRule', 'changing', 'sub', '$Default')).toMatchObject({ filter: { sqlExpression: "kind = 'wanted'" } });
-    await s.client.createSender('changing').sendMessages([{ body: 'no', applicationProperties: { kind: 'other' } }, { body: 'yes', applicationProperties: { kind: 'wanted' } }]);
+    expect(await s.admin.call('getRule', 'changing', 'sub', '$Default')).toMatchObject({
+      filter: { sqlExpression: "kind = 'wanted'" },
+    });
+    await s.client.createSender('changing').sendMessages([
+      { body: 'no', applicationProperties: { kind: 'other' } },
+      { body: 'yes', applicationProperties: { kind: 'wanted' } },
+    ]);
     const r = s.client.createReceiver('changing', 'sub', { receiveMode: 'receiveAndDelete' });
     expect((await receiveExactly(r, 1)).map((m) => m.body)).toEqual(['yes']);
     expect(await peekEverything(r)).toEqual([]);
     await r.close();
-    expect(await s.admin.failure('updateRule', 'changing', 'sub', { ...rule, name: 'absent' })).toMatchObject({ code: 'MessageEntityNotFoundError', statusCode: 404 });
+    expect(await s.admin.failure('updateRule', 'changing', 'sub', { ...rule, name: 'absent' })).toMatchObject({
+      code: 'MessageEntityNotFoundError',
+      statusCode: 404,
+    });
   });
 
   it('refuses a feature it does not implement, naming it', async () => {
@@ -159,16 +230,35 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   });
 
   it('creates topics and subscriptions; a new subscription takes everything through its $Default rule', async () => {
-    await s.admin.call('createTopic', 'news', { requiresDuplicateDetection: true, duplicateDetectionHistoryTimeWindow: 'PT2M' });
+    await s.admin.call('createTopic', 'news', {
+      requiresDuplicateDetection: true,
+      duplicateDetectionHistoryTimeWindow: 'PT2M',
+    });
     await s.admin.call('createSubscription', 'news', 'everything', { lockDuration: 'PT30S' });
     await s.admin.call('createSubscription', 'news', 'other');
-    expect(await s.admin.call('getTopic', 'news')).toMatchObject({ name: 'news', requiresDuplicateDetection: true, duplicateDetectionHistoryTimeWindow: 'PT2M' });
-    expect(await s.admin.call('getSubscription', 'news', 'everything')).toMatchObject({ topicName: 'news', subscriptionName: 'everything', lockDuration: 'PT30S' });
-    expect((await s.admin.call<Props[]>('listSubscriptions', 'news')).map((x) => x.subscriptionName)).toEqual(['everything', 'other']);
-    expect(await s.admin.call<Props[]>('listRules', 'news', 'everything')).toEqual([{ name: '$Default', filter: { sqlExpression: '1=1' }, action: {} }]);
+    expect(await s.admin.call('getTopic', 'news')).toMatchObject({
+      name: 'news',
+      requiresDuplicateDetection: true,
+      duplicateDetectionHistoryTimeWindow: 'PT2M',
+    });
+    expect(await s.admin.call('getSubscription', 'news', 'everything')).toMatchObject({
+      topicName: 'news',
+      subscriptionName: 'everything',
+      lockDuration: 'PT30S',
+    });
+    expect((await s.admin.call<Props[]>('listSubscriptions', 'news')).map((x) => x.subscriptionName)).toEqual([
+      'everything',
+      'other',
+    ]);
+    expect(await s.admin.call<Props[]>('listRules', 'news', 'everything')).toEqual([
+      { name: '$Default', filter: { sqlExpression: '1=1' }, action: {} },
+    ]);
 
     await s.client.createSender('news').sendMessages([{ body: 1 }, { body: 2 }]);
-    expect(await s.admin.call('getSubscriptionRuntimeProperties', 'news', 'everything')).toMatchObject({ activeMessageCount: 2, totalMessageCount: 2 });
+    expect(await s.admin.call('getSubscriptionRuntimeProperties', 'news', 'everything')).toMatchObject({
+      activeMessageCount: 2,
+      totalMessageCount: 2,
+    });
     expect(await s.admin.call('getTopicRuntimeProperties', 'news')).toMatchObject({ subscriptionCount: 2 });
     const receiver = s.client.createReceiver('news', 'everything', { receiveMode: 'receiveAndDelete' });
     expect((await receiveExactly(receiver, 2)).map((m) => m.body)).toEqual([1, 2]);
@@ -180,13 +270,22 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   it('routes by SQL filter and applies the rule action; a bad expression is refused with its position', async () => {
     await s.admin.call('createTopic', 'orders-topic');
     await s.admin.call('createSubscription', 'orders-topic', 'big-red', {
-      defaultRuleOptions: { name: 'big', filter: { sqlExpression: "color = 'red' AND quantity > @min", sqlParameters: { '@min': 10 } }, action: { sqlExpression: "SET priority = 'high'; REMOVE secret" } },
+      defaultRuleOptions: {
+        name: 'big',
+        filter: { sqlExpression: "color = 'red' AND quantity > @min", sqlParameters: { '@min': 10 } },
+        action: { sqlExpression: "SET priority = 'high'; REMOVE secret" },
+      },
     });
     await s.admin.call('createSubscription', 'orders-topic', 'by-correlation');
     await s.admin.call('deleteRule', 'orders-topic', 'by-correlation', '$Default');
-    await s.admin.call('createRule', 'orders-topic', 'by-correlation', 'c', { correlationId: 'batch-7', applicationProperties: { region: 'eu' } });
+    await s.admin.call('createRule', 'orders-topic', 'by-correlation', 'c', {
+      correlationId: 'batch-7',
+      applicationProperties: { region: 'eu' },
+    });
     expect(await s.admin.call('getRule', 'orders-topic', 'big-red', 'big')).toMatchObject({
-      name: 'big', filter: { sqlExpression: "color = 'red' AND quantity > @min", sqlParameters: { '@min': 10 } }, action: { sqlExpression: "SET priority = 'high'; REMOVE secret" },
+      name: 'big',
+      filter: { sqlExpression: "color = 'red' AND quantity > @min", sqlParameters: { '@min': 10 } },
+      action: { sqlExpression: "SET priority = 'high'; REMOVE secret" },
     });
 
     await s.client.createSender('orders-topic').sendMessages([
@@ -199,14 +298,20 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
     expect(big?.body).toBe('big');
     expect(big?.applicationProperties).toEqual({ color: 'red', quantity: 50, priority: 'high', RuleName: 'big' });
     expect(await peekEverything(bigRed)).toEqual([]);
-    const byCorrelation = s.client.createReceiver('orders-topic', 'by-correlation', { receiveMode: 'receiveAndDelete' });
+    const byCorrelation = s.client.createReceiver('orders-topic', 'by-correlation', {
+      receiveMode: 'receiveAndDelete',
+    });
     expect((await receiveExactly(byCorrelation, 1)).map((m) => m.body)).toEqual(['blue']);
     expect(await peekEverything(byCorrelation)).toEqual([]);
 
-    const bad = await s.admin.failure('createRule', 'orders-topic', 'big-red', 'broken', { sqlExpression: "color = = 'red'" });
+    const bad = await s.admin.failure('createRule', 'orders-topic', 'big-red', 'broken', {
+      sqlExpression: "color = = 'red'",
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.message).toMatch(/line 1, column 9/);
-    expect(await s.admin.failure('createRule', 'orders-topic', 'big-red', 'big', { sqlExpression: '1=1' })).toMatchObject({ code: 'MessageEntityAlreadyExistsError', statusCode: 409 });
+    expect(
+      await s.admin.failure('createRule', 'orders-topic', 'big-red', 'big', { sqlExpression: '1=1' }),
+    ).toMatchObject({ code: 'MessageEntityAlreadyExistsError', statusCode: 409 });
     await Promise.all([bigRed.close(), byCorrelation.close()]);
   });
 
@@ -222,7 +327,12 @@ describe('management API with the JS ServiceBusAdministrationClient', () => {
   });
 
   it('answers a body that is not XML, or too large, with a clear error', async () => {
-    const put = (body: string): Promise<Response> => signedFetch(`${s.http}/raw-queue?api-version=2021-05`, { method: 'PUT', body, headers: { 'content-type': 'application/atom+xml' } });
+    const put = (body: string): Promise<Response> =>
+      signedFetch(`${s.http}/raw-queue?api-version=2021-05`, {
+        method: 'PUT',
+        body,
+        headers: { 'content-type': 'application/atom+xml' },
+      });
     const notXml = await put('{"not":"xml"}');
     expect(notXml.status).toBe(400);
     expect(await notXml.text()).toMatch(/<Error><Code>400<\/Code><Detail>The request body is not valid XML/);
@@ -251,23 +361,33 @@ describe('management API changes survive a restart with --data-dir', () => {
     try {
       await first.admin.call('createQueue', 'durable-made', { maxDeliveryCount: 3 });
       await first.admin.call('createTopic', 'durable-topic');
-      await first.admin.call('createSubscription', 'durable-topic', 'vip', { defaultRuleOptions: { name: 'vip', filter: { sqlExpression: 'tier IN (1, 2)' } } });
+      await first.admin.call('createSubscription', 'durable-topic', 'vip', {
+        defaultRuleOptions: { name: 'vip', filter: { sqlExpression: 'tier IN (1, 2)' } },
+      });
       await first.admin.call('deleteQueue', 'deleted-later');
       await first.client.createSender('durable-made').sendMessages({ body: 'kept' });
     } finally {
       await first.close();
     }
     // The data directory wins over --config, which still brings what is new in it but not what the API deleted.
-    const second = await startAdminStack(configWith([queue('seeded', { MaxDeliveryCount: 9 }), queue('deleted-later'), queue('added-later')]), dir);
+    const second = await startAdminStack(
+      configWith([queue('seeded', { MaxDeliveryCount: 9 }), queue('deleted-later'), queue('added-later')]),
+      dir,
+    );
     try {
       expect(await second.admin.call('getQueue', 'durable-made')).toMatchObject({ maxDeliveryCount: 3 });
       expect(await second.admin.call('queueExists', 'deleted-later')).toBe(false);
       expect(await second.admin.call('queueExists', 'added-later')).toBe(true);
       expect(await second.admin.call('getQueue', 'seeded')).toMatchObject({ maxDeliveryCount: 10 });
-      expect(await second.admin.call<Props[]>('listRules', 'durable-topic', 'vip')).toEqual([{ name: 'vip', filter: { sqlExpression: 'tier IN (1, 2)' }, action: {} }]);
+      expect(await second.admin.call<Props[]>('listRules', 'durable-topic', 'vip')).toEqual([
+        { name: 'vip', filter: { sqlExpression: 'tier IN (1, 2)' }, action: {} },
+      ]);
       const receiver = second.client.createReceiver('durable-made', { receiveMode: 'receiveAndDelete' });
       expect((await receiveExactly(receiver, 1)).map((m) => m.body)).toEqual(['kept']);
-      await second.client.createSender('durable-topic').sendMessages([{ body: 'no', applicationProperties: { tier: 3 } }, { body: 'yes', applicationProperties: { tier: 2 } }]);
+      await second.client.createSender('durable-topic').sendMessages([
+        { body: 'no', applicationProperties: { tier: 3 } },
+        { body: 'yes', applicationProperties: { tier: 2 } },
+      ]);
       const vip = second.client.createReceiver('durable-topic', 'vip', { receiveMode: 'receiveAndDelete' });
       expect((await receiveExactly(vip, 1)).map((m) => m.body)).toEqual(['yes']);
       expect(await peekEverything(vip)).toEqual([]);

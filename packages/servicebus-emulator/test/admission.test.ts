@@ -14,7 +14,11 @@ import { rawConnect } from './rawAmqp.js';
 const Q = { sessions: 'admit-sessions', plain: 'admit-plain', dedup: 'admit-dedup' };
 
 /** Sends one message on a raw sender and resolves with the broker's outcome (and its error, when rejected). */
-function rawSend(conn: Connection, address: string, message: Message): Promise<{ outcome: string; condition?: string }> {
+function rawSend(
+  conn: Connection,
+  address: string,
+  message: Message,
+): Promise<{ outcome: string; condition?: string }> {
   return new Promise((resolve) => {
     const sender = conn.open_sender({ target: { address } } as never);
     sender.once('sendable', () => sender.send(message));
@@ -53,17 +57,26 @@ describe('what the broker admits from a send', () => {
   it('admits a batch all or nothing: one message without SessionId refuses the whole batch', async () => {
     const sender = bus.client.createSender(Q.sessions);
     const batch = await sender.createMessageBatch();
-    for (const m of [{ body: 1, sessionId: 'a' }, { body: 2 }, { body: 3, sessionId: 'b' }]) expect(batch.tryAddMessage(m)).toBe(true);
+    for (const m of [{ body: 1, sessionId: 'a' }, { body: 2 }, { body: 3, sessionId: 'b' }])
+      expect(batch.tryAddMessage(m)).toBe(true);
     await expect(sender.sendMessages(batch)).rejects.toThrow(/SessionId was not set/);
     expect(activeIn(Q.sessions)).toBe(0);
   });
 
   it('refuses message ids and session ids over 128 characters, and accepts 128', async () => {
     const long = 'x'.repeat(129);
-    expect(await rawSend(conn, Q.plain, { message_id: long, body: 'id' } as Message)).toEqual({ outcome: 'rejected', condition: 'com.microsoft:argument-out-of-range' });
-    expect(await rawSend(conn, Q.sessions, { message_id: 'm', group_id: long, body: 'sid' } as Message)).toEqual({ outcome: 'rejected', condition: 'com.microsoft:argument-out-of-range' });
+    expect(await rawSend(conn, Q.plain, { message_id: long, body: 'id' } as Message)).toEqual({
+      outcome: 'rejected',
+      condition: 'com.microsoft:argument-out-of-range',
+    });
+    expect(await rawSend(conn, Q.sessions, { message_id: 'm', group_id: long, body: 'sid' } as Message)).toEqual({
+      outcome: 'rejected',
+      condition: 'com.microsoft:argument-out-of-range',
+    });
     expect(activeIn(Q.plain)).toBe(0);
-    expect(await rawSend(conn, Q.plain, { message_id: 'y'.repeat(128), body: 'ok' } as Message)).toEqual({ outcome: 'accepted' });
+    expect(await rawSend(conn, Q.plain, { message_id: 'y'.repeat(128), body: 'ok' } as Message)).toEqual({
+      outcome: 'accepted',
+    });
     const [m] = await receiveExactly(bus.client.createReceiver(Q.plain, { receiveMode: 'receiveAndDelete' }), 1);
     expect(m?.messageId).toBe('y'.repeat(128));
   });
@@ -75,7 +88,14 @@ describe('duplicate detection with a durable store', () => {
   let client: ServiceBusClient;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-admit-'));
-    emulator = await start({ port: 0, adminPort: 0, dataDir: dir, config: configWith([queue(Q.dedup, { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT5M' })]) });
+    emulator = await start({
+      port: 0,
+      adminPort: 0,
+      dataDir: dir,
+      config: configWith([
+        queue(Q.dedup, { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT5M' }),
+      ]),
+    });
     client = new ServiceBusClient(emulator.connectionString, fastClientOptions);
   });
   afterAll(async () => {
@@ -120,7 +140,14 @@ describe('duplicate detection with a durable store', () => {
     await client.createSender(Q.dedup).sendMessages({ body: 'sent once', messageId: 'dup-2' });
 
     // Act: a broker started on that directory (the first one stopped there) gets the client's retry.
-    const restarted = await start({ port: 0, adminPort: 0, dataDir: onDisk, config: configWith([queue(Q.dedup, { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT5M' })]) });
+    const restarted = await start({
+      port: 0,
+      adminPort: 0,
+      dataDir: onDisk,
+      config: configWith([
+        queue(Q.dedup, { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT5M' }),
+      ]),
+    });
     const again = new ServiceBusClient(restarted.connectionString, fastClientOptions);
     try {
       await again.createSender(Q.dedup).sendMessages({ body: 'retried after the stop', messageId: 'dup-2' });

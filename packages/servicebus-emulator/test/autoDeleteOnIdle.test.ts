@@ -21,7 +21,16 @@ const MINUTE = 60_000;
 function file(queues: { name: string; idle?: string }[], topics: unknown[] = []): object {
   return {
     UserConfig: {
-      Namespaces: [{ Name: 'idle', Queues: queues.map((q) => ({ Name: q.name, Properties: q.idle === undefined ? {} : { AutoDeleteOnIdle: q.idle } })), Topics: topics }],
+      Namespaces: [
+        {
+          Name: 'idle',
+          Queues: queues.map((q) => ({
+            Name: q.name,
+            Properties: q.idle === undefined ? {} : { AutoDeleteOnIdle: q.idle },
+          })),
+          Topics: topics,
+        },
+      ],
       Logging: { Type: 'Console' },
     },
   };
@@ -29,10 +38,20 @@ function file(queues: { name: string; idle?: string }[], topics: unknown[] = [])
 
 /** A receiving link that takes nothing: attached is all that matters here. */
 function attachedReceiver(id: string): Consumer {
-  return { id, mode: 'peekLock', sessionId: undefined, credit: () => 0, deliver: () => undefined, sessionLost: () => undefined };
+  return {
+    id,
+    mode: 'peekLock',
+    sessionId: undefined,
+    credit: () => 0,
+    deliver: () => undefined,
+    sessionLost: () => undefined,
+  };
 }
 
-function stack(config: NamespaceConfig, persist: PersistNamespace = () => Promise.resolve()): { broker: Broker; entities: EntityManager } {
+function stack(
+  config: NamespaceConfig,
+  persist: PersistNamespace = () => Promise.resolve(),
+): { broker: Broker; entities: EntityManager } {
   const broker = new Broker(config, new MemoryStore());
   const entities = new EntityManager(broker, persist);
   entities.watchIdle();
@@ -78,7 +97,15 @@ describe('AutoDeleteOnIdle (Azure deletes an entity idle that long: no sends, re
   it('keeps a session queue while a receiver waits for a session', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const config = loadConfig({
-      UserConfig: { Namespaces: [{ Name: 'idle', Queues: [{ Name: 'sessions', Properties: { RequiresSession: true, AutoDeleteOnIdle: 'PT5M' } }], Topics: [] }] },
+      UserConfig: {
+        Namespaces: [
+          {
+            Name: 'idle',
+            Queues: [{ Name: 'sessions', Properties: { RequiresSession: true, AutoDeleteOnIdle: 'PT5M' } }],
+            Topics: [],
+          },
+        ],
+      },
     });
     const { broker } = stack(config);
     const queue = broker.queueFor('sessions');
@@ -92,14 +119,21 @@ describe('AutoDeleteOnIdle (Azure deletes an entity idle that long: no sends, re
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const { broker, entities } = stack(loadConfig(file([{ name: 'used', idle: 'PT5M' }])));
     await idleFor(4 * MINUTE);
-    const send = broker.send(broker.sendTarget('used'), [parseMessage(Buffer.from(rhea.message.encode({ body: 'keep me' } as never)))]);
+    const send = broker.send(broker.sendTarget('used'), [
+      parseMessage(Buffer.from(rhea.message.encode({ body: 'keep me' } as never))),
+    ]);
     send.commit();
     await idleFor(4 * MINUTE);
     expect(broker.findQueue('used')).toBeDefined();
     broker.touch('used/$management'); // what a $management request (peek, renew lock, …) records
     await idleFor(4 * MINUTE);
     const queue = broker.queueFor('used');
-    await entities.putQueue('used', queue.settings, { userMetadata: 'changed', maxSizeInMegabytes: 1024, enableBatchedOperations: true, supportOrdering: true }, 'update');
+    await entities.putQueue(
+      'used',
+      queue.settings,
+      { userMetadata: 'changed', maxSizeInMegabytes: 1024, enableBatchedOperations: true, supportOrdering: true },
+      'update',
+    );
     await idleFor(4 * MINUTE);
     expect(broker.findQueue('used')).toBeDefined();
     await idleFor(MINUTE + 2 * IDLE_SWEEP_MS);
@@ -111,7 +145,11 @@ describe('AutoDeleteOnIdle (Azure deletes an entity idle that long: no sends, re
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const topics = [
       { Name: 'quiet', Properties: { AutoDeleteOnIdle: 'PT10M' }, Subscriptions: [{ Name: 'all' }] },
-      { Name: 'kept', Properties: {}, Subscriptions: [{ Name: 'stale', Properties: { AutoDeleteOnIdle: 'PT5M' } }, { Name: 'lasting' }] },
+      {
+        Name: 'kept',
+        Properties: {},
+        Subscriptions: [{ Name: 'stale', Properties: { AutoDeleteOnIdle: 'PT5M' } }, { Name: 'lasting' }],
+      },
     ];
     const { broker } = stack(loadConfig(file([], topics)));
     await idleFor(5 * MINUTE + 2 * IDLE_SWEEP_MS);
@@ -129,7 +167,12 @@ describe('AutoDeleteOnIdle (Azure deletes an entity idle that long: no sends, re
     const later = (ms: number): void => void vi.setSystemTime(Date.now() + ms);
     const dir = await mkdtemp(join(tmpdir(), 'sb-idle-'));
     try {
-      const declared = loadConfig(file([{ name: 'declared', idle: 'PT5M' }, { name: 'made-later', idle: 'PT5M' }]));
+      const declared = loadConfig(
+        file([
+          { name: 'declared', idle: 'PT5M' },
+          { name: 'made-later', idle: 'PT5M' },
+        ]),
+      );
       const catalog = EntityCatalog.at(dir);
       const first = new Broker(catalog.resolve(declared), new MemoryStore());
       const firstManager = new EntityManager(first, (ns, idle) => catalog.save(ns, idle));
@@ -162,8 +205,12 @@ describe('AutoDeleteOnIdle (Azure deletes an entity idle that long: no sends, re
     const config = loadConfig(file([{ name: 'q', idle: 'PT1H' }]));
     expect(config.queues[0]?.settings.autoDeleteOnIdleMs).toBe(60 * MINUTE);
     expect(loadConfig(file([{ name: 'q' }])).queues[0]?.settings.autoDeleteOnIdleMs).toBe(Infinity);
-    expect(() => loadConfig(file([{ name: 'too-soon', idle: 'PT4M' }]))).toThrow(/too-soon.*AutoDeleteOnIdle.*at least PT5M/);
-    const written = toConfigJson(config) as { UserConfig: { Namespaces: { Queues: { Properties: Record<string, unknown> }[] }[] } };
+    expect(() => loadConfig(file([{ name: 'too-soon', idle: 'PT4M' }]))).toThrow(
+      /too-soon.*AutoDeleteOnIdle.*at least PT5M/,
+    );
+    const written = toConfigJson(config) as {
+      UserConfig: { Namespaces: { Queues: { Properties: Record<string, unknown> }[] }[] };
+    };
     expect(written.UserConfig.Namespaces[0]?.Queues[0]?.Properties.AutoDeleteOnIdle).toBe('PT1H');
     expect(loadConfig(written).queues[0]?.settings.autoDeleteOnIdleMs).toBe(60 * MINUTE);
   });

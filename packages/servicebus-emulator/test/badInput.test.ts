@@ -32,7 +32,10 @@ function sendRaw(port: number, bytes: Buffer): Promise<{ closed: boolean; reply:
  * A loopback TCP proxy to `target`; `forwarder` builds, per client connection, what that client's bytes do to the
  * upstream socket (the socket plumbing is shared so each proxy below states only its policy).
  */
-function tcpProxy(target: number, forwarder: (upstream: Socket, client: Socket) => (d: Buffer) => void): Promise<{ port: number; server: Server }> {
+function tcpProxy(
+  target: number,
+  forwarder: (upstream: Socket, client: Socket) => (d: Buffer) => void,
+): Promise<{ port: number; server: Server }> {
   const server = createServer((client: Socket) => {
     const upstream = createConnection({ host: '127.0.0.1', port: target });
     upstream.on('data', (d) => client.write(d));
@@ -42,11 +45,15 @@ function tcpProxy(target: number, forwarder: (upstream: Socket, client: Socket) 
     upstream.on('close', () => client.destroy());
     client.on('data', forwarder(upstream, client));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as AddressInfo).port, server })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as AddressInfo).port, server })),
+  );
 }
 
 /** A TCP proxy that cuts both sides once `limit` client bytes went through after `arm()`; `cut` resolves then. */
-async function cuttingProxy(target: number): Promise<{ port: number; arm(limit: number): void; cut: Promise<void>; server: Server }> {
+async function cuttingProxy(
+  target: number,
+): Promise<{ port: number; arm(limit: number): void; cut: Promise<void>; server: Server }> {
   let limit = Infinity;
   let seen = 0;
   let onCut!: () => void;
@@ -76,7 +83,9 @@ async function cuttingProxy(target: number): Promise<{ port: number; arm(limit: 
  * A TCP proxy that, once `hold` is called, keeps the client's bytes until `complete` says they are all there and then
  * forwards them in one write, so the frames they carry reach the broker together however the client's writes fell.
  */
-async function holdingProxy(target: number): Promise<{ port: number; server: Server; hold(complete: (held: Buffer) => boolean): void }> {
+async function holdingProxy(
+  target: number,
+): Promise<{ port: number; server: Server; hold(complete: (held: Buffer) => boolean): void }> {
   let complete: ((held: Buffer) => boolean) | undefined;
   let held: Buffer[] = [];
   const proxy = await tcpProxy(target, (upstream) => (d) => {
@@ -94,7 +103,9 @@ async function holdingProxy(target: number): Promise<{ port: number; server: Ser
 describe('bad input: the broker answers clearly and keeps serving everyone else', () => {
   let bus: TestBus;
   beforeAll(async () => {
-    bus = await startBus(configWith([queue(Q.ok), queue(Q.cut), queue(Q.big), queue(Q.small, { MaxMessageSizeInKilobytes: 1 })]));
+    bus = await startBus(
+      configWith([queue(Q.ok), queue(Q.cut), queue(Q.big), queue(Q.small, { MaxMessageSizeInKilobytes: 1 })]),
+    );
   });
   afterAll(() => bus.close());
 
@@ -126,9 +137,12 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
   it('drops a message whose sender vanished mid-transfer', async () => {
     // Prepare: the SDK talks through a proxy that cuts the TCP stream halfway through a 200 KB message.
     const proxy = await cuttingProxy(bus.emulator.port);
-    const viaProxy = new ServiceBusClient(`Endpoint=sb://127.0.0.1:${proxy.port};SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;`, {
-      retryOptions: { maxRetries: 0, timeoutInMs: PATIENCE_MS },
-    });
+    const viaProxy = new ServiceBusClient(
+      `Endpoint=sb://127.0.0.1:${proxy.port};SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true;`,
+      {
+        retryOptions: { maxRetries: 0, timeoutInMs: PATIENCE_MS },
+      },
+    );
     try {
       const sender = viaProxy.createSender(Q.cut);
       await sender.sendMessages({ body: 'warm-up' });
@@ -137,7 +151,9 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
       // given up once the proxy has cut the stream (the broker never got the whole message, so nothing can ack it).
       const giveUp = new AbortController();
       void proxy.cut.then(() => giveUp.abort());
-      const err = await sender.sendMessages({ body: 'x'.repeat(200_000) }, { abortSignal: giveUp.signal }).catch((e: unknown) => e);
+      const err = await sender
+        .sendMessages({ body: 'x'.repeat(200_000) }, { abortSignal: giveUp.signal })
+        .catch((e: unknown) => e);
       // Assess: the sender saw a failure, the broker kept only the complete message.
       expect(err).toBeInstanceOf(Error);
       // No pause needed: the proxy cut the broker's side first and this process serves both, so the broker had read
@@ -173,12 +189,18 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
       const outcome = (d: Delivery): Promise<string> =>
         new Promise((resolve) => {
           sender.on('accepted', (ctx) => ctx.delivery === d && resolve('accepted'));
-          sender.on('rejected', (ctx) => ctx.delivery === d && resolve(`rejected ${String(ctx.delivery?.remote_state?.error?.condition)}`));
+          sender.on(
+            'rejected',
+            (ctx) => ctx.delivery === d && resolve(`rejected ${String(ctx.delivery?.remote_state?.error?.condition)}`),
+          );
         });
       // The proxy hands both transfers to the broker in one read, so it settles them in one tick.
       const small = sender.send({ body: 'small' } as Message);
       const big = sender.send({ body: bigBody } as Message);
-      expect(await Promise.all([outcome(small), outcome(big)])).toEqual(['accepted', 'rejected amqp:link:message-size-exceeded']);
+      expect(await Promise.all([outcome(small), outcome(big)])).toEqual([
+        'accepted',
+        'rejected amqp:link:message-size-exceeded',
+      ]);
     } finally {
       conn.close();
       proxy.server.close();
@@ -190,11 +212,14 @@ describe('bad input: the broker answers clearly and keeps serving everyone else'
     try {
       expect((await attachError(conn, 'sender', 'nowhere'))?.condition).toBe('amqp:not-found');
       expect((await attachError(conn, 'receiver', 'nowhere'))?.condition).toBe('amqp:not-found');
-      expect((await attachError(conn, 'receiver', `${Q.ok}/$DeadLetterQueue`))).toBeUndefined();
+      expect(await attachError(conn, 'receiver', `${Q.ok}/$DeadLetterQueue`)).toBeUndefined();
     } finally {
       conn.close();
     }
-    const err = await bus.client.createReceiver('nowhere').receiveMessages(1, { maxWaitTimeInMs: 500 }).catch((e: unknown) => e);
+    const err = await bus.client
+      .createReceiver('nowhere')
+      .receiveMessages(1, { maxWaitTimeInMs: 500 })
+      .catch((e: unknown) => e);
     expect(isServiceBusError(err) && err.code).toBe('MessagingEntityNotFound');
     await stillServes();
   });

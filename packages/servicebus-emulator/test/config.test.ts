@@ -6,7 +6,12 @@ describe('Config.json validation', () => {
   it('reads the repository entity file', () => {
     const cfg = loadConfig(new URL('../../../infra/servicebus.config.json', import.meta.url).pathname);
     const orders = cfg.queues.find((q) => q.name === 'orders');
-    expect(orders?.settings).toMatchObject({ requiresSession: true, lockDurationMs: 60_000, maxDeliveryCount: 10, duplicateDetectionWindowMs: 3_600_000 });
+    expect(orders?.settings).toMatchObject({
+      requiresSession: true,
+      lockDurationMs: 60_000,
+      maxDeliveryCount: 10,
+      duplicateDetectionWindowMs: 3_600_000,
+    });
     expect(orders?.settings.defaultTtlMs).toBe(14 * 24 * 3_600_000);
   });
 
@@ -25,6 +30,8 @@ describe('Config.json validation', () => {
   });
 
   it('fails at start, before listening, on an invalid config', async () => {
-    await expect(start({ port: 0, adminPort: 0, config: configWith([queue('q', { LockDuration: 'PTX' } as never)]) })).rejects.toThrow(/queue "q"/);
+    await expect(
+      start({ port: 0, adminPort: 0, config: configWith([queue('q', { LockDuration: 'PTX' } as never)]) }),
+    ).rejects.toThrow(/queue "q"/);
   });
 });

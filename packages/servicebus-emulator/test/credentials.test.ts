@@ -19,7 +19,10 @@ async function codeOf(call: Promise<unknown>): Promise<string | undefined> {
 }
 
 const withKey = (cs: string, keyName: string, key: string): string =>
-  cs.replace(/SharedAccessKeyName=[^;]*;SharedAccessKey=[^;]*/, `SharedAccessKeyName=${keyName};SharedAccessKey=${key}`);
+  cs.replace(
+    /SharedAccessKeyName=[^;]*;SharedAccessKey=[^;]*/,
+    `SharedAccessKeyName=${keyName};SharedAccessKey=${key}`,
+  );
 
 /**
  * Shared access signatures as Service Bus checks them (learn.microsoft.com, "Service Bus access control with Shared
@@ -35,7 +38,10 @@ describe('credentials', () => {
 
   it('takes the well-known RootManageSharedAccessKey and refuses another key with UnauthorizedAccess', async () => {
     // Prepare
-    const wrong = new ServiceBusClient(withKey(s.emulator.connectionString, ROOT.keyName, 'not-the-key'), fastClientOptions);
+    const wrong = new ServiceBusClient(
+      withKey(s.emulator.connectionString, ROOT.keyName, 'not-the-key'),
+      fastClientOptions,
+    );
     try {
       // Act
       const code = await codeOf(wrong.createSender('guarded').sendMessages({ body: 'x' }));
@@ -52,7 +58,11 @@ describe('credentials', () => {
     const conn = await rawConnect(s.emulator.port, { token: false });
     try {
       const audience = `sb://127.0.0.1:${s.emulator.port}/guarded`;
-      const expired = await putToken(conn, audience, sasToken(audience, ROOT.keyName, ROOT.key, Math.floor(Date.now() / 1000) - 60));
+      const expired = await putToken(
+        conn,
+        audience,
+        sasToken(audience, ROOT.keyName, ROOT.key, Math.floor(Date.now() / 1000) - 60),
+      );
       const forged = await putToken(conn, audience, sasToken(audience, ROOT.keyName, 'guess'));
       const unknownRule = await putToken(conn, audience, sasToken(audience, 'NoSuchRule', ROOT.key));
       expect(expired).toMatchObject({ status: 401, description: expect.stringMatching(/^ExpiredToken/) });
@@ -66,16 +76,32 @@ describe('credentials', () => {
   it("lets an entity's Listen-only rule receive from that entity but not send to it, nor reach another", async () => {
     // Prepare: a queue with its own rule, Listen only, and a message in it.
     await s.admin.call('createQueue', 'listen-only', {
-      authorizationRules: [{ claimType: 'SharedAccessKey', keyName: 'reader', accessRights: ['Listen'], primaryKey: 'cHJpbWFyeS1rZXk=', secondaryKey: 'c2Vjb25kYXJ5LWtleQ==' }],
+      authorizationRules: [
+        {
+          claimType: 'SharedAccessKey',
+          keyName: 'reader',
+          accessRights: ['Listen'],
+          primaryKey: 'cHJpbWFyeS1rZXk=',
+          secondaryKey: 'c2Vjb25kYXJ5LWtleQ==',
+        },
+      ],
     });
-    expect(await s.admin.call('getQueue', 'listen-only')).toMatchObject({ authorizationRules: [{ keyName: 'reader', accessRights: ['Listen'] }] });
+    expect(await s.admin.call('getQueue', 'listen-only')).toMatchObject({
+      authorizationRules: [{ keyName: 'reader', accessRights: ['Listen'] }],
+    });
     await s.client.createSender('listen-only').sendMessages({ body: 'for the reader' });
-    const reader = new ServiceBusClient(withKey(s.emulator.connectionString, 'reader', 'c2Vjb25kYXJ5LWtleQ=='), fastClientOptions);
+    const reader = new ServiceBusClient(
+      withKey(s.emulator.connectionString, 'reader', 'c2Vjb25kYXJ5LWtleQ=='),
+      fastClientOptions,
+    );
     try {
       // Act
       const sent = await codeOf(reader.createSender('listen-only').sendMessages({ body: 'x' }));
       const elsewhere = await codeOf(reader.createReceiver('guarded').receiveMessages(1, { maxWaitTimeInMs: 500 }));
-      const received = await receiveExactly(reader.createReceiver('listen-only', { receiveMode: 'receiveAndDelete' }), 1);
+      const received = await receiveExactly(
+        reader.createReceiver('listen-only', { receiveMode: 'receiveAndDelete' }),
+        1,
+      );
 
       // Assess: the secondary key works as the primary; Send is refused, another entity too.
       expect(sent).toBe('UnauthorizedAccess');
@@ -88,7 +114,10 @@ describe('credentials', () => {
 
   it('answers the management API 401 without a valid signature, and leaves /health and /stats open', async () => {
     const unsigned = await fetch(`${s.http}/guarded?api-version=2021-05`);
-    const wrongKey = new AdminClientProcess(withKey(s.emulator.administrationConnectionString as string, ROOT.keyName, 'nope'), s.certOut);
+    const wrongKey = new AdminClientProcess(
+      withKey(s.emulator.administrationConnectionString as string, ROOT.keyName, 'nope'),
+      s.certOut,
+    );
     try {
       expect(unsigned.status).toBe(401);
       expect(await unsigned.text()).toMatch(/InvalidToken|InvalidSignature/);
@@ -108,7 +137,11 @@ describe('credentials with allowAnyKey', () => {
     const client = new ServiceBusClient(withKey(emulator.connectionString, 'anyone', 'anything'), fastClientOptions);
     try {
       await client.createSender('open').sendMessages({ body: 'let in' });
-      expect((await receiveExactly(client.createReceiver('open', { receiveMode: 'receiveAndDelete' }), 1)).map((m) => m.body)).toEqual(['let in']);
+      expect(
+        (await receiveExactly(client.createReceiver('open', { receiveMode: 'receiveAndDelete' }), 1)).map(
+          (m) => m.body,
+        ),
+      ).toEqual(['let in']);
     } finally {
       await client.close();
       await emulator.close();

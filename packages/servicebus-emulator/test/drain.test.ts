@@ -51,7 +51,9 @@ describe('drain on a receive link (raw AMQP)', () => {
   let bus: TestBus;
   beforeAll(async () => {
     // The race's session lock outlasts the whole test however slow the machine: only a lost link may end it.
-    bus = await startBus(configWith([queue(Q.raw), queue(Q.idle), queue(Q.race, { RequiresSession: true, LockDuration: 'PT5M' })]));
+    bus = await startBus(
+      configWith([queue(Q.raw), queue(Q.idle), queue(Q.race, { RequiresSession: true, LockDuration: 'PT5M' })]),
+    );
   });
   afterAll(() => bus.close());
 
@@ -94,47 +96,51 @@ describe('drain on a receive link (raw AMQP)', () => {
     }
   });
 
-  it('a session receiver polling with short waits while messages trickle in keeps its session', async () => {
-    // Prepare: a session receiver; an unanswered drain makes the SDK close its link, losing the session lock.
-    const total = 150;
-    const sessionId = 'S';
-    const receiver = await bus.client.acceptSession(Q.race, sessionId, { maxAutoLockRenewalDurationInMs: 0 });
-    const drains = watchDrains(receiver);
-    const sender = bus.client.createSender(Q.race);
+  it(
+    'a session receiver polling with short waits while messages trickle in keeps its session',
+    async () => {
+      // Prepare: a session receiver; an unanswered drain makes the SDK close its link, losing the session lock.
+      const total = 150;
+      const sessionId = 'S';
+      const receiver = await bus.client.acceptSession(Q.race, sessionId, { maxAutoLockRenewalDurationInMs: 0 });
+      const drains = watchDrains(receiver);
+      const sender = bus.client.createSender(Q.race);
 
-    // Act: messages arrive one by one at about the pace the receiver's waits expire, so deliveries cross drains.
-    const sending = (async () => {
-      for (let i = 0; i < total; i++) {
-        await sender.sendMessages({ body: i, sessionId });
-        await sleep(i % 3);
-      }
-    })();
-    const bodies: unknown[] = [];
-    const redelivered: unknown[] = [];
-    let failure: unknown;
-    // A hang guard only: the loop ends when every message is in.
-    const deadline = Date.now() + 2 * PATIENCE_MS;
-    try {
-      while (bodies.length < total && Date.now() < deadline) {
-        for (const m of await receiver.receiveMessages(1, { maxWaitTimeInMs: 1 + (bodies.length % 4) })) {
-          if (m.deliveryCount !== 0) redelivered.push(m.body);
-          await receiver.completeMessage(m);
-          bodies.push(m.body);
+      // Act: messages arrive one by one at about the pace the receiver's waits expire, so deliveries cross drains.
+      const sending = (async () => {
+        for (let i = 0; i < total; i++) {
+          await sender.sendMessages({ body: i, sessionId });
+          await sleep(i % 3);
         }
+      })();
+      const bodies: unknown[] = [];
+      const redelivered: unknown[] = [];
+      let failure: unknown;
+      // A hang guard only: the loop ends when every message is in.
+      const deadline = Date.now() + 2 * PATIENCE_MS;
+      try {
+        while (bodies.length < total && Date.now() < deadline) {
+          for (const m of await receiver.receiveMessages(1, { maxWaitTimeInMs: 1 + (bodies.length % 4) })) {
+            if (m.deliveryCount !== 0) redelivered.push(m.body);
+            await receiver.completeMessage(m);
+            bodies.push(m.body);
+          }
+        }
+        // One more look at the empty session: its wait expires with the credit unused, so at least one drain is sure.
+        expect(await receiver.receiveMessages(1, { maxWaitTimeInMs: 1 })).toEqual([]);
+      } catch (err) {
+        failure = err;
       }
-      // One more look at the empty session: its wait expires with the credit unused, so at least one drain is sure.
-      expect(await receiver.receiveMessages(1, { maxWaitTimeInMs: 1 })).toEqual([]);
-    } catch (err) {
-      failure = err;
-    }
-    await sending;
-    await receiver.close();
+      await sending;
+      await receiver.close();
 
-    // Assess: every message once, in order, on the one receiver, which never lost its session; every drain answered.
-    expect(failure).toBeUndefined();
-    expect(redelivered).toEqual([]);
-    expect(bodies).toEqual([...Array(total).keys()]);
-    expect(drains.requested).toBeGreaterThan(0);
-    expect(drains.answered).toBe(drains.requested);
-  }, 4 * PATIENCE_MS);
+      // Assess: every message once, in order, on the one receiver, which never lost its session; every drain answered.
+      expect(failure).toBeUndefined();
+      expect(redelivered).toEqual([]);
+      expect(bodies).toEqual([...Array(total).keys()]);
+      expect(drains.requested).toBeGreaterThan(0);
+      expect(drains.answered).toBe(drains.requested);
+    },
+    4 * PATIENCE_MS,
+  );
 });

@@ -11,7 +11,10 @@ const Q = { plain: 'durable-plain', sessions: 'durable-sessions' };
 
 /** Starts the emulator's command as a child process on free ports with durable data in `dataDir`. */
 function launch(configPath: string, dataDir: string, logFile: string) {
-  return runCommand(['--port', '0', '--admin-port', '0', '--admin-https-port', '0', '--config', configPath, '--data-dir', dataDir], logFile);
+  return runCommand(
+    ['--port', '0', '--admin-port', '0', '--admin-https-port', '0', '--config', configPath, '--data-dir', dataDir],
+    logFile,
+  );
 }
 
 describe('--data-dir durability', () => {
@@ -21,12 +24,22 @@ describe('--data-dir durability', () => {
   it('loses nothing acknowledged across kill -9: messages, delivery counts, session state, deferrals', async () => {
     // Prepare
     const configPath = join(dir, 'config.json');
-    writeFileSync(configPath, JSON.stringify(configWith([queue(Q.plain, { RequiresDuplicateDetection: true }), queue(Q.sessions, { RequiresSession: true })])));
+    writeFileSync(
+      configPath,
+      JSON.stringify(
+        configWith([
+          queue(Q.plain, { RequiresDuplicateDetection: true }),
+          queue(Q.sessions, { RequiresSession: true }),
+        ]),
+      ),
+    );
     const dataDir = join(dir, 'data');
     const first = await launch(configPath, dataDir, join(dir, 'emulator.log'));
     const client = new ServiceBusClient(first.connectionString, fastClientOptions);
     const sender = client.createSender(Q.plain);
-    await sender.sendMessages([...Array(50).keys()].map((i) => ({ body: i, messageId: `m-${i}`, applicationProperties: { big: 2 ** 40 } })));
+    await sender.sendMessages(
+      [...Array(50).keys()].map((i) => ({ body: i, messageId: `m-${i}`, applicationProperties: { big: 2 ** 40 } })),
+    );
     const receiver = client.createReceiver(Q.plain, { maxAutoLockRenewalDurationInMs: 0 });
     const [firstMsg, second] = await receiveExactly(receiver, 2);
     await receiver.completeMessage(firstMsg as never);
@@ -35,7 +48,10 @@ describe('--data-dir durability', () => {
     const [third] = await receiveExactly(receiver, 1);
     expect([third?.body, third?.deliveryCount]).toEqual([1, 1]);
     await receiver.deferMessage(third as never);
-    await client.createSender(Q.sessions).sendMessages([{ body: 'a', sessionId: 'S' }, { body: 'b', sessionId: 'S' }]);
+    await client.createSender(Q.sessions).sendMessages([
+      { body: 'a', sessionId: 'S' },
+      { body: 'b', sessionId: 'S' },
+    ]);
     const session = await client.acceptSession(Q.sessions, 'S');
     await session.setSessionState({ step: 1 });
     // Act: crash without any chance to flush, then restart on the same directory.

@@ -17,7 +17,12 @@ describe('Service Bus emulator durations (ISO 8601, as Config.json and the manag
   });
 
   it('writes the shortest form, and Azure\'s "never" for anything that long', () => {
-    expect([60_000, 14 * 86_400_000 + 12 * 3_600_000, 0, 1_500].map(formatDurationMs)).toEqual(['PT1M', 'P14DT12H', 'PT0S', 'PT1.5S']);
+    expect([60_000, 14 * 86_400_000 + 12 * 3_600_000, 0, 1_500].map(formatDurationMs)).toEqual([
+      'PT1M',
+      'P14DT12H',
+      'PT0S',
+      'PT1.5S',
+    ]);
     expect(formatDurationMs(Number.POSITIVE_INFINITY)).toBe(MAX_DURATION);
     expect(isUnbounded(parseDurationMs(MAX_DURATION)!)).toBe(true);
     expect(formatDurationMs(parseDurationMs(MAX_DURATION)!)).toBe(MAX_DURATION);

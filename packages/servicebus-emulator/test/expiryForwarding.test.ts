@@ -5,8 +5,15 @@ import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
 const Q = {
-  ttlDlq: 'ttl-dlq', ttlDrop: 'ttl-drop', queueTtl: 'ttl-queue', fwdIn: 'fwd-in', fwdOut: 'fwd-out',
-  dlqFwdIn: 'dlqfwd-in', dlqFwdOut: 'dlqfwd-out', toSessions: 'fwd-to-sessions', sessions: 'fwd-sessions',
+  ttlDlq: 'ttl-dlq',
+  ttlDrop: 'ttl-drop',
+  queueTtl: 'ttl-queue',
+  fwdIn: 'fwd-in',
+  fwdOut: 'fwd-out',
+  dlqFwdIn: 'dlqfwd-in',
+  dlqFwdOut: 'dlqfwd-out',
+  toSessions: 'fwd-to-sessions',
+  sessions: 'fwd-sessions',
 };
 
 describe('time to live and forwarding', () => {
@@ -58,7 +65,10 @@ describe('time to live and forwarding', () => {
       const [peeked] = await peekEverything(bus.client.createReceiver(Q.queueTtl));
       expect(peeked?.body).toBe('default ttl');
       vi.setSystemTime(Date.now() + 700);
-      const dlq = bus.client.createReceiver(Q.queueTtl, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
+      const dlq = bus.client.createReceiver(Q.queueTtl, {
+        subQueueType: 'deadLetter',
+        receiveMode: 'receiveAndDelete',
+      });
       const [d] = await receiveExactly(dlq, 1);
       expect(d?.deadLetterReason).toBe('TTLExpiredException');
     } finally {
@@ -75,11 +85,20 @@ describe('time to live and forwarding', () => {
 
   it('dead-letters where it came from a message without a session id forwarded to a session queue, and forwards the others', async () => {
     // Act
-    await bus.client.createSender(Q.toSessions).sendMessages([{ body: 'no session' }, { body: 'in a session', sessionId: 's-1' }]);
+    await bus.client
+      .createSender(Q.toSessions)
+      .sendMessages([{ body: 'no session' }, { body: 'in a session', sessionId: 's-1' }]);
     // Assess: no session receiver could ever take the first, so Service Bus dead-letters it in the forwarding queue.
-    const dlq = bus.client.createReceiver(Q.toSessions, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
+    const dlq = bus.client.createReceiver(Q.toSessions, {
+      subQueueType: 'deadLetter',
+      receiveMode: 'receiveAndDelete',
+    });
     const [d] = await receiveExactly(dlq, 1);
-    expect(d).toMatchObject({ body: 'no session', deadLetterReason: 'Session ID is null', deadLetterErrorDescription: "Session enabled entity doesn't allow a message whose session identifier is null." });
+    expect(d).toMatchObject({
+      body: 'no session',
+      deadLetterReason: 'Session ID is null',
+      deadLetterErrorDescription: "Session enabled entity doesn't allow a message whose session identifier is null.",
+    });
     const session = await bus.client.acceptSession(Q.sessions, 's-1', { receiveMode: 'receiveAndDelete' });
     expect((await receiveExactly(session, 1)).map((m) => m.body)).toEqual(['in a session']);
     await session.close();
@@ -90,7 +109,10 @@ describe('time to live and forwarding', () => {
     await bus.client.createSender(Q.dlqFwdIn).sendMessages({ body: 'bad' });
     const r = bus.client.createReceiver(Q.dlqFwdIn);
     const [m] = await receiveExactly(r, 1);
-    await r.deadLetterMessage(m as ServiceBusReceivedMessage, { deadLetterReason: 'Nope', deadLetterErrorDescription: 'd' });
+    await r.deadLetterMessage(m as ServiceBusReceivedMessage, {
+      deadLetterReason: 'Nope',
+      deadLetterErrorDescription: 'd',
+    });
     const out = bus.client.createReceiver(Q.dlqFwdOut, { receiveMode: 'receiveAndDelete' });
     const [f] = await receiveExactly(out, 1);
     expect(f?.body).toBe('bad');

@@ -9,13 +9,21 @@ import { rawConnect } from './rawAmqp.js';
 // A long lock: a leaked attach or lock would hold the session far longer than any wait below, so every take-over
 // of a session that was not given back fails (SessionCannotBeLocked, or a ServiceTimeout of the SDK, whose operation
 // timeout is the hang guard and stays under the lock) instead of merely taking long.
-const Q = { pending: 'close-pending', holder: 'close-holder', locks: 'close-locks', raw: 'close-raw', rawEnd: 'close-raw-end' };
+const Q = {
+  pending: 'close-pending',
+  holder: 'close-holder',
+  locks: 'close-locks',
+  raw: 'close-raw',
+  rawEnd: 'close-raw-end',
+};
 const noRenew = { maxAutoLockRenewalDurationInMs: 0 };
 const LOCK = 'PT20S';
 
 /** A client on its own AMQP connection that the test closes itself. */
 function client(bus: TestBus): ServiceBusClient {
-  return new ServiceBusClient(bus.emulator.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: PATIENCE_MS } });
+  return new ServiceBusClient(bus.emulator.connectionString, {
+    retryOptions: { maxRetries: 0, timeoutInMs: PATIENCE_MS },
+  });
 }
 
 /** The "next session" requests the broker holds for `queueName`. */
@@ -32,11 +40,13 @@ function holders(bus: TestBus, queueName: string): [string, string | undefined][
 describe('a client closing its connection gracefully', () => {
   let bus: TestBus;
   beforeAll(async () => {
-    bus = await startBus(configWith([
-      queue(Q.pending, { RequiresSession: true, LockDuration: LOCK }),
-      queue(Q.holder, { RequiresSession: true, LockDuration: LOCK }),
-      queue(Q.locks, { RequiresSession: true, LockDuration: LOCK }),
-    ]));
+    bus = await startBus(
+      configWith([
+        queue(Q.pending, { RequiresSession: true, LockDuration: LOCK }),
+        queue(Q.holder, { RequiresSession: true, LockDuration: LOCK }),
+        queue(Q.locks, { RequiresSession: true, LockDuration: LOCK }),
+      ]),
+    );
   });
   afterAll(() => bus.close());
 
@@ -84,7 +94,10 @@ describe('a client closing its connection gracefully', () => {
 
       // Assess: no SessionCannotBeLocked (a lock that was not given back lasts far longer than this test); both
       // messages, in order, the unsettled one on its second delivery.
-      expect(got.map((m) => [m.body, m.deliveryCount])).toEqual([[1, 1], [2, 0]]);
+      expect(got.map((m) => [m.body, m.deliveryCount])).toEqual([
+        [1, 1],
+        [2, 0],
+      ]);
       for (const m of got) await r.completeMessage(m);
       await r.close();
     } finally {
@@ -102,10 +115,16 @@ describe('a client closing its connection gracefully', () => {
 
     // Act: messages for two sessions arrive (the broker hands a session to a held request as it enqueues, so by the
     // time the send is acknowledged any hand-over has happened).
-    await bus.client.createSender(Q.locks).sendMessages([{ body: 'a', sessionId: 'A' }, { body: 'b', sessionId: 'B' }]);
+    await bus.client.createSender(Q.locks).sendMessages([
+      { body: 'a', sessionId: 'A' },
+      { body: 'b', sessionId: 'B' },
+    ]);
 
     // Assess: nobody holds either session.
-    expect(holders(bus, Q.locks)).toEqual([['A', undefined], ['B', undefined]]);
+    expect(holders(bus, Q.locks)).toEqual([
+      ['A', undefined],
+      ['B', undefined],
+    ]);
   });
 });
 
@@ -126,10 +145,12 @@ function firstMessage(r: Receiver): Promise<Message> {
 describe('links released without their own detach', () => {
   let bus: TestBus;
   beforeAll(async () => {
-    bus = await startBus(configWith([
-      queue(Q.raw, { RequiresSession: true, LockDuration: LOCK }),
-      queue(Q.rawEnd, { RequiresSession: true, LockDuration: LOCK }),
-    ]));
+    bus = await startBus(
+      configWith([
+        queue(Q.raw, { RequiresSession: true, LockDuration: LOCK }),
+        queue(Q.rawEnd, { RequiresSession: true, LockDuration: LOCK }),
+      ]),
+    );
   });
   afterAll(() => bus.close());
 

@@ -19,12 +19,17 @@ export type QueueProps = Partial<{
 
 /** A Config.json queue entry with short test defaults. */
 export function queue(name: string, props: QueueProps = {}): { Name: string; Properties: QueueProps } {
-  return { Name: name, Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'PT1H', ...props } };
+  return {
+    Name: name,
+    Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'PT1H', ...props },
+  };
 }
 
 /** A Config.json document with these queues (and topics). */
 export function configWith(queues: ReturnType<typeof queue>[], topics: unknown[] = []): object {
-  return { UserConfig: { Namespaces: [{ Name: 'test', Queues: queues, Topics: topics }], Logging: { Type: 'Console' } } };
+  return {
+    UserConfig: { Namespaces: [{ Name: 'test', Queues: queues, Topics: topics }], Logging: { Type: 'Console' } },
+  };
 }
 
 /** SDK options that make failures fast: no retries, short timeouts. */

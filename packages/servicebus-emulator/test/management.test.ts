@@ -21,9 +21,14 @@ describe('$management over raw AMQP', () => {
   });
 
   it('get-message-sessions lists sessions that hold messages, as a string array', async () => {
-    await bus.client.createSender(Q.sessions).sendMessages([{ body: 1, sessionId: 'one' }, { body: 2, sessionId: 'two' }]);
+    await bus.client.createSender(Q.sessions).sendMessages([
+      { body: 1, sessionId: 'one' },
+      { body: 2, sessionId: 'two' },
+    ]);
     const reply = await managementRequest(conn, Q.sessions, 'com.microsoft:get-message-sessions', {
-      skip: rhea.types.wrap_int(0), top: rhea.types.wrap_int(10), 'last-updated-time': new Date(0),
+      skip: rhea.types.wrap_int(0),
+      top: rhea.types.wrap_int(10),
+      'last-updated-time': new Date(0),
     });
     expect(reply.application_properties?.statusCode).toBe(200);
     expect((reply.body as Record<string, unknown>)['sessions-ids']).toEqual(['one', 'two']);
@@ -31,7 +36,8 @@ describe('$management over raw AMQP', () => {
 
   it('schedule-message answers sequence numbers as a typed long array', async () => {
     const encoded = rhea.message.encode({
-      body: 'later', message_id: 'sched-1',
+      body: 'later',
+      message_id: 'sched-1',
       message_annotations: { 'x-opt-scheduled-enqueue-time': new Date(Date.now() + 60_000) },
     } as never);
     const reply = await managementRequest(conn, Q.plain, 'com.microsoft:schedule-message', {

@@ -13,26 +13,50 @@ import { startAdminStack } from './support/adminStack.js';
 import type { AdminStack } from './support/adminStack.js';
 
 /** Sends one message over plain AMQP and resolves with the error of its rejection (undefined when accepted). */
-function rawSend(conn: Connection, address: string, message: Record<string, unknown>): Promise<{ condition?: string; description?: string } | undefined> {
+function rawSend(
+  conn: Connection,
+  address: string,
+  message: Record<string, unknown>,
+): Promise<{ condition?: string; description?: string } | undefined> {
   return new Promise((resolve) => {
     const sender = conn.open_sender({ target: { address } } as never);
     sender.once('sendable', () => {
       const delivery = sender.send(message as never);
       sender.on('accepted', (ctx) => ctx.delivery === delivery && resolve(undefined));
-      sender.on('rejected', (ctx) => ctx.delivery === delivery && resolve((ctx.delivery as unknown as { remote_state?: { error?: { condition?: string; description?: string } } }).remote_state?.error));
+      sender.on(
+        'rejected',
+        (ctx) =>
+          ctx.delivery === delivery &&
+          resolve(
+            (ctx.delivery as unknown as { remote_state?: { error?: { condition?: string; description?: string } } })
+              .remote_state?.error,
+          ),
+      );
     });
   });
 }
 
 /** Receives one message of a session (receiveAndDelete) over plain AMQP, with the session id the broker echoed. */
-function rawReceiveOne(conn: Connection, address: string, sessionId: string): Promise<{ sessionFilter: unknown; body: unknown; groupId: unknown }> {
+function rawReceiveOne(
+  conn: Connection,
+  address: string,
+  sessionId: string,
+): Promise<{ sessionFilter: unknown; body: unknown; groupId: unknown }> {
   return new Promise((resolve) => {
-    const receiver = conn.open_receiver({ source: { address, filter: { 'com.microsoft:session-filter': sessionId } }, snd_settle_mode: 1, autoaccept: true } as never);
+    const receiver = conn.open_receiver({
+      source: { address, filter: { 'com.microsoft:session-filter': sessionId } },
+      snd_settle_mode: 1,
+      autoaccept: true,
+    } as never);
     receiver.once('message', (ctx) => {
       const filter = (receiver.source as unknown as { filter?: Record<string, unknown> }).filter;
       // The JS SDK sends a string body as one data section holding its JSON.
       const body = ctx.message?.body as { content?: Buffer } | undefined;
-      resolve({ sessionFilter: filter?.['com.microsoft:session-filter'], body: body?.content ? JSON.parse(Buffer.from(body.content).toString()) : body, groupId: ctx.message?.group_id });
+      resolve({
+        sessionFilter: filter?.['com.microsoft:session-filter'],
+        body: body?.content ? JSON.parse(Buffer.from(body.content).toString()) : body,
+        groupId: ctx.message?.group_id,
+      });
     });
   });
 }
@@ -48,7 +72,9 @@ async function failureOf(call: Promise<unknown>): Promise<{ code?: string; messa
 }
 
 const topic = (name: string, subscriptions: string[], props: Record<string, unknown> = {}): object => ({
-  Name: name, Properties: props, Subscriptions: subscriptions.map((s) => ({ Name: s, Properties: { LockDuration: 'PT5S' }, Rules: [] })),
+  Name: name,
+  Properties: props,
+  Subscriptions: subscriptions.map((s) => ({ Name: s, Properties: { LockDuration: 'PT5S' }, Rules: [] })),
 });
 
 /** What Azure documents of a namespace beyond plain queues, driven by the unmodified JS SDK. */
@@ -56,10 +82,17 @@ describe('namespace features', () => {
   let s: AdminStack;
   let client: ServiceBusClient;
   beforeAll(async () => {
-    s = await startAdminStack(configWith(
-      [queue('parted', { EnablePartitioning: true } as never), queue('parted-sessions', { EnablePartitioning: true, RequiresSession: true } as never), queue('plain'), queue('sessions', { RequiresSession: true })],
-      [topic('news', ['all']), topic('ruled', ['picky'])],
-    ));
+    s = await startAdminStack(
+      configWith(
+        [
+          queue('parted', { EnablePartitioning: true } as never),
+          queue('parted-sessions', { EnablePartitioning: true, RequiresSession: true } as never),
+          queue('plain'),
+          queue('sessions', { RequiresSession: true }),
+        ],
+        [topic('news', ['all']), topic('ruled', ['picky'])],
+      ),
+    );
     client = s.client;
   });
   afterAll(() => s.close());
@@ -70,24 +103,48 @@ describe('namespace features', () => {
     // the JS SDK refuses that itself, so the message goes out over plain AMQP.
     const conn = await rawConnect(s.emulator.port);
     try {
-      const mismatched = await rawSend(conn, 'parted-sessions', { body: 'x', group_id: 'A', message_annotations: { 'x-opt-partition-key': 'B' } });
-      expect(mismatched).toMatchObject({ condition: 'amqp:not-allowed', description: expect.stringMatching(/PartitionKey 'B'.*SessionId 'A'/) });
+      const mismatched = await rawSend(conn, 'parted-sessions', {
+        body: 'x',
+        group_id: 'A',
+        message_annotations: { 'x-opt-partition-key': 'B' },
+      });
+      expect(mismatched).toMatchObject({
+        condition: 'amqp:not-allowed',
+        description: expect.stringMatching(/PartitionKey 'B'.*SessionId 'A'/),
+      });
     } finally {
       conn.close();
     }
     const sessions = client.createSender('parted-sessions');
     const parted = client.createSender('parted');
-    expect((await failureOf(parted.sendMessages([{ body: 1, partitionKey: 'p' }, { body: 2, partitionKey: 'q' }]))).message).toMatch(/more than one partition key/);
-    await parted.sendMessages([{ body: 1, partitionKey: 'p' }, { body: 2, partitionKey: 'p' }]);
+    expect(
+      (
+        await failureOf(
+          parted.sendMessages([
+            { body: 1, partitionKey: 'p' },
+            { body: 2, partitionKey: 'q' },
+          ]),
+        )
+      ).message,
+    ).toMatch(/more than one partition key/);
+    await parted.sendMessages([
+      { body: 1, partitionKey: 'p' },
+      { body: 2, partitionKey: 'p' },
+    ]);
     await sessions.sendMessages({ body: 'same', sessionId: 'A', partitionKey: 'A' });
     const received = await receiveExactly(client.createReceiver('parted', { receiveMode: 'receiveAndDelete' }), 2);
-    expect(received.map((m) => [m.body, m.partitionKey])).toEqual([[1, 'p'], [2, 'p']]);
+    expect(received.map((m) => [m.body, m.partitionKey])).toEqual([
+      [1, 'p'],
+      [2, 'p'],
+    ]);
   });
 
   it('refuses sends to a SendDisabled queue and receives from a ReceiveDisabled one with MessagingEntityDisabled', async () => {
     await s.admin.call('createQueue', 'paused', { status: 'SendDisabled' });
     expect(await s.admin.call('getQueue', 'paused')).toMatchObject({ status: 'SendDisabled' });
-    expect((await failureOf(client.createSender('paused').sendMessages({ body: 'x' }))).code).toBe('MessagingEntityDisabled');
+    expect((await failureOf(client.createSender('paused').sendMessages({ body: 'x' }))).code).toBe(
+      'MessagingEntityDisabled',
+    );
 
     const q = await s.admin.call('getQueue', 'paused');
     await s.admin.call('updateQueue', { ...q, status: 'Active' });
@@ -96,23 +153,42 @@ describe('namespace features', () => {
     const refused = await failureOf(client.createReceiver('paused').receiveMessages(1, { maxWaitTimeInMs: 1000 }));
     expect(refused.code).toBe('MessagingEntityDisabled');
     await s.admin.call('updateQueue', { ...q, status: 'Active' });
-    expect((await receiveExactly(client.createReceiver('paused', { receiveMode: 'receiveAndDelete' }), 1)).map((m) => m.body)).toEqual(['kept']);
+    expect(
+      (await receiveExactly(client.createReceiver('paused', { receiveMode: 'receiveAndDelete' }), 1)).map(
+        (m) => m.body,
+      ),
+    ).toEqual(['kept']);
   });
 
   it('manages rules over AMQP: created, listed by name with their filters and actions, applied, removed', async () => {
     const rules = client.createRuleManager('ruled', 'picky');
     await rules.deleteRule('$Default');
     const when = new Date('2000-01-01T00:00:00.000Z');
-    const correlation: CorrelationRuleFilter = { subject: 'red', applicationProperties: { since: when, n: 2, ok: true, s: 'x' } };
+    const correlation: CorrelationRuleFilter = {
+      subject: 'red',
+      applicationProperties: { since: when, n: 2, ok: true, s: 'x' },
+    };
     await rules.createRule('z-correlation', correlation);
-    await rules.createRule('a-sql', { sqlExpression: "colour = 'green'" }, { sqlExpression: "SET sys.Label = 'GREEN'; SET seen = 1" });
-    expect((await failureOf(rules.createRule('a-sql', { sqlExpression: '1=1' }))).code).toBe('MessagingEntityAlreadyExists');
+    await rules.createRule(
+      'a-sql',
+      { sqlExpression: "colour = 'green'" },
+      { sqlExpression: "SET sys.Label = 'GREEN'; SET seen = 1" },
+    );
+    expect((await failureOf(rules.createRule('a-sql', { sqlExpression: '1=1' }))).code).toBe(
+      'MessagingEntityAlreadyExists',
+    );
 
     const listed = [];
     for await (const r of rules.listRules()) listed.push(r);
     expect(listed.map((r) => r.name)).toEqual(['a-sql', 'z-correlation']);
-    expect(listed[0]).toMatchObject({ filter: { sqlExpression: "colour = 'green'" }, action: { sqlExpression: "SET sys.Label = 'GREEN'; SET seen = 1" } });
-    expect(listed[1]?.filter).toMatchObject({ subject: 'red', applicationProperties: { since: when, n: 2, ok: true, s: 'x' } });
+    expect(listed[0]).toMatchObject({
+      filter: { sqlExpression: "colour = 'green'" },
+      action: { sqlExpression: "SET sys.Label = 'GREEN'; SET seen = 1" },
+    });
+    expect(listed[1]?.filter).toMatchObject({
+      subject: 'red',
+      applicationProperties: { since: when, n: 2, ok: true, s: 'x' },
+    });
 
     const sender = client.createSender('ruled');
     await sender.sendMessages([
@@ -121,7 +197,10 @@ describe('namespace features', () => {
       { body: 'green', subject: 'plain', applicationProperties: { Colour: 'green' } },
     ]);
     const got = await receiveExactly(client.createReceiver('ruled', 'picky', { receiveMode: 'receiveAndDelete' }), 2);
-    expect(got.map((m) => [m.body, m.subject, m.applicationProperties?.seen ?? null]).sort()).toEqual([['dated', 'red', null], ['green', 'GREEN', 1]]);
+    expect(got.map((m) => [m.body, m.subject, m.applicationProperties?.seen ?? null]).sort()).toEqual([
+      ['dated', 'red', null],
+      ['green', 'GREEN', 1],
+    ]);
 
     await rules.deleteRule('z-correlation');
     expect((await failureOf(rules.deleteRule('z-correlation'))).code).toBe('MessagingEntityNotFound');
@@ -142,7 +221,10 @@ describe('namespace features', () => {
     const r = client.createReceiver('plain');
     const [withBody] = await r.peekMessages(1);
     // `omitMessageBody` is in the SDK's peek options from 7.10 on; 7.9.5 passes it through to the request.
-    const [withoutBody] = await r.peekMessages(1, { fromSequenceNumber: withBody?.sequenceNumber, omitMessageBody: true } as never);
+    const [withoutBody] = await r.peekMessages(1, {
+      fromSequenceNumber: withBody?.sequenceNumber,
+      omitMessageBody: true,
+    } as never);
     expect(withBody?.body).toBe('heavy');
     expect(withoutBody?.messageId).toBe('omit-1');
     expect(withoutBody?.body).toBeUndefined();
@@ -152,10 +234,19 @@ describe('namespace features', () => {
   it('gives back the AMQP header a sender set, and the Scheduled state of a message that came in scheduled', async () => {
     const sender = client.createSender('plain');
     // An AmqpAnnotatedMessage (not exported by name from 7.9.5's typings, accepted by sendMessages).
-    const annotated = { body: 'raw', bodyType: 'data', header: { durable: false, firstAcquirer: false, priority: 20, timeToLive: 100_000 } };
+    const annotated = {
+      body: 'raw',
+      bodyType: 'data',
+      header: { durable: false, firstAcquirer: false, priority: 20, timeToLive: 100_000 },
+    };
     await sender.sendMessages(annotated as unknown as ServiceBusMessage);
     const [m] = await receiveExactly(client.createReceiver('plain', { receiveMode: 'receiveAndDelete' }), 1);
-    expect(m?._rawAmqpMessage.header).toMatchObject({ durable: false, firstAcquirer: false, priority: 20, timeToLive: 100_000 });
+    expect(m?._rawAmqpMessage.header).toMatchObject({
+      durable: false,
+      firstAcquirer: false,
+      priority: 20,
+      timeToLive: 100_000,
+    });
 
     await sender.scheduleMessages({ body: 'later' }, new Date(Date.now() + 500));
     const [scheduled] = await receiveExactly(client.createReceiver('plain', { receiveMode: 'receiveAndDelete' }), 1);
@@ -170,13 +261,19 @@ describe('namespace features', () => {
     const [deferred] = await r.receiveDeferredMessages(first?.sequenceNumber as never);
     expect(deferred?.deliveryCount).toBe(1);
     await r.deadLetterMessage(deferred as never);
-    const [dead] = await receiveExactly(client.createReceiver('plain', { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' }), 1);
+    const [dead] = await receiveExactly(
+      client.createReceiver('plain', { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' }),
+      1,
+    );
     expect(dead?.deliveryCount).toBe(1);
   });
 
   it('treats an empty session id as a session like any other', async () => {
     // The JS SDK (7.9.5) takes an echoed "" for "no session", so the session receiver is plain AMQP here.
-    await client.createSender('sessions').sendMessages([{ body: 'named', sessionId: 'S' }, { body: 'empty', sessionId: '' }]);
+    await client.createSender('sessions').sendMessages([
+      { body: 'named', sessionId: 'S' },
+      { body: 'empty', sessionId: '' },
+    ]);
     const conn = await rawConnect(s.emulator.port);
     try {
       const got = await rawReceiveOne(conn, 'sessions', '');
@@ -191,12 +288,17 @@ describe('namespace features', () => {
 
   it('dead-letters a message a rule fails to evaluate, as a new subscription does by default', async () => {
     await s.admin.call('createSubscription', 'news', 'strict');
-    expect(await s.admin.call('getSubscription', 'news', 'strict')).toMatchObject({ deadLetteringOnFilterEvaluationExceptions: true });
+    expect(await s.admin.call('getSubscription', 'news', 'strict')).toMatchObject({
+      deadLetteringOnFilterEvaluationExceptions: true,
+    });
     const rules = client.createRuleManager('news', 'strict');
     await rules.deleteRule('$Default');
     await rules.createRule('divides', { sqlExpression: 'n / 0 = 1' });
     await client.createSender('news').sendMessages({ body: 'unevaluable', applicationProperties: { n: 4 } });
-    const [dead] = await receiveExactly(client.createReceiver('news', 'strict', { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' }), 1);
+    const [dead] = await receiveExactly(
+      client.createReceiver('news', 'strict', { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' }),
+      1,
+    );
     expect(dead).toMatchObject({ body: 'unevaluable', deadLetterReason: 'FilterEvaluationException' });
     await receiveExactly(client.createReceiver('news', 'all', { receiveMode: 'receiveAndDelete' }), 1);
   });
@@ -206,7 +308,10 @@ describe("a topic's duplicate detection", () => {
   it('remembers accepted message ids across a restart, as a queue does', async () => {
     // Prepare: a topic that detects duplicates, with durable data.
     const dataDir = await mkdtemp(join(tmpdir(), 'sb-topic-dup-'));
-    const config = configWith([], [topic('dedup', ['all'], { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT10M' })]);
+    const config = configWith(
+      [],
+      [topic('dedup', ['all'], { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT10M' })],
+    );
     try {
       const first = await start({ port: 0, adminPort: 0, config, dataDir });
       const c1 = new ServiceBusClient(first.connectionString, fastClientOptions);
@@ -232,11 +337,22 @@ describe("a topic's duplicate detection", () => {
 describe('queue-like settings', () => {
   it('are read from Config.json with partitioning, status and entity rules', async () => {
     const e = await start({
-      port: 0, adminPort: 0,
-      config: configWith([queue('cfg', { EnablePartitioning: true, Status: 'SendDisabled', AuthorizationRules: [{ KeyName: 'k', PrimaryKey: 'a', SecondaryKey: 'b', Rights: ['Send'] }] } as never)]),
+      port: 0,
+      adminPort: 0,
+      config: configWith([
+        queue('cfg', {
+          EnablePartitioning: true,
+          Status: 'SendDisabled',
+          AuthorizationRules: [{ KeyName: 'k', PrimaryKey: 'a', SecondaryKey: 'b', Rights: ['Send'] }],
+        } as never),
+      ]),
     });
     try {
-      expect(e.broker.findQueue('cfg')?.settings).toMatchObject({ enablePartitioning: true, status: 'SendDisabled', authorizationRules: [{ keyName: 'k', rights: ['Send'] }] });
+      expect(e.broker.findQueue('cfg')?.settings).toMatchObject({
+        enablePartitioning: true,
+        status: 'SendDisabled',
+        authorizationRules: [{ keyName: 'k', rights: ['Send'] }],
+      });
     } finally {
       await e.close();
     }

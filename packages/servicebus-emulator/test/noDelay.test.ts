@@ -17,8 +17,12 @@ describe('the Service Bus emulator on the wire', () => {
     try {
       // A bare client: no receiver attached, so rhea leaves Nagle on at its own end.
       const connection = await rawConnect(emulator.port, { token: false });
-      const accepted = noDelay.mock.contexts.map((socket, i) => ({ socket: socket as Socket, on: noDelay.mock.calls[i]?.[0] })).filter(({ socket }) => socket.localPort === emulator.port);
-      expect(accepted.map(({ socket, on }) => ({ peer: socket.remotePort, on }))).toEqual([{ peer: connection.socket?.localPort, on: true }]);
+      const accepted = noDelay.mock.contexts
+        .map((socket, i) => ({ socket: socket as Socket, on: noDelay.mock.calls[i]?.[0] }))
+        .filter(({ socket }) => socket.localPort === emulator.port);
+      expect(accepted.map(({ socket, on }) => ({ peer: socket.remotePort, on }))).toEqual([
+        { peer: connection.socket?.localPort, on: true },
+      ]);
       connection.close();
     } finally {
       await emulator.close();

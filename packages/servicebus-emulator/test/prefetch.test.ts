@@ -99,7 +99,10 @@ describe('receive links with credit granted up front (prefetch)', () => {
     const again = await receiveExactly(receiver, 2, 'messages released by the detach');
 
     // Assess
-    expect(again.map((m) => [m.body, m.deliveryCount])).toEqual([['a', 1], ['b', 1]]);
+    expect(again.map((m) => [m.body, m.deliveryCount])).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
     for (const m of again) await receiver.completeMessage(m as ServiceBusReceivedMessage);
     conn.close();
   });

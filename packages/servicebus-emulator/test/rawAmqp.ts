@@ -6,22 +6,37 @@ import type { Connection, Message } from 'rhea';
 export const ROOT = { keyName: 'RootManageSharedAccessKey', key: 'SAS_KEY_VALUE' } as const;
 
 /** A shared access signature as the SDKs build one: HMAC-SHA256 of the encoded resource and the expiry (epoch s). */
-export function sasToken(resource: string, keyName: string, key: string, expiry = Math.floor(Date.now() / 1000) + 3600): string {
+export function sasToken(
+  resource: string,
+  keyName: string,
+  key: string,
+  expiry = Math.floor(Date.now() / 1000) + 3600,
+): string {
   const sr = encodeURIComponent(resource);
   const sig = encodeURIComponent(createHmac('sha256', key).update(`${sr}\n${expiry}`).digest('base64'));
   return `SharedAccessSignature sr=${sr}&sig=${sig}&se=${expiry}&skn=${encodeURIComponent(keyName)}`;
 }
 
 /** Puts a token on `$cbs` and returns the reply's status code and description. */
-export async function putToken(conn: Connection, audience: string, token: string): Promise<{ status: number; description: string }> {
+export async function putToken(
+  conn: Connection,
+  audience: string,
+  token: string,
+): Promise<{ status: number; description: string }> {
   const replyTo = `cbs-${Math.random().toString(16).slice(2)}`;
-  const receiver = conn.open_receiver({ source: { address: '$cbs' }, target: { address: replyTo }, name: replyTo } as never);
+  const receiver = conn.open_receiver({
+    source: { address: '$cbs' },
+    target: { address: replyTo },
+    name: replyTo,
+  } as never);
   const sender = conn.open_sender({ target: { address: '$cbs' } } as never);
   await new Promise<void>((resolve) => receiver.once('receiver_open', () => resolve()));
   await new Promise<void>((resolve) => (sender.sendable() ? resolve() : sender.once('sendable', () => resolve())));
   const reply = new Promise<Message>((resolve) => receiver.once('message', (ctx) => resolve(ctx.message as Message)));
   sender.send({
-    message_id: replyTo, reply_to: replyTo, body: token,
+    message_id: replyTo,
+    reply_to: replyTo,
+    body: token,
     application_properties: { operation: 'put-token', type: 'servicebus.windows.net:sastoken', name: audience },
   } as Message);
   const m = await reply;
@@ -35,7 +50,10 @@ export async function putToken(conn: Connection, audience: string, token: string
  * A plain rhea connection to the emulator, for what the SDK cannot send. Like the SDKs it first puts a token for
  * the whole namespace, signed with the root key, on `$cbs` (`token: false` leaves that out).
  */
-export async function rawConnect(port: number, options: Record<string, unknown> & { token?: false } = {}): Promise<Connection> {
+export async function rawConnect(
+  port: number,
+  options: Record<string, unknown> & { token?: false } = {},
+): Promise<Connection> {
   const { token, ...connectOptions } = options;
   const container = rhea.create_container();
   const conn = container.connect({ host: '127.0.0.1', port, reconnect: false, ...connectOptions } as never);
@@ -53,9 +71,18 @@ export async function rawConnect(port: number, options: Record<string, unknown> 
 }
 
 /** Sends one `$management` request and returns the reply. */
-export async function managementRequest(conn: Connection, entity: string, operation: string, body: Record<string, unknown>): Promise<Message> {
+export async function managementRequest(
+  conn: Connection,
+  entity: string,
+  operation: string,
+  body: Record<string, unknown>,
+): Promise<Message> {
   const replyTo = `reply-${Math.random().toString(16).slice(2)}`;
-  const receiver = conn.open_receiver({ source: { address: `${entity}/$management` }, target: { address: replyTo }, name: replyTo } as never);
+  const receiver = conn.open_receiver({
+    source: { address: `${entity}/$management` },
+    target: { address: replyTo },
+    name: replyTo,
+  } as never);
   const sender = conn.open_sender({ target: { address: `${entity}/$management` } } as never);
   await new Promise<void>((resolve) => receiver.once('receiver_open', () => resolve()));
   await new Promise<void>((resolve) => (sender.sendable() ? resolve() : sender.once('sendable', () => resolve())));
@@ -68,10 +95,16 @@ export async function managementRequest(conn: Connection, entity: string, operat
 }
 
 /** Attaches a link and resolves with the detach error (or undefined when it opened and stayed open). */
-export function attachError(conn: Connection, kind: 'sender' | 'receiver', address: string): Promise<{ condition?: string } | undefined> {
+export function attachError(
+  conn: Connection,
+  kind: 'sender' | 'receiver',
+  address: string,
+): Promise<{ condition?: string } | undefined> {
   return new Promise((resolve) => {
     const link = kind === 'sender' ? conn.open_sender(address) : conn.open_receiver(address);
-    link.once(kind === 'sender' ? 'sender_error' : 'receiver_error', (ctx) => resolve((ctx.sender ?? ctx.receiver)?.error as { condition?: string }));
+    link.once(kind === 'sender' ? 'sender_error' : 'receiver_error', (ctx) =>
+      resolve((ctx.sender ?? ctx.receiver)?.error as { condition?: string }),
+    );
     link.once(kind === 'sender' ? 'sender_open' : 'receiver_open', () => {
       // A refusal is an attach followed by a detach. The broker answers frames in order, so once a later attach
       // on this connection is answered, a detach for this link would have been read already.
@@ -86,10 +119,33 @@ export function attachError(conn: Connection, kind: 'sender' | 'receiver', addre
 
 /** AMQP type families, as the wire encodes them (the width variants of one type count as one). */
 const FAMILIES: Record<string, string> = {
-  Boolean: 'boolean', True: 'boolean', False: 'boolean', Ubyte: 'ubyte', Ushort: 'ushort', Uint: 'uint', SmallUint: 'uint',
-  Uint0: 'uint', Ulong: 'ulong', SmallUlong: 'ulong', Ulong0: 'ulong', Byte: 'byte', Short: 'short', Int: 'int', SmallInt: 'int',
-  Long: 'long', SmallLong: 'long', Float: 'float', Double: 'double', Timestamp: 'timestamp', Uuid: 'uuid', Str8: 'string',
-  Str32: 'string', Sym8: 'symbol', Sym32: 'symbol', Vbin8: 'binary', Vbin32: 'binary',
+  Boolean: 'boolean',
+  True: 'boolean',
+  False: 'boolean',
+  Ubyte: 'ubyte',
+  Ushort: 'ushort',
+  Uint: 'uint',
+  SmallUint: 'uint',
+  Uint0: 'uint',
+  Ulong: 'ulong',
+  SmallUlong: 'ulong',
+  Ulong0: 'ulong',
+  Byte: 'byte',
+  Short: 'short',
+  Int: 'int',
+  SmallInt: 'int',
+  Long: 'long',
+  SmallLong: 'long',
+  Float: 'float',
+  Double: 'double',
+  Timestamp: 'timestamp',
+  Uuid: 'uuid',
+  Str8: 'string',
+  Str32: 'string',
+  Sym8: 'symbol',
+  Sym32: 'symbol',
+  Vbin8: 'binary',
+  Vbin32: 'binary',
 };
 
 interface TypedValue {
@@ -100,7 +156,9 @@ interface TypedValue {
 
 /** The AMQP type of each application property of an encoded message, read from its bytes. */
 export function appPropertyTypes(raw: Buffer): Record<string, string> {
-  const reader = new (rhea.types as unknown as { Reader: new (b: Buffer) => { read(): TypedValue; remaining(): number } }).Reader(raw);
+  const reader = new (
+    rhea.types as unknown as { Reader: new (b: Buffer) => { read(): TypedValue; remaining(): number } }
+  ).Reader(raw);
   while (reader.remaining() > 0) {
     const section = reader.read();
     if (section.descriptor?.value !== 0x74 && section.descriptor?.value !== 'amqp:application-properties:map') continue;

@@ -4,7 +4,13 @@ import { peekEverything, receiveExactly } from '../../../test/support/serviceBus
 import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
-const Q = { plain: 'send-plain', dedup: 'send-dedup', small: 'send-small', scheduled: 'send-scheduled', batch: 'send-batch' };
+const Q = {
+  plain: 'send-plain',
+  dedup: 'send-dedup',
+  small: 'send-small',
+  scheduled: 'send-scheduled',
+  batch: 'send-batch',
+};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -94,7 +100,10 @@ describe('sending with the real SDK', () => {
     const sender = bus.client.createSender(Q.dedup);
     await sender.sendMessages({ body: 1, messageId: 'dup' });
     await sender.sendMessages({ body: 2, messageId: 'dup' });
-    await sender.sendMessages([{ body: 3, messageId: 'dup' }, { body: 4, messageId: 'other' }]);
+    await sender.sendMessages([
+      { body: 3, messageId: 'dup' },
+      { body: 4, messageId: 'other' },
+    ]);
     const receiver = bus.client.createReceiver(Q.dedup, { receiveMode: 'receiveAndDelete' });
     const first = await receiveExactly(receiver, 2);
     expect(first.map((m) => m.body)).toEqual([1, 4]);
@@ -131,7 +140,10 @@ describe('scheduled messages', () => {
     const receiver = bus.client.createReceiver(Q.scheduled, { receiveMode: 'receiveAndDelete' });
     // Act / Assess: nothing before the time, peek shows them as scheduled.
     const peeked = await peekEverything(receiver, 10);
-    expect(peeked.map((m) => [m.body, m.state])).toEqual([['keep', 'scheduled'], ['plain-scheduled', 'scheduled']]);
+    expect(peeked.map((m) => [m.body, m.state])).toEqual([
+      ['keep', 'scheduled'],
+      ['plain-scheduled', 'scheduled'],
+    ]);
     expect(peeked[0]?.sequenceNumber?.toNumber()).toBe(keep?.toNumber());
     expect(await receiver.receiveMessages(5, { maxWaitTimeInMs: 300 })).toHaveLength(0);
     // The clock reaches the time: the broker's next timer run makes both available.

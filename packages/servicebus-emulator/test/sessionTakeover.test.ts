@@ -12,10 +12,20 @@ import { configWith, queue } from './helpers.js';
 /** An in-memory receiving link: takes what it is given, remembers a lost session. */
 function fakeConsumer(id: string, credit: number): Consumer & { got: number; lost: string[] } {
   return {
-    id, mode: 'peekLock', sessionId: undefined, got: 0, lost: [],
-    credit() { return credit - this.got; },
-    deliver() { this.got++; },
-    sessionLost(e: BrokerError) { this.lost.push(e.code); },
+    id,
+    mode: 'peekLock',
+    sessionId: undefined,
+    got: 0,
+    lost: [],
+    credit() {
+      return credit - this.got;
+    },
+    deliver() {
+      this.got++;
+    },
+    sessionLost(e: BrokerError) {
+      this.lost.push(e.code);
+    },
   };
 }
 
@@ -30,11 +40,15 @@ describe('taking over a session whose lock ran out before its expiry timer fired
 
   it('hands the session to the new holder only, and tells the old holder it lost it', async () => {
     // Prepare: H holds session X with one of its two messages locked; W2 waits for a next session (none is free).
-    const broker = new Broker(loadConfig(configWith([queue('take', { RequiresSession: true, LockDuration: 'PT1M' })])), new MemoryStore());
+    const broker = new Broker(
+      loadConfig(configWith([queue('take', { RequiresSession: true, LockDuration: 'PT1M' })])),
+      new MemoryStore(),
+    );
     const entity = broker.queueFor('take');
     const sessions = entity.sessions;
     if (!sessions) throw new Error('session entity expected');
-    for (const body of ['x1', 'x2']) entity.enqueue(parseMessage(Buffer.from(rhea.message.encode({ body, group_id: 'X' } as never))), Date.now());
+    for (const body of ['x1', 'x2'])
+      entity.enqueue(parseMessage(Buffer.from(rhea.message.encode({ body, group_id: 'X' } as never))), Date.now());
     const h = fakeConsumer('h', 1);
     const w1 = fakeConsumer('w1', 0);
     const w2 = fakeConsumer('w2', 0);

@@ -6,14 +6,22 @@ import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
 const Q = {
-  basic: 'sess-basic', locked: 'sess-locked', next: 'sess-next', held: 'sess-held', expiry: 'sess-expiry',
-  fifo: 'sess-fifo', many: 'sess-many', deferred: 'sess-deferred',
+  basic: 'sess-basic',
+  locked: 'sess-locked',
+  next: 'sess-next',
+  held: 'sess-held',
+  expiry: 'sess-expiry',
+  fifo: 'sess-fifo',
+  many: 'sess-many',
+  deferred: 'sess-deferred',
 };
 const noRenew = { maxAutoLockRenewalDurationInMs: 0 };
 
 /** A client whose operations may take as long as the hang guard (the shared one's give up after 5 s). */
 function patientClient(bus: TestBus): ServiceBusClient {
-  return new ServiceBusClient(bus.emulator.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: PATIENCE_MS } });
+  return new ServiceBusClient(bus.emulator.connectionString, {
+    retryOptions: { maxRetries: 0, timeoutInMs: PATIENCE_MS },
+  });
 }
 
 describe('sessions with the real SDK', () => {
@@ -21,10 +29,14 @@ describe('sessions with the real SDK', () => {
   beforeAll(async () => {
     bus = await startBus(
       configWith([
-        queue(Q.basic, { RequiresSession: true }), queue(Q.locked, { RequiresSession: true }),
-        queue(Q.next, { RequiresSession: true }), queue(Q.held, { RequiresSession: true }),
-        queue(Q.expiry, { RequiresSession: true, LockDuration: 'PT1S' }), queue(Q.fifo, { RequiresSession: true }),
-        queue(Q.many, { RequiresSession: true }), queue(Q.deferred, { RequiresSession: true }),
+        queue(Q.basic, { RequiresSession: true }),
+        queue(Q.locked, { RequiresSession: true }),
+        queue(Q.next, { RequiresSession: true }),
+        queue(Q.held, { RequiresSession: true }),
+        queue(Q.expiry, { RequiresSession: true, LockDuration: 'PT1S' }),
+        queue(Q.fifo, { RequiresSession: true }),
+        queue(Q.many, { RequiresSession: true }),
+        queue(Q.deferred, { RequiresSession: true }),
       ]),
     );
   });
@@ -37,13 +49,20 @@ describe('sessions with the real SDK', () => {
     // The broker's clock (`Date`) frozen: the 5 s lock cannot run out mid-test, and the renewal is moved on by hand.
     vi.useFakeTimers({ toFake: ['Date'] });
     await bus.client.createSender(Q.basic).sendMessages([
-      { body: 1, sessionId: 'A' }, { body: 'other', sessionId: 'B' }, { body: 2, sessionId: 'A' }, { body: 3, sessionId: 'A' },
+      { body: 1, sessionId: 'A' },
+      { body: 'other', sessionId: 'B' },
+      { body: 2, sessionId: 'A' },
+      { body: 3, sessionId: 'A' },
     ]);
     const r = await bus.client.acceptSession(Q.basic, 'A', noRenew);
     expect(r.sessionId).toBe('A');
     expect(r.sessionLockedUntilUtc.getTime()).toBeGreaterThan(Date.now());
     const got = await receiveExactly(r, 3);
-    expect(got.map((m) => [m.body, m.sessionId])).toEqual([[1, 'A'], [2, 'A'], [3, 'A']]);
+    expect(got.map((m) => [m.body, m.sessionId])).toEqual([
+      [1, 'A'],
+      [2, 'A'],
+      [3, 'A'],
+    ]);
     for (const m of got) await r.completeMessage(m);
     expect(await r.getSessionState()).toBeNull();
     await r.setSessionState({ step: 3 });
@@ -62,7 +81,10 @@ describe('sessions with the real SDK', () => {
   it('fails with SessionCannotBeLocked while another receiver holds the session', async () => {
     await bus.client.createSender(Q.locked).sendMessages({ body: 1, sessionId: 'S' });
     const holder = await bus.client.acceptSession(Q.locked, 'S', noRenew);
-    const err = await bus.newClient().acceptSession(Q.locked, 'S').catch((e: unknown) => e);
+    const err = await bus
+      .newClient()
+      .acceptSession(Q.locked, 'S')
+      .catch((e: unknown) => e);
     expect(isServiceBusError(err) && err.code).toBe('SessionCannotBeLocked');
     await holder.close();
     const next = await bus.newClient().acceptSession(Q.locked, 'S');
@@ -71,7 +93,10 @@ describe('sessions with the real SDK', () => {
   });
 
   it('acceptNextSession gives competing receivers different sessions', async () => {
-    await bus.client.createSender(Q.next).sendMessages([{ body: 1, sessionId: 'x' }, { body: 2, sessionId: 'y' }]);
+    await bus.client.createSender(Q.next).sendMessages([
+      { body: 1, sessionId: 'x' },
+      { body: 2, sessionId: 'y' },
+    ]);
     const a = await bus.client.acceptNextSession(Q.next, noRenew);
     const b = await bus.newClient().acceptNextSession(Q.next, noRenew);
     expect([a.sessionId, b.sessionId].sort()).toEqual(['x', 'y']);
@@ -81,11 +106,16 @@ describe('sessions with the real SDK', () => {
   it('holds acceptNextSession until a session has a message, and times out with ServiceTimeout', async () => {
     // Prepare: a patient client for the held attach, and one whose operation timeout (1 s) bounds the second one.
     const patient = patientClient(bus);
-    const quick = new ServiceBusClient(bus.emulator.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 1000 } });
+    const quick = new ServiceBusClient(bus.emulator.connectionString, {
+      retryOptions: { maxRetries: 0, timeoutInMs: 1000 },
+    });
     try {
       // Act: nothing there yet; a message arrives once the broker holds the attach.
       const pending = patient.acceptNextSession(Q.held, noRenew);
-      await until(() => (bus.emulator.broker.queueFor(Q.held).sessions?.waiting ?? 0) === 1, 'the broker to hold the attach');
+      await until(
+        () => (bus.emulator.broker.queueFor(Q.held).sessions?.waiting ?? 0) === 1,
+        'the broker to hold the attach',
+      );
       await bus.client.createSender(Q.held).sendMessages({ body: 'late', sessionId: 'L' });
       const r = await pending;
       expect(r.sessionId).toBe('L');
@@ -110,12 +140,16 @@ describe('sessions with the real SDK', () => {
     expect(got.map((m) => m.body)).toEqual([1, 2]);
     vi.setSystemTime(Date.now() + 1_300);
     // The expiry timer ends the holder's link (the stats hide a lapsed lock at once, so the SDK's own view is awaited).
-    await until(() => first.isClosed, 'the broker\'s expiry timer to end the holder');
+    await until(() => first.isClosed, "the broker's expiry timer to end the holder");
     const err = await first.completeMessage(got[0] as ServiceBusReceivedMessage).catch((e: unknown) => e);
     expect(isServiceBusError(err) && err.code).toBe('SessionLockLost');
     const second = await bus.newClient().acceptSession(Q.expiry, 'E', noRenew);
     const again = await receiveExactly(second, 3);
-    expect(again.map((m) => [m.body, m.deliveryCount])).toEqual([[1, 1], [2, 1], [3, 0]]);
+    expect(again.map((m) => [m.body, m.deliveryCount])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 0],
+    ]);
     for (const m of again) await second.completeMessage(m);
     await second.close();
   });
@@ -136,7 +170,10 @@ describe('sessions with the real SDK', () => {
   });
 
   it('defers within a session and receives the deferred message by sequence number', async () => {
-    await bus.client.createSender(Q.deferred).sendMessages([{ body: 'd', sessionId: 'D' }, { body: 'n', sessionId: 'D' }]);
+    await bus.client.createSender(Q.deferred).sendMessages([
+      { body: 'd', sessionId: 'D' },
+      { body: 'n', sessionId: 'D' },
+    ]);
     const r = await bus.client.acceptSession(Q.deferred, 'D', noRenew);
     const [d] = await receiveExactly(r, 1);
     await r.deferMessage(d as ServiceBusReceivedMessage);

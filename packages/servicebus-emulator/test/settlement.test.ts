@@ -6,11 +6,21 @@ import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
 const Q = {
-  complete: 'settle-complete', abandon: 'settle-abandon', dead: 'settle-dead', defer: 'settle-defer',
-  renew: 'settle-renew', expiry: 'settle-expiry', max: 'settle-max', peek: 'settle-peek', compete: 'settle-compete',
+  complete: 'settle-complete',
+  abandon: 'settle-abandon',
+  dead: 'settle-dead',
+  defer: 'settle-defer',
+  renew: 'settle-renew',
+  expiry: 'settle-expiry',
+  max: 'settle-max',
+  peek: 'settle-peek',
+  compete: 'settle-compete',
 };
 
-async function receiveOne(bus: TestBus, name: string): Promise<{ m: ServiceBusReceivedMessage; receiver: ReturnType<TestBus['client']['createReceiver']> }> {
+async function receiveOne(
+  bus: TestBus,
+  name: string,
+): Promise<{ m: ServiceBusReceivedMessage; receiver: ReturnType<TestBus['client']['createReceiver']> }> {
   // Auto lock renewal off: lock expiry is what some tests observe.
   const receiver = bus.client.createReceiver(name, { maxAutoLockRenewalDurationInMs: 0 });
   const [m] = await receiveExactly(receiver, 1, `messages on ${name}`);
@@ -22,9 +32,16 @@ describe('peekLock settlement with the real SDK', () => {
   beforeAll(async () => {
     bus = await startBus(
       configWith([
-        queue(Q.complete), queue(Q.abandon), queue(Q.dead), queue(Q.defer), queue(Q.renew, { LockDuration: 'PT1S' }),
+        queue(Q.complete),
+        queue(Q.abandon),
+        queue(Q.dead),
+        queue(Q.defer),
+        queue(Q.renew, { LockDuration: 'PT1S' }),
         // A receiver of the competing test holds its first message until the others have one: a lock that cannot lapse meanwhile.
-        queue(Q.expiry, { LockDuration: 'PT1S' }), queue(Q.max, { MaxDeliveryCount: 2 }), queue(Q.peek), queue(Q.compete, { LockDuration: 'PT5M' }),
+        queue(Q.expiry, { LockDuration: 'PT1S' }),
+        queue(Q.max, { MaxDeliveryCount: 2 }),
+        queue(Q.peek),
+        queue(Q.compete, { LockDuration: 'PT5M' }),
       ]),
     );
   });
@@ -44,7 +61,9 @@ describe('peekLock settlement with the real SDK', () => {
   });
 
   it('abandon merges properties and redelivers with delivery count + 1', async () => {
-    await bus.client.createSender(Q.abandon).sendMessages({ body: 'x', applicationProperties: { keep: 1, change: 'old' } });
+    await bus.client
+      .createSender(Q.abandon)
+      .sendMessages({ body: 'x', applicationProperties: { keep: 1, change: 'old' } });
     const { m, receiver } = await receiveOne(bus, Q.abandon);
     expect(m.deliveryCount).toBe(0);
     await receiver.abandonMessage(m, { change: 'new', added: true });
@@ -55,9 +74,15 @@ describe('peekLock settlement with the real SDK', () => {
   });
 
   it('dead-letter moves the message to $DeadLetterQueue with reason and description, no source', async () => {
-    await bus.client.createSender(Q.dead).sendMessages({ body: 'poison', messageId: 'p-1', applicationProperties: { tenant: 't' } });
+    await bus.client
+      .createSender(Q.dead)
+      .sendMessages({ body: 'poison', messageId: 'p-1', applicationProperties: { tenant: 't' } });
     const { m, receiver } = await receiveOne(bus, Q.dead);
-    await receiver.deadLetterMessage(m, { deadLetterReason: 'SchemaValidationFailed', deadLetterErrorDescription: 'bad field', extra: 'e' } as never);
+    await receiver.deadLetterMessage(m, {
+      deadLetterReason: 'SchemaValidationFailed',
+      deadLetterErrorDescription: 'bad field',
+      extra: 'e',
+    } as never);
     const dlq = bus.client.createReceiver(Q.dead, { subQueueType: 'deadLetter' });
     const [d] = await receiveExactly(dlq, 1);
     expect(d?.messageId).toBe('p-1');

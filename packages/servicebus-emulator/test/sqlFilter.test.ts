@@ -8,7 +8,8 @@ function message(user: Record<string, SqlValue>, sys: Record<string, SqlValue> =
   return { sys: (name) => sys[name], user: new Map(Object.entries(user)) };
 }
 
-const matches = (expression: string, m: MessageView, params = {}): boolean => compileSqlFilter(expression, params).matches(m);
+const matches = (expression: string, m: MessageView, params = {}): boolean =>
+  compileSqlFilter(expression, params).matches(m);
 
 function syntaxError(expression: string, compile: (e: string) => unknown = compileSqlFilter): SqlSyntaxError {
   try {
@@ -38,7 +39,10 @@ describe('SQL filters: the documented examples', () => {
   });
 
   it('quotes property names with special characters', () => {
-    const m = message({ 'http://schemas.microsoft.com/xrm/2011/Claims/EntityLogicalName': 'account', 'my property': 1n });
+    const m = message({
+      'http://schemas.microsoft.com/xrm/2011/Claims/EntityLogicalName': 'account',
+      'my property': 1n,
+    });
     expect(matches('"http://schemas.microsoft.com/xrm/2011/Claims/EntityLogicalName" = \'account\'', m)).toBe(true);
     expect(matches('[my property] = 1', m)).toBe(true);
   });
@@ -108,7 +112,9 @@ describe('SQL filters: operators and the documented semantics', () => {
   it('refuses a bad expression with the position of the error', () => {
     expect(syntaxError("color = = 'red'")).toMatchObject({ line: 1, column: 9 });
     expect(syntaxError('a = 1 AND\n  b =')).toMatchObject({ line: 2, column: 6 });
-    expect(syntaxError('sys.NoSuchProperty = 1').message).toMatch(/unknown system property sys\.NoSuchProperty at line 1, column 1/);
+    expect(syntaxError('sys.NoSuchProperty = 1').message).toMatch(
+      /unknown system property sys\.NoSuchProperty at line 1, column 1/,
+    );
     expect(syntaxError('a = nofunction()').message).toMatch(/unknown function nofunction\(\)/);
     expect(syntaxError("a LIKE 'x' ESCAPE 'ab'").message).toMatch(/ESCAPE needs exactly one character/);
     expect(syntaxError("'unterminated = 1")).toBeInstanceOf(SqlSyntaxError);
@@ -118,8 +124,15 @@ describe('SQL filters: operators and the documented semantics', () => {
 describe('SQL rule actions', () => {
   it('sets and removes user properties in order, later statements seeing earlier ones', () => {
     const m = message({ quantity: 10n, FirstName: 'Ada', LastName: 'Lovelace', secret: 'x' });
-    const edit = compileSqlAction("SET ThisMessageIs = 'Even'; SET FullName = FirstName + ' ' + LastName; SET quantity = quantity / 2 REMOVE secret; SET half = quantity").apply(m);
-    expect(Object.fromEntries(edit.set)).toEqual({ ThisMessageIs: 'Even', FullName: 'Ada Lovelace', quantity: 5n, half: 5n });
+    const edit = compileSqlAction(
+      "SET ThisMessageIs = 'Even'; SET FullName = FirstName + ' ' + LastName; SET quantity = quantity / 2 REMOVE secret; SET half = quantity",
+    ).apply(m);
+    expect(Object.fromEntries(edit.set)).toEqual({
+      ThisMessageIs: 'Even',
+      FullName: 'Ada Lovelace',
+      quantity: 5n,
+      half: 5n,
+    });
     expect([...edit.removed]).toEqual(['secret']);
   });
 

@@ -7,7 +7,11 @@ import type { TestBus } from './helpers.js';
 const T = 'sql-topic';
 const sqlRule = (name: string, filter: string, action?: string): unknown => ({
   Name: name,
-  Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: filter }, ...(action ? { Action: { SqlExpression: action } } : {}) },
+  Properties: {
+    FilterType: 'Sql',
+    SqlFilter: { SqlExpression: filter },
+    ...(action ? { Action: { SqlExpression: action } } : {}),
+  },
 });
 
 /** SQL rules as the official emulator's Config.json writes them, through a topic with the real SDK. */
@@ -15,17 +19,32 @@ describe('SQL filters and rule actions from Config.json', () => {
   let bus: TestBus;
   beforeAll(async () => {
     bus = await startBus(
-      configWith([], [
-        {
-          Name: T,
-          Subscriptions: [
-            { Name: 'expensive', Rules: [sqlRule('expensive', "sys.Label = 'order' AND price * quantity >= 100")] },
-            // Two matching rules without actions give one copy; each matching rule with an action gives its own.
-            { Name: 'annotated', Rules: [sqlRule('any-a', 'price > 0'), sqlRule('any-b', 'quantity > 0'), sqlRule('tag', 'quantity > 1', "SET tier = 'bulk'; REMOVE internal")] },
-            { Name: 'correlated', Rules: [{ Name: 'c', Properties: { FilterType: 'Correlation', CorrelationFilter: { Label: 'refund' } } }] },
-          ],
-        },
-      ]),
+      configWith(
+        [],
+        [
+          {
+            Name: T,
+            Subscriptions: [
+              { Name: 'expensive', Rules: [sqlRule('expensive', "sys.Label = 'order' AND price * quantity >= 100")] },
+              // Two matching rules without actions give one copy; each matching rule with an action gives its own.
+              {
+                Name: 'annotated',
+                Rules: [
+                  sqlRule('any-a', 'price > 0'),
+                  sqlRule('any-b', 'quantity > 0'),
+                  sqlRule('tag', 'quantity > 1', "SET tier = 'bulk'; REMOVE internal"),
+                ],
+              },
+              {
+                Name: 'correlated',
+                Rules: [
+                  { Name: 'c', Properties: { FilterType: 'Correlation', CorrelationFilter: { Label: 'refund' } } },
+                ],
+              },
+            ],
+          },
+        ],
+      ),
     );
   });
   afterAll(() => bus.close());
@@ -55,9 +74,19 @@ describe('SQL filters and rule actions from Config.json', () => {
   });
 
   it('refuses a Config.json whose SQL does not parse, naming the rule and the position', async () => {
-    const bad = configWith([queue('q')], [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [sqlRule('broken', 'price >> 1')] }] }]);
-    await expect(start({ port: 0, adminPort: 0, config: bad })).rejects.toThrow(/subscription "s" rule #1 "broken": .* at line 1, column 8/);
-    const badAction = configWith([], [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [sqlRule('a', '1=1', 'SET = 2')] }] }]);
-    await expect(start({ port: 0, adminPort: 0, config: badAction })).rejects.toThrow(/rule #1 "a": .* at line 1, column 5/);
+    const bad = configWith(
+      [queue('q')],
+      [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [sqlRule('broken', 'price >> 1')] }] }],
+    );
+    await expect(start({ port: 0, adminPort: 0, config: bad })).rejects.toThrow(
+      /subscription "s" rule #1 "broken": .* at line 1, column 8/,
+    );
+    const badAction = configWith(
+      [],
+      [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [sqlRule('a', '1=1', 'SET = 2')] }] }],
+    );
+    await expect(start({ port: 0, adminPort: 0, config: badAction })).rejects.toThrow(
+      /rule #1 "a": .* at line 1, column 5/,
+    );
   });
 });

@@ -5,24 +5,42 @@ import { configWith, queue, startBus } from './helpers.js';
 import type { TestBus } from './helpers.js';
 
 const T = 'topic-orders';
-const rule = (name: string, filter: Record<string, unknown>): unknown => ({ Name: name, Properties: { FilterType: 'Correlation', CorrelationFilter: filter } });
+const rule = (name: string, filter: Record<string, unknown>): unknown => ({
+  Name: name,
+  Properties: { FilterType: 'Correlation', CorrelationFilter: filter },
+});
 
 describe('topics, subscriptions and correlation filters', () => {
   let bus: TestBus;
   beforeAll(async () => {
     bus = await startBus(
-      configWith([queue('topic-forward-target')], [
-        {
-          Name: T,
-          Properties: { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT1M' },
-          Subscriptions: [
-            { Name: 'all', Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 3 }, Rules: [] },
-            { Name: 'red', Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 3 }, Rules: [rule('red', { Properties: { color: 'red' } })] },
-            { Name: 'labelled', Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 3 }, Rules: [rule('l', { Label: 'urgent' }), rule('c', { CorrelationId: 'c-9' })] },
-            { Name: 'forward', Properties: { ForwardTo: 'topic-forward-target' }, Rules: [rule('f', { Properties: { color: 'blue' } })] },
-          ],
-        },
-      ]),
+      configWith(
+        [queue('topic-forward-target')],
+        [
+          {
+            Name: T,
+            Properties: { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT1M' },
+            Subscriptions: [
+              { Name: 'all', Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 3 }, Rules: [] },
+              {
+                Name: 'red',
+                Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 3 },
+                Rules: [rule('red', { Properties: { color: 'red' } })],
+              },
+              {
+                Name: 'labelled',
+                Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 3 },
+                Rules: [rule('l', { Label: 'urgent' }), rule('c', { CorrelationId: 'c-9' })],
+              },
+              {
+                Name: 'forward',
+                Properties: { ForwardTo: 'topic-forward-target' },
+                Rules: [rule('f', { Properties: { color: 'blue' } })],
+              },
+            ],
+          },
+        ],
+      ),
     );
   });
   afterAll(() => bus.close());
@@ -56,7 +74,10 @@ describe('topics, subscriptions and correlation filters', () => {
     await bus.client.createSender(T).sendMessages({ body: 'bad', applicationProperties: { color: 'red' } });
     const r = bus.client.createReceiver(T, 'red');
     const [m] = await receiveExactly(r, 1);
-    await r.deadLetterMessage(m as ServiceBusReceivedMessage, { deadLetterReason: 'Nope', deadLetterErrorDescription: 'd' });
+    await r.deadLetterMessage(m as ServiceBusReceivedMessage, {
+      deadLetterReason: 'Nope',
+      deadLetterErrorDescription: 'd',
+    });
     const dlq = bus.client.createReceiver(T, 'red', { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
     const [d] = await receiveExactly(dlq, 1);
     expect([d?.body, d?.deadLetterReason, d?.deadLetterSource]).toEqual(['bad', 'Nope', undefined]);

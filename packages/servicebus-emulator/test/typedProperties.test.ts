@@ -37,7 +37,9 @@ describe('propertiesToModify keep their AMQP types on every settlement', () => {
     await bus.close();
   });
 
-  async function receiveOne(name: string): Promise<{ m: ServiceBusReceivedMessage; receiver: ReturnType<TestBus['client']['createReceiver']> }> {
+  async function receiveOne(
+    name: string,
+  ): Promise<{ m: ServiceBusReceivedMessage; receiver: ReturnType<TestBus['client']['createReceiver']> }> {
     await bus.client.createSender(name).sendMessages({ body: 'x', applicationProperties: { kept: 'yes' } });
     const receiver = bus.client.createReceiver(name);
     const [m] = await receiveExactly(receiver, 1);
@@ -54,7 +56,8 @@ describe('propertiesToModify keep their AMQP types on every settlement', () => {
   /** The stored message with this sequence number, as bytes, through a raw `$management` peek. */
   async function peekRaw(name: string, seq: number): Promise<Buffer> {
     const reply = await managementRequest(conn, name, 'com.microsoft:peek-message', {
-      'from-sequence-number': rhea.types.wrap_long(seq), 'message-count': rhea.types.wrap_int(1),
+      'from-sequence-number': rhea.types.wrap_long(seq),
+      'message-count': rhea.types.wrap_int(1),
     });
     return (reply.body as { messages: { message: Buffer }[] }).messages[0]?.message as Buffer;
   }
@@ -67,8 +70,16 @@ describe('propertiesToModify keep their AMQP types on every settlement', () => {
 
     // A deferred message is settled through $management: properties-to-modify travels in the request body.
     const [deferred] = await receiver.receiveDeferredMessages(m.sequenceNumber as never);
-    await receiver.abandonMessage(deferred as ServiceBusReceivedMessage, { i2: typed(rhea.types.wrap_int(8)), l2: typed(rhea.types.wrap_long(9)) });
-    expect(appPropertyTypes(await peekRaw(Q.defer, seq))).toEqual({ kept: 'string', ...expectedTypes, i2: 'int', l2: 'long' });
+    await receiver.abandonMessage(deferred as ServiceBusReceivedMessage, {
+      i2: typed(rhea.types.wrap_int(8)),
+      l2: typed(rhea.types.wrap_long(9)),
+    });
+    expect(appPropertyTypes(await peekRaw(Q.defer, seq))).toEqual({
+      kept: 'string',
+      ...expectedTypes,
+      i2: 'int',
+      l2: 'long',
+    });
     await receiver.close();
   });
 
@@ -77,7 +88,10 @@ describe('propertiesToModify keep their AMQP types on every settlement', () => {
     await receiver.deadLetterMessage(m, { deadLetterReason: 'R', deadLetterErrorDescription: 'D', ...props } as never);
     await receiver.close();
     expect(appPropertyTypes(await receiveRaw(conn, `${Q.dead}/$DeadLetterQueue`))).toEqual({
-      kept: 'string', ...expectedTypes, DeadLetterReason: 'string', DeadLetterErrorDescription: 'string',
+      kept: 'string',
+      ...expectedTypes,
+      DeadLetterReason: 'string',
+      DeadLetterErrorDescription: 'string',
     });
   });
 });

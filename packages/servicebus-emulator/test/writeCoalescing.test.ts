@@ -11,7 +11,15 @@ async function socketPair(): Promise<{ accepted: Socket; client: Socket; close()
   const { port } = server.address() as { port: number };
   const client = connect(port, '127.0.0.1');
   const serverEnd = await accepted;
-  return { accepted: serverEnd, client, close: () => { client.destroy(); serverEnd.destroy(); server.close(); } };
+  return {
+    accepted: serverEnd,
+    client,
+    close: () => {
+      client.destroy();
+      serverEnd.destroy();
+      server.close();
+    },
+  };
 }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -32,7 +40,8 @@ describe('frames written in one turn of the event loop leave together', () => {
       await nextTurn();
       expect(pair.accepted.writableCorked).toBe(0);
       await new Promise<void>((resolve) => {
-        const check = (): void => void (Buffer.concat(received).length === 19 ? resolve() : pair.client.once('data', check));
+        const check = (): void =>
+          void (Buffer.concat(received).length === 19 ? resolve() : pair.client.once('data', check));
         check();
       });
       expect(Buffer.concat(received).toString()).toBe('first;second;third;');

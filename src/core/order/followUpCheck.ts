@@ -9,7 +9,10 @@ export function nextDueSequence(doc: OrderDocument): number | undefined {
   const next = doc.parked.find((p) => p.sequence === doc.lastSequence + 1);
   if (next) return next.sequence;
   if (doc.state.status !== OrderStatus.Deleted) return undefined;
-  return doc.parked.reduce<number | undefined>((lowest, p) => (lowest === undefined || p.sequence < lowest ? p.sequence : lowest), undefined);
+  return doc.parked.reduce<number | undefined>(
+    (lowest, p) => (lowest === undefined || p.sequence < lowest ? p.sequence : lowest),
+    undefined,
+  );
 }
 
 /**

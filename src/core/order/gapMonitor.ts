@@ -40,7 +40,14 @@ export function staleGap(doc: OrderDocument, at: { nowMs: number; gapAlertAgeMs:
   if (!oldest) return undefined;
   const ageMs = nowMs - Date.parse(oldest.parkedAt);
   if (ageMs < gapAlertAgeMs) return undefined;
-  return { orderId: doc.orderId, waitingFor: doc.lastSequence + 1, entryId: oldest.entryId, sequence: oldest.sequence, ageMs, parked: doc.parked.length };
+  return {
+    orderId: doc.orderId,
+    waitingFor: doc.lastSequence + 1,
+    entryId: oldest.entryId,
+    sequence: oldest.sequence,
+    ageMs,
+    parked: doc.parked.length,
+  };
 }
 
 /**
@@ -58,7 +65,10 @@ export function gapAlertDue(
   if (oldest?.sequence !== gap.sequence) return undefined;
   const last = oldest.gapAlert;
   // An unreadable time counts as no alert: better one alert too many than a gap never reported again.
-  const quiet = last !== undefined && last.missingSequence === gap.waitingFor && at.nowMs - Date.parse(last.alertedAt) < at.gapAlertRepeatMs;
+  const quiet =
+    last !== undefined &&
+    last.missingSequence === gap.waitingFor &&
+    at.nowMs - Date.parse(last.alertedAt) < at.gapAlertRepeatMs;
   return quiet ? undefined : { alertedAt: new Date(at.nowMs).toISOString(), missingSequence: gap.waitingFor };
 }
 
@@ -102,7 +112,14 @@ export interface GapMonitorReport {
 export async function runGapMonitor(deps: GapMonitorDeps): Promise<GapMonitorReport> {
   const nowMs = (deps.clock ?? systemClock).now();
   const docs = await deps.store.ordersWaiting();
-  const report: GapMonitorReport = { orders: docs.length, parkedEntries: 0, oldestGapAgeMs: 0, stale: [], alerted: [], drained: [] };
+  const report: GapMonitorReport = {
+    orders: docs.length,
+    parkedEntries: 0,
+    oldestGapAgeMs: 0,
+    stale: [],
+    alerted: [],
+    drained: [],
+  };
   for (const doc of docs) {
     report.parkedEntries += doc.parked.length;
     for (const p of doc.parked) report.oldestGapAgeMs = Math.max(report.oldestGapAgeMs, nowMs - Date.parse(p.parkedAt));
@@ -128,7 +145,11 @@ async function alertOnce(deps: GapMonitorDeps, gap: StaleGap, nowMs: number): Pr
   try {
     oldest = await deps.store.readParked(gap.orderId, parkedEntryId(gap.sequence));
   } catch (error) {
-    deps.telemetry.log('warn', 'gap monitor could not read a parked entry', { orderId: gap.orderId, sequence: gap.sequence, code: errorCode(error) });
+    deps.telemetry.log('warn', 'gap monitor could not read a parked entry', {
+      orderId: gap.orderId,
+      sequence: gap.sequence,
+      code: errorCode(error),
+    });
     return false;
   }
   const mark = gapAlertDue(gap, oldest?.doc, { nowMs, gapAlertRepeatMs: deps.gapAlertRepeatMs });
@@ -136,7 +157,10 @@ async function alertOnce(deps: GapMonitorDeps, gap: StaleGap, nowMs: number): Pr
   try {
     if ((await deps.store.markGapAlert(oldest, mark)) === 'changed') return false;
   } catch (error) {
-    deps.telemetry.log('warn', 'gap monitor could not record a GapTooOld alert; the next scan repeats it', { orderId: gap.orderId, code: errorCode(error) });
+    deps.telemetry.log('warn', 'gap monitor could not record a GapTooOld alert; the next scan repeats it', {
+      orderId: gap.orderId,
+      code: errorCode(error),
+    });
   }
   deps.telemetry.alert(AlertName.GapTooOld, {
     orderId: gap.orderId,
@@ -154,6 +178,10 @@ async function drainQuietly(deps: GapMonitorDeps, orderId: string, report: GapMo
     const { drained } = await deps.drain!(orderId);
     report.drained.push({ orderId, drained });
   } catch (error) {
-    deps.telemetry.log('warn', 'gap monitor drain failed', { orderId, code: errorCode(error), description: errorMessage(error) });
+    deps.telemetry.log('warn', 'gap monitor drain failed', {
+      orderId,
+      code: errorCode(error),
+      description: errorMessage(error),
+    });
   }
 }

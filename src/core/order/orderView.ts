@@ -49,9 +49,13 @@ export function orderView(doc: OrderDocument, transactions: readonly Transaction
     currency: doc.state.currency,
     lastSequence: doc.lastSequence,
     total: doc.state.total,
-    transactions: [...transactions].sort((a, b) => a.addedSequence - b.addedSequence).map((t) => ({ transactionId: t.transactionId, amount: t.amount })),
+    transactions: [...transactions]
+      .sort((a, b) => a.addedSequence - b.addedSequence)
+      .map((t) => ({ transactionId: t.transactionId, amount: t.amount })),
     parked: [...doc.parked].sort(bySequence).map((p) => ({ sequence: p.sequence, entryId: p.entryId })),
-    rejected: [...doc.rejected].sort(bySequence).map((r) => ({ sequence: r.sequence, entryId: r.entryId, reason: r.reason })),
+    rejected: [...doc.rejected]
+      .sort(bySequence)
+      .map((r) => ({ sequence: r.sequence, entryId: r.entryId, reason: r.reason })),
   };
 }
 

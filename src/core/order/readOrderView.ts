@@ -12,7 +12,10 @@ const MAX_VIEW_ROUNDS = 5;
  * when nothing of the order exists.
  * @throws StoreError `StoreTransient` when the order kept changing for {@link MAX_VIEW_ROUNDS} reads.
  */
-export async function readOrderView(store: Pick<OrderStore, 'readOrder' | 'listTransactions'>, orderId: string): Promise<OrderView | undefined> {
+export async function readOrderView(
+  store: Pick<OrderStore, 'readOrder' | 'listTransactions'>,
+  orderId: string,
+): Promise<OrderView | undefined> {
   let order = await store.readOrder(orderId);
   for (let round = 0; round < MAX_VIEW_ROUNDS; round++) {
     if (order === undefined) return undefined;

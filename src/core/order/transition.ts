@@ -22,7 +22,8 @@ export interface TransactionFacts {
 }
 
 /** Outcome of {@link applyTransition}: the next state and what changed, or why the entry is impossible (rule 7). */
-export type TransitionResult = { ok: true; state: OrderState; change: EntryChange } | { ok: false; error: TransitionError };
+export type TransitionResult =
+  { ok: true; state: OrderState; change: EntryChange } | { ok: false; error: TransitionError };
 
 /**
  * The order state machine, on the order's summary. Returns the state after `entry` without touching `state`, or an
@@ -34,10 +35,13 @@ export type TransitionResult = { ok: true; state: OrderState; change: EntryChang
  */
 export function applyTransition(state: OrderState, entry: Entry, transaction: TransactionFacts = {}): TransitionResult {
   if (state.status === OrderStatus.Deleted) {
-    return invalid(`Order ${entry.orderId} is deleted; ${entry.type} at sequence ${entry.sequence} cannot follow OrderDeleted`);
+    return invalid(
+      `Order ${entry.orderId} is deleted; ${entry.type} at sequence ${entry.sequence} cannot follow OrderDeleted`,
+    );
   }
   if (entry.type === 'OrderCreated') {
-    if (state.status !== OrderStatus.Pending) return invalid(`Order ${entry.orderId} already exists; OrderCreated cannot come twice`);
+    if (state.status !== OrderStatus.Pending)
+      return invalid(`Order ${entry.orderId} already exists; OrderCreated cannot come twice`);
     if (entry.sequence !== 1) return invalid(`OrderCreated must be sequence 1, not ${entry.sequence}`);
     const { customerId, currency } = entry.data;
     return ok({ ...state, status: OrderStatus.Open, customerId, currency }, { customerId, currency });
@@ -50,14 +54,21 @@ export function applyTransition(state: OrderState, entry: Entry, transaction: Tr
       const { transactionId, amount } = entry.data;
       if (transaction.exists) return invalid(`Transaction ${transactionId} already exists in order ${entry.orderId}`);
       if (state.transactionCount >= ORDER_MAX_TRANSACTIONS) {
-        return invalid(`Order ${entry.orderId} already holds ${ORDER_MAX_TRANSACTIONS} transactions, the most an order may hold`);
+        return invalid(
+          `Order ${entry.orderId} already holds ${ORDER_MAX_TRANSACTIONS} transactions, the most an order may hold`,
+        );
       }
-      return withTotal({ ...state, transactionCount: state.transactionCount + 1 }, state.total + amount, { transactionId, amount });
+      return withTotal({ ...state, transactionCount: state.transactionCount + 1 }, state.total + amount, {
+        transactionId,
+        amount,
+      });
     }
     case 'TransactionAmended': {
       const { transactionId, amount } = entry.data;
-      if (transaction.current === undefined) throw new TypeError(`applyTransition: amendment ${entry.entryId} needs its transaction read first`);
-      if (transaction.current === null) return invalid(`Transaction ${transactionId} does not exist in order ${entry.orderId}`);
+      if (transaction.current === undefined)
+        throw new TypeError(`applyTransition: amendment ${entry.entryId} needs its transaction read first`);
+      if (transaction.current === null)
+        return invalid(`Transaction ${transactionId} does not exist in order ${entry.orderId}`);
       const previousAmount = transaction.current.amount;
       return withTotal(state, state.total - previousAmount + amount, { transactionId, amount, previousAmount });
     }

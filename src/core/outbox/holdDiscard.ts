@@ -38,7 +38,11 @@ export interface HoldDiscardReport {
 const MAX_ROUNDS = 20;
 
 /** Discards the hold of `orderId` for `reason`, as `by`. */
-export async function discardHold(deps: HoldDiscardDeps, orderId: string, why: { reason: string; by: string }): Promise<HoldDiscardReport> {
+export async function discardHold(
+  deps: HoldDiscardDeps,
+  orderId: string,
+  why: { reason: string; by: string },
+): Promise<HoldDiscardReport> {
   const clock = deps.clock ?? systemClock;
   const report: HoldDiscardReport = { orderId, outcome: ReleaseOutcome.NoHold, records: 0, audits: [] };
   if (why.reason.trim() === '') throw new TypeError('discardHold: a reason is required');
@@ -46,7 +50,10 @@ export async function discardHold(deps: HoldDiscardDeps, orderId: string, why: {
   let first: OutboxHeldRecord | undefined;
   const dropped = new Set<string>();
   for (let round = 0; current !== undefined; round++) {
-    if (round >= MAX_ROUNDS) throw new OutboxHoldError(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} discard rounds; run the discard again`);
+    if (round >= MAX_ROUNDS)
+      throw new OutboxHoldError(
+        `the hold of order ${orderId} kept changing during ${MAX_ROUNDS} discard rounds; run the discard again`,
+      );
     const documents = await deps.holds.heldRecords(orderId);
     const held = documents.filter((r) => !dropped.has(r.id)).sort((a, b) => a.sequence - b.sequence);
     if (held.length > 0) {
@@ -58,7 +65,12 @@ export async function discardHold(deps: HoldDiscardDeps, orderId: string, why: {
         reason: why.reason,
         by: why.by,
         discardedAt: new Date(now).toISOString(),
-        records: held.map((r) => ({ sequence: r.sequence, entryId: r.record.entryId, messageId: r.record.key, pendingTargets: r.pendingTargets })),
+        records: held.map((r) => ({
+          sequence: r.sequence,
+          entryId: r.record.entryId,
+          messageId: r.record.key,
+          pendingTargets: r.pendingTargets,
+        })),
       };
       await deps.holds.recordDiscard(audit);
       report.audits.push(audit.id);

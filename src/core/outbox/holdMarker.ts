@@ -22,7 +22,10 @@ export function holdRetryDelay(attempt: number, backoff: HoldBackoff, random?: (
 }
 
 /** A held copy of `record` owing `pendingTargets` (in delivery order), without its TTL. */
-export function heldCopy(record: OutboxRecord | WithoutTtl<OutboxRecord>, pendingTargets: Iterable<OutboxTarget>): OutboxHeldRecord {
+export function heldCopy(
+  record: OutboxRecord | WithoutTtl<OutboxRecord>,
+  pendingTargets: Iterable<OutboxTarget>,
+): OutboxHeldRecord {
   const { ttl: _ttl, ...copy } = record as OutboxRecord;
   return {
     id: outboxHeldRecordId(copy.entryId),
@@ -35,7 +38,11 @@ export function heldCopy(record: OutboxRecord | WithoutTtl<OutboxRecord>, pendin
 }
 
 /** A new marker for `orderId`, holding `first`; its first release is due after {@link holdRetryDelay}(0). */
-export function newHold(orderId: string, first: OutboxHeldRecord, at: { nowMs: number; error: string; nextAttemptMs: number }): OutboxHold {
+export function newHold(
+  orderId: string,
+  first: OutboxHeldRecord,
+  at: { nowMs: number; error: string; nextAttemptMs: number },
+): OutboxHold {
   const now = iso(at.nowMs);
   return {
     id: outboxHoldId(orderId),
@@ -71,7 +78,13 @@ export function claimedHold(hold: OutboxHold, nowMs: number, untilMs: number): O
 /** `hold` after a failed release: one more attempt counted, the next one due at `nextAttemptMs`, the claim dropped. */
 export function failedHold(hold: OutboxHold, at: { nowMs: number; error: string; nextAttemptMs: number }): OutboxHold {
   const { releasingUntil: _claim, ...rest } = hold;
-  return { ...rest, attempts: hold.attempts + 1, nextAttempt: iso(at.nextAttemptMs), lastError: at.error, updatedAt: iso(at.nowMs) };
+  return {
+    ...rest,
+    attempts: hold.attempts + 1,
+    nextAttempt: iso(at.nextAttemptMs),
+    lastError: at.error,
+    updatedAt: iso(at.nowMs),
+  };
 }
 
 /** `hold` handed back by a release that ran out of its claim's time: due again at once, its attempts unchanged. */

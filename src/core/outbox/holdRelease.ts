@@ -79,7 +79,12 @@ const MAX_ROUNDS = 20;
 /** Releases the hold of `orderId`; rejects only when the store fails (the claim then expires by itself). */
 export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promise<HoldReleaseReport> {
   const clock = deps.clock ?? systemClock;
-  const report: HoldReleaseReport = { orderId, outcome: ReleaseOutcome.NoHold, delivered: { 'order-events': 0, webhook: 0 }, rounds: 0 };
+  const report: HoldReleaseReport = {
+    orderId,
+    outcome: ReleaseOutcome.NoHold,
+    delivered: { 'order-events': 0, webhook: 0 },
+    rounds: 0,
+  };
   let current: Stored<OutboxHold> | undefined = await claim(deps.holds, orderId, clock, report);
   if (current === undefined) return report;
   const stopAt = clock.now() + HOLD_CLAIM_MS / 2;
@@ -94,13 +99,18 @@ export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promi
     if (failure !== undefined) {
       const nowMs = clock.now();
       const nextAttemptMs = nowMs + holdRetryDelay(current.doc.attempts + 1, deps.backoff, deps.random);
-      Object.assign(report, { outcome: ReleaseOutcome.Failed, detail: failure, nextAttempt: new Date(nextAttemptMs).toISOString() });
+      Object.assign(report, {
+        outcome: ReleaseOutcome.Failed,
+        detail: failure,
+        nextAttempt: new Date(nextAttemptMs).toISOString(),
+      });
       await rewrite(deps.holds, current, (hold) => failedHold(hold, { nowMs, error: failure, nextAttemptMs }));
       return report;
     }
     const deleted = await deps.holds.delete(orderId, current.etag);
     if (deleted !== 'changed') break;
-    if (round >= MAX_ROUNDS) throw new OutboxHoldError(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} release rounds`);
+    if (round >= MAX_ROUNDS)
+      throw new OutboxHoldError(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} release rounds`);
     current = await readHold(deps.holds, orderId); // the relay appended: deliver what it added
   }
   report.outcome = ReleaseOutcome.Released;
@@ -108,13 +118,21 @@ export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promi
 }
 
 /** Claims the marker under its ETag; `undefined` (with the report's outcome set) when there is none or it is claimed. */
-export async function claim(holds: OutboxHoldStore, orderId: string, clock: Clock, report: { outcome: string; detail?: string }): Promise<Stored<OutboxHold> | undefined> {
+export async function claim(
+  holds: OutboxHoldStore,
+  orderId: string,
+  clock: Clock,
+  report: { outcome: string; detail?: string },
+): Promise<Stored<OutboxHold> | undefined> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const current = await readHold(holds, orderId);
     if (current === undefined) return undefined;
     const now = clock.now();
     if (isClaimed(current.doc, now)) {
-      Object.assign(report, { outcome: ReleaseOutcome.Busy, detail: `being released until ${current.doc.releasingUntil}` });
+      Object.assign(report, {
+        outcome: ReleaseOutcome.Busy,
+        detail: `being released until ${current.doc.releasingUntil}`,
+      });
       return undefined;
     }
     const claimed = claimedHold(current.doc, now, now + HOLD_CLAIM_MS);
@@ -136,12 +154,20 @@ export async function readHold(holds: OutboxHoldStore, orderId: string): Promise
  * deleting each record once it owes nothing. The failure's description, `'paused'` when `stop()` said so before a
  * POST, or `undefined` when everything went.
  */
-async function deliver(deps: HoldReleaseDeps, held: readonly OutboxHeldRecord[], report: HoldReleaseReport, stop: () => boolean): Promise<string | 'paused' | undefined> {
+async function deliver(
+  deps: HoldReleaseDeps,
+  held: readonly OutboxHeldRecord[],
+  report: HoldReleaseReport,
+  stop: () => boolean,
+): Promise<string | 'paused' | undefined> {
   const timeout = () => AbortSignal.timeout(deps.timeoutMs ?? WEBHOOK_TIMEOUT_DEFAULT_MS);
   const forEvents = held.filter((r) => r.pendingTargets.includes(OutboxTarget.OrderEvents));
   if (forEvents.length > 0) {
     try {
-      await deps.sender.send(forEvents.map((r) => outboundEvent(r.record)), timeout());
+      await deps.sender.send(
+        forEvents.map((r) => outboundEvent(r.record)),
+        timeout(),
+      );
     } catch (error) {
       return `order-events: ${errorMessage(error)}`;
     }
@@ -153,7 +179,8 @@ async function deliver(deps: HoldReleaseDeps, held: readonly OutboxHeldRecord[],
       const failure = stop() ? 'paused' : await post(deps, record, timeout());
       if (failure !== undefined) {
         // What order-events took is not owed to it again.
-        for (const left of held.slice(i)) if (sent.has(left.id)) await deps.holds.putHeld({ ...left, pendingTargets: [OutboxTarget.Webhook] });
+        for (const left of held.slice(i))
+          if (sent.has(left.id)) await deps.holds.putHeld({ ...left, pendingTargets: [OutboxTarget.Webhook] });
         return failure;
       }
       report.delivered[OutboxTarget.Webhook]++;
@@ -164,7 +191,8 @@ async function deliver(deps: HoldReleaseDeps, held: readonly OutboxHeldRecord[],
 }
 
 async function post(deps: HoldReleaseDeps, record: OutboxHeldRecord, signal: AbortSignal): Promise<string | undefined> {
-  if (deps.webhook === undefined) return `order ${record.orderId} owes the webhook held records, but OUTBOX_WEBHOOK_URL is not set`;
+  if (deps.webhook === undefined)
+    return `order ${record.orderId} owes the webhook held records, but OUTBOX_WEBHOOK_URL is not set`;
   try {
     await deps.webhook.post(outboundEvent(record.record), signal);
   } catch (error) {
@@ -175,7 +203,11 @@ async function post(deps: HoldReleaseDeps, record: OutboxHeldRecord, signal: Abo
 }
 
 /** Writes `change(marker)` under its ETag, reading it again while another writer changed it; a gone marker is left. */
-async function rewrite(holds: OutboxHoldStore, current: Stored<OutboxHold>, change: (hold: OutboxHold) => OutboxHold): Promise<void> {
+async function rewrite(
+  holds: OutboxHoldStore,
+  current: Stored<OutboxHold>,
+  change: (hold: OutboxHold) => OutboxHold,
+): Promise<void> {
   let stored: Stored<OutboxHold> | undefined = current;
   for (let round = 0; stored !== undefined && round < MAX_ROUNDS; round++) {
     const written = await holds.replace(change(stored.doc), stored.etag);

@@ -47,18 +47,35 @@ export async function retryDueHolds(deps: HoldRetryDeps): Promise<HoldRetryRepor
   const clock = deps.clock ?? systemClock;
   const now = clock.now();
   const holds = await deps.holds.list();
-  const chosen = dueOrProbe(holds.map((h) => h.doc), now);
-  const report: HoldRetryReport = { holds: holds.length, tried: chosen.length, released: 0, failed: 0, busy: 0, errors: 0, woken: 0 };
+  const chosen = dueOrProbe(
+    holds.map((h) => h.doc),
+    now,
+  );
+  const report: HoldRetryReport = {
+    holds: holds.length,
+    tried: chosen.length,
+    released: 0,
+    failed: 0,
+    busy: 0,
+    errors: 0,
+    woken: 0,
+  };
   // Before the releases, whose claims change the ETags listed.
   await alertOldHolds(deps, holds, now);
   let webhookTook = false;
   const release = async (hold: OutboxHold): Promise<void> => {
     let result: HoldReleaseReport;
     try {
-      result = await releaseHold({ ...deps, webhookDelivered: () => ((webhookTook = true), deps.wake.delivered()) }, hold.orderId);
+      result = await releaseHold(
+        { ...deps, webhookDelivered: () => ((webhookTook = true), deps.wake.delivered()) },
+        hold.orderId,
+      );
     } catch (error) {
       report.errors++;
-      deps.telemetry.log('warn', 'outbox hold release failed; the next tick retries it', { orderId: hold.orderId, description: errorMessage(error) });
+      deps.telemetry.log('warn', 'outbox hold release failed; the next tick retries it', {
+        orderId: hold.orderId,
+        description: errorMessage(error),
+      });
       return;
     }
     if (result.outcome === ReleaseOutcome.Released) report.released++;
@@ -69,10 +86,18 @@ export async function retryDueHolds(deps: HoldRetryDeps): Promise<HoldRetryRepor
     }
   };
   const queue = [...chosen];
-  await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? 8, queue.length) }, async () => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await release(next);
-  }));
-  if (webhookTook) report.woken = await wakeWebhookHolds({ holds: deps.holds, clock, random: deps.random, spreadMs: deps.wake.spreadMs });
+  await Promise.all(
+    Array.from({ length: Math.min(deps.concurrency ?? 8, queue.length) }, async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) await release(next);
+    }),
+  );
+  if (webhookTook)
+    report.woken = await wakeWebhookHolds({
+      holds: deps.holds,
+      clock,
+      random: deps.random,
+      spreadMs: deps.wake.spreadMs,
+    });
   return report;
 }
 

@@ -22,7 +22,10 @@ export class WebhookWake {
   private due = false;
   private lastWake = Number.NEGATIVE_INFINITY;
 
-  constructor(backoff: HoldBackoff, private readonly clock: Clock) {
+  constructor(
+    backoff: HoldBackoff,
+    private readonly clock: Clock,
+  ) {
     this.spreadMs = Math.min(backoff.firstMs / 2, MAX_SPREAD_MS);
   }
 
@@ -68,7 +71,10 @@ export async function wakeWebhookHolds(deps: WakeDeps): Promise<number> {
     const hold = stored.doc;
     if (!hold.targets.includes(OutboxTarget.Webhook) || isClaimed(hold, now)) continue;
     if (Date.parse(hold.nextAttempt) <= now + deps.spreadMs) continue;
-    const written = await deps.holds.replace(wokenHold(hold, now, now + Math.floor(random() * deps.spreadMs)), stored.etag);
+    const written = await deps.holds.replace(
+      wokenHold(hold, now, now + Math.floor(random() * deps.spreadMs)),
+      stored.etag,
+    );
     if (written !== 'changed' && written !== 'missing') woken++;
   }
   return woken;

@@ -35,19 +35,29 @@ export class HoldWriter {
    * marker as this instance knows it, or `undefined`). With `error` (a target just failed) a missing marker is
    * created; without (the records only follow a hold), a hold found gone ends the call with `released`.
    */
-  async hold(orderId: string, known: Stored<OutboxHold> | undefined, records: readonly OutboxHeldRecord[], error?: string): Promise<HoldWritten> {
+  async hold(
+    orderId: string,
+    known: Stored<OutboxHold> | undefined,
+    records: readonly OutboxHeldRecord[],
+    error?: string,
+  ): Promise<HoldWritten> {
     let current = known;
     let created = false;
     let appended = 0;
     for (const [index, record] of records.entries()) {
       for (let round = 0; ; round++) {
-        if (round >= MAX_ROUNDS) throw new OutboxBatchError(`the hold of order ${orderId} kept changing under the relay`);
+        if (round >= MAX_ROUNDS)
+          throw new OutboxBatchError(`the hold of order ${orderId} kept changing under the relay`);
         if (current === undefined && error === undefined) return { kind: 'released', from: index, appended };
         if (current !== undefined && record.sequence <= current.doc.heldThrough) break; // held already: a replay
         const now = this.deps.clock.now();
         const marker =
           current === undefined
-            ? newHold(orderId, record, { nowMs: now, error: error!, nextAttemptMs: now + holdRetryDelay(0, this.deps.backoff, this.deps.random) })
+            ? newHold(orderId, record, {
+                nowMs: now,
+                error: error!,
+                nextAttemptMs: now + holdRetryDelay(0, this.deps.backoff, this.deps.random),
+              })
             : appendedHold(current.doc, record, now, error);
         const written = await this.deps.holds.append(marker, current?.etag, record);
         if (written.kind === 'written') {
@@ -60,7 +70,8 @@ export class HoldWriter {
         current = await this.read(orderId);
       }
     }
-    if (current === undefined) throw new OutboxBatchError(`order ${orderId} has no hold after holding ${records.length} record(s)`);
+    if (current === undefined)
+      throw new OutboxBatchError(`order ${orderId} has no hold after holding ${records.length} record(s)`);
     return { kind: 'held', hold: current, created, appended };
   }
 

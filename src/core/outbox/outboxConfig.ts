@@ -41,7 +41,11 @@ export const OUTBOX_DEFAULTS = {
 export function resolveOutboxConfig(env: SettingsSource): Readonly<OutboxConfig> {
   const firstMs = duration(env, 'OUTBOX_HOLD_RETRY_FIRST', OUTBOX_DEFAULTS.holdRetryFirstMs);
   const maxMs = duration(env, 'OUTBOX_HOLD_RETRY_MAX', OUTBOX_DEFAULTS.holdRetryMaxMs);
-  if (maxMs < firstMs) throw new ConfigError('OUTBOX_HOLD_RETRY_MAX', `must not be shorter than OUTBOX_HOLD_RETRY_FIRST (${firstMs} ms), got ${maxMs} ms`);
+  if (maxMs < firstMs)
+    throw new ConfigError(
+      'OUTBOX_HOLD_RETRY_MAX',
+      `must not be shorter than OUTBOX_HOLD_RETRY_FIRST (${firstMs} ms), got ${maxMs} ms`,
+    );
   return Object.freeze({
     retryBudgetMs: duration(env, 'OUTBOX_RETRY_BUDGET', OUTBOX_DEFAULTS.retryBudgetMs),
     webhookUrl: webhookUrl(env),
@@ -60,7 +64,8 @@ function webhookUrl(env: SettingsSource): string | undefined {
   } catch {
     throw new ConfigError('OUTBOX_WEBHOOK_URL', 'expected an absolute http(s) URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('OUTBOX_WEBHOOK_URL', 'expected an absolute http(s) URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError('OUTBOX_WEBHOOK_URL', 'expected an absolute http(s) URL');
   return url.toString();
 }
 
@@ -72,7 +77,10 @@ function webhookSecret(env: SettingsSource): string | undefined {
   if (!raw) return undefined;
   const key = WEBHOOK_SECRET.exec(raw)?.[1];
   if (key === undefined || key.length === 0) {
-    throw new ConfigError('OUTBOX_WEBHOOK_SECRET', 'expected a Standard Webhooks secret: "whsec_" followed by the key in base64');
+    throw new ConfigError(
+      'OUTBOX_WEBHOOK_SECRET',
+      'expected a Standard Webhooks secret: "whsec_" followed by the key in base64',
+    );
   }
   return raw;
 }

@@ -47,5 +47,9 @@ export class OutboxHoldError extends Error {
 
 /** True for a failure of the relay's own infrastructure (see {@link OutboxErrorCode.TransportFailed}). */
 export function isTransportFailure(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === OutboxErrorCode.TransportFailed;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { code?: unknown }).code === OutboxErrorCode.TransportFailed
+  );
 }

@@ -35,7 +35,8 @@ export type HoldWriteLost = 'changed' | 'missing';
  * marker to create is there already, 409), `changed` (412), `missing` (the marker to replace is gone, 404),
  * `alreadyHeld` (the held record exists, 409: a replay).
  */
-export type HoldAppendResult = { kind: 'written'; etag: string } | { kind: 'exists' | 'changed' | 'missing' | 'alreadyHeld' };
+export type HoldAppendResult =
+  { kind: 'written'; etag: string } | { kind: 'exists' | 'changed' | 'missing' | 'alreadyHeld' };
 
 /**
  * The holds in the `orders` container (partition `/orderId`): the markers (`outbox-hold:<orderId>`), the held records

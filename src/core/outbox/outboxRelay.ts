@@ -30,7 +30,14 @@ import { orderEventMessage } from './orderEvent.js';
 import { errorMessage } from '../errorMessage.js';
 import { isTransportFailure } from './outboxErrors.js';
 import { HOLD_RETRY_DEFAULTS } from './outboxDefaults.js';
-import { silentOutboxObserver, type OrderEventSender, type OrderEventWebhook, type OutboundOrderEvent, type OutboxHoldStore, type OutboxObserver } from './outboxPorts.js';
+import {
+  silentOutboxObserver,
+  type OrderEventSender,
+  type OrderEventWebhook,
+  type OutboundOrderEvent,
+  type OutboxHoldStore,
+  type OutboxObserver,
+} from './outboxPorts.js';
 import { planRelayBatch, type OrderRelayWork } from './relayBatch.js';
 
 /** Options of the relay (resolved by `resolveOutboxConfig`). */
@@ -44,7 +51,6 @@ export interface OutboxRelayOptions {
   /** Backoff of a hold's releases (`OUTBOX_HOLD_RETRY_FIRST` / `OUTBOX_HOLD_RETRY_MAX`). @default PT1M / PT1H */
   holdRetry?: HoldBackoff;
 }
-
 
 /** What the relay depends on. */
 export interface OutboxRelayDeps {
@@ -103,7 +109,8 @@ export class OutboxRelay {
     const backoff = deps.options.holdRetry ?? HOLD_RETRY_DEFAULTS;
     this.writer = new HoldWriter({ holds: deps.holds, clock: this.clock, backoff, random: deps.random });
     this.wake = deps.wake ?? new WebhookWake(backoff, this.clock);
-    this.targets = deps.webhook === undefined ? [OutboxTarget.OrderEvents] : [OutboxTarget.OrderEvents, OutboxTarget.Webhook];
+    this.targets =
+      deps.webhook === undefined ? [OutboxTarget.OrderEvents] : [OutboxTarget.OrderEvents, OutboxTarget.Webhook];
   }
 
   /**
@@ -152,7 +159,10 @@ export class OutboxRelay {
     if (written.kind === 'released') {
       this.holds.met(orderId, undefined);
       // The hold went while this batch joined it: what did not join it is delivered now, behind the release.
-      const rest = await this.relayOrder({ orderId, records: records.filter((r) => r.sequence >= held[written.from]!.sequence) }, deadline);
+      const rest = await this.relayOrder(
+        { orderId, records: records.filter((r) => r.sequence >= held[written.from]!.sequence) },
+        deadline,
+      );
       return { ...rest, appended: rest.appended + written.appended };
     }
     this.holds.relayed(orderId, last, written.hold);
@@ -165,14 +175,29 @@ export class OutboxRelay {
    * each within the budget — and says, per record, which targets it still owes: those held, the one that refused
    * it, and every one after a refusal (a record `order-events` refused owes both, and so does every later one).
    */
-  private async deliver(orderId: string, records: readonly OutboxRecord[], hold: OutboxHold | undefined, deadline: number): Promise<{ owed: OutboxTarget[][]; error?: string }> {
+  private async deliver(
+    orderId: string,
+    records: readonly OutboxRecord[],
+    hold: OutboxHold | undefined,
+    deadline: number,
+  ): Promise<{ owed: OutboxTarget[][]; error?: string }> {
     const owed = records.map((): OutboxTarget[] => []);
     let error: string | undefined;
     const eventsHeld = hold?.targets.includes(OutboxTarget.OrderEvents) ?? false;
     if (!eventsHeld) {
-      const unsent = records.map(outboundEvent).filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, orderId, e.messageId));
-      if (unsent.length > 0) error = await this.attempt(OutboxTarget.OrderEvents, orderId, deadline, (signal) => this.deps.sender.send(unsent, signal));
-      if (error === undefined) this.acknowledged.add(OutboxTarget.OrderEvents, orderId, unsent.map((e) => e.messageId));
+      const unsent = records
+        .map(outboundEvent)
+        .filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, orderId, e.messageId));
+      if (unsent.length > 0)
+        error = await this.attempt(OutboxTarget.OrderEvents, orderId, deadline, (signal) =>
+          this.deps.sender.send(unsent, signal),
+        );
+      if (error === undefined)
+        this.acknowledged.add(
+          OutboxTarget.OrderEvents,
+          orderId,
+          unsent.map((e) => e.messageId),
+        );
     }
     if (eventsHeld || error !== undefined) {
       for (const o of owed) o.push(...this.targets);
@@ -200,7 +225,12 @@ export class OutboxRelay {
    * Runs `deliver` until it succeeds (`undefined`) or the next wait would end past `deadline` (the last failure's
    * description). A transport failure still failing then rejects: it is the relay's infrastructure, not the order.
    */
-  private async attempt(target: OutboxTarget, orderId: string, deadline: number, deliver: (signal: AbortSignal) => Promise<void>): Promise<string | undefined> {
+  private async attempt(
+    target: OutboxTarget,
+    orderId: string,
+    deadline: number,
+    deliver: (signal: AbortSignal) => Promise<void>,
+  ): Promise<string | undefined> {
     const { options, telemetry } = this.deps;
     try {
       await retry(
@@ -222,7 +252,13 @@ export class OutboxRelay {
           clock: this.clock,
           sleep: this.sleep,
           onRetry: (error, attempt, delayMs) =>
-            telemetry.log('warn', 'outbox delivery failed; retrying', { orderId, target, attempt: attempt + 1, description: errorMessage(error), delayMs }),
+            telemetry.log('warn', 'outbox delivery failed; retrying', {
+              orderId,
+              target,
+              attempt: attempt + 1,
+              description: errorMessage(error),
+              delayMs,
+            }),
         },
       );
       return undefined;
@@ -258,10 +294,19 @@ export class OutboxRelay {
   private async wakeWebhookHolds(): Promise<void> {
     if (!this.wake.take()) return;
     try {
-      await wakeWebhookHolds({ holds: this.deps.holds, clock: this.clock, random: this.deps.random, spreadMs: this.wake.spreadMs });
+      await wakeWebhookHolds({
+        holds: this.deps.holds,
+        clock: this.clock,
+        random: this.deps.random,
+        spreadMs: this.wake.spreadMs,
+      });
     } catch (error) {
       this.wake.failed();
-      this.deps.telemetry.log('warn', 'outbox relay could not wake the webhook holds; the hold timer retries them on their schedule', { description: errorMessage(error) });
+      this.deps.telemetry.log(
+        'warn',
+        'outbox relay could not wake the webhook holds; the hold timer retries them on their schedule',
+        { description: errorMessage(error) },
+      );
     }
   }
 }

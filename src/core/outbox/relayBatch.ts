@@ -33,7 +33,10 @@ export function planRelayBatch(changes: readonly unknown[]): RelayBatch {
     const doc = change as { docType?: unknown; orderId?: unknown; _etag?: unknown };
     if (typeof doc.orderId !== 'string') continue;
     if (doc.docType === 'outbox-hold') {
-      holds.push({ doc: withoutSystemProperties<OutboxHold>(change), etag: typeof doc._etag === 'string' ? doc._etag : '' });
+      holds.push({
+        doc: withoutSystemProperties<OutboxHold>(change),
+        etag: typeof doc._etag === 'string' ? doc._etag : '',
+      });
     } else if (doc.docType === 'outbox') {
       const record = withoutSystemProperties(change) as unknown as OutboxRecord;
       let records = byOrder.get(record.orderId);
@@ -41,6 +44,9 @@ export function planRelayBatch(changes: readonly unknown[]): RelayBatch {
       records.set(record.id, record);
     }
   }
-  const orders = [...byOrder].map(([orderId, records]) => ({ orderId, records: [...records.values()].sort((a, b) => a.sequence - b.sequence) }));
+  const orders = [...byOrder].map(([orderId, records]) => ({
+    orderId,
+    records: [...records.values()].sort((a, b) => a.sequence - b.sequence),
+  }));
   return { orders, holds };
 }

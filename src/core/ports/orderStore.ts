@@ -13,7 +13,14 @@ import type { RejectedEntryDocument } from '../documents/rejectedEntryDocument.j
 import type { TransactionDocument } from '../documents/transactionDocument.js';
 
 /** Any document of the `orders` container the processor writes. Every one carries its partition key `orderId`. */
-export type OrderContainerDocument = OrderDocument | InboxRecord | ParkedEntryDocument | RejectedEntryDocument | OutboxRecord | AppliedEntryDocument | TransactionDocument;
+export type OrderContainerDocument =
+  | OrderDocument
+  | InboxRecord
+  | ParkedEntryDocument
+  | RejectedEntryDocument
+  | OutboxRecord
+  | AppliedEntryDocument
+  | TransactionDocument;
 
 /** A document read from the store with its ETag. Adapters may leave system properties (`_ts`, ...) on `doc`. */
 export interface Stored<T> {

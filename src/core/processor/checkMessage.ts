@@ -31,7 +31,11 @@ export interface MessageKeys {
  * Validates `message`'s body as an entry and hashes it; whether the entry belongs to the message's session is
  * rule 6's to decide (`decide.ts`).
  */
-export function checkMessage(message: ReceivedOrderMessage): { entry: CheckedEntry; keys: MessageKeys; origin: EntryOrigin } {
+export function checkMessage(message: ReceivedOrderMessage): {
+  entry: CheckedEntry;
+  keys: MessageKeys;
+  origin: EntryOrigin;
+} {
   const origin: EntryOrigin = {
     correlationId: message.correlationId,
     messageId: message.messageId,
@@ -42,13 +46,21 @@ export function checkMessage(message: ReceivedOrderMessage): { entry: CheckedEnt
   const validated = validateEntry(message.body);
   if (validated.ok) {
     const entry = validated.value;
-    return { entry: { valid: true, entry, hash: requestHash(entry) }, keys: { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence }, origin };
+    return {
+      entry: { valid: true, entry, hash: requestHash(entry) },
+      keys: { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence },
+      origin,
+    };
   }
   const keys = readableKeys(message);
   const why = validated.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
   // Rule 10: an entry whose sequence can't be read, or that names another order than its session, holds nothing.
   const ofSession = keys.bodyOrderId === message.sessionId && message.sessionId !== undefined;
-  return { entry: { valid: false, why, sequence: ofSession ? keys.bodySequence : undefined }, keys: { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence }, origin };
+  return {
+    entry: { valid: false, why, sequence: ofSession ? keys.bodySequence : undefined },
+    keys: { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence },
+    origin,
+  };
 }
 
 /**
@@ -57,7 +69,10 @@ export function checkMessage(message: ReceivedOrderMessage): { entry: CheckedEnt
  */
 function readableKeys(message: ReceivedOrderMessage) {
   const parsed = normaliseBody(message.body);
-  const body = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? (parsed.value as Record<string, unknown>) : {};
+  const body =
+    parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
+      ? (parsed.value as Record<string, unknown>)
+      : {};
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   const int = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
   const bodyOrderId = text(body.orderId);

@@ -68,7 +68,14 @@ export type Decision =
    * Rules 3, 4, 6, 7: dead-letter it. `holds` (rule 10): the order now waits at this sequence, since the entry was
    * not applied and is never recorded as seen, until a corrected entry with this sequence arrives.
    */
-  | { kind: 'deadLetter'; rule: 3 | 4 | 6 | 7; deadLetterReason: DeadLetterReason; alert?: AlertName; holds?: number; reason: string }
+  | {
+      kind: 'deadLetter';
+      rule: 3 | 4 | 6 | 7;
+      deadLetterReason: DeadLetterReason;
+      alert?: AlertName;
+      holds?: number;
+      reason: string;
+    }
   /** Rule 11: a parked entry that turned out invalid: move it to `rejected`; the order waits at its sequence (rule 10). */
   | { kind: 'reject'; rule: 11; deadLetterReason: DeadLetterReason; holds?: number; reason: string }
   /** Not decidable yet: read the order, a record of the entry's key, or the transaction it amends; then decide again. */
@@ -81,10 +88,15 @@ export type LookUp = 'order' | 'inbox' | 'applied' | 'transaction';
 export function decide(facts: Facts): Decision {
   const { entry: checked, seen, source } = facts;
   // (a) Rule 6: not an entry of this session's order. Settled at once; a readable sequence of the same order holds it.
-  if (!checked.valid) return deadLetter(6, DeadLetterReason.SchemaValidationFailed, checked.why, { holds: checked.sequence });
+  if (!checked.valid)
+    return deadLetter(6, DeadLetterReason.SchemaValidationFailed, checked.why, { holds: checked.sequence });
   const { entry, hash } = checked;
   if (source === 'message' && entry.orderId !== facts.sessionId) {
-    return deadLetter(6, DeadLetterReason.SchemaValidationFailed, `orderId ${entry.orderId} differs from the session ${String(facts.sessionId)}`);
+    return deadLetter(
+      6,
+      DeadLetterReason.SchemaValidationFailed,
+      `orderId ${entry.orderId} differs from the session ${String(facts.sessionId)}`,
+    );
   }
   if (facts.order === undefined) return lookUp('order', `entry ${entry.entryId} is decided against its order`);
   const order = facts.order ?? undefined;
@@ -96,25 +108,45 @@ export function decide(facts: Facts): Decision {
   // up first: the write's inbox create is the lookup (it fails with `keySeen` when a record exists).
   const inbox = seen.inbox;
   if (inbox) {
-    if (inbox.doc.attempt !== undefined && facts.ownAttempts?.has(inbox.doc.attempt) && inbox.doc.requestHash === hash) {
+    if (
+      inbox.doc.attempt !== undefined &&
+      facts.ownAttempts?.has(inbox.doc.attempt) &&
+      inbox.doc.requestHash === hash
+    ) {
       const rule = inbox.doc.status === 'parked' ? 5 : 1;
-      return { kind: 'committed', rule, as: inbox.doc.status, reason: `this message's earlier write of sequence ${entry.sequence}, whose reply was lost, went through` };
+      return {
+        kind: 'committed',
+        rule,
+        as: inbox.doc.status,
+        reason: `this message's earlier write of sequence ${entry.sequence}, whose reply was lost, went through`,
+      };
     }
-    if (inbox.doc.requestHash === hash) return duplicate(2, `entry ${entry.entryId} was ${inbox.doc.status} before with the same content`);
-    return keyConflict(entry, `the ${inbox.doc.status} entry at sequence ${inbox.doc.sequence} has another hash`, lastSequence);
+    if (inbox.doc.requestHash === hash)
+      return duplicate(2, `entry ${entry.entryId} was ${inbox.doc.status} before with the same content`);
+    return keyConflict(
+      entry,
+      `the ${inbox.doc.status} entry at sequence ${inbox.doc.sequence} has another hash`,
+      lastSequence,
+    );
   }
   // Rule 3 at the door: this entryId was applied, parked or rejected at another sequence (its inbox record expired).
   if (seen.applied && seen.applied.sequence !== entry.sequence) {
-    return afterInbox(seen, keyConflict(entry, `it was applied at sequence ${seen.applied.sequence}, not ${entry.sequence}`, lastSequence));
+    return afterInbox(
+      seen,
+      keyConflict(entry, `it was applied at sequence ${seen.applied.sequence}, not ${entry.sequence}`, lastSequence),
+    );
   }
 
   // (c) Rule 4: an applied sequence. Without its inbox record, the permanent applied record of this entryId decides;
   // applied sequences are dense, so none means the sequence was applied from another entry.
   if (entry.sequence <= lastSequence) {
     if (seen.inbox === undefined) return lookUp('inbox', `sequence ${entry.sequence} is applied (rule 4)`);
-    if (seen.applied === undefined) return lookUp('applied', `sequence ${entry.sequence} is applied and its inbox record is gone (rule 4)`);
+    if (seen.applied === undefined)
+      return lookUp('applied', `sequence ${entry.sequence} is applied and its inbox record is gone (rule 4)`);
     if (seen.applied === null) {
-      return sequenceConflict(`sequence ${entry.sequence} of order ${entry.orderId} was already applied from another entry`);
+      return sequenceConflict(
+        `sequence ${entry.sequence} of order ${entry.orderId} was already applied from another entry`,
+      );
     }
     return seen.applied.requestHash === hash
       ? duplicate(4, `sequence ${entry.sequence} was applied from this entry with the same content`)
@@ -126,7 +158,10 @@ export function decide(facts: Facts): Decision {
   const parked = order?.parked.find((p) => p.sequence === entry.sequence);
   if (parked) {
     if (parked.entryId !== entry.entryId) {
-      return afterInbox(seen, sequenceConflict(`sequence ${entry.sequence} of order ${entry.orderId} is parked for entry ${parked.entryId}`));
+      return afterInbox(
+        seen,
+        sequenceConflict(`sequence ${entry.sequence} of order ${entry.orderId} is parked for entry ${parked.entryId}`),
+      );
     }
     return afterInbox(
       seen,
@@ -150,20 +185,33 @@ export function decide(facts: Facts): Decision {
       return afterInbox(seen, invalidTransition(why, entry.sequence));
     }
     // An entryId applied before (its inbox record expired) must not park at another sequence: rule 3 at the door.
-    if (seen.applied === undefined) return lookUp('applied', `entry ${entry.entryId} would park at sequence ${entry.sequence}`);
+    if (seen.applied === undefined)
+      return lookUp('applied', `entry ${entry.entryId} would park at sequence ${entry.sequence}`);
     return { kind: 'park', rule: 5, reason: `sequence ${entry.sequence} waits for ${lastSequence + 1}` };
   }
 
   // (e) Rule 7: the next sequence, but impossible for the order's state (it holds the order, unless deleted). Else rule 1.
   // An amendment of an open order reads its transaction first (its amount makes the new total).
-  if (amendsUnread(entry, state, facts)) return lookUp('transaction', `entry ${entry.entryId} amends transaction ${entry.data.transactionId}`);
+  if (amendsUnread(entry, state, facts))
+    return lookUp('transaction', `entry ${entry.entryId} amends transaction ${entry.data.transactionId}`);
   const transition = applyTransition(state, entry, transactionFacts(facts));
-  if (!transition.ok) return afterInbox(seen, invalidTransition(transition.error.message, deleted ? undefined : entry.sequence));
-  return { kind: 'apply', rule: 1, state: transition.state, change: transition.change, reason: `sequence ${entry.sequence} follows ${lastSequence}` };
+  if (!transition.ok)
+    return afterInbox(seen, invalidTransition(transition.error.message, deleted ? undefined : entry.sequence));
+  return {
+    kind: 'apply',
+    rule: 1,
+    state: transition.state,
+    change: transition.change,
+    reason: `sequence ${entry.sequence} follows ${lastSequence}`,
+  };
 }
 
 /** Whether `entry` amends a transaction of an open order that has not been read yet. */
-function amendsUnread(entry: Entry, state: OrderState, facts: Facts): entry is Extract<Entry, { type: 'TransactionAmended' }> {
+function amendsUnread(
+  entry: Entry,
+  state: OrderState,
+  facts: Facts,
+): entry is Extract<Entry, { type: 'TransactionAmended' }> {
   return entry.type === 'TransactionAmended' && state.status === OrderStatus.Open && facts.transaction === undefined;
 }
 
@@ -184,18 +232,29 @@ function decideParked(entry: Entry, order: OrderDocument | undefined, facts: Fac
   const { seen } = facts;
   const state = order?.state ?? initialOrderState();
   const reject = (deadLetterReason: DeadLetterReason, reason: string): Decision => {
-    if (seen.inbox === undefined) return lookUp('inbox', `parked entry ${entry.entryId} is rejected and its own inbox record goes with it`);
+    if (seen.inbox === undefined)
+      return lookUp('inbox', `parked entry ${entry.entryId} is rejected and its own inbox record goes with it`);
     const holds = state.status === OrderStatus.Deleted ? {} : { holds: entry.sequence };
     return { kind: 'reject', rule: 11, deadLetterReason, reason, ...holds };
   };
   // Its entryId was applied at another sequence (its inbox record had expired when it was parked).
   if (seen.applied && seen.applied.sequence !== entry.sequence) {
-    return reject(DeadLetterReason.IdempotencyKeyConflict, `entryId ${entry.entryId} was seen with other content: it was already applied at another sequence`);
+    return reject(
+      DeadLetterReason.IdempotencyKeyConflict,
+      `entryId ${entry.entryId} was seen with other content: it was already applied at another sequence`,
+    );
   }
-  if (amendsUnread(entry, state, facts)) return lookUp('transaction', `parked entry ${entry.entryId} amends transaction ${entry.data.transactionId}`);
+  if (amendsUnread(entry, state, facts))
+    return lookUp('transaction', `parked entry ${entry.entryId} amends transaction ${entry.data.transactionId}`);
   const transition = applyTransition(state, entry, transactionFacts(facts));
   if (!transition.ok) return reject(DeadLetterReason.InvalidTransition, transition.error.message);
-  return { kind: 'apply', rule: 1, state: transition.state, change: transition.change, reason: `parked sequence ${entry.sequence} is due` };
+  return {
+    kind: 'apply',
+    rule: 1,
+    state: transition.state,
+    change: transition.change,
+    reason: `parked sequence ${entry.sequence} is due`,
+  };
 }
 
 /** (b) comes first: a decision that writes nothing stands only once the inbox was looked up and had no record. */
@@ -205,7 +264,8 @@ function afterInbox(seen: KeySeen, decision: Decision): Decision {
 
 /** Rule 3 at the door, from the order document: this entryId is parked or rejected at another sequence. */
 function listedElsewhere(order: OrderDocument, entry: Entry): string | undefined {
-  const elsewhere = (r: { entryId: string; sequence: number }) => r.entryId === entry.entryId && r.sequence !== entry.sequence;
+  const elsewhere = (r: { entryId: string; sequence: number }) =>
+    r.entryId === entry.entryId && r.sequence !== entry.sequence;
   const parked = order.parked.find(elsewhere);
   if (parked) return `it is parked at sequence ${parked.sequence}, not ${entry.sequence}`;
   const rejected = order.rejected.find(elsewhere);
@@ -213,7 +273,11 @@ function listedElsewhere(order: OrderDocument, entry: Entry): string | undefined
 }
 
 function lookUp(record: LookUp, why: string): Decision {
-  return { kind: 'lookUp', record, reason: `read the ${record === 'order' || record === 'transaction' ? record : `${record} record`}: ${why}` };
+  return {
+    kind: 'lookUp',
+    record,
+    reason: `read the ${record === 'order' || record === 'transaction' ? record : `${record} record`}: ${why}`,
+  };
 }
 
 function duplicate(rule: 2 | 4, reason: string): Decision {
@@ -241,10 +305,15 @@ function deadLetter(
  * sequence not applied yet, the order waits there.
  */
 function keyConflict(entry: Entry, why: string, lastSequence: number): Decision {
-  return deadLetter(3, DeadLetterReason.IdempotencyKeyConflict, `entryId ${entry.entryId} was seen with other content: ${why}`, {
-    alert: AlertName.IdempotencyKeyConflict,
-    holds: entry.sequence > lastSequence ? entry.sequence : undefined,
-  });
+  return deadLetter(
+    3,
+    DeadLetterReason.IdempotencyKeyConflict,
+    `entryId ${entry.entryId} was seen with other content: ${why}`,
+    {
+      alert: AlertName.IdempotencyKeyConflict,
+      holds: entry.sequence > lastSequence ? entry.sequence : undefined,
+    },
+  );
 }
 
 /** Rule 4: another entry holds this sequence (applied or parked); the order goes on (rule 10). */
@@ -256,4 +325,3 @@ function sequenceConflict(reason: string): Decision {
 function invalidTransition(reason: string, holds?: number): Decision {
   return deadLetter(7, DeadLetterReason.InvalidTransition, reason, { holds });
 }
-

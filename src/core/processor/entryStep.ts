@@ -102,12 +102,17 @@ export class EntryStep {
       const attempt = randomUUID();
       const { entry, hash } = checked;
       const order = known.order?.stored ?? undefined;
-      const write = writeFor(decision, { entry, hash, order, origin: subject.origin, transaction: known.transaction ?? undefined }, this.stamp(attempt));
+      const write = writeFor(
+        decision,
+        { entry, hash, order, origin: subject.origin, transaction: known.transaction ?? undefined },
+        this.stamp(attempt),
+      );
       if (write === undefined) return { kind: 'decided', decision };
       const outcome = await this.commit(orderId, write, cache);
       if (outcome.kind === 'committed') return { kind: 'decided', decision };
       if (outcome.kind === 'transient') return retry(outcome.error, memory);
-      if (outcome.kind === 'unknown') return retry(outcome.error, { ...memory, ownAttempts: [...memory.ownAttempts, attempt] });
+      if (outcome.kind === 'unknown')
+        return retry(outcome.error, { ...memory, ownAttempts: [...memory.ownAttempts, attempt] });
       // A conflict: what it taught, then decide again.
       known = afterConflict(known, outcome);
     }
@@ -137,7 +142,10 @@ export class EntryStep {
         // Another processor may have drained it after our read of the order. Only the same sequence missing again
         // under an unchanged order ETag is a contradiction (every drain replaces the order).
         if (missing?.sequence === sequence && missing.etag === order.etag) {
-          throw new StoreError(CoreErrorCode.StoreInconsistent, `Order ${orderId} lists parked sequence ${sequence} but its document is missing`);
+          throw new StoreError(
+            CoreErrorCode.StoreInconsistent,
+            `Order ${orderId} lists parked sequence ${sequence} but its document is missing`,
+          );
         }
         missing = { sequence, etag: order.etag };
         cache.delete(orderId);
@@ -157,19 +165,35 @@ export class EntryStep {
       const decided = await this.decideReading(known, facts, { orderId, cache, parked: parked.doc });
       known = decided.known;
       const { decision } = decided;
-      const origin = { correlationId: parked.doc.correlationId, messageId: parked.doc.messageId, traceparent: parked.doc.traceparent };
+      const origin = {
+        correlationId: parked.doc.correlationId,
+        messageId: parked.doc.messageId,
+        traceparent: parked.doc.traceparent,
+      };
       const write = writeFor(
         decision,
-        { entry, hash, order, origin, parked: { doc: parked, ownInbox: known.seen.inbox }, transaction: known.transaction ?? undefined },
+        {
+          entry,
+          hash,
+          order,
+          origin,
+          parked: { doc: parked, ownInbox: known.seen.inbox },
+          transaction: known.transaction ?? undefined,
+        },
         this.stamp(),
       );
       if (write === undefined || (decision.kind !== 'apply' && decision.kind !== 'reject')) {
-        throw new StoreError(CoreErrorCode.StoreInconsistent, `Parked entry ${entry.entryId} of order ${orderId} can be neither applied nor rejected (${decision.reason})`);
+        throw new StoreError(
+          CoreErrorCode.StoreInconsistent,
+          `Parked entry ${entry.entryId} of order ${orderId} can be neither applied nor rejected (${decision.reason})`,
+        );
       }
       const outcome = await this.commit(orderId, write, cache);
-      if (outcome.kind === 'committed') return { kind: 'drained', as: decision.kind === 'apply' ? 'applied' : 'rejected', entry };
+      if (outcome.kind === 'committed')
+        return { kind: 'drained', as: decision.kind === 'apply' ? 'applied' : 'rejected', entry };
       if (outcome.kind === 'transient') return retry(outcome.error, settled);
-      if (outcome.kind === 'unknown') return retry(outcome.error, { ...settled, doubt: { kind: decision.kind, entry } });
+      if (outcome.kind === 'unknown')
+        return retry(outcome.error, { ...settled, doubt: { kind: decision.kind, entry } });
       known = afterConflict(known, outcome);
     }
     return retry(contention(orderId), settled);
@@ -198,7 +222,10 @@ export class EntryStep {
         cache.delete(orderId);
         return outcome;
       case 'transient':
-        return { kind: 'transient', error: new StoreError(CoreErrorCode.StoreTransient, outcome.reason, { retryAfterMs: outcome.retryAfterMs }) };
+        return {
+          kind: 'transient',
+          error: new StoreError(CoreErrorCode.StoreTransient, outcome.reason, { retryAfterMs: outcome.retryAfterMs }),
+        };
       case 'unknown':
         cache.delete(orderId);
         return { kind: 'unknown', error: new StoreError(CoreErrorCode.StoreOutcomeUnknown, outcome.reason) };
@@ -231,7 +258,8 @@ export class EntryStep {
       const decision = decide(facts(known));
       if (decision.kind !== 'lookUp') return { decision, known };
       const { entry } = facts(known);
-      if (asked.has(decision.record) || !entry.valid || where.orderId === undefined) throw new TypeError(`decide asked again to ${decision.reason}`);
+      if (asked.has(decision.record) || !entry.valid || where.orderId === undefined)
+        throw new TypeError(`decide asked again to ${decision.reason}`);
       asked.add(decision.record);
       const read = await this.read(decision.record, entry.entry, where);
       known = { ...known, ...read, seen: { ...known.seen, ...read.seen } };
@@ -239,22 +267,34 @@ export class EntryStep {
   }
 
   /** Reads one record `decide` asked for. */
-  private async read(record: LookUp, entry: Entry, where: { orderId: string | undefined; cache: OrderCache; parked?: ParkedEntryDocument }): Promise<Partial<Known>> {
+  private async read(
+    record: LookUp,
+    entry: Entry,
+    where: { orderId: string | undefined; cache: OrderCache; parked?: ParkedEntryDocument },
+  ): Promise<Partial<Known>> {
     const { store, options } = this.deps;
     switch (record) {
       case 'order': {
         const cached = where.cache.get(entry.orderId);
-        return { order: cached ? { stored: cached, fromCache: true } : { stored: (await this.readOrder(entry.orderId, where.cache)) ?? null, fromCache: false } };
+        return {
+          order: cached
+            ? { stored: cached, fromCache: true }
+            : { stored: (await this.readOrder(entry.orderId, where.cache)) ?? null, fromCache: false },
+        };
       }
       case 'inbox': {
-        const inbox = (await store.readInbox(entry.orderId, inboxRecordId(options.consumerName, entry.entryId))) ?? null;
+        const inbox =
+          (await store.readInbox(entry.orderId, inboxRecordId(options.consumerName, entry.entryId))) ?? null;
         // A parked entry's own inbox record (same sequence and hash) is the only one its rejection deletes.
         return { seen: { inbox: where.parked ? ownInbox(inbox, where.parked) : inbox } };
       }
       case 'applied':
-        return { seen: { applied: (await store.readApplied(entry.orderId, appliedEntryId(entry.entryId)))?.doc ?? null } };
+        return {
+          seen: { applied: (await store.readApplied(entry.orderId, appliedEntryId(entry.entryId)))?.doc ?? null },
+        };
       case 'transaction': {
-        if (entry.type !== 'TransactionAmended') throw new TypeError(`decide asked for the transaction of a ${entry.type}`);
+        if (entry.type !== 'TransactionAmended')
+          throw new TypeError(`decide asked for the transaction of a ${entry.type}`);
         return { transaction: (await store.readTransaction(entry.orderId, entry.data.transactionId)) ?? null };
       }
     }
@@ -262,7 +302,13 @@ export class EntryStep {
 
   private stamp(attempt?: string): StepStamp {
     const { options } = this.deps;
-    return { now: new Date(this.deps.clock.now()).toISOString(), consumer: options.consumerName, inboxTtlSeconds: options.inboxTtlSeconds, outboxTtlSeconds: options.outboxTtlSeconds, attempt };
+    return {
+      now: new Date(this.deps.clock.now()).toISOString(),
+      consumer: options.consumerName,
+      inboxTtlSeconds: options.inboxTtlSeconds,
+      outboxTtlSeconds: options.outboxTtlSeconds,
+      attempt,
+    };
   }
 }
 
@@ -277,12 +323,20 @@ export type Committed =
  * order's ETag held, so the order as read is current); a changed order is read again, and only what is permanent (an
  * applied record) is kept.
  */
-function afterConflict(known: Known, outcome: Extract<CommitOutcome, { kind: 'keySeen' | 'transactionExists' | 'orderChanged' }>): Known {
+function afterConflict(
+  known: Known,
+  outcome: Extract<CommitOutcome, { kind: 'keySeen' | 'transactionExists' | 'orderChanged' }>,
+): Known {
   switch (outcome.kind) {
     case 'keySeen':
       return { ...known, seen: { ...known.seen, ...outcome.seen } };
     case 'transactionExists':
-      return { ...known, order: known.order && { ...known.order, fromCache: false }, seen: { ...known.seen, ...outcome.seen }, transactionExists: true };
+      return {
+        ...known,
+        order: known.order && { ...known.order, fromCache: false },
+        seen: { ...known.seen, ...outcome.seen },
+        transactionExists: true,
+      };
     case 'orderChanged':
       return { seen: known.seen.applied ? { applied: known.seen.applied } : {} };
   }
@@ -298,9 +352,13 @@ function ownInbox(inbox: Stored<InboxRecord> | null, parked: ParkedEntryDocument
 }
 
 /** What an in-doubt drain write did, if the order shows it committed. */
-function committedInDoubt(doc: OrderDocument, doubt: { kind: 'apply' | 'reject'; entry: Entry }): StepOutcome | undefined {
+function committedInDoubt(
+  doc: OrderDocument,
+  doubt: { kind: 'apply' | 'reject'; entry: Entry },
+): StepOutcome | undefined {
   const { entry } = doubt;
-  const same = (r: { sequence: number; entryId: string }) => r.sequence === entry.sequence && r.entryId === entry.entryId;
+  const same = (r: { sequence: number; entryId: string }) =>
+    r.sequence === entry.sequence && r.entryId === entry.entryId;
   if (doubt.kind === 'apply') {
     const applied = doc.lastSequence >= entry.sequence && !doc.parked.some(same) && !doc.rejected.some(same);
     return applied ? { kind: 'drained', as: 'applied', entry } : undefined;

@@ -20,7 +20,15 @@ import type { CheckedEntry } from './decide.js';
 import { EntryStep, MAX_STEP_ROUNDS, type FinalDecision, type StepMemory, type StepOutcome } from './entryStep.js';
 import { OrderCache } from './orderCache.js';
 import type { EntryOrigin } from './orderWrites.js';
-import { reportResult, resultOf, type DrainReport, type Handled, type OrderProcessorDeps, type ProcessContext, type ProcessResult } from './processResult.js';
+import {
+  reportResult,
+  resultOf,
+  type DrainReport,
+  type Handled,
+  type OrderProcessorDeps,
+  type ProcessContext,
+  type ProcessResult,
+} from './processResult.js';
 
 /** Processes `orders` messages; never throws for a decision, only when the settlement itself fails. */
 export class OrderProcessor {
@@ -42,11 +50,20 @@ export class OrderProcessor {
     const startedAt = this.clock.now();
     const { entry: checked, keys, origin } = checkMessage(message);
     const cache = context.cache ?? new OrderCache(1);
-    const handled = await this.handle(checked, message.sessionId, origin, cache, startedAt + this.deps.options.transientRetryBudgetMs);
+    const handled = await this.handle(
+      checked,
+      message.sessionId,
+      origin,
+      cache,
+      startedAt + this.deps.options.transientRetryBudgetMs,
+    );
     await settle(context.settlement, handled);
     const release = handled.kind === 'decided' ? releaseAfter(handled.decision, checked, cache, message) : undefined;
     const requestHash = checked.valid ? checked.hash : undefined;
-    const result = resultOf({ ...keys, requestHash }, handled, message, { release, durationMs: this.clock.now() - startedAt });
+    const result = resultOf({ ...keys, requestHash }, handled, message, {
+      release,
+      durationMs: this.clock.now() - startedAt,
+    });
     reportResult(this.deps.telemetry, result);
     return result;
   }
@@ -65,11 +82,19 @@ export class OrderProcessor {
   }
 
   /** Look up → decide → commit for the message's entry (one step), then the drain it may make due. */
-  private async handle(checked: CheckedEntry, sessionId: string | undefined, origin: EntryOrigin, cache: OrderCache, deadline: number): Promise<Handled> {
+  private async handle(
+    checked: CheckedEntry,
+    sessionId: string | undefined,
+    origin: EntryOrigin,
+    cache: OrderCache,
+    deadline: number,
+  ): Promise<Handled> {
     const keys = checked.valid ? checked.entry : { orderId: sessionId ?? '' };
     let decision: FinalDecision;
     try {
-      const outcome = await this.withRetries(keys, deadline, (memory) => this.step.message({ checked, sessionId, origin }, cache, memory));
+      const outcome = await this.withRetries(keys, deadline, (memory) =>
+        this.step.message({ checked, sessionId, origin }, cache, memory),
+      );
       if (outcome.kind !== 'decided') throw new TypeError(`a message's step ended as ${outcome.kind}`);
       decision = outcome.decision;
     } catch (error) {
@@ -79,11 +104,19 @@ export class OrderProcessor {
     if (!checked.valid || decision.rule === 6) return { kind: 'decided', decision };
     const { entry } = checked;
     if (decision.kind === 'deadLetter' && decision.alert) {
-      this.deps.telemetry.alert(decision.alert, { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, description: decision.reason });
+      this.deps.telemetry.alert(decision.alert, {
+        orderId: entry.orderId,
+        entryId: entry.entryId,
+        sequence: entry.sequence,
+        description: decision.reason,
+      });
     }
     // A parked entry may be due whatever this message was (a crash mid-drain, a message the broker dead-lettered
     // before its drain succeeded). Without the order cached, only an entry applied or seen now can have made one due.
-    const madeDue = decision.kind === 'apply' || decision.kind === 'duplicate' || (decision.kind === 'committed' && decision.as === 'applied');
+    const madeDue =
+      decision.kind === 'apply' ||
+      decision.kind === 'duplicate' ||
+      (decision.kind === 'committed' && decision.as === 'applied');
     if (!cache.has(entry.orderId) && !madeDue) return { kind: 'decided', decision };
     let drain: { drained: number; rejected: number };
     try {
@@ -96,15 +129,23 @@ export class OrderProcessor {
       drain = { drained: 0, rejected: 0 };
     }
     // Alerts are owed durably: a failure here only delays them to the next step on the order or the gap monitor.
-    await this.raiseOwedAlerts(entry.orderId, cache, deadline).catch((error: unknown) => this.logFailure('warn', 'owed alerts not raised yet', error, entry));
+    await this.raiseOwedAlerts(entry.orderId, cache, deadline).catch((error: unknown) =>
+      this.logFailure('warn', 'owed alerts not raised yet', error, entry),
+    );
     return { kind: 'decided', decision, ...drain };
   }
 
   /** Applies, one step each, every parked entry due now (rejecting those now impossible), until none is due. */
-  private async drainDue(orderId: string, cache: OrderCache, deadline: number): Promise<{ drained: number; rejected: number }> {
+  private async drainDue(
+    orderId: string,
+    cache: OrderCache,
+    deadline: number,
+  ): Promise<{ drained: number; rejected: number }> {
     const report = { drained: 0, rejected: 0 };
     for (;;) {
-      const outcome = await this.withRetries({ orderId }, deadline, (memory) => this.step.parked(orderId, cache, memory));
+      const outcome = await this.withRetries({ orderId }, deadline, (memory) =>
+        this.step.parked(orderId, cache, memory),
+      );
       if (outcome.kind !== 'drained') return report;
       if (outcome.as === 'applied') {
         report.drained++;
@@ -136,16 +177,34 @@ export class OrderProcessor {
           const stored = await this.deps.store.readRejected(orderId, rejectedEntryId(record.sequence));
           const description = rejectedDetails(stored?.doc)?.description;
           const { entryId, sequence, reason } = record;
-          this.deps.telemetry.alert(AlertName.ParkedEntryRejected, { orderId, entryId, sequence, description: description ?? `${reason} (its rejected document is missing)`, reason });
+          this.deps.telemetry.alert(AlertName.ParkedEntryRejected, {
+            orderId,
+            entryId,
+            sequence,
+            description: description ?? `${reason} (its rejected document is missing)`,
+            reason,
+          });
           raised.add(key);
         }
         const now = new Date(this.clock.now()).toISOString();
-        const next = { ...order.doc, rejected: order.doc.rejected.map((r) => (r.alerted ? r : { ...r, alerted: true })), updatedAt: now };
+        const next = {
+          ...order.doc,
+          rejected: order.doc.rejected.map((r) => (r.alerted ? r : { ...r, alerted: true })),
+          updatedAt: now,
+        };
         const outcome = await this.step.commit(orderId, { order: { doc: next, etag: order.etag } }, cache);
         if (outcome.kind === 'committed') return { kind: 'nothingDue' };
-        if (outcome.kind === 'transient' || outcome.kind === 'unknown') return { kind: 'retry', error: outcome.error, memory };
+        if (outcome.kind === 'transient' || outcome.kind === 'unknown')
+          return { kind: 'retry', error: outcome.error, memory };
       }
-      return { kind: 'retry', error: new StoreError(CoreErrorCode.StoreTransient, `Order ${orderId} kept changing while its alerts were marked`), memory };
+      return {
+        kind: 'retry',
+        error: new StoreError(
+          CoreErrorCode.StoreTransient,
+          `Order ${orderId} kept changing while its alerts were marked`,
+        ),
+        memory,
+      };
     });
     return raised.size;
   }
@@ -155,7 +214,11 @@ export class OrderProcessor {
    * deadline. The step hands back, as a value, what its next attempt must know (`StepMemory`); a store error it
    * throws (a failed read) is retried with the memory it was given.
    */
-  private withRetries(keys: { orderId: string; entryId?: string; sequence?: number }, deadline: number, step: (memory: StepMemory) => Promise<StepOutcome>): Promise<StepOutcome> {
+  private withRetries(
+    keys: { orderId: string; entryId?: string; sequence?: number },
+    deadline: number,
+    step: (memory: StepMemory) => Promise<StepOutcome>,
+  ): Promise<StepOutcome> {
     const { options, telemetry } = this.deps;
     let memory: StepMemory = { ownAttempts: [] };
     return retry(
@@ -168,7 +231,8 @@ export class OrderProcessor {
       {
         deadline,
         // Rule 8: a busy or unreachable store, or a write whose outcome is unknown, is tried again; anything else is not.
-        retryable: (error) => errorCode(error) === CoreErrorCode.StoreTransient || errorCode(error) === CoreErrorCode.StoreOutcomeUnknown,
+        retryable: (error) =>
+          errorCode(error) === CoreErrorCode.StoreTransient || errorCode(error) === CoreErrorCode.StoreOutcomeUnknown,
         baseDelayMs: options.retryBaseDelayMs,
         maxDelayMs: options.retryMaxDelayMs,
         random: this.deps.random,
@@ -176,21 +240,43 @@ export class OrderProcessor {
         sleep: this.sleep,
         onRetry: (error, attempt, delayMs) => {
           telemetry.count(CounterName.StoreRetries);
-          telemetry.log('warn', 'transient store failure, retrying', { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence, code: errorCode(error), attempt, delayMs });
+          telemetry.log('warn', 'transient store failure, retrying', {
+            orderId: keys.orderId,
+            entryId: keys.entryId,
+            sequence: keys.sequence,
+            code: errorCode(error),
+            attempt,
+            delayMs,
+          });
         },
       },
     );
   }
 
-  private abandoned(error: unknown, entry: { orderId: string; entryId?: string; sequence?: number }, message: string): Handled {
+  private abandoned(
+    error: unknown,
+    entry: { orderId: string; entryId?: string; sequence?: number },
+    message: string,
+  ): Handled {
     const { code, description } = this.logFailure('error', message, error, entry);
     return { kind: 'abandoned', errorCode: code, description };
   }
 
-  private logFailure(level: 'warn' | 'error', message: string, error: unknown, entry: { orderId: string; entryId?: string; sequence?: number }) {
+  private logFailure(
+    level: 'warn' | 'error',
+    message: string,
+    error: unknown,
+    entry: { orderId: string; entryId?: string; sequence?: number },
+  ) {
     const code = errorCode(error);
     const description = errorMessage(error);
-    this.deps.telemetry.log(level, message, { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence, code, description });
+    this.deps.telemetry.log(level, message, {
+      orderId: entry.orderId,
+      entryId: entry.entryId,
+      sequence: entry.sequence,
+      code,
+      description,
+    });
     return { code, description };
   }
 }
@@ -199,7 +285,8 @@ export class OrderProcessor {
 async function settle(settlement: MessageSettlement, handled: Handled): Promise<void> {
   if (handled.kind === 'abandoned') return settlement.abandon();
   const { decision } = handled;
-  if (decision.kind === 'deadLetter') return settlement.deadLetter(decision.deadLetterReason, decision.reason.slice(0, MAX_DEAD_LETTER_DESCRIPTION));
+  if (decision.kind === 'deadLetter')
+    return settlement.deadLetter(decision.deadLetterReason, decision.reason.slice(0, MAX_DEAD_LETTER_DESCRIPTION));
   return settlement.complete();
 }
 
@@ -209,9 +296,15 @@ async function settle(settlement: MessageSettlement, handled: Handled): Promise<
  * sequence, nothing can follow), or the splitter marked the message as its order's last entry in that ledger.
  * Never for an abandoned message (the redelivery comes first), nor for one of another order than the session's.
  */
-function releaseAfter(decision: FinalDecision, checked: CheckedEntry, cache: OrderCache, message: ReceivedOrderMessage): ProcessResult['releaseSession'] {
+function releaseAfter(
+  decision: FinalDecision,
+  checked: CheckedEntry,
+  cache: OrderCache,
+  message: ReceivedOrderMessage,
+): ProcessResult['releaseSession'] {
   // The cache holds the order as this message's last step left (or read) it.
-  const deleted = checked.valid && decision.rule !== 6 && cache.get(checked.entry.orderId)?.doc.state.status === OrderStatus.Deleted;
+  const deleted =
+    checked.valid && decision.rule !== 6 && cache.get(checked.entry.orderId)?.doc.state.status === OrderStatus.Deleted;
   if (deleted) return 'orderDeleted';
   return message.applicationProperties?.[HAND_OFF_PROPERTY] === true ? 'handOff' : undefined;
 }

@@ -3,7 +3,14 @@
  * changes the order, the one {@link OrderWrite} that commits it atomically. Shapes only; no rule is decided here.
  */
 import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
-import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId, rejectedEntryId, transactionDocumentId } from '../documents/documentIds.js';
+import {
+  ORDER_DOCUMENT_ID,
+  appliedEntryId,
+  outboxRecordId,
+  parkedEntryId,
+  rejectedEntryId,
+  transactionDocumentId,
+} from '../documents/documentIds.js';
 import { inboxRecord, type InboxRecord, type InboxStatus } from '../documents/inboxRecord.js';
 import type { OrderDocument, ParkedRecord, RejectedRecord } from '../documents/orderDocument.js';
 import type { OutboxRecord } from '../documents/outboxRecord.js';
@@ -106,7 +113,12 @@ function parkedDocument(entry: Entry, hash: string, origin: EntryOrigin, now: st
  * trace, with its key — fixed now, so every relay of it sends the same bytes.
  * @internal
  */
-export function outboxRecord(entry: Entry, applied: { next: OrderDocument; change: EntryChange }, origin: TraceOrigin, step: { now: string; outboxTtlSeconds: number }): OutboxRecord {
+export function outboxRecord(
+  entry: Entry,
+  applied: { next: OrderDocument; change: EntryChange },
+  origin: TraceOrigin,
+  step: { now: string; outboxTtlSeconds: number },
+): OutboxRecord {
   const { event, key } = orderCloudEvent({
     orderId: entry.orderId,
     entryId: entry.entryId,
@@ -171,7 +183,9 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
       return {
         // A drained entry's inbox record may have expired during a long gap: upserted, not created. It carries no
         // attempt token: the drain recognises its own in-doubt writes on the order document.
-        inbox: parked ? { upsert: inboxOf(entry, hash, 'applied', { ...stamp, attempt: undefined }) } : { create: inboxOf(entry, hash, 'applied', stamp) },
+        inbox: parked
+          ? { upsert: inboxOf(entry, hash, 'applied', { ...stamp, attempt: undefined }) }
+          : { create: inboxOf(entry, hash, 'applied', stamp) },
         ...(parked && { parked: { delete: parked.doc } }),
         applied: appliedDocument(entry, hash, stamp.now),
         order: orderWrite(next),
@@ -204,7 +218,9 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
       const next: OrderDocument = {
         ...doc,
         parked: doc.parked.filter((p) => p.sequence !== entry.sequence),
-        rejected: [...doc.rejected.filter((r) => r.sequence !== entry.sequence), record].sort((a, b) => a.sequence - b.sequence),
+        rejected: [...doc.rejected.filter((r) => r.sequence !== entry.sequence), record].sort(
+          (a, b) => a.sequence - b.sequence,
+        ),
         updatedAt: stamp.now,
       };
       const details: RejectedEntryDocument = {
@@ -236,14 +252,25 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
  * The entry's transaction document: created by a `TransactionAdded` (a 409 on it is rule 7), replaced with its new
  * amount, under the ETag it was read with, by a `TransactionAmended`; nothing for the other entries.
  */
-function transactionWrite(entry: Entry, read: Stored<TransactionDocument> | undefined): Pick<OrderWrite, 'transaction'> {
+function transactionWrite(
+  entry: Entry,
+  read: Stored<TransactionDocument> | undefined,
+): Pick<OrderWrite, 'transaction'> {
   if (entry.type === 'TransactionAdded') {
     const { transactionId, amount } = entry.data;
-    const doc: TransactionDocument = { id: transactionDocumentId(transactionId), docType: 'transaction', orderId: entry.orderId, transactionId, amount, addedSequence: entry.sequence };
+    const doc: TransactionDocument = {
+      id: transactionDocumentId(transactionId),
+      docType: 'transaction',
+      orderId: entry.orderId,
+      transactionId,
+      amount,
+      addedSequence: entry.sequence,
+    };
     return { transaction: { create: doc } };
   }
   if (entry.type === 'TransactionAmended') {
-    if (read === undefined) throw new TypeError(`the amendment ${entry.entryId} is written without its transaction read`);
+    if (read === undefined)
+      throw new TypeError(`the amendment ${entry.entryId} is written without its transaction read`);
     return { transaction: { replace: { doc: { ...read.doc, amount: entry.data.amount }, etag: read.etag } } };
   }
   return {};

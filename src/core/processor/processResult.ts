@@ -116,10 +116,22 @@ export function resultOf(
     durationMs: after.durationMs,
   };
   if (handled.kind === 'abandoned') {
-    return { outcome: ProcessOutcome.Abandoned, rule: 8, errorCode: handled.errorCode, description: handled.description, drained: 0, rejected: 0, ...common };
+    return {
+      outcome: ProcessOutcome.Abandoned,
+      rule: 8,
+      errorCode: handled.errorCode,
+      description: handled.description,
+      drained: 0,
+      rejected: 0,
+      ...common,
+    };
   }
   const { decision } = handled;
-  const counts = { drained: handled.drained ?? 0, rejected: handled.rejected ?? 0, ...(after.release && { releaseSession: after.release }) };
+  const counts = {
+    drained: handled.drained ?? 0,
+    rejected: handled.rejected ?? 0,
+    ...(after.release && { releaseSession: after.release }),
+  };
   switch (decision.kind) {
     case 'deadLetter':
     case 'reject':
@@ -137,7 +149,12 @@ export function resultOf(
     case 'park':
       return { outcome: ProcessOutcome.Parked, rule: 5, ...common, ...counts };
     case 'committed':
-      return { outcome: decision.as === 'parked' ? ProcessOutcome.Parked : ProcessOutcome.Applied, rule: decision.rule, ...common, ...counts };
+      return {
+        outcome: decision.as === 'parked' ? ProcessOutcome.Parked : ProcessOutcome.Applied,
+        rule: decision.rule,
+        ...common,
+        ...counts,
+      };
     case 'apply':
       return { outcome: ProcessOutcome.Applied, rule: 1, ...common, ...counts };
   }
@@ -153,6 +170,7 @@ export function reportResult(telemetry: Telemetry, result: ProcessResult): void 
     abandoned: CounterName.EntriesAbandoned,
   }[result.outcome];
   telemetry.count(counter, result.reason ? { reason: result.reason } : undefined);
-  const level = result.outcome === ProcessOutcome.DeadLettered || result.outcome === ProcessOutcome.Abandoned ? 'warn' : 'debug';
+  const level =
+    result.outcome === ProcessOutcome.DeadLettered || result.outcome === ProcessOutcome.Abandoned ? 'warn' : 'debug';
   telemetry.log(level, `entry ${result.outcome}`, { ...result });
 }

@@ -34,14 +34,19 @@ function introducedId() {
     .string()
     .min(1)
     .refine(wellFormed, WELL_FORMED)
-    .refine((text) => !CONTROL_CHARACTER.test(text), { error: 'Contains a control character (U+0000–U+001F, U+007F–U+009F)' })
+    .refine((text) => !CONTROL_CHARACTER.test(text), {
+      error: 'Contains a control character (U+0000–U+001F, U+007F–U+009F)',
+    })
     .refine((text) => Buffer.byteLength(text, 'utf8') <= ID_MAX_BYTES, {
-      error: (issue) => `Is ${Buffer.byteLength(String(issue.input), 'utf8')} bytes in UTF-8; at most ${ID_MAX_BYTES} bytes are allowed`,
+      error: (issue) =>
+        `Is ${Buffer.byteLength(String(issue.input), 'utf8')} bytes in UTF-8; at most ${ID_MAX_BYTES} bytes are allowed`,
     });
 }
 const transactionIdSchema = introducedId();
 const customerIdSchema = introducedId();
-const currencySchema = z.string().regex(CURRENCY_PATTERN, { error: 'Expected three upper-case letters (ISO 4217), such as EUR' });
+const currencySchema = z
+  .string()
+  .regex(CURRENCY_PATTERN, { error: 'Expected three upper-case letters (ISO 4217), such as EUR' });
 
 function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
   return z.strictObject({
@@ -54,7 +59,10 @@ function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
 }
 
 /** `OrderCreated { customerId, currency }`: `customerId` 1–100 UTF-8 bytes, `currency` like `EUR`. */
-const orderCreatedSchema = entryOf('OrderCreated', z.strictObject({ customerId: customerIdSchema, currency: currencySchema }));
+const orderCreatedSchema = entryOf(
+  'OrderCreated',
+  z.strictObject({ customerId: customerIdSchema, currency: currencySchema }),
+);
 
 /** `TransactionAdded { transactionId, amount }`: `transactionId` 1–100 UTF-8 bytes. */
 const transactionAddedSchema = entryOf(

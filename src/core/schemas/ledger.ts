@@ -20,7 +20,11 @@ export const ledgerSchema = z
     ledger.entries.forEach((entry, index) => {
       const seenAt = entryIds.get(entry.entryId);
       if (seenAt !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['entries', index, 'entryId'], message: `Repeats entries[${seenAt}].entryId` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['entries', index, 'entryId'],
+          message: `Repeats entries[${seenAt}].entryId`,
+        });
       } else {
         entryIds.set(entry.entryId, index);
       }
@@ -57,12 +61,17 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: Validat
 export function validateLedger(body: unknown): Validated<Ledger> {
   const bytes = bodyByteLength(body);
   if (bytes > LEDGER_MAX_BYTES) {
-    return { ok: false, issues: [{ path: '', message: `The ledger is ${bytes} bytes; at most ${LEDGER_MAX_BYTES} are accepted` }] };
+    return {
+      ok: false,
+      issues: [{ path: '', message: `The ledger is ${bytes} bytes; at most ${LEDGER_MAX_BYTES} are accepted` }],
+    };
   }
   const normalised = normaliseBody(body);
   if (!normalised.ok) return normalised;
   const parsed = ledgerSchema.safeParse(normalised.value);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toValidationIssues(parsed.error.issues) };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, issues: toValidationIssues(parsed.error.issues) };
 }
 
 /** Validates one order entry body in any shape (rule 6, the schema part). */
@@ -70,7 +79,9 @@ export function validateEntry(body: unknown): Validated<Entry> {
   const normalised = normaliseBody(body);
   if (!normalised.ok) return normalised;
   const parsed = entrySchema.safeParse(normalised.value);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toValidationIssues(parsed.error.issues) };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, issues: toValidationIssues(parsed.error.issues) };
 }
 
 /** True when a ledger body is too large to accept (`POST /api/ledgers` answers 413). */

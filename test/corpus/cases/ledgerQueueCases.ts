@@ -22,10 +22,26 @@ const failed = (description: RegExp): SplitExpectation => ({ reason: 'SchemaVali
  * (rule 9), and valid ones in each body shape a host may deliver, which it must fan out.
  */
 export const ledgerQueueCases: LedgerQueueCase[] = [
-  { name: 'bytes that are not JSON', body: () => asBytes('{ "ledgerId": '), expect: failed(/^The body is not valid JSON$/) },
-  { name: 'a string that is not JSON', body: () => asText('ledger L-1, 3 entries'), expect: failed(/^The body is not valid JSON$/) },
-  { name: 'bytes that are not UTF-8', body: () => asBytes(new Uint8Array([0x7b, 0xff, 0x7d])), expect: failed(/^The body is not UTF-8 text$/) },
-  { name: 'a JSON array', body: (l, o) => asObject(entries(o).map((e) => ({ ...e, ledgerId: l }))), expect: failed(/expected object, received array/) },
+  {
+    name: 'bytes that are not JSON',
+    body: () => asBytes('{ "ledgerId": '),
+    expect: failed(/^The body is not valid JSON$/),
+  },
+  {
+    name: 'a string that is not JSON',
+    body: () => asText('ledger L-1, 3 entries'),
+    expect: failed(/^The body is not valid JSON$/),
+  },
+  {
+    name: 'bytes that are not UTF-8',
+    body: () => asBytes(new Uint8Array([0x7b, 0xff, 0x7d])),
+    expect: failed(/^The body is not UTF-8 text$/),
+  },
+  {
+    name: 'a JSON array',
+    body: (l, o) => asObject(entries(o).map((e) => ({ ...e, ledgerId: l }))),
+    expect: failed(/expected object, received array/),
+  },
   { name: 'a missing ledgerId', body: (_l, o) => asObject({ entries: entries(o) }), expect: failed(/^ledgerId: /) },
   { name: 'an empty ledger', body: (l) => asObject(ledger(l, [])), expect: failed(/^entries: Too small/) },
   {
@@ -35,7 +51,8 @@ export const ledgerQueueCases: LedgerQueueCase[] = [
   },
   {
     name: 'a repeated (orderId, sequence)',
-    body: (l, o) => asObject(ledger(l, [created(o), added(o, 2, 't-1', 1), edit(added(o, 2, 't-2', 2), { entryId: `${o}-2b` })])),
+    body: (l, o) =>
+      asObject(ledger(l, [created(o), added(o, 2, 't-1', 1), edit(added(o, 2, 't-2', 2), { entryId: `${o}-2b` })])),
     expect: failed(/^entries\[2\]\.sequence: Repeats sequence 2 of order o-[\w-]+ \(entries\[1\]\)$/),
   },
   {
@@ -59,6 +76,14 @@ export const ledgerQueueCases: LedgerQueueCase[] = [
     expect: failed(/^entries\[0\]\.sequence: Too small.*; entries\[1\]\.data\.amount: .*expected int/),
   },
   { name: 'a valid ledger as an object', body: (l, o) => asObject(ledger(l, entries(o))), expect: { fannedOut: 3 } },
-  { name: 'a valid ledger as a string', body: (l, o) => asText(JSON.stringify(ledger(l, entries(o)))), expect: { fannedOut: 3 } },
-  { name: 'a valid ledger as bytes', body: (l, o) => asBytes(JSON.stringify(ledger(l, entries(o)))), expect: { fannedOut: 3 } },
+  {
+    name: 'a valid ledger as a string',
+    body: (l, o) => asText(JSON.stringify(ledger(l, entries(o)))),
+    expect: { fannedOut: 3 },
+  },
+  {
+    name: 'a valid ledger as bytes',
+    body: (l, o) => asBytes(JSON.stringify(ledger(l, entries(o)))),
+    expect: { fannedOut: 3 },
+  },
 ];

@@ -22,7 +22,8 @@ function brokenSecond(orderId: string, bad: RawBody): EntryScenario {
 
 const second = (orderId: string) => added(orderId, 2, 't-1', 1250);
 const broken = (orderId: string, changes: Record<string, unknown>) => asObject(edit(second(orderId), changes));
-const brokenData = (orderId: string, data: Record<string, unknown>) => broken(orderId, { data: { ...second(orderId).data, ...data } });
+const brokenData = (orderId: string, data: Record<string, unknown>) =>
+  broken(orderId, { data: { ...second(orderId).data, ...data } });
 
 const releasedSecond = {
   status: 'open',
@@ -36,7 +37,12 @@ const releasedSecond = {
 
 /** A broken or impossible sequence 1, with sequence 2 parked behind it on a pending order. */
 function brokenFirst(orderId: string, bad: EntryBody): EntryScenario {
-  return { before: [], bad: [{ body: asObject(bad) }], behind: [added(orderId, 2, 't-1', 40)], correction: created(orderId) };
+  return {
+    before: [],
+    bad: [{ body: asObject(bad) }],
+    behind: [added(orderId, 2, 't-1', 40)],
+    correction: created(orderId),
+  };
 }
 
 const releasedFirst = { status: 'open', customerId: 'c-1', currency: 'EUR', lastSequence: 2, total: 40 };
@@ -210,6 +216,13 @@ export const holdingCases: EntryCase[] = [
     reason: InvalidTransition,
     description: /^Transaction t-1 already exists in order o-/,
     holds: true,
-    final: { lastSequence: 4, total: 350, transactions: [{ transactionId: 't-1', amount: 150 }, { transactionId: 't-2', amount: 200 }] },
+    final: {
+      lastSequence: 4,
+      total: 350,
+      transactions: [
+        { transactionId: 't-1', amount: 150 },
+        { transactionId: 't-2', amount: 200 },
+      ],
+    },
   },
 ];

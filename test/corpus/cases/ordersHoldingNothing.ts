@@ -11,10 +11,16 @@ function between(orderId: string, bad: RawBody): EntryScenario {
   return { before: [created(orderId)], bad: [{ body: bad }], behind: [added(orderId, 2, 't-1', 700)] };
 }
 
-const appliedTwo = { status: 'open', lastSequence: 2, total: 700, transactions: [{ transactionId: 't-1', amount: 700 }] };
+const appliedTwo = {
+  status: 'open',
+  lastSequence: 2,
+  total: 700,
+  transactions: [{ transactionId: 't-1', amount: 700 }],
+};
 
 /** A malformed sequence-2 entry with its own entryId, so it cannot be mistaken for the real one. */
-const stray = (orderId: string, changes: Record<string, unknown>) => asObject(edit(added(orderId, 2, 't-1', 700), { entryId: `${orderId}-x`, ...changes }));
+const stray = (orderId: string, changes: Record<string, unknown>) =>
+  asObject(edit(added(orderId, 2, 't-1', 700), { entryId: `${orderId}-x`, ...changes }));
 
 /**
  * Bad messages that hold nothing (rule 10): the sequence cannot be read, the body names another order than its
@@ -140,7 +146,14 @@ export const holdingNothingCases: EntryCase[] = [
     reason: IdempotencyKeyConflict,
     description: /^entryId o-[\w-]+-2 was seen with other content: the applied entry at sequence 2 has another hash$/,
     holds: false,
-    final: { lastSequence: 3, total: 150, transactions: [{ transactionId: 't-1', amount: 100 }, { transactionId: 't-2', amount: 50 }] },
+    final: {
+      lastSequence: 3,
+      total: 150,
+      transactions: [
+        { transactionId: 't-1', amount: 100 },
+        { transactionId: 't-2', amount: 50 },
+      ],
+    },
   },
   {
     name: 'an entryId reused with another body while its entry is parked',
@@ -153,7 +166,14 @@ export const holdingNothingCases: EntryCase[] = [
     reason: IdempotencyKeyConflict,
     description: /^entryId o-[\w-]+-3 was seen with other content: the parked entry at sequence 3 has another hash$/,
     holds: false,
-    final: { lastSequence: 3, total: 150, transactions: [{ transactionId: 't-1', amount: 100 }, { transactionId: 't-2', amount: 50 }] },
+    final: {
+      lastSequence: 3,
+      total: 150,
+      transactions: [
+        { transactionId: 't-1', amount: 100 },
+        { transactionId: 't-2', amount: 50 },
+      ],
+    },
   },
   {
     name: 'another entryId at a parked sequence',

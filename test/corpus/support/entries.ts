@@ -1,8 +1,18 @@
 /** An order entry as producers write it (loosely typed: the corpus breaks it on purpose). */
-export type EntryBody = Record<string, unknown> & { entryId: string; orderId: string; sequence: number; type: string; data: Record<string, unknown> };
+export type EntryBody = Record<string, unknown> & {
+  entryId: string;
+  orderId: string;
+  sequence: number;
+  type: string;
+  data: Record<string, unknown>;
+};
 
 /** `OrderCreated` at `sequence` (1 unless testing the rule that it must be). */
-export const created = (orderId: string, sequence = 1, data: Record<string, unknown> = { customerId: 'c-1', currency: 'EUR' }): EntryBody => ({
+export const created = (
+  orderId: string,
+  sequence = 1,
+  data: Record<string, unknown> = { customerId: 'c-1', currency: 'EUR' },
+): EntryBody => ({
   entryId: `${orderId}-${sequence}`,
   orderId,
   sequence,
@@ -29,7 +39,13 @@ export const amended = (orderId: string, sequence: number, transactionId: string
 });
 
 /** `OrderDeleted`. */
-export const deleted = (orderId: string, sequence: number): EntryBody => ({ entryId: `${orderId}-${sequence}`, orderId, sequence, type: 'OrderDeleted', data: {} });
+export const deleted = (orderId: string, sequence: number): EntryBody => ({
+  entryId: `${orderId}-${sequence}`,
+  orderId,
+  sequence,
+  type: 'OrderDeleted',
+  data: {},
+});
 
 /** A copy of `entry` with `changes` merged in (a key set to `undefined` is removed). */
 export function edit(entry: EntryBody, changes: Record<string, unknown>): Record<string, unknown> {

@@ -43,11 +43,25 @@ const valid = (entry: EntryBody, ledgerId: string): RawMessage => ({
  * letters, resubmit the correction the way an operator does (rule 10: `messageId = <entryId>.r1`,
  * `resubmitCount = 1`, same `sessionId` and `correlationId`), drain again and read the order.
  */
-export async function runEntryCase(stack: Stack, pool: DeadLetterPool, testCase: EntryCase, orderId: string): Promise<EntryCaseRun> {
+export async function runEntryCase(
+  stack: Stack,
+  pool: DeadLetterPool,
+  testCase: EntryCase,
+  orderId: string,
+): Promise<EntryCaseRun> {
   const scenario = testCase.build(orderId);
   const ledgerId = `L-${orderId}`;
-  const bad: RawMessage[] = scenario.bad.map((b, i) => ({ messageId: `${orderId}-bad${i}`, sessionId: b.sessionId ?? orderId, correlationId: ledgerId, body: b.body }));
-  const sent = [...scenario.before.map((e) => valid(e, ledgerId)), ...bad, ...scenario.behind.map((e) => valid(e, ledgerId))];
+  const bad: RawMessage[] = scenario.bad.map((b, i) => ({
+    messageId: `${orderId}-bad${i}`,
+    sessionId: b.sessionId ?? orderId,
+    correlationId: ledgerId,
+    body: b.body,
+  }));
+  const sent = [
+    ...scenario.before.map((e) => valid(e, ledgerId)),
+    ...bad,
+    ...scenario.behind.map((e) => valid(e, ledgerId)),
+  ];
   await sendRaw(stack.bus, 'orders', sent);
   const first = await drainOrder(stack, orderId);
   const viewBefore = await getOrder(stack, orderId);
@@ -61,7 +75,11 @@ export async function runEntryCase(stack: Stack, pool: DeadLetterPool, testCase:
       messageId: `${scenario.correction.entryId}.r1`,
       sessionId: letter.sessionId,
       correlationId: letter.correlationId === undefined ? undefined : String(letter.correlationId),
-      applicationProperties: { sequence: scenario.correction.sequence, type: scenario.correction.type, resubmitCount: 1 },
+      applicationProperties: {
+        sequence: scenario.correction.sequence,
+        type: scenario.correction.type,
+        resubmitCount: 1,
+      },
       body: asObject(scenario.correction),
     };
     await sendRaw(stack.bus, 'orders', [resubmitted]);
@@ -69,11 +87,27 @@ export async function runEntryCase(stack: Stack, pool: DeadLetterPool, testCase:
   }
   const viewAfter = await getOrder(stack, orderId);
   const absent = await Promise.all((scenario.absent ?? []).map((id) => getOrder(stack, id)));
-  return { orderId, scenario, sent, badIds: bad.map((b) => b.messageId), first, viewBefore, dead, resubmitted, second, viewAfter, absent };
+  return {
+    orderId,
+    scenario,
+    sent,
+    badIds: bad.map((b) => b.messageId),
+    first,
+    viewBefore,
+    dead,
+    resubmitted,
+    second,
+    viewAfter,
+    absent,
+  };
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; every outcome is kept, failures included. */
-export async function settleAll<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+export async function settleAll<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
   const out: PromiseSettledResult<R>[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

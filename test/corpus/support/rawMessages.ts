@@ -9,14 +9,18 @@ type AmqpAnnotatedMessage = ServiceBusReceivedMessage['_rawAmqpMessage'];
  * `skipParsingBodyAsJson` delivers each in its own shape (the SDK's default JSON-decoding of data sections would
  * turn valid bytes into an object).
  */
-export type RawBody = { as: 'object'; value: unknown } | { as: 'text'; text: string } | { as: 'bytes'; bytes: Uint8Array };
+export type RawBody =
+  { as: 'object'; value: unknown } | { as: 'text'; text: string } | { as: 'bytes'; bytes: Uint8Array };
 
 /** An already parsed body. */
 export const asObject = (value: unknown): RawBody => ({ as: 'object', value });
 /** A string body (JSON text or not). */
 export const asText = (text: string): RawBody => ({ as: 'text', text });
 /** A bytes body: UTF-8 of `text`, or the bytes given. */
-export const asBytes = (content: string | Uint8Array): RawBody => ({ as: 'bytes', bytes: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
+export const asBytes = (content: string | Uint8Array): RawBody => ({
+  as: 'bytes',
+  bytes: typeof content === 'string' ? Buffer.from(content, 'utf8') : content,
+});
 
 /** One message to send to a queue as a producer would, unvalidated. */
 export interface RawMessage {
@@ -33,7 +37,12 @@ export function toAmqp(raw: RawMessage): AmqpAnnotatedMessage {
   return {
     bodyType: body.as === 'bytes' ? 'data' : 'value',
     body: body.as === 'bytes' ? Buffer.from(body.bytes) : body.as === 'text' ? body.text : body.value,
-    properties: { messageId: raw.messageId, groupId: raw.sessionId, correlationId: raw.correlationId, contentType: 'application/json' },
+    properties: {
+      messageId: raw.messageId,
+      groupId: raw.sessionId,
+      correlationId: raw.correlationId,
+      contentType: 'application/json',
+    },
     applicationProperties: raw.applicationProperties,
   };
 }

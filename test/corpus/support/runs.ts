@@ -16,7 +16,12 @@ export interface Handled {
   settled: RecordedSettlement[];
 }
 
-async function handle(stack: Stack, name: 'orderProcessor' | 'ledgerSplitter', receiver: Parameters<typeof invokeWith>[2], message: ServiceBusReceivedMessage): Promise<Handled> {
+async function handle(
+  stack: Stack,
+  name: 'orderProcessor' | 'ledgerSplitter',
+  receiver: Parameters<typeof invokeWith>[2],
+  message: ServiceBusReceivedMessage,
+): Promise<Handled> {
   const run = await invokeWith(stack.handlers[name], name, receiver, message);
   return {
     messageId: String(message.messageId),

@@ -34,7 +34,15 @@ export interface CliRun {
  */
 export async function startE2eStack(overrides: Partial<LocalHostOptions> = {}): Promise<E2eStack> {
   const dir = await mkdtemp(join(tmpdir(), 'convoy-e2e-'));
-  const host = await startLocalHost({ emulators: true, httpPort: 0, serviceBusPort: 0, cosmosPort: 0, serviceBusAdminPort: 0, quiet: true, ...overrides });
+  const host = await startLocalHost({
+    emulators: true,
+    httpPort: 0,
+    serviceBusPort: 0,
+    cosmosPort: 0,
+    serviceBusAdminPort: 0,
+    quiet: true,
+    ...overrides,
+  });
   const serviceBusConnection = host.connectionStrings.ServiceBusConnection;
   if (serviceBusConnection === undefined) throw new Error('the local host reported no Service Bus connection');
   const appUrl = host.httpUrl.replace(/\/api$/, '');

@@ -11,7 +11,8 @@ export interface RecordedSettlement {
 /** Unwraps a protobuf `StringValue` (what the settlement adapter sends) or passes a plain string through. */
 function text(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && 'value' in value) return String((value as { value: unknown }).value);
+  if (typeof value === 'object' && value !== null && 'value' in value)
+    return String((value as { value: unknown }).value);
   return undefined;
 }
 
@@ -26,7 +27,10 @@ export interface ReceiverActionsOptions {
  * gRPC service. Settlements run one after another, each awaited: rhea coalesces same-tick dispositions of one
  * receiver into the first outcome (docs/platform.md), which would turn a dead letter into a completion.
  */
-export function receiverActions(receiver: ServiceBusReceiver | ServiceBusSessionReceiver, options: ReceiverActionsOptions = {}) {
+export function receiverActions(
+  receiver: ServiceBusReceiver | ServiceBusSessionReceiver,
+  options: ReceiverActionsOptions = {},
+) {
   const settled: RecordedSettlement[] = [];
   const renewals: string[] = [];
   // Sessions the handler asked to release; the real host closes them once the handler returns.
@@ -49,12 +53,25 @@ export function receiverActions(receiver: ServiceBusReceiver | ServiceBusSession
         await receiver.abandonMessage(message);
         settled.push({ action: 'abandon', messageId: idOf(message) });
       }),
-    deadletter: (message: ServiceBusReceivedMessage, _properties?: Uint8Array, reason?: unknown, description?: unknown) =>
+    deadletter: (
+      message: ServiceBusReceivedMessage,
+      _properties?: Uint8Array,
+      reason?: unknown,
+      description?: unknown,
+    ) =>
       serial(async () => {
         const deadLetterReason = text(reason);
         const deadLetterErrorDescription = text(description);
-        await receiver.deadLetterMessage(message, { deadLetterReason: deadLetterReason ?? '', deadLetterErrorDescription: deadLetterErrorDescription ?? '' });
-        settled.push({ action: 'deadletter', messageId: idOf(message), reason: deadLetterReason, description: deadLetterErrorDescription });
+        await receiver.deadLetterMessage(message, {
+          deadLetterReason: deadLetterReason ?? '',
+          deadLetterErrorDescription: deadLetterErrorDescription ?? '',
+        });
+        settled.push({
+          action: 'deadletter',
+          messageId: idOf(message),
+          reason: deadLetterReason,
+          description: deadLetterErrorDescription,
+        });
       }),
     renewMessageLock: (message: ServiceBusReceivedMessage) =>
       serial(async () => {

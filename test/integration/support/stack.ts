@@ -19,7 +19,14 @@ const { InvocationContext, HttpRequest } = functions;
 
 const queue = (name: string, props: Record<string, unknown> = {}) => ({
   Name: name,
-  Properties: { LockDuration: 'PT30S', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'PT1H', RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT10M', ...props },
+  Properties: {
+    LockDuration: 'PT30S',
+    MaxDeliveryCount: 10,
+    DefaultMessageTimeToLive: 'PT1H',
+    RequiresDuplicateDetection: true,
+    DuplicateDetectionHistoryTimeWindow: 'PT10M',
+    ...props,
+  },
 });
 
 /** The test namespace's queues, each with extra `Properties` from `overrides` (by queue name). */
@@ -59,22 +66,46 @@ export interface Stack {
   app: App;
   bus: ServiceBusClient;
   container: Container;
-  handlers: { ledgerSplitter: ServiceBusQueueHandler; orderProcessor: ServiceBusQueueHandler; getOrder: HttpHandler; postLedger: HttpHandler };
+  handlers: {
+    ledgerSplitter: ServiceBusQueueHandler;
+    orderProcessor: ServiceBusQueueHandler;
+    getOrder: HttpHandler;
+    postLedger: HttpHandler;
+  };
   close(): Promise<void>;
 }
 
-const APP_SETTINGS = ['ServiceBusConnection', 'CosmosConnection', 'TRANSIENT_RETRY_BUDGET', 'TRANSIENT_RETRY_BASE_DELAY', 'TRANSIENT_RETRY_MAX_DELAY', 'LOG_LEVEL'];
+const APP_SETTINGS = [
+  'ServiceBusConnection',
+  'CosmosConnection',
+  'TRANSIENT_RETRY_BUDGET',
+  'TRANSIENT_RETRY_BASE_DELAY',
+  'TRANSIENT_RETRY_MAX_DELAY',
+  'LOG_LEVEL',
+];
 
 /**
  * Starts the emulators on port 0, creates `convoy`/`orders`, points the app settings at them, and composes and
  * starts the app; close terminates it.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const serviceBus = await startServiceBus({ port: 0, adminPort: 0, config: serviceBusConfig(options.queueProperties) });
+  const serviceBus = await startServiceBus({
+    port: 0,
+    adminPort: 0,
+    config: serviceBusConfig(options.queueProperties),
+  });
   const cosmos = await startCosmos({ port: 0 });
-  const cosmosClient = new CosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, connectionPolicy: { enableEndpointDiscovery: false } });
+  const cosmosClient = new CosmosClient({
+    endpoint: cosmos.endpoint,
+    key: cosmos.key,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const { database } = await cosmosClient.databases.createIfNotExists({ id: 'convoy' });
-  const { container } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] }, defaultTtl: -1 });
+  const { container } = await database.containers.createIfNotExists({
+    id: 'orders',
+    partitionKey: { paths: ['/orderId'] },
+    defaultTtl: -1,
+  });
   // The outbox relay's lease container, as `npm start` creates it.
   await database.containers.createIfNotExists({ id: 'leases', partitionKey: { paths: ['/id'] } });
   const previous = new Map(APP_SETTINGS.map((key) => [key, process.env[key]]));
@@ -89,7 +120,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const app = composeApp();
   await app.start();
   const handler = (name: string) => handlerOf(app, name);
-  const bus = new ServiceBusClient(serviceBus.connectionString, { retryOptions: { maxRetries: 1, timeoutInMs: 5_000, retryDelayInMs: 50 } });
+  const bus = new ServiceBusClient(serviceBus.connectionString, {
+    retryOptions: { maxRetries: 1, timeoutInMs: 5_000, retryDelayInMs: 50 },
+  });
   return {
     serviceBus,
     cosmos,
@@ -145,7 +178,10 @@ export async function runSplitter(stack: Stack, options: ReceiverActionsOptions 
   const receiver = stack.bus.createReceiver('ledger');
   try {
     const [message] = (await receiveExactly(receiver, 1, 'ledger messages')) as [ServiceBusReceivedMessage];
-    return { message, ...(await invokeWith(stack.handlers.ledgerSplitter, 'ledgerSplitter', receiver, message, options)) };
+    return {
+      message,
+      ...(await invokeWith(stack.handlers.ledgerSplitter, 'ledgerSplitter', receiver, message, options)),
+    };
   } finally {
     await receiver.close();
   }
@@ -156,7 +192,10 @@ export async function runSplitter(stack: Stack, options: ReceiverActionsOptions 
  * shows it, not as a quiet spell suggests). A release the handler asks for is recorded (`releasedAfter`: indexes
  * into `results`) and draining goes on, as the host would after accepting the session again.
  */
-export async function drainSession(stack: Stack, orderId: string): Promise<{ results: unknown[]; settled: RecordedSettlement[]; releasedAfter: number[] }> {
+export async function drainSession(
+  stack: Stack,
+  orderId: string,
+): Promise<{ results: unknown[]; settled: RecordedSettlement[]; releasedAfter: number[] }> {
   const receiver = await stack.bus.acceptSession('orders', orderId);
   const results: unknown[] = [];
   const settled: RecordedSettlement[] = [];
@@ -176,13 +215,26 @@ export async function drainSession(stack: Stack, orderId: string): Promise<{ res
 
 /** Reads an order through the registered GET handler. */
 export async function getOrder(stack: Stack, orderId: string): Promise<HttpResponseInit> {
-  const request = new HttpRequest({ method: 'GET', url: `http://localhost/api/orders/${orderId}`, params: { orderId } });
+  const request = new HttpRequest({
+    method: 'GET',
+    url: `http://localhost/api/orders/${orderId}`,
+    params: { orderId },
+  });
   return (await stack.handlers.getOrder(request, invocation('getOrder'))) as HttpResponseInit;
 }
 
 /** Posts a body through the registered POST handler. */
-export async function postLedger(stack: Stack, body: string, headers: Record<string, string> = {}): Promise<HttpResponseInit> {
-  const request = new HttpRequest({ method: 'POST', url: 'http://localhost/api/ledgers', body: { string: body }, headers });
+export async function postLedger(
+  stack: Stack,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<HttpResponseInit> {
+  const request = new HttpRequest({
+    method: 'POST',
+    url: 'http://localhost/api/ledgers',
+    body: { string: body },
+    headers,
+  });
   return (await stack.handlers.postLedger(request, invocation('postLedger'))) as HttpResponseInit;
 }
 

@@ -1,5 +1,10 @@
 /** Runs `step` until `done` says so, or fails after `timeoutMs` (a hang guard: it ends as soon as `done` holds). */
-export async function eventually(step: () => Promise<void>, done: () => boolean | Promise<boolean>, timeoutMs = 20_000, pauseMs = 40): Promise<void> {
+export async function eventually(
+  step: () => Promise<void>,
+  done: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  pauseMs = 40,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     await step();

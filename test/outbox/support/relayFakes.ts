@@ -8,7 +8,14 @@ export function outboxRecordOf(orderId: string, sequence: number, padding = 0): 
   const entryId = `${orderId}-${sequence}`;
   const committedAt = '2025-01-01T00:00:00.000Z';
   const customerId = padding > 0 ? `c-${'x'.repeat(padding)}` : 'c-1';
-  const order = { status: 'open' as const, customerId, currency: 'EUR', lastSequence: sequence, total: 0, transactionCount: sequence - 1 };
+  const order = {
+    status: 'open' as const,
+    customerId,
+    currency: 'EUR',
+    lastSequence: sequence,
+    total: 0,
+    transactionCount: sequence - 1,
+  };
   const type = sequence === 1 ? ('OrderCreated' as const) : ('TransactionAdded' as const);
   const change = sequence === 1 ? { customerId, currency: 'EUR' } : { transactionId: `t-${sequence}`, amount: 0 };
   return {
@@ -48,13 +55,18 @@ export class FakeSender implements OrderEventSender {
   readonly failures = new Map<string, FakeFailure[]>();
 
   failFor(orderId: string, failure: FakeFailure, times = Number.POSITIVE_INFINITY): void {
-    this.failures.set(orderId, Array.from({ length: Math.min(times, 1000) }, () => failure));
+    this.failures.set(
+      orderId,
+      Array.from({ length: Math.min(times, 1000) }, () => failure),
+    );
   }
 
   async send(events: readonly OutboundOrderEvent[]): Promise<void> {
     const failure = this.failures.get(events[0]!.sessionId)?.shift();
-    if (failure === 'transport') throw new OutboxDeliveryError(OutboxErrorCode.TransportFailed, 'order-events unreachable');
-    if (failure === 'reject') throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, 'order-events refused the batch');
+    if (failure === 'transport')
+      throw new OutboxDeliveryError(OutboxErrorCode.TransportFailed, 'order-events unreachable');
+    if (failure === 'reject')
+      throw new OutboxDeliveryError(OutboxErrorCode.TargetRejected, 'order-events refused the batch');
     this.sends.push(events.map((e) => e.messageId));
     this.sent.push(...events.map((e) => ({ orderId: e.sessionId, id: e.messageId })));
   }

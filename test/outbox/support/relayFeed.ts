@@ -8,9 +8,16 @@ const MAX_PAGES = 10_000;
  * Hands the whole change feed of `container`, from the beginning, page by page to `relay` — what the Cosmos DB
  * trigger does, without leases — and sums the reports.
  */
-export async function relayWholeFeed(container: Container, relay: OutboxRelay, maxItemCount = 100): Promise<RelayReport> {
+export async function relayWholeFeed(
+  container: Container,
+  relay: OutboxRelay,
+  maxItemCount = 100,
+): Promise<RelayReport> {
   const total: RelayReport = { orders: 0, delivered: 0, appended: 0, held: [] };
-  const iterator = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(), maxItemCount });
+  const iterator = container.items.getChangeFeedIterator({
+    changeFeedStartFrom: ChangeFeedStartFrom.Beginning(),
+    maxItemCount,
+  });
   for (let i = 0; i < MAX_PAGES; i++) {
     const page = await iterator.readNext();
     if (page.statusCode === StatusCodes.NotModified) return total;

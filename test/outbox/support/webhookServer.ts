@@ -52,7 +52,15 @@ export async function startWebhook(options: WebhookOptions = {}) {
         appliedBodies.set(key, body);
       }
       const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
-      calls.push({ key, traceparent: req.headers.traceparent as string | undefined, body, event, headers, raw, status });
+      calls.push({
+        key,
+        traceparent: req.headers.traceparent as string | undefined,
+        body,
+        event,
+        headers,
+        raw,
+        status,
+      });
       res.writeHead(status).end();
     });
   });

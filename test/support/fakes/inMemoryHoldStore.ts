@@ -87,7 +87,8 @@ export class InMemoryHoldStore implements OutboxHoldStore {
   }
 
   async recordDiscard(record: OutboxDiscardRecord): Promise<void> {
-    if (this.discards.some((d) => d.orderId === record.orderId && d.id === record.id)) throw Object.assign(new Error(`${record.id} exists`), { status: 409 });
+    if (this.discards.some((d) => d.orderId === record.orderId && d.id === record.id))
+      throw Object.assign(new Error(`${record.id} exists`), { status: 409 });
     this.discards.push(structuredClone(record));
   }
 
@@ -98,7 +99,9 @@ export class InMemoryHoldStore implements OutboxHoldStore {
 
   /** Every marker, by order. */
   all(): OutboxHold[] {
-    return [...this.markers.values()].map((s) => structuredClone(s.doc)).sort((a, b) => (a.orderId < b.orderId ? -1 : 1));
+    return [...this.markers.values()]
+      .map((s) => structuredClone(s.doc))
+      .sort((a, b) => (a.orderId < b.orderId ? -1 : 1));
   }
 
   /** The held records of `orderId`, ascending by sequence (no request counted). */
@@ -118,6 +121,10 @@ export class InMemoryHoldStore implements OutboxHoldStore {
 
 function sizeChecked<T>(doc: T): T {
   const bytes = new TextEncoder().encode(JSON.stringify(doc)).length;
-  if (bytes > MAX_DOCUMENT_BYTES) throw Object.assign(new Error(`a document of ${bytes} bytes is over Cosmos DB's 2 MB`), { code: 'StoreFailed', status: 413 });
+  if (bytes > MAX_DOCUMENT_BYTES)
+    throw Object.assign(new Error(`a document of ${bytes} bytes is over Cosmos DB's 2 MB`), {
+      code: 'StoreFailed',
+      status: 413,
+    });
   return doc;
 }

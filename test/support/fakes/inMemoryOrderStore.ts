@@ -7,7 +7,15 @@ import type { GapAlertMark, ParkedEntryDocument } from '../../../src/core/docume
 import type { RejectedEntryDocument } from '../../../src/core/documents/rejectedEntryDocument.js';
 import type { TransactionDocument } from '../../../src/core/documents/transactionDocument.js';
 import { systemClock, type Clock } from '../../../src/core/ports/clock.js';
-import type { CommitOutcome, GapStore, KeySeen, OrderContainerDocument, OrderStore, OrderWrite, Stored } from '../../../src/core/ports/orderStore.js';
+import type {
+  CommitOutcome,
+  GapStore,
+  KeySeen,
+  OrderContainerDocument,
+  OrderStore,
+  OrderWrite,
+  Stored,
+} from '../../../src/core/ports/orderStore.js';
 
 /** A failure to inject into the next matching call(s). */
 export interface InjectedFault {
@@ -32,7 +40,10 @@ interface Item {
 }
 
 /** Why a write stops, found while it is checked against the partition. */
-type Refusal = { kind: 'keySeen'; known: KeySeen; readInbox?: string; readApplied?: string } | { kind: 'orderChanged'; what: string } | { kind: 'transactionExists'; seen: KeySeen };
+type Refusal =
+  | { kind: 'keySeen'; known: KeySeen; readInbox?: string; readApplied?: string }
+  | { kind: 'orderChanged'; what: string }
+  | { kind: 'transactionExists'; seen: KeySeen };
 
 /**
  * An {@link OrderStore} in memory with Cosmos DB's semantics: per-partition documents, ETags that change on every
@@ -64,7 +75,11 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
   async listTransactions(orderId: string): Promise<TransactionDocument[]> {
     this.calls.reads++;
     const fault = this.takeFault('read');
-    if (fault) throw new StoreError(fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient, `Injected ${fault.kind} failure`);
+    if (fault)
+      throw new StoreError(
+        fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient,
+        `Injected ${fault.kind} failure`,
+      );
     return [...this.live(orderId).values()]
       .map((item) => item.doc)
       .filter((doc): doc is TransactionDocument => doc.docType === 'transaction')
@@ -92,9 +107,15 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     this.calls.commits++;
     const fault = this.takeFault('commit');
     if (fault?.kind === 'transient') return { kind: 'transient', reason: 'Injected transient failure' };
-    if (fault?.kind === 'failed') throw new StoreError(CoreErrorCode.StoreFailed, 'Injected failed failure', { status: 500 });
+    if (fault?.kind === 'failed')
+      throw new StoreError(CoreErrorCode.StoreFailed, 'Injected failed failure', { status: 500 });
     const foreign = documentsOf(write).find((doc) => doc.orderId !== orderId);
-    if (foreign) throw new StoreError(CoreErrorCode.StoreFailed, `${foreign.id} belongs to partition ${foreign.orderId}, not ${orderId}`, { status: 400 });
+    if (foreign)
+      throw new StoreError(
+        CoreErrorCode.StoreFailed,
+        `${foreign.id} belongs to partition ${foreign.orderId}, not ${orderId}`,
+        { status: 400 },
+      );
     const working = new Map(this.live(orderId));
     const refusal = this.apply(working, write);
     if (refusal?.kind === 'orderChanged' || refusal?.kind === 'transactionExists') return refusal;
@@ -108,7 +129,8 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     const orders: OrderDocument[] = [];
     for (const orderId of this.partitions.keys()) {
       const doc = this.live(orderId).get(ORDER_DOCUMENT_ID)?.doc as OrderDocument | undefined;
-      if (doc && (doc.parked.length > 0 || doc.rejected.some((r) => !r.alerted))) orders.push(checkedOrderDocument(structuredClone(doc)));
+      if (doc && (doc.parked.length > 0 || doc.rejected.some((r) => !r.alerted)))
+        orders.push(checkedOrderDocument(structuredClone(doc)));
     }
     return orders;
   }
@@ -116,11 +138,19 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
   async markGapAlert(parked: Stored<ParkedEntryDocument>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
     this.calls.commits++;
     const fault = this.takeFault('commit');
-    if (fault) throw new StoreError(fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient, `Injected ${fault.kind} failure`);
+    if (fault)
+      throw new StoreError(
+        fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient,
+        `Injected ${fault.kind} failure`,
+      );
     const partition = this.live(parked.doc.orderId);
     const current = partition.get(parked.doc.id);
     if (!current || current.etag !== parked.etag) return 'changed';
-    partition.set(parked.doc.id, { doc: structuredClone({ ...parked.doc, gapAlert: mark }), etag: this.nextEtag(), writtenAt: this.clock.now() });
+    partition.set(parked.doc.id, {
+      doc: structuredClone({ ...parked.doc, gapAlert: mark }),
+      etag: this.nextEtag(),
+      writtenAt: this.clock.now(),
+    });
     return 'marked';
   }
 
@@ -153,7 +183,8 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
 
   /** Applies `write` to `docs` in the order the Cosmos DB batch runs it; the first refusal stops it. */
   private apply(docs: Map<string, Item>, write: OrderWrite): Refusal | undefined {
-    const put = (doc: OrderContainerDocument) => docs.set(doc.id, { doc: structuredClone(doc), etag: this.nextEtag(), writtenAt: this.clock.now() });
+    const put = (doc: OrderContainerDocument) =>
+      docs.set(doc.id, { doc: structuredClone(doc), etag: this.nextEtag(), writtenAt: this.clock.now() });
     const unchanged = (stored: Stored<OrderContainerDocument>) => docs.get(stored.doc.id)?.etag === stored.etag;
     const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
     const createdInbox = inbox !== undefined && 'create' in inbox;
@@ -170,29 +201,42 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
       if (docs.has(parked.create.id)) return { kind: 'orderChanged', what: `parked entry ${parked.create.sequence}` };
       put(parked.create);
     } else if (parked) {
-      if (!unchanged(parked.delete)) return { kind: 'orderChanged', what: `parked entry ${parked.delete.doc.sequence}` };
+      if (!unchanged(parked.delete))
+        return { kind: 'orderChanged', what: `parked entry ${parked.delete.doc.sequence}` };
       docs.delete(parked.delete.doc.id);
     }
     if (applied) {
-      if (docs.has(applied.id)) return { kind: 'keySeen', known: createdInbox ? { inbox: null } : {}, readApplied: applied.id };
+      if (docs.has(applied.id))
+        return { kind: 'keySeen', known: createdInbox ? { inbox: null } : {}, readApplied: applied.id };
       put(applied);
     }
     const current = docs.get(ORDER_DOCUMENT_ID);
-    if (order.etag === undefined ? current !== undefined : current?.etag !== order.etag) return { kind: 'orderChanged', what: 'order document' };
+    if (order.etag === undefined ? current !== undefined : current?.etag !== order.etag)
+      return { kind: 'orderChanged', what: 'order document' };
     put(order.doc);
     if (transaction && 'create' in transaction) {
       // After the order's ETag held: the order as read has this transaction (rule 7); no key of the entry exists.
-      if (docs.has(transaction.create.id)) return { kind: 'transactionExists', seen: { ...(createdInbox && { inbox: null }), ...(applied && { applied: null }) } };
+      if (docs.has(transaction.create.id))
+        return {
+          kind: 'transactionExists',
+          seen: { ...(createdInbox && { inbox: null }), ...(applied && { applied: null }) },
+        };
       put(transaction.create);
     } else if (transaction) {
-      if (!unchanged(transaction.replace)) return { kind: 'orderChanged', what: `transaction ${transaction.replace.doc.transactionId}` };
+      if (!unchanged(transaction.replace))
+        return { kind: 'orderChanged', what: `transaction ${transaction.replace.doc.transactionId}` };
       put(transaction.replace.doc);
     }
     if (rejected && 'upsert' in rejected) {
       put(rejected.upsert);
     } else if (rejected) {
       // As Cosmos DB: after the order's replace held, a missing document fails the write (see `CosmosOrderStore`).
-      if (!docs.delete(rejected.delete.id)) throw new StoreError(CoreErrorCode.StoreFailed, `Order ${order.doc.orderId} lists a rejected entry whose document ${rejected.delete.id} is missing`, { status: 404 });
+      if (!docs.delete(rejected.delete.id))
+        throw new StoreError(
+          CoreErrorCode.StoreFailed,
+          `Order ${order.doc.orderId} lists a rejected entry whose document ${rejected.delete.id} is missing`,
+          { status: 404 },
+        );
     }
     if (outbox) {
       if (docs.has(outbox.id)) return { kind: 'orderChanged', what: 'outbox record' };
@@ -205,7 +249,8 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
   private async readBack(orderId: string, refusal: Extract<Refusal, { kind: 'keySeen' }>): Promise<KeySeen> {
     const seen: KeySeen = { ...refusal.known };
     if (refusal.readInbox !== undefined) seen.inbox = (await this.readInbox(orderId, refusal.readInbox)) ?? null;
-    if (refusal.readApplied !== undefined) seen.applied = (await this.readApplied(orderId, refusal.readApplied))?.doc ?? null;
+    if (refusal.readApplied !== undefined)
+      seen.applied = (await this.readApplied(orderId, refusal.readApplied))?.doc ?? null;
     return seen;
   }
 
@@ -214,7 +259,9 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     const fault = this.takeFault('read');
     if (fault) {
       const code = fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient;
-      throw new StoreError(code, `Injected ${fault.kind === 'failed' ? 'failed' : 'transient'} failure`, { status: fault.kind === 'failed' ? 500 : 503 });
+      throw new StoreError(code, `Injected ${fault.kind === 'failed' ? 'failed' : 'transient'} failure`, {
+        status: fault.kind === 'failed' ? 500 : 503,
+      });
     }
     const item = this.live(orderId).get(id);
     return item ? { doc: structuredClone(item.doc) as T, etag: item.etag } : undefined;
@@ -257,5 +304,7 @@ function documentsOf(write: OrderWrite): OrderContainerDocument[] {
   const parkedDoc = parked && ('create' in parked ? parked.create : parked.delete.doc);
   const rejectedDoc = rejected && 'upsert' in rejected ? rejected.upsert : undefined;
   const transactionDoc = transaction && ('create' in transaction ? transaction.create : transaction.replace.doc);
-  return [inboxDoc, parkedDoc, applied, order.doc, transactionDoc, rejectedDoc, outbox].filter((doc): doc is OrderContainerDocument => doc !== undefined);
+  return [inboxDoc, parkedDoc, applied, order.doc, transactionDoc, rejectedDoc, outbox].filter(
+    (doc): doc is OrderContainerDocument => doc !== undefined,
+  );
 }

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rejectedEntryId, type RejectedEntryDocument } from '../../../src/core/index.js';
-import { ORDER_DOCUMENT_ID, appliedEntryId, outboxRecordId, parkedEntryId, transactionDocumentId } from '../../../src/core/documents/documentIds.js';
+import {
+  ORDER_DOCUMENT_ID,
+  appliedEntryId,
+  outboxRecordId,
+  parkedEntryId,
+  transactionDocumentId,
+} from '../../../src/core/documents/documentIds.js';
 import type { TransactionDocument } from '../../../src/core/documents/transactionDocument.js';
 import { inboxRecord } from '../../../src/core/documents/inboxRecord.js';
 import { initialOrderState } from '../../../src/core/order/orderState.js';
@@ -16,35 +22,119 @@ const NOW = '2025-01-01T00:00:00.000Z';
 
 /** An order document with nothing applied, or at `lastSequence`. */
 function orderDoc(orderId: string, lastSequence = 0, more: Partial<OrderDocument> = {}): OrderDocument {
-  return { id: ORDER_DOCUMENT_ID, docType: 'order', orderId, lastSequence, state: initialOrderState(), parked: [], rejected: [], updatedAt: NOW, ...more };
+  return {
+    id: ORDER_DOCUMENT_ID,
+    docType: 'order',
+    orderId,
+    lastSequence,
+    state: initialOrderState(),
+    parked: [],
+    rejected: [],
+    updatedAt: NOW,
+    ...more,
+  };
 }
 
 function inbox(orderId: string, entryId: string, requestHash = 'a'.repeat(64)) {
-  return inboxRecord({ consumer: 'order-processor', orderId, entryId, requestHash, sequence: 1, status: 'applied', now: NOW, ttlSeconds: 3600 });
+  return inboxRecord({
+    consumer: 'order-processor',
+    orderId,
+    entryId,
+    requestHash,
+    sequence: 1,
+    status: 'applied',
+    now: NOW,
+    ttlSeconds: 3600,
+  });
 }
 
 function parked(orderId: string, sequence: number): ParkedEntryDocument {
   const entry = { entryId: `e-${sequence}`, orderId, sequence, type: 'OrderDeleted' as const, data: {} };
-  return { id: parkedEntryId(sequence), docType: 'parked', orderId, sequence, entryId: entry.entryId, requestHash: 'b'.repeat(64), entry, correlationId: 'L-1', parkedAt: NOW };
+  return {
+    id: parkedEntryId(sequence),
+    docType: 'parked',
+    orderId,
+    sequence,
+    entryId: entry.entryId,
+    requestHash: 'b'.repeat(64),
+    entry,
+    correlationId: 'L-1',
+    parkedAt: NOW,
+  };
 }
 
 function rejected(orderId: string, sequence: number, description = 'x'): RejectedEntryDocument {
   const { entry, entryId, requestHash } = parked(orderId, sequence);
-  return { id: rejectedEntryId(sequence), docType: 'rejected', orderId, sequence, entryId, requestHash, reason: 'InvalidTransition', description, rejectedAt: NOW, entry, correlationId: 'L-1' };
+  return {
+    id: rejectedEntryId(sequence),
+    docType: 'rejected',
+    orderId,
+    sequence,
+    entryId,
+    requestHash,
+    reason: 'InvalidTransition',
+    description,
+    rejectedAt: NOW,
+    entry,
+    correlationId: 'L-1',
+  };
 }
 
 function applied(orderId: string, entryId: string, sequence = 1): AppliedEntryDocument {
-  return { id: appliedEntryId(entryId), docType: 'applied', orderId, entryId, sequence, requestHash: 'a'.repeat(64), appliedAt: NOW };
+  return {
+    id: appliedEntryId(entryId),
+    docType: 'applied',
+    orderId,
+    entryId,
+    sequence,
+    requestHash: 'a'.repeat(64),
+    appliedAt: NOW,
+  };
 }
 
 function outbox(orderId: string, entryId: string): OutboxRecord {
-  const order = { status: 'open' as const, customerId: 'c', currency: 'EUR', lastSequence: 1, total: 0, transactionCount: 0 };
-  const { event, key } = orderCloudEvent({ orderId, entryId, sequence: 1, type: 'OrderCreated', change: { customerId: 'c', currency: 'EUR' }, order, committedAt: NOW, traceparent: undefined });
-  return { id: outboxRecordId(entryId), docType: 'outbox', orderId, entryId, sequence: 1, type: 'OrderCreated', correlationId: 'L-1', committedAt: NOW, ttl: 3600, event, key };
+  const order = {
+    status: 'open' as const,
+    customerId: 'c',
+    currency: 'EUR',
+    lastSequence: 1,
+    total: 0,
+    transactionCount: 0,
+  };
+  const { event, key } = orderCloudEvent({
+    orderId,
+    entryId,
+    sequence: 1,
+    type: 'OrderCreated',
+    change: { customerId: 'c', currency: 'EUR' },
+    order,
+    committedAt: NOW,
+    traceparent: undefined,
+  });
+  return {
+    id: outboxRecordId(entryId),
+    docType: 'outbox',
+    orderId,
+    entryId,
+    sequence: 1,
+    type: 'OrderCreated',
+    correlationId: 'L-1',
+    committedAt: NOW,
+    ttl: 3600,
+    event,
+    key,
+  };
 }
 
 function transaction(orderId: string, transactionId: string, addedSequence: number, amount = 10): TransactionDocument {
-  return { id: transactionDocumentId(transactionId), docType: 'transaction', orderId, transactionId, amount, addedSequence };
+  return {
+    id: transactionDocumentId(transactionId),
+    docType: 'transaction',
+    orderId,
+    transactionId,
+    amount,
+    addedSequence,
+  };
 }
 
 /**
@@ -52,7 +142,10 @@ function transaction(orderId: string, transactionId: string, addedSequence: numb
  * nothing; a key already seen comes back with what was seen; a changed order comes back as such. `makeStore` is
  * called once; each test uses its own partition, so a shared container is fine.
  */
-export function describeOrderStoreContract(name: string, makeStore: () => (OrderStore & GapStore) | Promise<OrderStore & GapStore>): void {
+export function describeOrderStoreContract(
+  name: string,
+  makeStore: () => (OrderStore & GapStore) | Promise<OrderStore & GapStore>,
+): void {
   describe(`OrderStore contract: ${name}`, () => {
     let store: OrderStore & GapStore;
     const newOrderId = () => `contract-${randomUUID()}`;
@@ -76,10 +169,15 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       expect(reads).toEqual([undefined, undefined, undefined, undefined, undefined]);
     });
 
-    it('commits every document of a write and answers the order document\'s new ETag', async () => {
+    it("commits every document of a write and answers the order document's new ETag", async () => {
       // Prepare
       const orderId = newOrderId();
-      const write = { inbox: { create: inbox(orderId, 'e-1') }, applied: applied(orderId, 'e-1'), order: { doc: orderDoc(orderId, 1), etag: undefined }, outbox: outbox(orderId, 'e-1') };
+      const write = {
+        inbox: { create: inbox(orderId, 'e-1') },
+        applied: applied(orderId, 'e-1'),
+        order: { doc: orderDoc(orderId, 1), etag: undefined },
+        outbox: outbox(orderId, 'e-1'),
+      };
       // Act
       const outcome = await store.commit(orderId, write);
       // Assess
@@ -93,10 +191,16 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
     it('answers keySeen with the stored inbox record when the write creates one that exists, and writes nothing', async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1') }, order: { doc: orderDoc(orderId), etag: undefined } });
+      await store.commit(orderId, {
+        inbox: { create: inbox(orderId, 'e-1') },
+        order: { doc: orderDoc(orderId), etag: undefined },
+      });
       const before = (await store.readOrder(orderId))!;
       // Act
-      const outcome = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1', 'c'.repeat(64)) }, order: { doc: orderDoc(orderId, 1), etag: before.etag } });
+      const outcome = await store.commit(orderId, {
+        inbox: { create: inbox(orderId, 'e-1', 'c'.repeat(64)) },
+        order: { doc: orderDoc(orderId, 1), etag: before.etag },
+      });
       // Assess
       expect(outcome.kind).toBe('keySeen');
       expect(outcome.kind === 'keySeen' && outcome.seen.inbox?.doc.requestHash).toBe('a'.repeat(64));
@@ -106,10 +210,17 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
     it('answers keySeen with the stored applied record, and the inbox record known absent, when the applied record exists', async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, { applied: applied(orderId, 'e-1', 4), order: { doc: orderDoc(orderId), etag: undefined } });
+      await store.commit(orderId, {
+        applied: applied(orderId, 'e-1', 4),
+        order: { doc: orderDoc(orderId), etag: undefined },
+      });
       const before = (await store.readOrder(orderId))!;
       // Act
-      const outcome = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-1') }, applied: applied(orderId, 'e-1', 5), order: { doc: orderDoc(orderId, 5), etag: before.etag } });
+      const outcome = await store.commit(orderId, {
+        inbox: { create: inbox(orderId, 'e-1') },
+        applied: applied(orderId, 'e-1', 5),
+        order: { doc: orderDoc(orderId, 5), etag: before.etag },
+      });
       // Assess
       expect(outcome).toEqual({ kind: 'keySeen', seen: { inbox: null, applied: applied(orderId, 'e-1', 4) } });
       expect(await store.readInbox(orderId, inbox(orderId, 'e-1').id)).toBeUndefined();
@@ -122,7 +233,10 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       const first = (await store.readOrder(orderId))!;
       // Act
       const replaced = await store.commit(orderId, { order: { doc: orderDoc(orderId, 1), etag: first.etag } });
-      const stale = await store.commit(orderId, { inbox: { create: inbox(orderId, 'e-2') }, order: { doc: orderDoc(orderId, 2), etag: first.etag } });
+      const stale = await store.commit(orderId, {
+        inbox: { create: inbox(orderId, 'e-2') },
+        order: { doc: orderDoc(orderId, 2), etag: first.etag },
+      });
       const again = await store.commit(orderId, { order: { doc: orderDoc(orderId, 3), etag: undefined } });
       // Assess
       const current = (await store.readOrder(orderId))!;
@@ -137,15 +251,30 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
     it('creates and deletes parked entries, answering orderChanged for a stale or missing one', async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, { parked: { create: parked(orderId, 2) }, order: { doc: orderDoc(orderId), etag: undefined } });
+      await store.commit(orderId, {
+        parked: { create: parked(orderId, 2) },
+        order: { doc: orderDoc(orderId), etag: undefined },
+      });
       const read = (await store.readParked(orderId, parkedEntryId(2)))!;
       let order = (await store.readOrder(orderId))!;
-      const twice = await store.commit(orderId, { parked: { create: parked(orderId, 2) }, order: { doc: order.doc, etag: order.etag } });
+      const twice = await store.commit(orderId, {
+        parked: { create: parked(orderId, 2) },
+        order: { doc: order.doc, etag: order.etag },
+      });
       // Act
-      const stale = await store.commit(orderId, { parked: { delete: { ...read, etag: '"stale"' } }, order: { doc: order.doc, etag: order.etag } });
-      const deleted = await store.commit(orderId, { parked: { delete: read }, order: { doc: order.doc, etag: order.etag } });
+      const stale = await store.commit(orderId, {
+        parked: { delete: { ...read, etag: '"stale"' } },
+        order: { doc: order.doc, etag: order.etag },
+      });
+      const deleted = await store.commit(orderId, {
+        parked: { delete: read },
+        order: { doc: order.doc, etag: order.etag },
+      });
       order = (await store.readOrder(orderId))!;
-      const gone = await store.commit(orderId, { parked: { delete: read }, order: { doc: order.doc, etag: order.etag } });
+      const gone = await store.commit(orderId, {
+        parked: { delete: read },
+        order: { doc: order.doc, etag: order.etag },
+      });
       // Assess
       expect(twice.kind).toBe('orderChanged');
       expect(stale.kind).toBe('orderChanged');
@@ -157,16 +286,33 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
     it("upserts a rejected entry's document with the order, and deletes it by id; a missing one fails the write", async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, { order: { doc: orderDoc(orderId), etag: undefined }, rejected: { upsert: rejected(orderId, 2) } });
+      await store.commit(orderId, {
+        order: { doc: orderDoc(orderId), etag: undefined },
+        rejected: { upsert: rejected(orderId, 2) },
+      });
       let order = (await store.readOrder(orderId))!;
-      const again = await store.commit(orderId, { order: { doc: order.doc, etag: order.etag }, rejected: { upsert: rejected(orderId, 2, 'again') } });
+      const again = await store.commit(orderId, {
+        order: { doc: order.doc, etag: order.etag },
+        rejected: { upsert: rejected(orderId, 2, 'again') },
+      });
       const upserted = (await store.readRejected(orderId, rejectedEntryId(2)))?.doc;
       // Act
-      const stale = await store.commit(orderId, { order: { doc: order.doc, etag: order.etag }, rejected: { delete: { id: rejectedEntryId(2) } } });
+      const stale = await store.commit(orderId, {
+        order: { doc: order.doc, etag: order.etag },
+        rejected: { delete: { id: rejectedEntryId(2) } },
+      });
       order = (await store.readOrder(orderId))!;
-      const deleted = await store.commit(orderId, { order: { doc: orderDoc(orderId, 2), etag: order.etag }, rejected: { delete: { id: rejectedEntryId(2) } } });
+      const deleted = await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 2), etag: order.etag },
+        rejected: { delete: { id: rejectedEntryId(2) } },
+      });
       order = (await store.readOrder(orderId))!;
-      const missing = await store.commit(orderId, { order: { doc: orderDoc(orderId, 3), etag: order.etag }, rejected: { delete: { id: rejectedEntryId(2) } } }).catch((error: unknown) => error);
+      const missing = await store
+        .commit(orderId, {
+          order: { doc: orderDoc(orderId, 3), etag: order.etag },
+          rejected: { delete: { id: rejectedEntryId(2) } },
+        })
+        .catch((error: unknown) => error);
       // Assess
       expect(again.kind).toBe('committed');
       expect(upserted).toEqual(rejected(orderId, 2, 'again'));
@@ -183,12 +329,21 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       const record = inbox(orderId, 'e-9');
       await store.commit(orderId, { inbox: { upsert: record }, order: { doc: orderDoc(orderId), etag: undefined } });
       let order = (await store.readOrder(orderId))!;
-      await store.commit(orderId, { inbox: { upsert: { ...record, status: 'parked' } }, order: { doc: order.doc, etag: order.etag } });
+      await store.commit(orderId, {
+        inbox: { upsert: { ...record, status: 'parked' } },
+        order: { doc: order.doc, etag: order.etag },
+      });
       const stored = (await store.readInbox(orderId, record.id))!;
       order = (await store.readOrder(orderId))!;
       // Act
-      const stale = await store.commit(orderId, { inbox: { delete: { ...stored, etag: '"stale"' } }, order: { doc: order.doc, etag: order.etag } });
-      const deleted = await store.commit(orderId, { inbox: { delete: stored }, order: { doc: order.doc, etag: order.etag } });
+      const stale = await store.commit(orderId, {
+        inbox: { delete: { ...stored, etag: '"stale"' } },
+        order: { doc: order.doc, etag: order.etag },
+      });
+      const deleted = await store.commit(orderId, {
+        inbox: { delete: stored },
+        order: { doc: order.doc, etag: order.etag },
+      });
       // Assess
       expect(stored.doc.status).toBe('parked');
       expect(stale.kind).toBe('orderChanged');
@@ -222,13 +377,28 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       expect((await store.readOrder(orderId))?.doc.lastSequence).toBe(0);
     });
 
-    it('lists the orders waiting (parked entries or an owed alert) and marks a gap alert under the parked entry\'s ETag', async () => {
+    it("lists the orders waiting (parked entries or an owed alert) and marks a gap alert under the parked entry's ETag", async () => {
       // Prepare
       const waiting = newOrderId();
       const owed = newOrderId();
       const idle = newOrderId();
-      await store.commit(waiting, { parked: { create: parked(waiting, 3) }, order: { doc: orderDoc(waiting, 1, { parked: [{ sequence: 3, entryId: 'e-3', requestHash: 'b'.repeat(64), parkedAt: NOW }] }), etag: undefined } });
-      const rejection = { sequence: 2, entryId: 'e-2', requestHash: 'c'.repeat(64), reason: 'InvalidTransition' as const, rejectedAt: NOW, alerted: false };
+      await store.commit(waiting, {
+        parked: { create: parked(waiting, 3) },
+        order: {
+          doc: orderDoc(waiting, 1, {
+            parked: [{ sequence: 3, entryId: 'e-3', requestHash: 'b'.repeat(64), parkedAt: NOW }],
+          }),
+          etag: undefined,
+        },
+      });
+      const rejection = {
+        sequence: 2,
+        entryId: 'e-2',
+        requestHash: 'c'.repeat(64),
+        reason: 'InvalidTransition' as const,
+        rejectedAt: NOW,
+        alerted: false,
+      };
       await store.commit(owed, { order: { doc: orderDoc(owed, 1, { rejected: [rejection] }), etag: undefined } });
       await store.commit(idle, { order: { doc: orderDoc(idle, 1), etag: undefined } });
       const oldest = (await store.readParked(waiting, parkedEntryId(3)))!;
@@ -245,10 +415,13 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       expect((await store.readParked(waiting, parkedEntryId(3)))?.doc.gapAlert).toEqual(mark);
     });
 
-    it('creates a transaction after the order, and answers transactionExists for its id again once the order\'s ETag held, writing nothing', async () => {
+    it("creates a transaction after the order, and answers transactionExists for its id again once the order's ETag held, writing nothing", async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, { order: { doc: orderDoc(orderId, 1), etag: undefined }, transaction: { create: transaction(orderId, 't/1 €', 1) } });
+      await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 1), etag: undefined },
+        transaction: { create: transaction(orderId, 't/1 €', 1) },
+      });
       const before = (await store.readOrder(orderId))!;
       // Act
       const again = await store.commit(orderId, {
@@ -258,7 +431,10 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
         transaction: { create: transaction(orderId, 't/1 €', 2) },
         outbox: outbox(orderId, 'e-2'),
       });
-      const stale = await store.commit(orderId, { order: { doc: orderDoc(orderId, 2), etag: '"stale"' }, transaction: { create: transaction(orderId, 't/1 €', 2) } });
+      const stale = await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 2), etag: '"stale"' },
+        transaction: { create: transaction(orderId, 't/1 €', 2) },
+      });
       // Assess
       expect(again).toEqual({ kind: 'transactionExists', seen: { inbox: null, applied: null } });
       expect(stale.kind).toBe('orderChanged');
@@ -270,14 +446,26 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
     it('replaces a transaction under the ETag it was read with, and answers orderChanged for a stale one or a missing one', async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, { order: { doc: orderDoc(orderId, 1), etag: undefined }, transaction: { create: transaction(orderId, 't-1', 1) } });
+      await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 1), etag: undefined },
+        transaction: { create: transaction(orderId, 't-1', 1) },
+      });
       const read = (await store.readTransaction(orderId, 't-1'))!;
       const order = (await store.readOrder(orderId))!;
       // Act
-      const replaced = await store.commit(orderId, { order: { doc: orderDoc(orderId, 2), etag: order.etag }, transaction: { replace: { doc: { ...read.doc, amount: 7 }, etag: read.etag } } });
+      const replaced = await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 2), etag: order.etag },
+        transaction: { replace: { doc: { ...read.doc, amount: 7 }, etag: read.etag } },
+      });
       const afterwards = (await store.readOrder(orderId))!;
-      const stale = await store.commit(orderId, { order: { doc: orderDoc(orderId, 3), etag: afterwards.etag }, transaction: { replace: { doc: { ...read.doc, amount: 8 }, etag: read.etag } } });
-      const missing = await store.commit(orderId, { order: { doc: orderDoc(orderId, 3), etag: afterwards.etag }, transaction: { replace: { doc: transaction(orderId, 't-none', 1), etag: read.etag } } });
+      const stale = await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 3), etag: afterwards.etag },
+        transaction: { replace: { doc: { ...read.doc, amount: 8 }, etag: read.etag } },
+      });
+      const missing = await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 3), etag: afterwards.etag },
+        transaction: { replace: { doc: transaction(orderId, 't-none', 1), etag: read.etag } },
+      });
       // Assess
       expect(replaced.kind).toBe('committed');
       expect([stale.kind, missing.kind]).toEqual(['orderChanged', 'orderChanged']);
@@ -289,9 +477,15 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       // Prepare: 't-b' stored at the id of 't-a' stands for two ids sharing their hash prefix
       const orderId = newOrderId();
       const other = { ...transaction(orderId, 't-b', 3), id: transactionDocumentId('t-a') };
-      await store.commit(orderId, { order: { doc: orderDoc(orderId, 1), etag: undefined }, transaction: { create: other } });
+      await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 1), etag: undefined },
+        transaction: { create: other },
+      });
       const order = (await store.readOrder(orderId))!;
-      await store.commit(orderId, { order: { doc: orderDoc(orderId, 2), etag: order.etag }, transaction: { create: transaction(orderId, 't-c', 2) } });
+      await store.commit(orderId, {
+        order: { doc: orderDoc(orderId, 2), etag: order.etag },
+        transaction: { create: transaction(orderId, 't-c', 2) },
+      });
       // Act
       const read = await store.readTransaction(orderId, 't-a');
       const listed = await store.listTransactions(orderId);
@@ -308,9 +502,14 @@ export function describeOrderStoreContract(name: string, makeStore: () => (Order
       // Prepare
       const orderId = newOrderId();
       const { transactionCount: _dropped, ...earlierState } = initialOrderState();
-      await store.commit(orderId, { order: { doc: { ...orderDoc(orderId, 1), state: earlierState as OrderDocument['state'] }, etag: undefined } });
+      await store.commit(orderId, {
+        order: { doc: { ...orderDoc(orderId, 1), state: earlierState as OrderDocument['state'] }, etag: undefined },
+      });
       // Act + Assess
-      await expect(store.readOrder(orderId)).rejects.toMatchObject({ code: 'StoredFormatUnknown', message: expect.stringContaining('--data-dir') });
+      await expect(store.readOrder(orderId)).rejects.toMatchObject({
+        code: 'StoredFormatUnknown',
+        message: expect.stringContaining('--data-dir'),
+      });
     });
   });
 }

@@ -18,11 +18,20 @@ interface ConsoleFlags extends ConnectionFlags {
  */
 export function consoleCommand(io: CliIo, stop?: () => Promise<void>): Command {
   const command = new Command('console')
-    .description('Serve the operator console in the browser: backlogs, dead letters, orders, outbox (read-only against Azure unless --allow-write)')
+    .description(
+      'Serve the operator console in the browser: backlogs, dead letters, orders, outbox (read-only against Azure unless --allow-write)',
+    )
     .option('--port <port>', 'port to listen on', wholeNumber(0), 7072)
-    .option('--host <host>', 'interface to listen on; anything but loopback requires the token printed at start', '127.0.0.1')
+    .option(
+      '--host <host>',
+      'interface to listen on; anything but loopback requires the token printed at start',
+      '127.0.0.1',
+    )
     .option('--allow-write', 'allow resubmit, purge and retry against a deployed (non-emulator) system')
-    .option('--admin <url>', "the Service Bus emulator's stats URL (else $CONVOY_ADMIN, else http://<emulator host>:5300/stats)")
+    .option(
+      '--admin <url>',
+      "the Service Bus emulator's stats URL (else $CONVOY_ADMIN, else http://<emulator host>:5300/stats)",
+    )
     .option('--cosmos <connection>', 'Cosmos DB connection string (else $CosmosConnection, else local.settings.json)');
   return addConnectionOptions(command).action(async (flags: ConsoleFlags) => {
     const resolved = resolveCliSettings(flags);
@@ -34,7 +43,8 @@ export function consoleCommand(io: CliIo, stop?: () => Promise<void>): Command {
     const target = consoleTarget(settings, { admin: flags.admin });
     const running = await startConsole({ target, port: flags.port, host: flags.host, allowWrite: flags.allowWrite });
     io.out(`Operator console  ${running.url}`);
-    if (running.token) io.out('  (the token in this URL is shown once: open it, then the browser keeps a session cookie)');
+    if (running.token)
+      io.out('  (the token in this URL is shown once: open it, then the browser keeps a session cookie)');
     io.out(`  target: ${target.label}${running.writable ? '' : ' · read-only (--allow-write to change it)'}`);
     await (stop ?? untilSignal)();
     await running.close();

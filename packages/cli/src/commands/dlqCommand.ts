@@ -23,7 +23,9 @@ interface QueueFlags extends ConnectionFlags {
 export function dlqCommand(io: CliIo): Command {
   const dlq = new Command('dlq').description('Inspect, resubmit and purge dead letters (default queue: orders)');
   const withQueue = (command: Command): Command =>
-    addConnectionOptions(command.option('--queue <name>', 'queue whose dead-letter queue to use (orders or ledger)', 'orders'));
+    addConnectionOptions(
+      command.option('--queue <name>', 'queue whose dead-letter queue to use (orders or ledger)', 'orders'),
+    );
 
   dlq.addCommand(
     withQueue(new Command('list'))
@@ -31,7 +33,11 @@ export function dlqCommand(io: CliIo): Command {
       .option('--order <id>', 'also show the rejected entries of this order (repeatable)', collect, [])
       .option('--json', 'print JSON')
       .action(async (flags: QueueFlags & { order: string[] }) => {
-        const listing = await runDlqList({ settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack), queue: flags.queue, orders: flags.order });
+        const listing = await runDlqList({
+          settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack),
+          queue: flags.queue,
+          orders: flags.order,
+        });
         io.out(flags.json ? JSON.stringify(listing, null, 2) : formatListing(listing));
       }),
   );
@@ -41,14 +47,20 @@ export function dlqCommand(io: CliIo): Command {
       .description('Show one dead letter in full: properties, reason, body')
       .argument('<id>', 'sequence number, message id or entry id')
       .action(async (id: string, flags: QueueFlags) => {
-        const details = await runDlqShow({ settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack), queue: flags.queue, id });
+        const details = await runDlqShow({
+          settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack),
+          queue: flags.queue,
+          id,
+        });
         io.out(JSON.stringify(details.length === 1 ? details[0] : details, null, 2));
       }),
   );
 
   dlq.addCommand(
     withQueue(new Command('resubmit'))
-      .description('Send dead letters back with messageId <entryId>.r<n> (rule 10), or a corrected entry for a rejected sequence')
+      .description(
+        'Send dead letters back with messageId <entryId>.r<n> (rule 10), or a corrected entry for a rejected sequence',
+      )
       .argument('[ids...]', 'sequence numbers, message ids or entry ids')
       .option('--reason <reason>', 'only dead letters with this reason')
       .option('--all', 'every dead letter (narrowed by --reason)')
@@ -56,19 +68,43 @@ export function dlqCommand(io: CliIo): Command {
       .option('--body <file>', 'the corrected body (one dead letter, or with --order)')
       .option('--order <id>', "resubmit the order's rejected entry at --sequence instead of a dead letter")
       .option('--sequence <n>', 'the rejected sequence (with --order)', wholeNumber(1))
-      .option('--attempt <n>', 'with --order: n of <entryId>.r<n> when the order document cannot be read (else n = 1 + the highest resubmitCount seen; this can only raise it)', wholeNumber(1))
-      .option('--correlation-id <ledgerId>', "with --order: the correction's correlationId, its ledger id (else read from Cosmos DB)")
-      .option('--cosmos <connection>', 'Cosmos DB connection string, to read a rejected entry\'s ledger id (else $CosmosConnection, else local.settings.json)')
-      .option('--timeout <seconds>', 'how long to wait for selected dead letters another receiver holds locked before failing with their sequence numbers', wholeNumber(1), DLQ_RECEIVE_TIMEOUT_MS / 1000)
-      .addHelpText('after', '\nExamples:\n  convoy dlq resubmit --reason SchemaValidationFailed --edit\n  convoy dlq resubmit 42 --body fixed.json\n  convoy dlq resubmit --order o-1 --sequence 4 --edit')
+      .option(
+        '--attempt <n>',
+        'with --order: n of <entryId>.r<n> when the order document cannot be read (else n = 1 + the highest resubmitCount seen; this can only raise it)',
+        wholeNumber(1),
+      )
+      .option(
+        '--correlation-id <ledgerId>',
+        "with --order: the correction's correlationId, its ledger id (else read from Cosmos DB)",
+      )
+      .option(
+        '--cosmos <connection>',
+        "Cosmos DB connection string, to read a rejected entry's ledger id (else $CosmosConnection, else local.settings.json)",
+      )
+      .option(
+        '--timeout <seconds>',
+        'how long to wait for selected dead letters another receiver holds locked before failing with their sequence numbers',
+        wholeNumber(1),
+        DLQ_RECEIVE_TIMEOUT_MS / 1000,
+      )
+      .addHelpText(
+        'after',
+        '\nExamples:\n  convoy dlq resubmit --reason SchemaValidationFailed --edit\n  convoy dlq resubmit 42 --body fixed.json\n  convoy dlq resubmit --order o-1 --sequence 4 --edit',
+      )
       .action(async (ids: string[], flags: QueueFlags & ResubmitFlags) => {
         const resolved = resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack);
         const settings = { ...resolved, app: withCosmosFlag(resolved.app, flags.cosmos) };
         if (flags.edit && flags.body) throw new CliError('InvalidOption', 'Use --edit or --body, not both.');
         const corrected = flags.body !== undefined ? readJsonBody(flags.body) : undefined;
         if (flags.order !== undefined) {
-          if (flags.sequence === undefined) throw new CliError('InvalidOption', '--order needs --sequence <n>: the rejected sequence to fill.');
-          if (!flags.edit && corrected === undefined) throw new CliError('InvalidOption', 'A rejected entry needs a corrected body.', 'Pass --edit or --body <file>.');
+          if (flags.sequence === undefined)
+            throw new CliError('InvalidOption', '--order needs --sequence <n>: the rejected sequence to fill.');
+          if (!flags.edit && corrected === undefined)
+            throw new CliError(
+              'InvalidOption',
+              'A rejected entry needs a corrected body.',
+              'Pass --edit or --body <file>.',
+            );
           const done = await runResubmitRejected({
             settings,
             orderId: flags.order,
@@ -77,9 +113,13 @@ export function dlqCommand(io: CliIo): Command {
             correlationId: flags.correlationId,
             correct: (template) => corrected ?? editBody(template, `${flags.order}-${flags.sequence}`),
           });
-          io.out(`resubmitted ${done.entryId} to session ${done.sessionId} as ${done.messageId}${done.correlationId ? ` (correlationId ${done.correlationId})` : ''}`);
+          io.out(
+            `resubmitted ${done.entryId} to session ${done.sessionId} as ${done.messageId}${done.correlationId ? ` (correlationId ${done.correlationId})` : ''}`,
+          );
           if (done.correlationId === undefined) {
-            io.err('warning: sent without a correlationId (its ledger id): none was given and none could be read; pass --correlation-id or --cosmos next time.');
+            io.err(
+              'warning: sent without a correlationId (its ledger id): none was given and none could be read; pass --correlation-id or --cosmos next time.',
+            );
           }
           return;
         }
@@ -92,10 +132,12 @@ export function dlqCommand(io: CliIo): Command {
           correct: corrector(flags, corrected),
           timeoutMs: flags.timeout * 1000,
         });
-        for (const r of report.resubmitted) io.out(`resubmitted #${r.sequenceNumber} ${r.entryId} (session ${r.sessionId || '-'}) as ${r.messageId}`);
+        for (const r of report.resubmitted)
+          io.out(`resubmitted #${r.sequenceNumber} ${r.entryId} (session ${r.sessionId || '-'}) as ${r.messageId}`);
         if (report.resubmitted.length === 0) io.out('nothing to resubmit');
         for (const id of report.notFound) io.err(`not found: ${id}`);
-        for (const n of report.gone) io.err(`not resubmitted: #${n} left the dead-letter queue meanwhile (resubmitted or purged elsewhere)`);
+        for (const n of report.gone)
+          io.err(`not resubmitted: #${n} left the dead-letter queue meanwhile (resubmitted or purged elsewhere)`);
         if (report.notFound.length > 0 || report.gone.length > 0) io.exitCode = 1;
       }),
   );
@@ -104,9 +146,19 @@ export function dlqCommand(io: CliIo): Command {
     withQueue(new Command('purge'))
       .description('Delete every dead letter of the queue (asks for --yes)')
       .option('--yes', 'really delete them')
-      .option('--timeout <seconds>', 'how long to wait for dead letters another receiver holds locked before failing with their sequence numbers', wholeNumber(1), DLQ_RECEIVE_TIMEOUT_MS / 1000)
+      .option(
+        '--timeout <seconds>',
+        'how long to wait for dead letters another receiver holds locked before failing with their sequence numbers',
+        wholeNumber(1),
+        DLQ_RECEIVE_TIMEOUT_MS / 1000,
+      )
       .action(async (flags: QueueFlags & { yes?: boolean; timeout: number }) => {
-        const purged = await runDlqPurge({ settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack), queue: flags.queue, yes: flags.yes === true, timeoutMs: flags.timeout * 1000 });
+        const purged = await runDlqPurge({
+          settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack),
+          queue: flags.queue,
+          yes: flags.yes === true,
+          timeoutMs: flags.timeout * 1000,
+        });
         io.out(`purged ${purged} dead letter(s) from ${flags.queue}/$DeadLetterQueue`);
       }),
   );
@@ -126,12 +178,16 @@ interface ResubmitFlags {
   cosmos?: string;
 }
 
-function corrector(flags: ResubmitFlags, corrected: unknown): ((body: unknown, row: DeadLetterRow) => unknown) | undefined {
+function corrector(
+  flags: ResubmitFlags,
+  corrected: unknown,
+): ((body: unknown, row: DeadLetterRow) => unknown) | undefined {
   if (corrected !== undefined) {
     let used = false;
     return () => {
       // One corrected body cannot fix several different entries.
-      if (used) throw new CliError('InvalidOption', '--body applies to a single dead letter.', 'Select one id, or use --edit.');
+      if (used)
+        throw new CliError('InvalidOption', '--body applies to a single dead letter.', 'Select one id, or use --edit.');
       used = true;
       return corrected;
     };
@@ -145,13 +201,27 @@ function formatListing(listing: DlqListing): string {
     lines.push(
       table(
         ['#', 'reason', 'entryId', 'seq', 'session', 'enqueued', 'messageId', 'description'],
-        listing.deadLetters.map((d) => [d.sequenceNumber, d.reason, d.entryId, d.sequence, d.sessionId, d.enqueuedAt, d.messageId, d.description]),
+        listing.deadLetters.map((d) => [
+          d.sequenceNumber,
+          d.reason,
+          d.entryId,
+          d.sequence,
+          d.sessionId,
+          d.enqueuedAt,
+          d.messageId,
+          d.description,
+        ]),
       ),
     );
   }
   if (listing.rejected.length > 0) {
     lines.push('', `rejected entries (rule 11): ${listing.rejected.length}`);
-    lines.push(table(['order', 'seq', 'entryId', 'reason'], listing.rejected.map((r) => [r.orderId, r.sequence, r.entryId, r.reason])));
+    lines.push(
+      table(
+        ['order', 'seq', 'entryId', 'reason'],
+        listing.rejected.map((r) => [r.orderId, r.sequence, r.entryId, r.reason]),
+      ),
+    );
   }
   if (listing.ordersUnavailable) lines.push('', `rejected entries not shown: ${listing.ordersUnavailable}`);
   return lines.join('\n');

@@ -61,12 +61,16 @@ export async function listOutbox(container: Container, filter: { orderId?: strin
         since: hold.since,
         nextAttempt: hold.nextAttempt,
         attempts: hold.attempts,
-        releasingUntil: hold.releasingUntil !== undefined && Date.parse(hold.releasingUntil) > now ? hold.releasingUntil : undefined,
+        releasingUntil:
+          hold.releasingUntil !== undefined && Date.parse(hold.releasingUntil) > now ? hold.releasingUntil : undefined,
         lastError: hold.lastError,
       };
     }),
   );
-  return { leases: lags.map((l) => ({ leaseToken: l.leaseToken, owner: l.owner, lagSeconds: Math.round(l.lagMs / 100) / 10 })), holds };
+  return {
+    leases: lags.map((l) => ({ leaseToken: l.leaseToken, owner: l.owner, lagSeconds: Math.round(l.lagMs / 100) / 10 })),
+    holds,
+  };
 }
 
 /**
@@ -76,8 +80,17 @@ export async function listOutbox(container: Container, filter: { orderId?: strin
  * Throws `CliError` `NotFound` (no hold), `Busy` (a release runs) or `ServiceBus` (a target failed: the hold stays
  * with its next attempt).
  */
-export async function retryOutbox(settings: CliSettings, container: Container, orderId: string): Promise<HoldReleaseReport> {
-  const [{ CosmosOutboxHoldStore }, { ServiceBusOrderEventSender }, { WebhookOrderEventPoster }, { releaseHold, resolveOutboxConfig }] = await Promise.all([
+export async function retryOutbox(
+  settings: CliSettings,
+  container: Container,
+  orderId: string,
+): Promise<HoldReleaseReport> {
+  const [
+    { CosmosOutboxHoldStore },
+    { ServiceBusOrderEventSender },
+    { WebhookOrderEventPoster },
+    { releaseHold, resolveOutboxConfig },
+  ] = await Promise.all([
     import('../../../../src/adapters/outboxHoldCosmosStore.js'),
     import('../../../../src/adapters/outboxServiceBusSender.js'),
     import('../../../../src/adapters/outboxWebhook.js'),
@@ -86,18 +99,43 @@ export async function retryOutbox(settings: CliSettings, container: Container, o
   const holds = new CosmosOutboxHoldStore(container);
   if ((await holds.read(orderId)) === undefined) throw noHold(orderId);
   const config = resolveOutboxConfig(settings.app);
-  const webhook = config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster({ url: config.webhookUrl, timeoutMs: config.webhookTimeoutMs, ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }) });
+  const webhook =
+    config.webhookUrl === undefined
+      ? undefined
+      : new WebhookOrderEventPoster({
+          url: config.webhookUrl,
+          timeoutMs: config.webhookTimeoutMs,
+          ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }),
+        });
   const report = await withServiceBus(settings, async (client) => {
     const sender = client.createSender('order-events');
     try {
-      return await releaseHold({ holds, sender: new ServiceBusOrderEventSender(sender), webhook, backoff: config.holdRetry, timeoutMs: config.webhookTimeoutMs }, orderId);
+      return await releaseHold(
+        {
+          holds,
+          sender: new ServiceBusOrderEventSender(sender),
+          webhook,
+          backoff: config.holdRetry,
+          timeoutMs: config.webhookTimeoutMs,
+        },
+        orderId,
+      );
     } finally {
       await sender.close();
     }
   });
   if (report.outcome === 'no-hold') throw noHold(orderId);
-  if (report.outcome === 'busy') throw new CliError('Busy', `The hold of ${orderId} is being released (${report.detail}).`, 'Look again with `convoy outbox list`.');
-  if (report.outcome === 'failed') throw new CliError('ServiceBus', `The hold of ${orderId} stays: ${report.detail}; next attempt ${report.nextAttempt}.`);
+  if (report.outcome === 'busy')
+    throw new CliError(
+      'Busy',
+      `The hold of ${orderId} is being released (${report.detail}).`,
+      'Look again with `convoy outbox list`.',
+    );
+  if (report.outcome === 'failed')
+    throw new CliError(
+      'ServiceBus',
+      `The hold of ${orderId} stays: ${report.detail}; next attempt ${report.nextAttempt}.`,
+    );
   return report;
 }
 
@@ -105,8 +143,18 @@ export async function retryOutbox(settings: CliSettings, container: Container, o
  * Discards the hold of `orderId`: its held records are dropped, an audit record with `reason` is written in the
  * order's partition and `OutboxDiscarded` is raised. Throws `CliError` `NotFound` or `Busy` like {@link retryOutbox}.
  */
-export async function discardOutbox(container: Container, orderId: string, reason: string, by = operatorName()): Promise<HoldDiscardReport> {
-  if (reason.trim() === '') throw new CliError('InvalidOption', 'A discard needs a reason.', 'Pass --reason "<why these records need not be delivered>".');
+export async function discardOutbox(
+  container: Container,
+  orderId: string,
+  reason: string,
+  by = operatorName(),
+): Promise<HoldDiscardReport> {
+  if (reason.trim() === '')
+    throw new CliError(
+      'InvalidOption',
+      'A discard needs a reason.',
+      'Pass --reason "<why these records need not be delivered>".',
+    );
   const [{ CosmosOutboxHoldStore }, { createTelemetry }, { discardHold }] = await Promise.all([
     import('../../../../src/adapters/outboxHoldCosmosStore.js'),
     import('../../../../src/adapters/telemetry.js'),
@@ -116,7 +164,12 @@ export async function discardOutbox(container: Container, orderId: string, reaso
   const telemetry = createTelemetry({ logger: pino({ level: 'warn' }, pino.destination(2)) });
   const report = await discardHold({ holds: new CosmosOutboxHoldStore(container), telemetry }, orderId, { reason, by });
   if (report.outcome === 'no-hold') throw noHold(orderId);
-  if (report.outcome === 'busy') throw new CliError('Busy', `The hold of ${orderId} is being released (${report.detail}).`, 'Look again with `convoy outbox list`.');
+  if (report.outcome === 'busy')
+    throw new CliError(
+      'Busy',
+      `The hold of ${orderId} is being released (${report.detail}).`,
+      'Look again with `convoy outbox list`.',
+    );
   return report;
 }
 
@@ -141,7 +194,12 @@ interface OutboxFlags extends ConnectionFlags {
 export function outboxCommand(io: CliIo): Command {
   const outbox = new Command('outbox').description("Show the outbox relay's lag and holds; release or discard a hold");
   const withCosmos = (command: Command): Command =>
-    addConnectionOptions(command.option('--cosmos <connection>', 'Cosmos DB connection string (else $CosmosConnection, else local.settings.json)'));
+    addConnectionOptions(
+      command.option(
+        '--cosmos <connection>',
+        'Cosmos DB connection string (else $CosmosConnection, else local.settings.json)',
+      ),
+    );
 
   outbox.addCommand(
     withCosmos(new Command('list'))
@@ -158,21 +216,28 @@ export function outboxCommand(io: CliIo): Command {
 
   outbox.addCommand(
     withCosmos(new Command('retry'))
-      .description("Release an order's hold now: deliver its held records in order to the held target(s), then delete the hold")
+      .description(
+        "Release an order's hold now: deliver its held records in order to the held target(s), then delete the hold",
+      )
       .argument('<orderId>', 'the order whose hold to release')
       .option('--json', 'print JSON')
       .action((orderId: string, flags: OutboxFlags) =>
         withContainer(flags, async (settings, container) => {
           const report = await retryOutbox(settings, container, orderId);
           if (flags.json) io.out(JSON.stringify(report, null, 2));
-          else io.out(`released the hold of ${orderId}: ${report.delivered['order-events']} to order-events, ${report.delivered.webhook} to the webhook (${report.rounds} round(s))`);
+          else
+            io.out(
+              `released the hold of ${orderId}: ${report.delivered['order-events']} to order-events, ${report.delivered.webhook} to the webhook (${report.rounds} round(s))`,
+            );
         }),
       ),
   );
 
   outbox.addCommand(
     withCosmos(new Command('discard'))
-      .description("Drop an order's held records without delivering them: an audit record and an OutboxDiscarded alert say so")
+      .description(
+        "Drop an order's held records without delivering them: an audit record and an OutboxDiscarded alert say so",
+      )
       .argument('<orderId>', 'the order whose hold to discard')
       .requiredOption('--reason <text>', 'why the held records need not be delivered (kept in the audit record)')
       .option('--json', 'print JSON')
@@ -180,20 +245,34 @@ export function outboxCommand(io: CliIo): Command {
         withContainer(flags, async (_settings, container) => {
           const report = await discardOutbox(container, orderId, flags.reason);
           if (flags.json) io.out(JSON.stringify(report, null, 2));
-          else io.out(`discarded the hold of ${orderId}: ${report.records} held record(s) dropped (audit ${report.audits.join(', ')})`);
+          else
+            io.out(
+              `discarded the hold of ${orderId}: ${report.records} held record(s) dropped (audit ${report.audits.join(', ')})`,
+            );
         }),
       ),
   );
   return outbox;
 }
 
-async function withContainer(flags: OutboxFlags, work: (settings: CliSettings, container: Container) => Promise<void>): Promise<void> {
+async function withContainer(
+  flags: OutboxFlags,
+  work: (settings: CliSettings, container: Container) => Promise<void>,
+): Promise<void> {
   const settings = resolveCliSettings(flags);
-  await withOrdersContainer(withCosmosFlag(settings.app, flags.cosmos), (container) => work({ ...settings, app: withCosmosFlag(settings.app, flags.cosmos) }, container));
+  await withOrdersContainer(withCosmosFlag(settings.app, flags.cosmos), (container) =>
+    work({ ...settings, app: withCosmosFlag(settings.app, flags.cosmos) }, container),
+  );
 }
 
 function formatListing(listing: OutboxListing): string {
-  const lag = listing.leases.length === 0 ? 'no relay leases' : table(['lease', 'owner', 'lag (s)'], listing.leases.map((l) => [l.leaseToken, l.owner ?? '-', l.lagSeconds]));
+  const lag =
+    listing.leases.length === 0
+      ? 'no relay leases'
+      : table(
+          ['lease', 'owner', 'lag (s)'],
+          listing.leases.map((l) => [l.leaseToken, l.owner ?? '-', l.lagSeconds]),
+        );
   const holds =
     listing.holds.length === 0
       ? 'no holds'

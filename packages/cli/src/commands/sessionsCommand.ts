@@ -9,21 +9,35 @@ import { table } from '../table.js';
 export function sessionsCommand(io: CliIo): Command {
   const command = new Command('sessions')
     .description("Active sessions per session queue (depth, lock holder), and the orders' parked and rejected entries")
-    .option('--admin <url>', "the Service Bus emulator's stats URL (else $CONVOY_ADMIN, else http://<emulator host>:5300/stats)")
+    .option(
+      '--admin <url>',
+      "the Service Bus emulator's stats URL (else $CONVOY_ADMIN, else http://<emulator host>:5300/stats)",
+    )
     .option('--order <id>', 'also show this order (repeatable)', collect, [])
     .option('--json', 'print JSON');
-  return addConnectionOptions(command).action(async (flags: ConnectionFlags & { admin?: string; order: string[]; json?: boolean }) => {
-    const report = await runSessions({ settings: resolveCliSettings(flags), admin: flags.admin, orders: flags.order });
-    io.out(flags.json ? JSON.stringify(report, null, 2) : formatSessions(report));
-  });
+  return addConnectionOptions(command).action(
+    async (flags: ConnectionFlags & { admin?: string; order: string[]; json?: boolean }) => {
+      const report = await runSessions({
+        settings: resolveCliSettings(flags),
+        admin: flags.admin,
+        orders: flags.order,
+      });
+      io.out(flags.json ? JSON.stringify(report, null, 2) : formatSessions(report));
+    },
+  );
 }
 
 function formatSessions(report: SessionsReport): string {
   const lines: string[] = [];
   for (const q of report.queues) {
-    lines.push(`${q.name}: ${q.active} active, ${q.deadLettered} dead-lettered${q.requiresSession ? ' (sessions)' : ''}`);
+    lines.push(
+      `${q.name}: ${q.active} active, ${q.deadLettered} dead-lettered${q.requiresSession ? ' (sessions)' : ''}`,
+    );
     if (q.sessions && q.sessions.length > 0) {
-      const rows = table(['session', 'depth', 'holder', 'locked until'], q.sessions.map((s) => [s.id, s.depth, s.holder ?? '-', s.lockedUntil ?? '-']));
+      const rows = table(
+        ['session', 'depth', 'holder', 'locked until'],
+        q.sessions.map((s) => [s.id, s.depth, s.holder ?? '-', s.lockedUntil ?? '-']),
+      );
       lines.push(...rows.split('\n').map((line) => `  ${line}`));
     }
   }

@@ -2,7 +2,14 @@ import type { ItemDefinition } from '@azure/cosmos';
 import { CosmosOrderStore } from '../../../../src/adapters/cosmosOrderStore.js';
 import type { HoldDiscardReport } from '../../../../src/core/index.js';
 import type { HoldReleaseReport } from '../../../../src/core/index.js';
-import { normaliseBody, rejectedDetails, type OrderView, type RejectedDetails, type RejectedEntryDocument, type RejectedRecord } from '../../../../src/core/index.js';
+import {
+  normaliseBody,
+  rejectedDetails,
+  type OrderView,
+  type RejectedDetails,
+  type RejectedEntryDocument,
+  type RejectedRecord,
+} from '../../../../src/core/index.js';
 import { discardOutbox, listOutbox, retryOutbox, type OutboxListing } from '../commands/outboxRetry.js';
 import { withOrdersContainer } from '../cosmos.js';
 import { QueueName } from '../../../../src/core/index.js';
@@ -55,7 +62,9 @@ interface AppliedRow {
 }
 
 /** A rejected entry (rule 11) as the order page shows it: its record, and its details (the entry as parked, why). */
-type RejectedDetailRow = Pick<RejectedRecord, 'sequence' | 'entryId' | 'rejectedAt'> & { details: RejectedDetails | undefined };
+type RejectedDetailRow = Pick<RejectedRecord, 'sequence' | 'entryId' | 'rejectedAt'> & {
+  details: RejectedDetails | undefined;
+};
 
 /** What the order page shows. */
 export interface OrderDetail {
@@ -87,7 +96,9 @@ export class ConsoleData {
 
   /** One page of an Orders list (see {@link OrderListing}). */
   orders(tab: OrderTab, continuation: string | undefined, size: number): Promise<OrderPage> {
-    return withOrdersContainer(this.target.settings.app, (container) => new CosmosOrderListing(container).page(tab, { size, continuation }));
+    return withOrdersContainer(this.target.settings.app, (container) =>
+      new CosmosOrderListing(container).page(tab, { size, continuation }),
+    );
   }
 
   /** How many orders have parked or rejected entries, or an outbox on hold: the overview's links to the lists. */
@@ -108,8 +119,11 @@ export class ConsoleData {
    * and the orders' rejected entries (rule 11) from one page of the rejected list — never a read per order.
    */
   async deadLetters(queue: string, filter: DeadLetterFilter = {}): Promise<DeadLetterView> {
-    const peeked = (await withServiceBus(this.target.settings, (client) => peekAll(client, queue, 'deadLetter', this.peekLimit))).map(deadLetterRow);
-    const keep = (row: DeadLetterRow) => (!filter.reason || row.reason === filter.reason) && (!filter.orderId || row.sessionId === filter.orderId);
+    const peeked = (
+      await withServiceBus(this.target.settings, (client) => peekAll(client, queue, 'deadLetter', this.peekLimit))
+    ).map(deadLetterRow);
+    const keep = (row: DeadLetterRow) =>
+      (!filter.reason || row.reason === filter.reason) && (!filter.orderId || row.sessionId === filter.orderId);
     let rejected: RejectedRow[] = [];
     let ordersUnavailable: string | undefined;
     if (queue === QueueName.Orders) {
@@ -117,19 +131,34 @@ export class ConsoleData {
         const page = await this.orders(OrderTab.Rejected, undefined, REJECTED_SHOWN);
         rejected = page.orders
           .filter((o) => !filter.orderId || o.orderId === filter.orderId)
-          .flatMap((o) => o.rejected.map((r) => ({ orderId: o.orderId, sequence: r.sequence, entryId: r.entryId, reason: r.reason as RejectedRow['reason'] })));
+          .flatMap((o) =>
+            o.rejected.map((r) => ({
+              orderId: o.orderId,
+              sequence: r.sequence,
+              entryId: r.entryId,
+              reason: r.reason as RejectedRow['reason'],
+            })),
+          );
       } catch (error) {
         ordersUnavailable = errorText(error);
       }
     }
-    return { queue, deadLetters: peeked.filter(keep), peeked: peeked.length, peekLimit: this.peekLimit, rejected, ordersUnavailable };
+    return {
+      queue,
+      deadLetters: peeked.filter(keep),
+      peeked: peeked.length,
+      peekLimit: this.peekLimit,
+      rejected,
+      ordersUnavailable,
+    };
   }
 
   /** `convoy dlq show <sequence number>`. */
   async deadLetter(queue: string, sequenceNumber: string): Promise<Record<string, unknown>> {
     const found = await runDlqShow({ settings: this.target.settings, queue, id: sequenceNumber });
     const detail = found.find((d) => d.sequenceNumber === sequenceNumber);
-    if (!detail) throw new CliError('NotFound', `No dead letter on ${queue} has the sequence number ${sequenceNumber}.`);
+    if (!detail)
+      throw new CliError('NotFound', `No dead letter on ${queue} has the sequence number ${sequenceNumber}.`);
     return detail;
   }
 
@@ -150,8 +179,15 @@ export class ConsoleData {
    * at the purged sequence (rule 10) until a corrected entry comes in a new ledger.
    */
   async purge(queue: string): Promise<PurgeOutcome> {
-    const before = (await withServiceBus(this.target.settings, (client) => peekAll(client, queue, 'deadLetter', this.peekLimit))).map(deadLetterRow);
-    const purged = await runDlqPurge({ settings: this.target.settings, queue, yes: true, timeoutMs: CONSOLE_RECEIVE_TIMEOUT_MS });
+    const before = (
+      await withServiceBus(this.target.settings, (client) => peekAll(client, queue, 'deadLetter', this.peekLimit))
+    ).map(deadLetterRow);
+    const purged = await runDlqPurge({
+      settings: this.target.settings,
+      queue,
+      yes: true,
+      timeoutMs: CONSOLE_RECEIVE_TIMEOUT_MS,
+    });
     const orderIds = [...new Set(before.map((d) => d.sessionId).filter(Boolean))].slice(0, 20);
     const api = new FunctionApi(this.target.settings);
     const orders = await Promise.all(
@@ -177,7 +213,9 @@ export class ConsoleData {
   async order(orderId: string): Promise<OrderDetail> {
     const [view, deadLetters] = await Promise.all([
       new FunctionApi(this.target.settings).getOrder(orderId),
-      withServiceBus(this.target.settings, (client) => peekAll(client, QueueName.Orders, 'deadLetter', this.peekLimit)).then((all) => all.map(deadLetterRow).filter((d) => d.sessionId === orderId)),
+      withServiceBus(this.target.settings, (client) =>
+        peekAll(client, QueueName.Orders, 'deadLetter', this.peekLimit),
+      ).then((all) => all.map(deadLetterRow).filter((d) => d.sessionId === orderId)),
     ]);
     let rejected: RejectedDetailRow[] | undefined;
     let applied: AppliedRow[] | undefined;
@@ -189,18 +227,33 @@ export class ConsoleData {
         // Their details: one query in the order's partition.
         const stored = new Map<number, RejectedEntryDocument>();
         if (records.length > 0) {
-          const query = { query: "SELECT * FROM c WHERE c.orderId = @o AND c.docType = 'rejected'", parameters: [{ name: '@o', value: orderId }] };
-          const { resources } = await container.items.query<RejectedEntryDocument>(query, { partitionKey: orderId }).fetchAll();
+          const query = {
+            query: "SELECT * FROM c WHERE c.orderId = @o AND c.docType = 'rejected'",
+            parameters: [{ name: '@o', value: orderId }],
+          };
+          const { resources } = await container.items
+            .query<RejectedEntryDocument>(query, { partitionKey: orderId })
+            .fetchAll();
           for (const doc of resources) stored.set(doc.sequence, doc);
         }
-        rejected = records.map((r) => ({ sequence: r.sequence, entryId: r.entryId, rejectedAt: r.rejectedAt, details: rejectedDetails(stored.get(r.sequence)) }));
+        rejected = records.map((r) => ({
+          sequence: r.sequence,
+          entryId: r.entryId,
+          rejectedAt: r.rejectedAt,
+          details: rejectedDetails(stored.get(r.sequence)),
+        }));
         const { resources } = await container.items
           .query<AppliedRow & ItemDefinition>(
-            { query: "SELECT c.sequence, c.entryId, c.appliedAt FROM c WHERE c.orderId = @o AND c.docType = 'applied'", parameters: [{ name: '@o', value: orderId }] },
+            {
+              query: "SELECT c.sequence, c.entryId, c.appliedAt FROM c WHERE c.orderId = @o AND c.docType = 'applied'",
+              parameters: [{ name: '@o', value: orderId }],
+            },
             { partitionKey: orderId },
           )
           .fetchAll();
-        applied = resources.map((r) => ({ sequence: r.sequence, entryId: r.entryId, appliedAt: r.appliedAt })).sort((a, b) => a.sequence - b.sequence);
+        applied = resources
+          .map((r) => ({ sequence: r.sequence, entryId: r.entryId, appliedAt: r.appliedAt }))
+          .sort((a, b) => a.sequence - b.sequence);
       });
     } catch (error) {
       storeError = errorText(error);
@@ -215,12 +268,16 @@ export class ConsoleData {
 
   /** `convoy outbox retry <orderId>`: releases the order's hold now (its records go to the held targets, in order). */
   releaseHold(orderId: string): Promise<HoldReleaseReport> {
-    return withOrdersContainer(this.target.settings.app, (container) => retryOutbox(this.target.settings, container, orderId));
+    return withOrdersContainer(this.target.settings.app, (container) =>
+      retryOutbox(this.target.settings, container, orderId),
+    );
   }
 
   /** `convoy outbox discard <orderId> --reason`: drops the order's held records, with an audit record. */
   discardHold(orderId: string, reason: string): Promise<HoldDiscardReport> {
-    return withOrdersContainer(this.target.settings.app, (container) => discardOutbox(container, orderId, reason, 'console'));
+    return withOrdersContainer(this.target.settings.app, (container) =>
+      discardOutbox(container, orderId, reason, 'console'),
+    );
   }
 }
 
@@ -234,6 +291,11 @@ export interface PurgeOutcome {
 /** A corrected body from the page's editor: JSON, else nothing is sent. */
 function parseCorrection(text: string): unknown {
   const parsed = normaliseBody(text);
-  if (!parsed.ok) throw new CliError('InvalidOption', 'The corrected body is not JSON; nothing was sent.', 'A corrected entry is a JSON object such as the ledger entries in the README.');
+  if (!parsed.ok)
+    throw new CliError(
+      'InvalidOption',
+      'The corrected body is not JSON; nothing was sent.',
+      'A corrected entry is a JSON object such as the ledger entries in the README.',
+    );
   return parsed.value;
 }

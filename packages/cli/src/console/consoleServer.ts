@@ -10,7 +10,13 @@ import type { ConsoleTarget } from './consoleTarget.js';
 import { consoleGuard, newToken, type ConsoleSession, type GuardVariables } from './guard.js';
 import { redactor } from './redact.js';
 import { Sampler } from './sampler.js';
-import { deadLetterDetail, deadLetterFilters, deadLetterList, purgeForm, type DeadLetterQuery } from './views/deadLetters.js';
+import {
+  deadLetterDetail,
+  deadLetterFilters,
+  deadLetterList,
+  purgeForm,
+  type DeadLetterQuery,
+} from './views/deadLetters.js';
 import { live, page, type Html, type PageFrame } from './views/layout.js';
 import { orderDetail } from './views/orders.js';
 import { orderList, orderTabs } from './views/orderList.js';
@@ -47,8 +53,14 @@ export interface RunningConsole {
 
 const WINDOW_MS = 15 * 60_000;
 const STATIC = {
-  'console.js': { type: 'text/javascript; charset=utf-8', text: readFileSync(new URL('./static/console.js', import.meta.url), 'utf8') },
-  'console.css': { type: 'text/css; charset=utf-8', text: readFileSync(new URL('./static/console.css', import.meta.url), 'utf8') },
+  'console.js': {
+    type: 'text/javascript; charset=utf-8',
+    text: readFileSync(new URL('./static/console.js', import.meta.url), 'utf8'),
+  },
+  'console.css': {
+    type: 'text/css; charset=utf-8',
+    text: readFileSync(new URL('./static/console.css', import.meta.url), 'utf8'),
+  },
 } as const;
 
 /**
@@ -62,7 +74,9 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   const loopback = isLoopbackHost(host);
   const token = loopback ? undefined : newToken();
   const writable = target.kind === 'emulator' || options.allowWrite === true;
-  const readOnlyReason = writable ? undefined : 'the target is a deployed system; start the console with --allow-write to change it';
+  const readOnlyReason = writable
+    ? undefined
+    : 'the target is a deployed system; start the console with --allow-write to change it';
   const data = new ConsoleData(target, options.deadLetterPeekLimit);
   const pageSize = options.pageSize ?? 50;
   const sampler = new Sampler({
@@ -81,16 +95,38 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   });
   app.use('*', async (c, next) => {
     await next();
-    c.header('content-security-policy', "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'");
+    c.header(
+      'content-security-policy',
+      "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
+    );
     c.header('x-content-type-options', 'nosniff');
     c.header('referrer-policy', 'no-referrer');
   });
-  app.use('*', consoleGuard({ token, allowedHosts: loopback ? allowedHosts : undefined, writable, readOnlyReason: readOnlyReason ?? '' }));
+  app.use(
+    '*',
+    consoleGuard({
+      token,
+      allowedHosts: loopback ? allowedHosts : undefined,
+      writable,
+      readOnlyReason: readOnlyReason ?? '',
+    }),
+  );
 
   /** Renders a page (or only its live region with `?live=1`), secrets taken out. */
-  const render = async (c: Context<{ Variables: GuardVariables }>, frame: Omit<PageFrame, 'targetLabel' | 'readOnly' | 'flash'>, content: Html, liveOnly?: Html) => {
+  const render = async (
+    c: Context<{ Variables: GuardVariables }>,
+    frame: Omit<PageFrame, 'targetLabel' | 'readOnly' | 'flash'>,
+    content: Html,
+    liveOnly?: Html,
+  ) => {
     const session = c.get('session');
-    const body = c.req.query('live') === '1' && liveOnly !== undefined ? await liveOnly : await page({ ...frame, targetLabel: target.label, readOnly: readOnlyReason, flash: session.flash.splice(0) }, content);
+    const body =
+      c.req.query('live') === '1' && liveOnly !== undefined
+        ? await liveOnly
+        : await page(
+            { ...frame, targetLabel: target.label, readOnly: readOnlyReason, flash: session.flash.splice(0) },
+            content,
+          );
     return c.html(redact(String(body)));
   };
   const settle = async <T>(work: () => Promise<T>): Promise<T | { error: unknown }> => {
@@ -100,7 +136,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       return { error };
     }
   };
-  const note = (session: ConsoleSession, kind: 'done' | 'error', text: string) => session.flash.push({ kind, text: redact(text) });
+  const note = (session: ConsoleSession, kind: 'done' | 'error', text: string) =>
+    session.flash.push({ kind, text: redact(text) });
   const form = async (c: Context) => (await c.req.parseBody()) as Record<string, string | undefined>;
 
   app.get('/', async (c) => {
@@ -116,17 +153,31 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         kind: target.kind,
       });
     const content = await region();
-    return render(c, { title: 'Overview', section: 'overview' }, html`<h1>Overview</h1>${live('overview', '/?live=1', content)}`, content);
+    return render(
+      c,
+      { title: 'Overview', section: 'overview' },
+      html`<h1>Overview</h1>
+        ${live('overview', '/?live=1', content)}`,
+      content,
+    );
   });
 
   app.get('/dead-letters', async (c) => {
-    const q: DeadLetterQuery = { queue: c.req.query('queue') === 'ledger' ? 'ledger' : 'orders', reason: c.req.query('reason') ?? '', order: c.req.query('order') ?? '' };
-    const list = deadLetterList(await settle(() => data.deadLetters(q.queue, { reason: q.reason || undefined, orderId: q.order || undefined })), q);
+    const q: DeadLetterQuery = {
+      queue: c.req.query('queue') === 'ledger' ? 'ledger' : 'orders',
+      reason: c.req.query('reason') ?? '',
+      order: c.req.query('order') ?? '',
+    };
+    const list = deadLetterList(
+      await settle(() => data.deadLetters(q.queue, { reason: q.reason || undefined, orderId: q.order || undefined })),
+      q,
+    );
     const self = `/dead-letters?${new URLSearchParams({ queue: q.queue, reason: q.reason, order: q.order, live: '1' })}`;
     return render(
       c,
       { title: 'Dead letters', section: 'dead-letters' },
-      html`<h1>Dead letters</h1>${deadLetterFilters(q)}${live('dead-letters', self, list)}${purgeForm(q.queue, c.get('session').csrf, writable)}`,
+      html`<h1>Dead letters</h1>
+        ${deadLetterFilters(q)}${live('dead-letters', self, list)}${purgeForm(q.queue, c.get('session').csrf, writable)}`,
       list,
     );
   });
@@ -134,7 +185,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   app.get('/dead-letters/:queue/:sequenceNumber', async (c) => {
     const { queue, sequenceNumber } = c.req.param();
     const detail = await settle(() => data.deadLetter(queue, sequenceNumber));
-    return render(c, { title: `Dead letter #${sequenceNumber}`, section: 'dead-letters' }, deadLetterDetail(queue, detail, c.get('session').csrf, writable));
+    return render(
+      c,
+      { title: `Dead letter #${sequenceNumber}`, section: 'dead-letters' },
+      deadLetterDetail(queue, detail, c.get('session').csrf, writable),
+    );
   });
 
   app.post('/dead-letters/:queue/:sequenceNumber/resubmit', async (c) => {
@@ -145,11 +200,26 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       const report = await data.resubmit(queue, sequenceNumber, body.mode === 'edited' ? (body.body ?? '') : undefined);
       const sent = report.resubmitted[0];
       if (!sent) {
-        note(session, 'error', report.gone.length > 0 ? `#${sequenceNumber} left the dead-letter queue meanwhile (resubmitted or purged elsewhere).` : `No dead letter #${sequenceNumber} on ${queue}.`);
+        note(
+          session,
+          'error',
+          report.gone.length > 0
+            ? `#${sequenceNumber} left the dead-letter queue meanwhile (resubmitted or purged elsewhere).`
+            : `No dead letter #${sequenceNumber} on ${queue}.`,
+        );
         return c.redirect(`/dead-letters?queue=${encodeURIComponent(queue)}`, 303);
       }
-      note(session, 'done', `Resubmitted #${sent.sequenceNumber} ${sent.entryId} to session ${sent.sessionId || '–'} as ${sent.messageId}${body.mode === 'edited' ? ' with the corrected body' : ' as it was'}. This page follows the order.`);
-      return c.redirect(sent.sessionId ? `/orders/${encodeURIComponent(sent.sessionId)}` : `/dead-letters?queue=${encodeURIComponent(queue)}`, 303);
+      note(
+        session,
+        'done',
+        `Resubmitted #${sent.sequenceNumber} ${sent.entryId} to session ${sent.sessionId || '–'} as ${sent.messageId}${body.mode === 'edited' ? ' with the corrected body' : ' as it was'}. This page follows the order.`,
+      );
+      return c.redirect(
+        sent.sessionId
+          ? `/orders/${encodeURIComponent(sent.sessionId)}`
+          : `/dead-letters?queue=${encodeURIComponent(queue)}`,
+        303,
+      );
     } catch (error) {
       note(session, 'error', `Not resubmitted: ${errorText(error)}`);
       return c.redirect(`/dead-letters/${encodeURIComponent(queue)}/${encodeURIComponent(sequenceNumber)}`, 303);
@@ -167,8 +237,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         const { purged, orders } = await data.purge(queue);
         note(session, 'done', `Purged ${purged} dead letter(s) from ${queue}/$DeadLetterQueue.`);
         for (const { orderId, view, error } of orders) {
-          const where = view ? `last applied sequence ${view.lastSequence}, ${view.parked.length} parked` : error ? `cannot be read (${error})` : 'nothing of it exists';
-          note(session, 'done', `Order ${orderId}: ${where}; held at a purged sequence it waits there (rule 10) until a corrected entry comes in a new ledger.`);
+          const where = view
+            ? `last applied sequence ${view.lastSequence}, ${view.parked.length} parked`
+            : error
+              ? `cannot be read (${error})`
+              : 'nothing of it exists';
+          note(
+            session,
+            'done',
+            `Order ${orderId}: ${where}; held at a purged sequence it waits there (rule 10) until a corrected entry comes in a new ledger.`,
+          );
         }
       } catch (error) {
         note(session, 'error', `Purge failed: ${errorText(error)}`);
@@ -187,7 +265,13 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     const pageNumber = Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1);
     const list = orderList(tab, await settle(() => data.orders(tab, after, pageSize)), pageNumber);
     const self = `/orders?${new URLSearchParams({ tab, ...(after && { after }), page: String(pageNumber), live: '1' })}`;
-    return render(c, { title: 'Orders', section: 'orders' }, html`<h1>Orders</h1>${orderTabs(tab)}${live('orders', self, list)}`, list);
+    return render(
+      c,
+      { title: 'Orders', section: 'orders' },
+      html`<h1>Orders</h1>
+        ${orderTabs(tab)}${live('orders', self, list)}`,
+      list,
+    );
   });
 
   app.get('/orders/:orderId', async (c) => {
@@ -196,7 +280,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: `Order ${orderId}`, section: 'orders' },
-      html`<h1>Order ${orderId}</h1>${orderTabs(undefined, orderId)}${live('order', `/orders/${encodeURIComponent(orderId)}?live=1`, detail)}`,
+      html`<h1>Order ${orderId}</h1>
+        ${orderTabs(undefined, orderId)}${live('order', `/orders/${encodeURIComponent(orderId)}?live=1`, detail)}`,
       detail,
     );
   });
@@ -207,7 +292,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     const session = c.get('session');
     try {
       const sent = await data.resubmitRejected(orderId, Number(sequence), body.body ?? '');
-      note(session, 'done', `Resubmitted the corrected entry ${sent.entryId} to session ${sent.sessionId} as ${sent.messageId}${sent.correlationId ? ` (correlationId ${sent.correlationId})` : ' without a correlationId (none could be read)'}.`);
+      note(
+        session,
+        'done',
+        `Resubmitted the corrected entry ${sent.entryId} to session ${sent.sessionId} as ${sent.messageId}${sent.correlationId ? ` (correlationId ${sent.correlationId})` : ' without a correlationId (none could be read)'}.`,
+      );
     } catch (error) {
       note(session, 'error', `Not resubmitted: ${errorText(error)}`);
     }
@@ -216,12 +305,23 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
 
   app.get('/outbox', async (c) => {
     const order = c.req.query('order') ?? '';
-    const list = outboxList(await settle(() => data.outbox({ orderId: order || undefined })), c.get('session').csrf, writable);
+    const list = outboxList(
+      await settle(() => data.outbox({ orderId: order || undefined })),
+      c.get('session').csrf,
+      writable,
+    );
     const self = `/outbox?${new URLSearchParams({ order, live: '1' })}`;
     return render(
       c,
       { title: 'Outbox', section: 'outbox' },
-      html`<h1>Outbox</h1><p class="note">The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing is held so it does not hold the others; the hold timer releases it when its next attempt is due, and at once after the webhook delivers again. Releasing it now (<code>convoy outbox retry</code>) delivers its held records in order to the held target(s), then deletes the hold.</p>${outboxFilters(order)}${live('outbox', self, list)}${discardForm(order, c.get('session').csrf, writable)}`,
+      html`<h1>Outbox</h1>
+        <p class="note">
+          The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing
+          is held so it does not hold the others; the hold timer releases it when its next attempt is due, and at once
+          after the webhook delivers again. Releasing it now (<code>convoy outbox retry</code>) delivers its held
+          records in order to the held target(s), then deletes the hold.
+        </p>
+        ${outboxFilters(order)}${live('outbox', self, list)}${discardForm(order, c.get('session').csrf, writable)}`,
       list,
     );
   });
@@ -231,7 +331,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     const session = c.get('session');
     try {
       const report = await data.releaseHold(orderId);
-      note(session, 'done', `Released the hold of ${orderId}: ${report.delivered['order-events']} to order-events, ${report.delivered.webhook} to the webhook (${report.rounds} round(s)).`);
+      note(
+        session,
+        'done',
+        `Released the hold of ${orderId}: ${report.delivered['order-events']} to order-events, ${report.delivered.webhook} to the webhook (${report.rounds} round(s)).`,
+      );
     } catch (error) {
       note(session, 'error', `Hold of ${orderId} not released: ${errorText(error)}`);
     }
@@ -247,7 +351,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     } else {
       try {
         const report = await data.discardHold(orderId, body.reason ?? '');
-        note(session, 'done', `Discarded the hold of ${orderId}: ${report.records} held record(s) dropped, audit ${report.audits.join(', ')}.`);
+        note(
+          session,
+          'done',
+          `Discarded the hold of ${orderId}: ${report.records} held record(s) dropped, audit ${report.audits.join(', ')}.`,
+        );
       } catch (error) {
         note(session, 'error', `Hold of ${orderId} not discarded: ${errorText(error)}`);
       }

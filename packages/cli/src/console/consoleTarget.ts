@@ -19,7 +19,10 @@ export interface ConsoleTarget {
 }
 
 /** Describes the target of these settings: emulator or deployed, and a label without secrets. */
-export function consoleTarget(settings: CliSettings, extras: { admin?: string; telemetry?: ConsoleTelemetry } = {}): ConsoleTarget {
+export function consoleTarget(
+  settings: CliSettings,
+  extras: { admin?: string; telemetry?: ConsoleTelemetry } = {},
+): ConsoleTarget {
   const serviceBus = resolveServiceBusConnection(settings.app);
   let cosmosEndpoint: string | undefined;
   try {
@@ -28,8 +31,13 @@ export function consoleTarget(settings: CliSettings, extras: { admin?: string; t
     cosmosEndpoint = undefined;
   }
   const namespace =
-    serviceBus.kind === 'connectionString' ? parseServiceBusConnectionString(serviceBus.connectionString).fullyQualifiedNamespace : serviceBus.fullyQualifiedNamespace;
-  const emulator = serviceBus.kind === 'connectionString' && serviceBus.emulator && (cosmosEndpoint === undefined || isLoopbackEndpoint(cosmosEndpoint));
+    serviceBus.kind === 'connectionString'
+      ? parseServiceBusConnectionString(serviceBus.connectionString).fullyQualifiedNamespace
+      : serviceBus.fullyQualifiedNamespace;
+  const emulator =
+    serviceBus.kind === 'connectionString' &&
+    serviceBus.emulator &&
+    (cosmosEndpoint === undefined || isLoopbackEndpoint(cosmosEndpoint));
   return {
     settings,
     admin: extras.admin,

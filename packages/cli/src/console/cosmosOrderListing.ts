@@ -42,7 +42,9 @@ export class CosmosOrderListing implements OrderListing {
       }
       query = `SELECT TOP ${size + 1} * FROM c WHERE ${where} ORDER BY c.orderId`;
     }
-    const { resources } = await this.container.items.query<OrderDocument | OutboxHold>({ query, parameters }).fetchAll();
+    const { resources } = await this.container.items
+      .query<OrderDocument | OutboxHold>({ query, parameters })
+      .fetchAll();
     const rows = resources.slice(0, size).map(toRow);
     if (resources.length <= size) return { orders: rows, continuation: undefined };
     const last = rows.at(-1)!;
@@ -55,7 +57,9 @@ export class CosmosOrderListing implements OrderListing {
 
   async counts(): Promise<WaitingCounts> {
     const count = async (where: string) => {
-      const { resources } = await this.container.items.query<number>(`SELECT VALUE COUNT(1) FROM c WHERE ${where}`).fetchAll();
+      const { resources } = await this.container.items
+        .query<number>(`SELECT VALUE COUNT(1) FROM c WHERE ${where}`)
+        .fetchAll();
       return resources.reduce((a, b) => a + b, 0);
     };
     const [parked, rejected, held] = await Promise.all([count(WHERE.parked), count(WHERE.rejected), count(HELD)]);
@@ -66,7 +70,16 @@ export class CosmosOrderListing implements OrderListing {
 function toRow(doc: OrderDocument | OutboxHold): OrderRow {
   if (doc.docType === 'outbox-hold') {
     const hold = doc;
-    return { orderId: hold.orderId, status: undefined, lastSequence: undefined, parked: [], oldestParkedAt: undefined, rejected: [], heldTargets: [...hold.targets], changedAt: hold.since };
+    return {
+      orderId: hold.orderId,
+      status: undefined,
+      lastSequence: undefined,
+      parked: [],
+      oldestParkedAt: undefined,
+      rejected: [],
+      heldTargets: [...hold.targets],
+      changedAt: hold.since,
+    };
   }
   return {
     orderId: doc.orderId,
@@ -86,11 +99,20 @@ function encode(position: Position): string {
 
 function decode(token: string): Position {
   try {
-    const value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<{ after: unknown; before: unknown; seen: unknown }>;
+    const value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<{
+      after: unknown;
+      before: unknown;
+      seen: unknown;
+    }>;
     if (typeof value.after === 'string') return { after: value.after };
-    if (typeof value.before === 'string' && Array.isArray(value.seen) && value.seen.every((s) => typeof s === 'string')) return { before: value.before, seen: value.seen as string[] };
+    if (typeof value.before === 'string' && Array.isArray(value.seen) && value.seen.every((s) => typeof s === 'string'))
+      return { before: value.before, seen: value.seen as string[] };
   } catch {
     // Falls through to the refusal below.
   }
-  throw new CliError('InvalidOption', 'This page link is not one the console made (its continuation does not parse).', 'Open the list again from its first page.');
+  throw new CliError(
+    'InvalidOption',
+    'This page link is not one the console made (its continuation does not parse).',
+    'Open the list again from its first page.',
+  );
 }

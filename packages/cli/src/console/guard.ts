@@ -67,14 +67,16 @@ export function consoleGuard(options: GuardOptions): MiddlewareHandler<{ Variabl
     if (options.token !== undefined) {
       const offered = c.req.query('token');
       if (offered !== undefined) {
-        if (!sameSecret(offered, options.token)) return c.text('Wrong token: use the URL the console printed at start.', 401);
+        if (!sameSecret(offered, options.token))
+          return c.text('Wrong token: use the URL the console printed at start.', 401);
         session ??= create(c);
         // Take the token out of the address bar (and of the history) once the cookie holds the session.
         const url = new URL(c.req.url);
         url.searchParams.delete('token');
         return c.redirect(`${url.pathname}${url.search}`, 303);
       }
-      if (!session) return c.text('This console needs the token it printed at start: open the URL it printed (…/?token=…).', 401);
+      if (!session)
+        return c.text('This console needs the token it printed at start: open the URL it printed (…/?token=…).', 401);
     }
     session ??= create(c);
     c.set('session', session);

@@ -15,7 +15,10 @@ const KEY_PARTS = /\b(SharedAccessKey|SharedAccessSignature|AccountKey)=[^;"'<>\
 export function redactor(app: AppSettings, extra: readonly string[] = []): (text: string) => string {
   const secrets = [
     ...Object.entries(app)
-      .filter(([name, value]) => SECRET_SETTING.test(name) && !PUBLIC_PART.test(name) && typeof value === 'string' && value.trim().length >= 8)
+      .filter(
+        ([name, value]) =>
+          SECRET_SETTING.test(name) && !PUBLIC_PART.test(name) && typeof value === 'string' && value.trim().length >= 8,
+      )
       .map(([, value]) => value!.trim()),
     ...extra.filter((s) => s.length >= 8),
   ].sort((a, b) => b.length - a.length);

@@ -81,7 +81,8 @@ export class Sampler {
     let appliedPerSecond: number | undefined;
     if (typeof applied === 'number') {
       const previous = this.previousApplied;
-      if (previous && at > previous.at) appliedPerSecond = Math.max(0, ((applied - previous.total) * 1000) / (at - previous.at));
+      if (previous && at > previous.at)
+        appliedPerSecond = Math.max(0, ((applied - previous.total) * 1000) / (at - previous.at));
       this.previousApplied = { at, total: applied };
     }
     this.points.push({ at, backlog: typeof backlog === 'number' ? backlog : undefined, appliedPerSecond });

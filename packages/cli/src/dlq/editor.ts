@@ -12,14 +12,23 @@ import { bodyText } from './deadLetterRow.js';
  */
 export function editBody(body: unknown, label: string, env: NodeJS.ProcessEnv = process.env): unknown {
   const editor = env.VISUAL || env.EDITOR;
-  if (!editor) throw new CliError('InvalidOption', '--edit needs an editor.', 'Set $EDITOR (e.g. EDITOR=nano), or pass the corrected body with --body <file>.');
+  if (!editor)
+    throw new CliError(
+      'InvalidOption',
+      '--edit needs an editor.',
+      'Set $EDITOR (e.g. EDITOR=nano), or pass the corrected body with --body <file>.',
+    );
   const dir = mkdtempSync(join(tmpdir(), 'convoy-'));
   const file = join(dir, `${label.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
   try {
     const parsed = normaliseBody(body);
     writeFileSync(file, parsed.ok ? `${JSON.stringify(parsed.value, null, 2)}\n` : bodyText(body), 'utf8');
     const result = spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit', env });
-    if (result.status !== 0) throw new CliError('InvalidOption', `The editor (${editor}) exited with ${result.status ?? result.signal}; nothing was resubmitted for ${label}.`);
+    if (result.status !== 0)
+      throw new CliError(
+        'InvalidOption',
+        `The editor (${editor}) exited with ${result.status ?? result.signal}; nothing was resubmitted for ${label}.`,
+      );
     return readJsonBody(file);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -35,6 +44,11 @@ export function readJsonBody(path: string): unknown {
     throw new CliError('File', `Cannot read ${path}.`, undefined, { cause: error });
   }
   const parsed = normaliseBody(text);
-  if (!parsed.ok) throw new CliError('File', `${path} is not JSON.`, 'A corrected entry is a JSON object such as the ledger entries in docs.');
+  if (!parsed.ok)
+    throw new CliError(
+      'File',
+      `${path} is not JSON.`,
+      'A corrected entry is a JSON object such as the ledger entries in docs.',
+    );
   return parsed.value;
 }

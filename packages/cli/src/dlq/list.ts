@@ -40,14 +40,17 @@ export async function runDlqList(options: DlqListOptions): Promise<DlqListing> {
   const queue = options.queue ?? QueueName.Orders;
   const messages = await withServiceBus(options.settings, (client) => peekAll(client, queue, 'deadLetter'));
   const deadLetters = messages.map(deadLetterRow);
-  const orderIds = [...new Set([...(options.orders ?? []), ...(queue === QueueName.Orders ? deadLetters.map((d) => d.sessionId) : [])])].filter(Boolean);
+  const orderIds = [
+    ...new Set([...(options.orders ?? []), ...(queue === QueueName.Orders ? deadLetters.map((d) => d.sessionId) : [])]),
+  ].filter(Boolean);
   const rejected: RejectedRow[] = [];
   let ordersUnavailable: string | undefined;
   const api = new FunctionApi(options.settings);
   try {
     for (const orderId of orderIds) {
       const view = await api.getOrder(orderId);
-      for (const r of view?.rejected ?? []) rejected.push({ orderId, sequence: r.sequence, entryId: r.entryId, reason: r.reason });
+      for (const r of view?.rejected ?? [])
+        rejected.push({ orderId, sequence: r.sequence, entryId: r.entryId, reason: r.reason });
     }
   } catch (error) {
     if (!isCliError(error)) throw error;

@@ -29,7 +29,11 @@ export interface DlqPurgeOptions {
 export async function runDlqPurge(options: DlqPurgeOptions): Promise<number> {
   const queue = options.queue ?? QueueName.Orders;
   if (!options.yes) {
-    throw new CliError('InvalidOption', `Purging ${queue}/$DeadLetterQueue deletes its dead letters for good.`, 'Add --yes to confirm.');
+    throw new CliError(
+      'InvalidOption',
+      `Purging ${queue}/$DeadLetterQueue deletes its dead letters for good.`,
+      'Add --yes to confirm.',
+    );
   }
   return withServiceBus(options.settings, async (client) => {
     const present = () => peekSequenceNumbers(client, queue, 'deadLetter');

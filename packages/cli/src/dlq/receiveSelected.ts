@@ -34,12 +34,18 @@ export interface ReceiveSelectedOutcome {
  * it look at the queue again: a wanted dead letter that is no longer there will never come and counts as gone.
  * What is still there but does not come (locked by someone else) is given up on after `timeoutMs`.
  */
-export async function receiveSelected(receiver: ServiceBusReceiver, wanted: ReadonlySet<string>, options: ReceiveSelectedOptions): Promise<ReceiveSelectedOutcome> {
+export async function receiveSelected(
+  receiver: ServiceBusReceiver,
+  wanted: ReadonlySet<string>,
+  options: ReceiveSelectedOptions,
+): Promise<ReceiveSelectedOutcome> {
   const waiting = new Set(wanted);
   const gone: string[] = [];
   const deadline = performance.now() + options.timeoutMs;
   for (let left = options.timeoutMs; waiting.size > 0 && left > 0; left = Math.ceil(deadline - performance.now())) {
-    const batch = await receiver.receiveMessages(Math.min(options.maxBatch, waiting.size + 10), { maxWaitTimeInMs: Math.min(options.receiveWaitMs, left) });
+    const batch = await receiver.receiveMessages(Math.min(options.maxBatch, waiting.size + 10), {
+      maxWaitTimeInMs: Math.min(options.receiveWaitMs, left),
+    });
     for (const message of batch) {
       await options.take(message);
       waiting.delete(message.sequenceNumber?.toString() ?? '');
@@ -57,6 +63,9 @@ export async function receiveSelected(receiver: ServiceBusReceiver, wanted: Read
 
 /** `#7, #9`, the first 20 of a longer list and how many more. */
 export function sequenceList(sequenceNumbers: readonly string[]): string {
-  const shown = sequenceNumbers.slice(0, 20).map((n) => `#${n}`).join(', ');
+  const shown = sequenceNumbers
+    .slice(0, 20)
+    .map((n) => `#${n}`)
+    .join(', ');
   return sequenceNumbers.length > 20 ? `${shown} and ${sequenceNumbers.length - 20} more` : shown;
 }

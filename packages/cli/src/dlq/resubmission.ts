@@ -23,7 +23,11 @@ export type DeadLetterSource = Pick<
  * @throws CliError `InvalidOption` when the `messageId` would exceed {@link MESSAGE_ID_MAX_LENGTH} characters — a
  * `ledger` dead letter's id is its `ledgerId`, which may itself be 128 long. Checked before anything is sent.
  */
-export function resubmissionMessage(dead: DeadLetterSource, next: Resubmission, correctedBody?: unknown): ServiceBusMessage {
+export function resubmissionMessage(
+  dead: DeadLetterSource,
+  next: Resubmission,
+  correctedBody?: unknown,
+): ServiceBusMessage {
   const body = correctedBody === undefined ? dead.body : correctedBody;
   assertMessageIdLength(next.messageId);
   const properties: Record<string, number | boolean | string | Date | null> = {};
@@ -66,12 +70,18 @@ export function checkedCorrection(corrected: unknown, identity: CorrectedEntryId
   const checked = validateEntry(corrected);
   if (!checked.ok) {
     const issues = checked.issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ');
-    throw new CliError('InvalidOption', `The corrected entry ${identity.entryId} is not valid: ${issues}`, 'Fix it and try again; nothing was sent for it.');
+    throw new CliError(
+      'InvalidOption',
+      `The corrected entry ${identity.entryId} is not valid: ${issues}`,
+      'Fix it and try again; nothing was sent for it.',
+    );
   }
   const entry = checked.value;
   const changed = [
     entry.entryId !== identity.entryId && `entryId ${identity.entryId} (not ${entry.entryId})`,
-    identity.sequence !== undefined && entry.sequence !== identity.sequence && `sequence ${identity.sequence} (not ${entry.sequence})`,
+    identity.sequence !== undefined &&
+      entry.sequence !== identity.sequence &&
+      `sequence ${identity.sequence} (not ${entry.sequence})`,
     entry.orderId !== identity.sessionId && `orderId ${identity.sessionId}, its session (not ${entry.orderId})`,
   ].filter((part): part is string => typeof part === 'string');
   if (changed.length > 0) {
@@ -93,7 +103,9 @@ export function entryKey(sessionId: string, entryId: string): string {
  * The highest `resubmitCount` on the dead letters of each entry ({@link entryKey}), from which its next
  * resubmission is numbered (rule 10): an entry can be dead-lettered, resubmitted and dead-lettered again.
  */
-export function highestResubmitCounts(rows: Iterable<Pick<DeadLetterRow, 'sessionId' | 'entryId' | 'resubmitCount'>>): Map<string, number> {
+export function highestResubmitCounts(
+  rows: Iterable<Pick<DeadLetterRow, 'sessionId' | 'entryId' | 'resubmitCount'>>,
+): Map<string, number> {
   const highest = new Map<string, number>();
   for (const row of rows) {
     const key = entryKey(row.sessionId, row.entryId);

@@ -5,8 +5,19 @@ import { messageIdText } from '../ids.js';
 import { peekAll, peekSequenceNumbers, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterRow, matchesId, type DeadLetterRow } from './deadLetterRow.js';
-import { DLQ_RECEIVE_TIMEOUT_MS, receiveSelected, sequenceList, type ReceiveSelectedOutcome } from './receiveSelected.js';
-import { assertMessageIdLength, checkedCorrection, entryKey, highestResubmitCounts, resubmissionMessage } from './resubmission.js';
+import {
+  DLQ_RECEIVE_TIMEOUT_MS,
+  receiveSelected,
+  sequenceList,
+  type ReceiveSelectedOutcome,
+} from './receiveSelected.js';
+import {
+  assertMessageIdLength,
+  checkedCorrection,
+  entryKey,
+  highestResubmitCounts,
+  resubmissionMessage,
+} from './resubmission.js';
 import { QueueName } from '../../../../src/core/index.js';
 
 /** Options of {@link runDlqResubmit}. Select with `ids`, `reason` (both narrow) or `all`. */
@@ -69,16 +80,22 @@ export async function runDlqResubmit(options: DlqResubmitOptions): Promise<Resub
   const queue = options.queue ?? QueueName.Orders;
   const ids = options.ids ?? [];
   if (ids.length === 0 && options.reason === undefined && !options.all) {
-    throw new CliError('InvalidOption', 'Say which dead letters to resubmit.', 'Pass ids (see `convoy dlq list`), --reason <reason>, or --all.');
+    throw new CliError(
+      'InvalidOption',
+      'Say which dead letters to resubmit.',
+      'Pass ids (see `convoy dlq list`), --reason <reason>, or --all.',
+    );
   }
   const selected = (row: DeadLetterRow): boolean =>
-    (ids.length === 0 || ids.some((id) => matchesId(row, id))) && (options.reason === undefined || row.reason === options.reason);
+    (ids.length === 0 || ids.some((id) => matchesId(row, id))) &&
+    (options.reason === undefined || row.reason === options.reason);
 
   return withServiceBus(options.settings, async (client) => {
     const peeked = (await peekAll(client, queue, 'deadLetter')).map(deadLetterRow);
     const notFound = ids.filter((id) => !peeked.some((row) => matchesId(row, id)));
     const highest = highestResubmitCounts(peeked);
-    const next = (row: DeadLetterRow) => resubmission(row.entryId, [highest.get(entryKey(row.sessionId, row.entryId)) ?? 0, row.resubmitCount]);
+    const next = (row: DeadLetterRow) =>
+      resubmission(row.entryId, [highest.get(entryKey(row.sessionId, row.entryId)) ?? 0, row.resubmitCount]);
     // Uncorrected copies keep their ids: refuse an over-long one before anything is received or sent.
     if (!options.correct) {
       for (const row of peeked.filter(selected)) assertMessageIdLength(next(row).messageId);
@@ -105,7 +122,12 @@ export async function runDlqResubmit(options: DlqResubmitOptions): Promise<Resub
       highest.set(entryKey(row.sessionId, row.entryId), numbered.resubmitCount);
       await receiver.completeMessage(message);
       held.splice(held.indexOf(message), 1);
-      resubmitted.push({ sequenceNumber: row.sequenceNumber, entryId: row.entryId, sessionId: row.sessionId, messageId: messageIdText(copy.messageId) });
+      resubmitted.push({
+        sequenceNumber: row.sequenceNumber,
+        entryId: row.entryId,
+        sessionId: row.sessionId,
+        messageId: messageIdText(copy.messageId),
+      });
     };
     const timeoutMs = options.timeoutMs ?? DLQ_RECEIVE_TIMEOUT_MS;
     try {
@@ -128,8 +150,16 @@ export async function runDlqResubmit(options: DlqResubmitOptions): Promise<Resub
 }
 
 /** The error of a run that could not receive every selected dead letter: what did not come, and what was sent. */
-function timedOut({ unreached, gone }: ReceiveSelectedOutcome, selected: number, resubmitted: Resubmitted[], timeoutMs: number): CliError {
-  const sent = resubmitted.length === 0 ? 'Nothing was resubmitted.' : `Resubmitted: ${resubmitted.map((r) => `#${r.sequenceNumber} as ${r.messageId}`).join(', ')}.`;
+function timedOut(
+  { unreached, gone }: ReceiveSelectedOutcome,
+  selected: number,
+  resubmitted: Resubmitted[],
+  timeoutMs: number,
+): CliError {
+  const sent =
+    resubmitted.length === 0
+      ? 'Nothing was resubmitted.'
+      : `Resubmitted: ${resubmitted.map((r) => `#${r.sequenceNumber} as ${r.messageId}`).join(', ')}.`;
   const left = gone.length === 0 ? '' : ` Left the dead-letter queue meanwhile: ${sequenceList(gone)}.`;
   return new CliError(
     'Timeout',

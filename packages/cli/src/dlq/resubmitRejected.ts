@@ -1,5 +1,12 @@
 import { CosmosOrderStore } from '../../../../src/adapters/cosmosOrderStore.js';
-import { readResubmitCount, rejectedDetails, rejectedEntryId, resubmission, type RejectedDetails, type RejectedRecord } from '../../../../src/core/index.js';
+import {
+  readResubmitCount,
+  rejectedDetails,
+  rejectedEntryId,
+  resubmission,
+  type RejectedDetails,
+  type RejectedRecord,
+} from '../../../../src/core/index.js';
 import type { AppSettings } from '../../../../src/adapters/azureSettings.js';
 import { hasCosmosConnection, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
@@ -49,12 +56,28 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
   const view = await new FunctionApi(options.settings).getOrder(options.orderId);
   const rejected = view?.rejected.find((r) => r.sequence === options.sequence);
   if (!rejected) {
-    throw new CliError('NotFound', `Order ${options.orderId} has no rejected entry at sequence ${options.sequence}.`, `See \`convoy dlq list --order ${options.orderId}\`.`);
+    throw new CliError(
+      'NotFound',
+      `Order ${options.orderId} has no rejected entry at sequence ${options.sequence}.`,
+      `See \`convoy dlq list --order ${options.orderId}\`.`,
+    );
   }
-  const template = { entryId: rejected.entryId, orderId: options.orderId, sequence: options.sequence, type: '', data: {} };
-  const entry = checkedCorrection(options.correct(template), { entryId: rejected.entryId, sequence: options.sequence, sessionId: options.orderId });
+  const template = {
+    entryId: rejected.entryId,
+    orderId: options.orderId,
+    sequence: options.sequence,
+    type: '',
+    data: {},
+  };
+  const entry = checkedCorrection(options.correct(template), {
+    entryId: rejected.entryId,
+    sequence: options.sequence,
+    sessionId: options.orderId,
+  });
   const needsRecord = options.correlationId === undefined || options.attempt === undefined;
-  const record = needsRecord ? await storedRejection(options.settings, options.orderId, options.sequence, rejected.entryId) : undefined;
+  const record = needsRecord
+    ? await storedRejection(options.settings, options.orderId, options.sequence, rejected.entryId)
+    : undefined;
   if (record === null) {
     throw new CliError(
       'NotFound',
@@ -72,7 +95,9 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
   const correlationId = options.correlationId ?? record?.details?.correlationId ?? undefined;
   const next = await withServiceBus(options.settings, async (client) => {
     // Its dead letters count too (rule 10): an earlier correction that failed at once was dead-lettered, not rejected.
-    const deadLetters = highestResubmitCounts((await peekAll(client, QueueName.Orders, 'deadLetter')).map(deadLetterRow));
+    const deadLetters = highestResubmitCounts(
+      (await peekAll(client, QueueName.Orders, 'deadLetter')).map(deadLetterRow),
+    );
     const numbered = resubmission(entry.entryId, [
       // Absent when it is 0.
       readResubmitCount({ resubmitCount: record?.record.resubmitCount }),
@@ -95,7 +120,13 @@ export async function runResubmitRejected(options: ResubmitRejectedOptions): Pro
     }
     return numbered;
   });
-  return { sequenceNumber: '', entryId: entry.entryId, sessionId: entry.orderId, messageId: next.messageId, correlationId };
+  return {
+    sequenceNumber: '',
+    entryId: entry.entryId,
+    sessionId: entry.orderId,
+    messageId: next.messageId,
+    correlationId,
+  };
 }
 
 /**
@@ -117,7 +148,9 @@ async function storedRejection(
   try {
     return await withOrdersContainer(app, async (container) => {
       const store = new CosmosOrderStore(container);
-      const record = (await store.readOrder(orderId))?.doc.rejected.find((r) => r.sequence === sequence && r.entryId === entryId);
+      const record = (await store.readOrder(orderId))?.doc.rejected.find(
+        (r) => r.sequence === sequence && r.entryId === entryId,
+      );
       if (!record) return null;
       const stored = await store.readRejected(orderId, rejectedEntryId(sequence));
       return { record, details: rejectedDetails(stored?.doc) };

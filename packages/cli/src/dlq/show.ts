@@ -19,7 +19,11 @@ export async function runDlqShow(options: DlqShowOptions): Promise<Record<string
   const messages = await withServiceBus(options.settings, (client) => peekAll(client, queue, 'deadLetter'));
   const found = messages.filter((m) => matchesId(deadLetterRow(m), options.id));
   if (found.length === 0) {
-    throw new CliError('NotFound', `No dead letter on ${queue} has the id ${options.id}.`, `List them with \`convoy dlq list --queue ${queue}\`.`);
+    throw new CliError(
+      'NotFound',
+      `No dead letter on ${queue} has the id ${options.id}.`,
+      `List them with \`convoy dlq list --queue ${queue}\`.`,
+    );
   }
   return found.map(deadLetterDetail);
 }

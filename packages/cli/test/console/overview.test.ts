@@ -9,7 +9,11 @@ describe('the console overview on the embedded emulator', () => {
   let running: RunningConsole;
   beforeAll(async () => {
     // No functions: nothing consumes `orders`, so the session stays as the test leaves it.
-    stack = await startE2eStack({ serviceBusAdminPort: await freePort(), serviceBusAdminHttpsPort: 0, registrations: [] });
+    stack = await startE2eStack({
+      serviceBusAdminPort: await freePort(),
+      serviceBusAdminHttpsPort: 0,
+      registrations: [],
+    });
     running = await startLocalConsole(stack.host, { port: 0, sampleIntervalMs: 60_000 });
   }, 60_000);
   afterAll(async () => {
@@ -24,7 +28,10 @@ describe('the console overview on the embedded emulator', () => {
       { sessionId: 'o-held', messageId: 'm-1', body: { n: 1 } },
       { sessionId: 'o-held', messageId: 'm-2', body: { n: 2 } },
     ]);
-    await sender.scheduleMessages({ sessionId: 'o-later', messageId: 'm-3', body: { n: 3 } }, new Date(Date.now() + 3_600_000));
+    await sender.scheduleMessages(
+      { sessionId: 'o-later', messageId: 'm-3', body: { n: 3 } },
+      new Date(Date.now() + 3_600_000),
+    );
     await sender.close();
     const receiver = await stack.bus.acceptSession('orders', 'o-held');
 
@@ -33,9 +40,13 @@ describe('the console overview on the embedded emulator', () => {
       const page = await (await fetch(`${running.url}?live=1`)).text();
 
       // Assess
-      const row = (name: string) => new RegExp(`<tr><td>${name}</td><td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td></tr>`).exec(page)?.slice(1);
+      const row = (name: string) =>
+        new RegExp(`<tr><td>${name}</td><td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td></tr>`).exec(page)?.slice(1);
       expect(row('orders')).toEqual(['2', '0', '1']);
-      const session = /<tr><td><a href="\/orders\/o-held">o-held<\/a><\/td><td>2<\/td><td>([^<]+)<\/td><td><span title="([^"]+)">/.exec(page);
+      const session =
+        /<tr><td><a href="\/orders\/o-held">o-held<\/a><\/td><td>2<\/td><td>([^<]+)<\/td><td><span title="([^"]+)">/.exec(
+          page,
+        );
       expect(session, page).not.toBeNull();
       expect(session![1]).not.toBe('–');
       expect(Date.parse(session![2]!)).toBeGreaterThan(Date.now());

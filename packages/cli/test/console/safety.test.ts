@@ -13,7 +13,10 @@ class Browser {
   constructor(readonly base: string) {}
 
   async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
-    const response = await fetch(new URL(path, this.base), { redirect: 'manual', headers: { ...headers, ...(this.cookie ? { cookie: this.cookie } : {}) } });
+    const response = await fetch(new URL(path, this.base), {
+      redirect: 'manual',
+      headers: { ...headers, ...(this.cookie ? { cookie: this.cookie } : {}) },
+    });
     const set = response.headers.get('set-cookie');
     if (set) this.cookie = set.split(';')[0];
     return response;
@@ -51,18 +54,23 @@ describe('the operator console on the local stack: CSRF, Host header, secrets', 
     expect(stack.console.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const response = await browser.get('/');
     expect(response.status).toBe(200);
-    expect(response.headers.get('set-cookie')).toMatch(new RegExp(`^${SESSION_COOKIE}=[^;]+;.*HttpOnly.*SameSite=Strict`, 'i'));
+    expect(response.headers.get('set-cookie')).toMatch(
+      new RegExp(`^${SESSION_COOKIE}=[^;]+;.*HttpOnly.*SameSite=Strict`, 'i'),
+    );
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
   });
 
-  it('refuses a POST without the session\'s CSRF token, or with another session\'s, and changes nothing', async () => {
+  it("refuses a POST without the session's CSRF token, or with another session's, and changes nothing", async () => {
     const alice = new Browser(stack.console.url);
     const mallory = new Browser(stack.console.url);
     const aliceToken = await alice.csrf();
     await mallory.csrf();
     const none = await mallory.post('/dead-letters/orders/purge', { confirm: 'orders' });
     const stolen = await mallory.post('/dead-letters/orders/purge', { _csrf: aliceToken, confirm: 'orders' });
-    const cookieless = await new Browser(stack.console.url).post('/dead-letters/orders/purge', { _csrf: aliceToken, confirm: 'orders' });
+    const cookieless = await new Browser(stack.console.url).post('/dead-letters/orders/purge', {
+      _csrf: aliceToken,
+      confirm: 'orders',
+    });
     expect([none.status, stolen.status, cookieless.status]).toEqual([403, 403, 403]);
     expect(await none.text()).toMatch(/CSRF/);
     // With its own token the same form is taken (and here asks for the typed confirmation).
@@ -89,7 +97,12 @@ describe('the operator console on the local stack: CSRF, Host header, secrets', 
 
   it('sends no key or connection string to the page, on any page, errors included', async () => {
     const browser = new Browser(stack.console.url);
-    const secrets = [SERVICE_BUS_EMULATOR_KEY, COSMOS_EMULATOR_KEY, stack.serviceBusConnection, stack.host.settings.CosmosConnection!];
+    const secrets = [
+      SERVICE_BUS_EMULATOR_KEY,
+      COSMOS_EMULATOR_KEY,
+      stack.serviceBusConnection,
+      stack.host.settings.CosmosConnection!,
+    ];
     for (const path of [...PAGES, '/dead-letters/orders/999999', '/?live=1']) {
       const response = await browser.get(path);
       expect(response.status, path).toBe(200);
@@ -118,7 +131,13 @@ describe('the operator console against a deployed system', () => {
   beforeAll(async () => {
     readOnly = await startConsole({ target: consoleTarget(settings), port: 0, sampleIntervalMs: 60_000 });
     // Another interface than loopback: the console then asks for its token.
-    remote = await startConsole({ target: consoleTarget(settings), port: 0, host: '0.0.0.0', allowWrite: true, sampleIntervalMs: 60_000 });
+    remote = await startConsole({
+      target: consoleTarget(settings),
+      port: 0,
+      host: '0.0.0.0',
+      allowWrite: true,
+      sampleIntervalMs: 60_000,
+    });
   });
   afterAll(async () => {
     await readOnly?.close();
@@ -140,10 +159,18 @@ describe('the operator console against a deployed system', () => {
   it('refuses every change when read-only, before anything else is looked at', async () => {
     const browser = new Browser(readOnly.url);
     await browser.get('/orders');
-    for (const path of ['/outbox/o-1/release', '/outbox/o-1/discard', '/dead-letters/orders/purge', '/dead-letters/orders/1/resubmit', '/orders/o-1/rejected/2/resubmit']) {
+    for (const path of [
+      '/outbox/o-1/release',
+      '/outbox/o-1/discard',
+      '/dead-letters/orders/purge',
+      '/dead-letters/orders/1/resubmit',
+      '/orders/o-1/rejected/2/resubmit',
+    ]) {
       const response = await browser.post(path, { confirm: 'orders' });
       expect(response.status, path).toBe(403);
-      expect(await response.text()).toMatch(/^Read-only: the target is a deployed system; start the console with --allow-write/);
+      expect(await response.text()).toMatch(
+        /^Read-only: the target is a deployed system; start the console with --allow-write/,
+      );
     }
   });
 
@@ -165,14 +192,15 @@ describe('the operator console against a deployed system', () => {
     expect(text).toContain('name="confirm"');
   });
 
-  it('shows the broker\'s and the store\'s errors on the page, without the keys', async () => {
+  it("shows the broker's and the store's errors on the page, without the keys", async () => {
     const port = new URL(remote.url).port;
     const browser = new Browser(`http://127.0.0.1:${port}/`);
     await browser.get(`/?token=${remote.token}`);
     for (const path of ['/dead-letters', '/outbox', '/orders/o-1']) {
       const text = await (await browser.get(path)).text();
       expect(text, path).toMatch(/class="error" role="alert"/);
-      for (const secret of [key, cosmosKey, 'function-key-that-must-not-leak', remote.token!]) expect(text.includes(secret), `${path} shows a secret`).toBe(false);
+      for (const secret of [key, cosmosKey, 'function-key-that-must-not-leak', remote.token!])
+        expect(text.includes(secret), `${path} shows a secret`).toBe(false);
     }
   }, 60_000);
 });

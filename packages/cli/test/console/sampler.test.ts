@@ -47,7 +47,7 @@ describe('the console sampler', () => {
     ]);
   });
 
-  it('charts no rate when the app\'s counter is out of reach', async () => {
+  it("charts no rate when the app's counter is out of reach", async () => {
     const sampler = new Sampler({ readBacklog: async () => 1, now: () => 0 });
     await sampler.sample();
     expect(sampler.hasApplied).toBe(false);

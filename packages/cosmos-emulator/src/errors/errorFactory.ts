@@ -18,7 +18,7 @@ export function malformedJson(detail: string): CosmosError {
 /** 400 for a document whose partition key does not match the `x-ms-documentdb-partitionkey` header. */
 export function partitionKeyMismatch(): CosmosError {
   return badRequest(
-    'PartitionKey extracted from document doesn\'t match the one specified in the header. Learn more: https://aka.ms/CosmosDB/sql/errors/wrong-pk-value',
+    "PartitionKey extracted from document doesn't match the one specified in the header. Learn more: https://aka.ms/CosmosDB/sql/errors/wrong-pk-value",
     1001,
   );
 }
@@ -41,12 +41,20 @@ export function unauthorized(detail: string): CosmosError {
 
 /** 403 for a credential that does not cover the request (a resource token's scope or mode). */
 export function forbidden(detail: string): CosmosError {
-  return new CosmosError(403, CosmosErrorCode.Forbidden, `Insufficient permissions provided in the authorization header for the corresponding request. ${detail}`);
+  return new CosmosError(
+    403,
+    CosmosErrorCode.Forbidden,
+    `Insufficient permissions provided in the authorization header for the corresponding request. ${detail}`,
+  );
 }
 
 /** 404 for a resource that does not exist (or has expired). */
 export function notFound(what = 'Resource'): CosmosError {
-  return new CosmosError(404, CosmosErrorCode.NotFound, `${what} Not Found. Learn more: https://aka.ms/cosmosdb-tsg-not-found`);
+  return new CosmosError(
+    404,
+    CosmosErrorCode.NotFound,
+    `${what} Not Found. Learn more: https://aka.ms/cosmosdb-tsg-not-found`,
+  );
 }
 
 /** 405 for a verb the resource does not support. */
@@ -78,7 +86,12 @@ export function entityTooLarge(detail = 'Message: {"Errors":["Request size is to
 
 /** 413/3402 for a bulk operation left unexecuted because the response had reached its size limit; the SDKs re-send it. */
 export function responseTooLarge(): CosmosError {
-  return new CosmosError(413, CosmosErrorCode.RequestEntityTooLarge, 'The bulk response reached its size limit before this operation ran; send it again.', { substatus: 3402 });
+  return new CosmosError(
+    413,
+    CosmosErrorCode.RequestEntityTooLarge,
+    'The bulk response reached its size limit before this operation ran; send it again.',
+    { substatus: 3402 },
+  );
 }
 
 /** 429 with the retry hint the SDK's throttling policy honours. */
@@ -108,12 +121,18 @@ export function notImplemented(feature: string): CosmosError {
 
 /** 424 for a batch operation that did not fail itself but was rolled back with its batch. */
 export function failedDependency(): CosmosError {
-  return new CosmosError(424, CosmosErrorCode.FailedDependency, 'Operation failed because another operation in the batch failed.');
+  return new CosmosError(
+    424,
+    CosmosErrorCode.FailedDependency,
+    'Operation failed because another operation in the batch failed.',
+  );
 }
 
 /** 500 for anything unexpected; the cause is kept for logs. */
 export function internalError(cause: unknown): CosmosError {
-  return new CosmosError(500, CosmosErrorCode.InternalServerError, 'An unexpected error occurred in the emulator.', { cause });
+  return new CosmosError(500, CosmosErrorCode.InternalServerError, 'An unexpected error occurred in the emulator.', {
+    cause,
+  });
 }
 
 /** Builds an error for an arbitrary injected status (fault injection). */
@@ -137,5 +156,10 @@ export function crossPartitionQueryNeedsPlan(planJson: string): CosmosError {
 
 /** 410/1002 for a partition key range id the container does not have; the SDKs refresh their routing map on it. */
 export function partitionKeyRangeGone(id: string): CosmosError {
-  return new CosmosError(410, CosmosErrorCode.Gone, `The partition key range '${id}' does not exist in this container (it may be from another --partition-key-ranges setting).`, { substatus: 1002 });
+  return new CosmosError(
+    410,
+    CosmosErrorCode.Gone,
+    `The partition key range '${id}' does not exist in this container (it may be from another --partition-key-ranges setting).`,
+    { substatus: 1002 },
+  );
 }

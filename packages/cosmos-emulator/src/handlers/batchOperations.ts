@@ -46,7 +46,8 @@ export function toOperation(wire: WireOperation, index: number): DocumentOperati
   const body = wire.resourceBody;
   const id = wire.id ?? (typeof body?.['id'] === 'string' ? (body['id'] as string) : undefined);
   const needBody = (): JsonObject => {
-    if (body === undefined || body === null || typeof body !== 'object') throw badRequest(`Batch operation ${index} needs a resourceBody.`);
+    if (body === undefined || body === null || typeof body !== 'object')
+      throw badRequest(`Batch operation ${index} needs a resourceBody.`);
     return body;
   };
   const needId = (): string => {
@@ -64,7 +65,11 @@ export function toOperation(wire: WireOperation, index: number): DocumentOperati
     case 'delete':
       return { kind: 'delete', id: needId(), ...ifMatch };
     case 'read':
-      return { kind: 'read', id: needId(), ...(wire.ifNoneMatch === undefined ? {} : { ifNoneMatch: wire.ifNoneMatch }) };
+      return {
+        kind: 'read',
+        id: needId(),
+        ...(wire.ifNoneMatch === undefined ? {} : { ifNoneMatch: wire.ifNoneMatch }),
+      };
     case 'patch':
       return { kind: 'patch', id: needId(), patch: toPatchBody(body), ...ifMatch };
     default:
@@ -88,8 +93,16 @@ export function failureResult(error: CosmosError, requestCharge = 0): WireResult
  * charge, one that never ran (424, after another failed) nothing. `minimal` (Prefer: return=minimal) leaves the
  * document out.
  */
-export function operationResult(result: OperationResult, minimal: boolean, kind: DocumentOperation['kind']): ChargedResult {
-  if (!result.ok) return { result: failureResult(result.error, result.error.status === 424 ? 0 : CHARGE_CONSTANTS.refusedOperation), bytesWritten: 0 };
+export function operationResult(
+  result: OperationResult,
+  minimal: boolean,
+  kind: DocumentOperation['kind'],
+): ChargedResult {
+  if (!result.ok)
+    return {
+      result: failureResult(result.error, result.error.status === 424 ? 0 : CHARGE_CONSTANTS.refusedOperation),
+      bytesWritten: 0,
+    };
   const { status, doc } = result.outcome;
   const showBody = !minimal && doc !== undefined && status !== 204 && status !== 304;
   const size = doc === undefined ? undefined : storedSize(doc.body);

@@ -69,13 +69,17 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
   const scope = requestScope(ctx, state);
   const hybrid = isHybridRowBatch(ctx.body);
   const wire: unknown = hybrid ? readHybridBatch(ctx.body) : jsonBody<unknown>(ctx);
-  if (!Array.isArray(wire) || wire.length === 0) throw badRequest('A bulk request must be a non-empty array of operations.');
-  if (wire.length > BATCH_LIMITS.maxOperations) throw badRequest(`A bulk request may hold at most ${BATCH_LIMITS.maxOperations} operations.`);
+  if (!Array.isArray(wire) || wire.length === 0)
+    throw badRequest('A bulk request must be a non-empty array of operations.');
+  if (wire.length > BATCH_LIMITS.maxOperations)
+    throw badRequest(`A bulk request may hold at most ${BATCH_LIMITS.maxOperations} operations.`);
   const rangeId = header(ctx, 'x-ms-documentdb-partitionkeyrangeid') ?? '';
   const parsed = (wire as WireOperation[]).map((op, i) => {
     const p = parse(op, i, ref, store);
     // Not this range's to run: the SDK refreshes its routing map and sends the operation where it belongs.
-    return p.ok && scope.pk === undefined && !state.changes.holds(scope, p.pk) ? { ok: false as const, error: partitionKeyRangeGone(rangeId) } : p;
+    return p.ok && scope.pk === undefined && !state.changes.holds(scope, p.pk)
+      ? { ok: false as const, error: partitionKeyRangeGone(rangeId) }
+      : p;
   });
   const continueOnError = flag(ctx, 'x-ms-cosmos-batch-continue-on-error');
   const minimalAll = header(ctx, 'prefer')?.includes('return=minimal') === true;
@@ -108,5 +112,10 @@ export async function executeBulk(ctx: RequestContext, ref: ContainerRef, store:
   const headers = { 'x-ms-session-token': sessionToken(store) };
   const counted = { requestCharge: sumCharges(results.map((r) => r.requestCharge)), bytesWritten };
   if (!hybrid) return { ...json(status, results, headers), ...counted };
-  return { status, body: writeHybridBatchResults(results), headers: { ...headers, 'content-type': 'application/octet-stream' }, ...counted };
+  return {
+    status,
+    body: writeHybridBatchResults(results),
+    headers: { ...headers, 'content-type': 'application/octet-stream' },
+    ...counted,
+  };
 }

@@ -33,7 +33,9 @@ function startOf(ctx: RequestContext, currentLsn: number): ChangeStart | 'now' {
     const match = /^\s*"?(\d+)"?\s*$/.exec(ifNoneMatch);
     const lsn = match === null ? NaN : Number(match[1]);
     if (!Number.isSafeInteger(lsn) || lsn > currentLsn) {
-      throw badRequest(`The change feed continuation (If-None-Match) ${ifNoneMatch} is not one this container issued; expected "*" or an ETag of an earlier change feed answer.`);
+      throw badRequest(
+        `The change feed continuation (If-None-Match) ${ifNoneMatch} is not one this container issued; expected "*" or an ETag of an earlier change feed answer.`,
+      );
     }
     return { after: lsn };
   }
@@ -55,7 +57,9 @@ export function readChangeFeed(ctx: RequestContext, ref: ContainerRef, store: Ac
   const mode = header(ctx, 'a-im') ?? '';
   if (mode.trim().toLowerCase() === ALL_VERSIONS) return readAllVersions(ctx, ref, store);
   if (mode.trim().toLowerCase() !== LATEST_VERSION) {
-    throw badRequest(`Change feed mode A-IM '${mode}' is not one the service knows: 'Incremental Feed' (latest version) or 'Full-Fidelity Feed' (all versions and deletes).`);
+    throw badRequest(
+      `Change feed mode A-IM '${mode}' is not one the service knows: 'Incremental Feed' (latest version) or 'Full-Fidelity Feed' (all versions and deletes).`,
+    );
   }
   const state = store.container(ref.db, ref.coll);
   const scope = requestScope(ctx, state);
@@ -67,7 +71,10 @@ export function readChangeFeed(ctx: RequestContext, ref: ContainerRef, store: Ac
   };
   if (page.changes.length === 0) return { status: 304, headers, requestCharge: changeFeedCharge([]) };
   const documents = page.changes.map((doc) => ({ ...doc.body, _lsn: doc.lsn }));
-  return { ...json(200, { _rid: state.res._rid, Documents: documents, _count: documents.length }, headers), requestCharge: changeFeedCharge(documents.map(storedSize)) };
+  return {
+    ...json(200, { _rid: state.res._rid, Documents: documents, _count: documents.length }, headers),
+    requestCharge: changeFeedCharge(documents.map(storedSize)),
+  };
 }
 
 /**
@@ -79,20 +86,37 @@ function readAllVersions(ctx: RequestContext, ref: ContainerRef, store: AccountS
   const state = store.container(ref.db, ref.coll);
   const versions = state.changes.versions;
   if (versions === undefined) {
-    throw badRequest("The all versions and deletes change feed mode (A-IM 'Full-Fidelity Feed') needs a container whose changeFeedPolicy sets a retentionDuration.");
+    throw badRequest(
+      "The all versions and deletes change feed mode (A-IM 'Full-Fidelity Feed') needs a container whose changeFeedPolicy sets a retentionDuration.",
+    );
   }
   const ifNoneMatch = header(ctx, 'if-none-match');
   if (ifNoneMatch === undefined || ifNoneMatch === '') {
-    throw badRequest('The all versions and deletes change feed mode starts from now or from a continuation, not from the beginning or a point in time.');
+    throw badRequest(
+      'The all versions and deletes change feed mode starts from now or from a continuation, not from the beginning or a point in time.',
+    );
   }
   const start = startOf(ctx, state.changes.lsn);
   const after = start !== 'now' && 'after' in start ? start.after : state.changes.lsn;
   const scope = requestScope(ctx, state);
-  const page = versions.read(after, pageSize(ctx), (entry) => (scope.pk === undefined || entry.pk === scope.pk) && state.changes.holds(scope, entry.pk), state.changes.lsn);
-  const headers: Record<string, string | number> = { etag: `"${page.continuation}"`, 'x-ms-item-count': page.entries.length, 'x-ms-session-token': sessionToken(store) };
+  const page = versions.read(
+    after,
+    pageSize(ctx),
+    (entry) => (scope.pk === undefined || entry.pk === scope.pk) && state.changes.holds(scope, entry.pk),
+    state.changes.lsn,
+  );
+  const headers: Record<string, string | number> = {
+    etag: `"${page.continuation}"`,
+    'x-ms-item-count': page.entries.length,
+    'x-ms-session-token': sessionToken(store),
+  };
   if (page.entries.length === 0) return { status: 304, headers, requestCharge: changeFeedCharge([]) };
   const paths = state.res.partitionKey.paths;
-  const keyOf = (pk: string): Record<string, unknown> => Object.fromEntries((JSON.parse(pk) as unknown[]).map((value, i) => [(paths[i] ?? '').slice(1), value]));
+  const keyOf = (pk: string): Record<string, unknown> =>
+    Object.fromEntries((JSON.parse(pk) as unknown[]).map((value, i) => [(paths[i] ?? '').slice(1), value]));
   const documents = page.entries.map((entry) => wireChange(entry, keyOf(entry.pk)));
-  return { ...json(200, { _rid: state.res._rid, Documents: documents, _count: documents.length }, headers), requestCharge: changeFeedCharge(documents.map(storedSize)) };
+  return {
+    ...json(200, { _rid: state.res._rid, Documents: documents, _count: documents.length }, headers),
+    requestCharge: changeFeedCharge(documents.map(storedSize)),
+  };
 }

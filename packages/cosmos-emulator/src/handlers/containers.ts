@@ -29,7 +29,12 @@ export async function createContainer(ctx: RequestContext, db: string, store: Ac
 }
 
 /** Creates a container as {@link createContainer} does, from the body and throughput of its request. */
-export async function addContainer(store: AccountStore, db: string, body: JsonObject, throughput: Throughput | undefined): Promise<ContainerResource> {
+export async function addContainer(
+  store: AccountStore,
+  db: string,
+  body: JsonObject,
+  throughput: Throughput | undefined,
+): Promise<ContainerResource> {
   checkSearchPolicies(body);
   const res = await store.createContainer(db, body, partitionsForThroughput(throughput));
   await provisionThroughput(store, res, throughput, true, store.getDatabase(db)._rid);
@@ -47,10 +52,27 @@ function quotaHeaders(state: ContainerState, scripts: Record<string, number>): R
     }
   }
   const kb = Math.ceil(bytes / 1024);
-  const line = (values: Record<string, number>): string => `${Object.entries(values).map(([k, v]) => `${k}=${v}`).join(';')};`;
+  const line = (values: Record<string, number>): string =>
+    `${Object.entries(values)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(';')};`;
   return {
-    'x-ms-resource-quota': line({ functions: 25, storedProcedures: 100, triggers: 25, documentSize: 10240, documentsSize: 10485760, documentsCount: -1, collectionSize: 10485760 }),
-    'x-ms-resource-usage': line({ ...scripts, documentSize: 0, documentsSize: kb, documentsCount: count, collectionSize: kb }),
+    'x-ms-resource-quota': line({
+      functions: 25,
+      storedProcedures: 100,
+      triggers: 25,
+      documentSize: 10240,
+      documentsSize: 10485760,
+      documentsCount: -1,
+      collectionSize: 10485760,
+    }),
+    'x-ms-resource-usage': line({
+      ...scripts,
+      documentSize: 0,
+      documentsSize: kb,
+      documentsCount: count,
+      collectionSize: kb,
+    }),
   };
 }
 
@@ -70,13 +92,25 @@ export function readContainer(ctx: RequestContext, db: string, coll: string, sto
   if (flag(ctx, 'x-ms-documentdb-populatequotainfo')) {
     const link = `dbs/${db}/colls/${coll}`;
     const count = (type: MetadataType): number => store.metadata.list(link, type).length;
-    Object.assign(headers, quotaHeaders(state, { functions: count(MetadataType.UserDefinedFunctions), storedProcedures: count(MetadataType.StoredProcedures), triggers: count(MetadataType.Triggers) }));
+    Object.assign(
+      headers,
+      quotaHeaders(state, {
+        functions: count(MetadataType.UserDefinedFunctions),
+        storedProcedures: count(MetadataType.StoredProcedures),
+        triggers: count(MetadataType.Triggers),
+      }),
+    );
   }
   return json(200, res, headers);
 }
 
 /** `PUT /dbs/{db}/colls/{coll}`: replaces settings such as `defaultTtl` and the indexing policy. */
-export async function replaceContainer(ctx: RequestContext, db: string, coll: string, store: AccountStore): Promise<Reply> {
+export async function replaceContainer(
+  ctx: RequestContext,
+  db: string,
+  coll: string,
+  store: AccountStore,
+): Promise<Reply> {
   const body = jsonObjectBody(ctx);
   checkSearchPolicies(body);
   checkSearchPolicyChange(store.container(db, coll).res, body);
@@ -99,7 +133,8 @@ export function readPartitionKeyRanges(ctx: RequestContext, db: string, coll: st
   const state = store.container(db, coll);
   const res = state.res;
   const etag = `"${state.changes.ranges.length}"`;
-  if (isChangeFeedRequest(ctx) && header(ctx, 'if-none-match') === etag) return { status: 304, headers: { etag, 'x-ms-item-count': 0 } };
+  if (isChangeFeedRequest(ctx) && header(ctx, 'if-none-match') === etag)
+    return { status: 304, headers: { etag, 'x-ms-item-count': 0 } };
   const ranges = state.changes.ranges.map((range, i) => ({
     id: range.id,
     _rid: partitionKeyRangeRid(res._rid, range.id),

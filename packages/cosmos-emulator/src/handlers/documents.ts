@@ -42,7 +42,12 @@ function conditions(ctx: RequestContext): { ifMatch?: string; ifNoneMatch?: stri
   return { ...(ifMatch !== undefined && { ifMatch }), ...(ifNoneMatch !== undefined && { ifNoneMatch }) };
 }
 
-async function runSingle(ctx: RequestContext, ref: ContainerRef, store: AccountStore, op: DocumentOperation): Promise<Reply> {
+async function runSingle(
+  ctx: RequestContext,
+  ref: ContainerRef,
+  store: AccountStore,
+  op: DocumentOperation,
+): Promise<Reply> {
   const pk = requiredPartitionKey(ctx, ref, store);
   const [result] = await store.execute(ref.db, ref.coll, pk, [op]);
   if (result === undefined) throw badRequest('No operation was executed.');
@@ -78,18 +83,38 @@ export function readDocument(ctx: RequestContext, ref: ContainerRef, id: string,
 }
 
 /** `PUT .../docs/{id}` (412 on a stale `If-Match`). */
-export function replaceDocument(ctx: RequestContext, ref: ContainerRef, id: string, store: AccountStore): Promise<Reply> {
-  return runSingle(ctx, ref, store, { kind: 'replace', id, body: jsonObjectBody(ctx), ...pick(conditions(ctx), 'ifMatch') });
+export function replaceDocument(
+  ctx: RequestContext,
+  ref: ContainerRef,
+  id: string,
+  store: AccountStore,
+): Promise<Reply> {
+  return runSingle(ctx, ref, store, {
+    kind: 'replace',
+    id,
+    body: jsonObjectBody(ctx),
+    ...pick(conditions(ctx), 'ifMatch'),
+  });
 }
 
 /** `DELETE .../docs/{id}`: 204. */
-export function deleteDocument(ctx: RequestContext, ref: ContainerRef, id: string, store: AccountStore): Promise<Reply> {
+export function deleteDocument(
+  ctx: RequestContext,
+  ref: ContainerRef,
+  id: string,
+  store: AccountStore,
+): Promise<Reply> {
   return runSingle(ctx, ref, store, { kind: 'delete', id, ...pick(conditions(ctx), 'ifMatch') });
 }
 
 /** `PATCH .../docs/{id}` with `{ operations, condition? }`. */
 export function patchDocument(ctx: RequestContext, ref: ContainerRef, id: string, store: AccountStore): Promise<Reply> {
-  return runSingle(ctx, ref, store, { kind: 'patch', id, patch: toPatchBody(jsonBody<unknown>(ctx)), ...pick(conditions(ctx), 'ifMatch') });
+  return runSingle(ctx, ref, store, {
+    kind: 'patch',
+    id,
+    patch: toPatchBody(jsonBody<unknown>(ctx)),
+    ...pick(conditions(ctx), 'ifMatch'),
+  });
 }
 
 /** `GET .../docs`: read feed, optionally scoped to the partition key (or range) headers. */
@@ -101,7 +126,10 @@ export function readDocumentFeed(ctx: RequestContext, ref: ContainerRef, store: 
   return { ...reply, requestCharge: queryCharge(page.map(storedSize)) };
 }
 
-function pick<K extends 'ifMatch' | 'ifNoneMatch'>(c: { ifMatch?: string; ifNoneMatch?: string }, key: K): Partial<Record<K, string>> {
+function pick<K extends 'ifMatch' | 'ifNoneMatch'>(
+  c: { ifMatch?: string; ifNoneMatch?: string },
+  key: K,
+): Partial<Record<K, string>> {
   const value = c[key];
   return value === undefined ? {} : ({ [key]: value } as Partial<Record<K, string>>);
 }

@@ -32,7 +32,13 @@ export function querySpec(ctx: RequestContext): QuerySpec {
  * A feed page (`{ _rid, <listKey>: [...], _count }`) of `items`, filtered by the posted query when the
  * request is a query, paged with `x-ms-max-item-count` / `x-ms-continuation`.
  */
-export function feedReply(ctx: RequestContext, items: unknown[], listKey: string, rid: string, extraHeaders: Record<string, string | number> = {}): Reply {
+export function feedReply(
+  ctx: RequestContext,
+  items: unknown[],
+  listKey: string,
+  rid: string,
+  extraHeaders: Record<string, string | number> = {},
+): Reply {
   const spec: QuerySpec = isQueryRequest(ctx) ? querySpec(ctx) : { query: 'SELECT * FROM root' };
   const page = runQuery(spec, items, { maxItemCount: pageSize(ctx), continuation: header(ctx, 'x-ms-continuation') });
   const headers: Record<string, string | number> = { 'x-ms-item-count': page.items.length, ...extraHeaders };

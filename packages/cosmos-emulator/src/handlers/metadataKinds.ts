@@ -54,10 +54,17 @@ export const CLIENT_ENCRYPTION_KEYS: MetadataKind = {
   listKey: 'ClientEncryptionKeys',
   label: 'Client encryption key',
   validate: (body) => {
-    if (typeof body['encryptionAlgorithm'] !== 'string') throw badRequest('A client encryption key needs an encryptionAlgorithm.');
-    if (typeof body['wrappedDataEncryptionKey'] !== 'string') throw badRequest('A client encryption key needs its wrappedDataEncryptionKey (base64).');
+    if (typeof body['encryptionAlgorithm'] !== 'string')
+      throw badRequest('A client encryption key needs an encryptionAlgorithm.');
+    if (typeof body['wrappedDataEncryptionKey'] !== 'string')
+      throw badRequest('A client encryption key needs its wrappedDataEncryptionKey (base64).');
     const metadata = body['keyWrapMetadata'] as JsonObject | undefined;
-    if (metadata === null || typeof metadata !== 'object' || typeof metadata['name'] !== 'string' || typeof metadata['value'] !== 'string') {
+    if (
+      metadata === null ||
+      typeof metadata !== 'object' ||
+      typeof metadata['name'] !== 'string' ||
+      typeof metadata['value'] !== 'string'
+    ) {
       throw badRequest('A client encryption key needs keyWrapMetadata with a name and a value.');
     }
     return body;
@@ -66,7 +73,8 @@ export const CLIENT_ENCRYPTION_KEYS: MetadataKind = {
 };
 
 function scriptBody(body: JsonObject): JsonObject {
-  if (typeof body['body'] !== 'string') throw badRequest('The body of a script must be a string holding a JavaScript function.');
+  if (typeof body['body'] !== 'string')
+    throw badRequest('The body of a script must be a string holding a JavaScript function.');
   return body;
 }
 
@@ -105,7 +113,10 @@ export const USER_DEFINED_FUNCTIONS: MetadataKind = {
 function grantedPartitionKey(store: AccountStore, resource: string, value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   const components = Array.isArray(value) ? value : [value];
-  const [, db, , coll] = resolveNames(resource.split('/').filter((s) => s.length > 0), store);
+  const [, db, , coll] = resolveNames(
+    resource.split('/').filter((s) => s.length > 0),
+    store,
+  );
   try {
     return partitionKeyFromHeader(JSON.stringify(components), store.container(db ?? '', coll ?? '').res.partitionKey);
   } catch {
@@ -124,17 +135,26 @@ export function permissionsKind(store: AccountStore, key: string): MetadataKind 
     label: 'Permission',
     validate: (body) => {
       oneOf(body, 'permissionMode', ['read', 'all']);
-      if (typeof body['resource'] !== 'string' || body['resource'].replace(/\//g, '') === '') throw badRequest('A permission needs the link of the resource it grants.');
+      if (typeof body['resource'] !== 'string' || body['resource'].replace(/\//g, '') === '')
+        throw badRequest('A permission needs the link of the resource it grants.');
       return body;
     },
     rid: (owner) => newMetadataRid(owner._rid, 'permission'),
     present: (res, ctx) => {
       const requested = Number(header(ctx, 'x-ms-documentdb-expiry-seconds') ?? TOKEN_LIFETIME.defaultSeconds);
-      const lifetime = Number.isFinite(requested) && requested > 0 ? Math.min(requested, TOKEN_LIFETIME.maxSeconds) : TOKEN_LIFETIME.defaultSeconds;
+      const lifetime =
+        Number.isFinite(requested) && requested > 0
+          ? Math.min(requested, TOKEN_LIFETIME.maxSeconds)
+          : TOKEN_LIFETIME.defaultSeconds;
       const resource = String(res['resource']);
       const partitionKey = grantedPartitionKey(store, resource, res['resourcePartitionKey']);
       const mode = String(res['permissionMode']).toLowerCase() === 'all' ? 'All' : 'Read';
-      const grant = { mode, resource, expiresAt: Math.floor(Date.now() / 1000) + lifetime, ...(partitionKey !== undefined && { partitionKey }) } as const;
+      const grant = {
+        mode,
+        resource,
+        expiresAt: Math.floor(Date.now() / 1000) + lifetime,
+        ...(partitionKey !== undefined && { partitionKey }),
+      } as const;
       return { ...res, _token: issueResourceToken(grant, key) };
     },
   };

@@ -49,7 +49,8 @@ export interface Feed {
   owner(): Owner;
 }
 
-const present = (feed: Feed, res: MetadataResource, ctx: RequestContext): JsonObject => feed.kind.present?.(res, ctx) ?? res;
+const present = (feed: Feed, res: MetadataResource, ctx: RequestContext): JsonObject =>
+  feed.kind.present?.(res, ctx) ?? res;
 
 function found(store: AccountStore, feed: Feed, owner: Owner, id: string): MetadataResource {
   const res = store.metadata.get(owner.link, feed.kind.type, id);
@@ -75,7 +76,13 @@ function build(feed: Feed, owner: Owner, body: JsonObject, rid: string): Metadat
   };
 }
 
-const record = (owner: Owner, feed: Feed, id: string, res: MetadataResource | null): MetadataRecord => ({ k: 'meta', parent: owner.link, type: feed.kind.type, id, res });
+const record = (owner: Owner, feed: Feed, id: string, res: MetadataResource | null): MetadataRecord => ({
+  k: 'meta',
+  parent: owner.link,
+  type: feed.kind.type,
+  id,
+  res,
+});
 
 /** `GET|POST(query) …/{type}`: the owner's resources of that type. */
 export function listMetadata(ctx: RequestContext, feed: Feed, store: AccountStore): Reply {
@@ -95,7 +102,10 @@ export async function createMetadata(ctx: RequestContext, feed: Feed, store: Acc
     if (existing !== undefined && !upsert) throw conflict(feed.kind.label);
     if (existing !== undefined) checkIfMatch(ctx, existing);
     const created = build(feed, owner, body, existing?._rid ?? feed.kind.rid(owner));
-    return { records: [record(owner, feed, id, created)], result: { res: created, status: existing === undefined ? 201 : 200 } };
+    return {
+      records: [record(owner, feed, id, created)],
+      result: { res: created, status: existing === undefined ? 201 : 200 },
+    };
   });
   return json(status, present(feed, res, ctx), { etag: res._etag });
 }
@@ -104,19 +114,26 @@ export async function createMetadata(ctx: RequestContext, feed: Feed, store: Acc
 export function readMetadata(ctx: RequestContext, feed: Feed, id: string, store: AccountStore): Reply {
   const res = found(store, feed, feed.owner(), id);
   const ifNoneMatch = header(ctx, 'if-none-match');
-  if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch === res._etag)) return { status: 304, headers: { etag: res._etag } };
+  if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch === res._etag))
+    return { status: 304, headers: { etag: res._etag } };
   return json(200, present(feed, res, ctx), { etag: res._etag });
 }
 
 /** `PUT …/{type}/{id}`: replaces the resource; a different id in the body renames it (409 when that id is taken). */
-export async function replaceMetadata(ctx: RequestContext, feed: Feed, id: string, store: AccountStore): Promise<Reply> {
+export async function replaceMetadata(
+  ctx: RequestContext,
+  feed: Feed,
+  id: string,
+  store: AccountStore,
+): Promise<Reply> {
   const body = jsonObjectBody(ctx);
   const res = await store.changeMetadata(() => {
     const owner = feed.owner();
     const current = found(store, feed, owner, id);
     checkIfMatch(ctx, current);
     const newId = requireId(body);
-    if (newId !== id && store.metadata.get(owner.link, feed.kind.type, newId) !== undefined) throw conflict(feed.kind.label);
+    if (newId !== id && store.metadata.get(owner.link, feed.kind.type, newId) !== undefined)
+      throw conflict(feed.kind.label);
     const replaced = build(feed, owner, body, current._rid);
     return { records: [record(owner, feed, id, replaced)], result: replaced };
   });

@@ -24,13 +24,19 @@ const DEFAULT_THROUGHPUT: Throughput = { manual: 400 };
 
 function manual(value: unknown): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 400 || n % 100 !== 0) throw badRequest(`The offer throughput ${String(value)} is invalid: it must be a multiple of 100, at least 400 RU/s.`);
+  if (!Number.isInteger(n) || n < 400 || n % 100 !== 0)
+    throw badRequest(
+      `The offer throughput ${String(value)} is invalid: it must be a multiple of 100, at least 400 RU/s.`,
+    );
   return n;
 }
 
 function autoscaleMax(value: unknown): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1000 || n % 1000 !== 0) throw badRequest(`The autoscale maximum throughput ${String(value)} is invalid: it must be a multiple of 1000, at least 1000 RU/s.`);
+  if (!Number.isInteger(n) || n < 1000 || n % 1000 !== 0)
+    throw badRequest(
+      `The autoscale maximum throughput ${String(value)} is invalid: it must be a multiple of 1000, at least 1000 RU/s.`,
+    );
   return n;
 }
 
@@ -38,7 +44,8 @@ function autoscaleMax(value: unknown): number {
 export function requestedThroughput(ctx: RequestContext): Throughput | undefined {
   const fixed = header(ctx, 'x-ms-offer-throughput');
   const autoscale = header(ctx, 'x-ms-cosmos-offer-autopilot-settings');
-  if (fixed !== undefined && autoscale !== undefined) throw badRequest('Specify either a throughput or autoscale settings, not both.');
+  if (fixed !== undefined && autoscale !== undefined)
+    throw badRequest('Specify either a throughput or autoscale settings, not both.');
   if (fixed !== undefined) return { manual: manual(fixed) };
   if (autoscale === undefined) return undefined;
   let settings: { maxThroughput?: unknown; autoUpgradePolicy?: unknown };
@@ -47,13 +54,22 @@ export function requestedThroughput(ctx: RequestContext): Throughput | undefined
   } catch {
     throw badRequest('The autoscale settings header is not JSON.');
   }
-  return { autoscaleMax: autoscaleMax(settings.maxThroughput), ...(settings.autoUpgradePolicy !== undefined && { autoUpgradePolicy: settings.autoUpgradePolicy }) };
+  return {
+    autoscaleMax: autoscaleMax(settings.maxThroughput),
+    ...(settings.autoUpgradePolicy !== undefined && { autoUpgradePolicy: settings.autoUpgradePolicy }),
+  };
 }
 
 function content(throughput: Throughput): JsonObject {
-  const base = { offerIsRUPerMinuteThroughputEnabled: false, offerMinimumThroughputParameters: { maxThroughputEverProvisioned: 400, maxConsumedStorageEverInKB: 0 } };
+  const base = {
+    offerIsRUPerMinuteThroughputEnabled: false,
+    offerMinimumThroughputParameters: { maxThroughputEverProvisioned: 400, maxConsumedStorageEverInKB: 0 },
+  };
   if ('manual' in throughput) return { offerThroughput: throughput.manual, ...base };
-  const settings = { maxThroughput: throughput.autoscaleMax, ...(throughput.autoUpgradePolicy !== undefined && { autoUpgradePolicy: throughput.autoUpgradePolicy }) };
+  const settings = {
+    maxThroughput: throughput.autoscaleMax,
+    ...(throughput.autoUpgradePolicy !== undefined && { autoUpgradePolicy: throughput.autoUpgradePolicy }),
+  };
   return { offerThroughput: throughput.autoscaleMax / 10, ...base, offerAutopilotSettings: settings };
 }
 
@@ -61,7 +77,13 @@ function content(throughput: Throughput): JsonObject {
  * Provisions throughput for a database or container just created: what the request asks for, else (for a
  * container in a database without shared throughput) the default 400 RU/s.
  */
-export async function provisionThroughput(store: AccountStore, target: { _rid: string; _self: string }, throughput: Throughput | undefined, isContainer: boolean, dbRid: string): Promise<void> {
+export async function provisionThroughput(
+  store: AccountStore,
+  target: { _rid: string; _self: string },
+  throughput: Throughput | undefined,
+  isContainer: boolean,
+  dbRid: string,
+): Promise<void> {
   await store.changeMetadata(() => {
     const sharedByDatabase = store.metadata.list('', MetadataType.Offers).some((o) => o['offerResourceId'] === dbRid);
     const chosen = throughput ?? (isContainer && !sharedByDatabase ? DEFAULT_THROUGHPUT : undefined);
@@ -107,15 +129,27 @@ export async function replaceOffer(ctx: RequestContext, id: string, store: Accou
   const body = jsonObjectBody(ctx);
   const res = await store.changeMetadata(() => {
     const current = offer(store, id);
-    if (body['id'] !== id || body['_rid'] !== current._rid) throw badRequest(`The offer's id and _rid must be those of offer '${id}'.`);
+    if (body['id'] !== id || body['_rid'] !== current._rid)
+      throw badRequest(`The offer's id and _rid must be those of offer '${id}'.`);
     const ifMatch = header(ctx, 'if-match');
     if (ifMatch !== undefined && ifMatch !== '*' && ifMatch !== current._etag) throw preconditionFailed();
-    const requested = (body['content'] ?? {}) as { offerThroughput?: unknown; offerAutopilotSettings?: { maxThroughput?: unknown; autoUpgradePolicy?: unknown } };
+    const requested = (body['content'] ?? {}) as {
+      offerThroughput?: unknown;
+      offerAutopilotSettings?: { maxThroughput?: unknown; autoUpgradePolicy?: unknown };
+    };
     const throughput: Throughput =
       requested.offerAutopilotSettings?.maxThroughput !== undefined
-        ? { autoscaleMax: autoscaleMax(requested.offerAutopilotSettings.maxThroughput), autoUpgradePolicy: requested.offerAutopilotSettings.autoUpgradePolicy }
+        ? {
+            autoscaleMax: autoscaleMax(requested.offerAutopilotSettings.maxThroughput),
+            autoUpgradePolicy: requested.offerAutopilotSettings.autoUpgradePolicy,
+          }
         : { manual: manual(requested.offerThroughput) };
-    const replaced: MetadataResource = { ...current, content: content(throughput), _etag: newEtag(), _ts: epochSeconds(Date.now()) };
+    const replaced: MetadataResource = {
+      ...current,
+      content: content(throughput),
+      _etag: newEtag(),
+      _ts: epochSeconds(Date.now()),
+    };
     return { records: [{ k: 'meta', parent: '', type: MetadataType.Offers, id, res: replaced }], result: replaced };
   });
   return json(200, res, { etag: res._etag });

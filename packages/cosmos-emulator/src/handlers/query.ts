@@ -38,21 +38,42 @@ function searchPolicies(res: ContainerResource): SearchPolicies {
  * refused with substatus 1004 and the plan attached, exactly the signal the SDK waits for before switching to its
  * cross-partition pipeline.
  */
-export function queryDocuments(ctx: RequestContext, ref: ContainerRef, store: AccountStore, scripts: ScriptLimits = DEFAULT_SCRIPT_LIMITS): Reply {
+export function queryDocuments(
+  ctx: RequestContext,
+  ref: ContainerRef,
+  store: AccountStore,
+  scripts: ScriptLimits = DEFAULT_SCRIPT_LIMITS,
+): Reply {
   const state = store.container(ref.db, ref.coll);
   const spec = querySpec(ctx);
   if (typeof spec.query !== 'string') throw badRequest('The query text is missing.');
   const feed = requestScope(ctx, state);
   const targetsRange = feed.range !== undefined || feed.epk !== undefined;
   if (feed.pk === undefined && !targetsRange && needsPlan(spec.query)) {
-    throw crossPartitionQueryNeedsPlan(JSON.stringify(buildQueryPlan(spec.query, spec.parameters, searchPolicies(state.res))));
+    throw crossPartitionQueryNeedsPlan(
+      JSON.stringify(buildQueryPlan(spec.query, spec.parameters, searchPolicies(state.res))),
+    );
   }
   // Only this partition's (or range's) documents, or across partitions the index's candidates, reach the query.
-  const source = (filter: CandidateFilter | undefined): unknown[] => store.queryDocuments(ref.db, ref.coll, feed, filter).map((d) => d.body);
+  const source = (filter: CandidateFilter | undefined): unknown[] =>
+    store.queryDocuments(ref.db, ref.coll, feed, filter).map((d) => d.body);
   const scope = `${ref.db}/${ref.coll}/${feed.pk ?? `range:${feed.range ?? '*'}:${feed.epk?.min ?? ''}:${feed.epk?.max ?? ''}`}`;
-  const options = { maxItemCount: pageSize(ctx), continuation: header(ctx, 'x-ms-continuation'), scope, policies: searchPolicies(state.res) };
-  const page = withUdfs(store, ref, scripts, spec.query, (udf) => runQuery(spec, source, udf === undefined ? options : { ...options, udf }));
-  const headers: Record<string, string | number> = { 'x-ms-item-count': page.items.length, 'x-ms-session-token': sessionToken(store) };
+  const options = {
+    maxItemCount: pageSize(ctx),
+    continuation: header(ctx, 'x-ms-continuation'),
+    scope,
+    policies: searchPolicies(state.res),
+  };
+  const page = withUdfs(store, ref, scripts, spec.query, (udf) =>
+    runQuery(spec, source, udf === undefined ? options : { ...options, udf }),
+  );
+  const headers: Record<string, string | number> = {
+    'x-ms-item-count': page.items.length,
+    'x-ms-session-token': sessionToken(store),
+  };
   if (page.continuation !== undefined) headers['x-ms-continuation'] = page.continuation;
-  return { ...json(200, { _rid: state.res._rid, Documents: page.items, _count: page.items.length }, headers), requestCharge: queryCharge(page.items.map(storedSize)) };
+  return {
+    ...json(200, { _rid: state.res._rid, Documents: page.items, _count: page.items.length }, headers),
+    requestCharge: queryCharge(page.items.map(storedSize)),
+  };
 }

@@ -24,10 +24,13 @@ export function requestScope(ctx: RequestContext, state: ContainerState): FeedSc
   }
   const min = header(ctx, 'x-ms-start-epk');
   const max = header(ctx, 'x-ms-end-epk');
-  if ((min === undefined) !== (max === undefined)) throw badRequest('x-ms-start-epk and x-ms-end-epk must be sent together.');
+  if ((min === undefined) !== (max === undefined))
+    throw badRequest('x-ms-start-epk and x-ms-end-epk must be sent together.');
   if (min !== undefined && max !== undefined) {
     if (!state.changes.hasEffectivePartitionKeys) {
-      throw badRequest('Effective partition key ranges (x-ms-start-epk) are not supported on hash v1 containers by this emulator.');
+      throw badRequest(
+        'Effective partition key ranges (x-ms-start-epk) are not supported on hash v1 containers by this emulator.',
+      );
     }
     scope.epk = { min: min.toUpperCase(), max: max.toUpperCase() };
   }

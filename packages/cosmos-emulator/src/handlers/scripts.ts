@@ -36,7 +36,13 @@ function procedureArguments(ctx: RequestContext): unknown[] {
  * (JSON); with `x-ms-documentdb-script-enable-logging` its `console.log` lines come back, URL-encoded, in
  * `x-ms-documentdb-script-log-results`.
  */
-export async function executeProcedure(ctx: RequestContext, ref: ContainerRef, id: string, store: AccountStore, limits: ScriptLimits): Promise<Reply> {
+export async function executeProcedure(
+  ctx: RequestContext,
+  ref: ContainerRef,
+  id: string,
+  store: AccountStore,
+  limits: ScriptLimits,
+): Promise<Reply> {
   const pk = requiredPartitionKey(ctx, ref, store);
   const logging = flag(ctx, 'x-ms-documentdb-script-enable-logging');
   const result = await executeStoredProcedure(store, { ...ref, pk }, id, procedureArguments(ctx), { limits, logging });
@@ -58,17 +64,31 @@ export async function deletePartition(ctx: RequestContext, ref: ContainerRef, st
  * A document write that names triggers (create, upsert, replace or delete with
  * `x-ms-documentdb-pre-trigger-include`/`…-post-trigger-include`): the write and its triggers as one transaction.
  */
-export async function triggeredWrite(ctx: RequestContext, ref: ContainerRef, id: string | undefined, store: AccountStore, limits: ScriptLimits, names: TriggerNames): Promise<Reply> {
+export async function triggeredWrite(
+  ctx: RequestContext,
+  ref: ContainerRef,
+  id: string | undefined,
+  store: AccountStore,
+  limits: ScriptLimits,
+  names: TriggerNames,
+): Promise<Reply> {
   const pk = requiredPartitionKey(ctx, ref, store);
   const ifMatch = header(ctx, 'if-match');
   const condition = ifMatch === undefined ? {} : { ifMatch };
   let op: DocumentOperation;
-  if (ctx.method === 'POST') op = flag(ctx, 'x-ms-documentdb-is-upsert') ? { kind: 'upsert', body: jsonObjectBody(ctx), ...condition } : { kind: 'create', body: jsonObjectBody(ctx) };
-  else if (ctx.method === 'PUT' && id !== undefined) op = { kind: 'replace', id, body: jsonObjectBody(ctx), ...condition };
+  if (ctx.method === 'POST')
+    op = flag(ctx, 'x-ms-documentdb-is-upsert')
+      ? { kind: 'upsert', body: jsonObjectBody(ctx), ...condition }
+      : { kind: 'create', body: jsonObjectBody(ctx) };
+  else if (ctx.method === 'PUT' && id !== undefined)
+    op = { kind: 'replace', id, body: jsonObjectBody(ctx), ...condition };
   else if (ctx.method === 'DELETE' && id !== undefined) op = { kind: 'delete', id, ...condition };
   else op = { kind: 'patch', id: id ?? '', patch: { operations: [] } };
   const outcome = await executeWithTriggers(store, { ...ref, pk }, op, names, limits);
-  const headers: Record<string, string | number> = { 'x-ms-session-token': sessionToken(store), 'x-ms-alt-content-path': headerPath('dbs', ref.db, 'colls', ref.coll) };
+  const headers: Record<string, string | number> = {
+    'x-ms-session-token': sessionToken(store),
+    'x-ms-alt-content-path': headerPath('dbs', ref.db, 'colls', ref.coll),
+  };
   if (outcome.doc !== undefined) headers['etag'] = outcome.doc.body._etag;
   if (outcome.status === 204) return { status: 204, headers };
   return json(outcome.status, outcome.body, headers);

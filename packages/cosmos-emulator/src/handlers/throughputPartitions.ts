@@ -14,6 +14,9 @@ const AUTOSCALE_RU_PER_PARTITION = 10_000;
  */
 export function partitionsForThroughput(throughput: Throughput | undefined): number {
   if (throughput === undefined) return 1;
-  const partitions = 'manual' in throughput ? throughput.manual / MANUAL_RU_PER_PARTITION : throughput.autoscaleMax / AUTOSCALE_RU_PER_PARTITION;
+  const partitions =
+    'manual' in throughput
+      ? throughput.manual / MANUAL_RU_PER_PARTITION
+      : throughput.autoscaleMax / AUTOSCALE_RU_PER_PARTITION;
   return Math.min(256, Math.max(1, Math.ceil(partitions)));
 }

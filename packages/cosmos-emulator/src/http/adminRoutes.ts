@@ -35,7 +35,10 @@ export function handleAdmin(ctx: RequestContext, counters: RequestCounters, faul
       try {
         return json(201, faults.add(jsonBody(ctx)));
       } catch (error) {
-        if (error instanceof ZodError) throw badRequest(`Invalid fault rule: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        if (error instanceof ZodError)
+          throw badRequest(
+            `Invalid fault rule: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+          );
         throw error;
       }
     }

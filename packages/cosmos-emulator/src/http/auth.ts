@@ -42,7 +42,8 @@ function signedLinks(ctx: RequestContext): string[] {
 function verifyMasterSignature(ctx: RequestContext, key: string, signature: string): void {
   const date = header(ctx, 'x-ms-date') ?? header(ctx, 'date');
   if (date === undefined) throw unauthorized('Required Header x-ms-date is missing.');
-  const signed = (link: string): string => `${ctx.method.toLowerCase()}\n${ctx.address.resourceType.toLowerCase()}\n${link}\n${date.toLowerCase()}\n\n`;
+  const signed = (link: string): string =>
+    `${ctx.method.toLowerCase()}\n${ctx.address.resourceType.toLowerCase()}\n${link}\n${date.toLowerCase()}\n\n`;
   const given = Buffer.from(signature, 'base64');
   const matches = (payload: string): boolean => {
     const expected = createHmac('sha256', Buffer.from(key, 'base64')).update(payload).digest();
@@ -77,7 +78,9 @@ export function authorize(ctx: RequestContext, key: string): ResourceGrant | und
   const signature = fields.get('sig');
   const type = fields.get('type');
   if ((type !== 'master' && type !== 'resource') || signature === null) {
-    throw unauthorized('The authorization header must be of the form type=master&ver=1.0&sig=<signature> or a resource token.');
+    throw unauthorized(
+      'The authorization header must be of the form type=master&ver=1.0&sig=<signature> or a resource token.',
+    );
   }
   if (type === 'resource') return readResourceToken(signature, key);
   if (fields.get('ver') !== '1.0') throw unauthorized('The authorization header must carry ver=1.0.');

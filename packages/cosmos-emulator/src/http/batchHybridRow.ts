@@ -41,7 +41,14 @@ const BATCH_RESULT: RowSchema = {
 };
 
 /** The SDK's `OperationType` values that a batch may carry, by the name the JSON batch uses. */
-const OPERATION_TYPES: Record<number, string> = { 0: 'Create', 1: 'Patch', 2: 'Read', 4: 'Delete', 5: 'Replace', 20: 'Upsert' };
+const OPERATION_TYPES: Record<number, string> = {
+  0: 'Create',
+  1: 'Patch',
+  2: 'Read',
+  4: 'Delete',
+  5: 'Replace',
+  20: 'Upsert',
+};
 const RESOURCE_TYPE_DOCUMENT = 2;
 
 /** One decoded batch operation, in the JSON batch's shape plus the per-operation return preference. */
@@ -78,23 +85,30 @@ export function readHybridBatch(body: Buffer): HybridBatchOperation[] {
   try {
     return readRecordIO(body).map((bytes, i) => toOperation(readRow(BATCH_OPERATION, bytes), i));
   } catch (error) {
-    if (error instanceof HybridRowError) throw badRequest(`The HybridRow batch request is malformed: ${error.message}.`);
+    if (error instanceof HybridRowError)
+      throw badRequest(`The HybridRow batch request is malformed: ${error.message}.`);
     throw error;
   }
 }
 
 function toOperation(row: ReturnType<typeof readRow>, i: number): HybridBatchOperation {
   const type = OPERATION_TYPES[row['operationType'] as number];
-  if (type === undefined) throw badRequest(`Batch operation ${i} has an unsupported operationType ${String(row['operationType'])}.`);
+  if (type === undefined)
+    throw badRequest(`Batch operation ${i} has an unsupported operationType ${String(row['operationType'])}.`);
   if (row['resourceType'] !== undefined && row['resourceType'] !== RESOURCE_TYPE_DOCUMENT) {
-    throw badRequest(`Batch operation ${i} targets resource type ${String(row['resourceType'])}; only documents are supported.`);
+    throw badRequest(
+      `Batch operation ${i} targets resource type ${String(row['resourceType'])}; only documents are supported.`,
+    );
   }
   for (const unsupported of ['effectivePartitionKey', 'binaryId', 'timeToLiveInSeconds'] as const) {
-    if (row[unsupported] !== undefined) throw badRequest(`Batch operation ${i} uses ${unsupported}, which the emulator does not support.`);
+    if (row[unsupported] !== undefined)
+      throw badRequest(`Batch operation ${i} uses ${unsupported}, which the emulator does not support.`);
   }
   const directive = row['indexingDirective'];
   if (directive !== undefined && directive !== 'Default') {
-    throw badRequest(`Batch operation ${i} uses indexingDirective ${String(directive)}, which the emulator does not support.`);
+    throw badRequest(
+      `Batch operation ${i} uses indexingDirective ${String(directive)}, which the emulator does not support.`,
+    );
   }
   const op: HybridBatchOperation = { operationType: type, minimal: row['minimalReturnPreference'] === true };
   if (typeof row['id'] === 'string') op.id = row['id'];

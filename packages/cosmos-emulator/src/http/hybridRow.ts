@@ -46,8 +46,33 @@ const HEADER_SIZE = 5;
 const FIXED_SIZE: Partial<Record<ColumnType, number>> = { int32: 4, uint32: 4, float64: 8 };
 
 /** Sparse type codes (`LayoutCode`). */
-const CODE = { null: 1, false: 2, true: 3, int8: 5, int16: 6, int32: 7, int64: 8, uint8: 9, uint16: 10, uint32: 11, uint64: 12, varint: 13, varuint: 14, float32: 15, float64: 16, utf8: 20, binary: 21 } as const;
-const CODE_OF: Record<ColumnType, number> = { int32: CODE.int32, uint32: CODE.uint32, float64: CODE.float64, bool: CODE.true, utf8: CODE.utf8, binary: CODE.binary };
+const CODE = {
+  null: 1,
+  false: 2,
+  true: 3,
+  int8: 5,
+  int16: 6,
+  int32: 7,
+  int64: 8,
+  uint8: 9,
+  uint16: 10,
+  uint32: 11,
+  uint64: 12,
+  varint: 13,
+  varuint: 14,
+  float32: 15,
+  float64: 16,
+  utf8: 20,
+  binary: 21,
+} as const;
+const CODE_OF: Record<ColumnType, number> = {
+  int32: CODE.int32,
+  uint32: CODE.uint32,
+  float64: CODE.float64,
+  bool: CODE.true,
+  utf8: CODE.utf8,
+  binary: CODE.binary,
+};
 
 interface Layout {
   schema: RowSchema;
@@ -84,7 +109,8 @@ function layoutOf(schema: RowSchema): Layout {
       fixed.push({ col, bit, boolBit: -1, offset: fixedSize });
       fixedSize += size;
     } else if (col.storage === 'variable') {
-      if (col.type !== 'utf8' && col.type !== 'binary') throw new HybridRowError(`variable ${col.type} columns are not supported (${col.path})`);
+      if (col.type !== 'utf8' && col.type !== 'binary')
+        throw new HybridRowError(`variable ${col.type} columns are not supported (${col.path})`);
       variable.push({ col, bit: bits++ });
     } else {
       sparse.push(col);
@@ -94,7 +120,16 @@ function layoutOf(schema: RowSchema): Layout {
   for (const f of fixed) f.offset += bitBytes;
   const ordered = [...fixed.map((f) => f.col), ...variable.map((v) => v.col), ...sparse];
   const tokens = new Map(ordered.map((c, i) => [c.path, i + 1]));
-  const layout: Layout = { schema, bitBytes, fixed, variable, sparse, tokens, byToken: [schema.columns[0]!, ...ordered], size: bitBytes + fixedSize };
+  const layout: Layout = {
+    schema,
+    bitBytes,
+    fixed,
+    variable,
+    sparse,
+    tokens,
+    byToken: [schema.columns[0]!, ...ordered],
+    size: bitBytes + fixedSize,
+  };
   layouts.set(schema, layout);
   return layout;
 }
@@ -217,7 +252,8 @@ export function writeRow(schema: RowSchema, row: Row): Buffer {
     parts.push(Buffer.from([code]), varuint(layout.tokens.get(col.path)!), encodeValue(col, value));
   }
   for (const path of Object.keys(row)) {
-    if (row[path] !== undefined && !layout.tokens.has(path)) throw new HybridRowError(`schema ${schema.id} has no column ${path}`);
+    if (row[path] !== undefined && !layout.tokens.has(path))
+      throw new HybridRowError(`schema ${schema.id} has no column ${path}`);
   }
   return Buffer.concat(parts);
 }
@@ -233,7 +269,8 @@ function decodeFixed(col: ColumnSpec, c: Cursor): number {
 function decodeSparse(col: ColumnSpec, code: number, c: Cursor): number | boolean | string | Buffer | undefined {
   if (code === CODE.null) return undefined;
   if (col.type === 'bool' && (code === CODE.true || code === CODE.false)) return code === CODE.true;
-  if (code !== CODE_OF[col.type]) throw new HybridRowError(`column ${col.path} (${col.type}) has a value of type code ${code}`);
+  if (code !== CODE_OF[col.type])
+    throw new HybridRowError(`column ${col.path} (${col.type}) has a value of type code ${code}`);
   if (col.type === 'utf8' || col.type === 'binary') {
     const bytes = c.bytes(c.varuint(col.path), col.path);
     return col.type === 'utf8' ? bytes.toString('utf8') : Buffer.from(bytes);
@@ -275,7 +312,10 @@ export function readRow(schema: RowSchema, buf: Buffer, start = 0, end = buf.len
     if (token < layout.byToken.length) col = token === 0 ? undefined : layout.byToken[token];
     else col = undefined;
     if (col === undefined || col.storage !== 'sparse') {
-      const name = token >= layout.byToken.length ? c.bytes(token - layout.byToken.length, 'a sparse path').toString('utf8') : `#${token}`;
+      const name =
+        token >= layout.byToken.length
+          ? c.bytes(token - layout.byToken.length, 'a sparse path').toString('utf8')
+          : `#${token}`;
       throw new HybridRowError(`schema ${schema.id} has no sparse column ${name}`);
     }
     row[col.path] = decodeSparse(col, code, c);
@@ -321,23 +361,27 @@ export function readRecordIO(buf: Buffer): Buffer[] {
   let pos = 0;
   let sawSegment = false;
   while (pos < buf.length) {
-    if (pos + HEADER_SIZE > buf.length || buf[pos] !== VERSION_V1) throw new HybridRowError(`no HybridRow header at byte ${pos}`);
+    if (pos + HEADER_SIZE > buf.length || buf[pos] !== VERSION_V1)
+      throw new HybridRowError(`no HybridRow header at byte ${pos}`);
     const id = buf.readInt32LE(pos + 1);
     if (id === (SEGMENT.id | 0)) {
       const fixedEnd = pos + HEADER_SIZE + layoutOf(SEGMENT).size;
       if (fixedEnd > buf.length) throw new HybridRowError('the stream ends inside a segment header');
       const length = readRow({ ...SEGMENT, columns: SEGMENT.columns.slice(0, 1) }, buf, pos, fixedEnd)['length'];
-      if (typeof length !== 'number' || length < fixedEnd - pos || pos + length > buf.length) throw new HybridRowError('a segment header has an invalid length');
+      if (typeof length !== 'number' || length < fixedEnd - pos || pos + length > buf.length)
+        throw new HybridRowError('a segment header has an invalid length');
       pos += length;
       sawSegment = true;
       continue;
     }
     if (!sawSegment) throw new HybridRowError('the stream does not start with a RecordIO segment');
-    if (id !== (RECORD.id | 0)) throw new HybridRowError(`expected a RecordIO record header at byte ${pos}, found schema ${id}`);
+    if (id !== (RECORD.id | 0))
+      throw new HybridRowError(`expected a RecordIO record header at byte ${pos}, found schema ${id}`);
     const headerEnd = pos + HEADER_SIZE + layoutOf(RECORD).size;
     const record = readRow(RECORD, buf, pos, Math.min(headerEnd, buf.length));
     const length = record['length'] as number;
-    if (length < 0 || headerEnd + length > buf.length) throw new HybridRowError(`record at byte ${pos} claims ${length} bytes beyond the stream`);
+    if (length < 0 || headerEnd + length > buf.length)
+      throw new HybridRowError(`record at byte ${pos} claims ${length} bytes beyond the stream`);
     const row = buf.subarray(headerEnd, headerEnd + length);
     if (crc32(row) !== record['crc32']) throw new HybridRowError(`record at byte ${pos} fails its CRC-32 check`);
     rows.push(row);

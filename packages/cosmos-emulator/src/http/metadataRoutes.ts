@@ -11,7 +11,13 @@ import {
   userOwner,
   USERS,
 } from '../handlers/metadataKinds.js';
-import { createMetadata, deleteMetadata, listMetadata, readMetadata, replaceMetadata } from '../handlers/metadataResources.js';
+import {
+  createMetadata,
+  deleteMetadata,
+  listMetadata,
+  readMetadata,
+  replaceMetadata,
+} from '../handlers/metadataResources.js';
 import type { Feed, MetadataKind, Owner } from '../handlers/metadataResources.js';
 import { listOffers, readOffer, replaceOffer } from '../handlers/offers.js';
 import { deletePartition, executeProcedure, requestedTriggers, triggeredWrite } from '../handlers/scripts.js';
@@ -41,7 +47,8 @@ const refuse = (ctx: RequestContext): Route =>
 function feedRoutes(ctx: RequestContext, store: AccountStore, feed: Feed, id: string | undefined): Route {
   const m = ctx.method;
   if (id === undefined) {
-    if (m === 'GET' || (m === 'POST' && isQueryRequest(ctx))) return route(OperationKind.MetadataRead, () => listMetadata(ctx, feed, store));
+    if (m === 'GET' || (m === 'POST' && isQueryRequest(ctx)))
+      return route(OperationKind.MetadataRead, () => listMetadata(ctx, feed, store));
     if (m === 'POST') return route(OperationKind.MetadataWrite, () => createMetadata(ctx, feed, store));
     return refuse(ctx);
   }
@@ -62,11 +69,18 @@ const TRIGGERED_OPERATIONS: Record<string, OperationKind> = {
 const feedOf = (kind: MetadataKind, owner: () => Owner): Feed => ({ kind, owner });
 
 /** The conflicts feed: this single-region emulator never has conflicts, so it is always empty. */
-function conflictRoutes(ctx: RequestContext, store: AccountStore, db: string, coll: string, id: string | undefined): Route {
-  if (id !== undefined) return route(OperationKind.MetadataRead, () => {
-    store.container(db, coll);
-    throw notFound('Conflict');
-  });
+function conflictRoutes(
+  ctx: RequestContext,
+  store: AccountStore,
+  db: string,
+  coll: string,
+  id: string | undefined,
+): Route {
+  if (id !== undefined)
+    return route(OperationKind.MetadataRead, () => {
+      store.container(db, coll);
+      throw notFound('Conflict');
+    });
   if (ctx.method !== 'GET' && !(ctx.method === 'POST' && isQueryRequest(ctx))) return refuse(ctx);
   return route(OperationKind.MetadataRead, () => {
     const rid = store.container(db, coll).res._rid;
@@ -83,7 +97,9 @@ export function routeMetadata(ctx: RequestContext, store: AccountStore, env: Rou
   const n = ctx.address.segments.length;
   if (s0 === 'offers' && n <= 2) {
     if (id === undefined && db === undefined) {
-      return ctx.method === 'GET' || (ctx.method === 'POST' && isQueryRequest(ctx)) ? route(OperationKind.MetadataRead, () => listOffers(ctx, store)) : refuse(ctx);
+      return ctx.method === 'GET' || (ctx.method === 'POST' && isQueryRequest(ctx))
+        ? route(OperationKind.MetadataRead, () => listOffers(ctx, store))
+        : refuse(ctx);
     }
     const offerId = db ?? '';
     if (ctx.method === 'GET') return route(OperationKind.MetadataRead, () => readOffer(offerId, store));
@@ -93,29 +109,49 @@ export function routeMetadata(ctx: RequestContext, store: AccountStore, env: Rou
   if (s0 !== 'dbs' || db === undefined) return undefined;
   if (n >= 3 && n <= 4 && (s2 === 'users' || s2 === 'clientencryptionkeys')) {
     const kind = s2 === 'users' ? USERS : CLIENT_ENCRYPTION_KEYS;
-    return feedRoutes(ctx, store, feedOf(kind, () => databaseOwner(store, db)), child);
+    return feedRoutes(
+      ctx,
+      store,
+      feedOf(kind, () => databaseOwner(store, db)),
+      child,
+    );
   }
   if (child === undefined) return undefined;
   if (s2 === 'users' && n >= 5 && s4 === 'permissions' && n <= 6) {
-    return feedRoutes(ctx, store, feedOf(permissionsKind(store, env.key), () => userOwner(store, db, child)), id);
+    return feedRoutes(
+      ctx,
+      store,
+      feedOf(permissionsKind(store, env.key), () => userOwner(store, db, child)),
+      id,
+    );
   }
   if (s2 !== 'colls' || n < 5 || n > 6) return undefined;
   const coll = child;
   const ref = { db, coll };
-  const kinds: Record<string, MetadataKind> = { sprocs: STORED_PROCEDURES, triggers: TRIGGERS, udfs: USER_DEFINED_FUNCTIONS };
+  const kinds: Record<string, MetadataKind> = {
+    sprocs: STORED_PROCEDURES,
+    triggers: TRIGGERS,
+    udfs: USER_DEFINED_FUNCTIONS,
+  };
   const kind = kinds[s4 ?? ''];
   if (kind !== undefined) {
     if (s4 === 'sprocs' && id !== undefined && ctx.method === 'POST') {
       return route(OperationKind.ExecuteStoredProcedure, () => executeProcedure(ctx, ref, id, store, env.scripts));
     }
-    return feedRoutes(ctx, store, feedOf(kind, () => containerOwner(store, db, coll)), id);
+    return feedRoutes(
+      ctx,
+      store,
+      feedOf(kind, () => containerOwner(store, db, coll)),
+      id,
+    );
   }
   if (s4 === 'conflicts') return conflictRoutes(ctx, store, db, coll, id);
   if (s4 === 'operations' && id === 'partitionkeydelete' && ctx.method === 'POST') {
     return route(OperationKind.PartitionKeyDelete, () => deletePartition(ctx, ref, store));
   }
   const triggers = s4 === 'docs' ? requestedTriggers(ctx) : undefined;
-  const special = isQueryRequest(ctx) || flag(ctx, 'x-ms-cosmos-is-batch-request') || flag(ctx, 'x-ms-cosmos-is-query-plan-request');
+  const special =
+    isQueryRequest(ctx) || flag(ctx, 'x-ms-cosmos-is-batch-request') || flag(ctx, 'x-ms-cosmos-is-query-plan-request');
   const operation = TRIGGERED_OPERATIONS[ctx.method];
   if (triggers !== undefined && operation !== undefined && !special && (ctx.method === 'POST') === (id === undefined)) {
     const kind = ctx.method === 'POST' && flag(ctx, 'x-ms-documentdb-is-upsert') ? OperationKind.Upsert : operation;

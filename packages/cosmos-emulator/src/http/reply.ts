@@ -41,7 +41,11 @@ export function errorReply(error: CosmosError): Reply {
 /** Writes a reply with the headers the SDK reads on every response. */
 export function writeReply(res: ServerResponse, reply: Reply): void {
   const payload =
-    reply.body === undefined || reply.status === 204 || reply.status === 304 ? '' : Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body);
+    reply.body === undefined || reply.status === 204 || reply.status === 304
+      ? ''
+      : Buffer.isBuffer(reply.body)
+        ? reply.body
+        : JSON.stringify(reply.body);
   res.statusCode = reply.status;
   res.setHeader('content-type', 'application/json');
   res.setHeader('x-ms-activity-id', randomUUID());

@@ -37,7 +37,8 @@ export function parseAddress(pathname: string): ResourceAddress | undefined {
   }
   if (segments.length === 0) return { segments, resourceType: '', resourceLink: '' };
   // `deleteAllItemsForPartitionKey` posts to the container's `operations/partitionkeydelete`, signed as the container.
-  if (segments.length === 6 && segments[4] === 'operations') return { segments, resourceType: 'colls', resourceLink: segments.slice(0, 4).join('/') };
+  if (segments.length === 6 && segments[4] === 'operations')
+    return { segments, resourceType: 'colls', resourceLink: segments.slice(0, 4).join('/') };
   const isItem = segments.length % 2 === 0;
   return {
     segments,
@@ -71,6 +72,7 @@ export function jsonBody<T>(ctx: RequestContext): T {
 /** Parses the body as a JSON object (not an array or scalar). */
 export function jsonObjectBody(ctx: RequestContext): Record<string, unknown> {
   const value = jsonBody<unknown>(ctx);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformedJson('a JSON object was expected.');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw malformedJson('a JSON object was expected.');
   return value as Record<string, unknown>;
 }

@@ -13,7 +13,12 @@ import { header } from './requestContext.js';
  * signature check the resource link the SDK signs for it.
  */
 
-const SEGMENT_KIND: Record<string, RidKind> = { dbs: 'database', colls: 'container', docs: 'document', pkranges: 'pkrange' };
+const SEGMENT_KIND: Record<string, RidKind> = {
+  dbs: 'database',
+  colls: 'container',
+  docs: 'document',
+  pkranges: 'pkrange',
+};
 
 /**
  * The resource link the .NET SDK signs for a rid-addressed request: the last resource id of the link,
@@ -50,7 +55,10 @@ function containerIdFor(store: AccountStore, db: string, segment: string): strin
     return segment;
   }
   if (containers.some((c) => c.id === segment)) return segment;
-  return containers.find((c) => c._rid === segment && isRidUnder(segment, 'container', store.getDatabase(db)._rid))?.id ?? segment;
+  return (
+    containers.find((c) => c._rid === segment && isRidUnder(segment, 'container', store.getDatabase(db)._rid))?.id ??
+    segment
+  );
 }
 
 function documentIdFor(store: AccountStore, db: string, coll: string, segment: string): string {
@@ -85,7 +93,8 @@ export function resolveResourceIds(ctx: RequestContext, store: AccountStore): Re
   const headers = { ...ctx.headers };
   // `{collRid},{rangeId}` (the SDK's PartitionKeyRangeIdentity header form) names the same range as `{rangeId}`.
   const range = header(ctx, 'x-ms-documentdb-partitionkeyrangeid');
-  if (range?.includes(',') === true) headers['x-ms-documentdb-partitionkeyrangeid'] = range.slice(range.lastIndexOf(',') + 1);
+  if (range?.includes(',') === true)
+    headers['x-ms-documentdb-partitionkeyrangeid'] = range.slice(range.lastIndexOf(',') + 1);
   return { ...ctx, address: { ...ctx.address, segments }, headers };
 }
 
@@ -97,12 +106,24 @@ export function resolveResourceIds(ctx: RequestContext, store: AccountStore): Re
 export function checkIntendedContainer(ctx: RequestContext, store: AccountStore): void {
   const intended = header(ctx, 'x-ms-cosmos-intended-collection-rid');
   const [s0, db, s2, coll] = ctx.address.segments;
-  if (intended === undefined || s0 !== 'dbs' || s2 !== 'colls' || db === undefined || coll === undefined || ctx.address.segments.length < 5) return;
+  if (
+    intended === undefined ||
+    s0 !== 'dbs' ||
+    s2 !== 'colls' ||
+    db === undefined ||
+    coll === undefined ||
+    ctx.address.segments.length < 5
+  )
+    return;
   let rid: string;
   try {
     rid = store.container(db, coll).res._rid;
   } catch {
     return; // the handler answers 404
   }
-  if (rid !== intended) throw badRequest(`The container '${coll}' is not the one the request was prepared for (resource id ${intended}); it was recreated.`, 1024);
+  if (rid !== intended)
+    throw badRequest(
+      `The container '${coll}' is not the one the request was prepared for (resource id ${intended}); it was recreated.`,
+      1024,
+    );
 }

@@ -44,16 +44,20 @@ export function issueResourceToken(grant: ResourceGrant, key: string): string {
 /** The grant a token's `sig` carries. @throws 401 when it is forged, malformed or expired. */
 export function readResourceToken(sig: string, key: string, nowSeconds = Date.now() / 1000): ResourceGrant {
   const [payload, given, extra] = sig.split('.');
-  if (payload === undefined || given === undefined || extra !== undefined) throw unauthorized('The resource token is malformed.');
+  if (payload === undefined || given === undefined || extra !== undefined)
+    throw unauthorized('The resource token is malformed.');
   const expected = mac(payload, key);
   const actual = Buffer.from(given, 'base64url');
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) throw unauthorized('The resource token was not issued by this account.');
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
+    throw unauthorized('The resource token was not issued by this account.');
   const grant = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as ResourceGrant;
-  if (grant.expiresAt < nowSeconds) throw unauthorized('The resource token has expired; read the permission again for a fresh one.');
+  if (grant.expiresAt < nowSeconds)
+    throw unauthorized('The resource token has expired; read the permission again for a fresh one.');
   return grant;
 }
 
-const isPrefix = (prefix: string[], of: string[]): boolean => prefix.length <= of.length && prefix.every((s, i) => s === of[i]);
+const isPrefix = (prefix: string[], of: string[]): boolean =>
+  prefix.length <= of.length && prefix.every((s, i) => s === of[i]);
 
 /**
  * Refuses (403) a request the grant does not cover. The request path (names) must be the granted resource
@@ -66,18 +70,28 @@ export function checkGrant(ctx: RequestContext, grant: ResourceGrant, store: Acc
     if (ctx.method === 'GET') return;
     throw forbidden('A resource token cannot change the account.');
   }
-  const granted = resolveNames(grant.resource.split('/').filter((s) => s.length > 0), store);
+  const granted = resolveNames(
+    grant.resource.split('/').filter((s) => s.length > 0),
+    store,
+  );
   if (!isPrefix(granted, segments)) {
     throw forbidden(`The resource token grants access to '${granted.join('/')}' only, not '${segments.join('/')}'.`);
   }
   const reads = ctx.method === 'GET' || ctx.method === 'HEAD' || (ctx.method === 'POST' && isQueryRequest(ctx));
   if (grant.mode === 'Read' && !reads) throw forbidden(`The permission's mode is Read; ${ctx.method} needs mode All.`);
   const type = segments[4];
-  if (grant.partitionKey === undefined || (type !== 'docs' && type !== 'sprocs') || (type === 'sprocs' && ctx.method !== 'POST')) return;
+  if (
+    grant.partitionKey === undefined ||
+    (type !== 'docs' && type !== 'sprocs') ||
+    (type === 'sprocs' && ctx.method !== 'POST')
+  )
+    return;
   const [, db, , coll] = segments;
   const definition = store.container(db ?? '', coll ?? '').res.partitionKey;
   const requested = partitionKeyFromHeader(header(ctx, 'x-ms-documentdb-partitionkey'), definition);
   if (requested !== grant.partitionKey) {
-    throw forbidden(`The resource token is limited to partition key ${grant.partitionKey}; the request is for ${requested ?? 'no partition key'}.`);
+    throw forbidden(
+      `The resource token is limited to partition key ${grant.partitionKey}; the request is for ${requested ?? 'no partition key'}.`,
+    );
   }
 }

@@ -5,7 +5,13 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { RequestCounters } from '../counters.js';
 import { isCosmosError } from '../errors/cosmosError.js';
-import { badRequest, entityTooLarge, injectedStatus, internalError, serviceUnavailable } from '../errors/errorFactory.js';
+import {
+  badRequest,
+  entityTooLarge,
+  injectedStatus,
+  internalError,
+  serviceUnavailable,
+} from '../errors/errorFactory.js';
 import type { FaultInjector } from '../faults.js';
 import type { AccountStore } from '../store/accountStore.js';
 import { ADMIN_PREFIX, handleAdmin } from './adminRoutes.js';
@@ -83,7 +89,14 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     writeReply(res, errorReply(badRequest('The request path is not valid.')));
     return;
   }
-  const ctx: RequestContext = { method: (req.method ?? 'GET').toUpperCase(), address, headers: req.headers, body, origin: `${deps.tls === undefined ? 'http' : 'https'}://${req.headers.host ?? 'localhost'}`, faults: deps.faults };
+  const ctx: RequestContext = {
+    method: (req.method ?? 'GET').toUpperCase(),
+    address,
+    headers: req.headers,
+    body,
+    origin: `${deps.tls === undefined ? 'http' : 'https'}://${req.headers.host ?? 'localhost'}`,
+    faults: deps.faults,
+  };
   if (address.segments[0] === ADMIN_PREFIX) {
     writeReply(res, handleAdmin(ctx, deps.counters, deps.faults));
     return;
@@ -134,7 +147,9 @@ export function createEmulatorServer(deps: HttpDependencies): Server | HttpsServ
   server.on('clientError', (_error: Error, socket: Socket) => {
     if (socket.writable) {
       const body = JSON.stringify({ code: 'BadRequest', message: 'The request could not be parsed as HTTP.' });
-      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     } else {
       socket.destroy();
     }

@@ -24,7 +24,10 @@ export const AGGREGATE_TYPES = {
 export type AggregateFunction = keyof typeof AGGREGATE_TYPES;
 
 type LibraryAggregate = (values: unknown[]) => unknown;
-const library = createRequire(import.meta.url)('@zeit/cosmosdb-query/lib/aggregate-functions') as Record<'COUNT' | 'SUM' | 'AVG' | 'MIN' | 'MAX', LibraryAggregate>;
+const library = createRequire(import.meta.url)('@zeit/cosmosdb-query/lib/aggregate-functions') as Record<
+  'COUNT' | 'SUM' | 'AVG' | 'MIN' | 'MAX',
+  LibraryAggregate
+>;
 
 /** True for a function name (any case) that is an aggregate. */
 export function isAggregateName(name: string): name is AggregateFunction {
@@ -33,7 +36,8 @@ export function isAggregateName(name: string): name is AggregateFunction {
 
 function makeSet(values: unknown[]): unknown[] {
   const seen = new Map<string, unknown>();
-  for (const value of values) if (value !== undefined && !seen.has(canonicalKey(value))) seen.set(canonicalKey(value), value);
+  for (const value of values)
+    if (value !== undefined && !seen.has(canonicalKey(value))) seen.set(canonicalKey(value), value);
   return [...seen.values()];
 }
 

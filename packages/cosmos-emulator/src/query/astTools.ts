@@ -6,7 +6,12 @@ import type { AstNode } from './cosmosdbQuery.js';
  */
 
 /** Node types that open a nested query, whose aggregates and aliases are its own. */
-const SUBQUERIES = new Set(['array_subquery_expression', 'exists_subquery_expression', 'scalar_subquery_expression', 'collection_subquery_expression']);
+const SUBQUERIES = new Set([
+  'array_subquery_expression',
+  'exists_subquery_expression',
+  'scalar_subquery_expression',
+  'collection_subquery_expression',
+]);
 
 /** `name` as an identifier. */
 export const identifier = (name: string): AstNode => ({ type: 'identifier', name });
@@ -15,16 +20,26 @@ export const identifier = (name: string): AstNode => ({ type: 'identifier', name
 export const parameter = (name: string): AstNode => ({ type: 'parameter_name', name });
 
 /** `object.name`. */
-export const member = (object: AstNode, name: string): AstNode => ({ type: 'scalar_member_expression', object, property: identifier(name), computed: false });
+export const member = (object: AstNode, name: string): AstNode => ({
+  type: 'scalar_member_expression',
+  object,
+  property: identifier(name),
+  computed: false,
+});
 
 /** `{ "k1": v1, ... }` built from entries (a key whose value is undefined is left out when evaluated). */
 export function objectOf(entries: [string, AstNode][]): AstNode {
-  return { type: 'scalar_object_expression', properties: entries.map(([key, value]) => ({ key: { type: 'string_constant', value: key }, value })) };
+  return {
+    type: 'scalar_object_expression',
+    properties: entries.map(([key, value]) => ({ key: { type: 'string_constant', value: key }, value })),
+  };
 }
 
 /** True for a node of the AST (an object with a string `type`). */
 export function isNode(value: unknown): value is AstNode {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as AstNode).type === 'string';
+  return (
+    value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as AstNode).type === 'string'
+  );
 }
 
 /** The function name of a call node (upper case), or undefined for anything else and for `udf.` calls. */
@@ -83,7 +98,9 @@ export function expressionText(node: AstNode): string {
     case 'scalar_member_expression': {
       const object = expressionText(node['object'] as AstNode);
       const property = node['property'] as AstNode;
-      return node['computed'] === true ? `${object}[${JSON.stringify(property['value'])}]` : `${object}.${String(property['name'])}`;
+      return node['computed'] === true
+        ? `${object}[${JSON.stringify(property['value'])}]`
+        : `${object}.${String(property['name'])}`;
     }
     case 'string_constant':
       return JSON.stringify(node['value']);

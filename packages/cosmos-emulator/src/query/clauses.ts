@@ -53,7 +53,8 @@ function topLevelWords(sql: string): Word[] {
       while (i < sql.length && /[A-Za-z_@0-9]/.test(sql[i] ?? '')) i += 1;
       // `c.offset` is a property, not a clause.
       const member = /\.\s*$/.test(sql.slice(0, start));
-      if (depth === 0 && !member) words.push({ text: sql.slice(start, i), upper: sql.slice(start, i).toUpperCase(), start, end: i });
+      if (depth === 0 && !member)
+        words.push({ text: sql.slice(start, i), upper: sql.slice(start, i).toUpperCase(), start, end: i });
     } else {
       i += 1;
     }
@@ -71,9 +72,17 @@ function count(word: Word | undefined, clause: string): Count {
 export function splitClauses(sql: string): Clauses {
   const words = topLevelWords(sql);
   const cuts: [number, number][] = [];
-  const clauses: Clauses = { core: sql, distinct: false, groupBy: undefined, rank: false, offset: undefined, limit: undefined };
+  const clauses: Clauses = {
+    core: sql,
+    distinct: false,
+    groupBy: undefined,
+    rank: false,
+    offset: undefined,
+    limit: undefined,
+  };
   const at = (i: number): Word | undefined => words[i];
-  const index = (upper: string, next?: string): number => words.findIndex((w, i) => w.upper === upper && (next === undefined || at(i + 1)?.upper === next));
+  const index = (upper: string, next?: string): number =>
+    words.findIndex((w, i) => w.upper === upper && (next === undefined || at(i + 1)?.upper === next));
   if (at(0)?.upper === 'SELECT' && at(1)?.upper === 'DISTINCT') {
     clauses.distinct = true;
     const distinct = at(1) as Word;

@@ -39,7 +39,8 @@ export const requireFromLibrary = createRequire(requireHere.resolve('@zeit/cosmo
 
 let library: CosmosDbQueryModule | undefined;
 // Loaded on first use: with Babel and Turf it would be most of the emulator's start-up (see `preloadQueryLibrary`).
-const loaded = (): CosmosDbQueryModule => (library ??= (deferTurf(), requireHere('@zeit/cosmosdb-query') as CosmosDbQueryModule));
+const loaded = (): CosmosDbQueryModule =>
+  (library ??= (deferTurf(), requireHere('@zeit/cosmosdb-query') as CosmosDbQueryModule));
 
 /**
  * Turf (a tenth of a second to load) serves only the spatial functions (ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, …),
@@ -60,7 +61,15 @@ function deferTurf(): void {
   const standIn = new Module(path);
   standIn.filename = path;
   standIn.loaded = true;
-  standIn.exports = new Proxy({}, { get: (_, name: string) => (...args: unknown[]) => real()[name]!(...args) });
+  standIn.exports = new Proxy(
+    {},
+    {
+      get:
+        (_, name: string) =>
+        (...args: unknown[]) =>
+          real()[name]!(...args),
+    },
+  );
   requireHere.cache[path] = standIn;
 }
 

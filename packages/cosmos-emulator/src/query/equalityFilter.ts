@@ -28,12 +28,20 @@ export interface ResolvedEquality {
 
 /** True for values an equality pre-filter can use. */
 export function isIndexable(value: unknown): value is IndexableValue {
-  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
 }
 
 /** The FROM alias when the query reads whole documents of one collection without JOINs, else null. */
 export function documentAlias(query: ParsedQuery): string | null {
-  const from = query.ast.body['from'] as { source?: { expression?: AstNode; alias?: AstNode | null }; joins?: unknown[] | null } | null;
+  const from = query.ast.body['from'] as {
+    source?: { expression?: AstNode; alias?: AstNode | null };
+    joins?: unknown[] | null;
+  } | null;
   const source = from?.source;
   if (source?.expression?.type !== 'collection_expression' || (from?.joins ?? []).length > 0) return null;
   const named = source.alias ?? (source.expression['expression'] as AstNode | undefined);
@@ -46,8 +54,10 @@ function topLevelProperty(node: AstNode, alias: string): string | null {
   const object = node['object'] as AstNode;
   const property = node['property'] as AstNode;
   if (object.type !== 'identifier' || object['name'] !== alias) return null;
-  if (node['computed'] !== true && property.type === 'identifier' && typeof property['name'] === 'string') return property['name'];
-  if (node['computed'] === true && property.type === 'string_constant' && typeof property['value'] === 'string') return property['value'];
+  if (node['computed'] !== true && property.type === 'identifier' && typeof property['name'] === 'string')
+    return property['name'];
+  if (node['computed'] === true && property.type === 'string_constant' && typeof property['value'] === 'string')
+    return property['value'];
   return null;
 }
 
@@ -91,7 +101,8 @@ function conjunctsOf(node: AstNode, alias: string, out: EqualityConjunct[]): voi
   if (node.type === 'scalar_in_expression' && node['not'] !== true) {
     const property = topLevelProperty(node['value'] as AstNode, alias);
     const sources = (node['list'] as AstNode[]).map(valueSource);
-    if (property !== null && sources.length > 0 && sources.every((s) => s !== null)) out.push({ property, values: sources as ValueSource[] });
+    if (property !== null && sources.length > 0 && sources.every((s) => s !== null))
+      out.push({ property, values: sources as ValueSource[] });
   }
 }
 
@@ -109,7 +120,10 @@ export function equalityConjuncts(query: ParsedQuery): EqualityConjunct[] {
  * Binds parameters. A conjunct whose parameter is missing or not a scalar is dropped (the query itself
  * decides what such a comparison means), which only makes the pre-filter less selective.
  */
-export function resolveEqualities(conjuncts: EqualityConjunct[], parameters: { name: string; value: unknown }[] | undefined): ResolvedEquality[] {
+export function resolveEqualities(
+  conjuncts: EqualityConjunct[],
+  parameters: { name: string; value: unknown }[] | undefined,
+): ResolvedEquality[] {
   const bound = new Map((parameters ?? []).map((p) => [p.name, p.value] as const));
   const out: ResolvedEquality[] = [];
   for (const conjunct of conjuncts) {

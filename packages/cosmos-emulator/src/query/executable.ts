@@ -45,12 +45,23 @@ function library(): Codegen {
     runtime: {
       aggregates: requireFromLibrary('./aggregate-functions') as unknown,
       // The library's functions plus what it lacks: search functions (`searchFunctions.ts`) and LIKE (`like.ts`).
-      builtins: Object.assign(Object.create(requireFromLibrary('./builtin-functions') as object) as object, SEARCH_BUILTINS, { [LIKE_FUNCTION]: like }) as unknown,
+      builtins: Object.assign(
+        Object.create(requireFromLibrary('./builtin-functions') as object) as object,
+        SEARCH_BUILTINS,
+        { [LIKE_FUNCTION]: like },
+      ) as unknown,
       // The library's helpers, with ties broken (and continuations resumed) in the SDK's `_rid` order (`ridOrder.ts`).
       helpers: Object.assign(Object.create(libraryHelpers) as object, {
-        sort: ((collection, getRid, indexes, ...orders) => libraryHelpers.sort(collection, byRidOrder(getRid, orders), indexes, ...orders)) as Sort,
+        sort: ((collection, getRid, indexes, ...orders) =>
+          libraryHelpers.sort(collection, byRidOrder(getRid, orders), indexes, ...orders)) as Sort,
         paginate: ((rows, maxItemCount, continuation, getRid, ...orders) =>
-          libraryHelpers.paginate(rows, maxItemCount, continuation, byRidOrder(getRid as (row: unknown) => unknown, orders), ...orders)) as Paginate,
+          libraryHelpers.paginate(
+            rows,
+            maxItemCount,
+            continuation,
+            byRidOrder(getRid as (row: unknown) => unknown, orders),
+            ...orders,
+          )) as Paginate,
       }) as unknown,
     },
   };
@@ -86,30 +97,55 @@ export interface Executable {
   run(items: unknown[], options?: RunOptions): LibraryPage;
 }
 
-type Paginate = (rows: unknown[], maxItemCount: number | undefined, continuation: LibraryContinuation | undefined, ...rest: unknown[]) => LibraryPage;
+type Paginate = (
+  rows: unknown[],
+  maxItemCount: number | undefined,
+  continuation: LibraryContinuation | undefined,
+  ...rest: unknown[]
+) => LibraryPage;
 
 /** Pages a captured {@link PageInput} with the library's own helper. */
-export function paginate(input: PageInput, maxItemCount: number | undefined, continuation: LibraryContinuation | undefined): LibraryPage {
-  return (library().runtime.helpers as { paginate: Paginate }).paginate(input.rows, maxItemCount, continuation, ...input.rest);
+export function paginate(
+  input: PageInput,
+  maxItemCount: number | undefined,
+  continuation: LibraryContinuation | undefined,
+): LibraryPage {
+  return (library().runtime.helpers as { paginate: Paginate }).paginate(
+    input.rows,
+    maxItemCount,
+    continuation,
+    ...input.rest,
+  );
 }
 
 type Compiled = (...args: unknown[]) => { result: unknown[]; continuation: LibraryContinuation | null };
 
-const isNode = (value: unknown): value is JsNode => value !== null && typeof value === 'object' && typeof (value as JsNode).type === 'string';
+const isNode = (value: unknown): value is JsNode =>
+  value !== null && typeof value === 'object' && typeof (value as JsNode).type === 'string';
 
 /** `[...$, a, b]` (no further spreads) → `($.push(a, b), $)`; anything else is returned unchanged. */
 function pushInsteadOfCopy(node: unknown): unknown {
   if (!isNode(node) || node.type !== 'ArrayExpression') return node;
   const [first, ...rest] = node['elements'] as (JsNode | null)[];
-  const spreadsAccumulator = first?.type === 'SpreadElement' && isNode(first['argument']) && first['argument'].type === 'Identifier' && first['argument']['name'] === '$';
-  if (!spreadsAccumulator || rest.length === 0 || rest.some((e) => e === null || e.type === 'SpreadElement')) return node;
+  const spreadsAccumulator =
+    first?.type === 'SpreadElement' &&
+    isNode(first['argument']) &&
+    first['argument'].type === 'Identifier' &&
+    first['argument']['name'] === '$';
+  if (!spreadsAccumulator || rest.length === 0 || rest.some((e) => e === null || e.type === 'SpreadElement'))
+    return node;
   const accumulator = { type: 'Identifier', name: '$' };
   return {
     type: 'SequenceExpression',
     expressions: [
       {
         type: 'CallExpression',
-        callee: { type: 'MemberExpression', object: accumulator, property: { type: 'Identifier', name: 'push' }, computed: false },
+        callee: {
+          type: 'MemberExpression',
+          object: accumulator,
+          property: { type: 'Identifier', name: 'push' },
+          computed: false,
+        },
         arguments: rest,
       },
       accumulator,
@@ -204,7 +240,17 @@ export function toExecutable(query: ParsedQuery): Executable {
         };
         helpers = Object.assign(Object.create(runtime.helpers as object) as object, { paginate: paginateAndCapture });
       }
-      return compiled(runtime.aggregates, runtime.builtins, items, helpers, options.udf ?? {}, params, options.maxItemCount, options.continuation, undefined);
+      return compiled(
+        runtime.aggregates,
+        runtime.builtins,
+        items,
+        helpers,
+        options.udf ?? {},
+        params,
+        options.maxItemCount,
+        options.continuation,
+        undefined,
+      );
     },
   };
 }

@@ -30,13 +30,21 @@ function contextOf(q: PipelineQuery, contexts: SearchContext[], expression: AstN
 }
 
 /** The plan of an ORDER BY RANK query. @throws 400 without TOP or OFFSET LIMIT, which the service requires too. */
-export function hybridPlan(q: PipelineQuery, sql: string, policies: SearchPolicies, bounds: { top: number | null; offset: number | null; limit: number | null }): Record<string, unknown> {
+export function hybridPlan(
+  q: PipelineQuery,
+  sql: string,
+  policies: SearchPolicies,
+  bounds: { top: number | null; offset: number | null; limit: number | null },
+): Record<string, unknown> {
   const take = bounds.top ?? bounds.limit;
   if (take === null) throw badRequest('ORDER BY RANK needs TOP or OFFSET … LIMIT.');
   const skip = bounds.offset ?? 0;
   const contexts = searchContexts(q.searchCalls, policies, []);
   const fullText = q.orderBy.flatMap((o, i) => (callName(o.expression) === 'FULLTEXTSCORE' ? [i] : []));
-  const statistics = [DOCUMENT_COUNT, ...fullText.map((i) => `${i}:{${PLACEHOLDER}-totalwordcount-${i}}:{${PLACEHOLDER}-hitcountsarray-${i}}`)].join(';');
+  const statistics = [
+    DOCUMENT_COUNT,
+    ...fullText.map((i) => `${i}:{${PLACEHOLDER}-totalwordcount-${i}}:{${PLACEHOLDER}-hitcountsarray-${i}}`),
+  ].join(';');
   const componentQueryInfos = q.orderBy.map((o, i) => ({
     distinctType: 'None',
     top: skip + take,
@@ -79,7 +87,10 @@ export function statisticsRow(q: PipelineQuery, documents: unknown[], policies: 
 }
 
 /** The statistics the SDK wrote into a component query's header, by FullTextScore call. */
-export function statisticsFromHeader(q: PipelineQuery, header: string | undefined): ((call: SearchCall) => FullTextStatistics | undefined) | undefined {
+export function statisticsFromHeader(
+  q: PipelineQuery,
+  header: string | undefined,
+): ((call: SearchCall) => FullTextStatistics | undefined) | undefined {
   if (header === undefined) return undefined;
   const [count, ...parts] = header.split(';');
   const documentCount = Number(count);
@@ -92,7 +103,8 @@ export function statisticsFromHeader(q: PipelineQuery, header: string | undefine
     } catch {
       hitCounts = undefined;
     }
-    if (!Number.isFinite(documentCount) || !Array.isArray(hitCounts)) throw badRequest('The hybrid search statistics of the rewritten query are malformed.');
+    if (!Number.isFinite(documentCount) || !Array.isArray(hitCounts))
+      throw badRequest('The hybrid search statistics of the rewritten query are malformed.');
     byComponent.set(Number(index), { documentCount, totalWordCount: Number(words), hitCounts: hitCounts as number[] });
   }
   return (call) => byComponent.get(q.orderBy.findIndex((o) => o.expression === call.node));
@@ -105,8 +117,17 @@ type Row = Record<string, unknown>;
  * component's score (`component` set, partial); else the fused ranking of the whole query. Rows no full-text
  * component matches are left out.
  */
-export function rankRows(q: PipelineQuery, rows: Row[], contexts: SearchContext[], component: number | undefined): unknown[] {
-  const components = q.orderBy.map((o, i) => ({ key: `o${i}`, descending: bestFirstDescending(o.expression, contextOf(q, contexts, o.expression)), fullText: callName(o.expression) === 'FULLTEXTSCORE' }));
+export function rankRows(
+  q: PipelineQuery,
+  rows: Row[],
+  contexts: SearchContext[],
+  component: number | undefined,
+): unknown[] {
+  const components = q.orderBy.map((o, i) => ({
+    key: `o${i}`,
+    descending: bestFirstDescending(o.expression, contextOf(q, contexts, o.expression)),
+    fullText: callName(o.expression) === 'FULLTEXTSCORE',
+  }));
   const usable = (row: Row, i: number): boolean => {
     const c = components[i];
     const score = c === undefined ? undefined : row[c.key];
@@ -115,7 +136,9 @@ export function rankRows(q: PipelineQuery, rows: Row[], contexts: SearchContext[
   const best = (i: number): Row[] => {
     const c = components[i];
     const sign = c?.descending === true ? -1 : 1;
-    return rows.filter((r) => usable(r, i)).sort((a, b) => sign * compareValues(a[c?.key ?? ''], b[c?.key ?? '']) || compareValues(a['r'], b['r']));
+    return rows
+      .filter((r) => usable(r, i))
+      .sort((a, b) => sign * compareValues(a[c?.key ?? ''], b[c?.key ?? '']) || compareValues(a['r'], b['r']));
   };
   if (component !== undefined) {
     return best(component).map((r) => {
@@ -124,7 +147,9 @@ export function rankRows(q: PipelineQuery, rows: Row[], contexts: SearchContext[
       const head = { _rid: r['r'], orderByItems: [{ item: r[components[component]?.key ?? ''] }] };
       // The SDK reads the row back as `{ payload: { payload, componentScores } }` (`hybridSearchQueryResult.js`).
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
-        throw badRequest('ORDER BY RANK across partitions needs each result to be an object; SELECT VALUE of a scalar or array cannot be ranked.');
+        throw badRequest(
+          'ORDER BY RANK across partitions needs each result to be an object; SELECT VALUE of a scalar or array cannot be ranked.',
+        );
       }
       return { ...head, payload: { payload, componentScores: scores } };
     });
@@ -134,6 +159,7 @@ export function rankRows(q: PipelineQuery, rows: Row[], contexts: SearchContext[
   components.forEach((_, i) => {
     best(i).forEach((row, rank) => fused.set(row, (fused.get(row) ?? 0) + (q.rankWeights?.[i] ?? 1) / (60 + rank + 1)));
   });
-  return [...fused.entries()].sort((a, b) => b[1] - a[1] || compareValues(a[0]['r'], b[0]['r'])).map(([row]) => row['p']);
+  return [...fused.entries()]
+    .sort((a, b) => b[1] - a[1] || compareValues(a[0]['r'], b[0]['r']))
+    .map(([row]) => row['p']);
 }
-

@@ -106,14 +106,18 @@ export function like(value: unknown, pattern: unknown, escape?: unknown): boolea
     let source = '';
     for (let i = 0; i < pattern.length; i++) {
       const ch = pattern[i] ?? '';
-      if (typeof escape === 'string' && escape !== '' && ch === escape) source += (pattern[++i] ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (typeof escape === 'string' && escape !== '' && ch === escape)
+        source += (pattern[++i] ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       else if (ch === '%') source += '[\\s\\S]*';
       else if (ch === '_') source += '[\\s\\S]';
       else if (ch === '[') {
         const close = pattern.indexOf(']', i + 1);
         if (close === -1) source += '\\[';
         else {
-          source += `[${pattern.slice(i + 1, close).replace(/^\^/, '^').replace(/\\/g, '\\\\')}]`;
+          source += `[${pattern
+            .slice(i + 1, close)
+            .replace(/^\^/, '^')
+            .replace(/\\/g, '\\\\')}]`;
           i = close;
         }
       } else source += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

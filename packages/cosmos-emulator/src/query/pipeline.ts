@@ -41,7 +41,8 @@ interface PipelineRun {
 function resolve(count: Count | undefined, parameters: Parameters, clause: string): number | undefined {
   if (count === undefined) return undefined;
   const value = 'value' in count ? count.value : parameters.find((p) => p.name === count.parameter)?.value;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw badRequest(`The ${clause} value must be a non-negative integer.`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw badRequest(`The ${clause} value must be a non-negative integer.`);
   return value;
 }
 
@@ -57,8 +58,10 @@ export function descending(expression: AstNode, order: 'ASC' | 'DESC' | null, co
   if (fn === 'FULLTEXTSCORE') return true;
   if (fn !== 'VECTORDISTANCE') return false;
   const args = argumentsOf(expression);
-  const options = args[3]?.type === 'object_constant' ? (args[3]['properties'] as { key: AstNode; value: AstNode }[]) : [];
-  const written = options.find((p) => p.key['name'] === 'distanceFunction' || p.key['value'] === 'distanceFunction')?.value['value'];
+  const options =
+    args[3]?.type === 'object_constant' ? (args[3]['properties'] as { key: AstNode; value: AstNode }[]) : [];
+  const written = options.find((p) => p.key['name'] === 'distanceFunction' || p.key['value'] === 'distanceFunction')
+    ?.value['value'];
   const hidden = args[args.length - 1];
   const index = hidden?.type === 'parameter_name' ? Number(String(hidden['name']).replace('@__search', '')) : -1;
   const fnName = typeof written === 'string' ? written : (contexts[index]?.distanceFunction ?? 'cosine');
@@ -92,7 +95,13 @@ function groupRows(q: PipelineQuery, rows: Row[]): { keys: unknown[]; rows: Row[
   return [...groups.values()];
 }
 
-function project(q: PipelineQuery, group: { keys: unknown[]; rows: Row[] }, parameters: Parameters, partial: boolean, udf: PipelineRun['udf']): unknown {
+function project(
+  q: PipelineQuery,
+  group: { keys: unknown[]; rows: Row[] },
+  parameters: Parameters,
+  partial: boolean,
+  udf: PipelineRun['udf'],
+): unknown {
   const argumentsOfCall = (i: number): unknown[] => group.rows.map((r) => r[`a${i}`]);
   const whole = (fn: AggregateFunction, i: number): unknown => aggregate(fn, argumentsOfCall(i));
   const bound = [
@@ -100,7 +109,8 @@ function project(q: PipelineQuery, group: { keys: unknown[]; rows: Row[] }, para
     ...q.aggregates.map((fn, i) => ({ name: `@__a${i}`, value: whole(fn, i) })),
     ...group.keys.map((value, i) => ({ name: `@__g${i}`, value })),
   ];
-  const evaluate = (executable: PipelineQuery['project']): unknown => executable?.run([], { parameters: bound, udf }).result[0];
+  const evaluate = (executable: PipelineQuery['project']): unknown =>
+    executable?.run([], { parameters: bound, udf }).result[0];
   if (!partial) return evaluate(q.project);
   const groupByItems = { groupByItems: group.keys.map((item) => ({ item })) };
   let payload: unknown;
@@ -111,7 +121,8 @@ function project(q: PipelineQuery, group: { keys: unknown[]; rows: Row[] }, para
     let call = 0;
     payload = Object.fromEntries(
       q.items.flatMap((item) => {
-        if (item.aggregate === undefined) return plain[item.alias] === undefined ? [] : [[item.alias, plain[item.alias]]];
+        if (item.aggregate === undefined)
+          return plain[item.alias] === undefined ? [] : [[item.alias, plain[item.alias]]];
         return [[item.alias, { item: partialAggregate(item.aggregate, argumentsOfCall(call++)) }]];
       }),
     );
@@ -132,13 +143,26 @@ export function runPipeline(q: PipelineQuery, items: unknown[], run: PipelineRun
     out = groupRows(q, rows).map((group) => project(q, group, parameters, run.partial, run.udf));
     out = out.filter((value) => value !== undefined);
   } else if (q.rankWeights !== undefined) {
-    out = rankRows(q, rows.filter((r) => r['p'] !== undefined), run.contexts, run.partial ? (run.component ?? 0) : undefined);
+    out = rankRows(
+      q,
+      rows.filter((r) => r['p'] !== undefined),
+      run.contexts,
+      run.partial ? (run.component ?? 0) : undefined,
+    );
   } else {
     if (q.orderBy.length > 0) rows = sortRows(q, rows, run.contexts);
     rows = rows.filter((r) => r['p'] !== undefined);
-    out = run.partial && q.orderBy.length > 0 ? rows.map((r) => ({ _rid: r['r'], orderByItems: q.orderBy.map((_, i) => ({ item: r[`o${i}`] })), payload: r['p'] })) : rows.map((r) => r['p']);
+    out =
+      run.partial && q.orderBy.length > 0
+        ? rows.map((r) => ({
+            _rid: r['r'],
+            orderByItems: q.orderBy.map((_, i) => ({ item: r[`o${i}`] })),
+            payload: r['p'],
+          }))
+        : rows.map((r) => r['p']);
   }
-  if (q.clauses.distinct) out = distinct(out, run.partial && q.orderBy.length > 0 ? (r) => (r as Row)['payload'] : undefined);
+  if (q.clauses.distinct)
+    out = distinct(out, run.partial && q.orderBy.length > 0 ? (r) => (r as Row)['payload'] : undefined);
   if (run.partial) {
     const cap = top ?? (limit === undefined ? undefined : offset + limit);
     return cap === undefined ? out : out.slice(0, cap);

@@ -55,7 +55,12 @@ function comparePositions(a: Position, b: Position, directions: number[]): numbe
  * The page of `rows` that `token` points at. `directions` is set for a range's ORDER BY rows
  * (`{ _rid, orderByItems, payload }`), which continue by position.
  */
-export function pageRows(rows: unknown[], maxItemCount: number | undefined, token: string | undefined, directions?: number[]): RowsPage {
+export function pageRows(
+  rows: unknown[],
+  maxItemCount: number | undefined,
+  token: string | undefined,
+  directions?: number[],
+): RowsPage {
   let start = 0;
   if (token !== undefined && token !== '') {
     const decoded = decode(token);
@@ -71,6 +76,7 @@ export function pageRows(rows: unknown[], maxItemCount: number | undefined, toke
   // reading once it has every range's rows and would otherwise wait forever for a page it never asks for.
   if (start + size >= rows.length) return { items };
   const last = items[items.length - 1];
-  const next: Token = directions !== undefined && last !== undefined ? { after: positionOf(last) } : { skip: start + size };
+  const next: Token =
+    directions !== undefined && last !== undefined ? { after: positionOf(last) } : { skip: start + size };
   return { items, continuation: JSON.stringify({ pipeline: next }) };
 }

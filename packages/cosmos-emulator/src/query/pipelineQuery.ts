@@ -1,7 +1,19 @@
 import { badRequest } from '../errors/errorFactory.js';
 import { isAggregateName } from './aggregates.js';
 import type { AggregateFunction } from './aggregates.js';
-import { argumentsOf, callName, expressionText, findNodes, identifier, isNode, mapTree, member, objectOf, parameter, sameExpression } from './astTools.js';
+import {
+  argumentsOf,
+  callName,
+  expressionText,
+  findNodes,
+  identifier,
+  isNode,
+  mapTree,
+  member,
+  objectOf,
+  parameter,
+  sameExpression,
+} from './astTools.js';
 import type { Clauses, Count } from './clauses.js';
 import { parseSql } from './cosmosdbQuery.js';
 import type { AstNode, ParsedQuery } from './cosmosdbQuery.js';
@@ -93,7 +105,10 @@ const isAggregateCall = (node: AstNode): boolean => isAggregateName(callName(nod
  * The scores `ORDER BY RANK` ranks by: one FullTextScore or VectorDistance, or the arguments of `RRF(...)` with an
  * optional last array of weights.
  */
-function rankComponents(sort: { expression: AstNode; order: 'ASC' | 'DESC' | null }[]): { components: { expression: AstNode; order: null }[]; weights: number[] } {
+function rankComponents(sort: { expression: AstNode; order: 'ASC' | 'DESC' | null }[]): {
+  components: { expression: AstNode; order: null }[];
+  weights: number[];
+} {
   const [first] = sort;
   if (first === undefined || sort.length > 1) throw badRequest('ORDER BY RANK takes exactly one scoring expression.');
   const args = callName(first.expression) === 'RRF' ? argumentsOf(first.expression) : [first.expression];
@@ -122,24 +137,45 @@ export function compilePipeline(clauses: Clauses, parsed: ParsedQuery): Pipeline
   const searchCalls = bindSearchCalls(parsed.ast.body);
   const body = parsed.ast.body;
   const select = body['select'] as AstNode;
-  const sort = (body['orderBy'] as { expressions?: { expression: AstNode; order: 'ASC' | 'DESC' | null }[] } | null)?.expressions ?? [];
+  const sort =
+    (body['orderBy'] as { expressions?: { expression: AstNode; order: 'ASC' | 'DESC' | null }[] } | null)
+      ?.expressions ?? [];
   const rank = clauses.rank ? rankComponents(sort) : undefined;
-  const orderBy = (rank?.components ?? sort).map((s) => ({ expression: s.expression, order: s.order, text: expressionText(s.expression) }));
-  const groupBy = groupByExpressions(clauses.groupBy).map((expression) => ({ expression, text: expressionText(expression) }));
+  const orderBy = (rank?.components ?? sort).map((s) => ({
+    expression: s.expression,
+    order: s.order,
+    text: expressionText(s.expression),
+  }));
+  const groupBy = groupByExpressions(clauses.groupBy).map((expression) => ({
+    expression,
+    text: expressionText(expression),
+  }));
   const calls = findNodes(select, isAggregateCall);
   const aggregating = groupBy.length > 0 || calls.length > 0;
-  if (aggregating && orderBy.length > 0) throw badRequest('The emulator does not support ORDER BY together with GROUP BY or aggregates.');
-  if (rank !== undefined && (aggregating || clauses.distinct)) throw badRequest('ORDER BY RANK cannot be combined with GROUP BY, aggregates or DISTINCT.');
+  if (aggregating && orderBy.length > 0)
+    throw badRequest('The emulator does not support ORDER BY together with GROUP BY or aggregates.');
+  if (rank !== undefined && (aggregating || clauses.distinct))
+    throw badRequest('ORDER BY RANK cannot be combined with GROUP BY, aggregates or DISTINCT.');
   const alias = rootAlias(body);
   const value = select['value'] as AstNode | undefined;
-  const list = (select['properties'] as { properties: { property: AstNode; alias: AstNode | null }[] } | undefined)?.properties;
+  const list = (select['properties'] as { properties: { property: AstNode; alias: AstNode | null }[] } | undefined)
+    ?.properties;
   if (select['*'] === true && ((body['from'] as { joins?: unknown[] } | null)?.joins ?? []).length > 0) {
     throw badRequest("'SELECT *' is only valid with a single input set.");
   }
   let unnamed = 0;
-  const items = list?.map((item) => ({ alias: aliasOf(item, () => `$${++unnamed}`), aggregate: isAggregateCall(item.property) ? (callName(item.property) as AggregateFunction) : undefined }));
+  const items = list?.map((item) => ({
+    alias: aliasOf(item, () => `$${++unnamed}`),
+    aggregate: isAggregateCall(item.property) ? (callName(item.property) as AggregateFunction) : undefined,
+  }));
   // Aliases are written out, so an item whose path becomes a parameter (GROUP BY) keeps its name.
-  const named = list === undefined || items === undefined ? undefined : { type: 'object_property_list', properties: list.map((item, i) => ({ property: item.property, alias: identifier(items[i]?.alias ?? '') })) };
+  const named =
+    list === undefined || items === undefined
+      ? undefined
+      : {
+          type: 'object_property_list',
+          properties: list.map((item, i) => ({ property: item.property, alias: identifier(items[i]?.alias ?? '') })),
+        };
   const projection: AstNode | undefined = value ?? named ?? alias;
   if (projection === undefined) throw badRequest("'SELECT *' is not valid if FROM clause is omitted.");
 
@@ -149,7 +185,12 @@ export function compilePipeline(clauses: Clauses, parsed: ParsedQuery): Pipeline
   orderBy.forEach((o, i) => entries.push([`o${i}`, o.expression]));
   groupBy.forEach((g, i) => entries.push([`g${i}`, g.expression]));
   calls.forEach((call, i) => entries.push([`a${i}`, argumentsOf(call)[0] ?? { type: 'undefined_constant' }]));
-  const rowsBody = { ...body, top: null, orderBy: null, select: { type: 'select_specification', value: objectOf(entries) } };
+  const rowsBody = {
+    ...body,
+    top: null,
+    orderBy: null,
+    select: { type: 'select_specification', value: objectOf(entries) },
+  };
   const rows = toExecutable({ ast: { type: 'sql', body: rowsBody }, exec: parsed.exec });
 
   let project: Executable | undefined;
@@ -162,10 +203,28 @@ export function compilePipeline(clauses: Clauses, parsed: ParsedQuery): Pipeline
       const g = groupBy.findIndex((e) => sameExpression(e.expression, node));
       return g >= 0 ? parameter(`@__g${g}`) : undefined;
     };
-    const single = (node: AstNode): Executable => toExecutable({ ast: { type: 'sql', body: { type: 'select_query', top: null, select: { type: 'select_specification', value: node }, from: null, where: null, orderBy: null } }, exec: parsed.exec });
+    const single = (node: AstNode): Executable =>
+      toExecutable({
+        ast: {
+          type: 'sql',
+          body: {
+            type: 'select_query',
+            top: null,
+            select: { type: 'select_specification', value: node },
+            from: null,
+            where: null,
+            orderBy: null,
+          },
+        },
+        exec: parsed.exec,
+      });
     project = single(mapTree(projection, bind) as AstNode);
     if (list !== undefined && items !== undefined) {
-      const plain = list.flatMap((item, i) => (items[i]?.aggregate === undefined ? [[items[i]?.alias ?? '', mapTree(item.property, bind) as AstNode] as [string, AstNode]] : []));
+      const plain = list.flatMap((item, i) =>
+        items[i]?.aggregate === undefined
+          ? [[items[i]?.alias ?? '', mapTree(item.property, bind) as AstNode] as [string, AstNode]]
+          : [],
+      );
       projectItems = single(objectOf(plain));
     }
   }
@@ -191,7 +250,8 @@ export function compilePipeline(clauses: Clauses, parsed: ParsedQuery): Pipeline
 export function needsPipeline(parsed: ParsedQuery): boolean {
   const body = parsed.ast.body;
   const libraryAggregates = ['COUNT', 'SUM', 'MIN', 'MAX', 'AVG'];
-  if (findNodes(body['select'], (n) => isAggregateCall(n) && !libraryAggregates.includes(callName(n) ?? '')).length > 0) return true;
+  if (findNodes(body['select'], (n) => isAggregateCall(n) && !libraryAggregates.includes(callName(n) ?? '')).length > 0)
+    return true;
   if (hasSearchCalls(body)) return true;
   const sort = (body['orderBy'] as { expressions?: { expression: AstNode }[] } | null)?.expressions ?? [];
   return sort.some((s) => s.expression.type !== 'scalar_member_expression' || !isPath(s.expression));
@@ -201,6 +261,9 @@ function isPath(node: AstNode): boolean {
   if (node.type === 'identifier') return true;
   if (node.type !== 'scalar_member_expression') return false;
   const property = node['property'];
-  return isNode(property) && (property.type === 'identifier' || property.type === 'string_constant') && isPath(node['object'] as AstNode);
+  return (
+    isNode(property) &&
+    (property.type === 'identifier' || property.type === 'string_constant') &&
+    isPath(node['object'] as AstNode)
+  );
 }
-

@@ -57,10 +57,14 @@ function compile(sql: string): ParsedQuery {
  */
 function applyResumeFilter(parsed: ParsedQuery, filter: string | undefined): void {
   if (filter === undefined || /^\(?\s*true\s*\)?$/i.test(filter.trim())) return;
-  const condition = (compile(`SELECT * FROM root WHERE ${filter}`).ast.body['where'] as { condition: AstNode }).condition;
+  const condition = (compile(`SELECT * FROM root WHERE ${filter}`).ast.body['where'] as { condition: AstNode })
+    .condition;
   const body = parsed.ast.body;
   const where = body['where'] as { condition: AstNode } | null;
-  const combined = where === null ? condition : { type: 'scalar_binary_expression', operator: 'AND', left: condition, right: where.condition };
+  const combined =
+    where === null
+      ? condition
+      : { type: 'scalar_binary_expression', operator: 'AND', left: condition, right: where.condition };
   body['where'] = { type: 'filter_condition', condition: combined };
 }
 
@@ -69,7 +73,8 @@ function containsAggregate(node: unknown): boolean {
   if (node === null || typeof node !== 'object') return false;
   const n = node as AstNode;
   const name = (n['name'] as { name?: unknown } | undefined)?.name;
-  if (n.type === 'scalar_function_expression' && typeof name === 'string' && name.toUpperCase() in AGGREGATES) return true;
+  if (n.type === 'scalar_function_expression' && typeof name === 'string' && name.toUpperCase() in AGGREGATES)
+    return true;
   return Object.values(n).some(containsAggregate);
 }
 
@@ -87,7 +92,10 @@ function prepareText(text: string): PreparedQuery {
   const pagesByRid =
     rewrite.kind === 'none' &&
     pipeline === undefined &&
-    documentAlias(parsed) !== null && shape.top === null && shape.orderBy.length === 0 && !containsAggregate(parsed.ast.body['select']);
+    documentAlias(parsed) !== null &&
+    shape.top === null &&
+    shape.orderBy.length === 0 &&
+    !containsAggregate(parsed.ast.body['select']);
   const executable = toExecutable(rewrite.kind === 'orderBy' ? toOrderByShape(parsed) : parsed);
   const variants = new Map<AggregateName, Executable>();
   return {
@@ -107,14 +115,16 @@ function prepareText(text: string): PreparedQuery {
 }
 
 type Compare = (operator: string, a: unknown, b: unknown) => boolean | undefined;
-const compareValues = (createRequire(import.meta.url)('@zeit/cosmosdb-query/lib/helpers') as { compare: Compare }).compare;
+const compareValues = (createRequire(import.meta.url)('@zeit/cosmosdb-query/lib/helpers') as { compare: Compare })
+  .compare;
 
 /**
  * The SDK's resume filter — `true`, or comparisons of ORDER BY expressions with literals joined by AND — as a test
  * of a rewritten ORDER BY row, with the comparison semantics of the query itself; undefined for anything else.
  */
 function resumeTest(filter: string, shape: QueryShape): ((row: unknown) => boolean) | undefined {
-  const condition = (compile(`SELECT * FROM root WHERE ${filter}`).ast.body['where'] as { condition: AstNode }).condition;
+  const condition = (compile(`SELECT * FROM root WHERE ${filter}`).ast.body['where'] as { condition: AstNode })
+    .condition;
   const texts = shape.orderBy.map((o) => expressionText(o.expression));
   const tests: ((items: unknown[]) => boolean)[] = [];
   const visit = (node: AstNode): boolean => {
@@ -124,7 +134,11 @@ function resumeTest(filter: string, shape: QueryShape): ((row: unknown) => boole
     if (operator === 'AND') return visit(node['left'] as AstNode) && visit(node['right'] as AstNode);
     const index = texts.indexOf(expressionText(node['left'] as AstNode));
     const right = node['right'] as AstNode;
-    const literal = ['string_constant', 'number_constant', 'boolean_constant'].includes(right.type) ? right['value'] : right.type === 'null_constant' ? null : undefined;
+    const literal = ['string_constant', 'number_constant', 'boolean_constant'].includes(right.type)
+      ? right['value']
+      : right.type === 'null_constant'
+        ? null
+        : undefined;
     if (!['>', '>=', '<', '<='].includes(operator) || index < 0 || literal === undefined) return false;
     tests.push((items) => compareValues(operator, items[index], literal) === true);
     return true;

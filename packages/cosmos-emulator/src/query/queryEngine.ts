@@ -64,8 +64,11 @@ export interface CandidateFilter {
 /** Supplies the documents a query runs over, given the filter it may apply (undefined: all of them). */
 export type DocumentSource = (filter: CandidateFilter | undefined) => unknown[];
 
-const decodeToken = (createRequire(import.meta.url)('@zeit/cosmosdb-query/lib/continuation-token') as { decode: (token: string) => { RID?: unknown } })
-  .decode;
+const decodeToken = (
+  createRequire(import.meta.url)('@zeit/cosmosdb-query/lib/continuation-token') as {
+    decode: (token: string) => { RID?: unknown };
+  }
+).decode;
 
 /** True when a query across partitions must follow the SDK's query plan (a rewritten query is never sent without). */
 export function needsPlan(text: string): boolean {
@@ -88,16 +91,36 @@ function decodeContinuation(token: string | undefined): LibraryContinuation | un
 }
 
 /** Runs a pipeline query (or answers hybrid search's statistics query) and pages its rows. */
-function runPipelinePaged(query: PreparedQuery, pipeline: PipelineQuery, spec: QuerySpec, items: unknown[], options: RunQueryOptions): QueryPage {
+function runPipelinePaged(
+  query: PreparedQuery,
+  pipeline: PipelineQuery,
+  spec: QuerySpec,
+  items: unknown[],
+  options: RunQueryOptions,
+): QueryPage {
   const policies = options.policies ?? {};
   if (query.rewrite.kind === 'statistics') return { items: [statisticsRow(pipeline, items, policies)] };
   const partial = query.rewrite.kind === 'pipeline';
-  const contexts = searchContexts(pipeline.searchCalls, policies, items, statisticsFromHeader(pipeline, query.rewrite.headers['statistics']));
+  const contexts = searchContexts(
+    pipeline.searchCalls,
+    policies,
+    items,
+    statisticsFromHeader(pipeline, query.rewrite.headers['statistics']),
+  );
   const component = query.rewrite.headers['component'];
-  const rows = runPipeline(pipeline, items, { parameters: spec.parameters, partial, contexts, component: component === undefined ? undefined : Number(component), udf: options.udf });
+  const rows = runPipeline(pipeline, items, {
+    parameters: spec.parameters,
+    partial,
+    contexts,
+    component: component === undefined ? undefined : Number(component),
+    udf: options.udf,
+  });
   // A range's ORDER BY rows continue by position: the SDK resumes them with a filter on the last values.
-  const streaming = partial && !pipeline.aggregating && pipeline.rankWeights === undefined && pipeline.orderBy.length > 0;
-  const directions = streaming ? pipeline.orderBy.map((o) => (descending(o.expression, o.order, contexts) ? -1 : 1)) : undefined;
+  const streaming =
+    partial && !pipeline.aggregating && pipeline.rankWeights === undefined && pipeline.orderBy.length > 0;
+  const directions = streaming
+    ? pipeline.orderBy.map((o) => (descending(o.expression, o.order, contexts) ? -1 : 1))
+    : undefined;
   return pageRows(rows, options.maxItemCount, options.continuation, directions);
 }
 
@@ -121,7 +144,11 @@ function candidateFilter(query: PreparedQuery, spec: QuerySpec): CandidateFilter
  * For a query paged by `_rid` (see {@link PreparedQuery.pagesByRid}), the documents at or after the
  * continuation's `_rid`: the library skips every row before it anyway, and rows stay in `_rid` order.
  */
-function fromContinuation(query: PreparedQuery, items: unknown[], continuation: LibraryContinuation | undefined): unknown[] {
+function fromContinuation(
+  query: PreparedQuery,
+  items: unknown[],
+  continuation: LibraryContinuation | undefined,
+): unknown[] {
   if (!query.pagesByRid || continuation === undefined) return items;
   let rid: unknown;
   try {
@@ -142,14 +169,29 @@ const memo = new PageMemo();
  * Runs a paging query, reusing remembered rows when the input documents are unchanged. `keep` narrows the rows
  * (the SDK's ORDER BY resume filter, applied to remembered rows rather than by running the query again).
  */
-function runPaged(query: PreparedQuery, text: string, spec: QuerySpec, items: unknown[], options: RunQueryOptions, continuation: LibraryContinuation | undefined, keep?: (row: unknown) => boolean): LibraryPage {
+function runPaged(
+  query: PreparedQuery,
+  text: string,
+  spec: QuerySpec,
+  items: unknown[],
+  options: RunQueryOptions,
+  continuation: LibraryContinuation | undefined,
+  keep?: (row: unknown) => boolean,
+): LibraryPage {
   const { maxItemCount, udf } = options;
-  const narrow = (input: PageInput): PageInput => (keep === undefined ? input : { rows: input.rows.filter((row) => keep((row as unknown[])[0])), rest: input.rest });
-  if ((options.prefilter === false || udf !== undefined) && keep === undefined) return query.executable.run(items, { parameters: spec.parameters, maxItemCount, continuation, udf });
+  const narrow = (input: PageInput): PageInput =>
+    keep === undefined ? input : { rows: input.rows.filter((row) => keep((row as unknown[])[0])), rest: input.rest };
+  if ((options.prefilter === false || udf !== undefined) && keep === undefined)
+    return query.executable.run(items, { parameters: spec.parameters, maxItemCount, continuation, udf });
   if (udf !== undefined) {
     // UDFs may not be pure: their rows are evaluated every time, never remembered.
     let input: PageInput | undefined;
-    const page = query.executable.run(items, { parameters: spec.parameters, maxItemCount, udf, capture: (i) => (input = i) });
+    const page = query.executable.run(items, {
+      parameters: spec.parameters,
+      maxItemCount,
+      udf,
+      capture: (i) => (input = i),
+    });
     return input === undefined ? page : paginate(narrow(input), maxItemCount, continuation);
   }
   const key = `${options.scope ?? ''}\u0000${text}\u0000${JSON.stringify(spec.parameters ?? [])}`;
@@ -159,10 +201,16 @@ function runPaged(query: PreparedQuery, text: string, spec: QuerySpec, items: un
   const evaluated = keep === undefined && memo.has(key) ? fromContinuation(query, items, continuation) : items;
   let input: PageInput | undefined;
   const run = (c: LibraryContinuation | undefined): LibraryPage =>
-    query.executable.run(evaluated, { parameters: spec.parameters, maxItemCount, continuation: c, capture: (i) => (input = i) });
+    query.executable.run(evaluated, {
+      parameters: spec.parameters,
+      maxItemCount,
+      continuation: c,
+      capture: (i) => (input = i),
+    });
   let page = run(keep === undefined ? continuation : undefined);
   // Only complete inputs are remembered (a `_rid`-skipped run holds no rows before the token).
-  if (input !== undefined && evaluated === items && (page.continuation !== null || keep !== undefined)) memo.set(key, items, input);
+  if (input !== undefined && evaluated === items && (page.continuation !== null || keep !== undefined))
+    memo.set(key, items, input);
   if (keep !== undefined && input !== undefined) page = paginate(narrow(input), maxItemCount, continuation);
   return page;
 }
@@ -172,7 +220,11 @@ function runPaged(query: PreparedQuery, text: string, spec: QuerySpec, items: un
  * aggregate forms produced for the SDK's query plan. `documents` is the full set, or a
  * {@link DocumentSource} that may use the query's {@link CandidateFilter} to return fewer.
  */
-export function runQuery(spec: QuerySpec, documents: unknown[] | DocumentSource, options: RunQueryOptions = {}): QueryPage {
+export function runQuery(
+  spec: QuerySpec,
+  documents: unknown[] | DocumentSource,
+  options: RunQueryOptions = {},
+): QueryPage {
   if (typeof spec.query !== 'string') throw badRequest('The query text is missing.');
   const query = prepare(spec.query);
   const source: DocumentSource = typeof documents === 'function' ? documents : () => documents;
@@ -187,13 +239,29 @@ export function runQuery(spec: QuerySpec, documents: unknown[] | DocumentSource,
     if (query.rewrite.kind === 'aggregate') {
       const fn = query.shape.valueAggregate;
       if (fn === null) throw badRequest('The rewritten aggregate query has no aggregate.');
-      return { items: aggregatePartial(fn, (f) => query.aggregate(f).run(items, { parameters: spec.parameters, udf: options.udf }).result[0]) };
+      return {
+        items: aggregatePartial(
+          fn,
+          (f) => query.aggregate(f).run(items, { parameters: spec.parameters, udf: options.udf }).result[0],
+        ),
+      };
     }
-    const page = runPaged(target, query.resume?.baseText ?? spec.query, spec, items, options, continuation, query.resume?.keep);
+    const page = runPaged(
+      target,
+      query.resume?.baseText ?? spec.query,
+      spec,
+      items,
+      options,
+      continuation,
+      query.resume?.keep,
+    );
     if (page.continuation !== null) return { items: page.result, continuation: JSON.stringify(page.continuation) };
     // A full page carries a continuation even when nothing follows, as the service's does; it leads to an empty page.
-    const full = options.maxItemCount !== undefined && page.result.length > 0 && page.result.length === options.maxItemCount;
-    return full ? { items: page.result, continuation: JSON.stringify({ token: PAST_THE_END }) } : { items: page.result };
+    const full =
+      options.maxItemCount !== undefined && page.result.length > 0 && page.result.length === options.maxItemCount;
+    return full
+      ? { items: page.result, continuation: JSON.stringify({ token: PAST_THE_END }) }
+      : { items: page.result };
   } catch (error) {
     if (isCosmosError(error)) throw error;
     throw badRequest(`The query could not be executed: ${(error as Error).message}`);

@@ -28,7 +28,11 @@ type Parameters = { name: string; value: unknown }[] | undefined;
  * pipeline merges (`orderByItems`/`payload`, `groupByItems`, `[{ item }]` partials), exactly as for the service.
  * @throws 400 naming what a query across partitions cannot do here.
  */
-export function buildQueryPlan(sql: string, parameters: Parameters = undefined, policies: SearchPolicies = {}): Record<string, unknown> {
+export function buildQueryPlan(
+  sql: string,
+  parameters: Parameters = undefined,
+  policies: SearchPolicies = {},
+): Record<string, unknown> {
   // The SDK asks for a plan before every query, partition-scoped ones included: plans are cached.
   const key = `${sql}\u0000${JSON.stringify(parameters ?? [])}\u0000${JSON.stringify(policies)}`;
   const cached = plans.get(key);
@@ -43,7 +47,8 @@ const plans = new LRUCache<string, Record<string, unknown>>({ max: 256 });
 function resolve(count: Count | undefined, parameters: Parameters): number | null {
   if (count === undefined) return null;
   const value = 'value' in count ? count.value : parameters?.find((p) => p.name === count.parameter)?.value;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw badRequest('TOP, OFFSET and LIMIT take non-negative integers.');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw badRequest('TOP, OFFSET and LIMIT take non-negative integers.');
   return value;
 }
 
@@ -51,10 +56,21 @@ function planOf(sql: string, parameters: Parameters, policies: SearchPolicies): 
   const prepared = prepare(sql);
   const q = prepared.pipeline;
   if (q?.rankWeights !== undefined) {
-    const bounds = { top: resolve(q.top, parameters), offset: resolve(q.clauses.offset, parameters), limit: resolve(q.clauses.limit, parameters) };
-    return { partitionedQueryExecutionInfoVersion: 2, hybridSearchQueryInfo: hybridPlan(q, sql, policies, bounds), queryRanges: [FULL_RANGE] };
+    const bounds = {
+      top: resolve(q.top, parameters),
+      offset: resolve(q.clauses.offset, parameters),
+      limit: resolve(q.clauses.limit, parameters),
+    };
+    return {
+      partitionedQueryExecutionInfoVersion: 2,
+      hybridSearchQueryInfo: hybridPlan(q, sql, policies, bounds),
+      queryRanges: [FULL_RANGE],
+    };
   }
-  const queryInfo = prepared.pipeline === undefined ? libraryInfo(prepared, sql, parameters) : pipelineInfo(prepared.pipeline, sql, parameters, policies);
+  const queryInfo =
+    prepared.pipeline === undefined
+      ? libraryInfo(prepared, sql, parameters)
+      : pipelineInfo(prepared.pipeline, sql, parameters, policies);
   return { partitionedQueryExecutionInfoVersion: 2, queryInfo, queryRanges: [FULL_RANGE] };
 }
 
@@ -83,14 +99,31 @@ function libraryInfo(prepared: PreparedQuery, sql: string, parameters: Parameter
 
 const isSearch = (node: AstNode): boolean => ['VECTORDISTANCE', 'FULLTEXTSCORE'].includes(callName(node) ?? '');
 
-function pipelineInfo(q: PipelineQuery, sql: string, parameters: Parameters, policies: SearchPolicies): Record<string, unknown> {
-  const topLevel = q.items === undefined ? (q.valueAggregate === undefined ? 0 : 1) : q.items.filter((i) => i.aggregate !== undefined).length;
+function pipelineInfo(
+  q: PipelineQuery,
+  sql: string,
+  parameters: Parameters,
+  policies: SearchPolicies,
+): Record<string, unknown> {
+  const topLevel =
+    q.items === undefined
+      ? q.valueAggregate === undefined
+        ? 0
+        : 1
+      : q.items.filter((i) => i.aggregate !== undefined).length;
   if (q.aggregating && topLevel !== q.aggregates.length) {
-    throw badRequest('The emulator does not support aggregates inside expressions in queries across partitions; select each aggregate as an item of its own.');
+    throw badRequest(
+      'The emulator does not support aggregates inside expressions in queries across partitions; select each aggregate as an item of its own.',
+    );
   }
   const contexts = searchContexts(q.searchCalls, policies, []);
   const nonStreaming = q.orderBy.some((o) => isSearch(o.expression));
-  const aliasTypes = q.aggregating && q.items !== undefined ? Object.fromEntries(q.items.map((i) => [i.alias, i.aggregate === undefined ? null : AGGREGATE_TYPES[i.aggregate]])) : {};
+  const aliasTypes =
+    q.aggregating && q.items !== undefined
+      ? Object.fromEntries(
+          q.items.map((i) => [i.alias, i.aggregate === undefined ? null : AGGREGATE_TYPES[i.aggregate]]),
+        )
+      : {};
   return {
     distinctType: q.clauses.distinct ? (q.orderBy.length > 0 ? 'Ordered' : 'Unordered') : 'None',
     top: resolve(q.top, parameters),
@@ -103,7 +136,11 @@ function pipelineInfo(q: PipelineQuery, sql: string, parameters: Parameters, pol
     aggregates: q.valueAggregate === undefined ? [] : [AGGREGATE_TYPES[q.valueAggregate]],
     groupByAliasToAggregateType: aliasTypes,
     dCountInfo: null,
-    rewrittenQuery: rewriteText('pipeline', sql, q.orderBy.length > 0 && !nonStreaming ? { filter: RESUME_FILTER } : {}),
+    rewrittenQuery: rewriteText(
+      'pipeline',
+      sql,
+      q.orderBy.length > 0 && !nonStreaming ? { filter: RESUME_FILTER } : {},
+    ),
     hasSelectValue: q.hasSelectValue,
     hasNonStreamingOrderBy: nonStreaming,
   };

@@ -32,7 +32,8 @@ export function shapeOf(query: ParsedQuery): QueryShape {
   const select = body['select'] as AstNode;
   const topValue = (body['top'] as { value?: { value?: unknown; name?: unknown } } | null)?.value;
   const top = topValue?.value;
-  const sort = (body['orderBy'] as { expressions?: { expression: AstNode; order: string | null }[] } | null)?.expressions ?? [];
+  const sort =
+    (body['orderBy'] as { expressions?: { expression: AstNode; order: string | null }[] } | null)?.expressions ?? [];
   const value = select['value'];
   return {
     top: typeof top === 'number' ? top : null,
@@ -57,6 +58,7 @@ export function needsQueryPlan(shape: QueryShape): boolean {
 
 /** The collection alias (`c` in `FROM c`, `r` in `FROM root r`). */
 export function rootAlias(query: ParsedQuery): AstNode {
-  const source = (query.ast.body['from'] as { source: { alias: AstNode | null; expression: { expression: AstNode } } }).source;
+  const source = (query.ast.body['from'] as { source: { alias: AstNode | null; expression: { expression: AstNode } } })
+    .source;
   return source.alias ?? source.expression.expression;
 }

@@ -33,7 +33,9 @@ export type Rewrite = { kind: 'none' | RewriteKind; sql: string; headers: Record
 /** A rewritten query: the marker, `name=value` header lines (values may hold placeholders), the SQL. */
 export function rewriteText(kind: RewriteKind, sql: string, headers: Record<string, string> = {}): string {
   const lines = Object.entries(headers).map(([name, value]) => `${HEADER}${name}=${value}`);
-  return lines.length === 0 ? `${REWRITE_MARKER[kind]}\n${sql}` : `${REWRITE_MARKER[kind]}\n${lines.join('\n')}${END_OF_HEADERS}${sql}`;
+  return lines.length === 0
+    ? `${REWRITE_MARKER[kind]}\n${sql}`
+    : `${REWRITE_MARKER[kind]}\n${lines.join('\n')}${END_OF_HEADERS}${sql}`;
 }
 
 /** Splits the marker and header lines off a query text. */

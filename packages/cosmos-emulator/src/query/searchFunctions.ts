@@ -11,7 +11,13 @@ import type { AstNode } from './cosmosdbQuery.js';
  */
 
 /** Search function names (upper case). */
-const SEARCH_FUNCTIONS = new Set(['VECTORDISTANCE', 'FULLTEXTCONTAINS', 'FULLTEXTCONTAINSALL', 'FULLTEXTCONTAINSANY', 'FULLTEXTSCORE']);
+const SEARCH_FUNCTIONS = new Set([
+  'VECTORDISTANCE',
+  'FULLTEXTCONTAINS',
+  'FULLTEXTCONTAINSALL',
+  'FULLTEXTCONTAINSANY',
+  'FULLTEXTSCORE',
+]);
 
 /** A search call of a query, and the document path it reads (`['text']` for `c.text`). */
 export interface SearchCall {
@@ -66,7 +72,8 @@ export function bindSearchCalls(body: AstNode): SearchCall[] {
     let terms: string[] | undefined;
     if (fn === 'FULLTEXTSCORE') {
       const [text, ...rest] = args;
-      const list = rest.length === 1 && rest[0]?.type === 'array_constant' ? ((rest[0]['elements'] as AstNode[]) ?? []) : rest;
+      const list =
+        rest.length === 1 && rest[0]?.type === 'array_constant' ? ((rest[0]['elements'] as AstNode[]) ?? []) : rest;
       terms = list.every((t) => t.type === 'string_constant') ? list.map((t) => String(t['value'])) : undefined;
       args = [text ?? { type: 'undefined_constant' }, { type: 'scalar_array_expression', elements: list }];
     }
@@ -79,7 +86,10 @@ export function bindSearchCalls(body: AstNode): SearchCall[] {
 /** The words of a text as full-text search matches them: lower case, stemmed in English. */
 function tokens(text: unknown, language = 'en-US'): string[] {
   if (typeof text !== 'string') return [];
-  const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
   return /^en\b|^1033$/i.test(language) ? words.map((w) => stemmer(w)) : words;
 }
 
@@ -153,7 +163,10 @@ function bm25(text: unknown, terms: unknown, context: SearchContext): number | u
 type Builtin = (...args: unknown[]) => unknown;
 
 /** Splits the hidden context off a call's arguments. */
-const split = (args: unknown[]): [unknown[], SearchContext] => [args.slice(0, -1), (args[args.length - 1] ?? {}) as SearchContext];
+const split = (args: unknown[]): [unknown[], SearchContext] => [
+  args.slice(0, -1),
+  (args[args.length - 1] ?? {}) as SearchContext,
+];
 
 /** The search functions as the query library calls them (`$b.<NAME>(...args, context)`). */
 export const SEARCH_BUILTINS: Record<string, Builtin> = {
@@ -188,7 +201,9 @@ export interface SearchPolicies {
 
 function valueAt(doc: unknown, path: string[]): unknown {
   let current = doc;
-  for (const segment of path) current = current !== null && typeof current === 'object' ? (current as Record<string, unknown>)[segment] : undefined;
+  for (const segment of path)
+    current =
+      current !== null && typeof current === 'object' ? (current as Record<string, unknown>)[segment] : undefined;
   return current;
 }
 
@@ -197,16 +212,27 @@ function valueAt(doc: unknown, path: string[]): unknown {
  * statistics — given by `statisticsOf` (a range's share of a cross-range query, gathered by the SDK) or computed
  * over `documents`.
  */
-export function searchContexts(calls: SearchCall[], policies: SearchPolicies, documents: unknown[], statisticsOf?: (call: SearchCall) => FullTextStatistics | undefined): SearchContext[] {
+export function searchContexts(
+  calls: SearchCall[],
+  policies: SearchPolicies,
+  documents: unknown[],
+  statisticsOf?: (call: SearchCall) => FullTextStatistics | undefined,
+): SearchContext[] {
   const path = (call: SearchCall): string => `/${(call.path ?? []).join('/')}`;
-  const embeddings = (policies.vectorEmbeddingPolicy as { vectorEmbeddings?: { path?: string; distanceFunction?: string }[] } | undefined)?.vectorEmbeddings ?? [];
-  const fullText = policies.fullTextPolicy as { defaultLanguage?: string; fullTextPaths?: { path?: string; language?: string }[] } | undefined;
+  const embeddings =
+    (
+      policies.vectorEmbeddingPolicy as
+        { vectorEmbeddings?: { path?: string; distanceFunction?: string }[] } | undefined
+    )?.vectorEmbeddings ?? [];
+  const fullText = policies.fullTextPolicy as
+    { defaultLanguage?: string; fullTextPaths?: { path?: string; language?: string }[] } | undefined;
   return calls.map((call) => {
     if (call.fn === 'VECTORDISTANCE') {
       const distanceFunction = embeddings.find((e) => e.path === path(call))?.distanceFunction;
       return distanceFunction === undefined ? {} : { distanceFunction };
     }
-    const language = fullText?.fullTextPaths?.find((p) => p.path === path(call))?.language ?? fullText?.defaultLanguage ?? 'en-US';
+    const language =
+      fullText?.fullTextPaths?.find((p) => p.path === path(call))?.language ?? fullText?.defaultLanguage ?? 'en-US';
     if (call.fn !== 'FULLTEXTSCORE') return { language };
     const given = statisticsOf?.(call);
     if (given !== undefined) return { language, statistics: given };

@@ -38,16 +38,24 @@ const DEFAULT_PAGE_SIZE = 100;
 
 /** An error as scripts see it in callbacks: `number` is the status code, `body` the service's JSON. */
 function scriptError(error: CosmosError): Error {
-  return Object.assign(new Error(error.message), { number: error.status, substatus: error.substatus, body: JSON.stringify({ code: error.code, message: error.message }) });
+  return Object.assign(new Error(error.message), {
+    number: error.status,
+    substatus: error.substatus,
+    body: JSON.stringify({ code: error.code, message: error.message }),
+  });
 }
 
 function optionsAndCallback(options: unknown, callback: unknown): { options: JsonObject; callback?: Callback } {
   if (typeof options === 'function' && callback === undefined) return { options: {}, callback: options as Callback };
   if (options !== undefined && options !== null && typeof options !== 'object') {
-    throw new OperationAbort(badRequest(`The "options" parameter must be of type "object". Actual type is: "${typeof options}".`));
+    throw new OperationAbort(
+      badRequest(`The "options" parameter must be of type "object". Actual type is: "${typeof options}".`),
+    );
   }
   if (callback !== undefined && typeof callback !== 'function') {
-    throw new OperationAbort(badRequest(`The "callback" parameter must be of type "function". Actual type is: "${typeof callback}".`));
+    throw new OperationAbort(
+      badRequest(`The "callback" parameter must be of type "function". Actual type is: "${typeof callback}".`),
+    );
   }
   return { options: (options ?? {}) as JsonObject, ...(callback !== undefined && { callback: callback as Callback }) };
 }
@@ -73,14 +81,19 @@ export function collectionApi(scope: CollectionScope): Record<string, unknown> {
   const checkCollection = (link: unknown): void => {
     const normalised = String(link).replace(/^\/|\/$/g, '');
     if (!collectionLinks.has(normalised)) {
-      throw new OperationAbort(badRequest(`Function is not allowed to operate on resources outside current collection: "${String(link)}".`));
+      throw new OperationAbort(
+        badRequest(`Function is not allowed to operate on resources outside current collection: "${String(link)}".`),
+      );
     }
   };
   /** The id of the document a link names (by id or by `_rid`); the id itself when no document has it yet. */
   const documentId = (link: unknown): string => {
-    const parts = String(link).replace(/^\/|\/$/g, '').split('/');
+    const parts = String(link)
+      .replace(/^\/|\/$/g, '')
+      .split('/');
     const id = parts.pop();
-    if (parts.pop() !== 'docs' || id === undefined) throw new OperationAbort(badRequest(`Invalid document link: "${String(link)}".`));
+    if (parts.pop() !== 'docs' || id === undefined)
+      throw new OperationAbort(badRequest(`Invalid document link: "${String(link)}".`));
     checkCollection(parts.join('/'));
     if (txn.get(id) !== undefined) return id;
     return txn.documents().find((d) => d.body._rid === id)?.body.id ?? id;
@@ -98,7 +111,11 @@ export function collectionApi(scope: CollectionScope): Record<string, unknown> {
     }
     run.enqueue(() => {
       if (outcome.error !== undefined && callback === undefined) throw new OperationAbort(outcome.error);
-      callback?.(outcome.error === undefined ? undefined : scriptError(outcome.error), outcome.result, outcome.info ?? {});
+      callback?.(
+        outcome.error === undefined ? undefined : scriptError(outcome.error),
+        outcome.result,
+        outcome.info ?? {},
+      );
     });
     return true;
   };
@@ -106,14 +123,21 @@ export function collectionApi(scope: CollectionScope): Record<string, unknown> {
     const { doc } = txn.apply(op);
     return doc === undefined ? undefined : structuredClone(doc.body);
   };
-  const ifMatch = (options: JsonObject): { ifMatch?: string } => (typeof options['etag'] === 'string' ? { ifMatch: options['etag'] } : {});
+  const ifMatch = (options: JsonObject): { ifMatch?: string } =>
+    typeof options['etag'] === 'string' ? { ifMatch: options['etag'] } : {};
 
   const feed = (callback: Callback | undefined, options: JsonObject, spec: QuerySpec): boolean =>
     submit(callback, () => {
-      const pageSize = typeof options['pageSize'] === 'number' && options['pageSize'] > 0 ? options['pageSize'] : DEFAULT_PAGE_SIZE;
+      const pageSize =
+        typeof options['pageSize'] === 'number' && options['pageSize'] > 0 ? options['pageSize'] : DEFAULT_PAGE_SIZE;
       const continuation = typeof options['continuation'] === 'string' ? options['continuation'] : undefined;
       const documents = txn.documents().map((d: StoredDocument) => d.body);
-      const page = runQuery(spec, documents, { maxItemCount: pageSize, continuation, prefilter: false, udf: scope.udf() });
+      const page = runQuery(spec, documents, {
+        maxItemCount: pageSize,
+        continuation,
+        prefilter: false,
+        udf: scope.udf(),
+      });
       return { result: structuredClone(page.items), info: { continuation: page.continuation } };
     });
 
@@ -130,7 +154,8 @@ export function collectionApi(scope: CollectionScope): Record<string, unknown> {
       return submit(args.callback, () => {
         const doc = documentBody(body);
         if (doc['id'] === undefined) {
-          if (args.options['disableAutomaticIdGeneration'] === true) throw badRequest('The document has no id and automatic id generation is disabled.');
+          if (args.options['disableAutomaticIdGeneration'] === true)
+            throw badRequest('The document has no id and automatic id generation is disabled.');
           doc['id'] = randomUUID();
         }
         return { result: apply({ kind: 'create', body: doc }) };
@@ -148,13 +173,16 @@ export function collectionApi(scope: CollectionScope): Record<string, unknown> {
     readDocument(link: unknown, options?: unknown, callback?: unknown): boolean {
       const args = optionsAndCallback(options, callback);
       const id = documentId(link);
-      const ifNoneMatch = typeof args.options['ifNoneMatch'] === 'string' ? { ifNoneMatch: args.options['ifNoneMatch'] } : {};
+      const ifNoneMatch =
+        typeof args.options['ifNoneMatch'] === 'string' ? { ifNoneMatch: args.options['ifNoneMatch'] } : {};
       return submit(args.callback, () => ({ result: apply({ kind: 'read', id, ...ifNoneMatch }) }));
     },
     replaceDocument(link: unknown, body: unknown, options?: unknown, callback?: unknown): boolean {
       const args = optionsAndCallback(options, callback);
       const id = documentId(link);
-      return submit(args.callback, () => ({ result: apply({ kind: 'replace', id, body: documentBody(body), ...ifMatch(args.options) }) }));
+      return submit(args.callback, () => ({
+        result: apply({ kind: 'replace', id, body: documentBody(body), ...ifMatch(args.options) }),
+      }));
     },
     deleteDocument(link: unknown, options?: unknown, callback?: unknown): boolean {
       const args = optionsAndCallback(options, callback);
@@ -173,12 +201,25 @@ export function collectionApi(scope: CollectionScope): Record<string, unknown> {
       checkCollection(link);
       const args = optionsAndCallback(options, callback);
       const spec = (typeof query === 'string' ? { query } : plain(query)) as QuerySpec;
-      if (spec === null || typeof spec.query !== 'string') throw new OperationAbort(badRequest('The query must be a string or { query, parameters }.'));
+      if (spec === null || typeof spec.query !== 'string')
+        throw new OperationAbort(badRequest('The query must be a string or { query, parameters }.'));
       return feed(args.callback, args.options, spec);
     },
     ...Object.fromEntries(
-      ['createAttachment', 'upsertAttachment', 'readAttachment', 'readAttachments', 'queryAttachments', 'replaceAttachment', 'deleteAttachment'].map((name) => [name, unsupported(name)]),
+      [
+        'createAttachment',
+        'upsertAttachment',
+        'readAttachment',
+        'readAttachments',
+        'queryAttachments',
+        'replaceAttachment',
+        'deleteAttachment',
+      ].map((name) => [name, unsupported(name)]),
     ),
-    ...fluentQueryApi({ txn, response: scope.response, accept: (callback, work) => submit(callback, () => ({ result: work() })) }),
+    ...fluentQueryApi({
+      txn,
+      response: scope.response,
+      accept: (callback, work) => submit(callback, () => ({ result: work() })),
+    }),
   };
 }

@@ -43,10 +43,12 @@ const STEPS: Record<string, (arg: unknown) => Step> = {
     return (rows) => rows.map((row) => apply(row));
   },
   pluck: (name) => {
-    if (typeof name !== 'string' || name === '') throw new OperationAbort(badRequest('The property name must be a string and cannot be empty.'));
+    if (typeof name !== 'string' || name === '')
+      throw new OperationAbort(badRequest('The property name must be a string and cannot be empty.'));
     return (rows) => rows.map((row) => (row as Record<string, unknown> | null)?.[name]);
   },
-  flatten: (shallow) => (rows) => rows.flatMap((row) => (Array.isArray(row) ? (shallow === true ? row : row.flat(Infinity)) : [row])),
+  flatten: (shallow) => (rows) =>
+    rows.flatMap((row) => (Array.isArray(row) ? (shallow === true ? row : row.flat(Infinity)) : [row])),
   sortBy: (key) => {
     const select = fn(key, 'sort key');
     return (rows) => [...rows].sort((a, b) => compare(select(a), select(b)));
@@ -65,18 +67,32 @@ export function fluentQueryApi(scope: FluentScope): Record<string, unknown> {
       cb ??
       ((error, result) => {
         if (error !== undefined) throw error;
-        if (scope.response === undefined) throw new OperationAbort(badRequest('The callback function must be provided where there is no response object, such as in a pre-trigger.'));
+        if (scope.response === undefined)
+          throw new OperationAbort(
+            badRequest(
+              'The callback function must be provided where there is no response object, such as in a pre-trigger.',
+            ),
+          );
         scope.response.api['setBody']?.(result);
       });
-    const isAccepted = scope.accept(report, () => steps.reduce((rows, step) => step(rows), scope.txn.documents().map((d) => structuredClone(d.body)) as unknown[]));
+    const isAccepted = scope.accept(report, () =>
+      steps.reduce((rows, step) => step(rows), scope.txn.documents().map((d) => structuredClone(d.body)) as unknown[]),
+    );
     return { isAccepted };
   };
   const chain = (steps: Step[]): Record<string, unknown> => ({
-    ...Object.fromEntries(Object.entries(STEPS).map(([name, make]) => [name, (arg: unknown) => chain([...steps, make(arg)])])),
+    ...Object.fromEntries(
+      Object.entries(STEPS).map(([name, make]) => [name, (arg: unknown) => chain([...steps, make(arg)])]),
+    ),
     value: (options?: unknown, callback?: unknown) => execute(steps, options, callback),
   });
   return {
     chain: () => chain([]),
-    ...Object.fromEntries(Object.entries(STEPS).map(([name, make]) => [name, (arg: unknown, options?: unknown, callback?: unknown) => execute([make(arg)], options, callback)])),
+    ...Object.fromEntries(
+      Object.entries(STEPS).map(([name, make]) => [
+        name,
+        (arg: unknown, options?: unknown, callback?: unknown) => execute([make(arg)], options, callback),
+      ]),
+    ),
   };
 }

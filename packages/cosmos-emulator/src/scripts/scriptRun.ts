@@ -80,7 +80,11 @@ export class ScriptRun {
 
   /** True when one more collection operation may run; false once the budget is spent (the script should return). */
   accept(): boolean {
-    if (this.operations >= this.limits.operationBudget || performance.now() - this.startedAt > this.limits.timeoutMs * ACCEPT_WINDOW) return false;
+    if (
+      this.operations >= this.limits.operationBudget ||
+      performance.now() - this.startedAt > this.limits.timeoutMs * ACCEPT_WINDOW
+    )
+      return false;
     this.operations += 1;
     return true;
   }
@@ -92,7 +96,8 @@ export class ScriptRun {
 
   /** Compiles a script body into a function of this context. @throws 400 when it is not a function. */
   compile(body: unknown, what: string): (...args: unknown[]) => unknown {
-    if (typeof body !== 'string') throw badRequest(`The body of ${what} must be a string holding a JavaScript function.`);
+    if (typeof body !== 'string')
+      throw badRequest(`The body of ${what} must be a string holding a JavaScript function.`);
     let fn: unknown;
     try {
       fn = compileBody(body, this.context);

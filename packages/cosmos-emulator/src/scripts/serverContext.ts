@@ -47,14 +47,20 @@ export interface ExecutionOptions {
  * The container's UDFs compiled into `run`'s context, for queries the script runs; a UDF whose body does
  * not compile fails the query that calls it.
  */
-export function udfsIn(run: ScriptRun, store: AccountStore, target: Omit<ScriptTarget, 'pk'>): Record<string, (...args: unknown[]) => unknown> {
+export function udfsIn(
+  run: ScriptRun,
+  store: AccountStore,
+  target: Omit<ScriptTarget, 'pk'>,
+): Record<string, (...args: unknown[]) => unknown> {
   const udf: Record<string, (...args: unknown[]) => unknown> = {};
   for (const res of store.metadata.list(`dbs/${target.db}/colls/${target.coll}`, MetadataType.UserDefinedFunctions)) {
     try {
       udf[res.id] = run.compile(res['body'], `user-defined function '${res.id}'`);
     } catch (error) {
       udf[res.id] = () => {
-        throw new OperationAbort(badRequest(`The user-defined function '${res.id}' cannot be used: ${describe(error)}`));
+        throw new OperationAbort(
+          badRequest(`The user-defined function '${res.id}' cannot be used: ${describe(error)}`),
+        );
       };
     }
   }

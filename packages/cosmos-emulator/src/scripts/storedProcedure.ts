@@ -20,7 +20,13 @@ export interface StoredProcedureResult {
  * unhandled — the service's guarantee for a stored procedure within its partition key.
  * @throws CosmosError 404 for an unknown procedure, 400 for what the script threw, 408 past the time budget.
  */
-export async function executeStoredProcedure(store: AccountStore, target: ScriptTarget, id: string, args: unknown[], options: ExecutionOptions): Promise<StoredProcedureResult> {
+export async function executeStoredProcedure(
+  store: AccountStore,
+  target: ScriptTarget,
+  id: string,
+  args: unknown[],
+  options: ExecutionOptions,
+): Promise<StoredProcedureResult> {
   const sproc = store.metadata.get(`dbs/${target.db}/colls/${target.coll}`, MetadataType.StoredProcedures, id);
   if (sproc === undefined) throw notFound('Stored procedure');
   return store.transact(target.db, target.coll, target.pk, (txn) => {

@@ -31,16 +31,34 @@ const FIRES_ON: Record<DocumentOperation['kind'], string[]> = {
   patch: [],
 };
 
-const OPERATION_TYPE: Record<DocumentOperation['kind'], string> = { create: 'Create', upsert: 'Upsert', replace: 'Replace', delete: 'Delete', read: 'Read', patch: 'Patch' };
+const OPERATION_TYPE: Record<DocumentOperation['kind'], string> = {
+  create: 'Create',
+  upsert: 'Upsert',
+  replace: 'Replace',
+  delete: 'Delete',
+  read: 'Read',
+  patch: 'Patch',
+};
 
-function resolve(store: AccountStore, target: ScriptTarget, names: string[], type: 'pre' | 'post', op: DocumentOperation): MetadataResource[] {
+function resolve(
+  store: AccountStore,
+  target: ScriptTarget,
+  names: string[],
+  type: 'pre' | 'post',
+  op: DocumentOperation,
+): MetadataResource[] {
   return names.map((name) => {
     const trigger = store.metadata.get(`dbs/${target.db}/colls/${target.coll}`, MetadataType.Triggers, name);
     if (trigger === undefined) throw notFound(`Trigger '${name}'`);
-    if (String(trigger['triggerType']).toLowerCase() !== type) throw badRequest(`Trigger '${name}' is a ${String(trigger['triggerType'])}-trigger and cannot run as a ${type}-trigger.`);
+    if (String(trigger['triggerType']).toLowerCase() !== type)
+      throw badRequest(
+        `Trigger '${name}' is a ${String(trigger['triggerType'])}-trigger and cannot run as a ${type}-trigger.`,
+      );
     const operation = String(trigger['triggerOperation']).toLowerCase();
     if (operation !== 'all' && !FIRES_ON[op.kind].includes(operation)) {
-      throw badRequest(`Trigger '${name}' is for ${String(trigger['triggerOperation'])} operations and cannot run on a ${OPERATION_TYPE[op.kind]} operation.`);
+      throw badRequest(
+        `Trigger '${name}' is for ${String(trigger['triggerOperation'])} operations and cannot run on a ${OPERATION_TYPE[op.kind]} operation.`,
+      );
     }
     return trigger;
   });
@@ -48,7 +66,8 @@ function resolve(store: AccountStore, target: ScriptTarget, names: string[], typ
 
 function requestBody(value: unknown): JsonObject {
   const body = plain(value);
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('A pre-trigger must leave the request body a JSON object.');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('A pre-trigger must leave the request body a JSON object.');
   return body as JsonObject;
 }
 
@@ -58,8 +77,15 @@ function requestBody(value: unknown): JsonObject {
  * transaction in the partition: a trigger that throws, or a failed write, leaves nothing written.
  * @throws CosmosError 404 for an unknown trigger, 400 for one of the wrong type or operation or one that throws.
  */
-export async function executeWithTriggers(store: AccountStore, target: ScriptTarget, op: DocumentOperation, names: TriggerNames, limits: ScriptLimits): Promise<TriggeredOutcome> {
-  if (op.kind === 'patch' || op.kind === 'read') throw notImplemented(`triggers on ${OPERATION_TYPE[op.kind].toLowerCase()} operations`);
+export async function executeWithTriggers(
+  store: AccountStore,
+  target: ScriptTarget,
+  op: DocumentOperation,
+  names: TriggerNames,
+  limits: ScriptLimits,
+): Promise<TriggeredOutcome> {
+  if (op.kind === 'patch' || op.kind === 'read')
+    throw notImplemented(`triggers on ${OPERATION_TYPE[op.kind].toLowerCase()} operations`);
   const pre = resolve(store, target, names.pre, 'pre', op);
   const post = resolve(store, target, names.post, 'post', op);
   const operationType = { value: OPERATION_TYPE[op.kind], writable: false };
@@ -67,7 +93,10 @@ export async function executeWithTriggers(store: AccountStore, target: ScriptTar
     let current = op;
     for (const trigger of pre) {
       const run = new ScriptRun(limits, false);
-      const body = 'body' in current ? { value: structuredClone(current.body), writable: true } : { value: undefined, writable: false };
+      const body =
+        'body' in current
+          ? { value: structuredClone(current.body), writable: true }
+          : { value: undefined, writable: false };
       const request = messageMap({ Body: body, OperationType: operationType });
       defineServerContext(run, txn, { store, target, request });
       const what = `pre-trigger '${trigger.id}'`;
@@ -78,7 +107,10 @@ export async function executeWithTriggers(store: AccountStore, target: ScriptTar
     let responseBody: unknown = outcome.doc === undefined ? undefined : structuredClone(outcome.doc.body);
     for (const trigger of post) {
       const run = new ScriptRun(limits, false);
-      const request = messageMap({ Body: { value: 'body' in current ? structuredClone(current.body) : undefined, writable: false }, OperationType: operationType });
+      const request = messageMap({
+        Body: { value: 'body' in current ? structuredClone(current.body) : undefined, writable: false },
+        OperationType: operationType,
+      });
       const response = messageMap({ Body: { value: responseBody, writable: true } });
       defineServerContext(run, txn, { store, target, request, response });
       const what = `post-trigger '${trigger.id}'`;

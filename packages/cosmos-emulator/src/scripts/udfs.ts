@@ -13,7 +13,13 @@ const CALLS_UDF = /\budf\s*\./i;
  * script context, with the whole query under the script time budget (a UDF that loops fails the query with
  * 408). Queries that call none run as they are.
  */
-export function withUdfs<T>(store: AccountStore, container: { db: string; coll: string }, limits: ScriptLimits, text: string, query: (udf: Udfs | undefined) => T): T {
+export function withUdfs<T>(
+  store: AccountStore,
+  container: { db: string; coll: string },
+  limits: ScriptLimits,
+  text: string,
+  query: (udf: Udfs | undefined) => T,
+): T {
   if (!CALLS_UDF.test(text)) return query(undefined);
   const run = new ScriptRun(limits, false);
   const udf = udfsIn(run, store, container);

@@ -78,7 +78,8 @@ export class AccountStore {
     store.restoring = true;
     for (const record of records) store.replay(record);
     store.restoring = false;
-    for (const db of store.databases.values()) for (const { changes } of db.containers.values()) changes.recording = true;
+    for (const db of store.databases.values())
+      for (const { changes } of db.containers.values()) changes.recording = true;
     await log.compact(store.snapshot());
     return store;
   }
@@ -103,7 +104,16 @@ export class AccountStore {
     return this.mutex.run('meta', async () => {
       if (this.databases.has(id)) throw conflict('Database');
       const rid = newDatabaseRid();
-      const res: DatabaseResource = { ...body, id, _rid: rid, _self: `dbs/${rid}/`, _etag: newEtag(), _ts: epochSeconds(Date.now()), _colls: 'colls/', _users: 'users/' };
+      const res: DatabaseResource = {
+        ...body,
+        id,
+        _rid: rid,
+        _self: `dbs/${rid}/`,
+        _etag: newEtag(),
+        _ts: epochSeconds(Date.now()),
+        _colls: 'colls/',
+        _users: 'users/',
+      };
       await this.persist({ k: 'db', res });
       this.replay({ k: 'db', res });
       return res;
@@ -157,7 +167,12 @@ export class AccountStore {
       if (pk !== undefined && JSON.stringify(pk.paths) !== JSON.stringify(current.partitionKey.paths)) {
         throw badRequest('The partition key of a container cannot be changed.');
       }
-      const res = containerResource({ ...body, partitionKey: current.partitionKey }, collId, current._rid, this.database(dbId).res);
+      const res = containerResource(
+        { ...body, partitionKey: current.partitionKey },
+        collId,
+        current._rid,
+        this.database(dbId).res,
+      );
       await this.persist({ k: 'coll', db: dbId, res });
       this.replay({ k: 'coll', db: dbId, res });
       return res;
@@ -204,7 +219,9 @@ export class AccountStore {
         } catch (error) {
           if (!isCosmosError(error)) throw error;
           txn.rollback();
-          return ops.map((_, i) => (i === results.length ? { ok: false as const, error } : { ok: false as const, error: failedDependency() }));
+          return ops.map((_, i) =>
+            i === results.length ? { ok: false as const, error } : { ok: false as const, error: failedDependency() },
+          );
         }
       }
       return results;
@@ -229,7 +246,13 @@ export class AccountStore {
       });
       const result = work(txn);
       if (txn.dirty) {
-        const record: LogRecord = { k: 'docs', db: dbId, coll: collId, puts: txn.puts, dels: txn.dels.map((id) => ({ pk, id })) };
+        const record: LogRecord = {
+          k: 'docs',
+          db: dbId,
+          coll: collId,
+          puts: txn.puts,
+          dels: txn.dels.map((id) => ({ pk, id })),
+        };
         await this.persist(record);
         this.replay(record);
       }
@@ -241,7 +264,10 @@ export class AccountStore {
   documents(dbId: string, collId: string, scope: FeedScope = {}): StoredDocument[] {
     const state = this.container(dbId, collId);
     const now = Date.now();
-    const partitions = scope.pk === undefined ? [...state.partitions] : [[scope.pk, state.partitions.get(scope.pk) ?? new Map()] as const];
+    const partitions =
+      scope.pk === undefined
+        ? [...state.partitions]
+        : [[scope.pk, state.partitions.get(scope.pk) ?? new Map()] as const];
     const out: StoredDocument[] = [];
     for (const [pk, partition] of partitions) {
       if (!state.changes.holds(scope, pk)) continue;
@@ -255,7 +281,12 @@ export class AccountStore {
    * partition's), else the range's or the container's; narrowed by `filter` when given (see
    * {@link CandidateFilter}).
    */
-  queryDocuments(dbId: string, collId: string, scope: FeedScope, filter: CandidateFilter | undefined): StoredDocument[] {
+  queryDocuments(
+    dbId: string,
+    collId: string,
+    scope: FeedScope,
+    filter: CandidateFilter | undefined,
+  ): StoredDocument[] {
     return candidateDocuments(this.container(dbId, collId), scope, filter, Date.now());
   }
 
@@ -265,7 +296,8 @@ export class AccountStore {
     if (start === 'now') return { changes: [], continuation: state.changes.lsn };
     const now = Date.now();
     const live = (doc: StoredDocument): boolean => !isExpired(doc, state.res, now);
-    if (scope.pk !== undefined) return state.changes.readPartition(state.partitions.get(scope.pk)?.values() ?? [], start, max, live);
+    if (scope.pk !== undefined)
+      return state.changes.readPartition(state.partitions.get(scope.pk)?.values() ?? [], start, max, live);
     return state.changes.read(scope, start, max, live);
   }
 
@@ -308,7 +340,9 @@ export class AccountStore {
     try {
       await this.log.append(record);
     } catch (error) {
-      throw Object.assign(serviceUnavailable('The durable write failed; the change was not applied.'), { cause: error });
+      throw Object.assign(serviceUnavailable('The durable write failed; the change was not applied.'), {
+        cause: error,
+      });
     }
   }
 
@@ -317,11 +351,15 @@ export class AccountStore {
     this.lsn += 1;
     switch (record.k) {
       case 'db':
-        this.databases.set(record.res.id, { res: record.res, containers: this.databases.get(record.res.id)?.containers ?? new Map() });
+        this.databases.set(record.res.id, {
+          res: record.res,
+          containers: this.databases.get(record.res.id)?.containers ?? new Map(),
+        });
         return;
       case 'dbdel': {
         const db = this.databases.get(record.id);
-        if (db !== undefined) this.metadata.dropOffers(new Set([db.res._rid, ...[...db.containers.values()].map((c) => c.res._rid)]));
+        if (db !== undefined)
+          this.metadata.dropOffers(new Set([db.res._rid, ...[...db.containers.values()].map((c) => c.res._rid)]));
         this.metadata.dropUnder(`dbs/${record.id}`);
         this.databases.delete(record.id);
         return;
@@ -332,7 +370,13 @@ export class AccountStore {
         if (existing) existing.res = record.res;
         else {
           const changes = new ChangeFeedIndex(record.res.partitionKey, record.ranges ?? this.rangeCount);
-          db?.containers.set(record.res.id, { res: record.res, partitions: new Map(), sequence: 0, index: new PropertyIndex(), changes });
+          db?.containers.set(record.res.id, {
+            res: record.res,
+            partitions: new Map(),
+            sequence: 0,
+            index: new PropertyIndex(),
+            changes,
+          });
         }
         const changes = db?.containers.get(record.res.id)?.changes;
         if (changes === undefined) return;
@@ -383,8 +427,16 @@ export class AccountStore {
       records.push({ k: 'db', res: db.res });
       for (const [collId, state] of db.containers) {
         const ranges = state.changes.ranges.length;
-        records.push({ k: 'coll', db: dbId, res: state.res, lsn: state.changes.lsn, ...(ranges > this.rangeCount && { ranges }) });
-        const puts = [...state.partitions.values()].flatMap((p) => [...p.values()]).filter((d) => !isExpired(d, state.res, Date.now()));
+        records.push({
+          k: 'coll',
+          db: dbId,
+          res: state.res,
+          lsn: state.changes.lsn,
+          ...(ranges > this.rangeCount && { ranges }),
+        });
+        const puts = [...state.partitions.values()]
+          .flatMap((p) => [...p.values()])
+          .filter((d) => !isExpired(d, state.res, Date.now()));
         if (puts.length > 0) records.push({ k: 'docs', db: dbId, coll: collId, puts, dels: [] });
       }
     }
@@ -392,5 +444,3 @@ export class AccountStore {
     return records;
   }
 }
-
-

@@ -24,11 +24,17 @@ function* allDocuments(scope: CandidateScope, feed: FeedScope): Iterable<StoredD
  * match. Either way every document returned passes the whole filter, is in the range (when one is
  * named) and is not expired at `now`.
  */
-export function candidateDocuments(scope: CandidateScope, feed: FeedScope, filter: CandidateFilter | undefined, now: number): StoredDocument[] {
+export function candidateDocuments(
+  scope: CandidateScope,
+  feed: FeedScope,
+  filter: CandidateFilter | undefined,
+  now: number,
+): StoredDocument[] {
   const { pk } = feed;
   const equalities = filter?.equalities ?? [];
   const inRange = (doc: StoredDocument): boolean => pk !== undefined || scope.changes.holds(feed, doc.pk);
-  const keep = (doc: StoredDocument): boolean => !isExpired(doc, scope.res, now) && inRange(doc) && satisfiesEqualities(doc.body, equalities);
+  const keep = (doc: StoredDocument): boolean =>
+    !isExpired(doc, scope.res, now) && inRange(doc) && satisfiesEqualities(doc.body, equalities);
   let source: Iterable<StoredDocument>[];
   if (pk !== undefined) {
     source = [scope.partitions.get(pk)?.values() ?? []];

@@ -1,4 +1,9 @@
-import { effectivePartitionKey, hasEffectivePartitionKeys, rangeIndexOf, splitRanges } from './effectivePartitionKey.js';
+import {
+  effectivePartitionKey,
+  hasEffectivePartitionKeys,
+  rangeIndexOf,
+  splitRanges,
+} from './effectivePartitionKey.js';
 import type { EpkRange } from './effectivePartitionKey.js';
 import type { PartitionKeyDefinition, StoredDocument } from './types.js';
 import { VersionLog } from './versionLog.js';
@@ -151,7 +156,19 @@ export class ChangeFeedIndex {
     if (this.versions === undefined || !this.recording) return;
     const operation = previousLsn === undefined ? 'create' : 'replace';
     const crts = Math.floor(doc.writtenAt / 1000);
-    this.versions.append({ lsn: doc.lsn, pk: doc.pk, operation, current: doc.body, id: doc.body.id, previousLsn: previousLsn ?? 0, crts, expired: false }, Date.now());
+    this.versions.append(
+      {
+        lsn: doc.lsn,
+        pk: doc.pk,
+        operation,
+        current: doc.body,
+        id: doc.body.id,
+        previousLsn: previousLsn ?? 0,
+        crts,
+        expired: false,
+      },
+      Date.now(),
+    );
   }
 
   /**
@@ -166,7 +183,19 @@ export class ChangeFeedIndex {
     if (this.versions === undefined || previousLsn === undefined || expired) return;
     const lsn = ++this.lsn;
     if (!this.recording) return;
-    this.versions.append({ lsn, pk, operation: 'delete', current: undefined, id, previousLsn, crts: Math.floor(Date.now() / 1000), expired: false }, Date.now());
+    this.versions.append(
+      {
+        lsn,
+        pk,
+        operation: 'delete',
+        current: undefined,
+        id,
+        previousLsn,
+        crts: Math.floor(Date.now() / 1000),
+        expired: false,
+      },
+      Date.now(),
+    );
   }
 
   /**
@@ -196,16 +225,28 @@ export class ChangeFeedIndex {
    * {@link read} for one logical partition, from its own documents (`partition`, the live map): a key
    * is small next to its range, so sorting it beats walking the range's log.
    */
-  readPartition(partition: Iterable<StoredDocument>, start: ChangeStart, max: number, live: (doc: StoredDocument) => boolean): ChangePage {
+  readPartition(
+    partition: Iterable<StoredDocument>,
+    start: ChangeStart,
+    max: number,
+    live: (doc: StoredDocument) => boolean,
+  ): ChangePage {
     const after = 'after' in start ? start.after : 0;
     const since = 'since' in start ? start.since : undefined;
     const all: StoredDocument[] = [];
-    for (const doc of partition) if ((doc.lsn ?? 0) > after && (since === undefined || doc.writtenAt >= since) && live(doc)) all.push(doc);
+    for (const doc of partition)
+      if ((doc.lsn ?? 0) > after && (since === undefined || doc.writtenAt >= since) && live(doc)) all.push(doc);
     return this.page(all, after, max);
   }
 
   /** A read across every range (a client that sends no range): merges the ranges by LSN. */
-  private readMerged(scope: FeedScope, after: number, since: number | undefined, max: number, live: (doc: StoredDocument) => boolean): ChangePage {
+  private readMerged(
+    scope: FeedScope,
+    after: number,
+    since: number | undefined,
+    max: number,
+    live: (doc: StoredDocument) => boolean,
+  ): ChangePage {
     const all: StoredDocument[] = [];
     for (const log of this.logs) {
       for (let slot = log.firstAfter(after); slot < log.docs.length; slot += 1) {

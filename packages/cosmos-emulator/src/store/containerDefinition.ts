@@ -19,7 +19,8 @@ const MAX_HIERARCHY_LEVELS = 3;
 /** A resource id as the service accepts it for databases, containers and metadata resources. */
 export function requireId(body: JsonObject): string {
   const id = body['id'];
-  if (typeof id !== 'string' || id === '' || /[/\\?#]/.test(id)) throw badRequest("The input content is invalid because the required property 'id' is missing or invalid.");
+  if (typeof id !== 'string' || id === '' || /[/\\?#]/.test(id))
+    throw badRequest("The input content is invalid because the required property 'id' is missing or invalid.");
   if (id.length > 255) throw badRequest('The id is longer than 255 characters.');
   return id;
 }
@@ -37,8 +38,17 @@ function invalidAt(path: string): number {
 
 /** The partition key definition as stored. @throws 400 naming the path the service would refuse. */
 function partitionKeyDefinition(raw: unknown): PartitionKeyDefinition {
-  const pk = (raw ?? { paths: ['/_partitionKey'], kind: 'Hash' }) as { paths?: unknown; kind?: unknown; version?: unknown };
-  if (typeof pk !== 'object' || !Array.isArray(pk.paths) || pk.paths.length === 0 || pk.paths.some((p) => typeof p !== 'string')) {
+  const pk = (raw ?? { paths: ['/_partitionKey'], kind: 'Hash' }) as {
+    paths?: unknown;
+    kind?: unknown;
+    version?: unknown;
+  };
+  if (
+    typeof pk !== 'object' ||
+    !Array.isArray(pk.paths) ||
+    pk.paths.length === 0 ||
+    pk.paths.some((p) => typeof p !== 'string')
+  ) {
     throw badRequest('The partition key definition is invalid: paths must be a non-empty array of strings.');
   }
   const paths = pk.paths as string[];
@@ -51,39 +61,62 @@ function partitionKeyDefinition(raw: unknown): PartitionKeyDefinition {
     }
   }
   const kind = pk.kind ?? (paths.length > 1 ? 'MultiHash' : 'Hash');
-  if (kind !== 'Hash' && kind !== 'MultiHash') throw badRequest(`The partition key kind '${String(kind)}' is not supported; use Hash or MultiHash.`);
-  if (kind === 'Hash' && paths.length > 1) throw badRequest('A partition key of kind Hash has exactly one path; use MultiHash for hierarchical partition keys.');
-  if (paths.length > MAX_HIERARCHY_LEVELS) throw badRequest(`A hierarchical partition key has at most ${MAX_HIERARCHY_LEVELS} paths.`);
+  if (kind !== 'Hash' && kind !== 'MultiHash')
+    throw badRequest(`The partition key kind '${String(kind)}' is not supported; use Hash or MultiHash.`);
+  if (kind === 'Hash' && paths.length > 1)
+    throw badRequest(
+      'A partition key of kind Hash has exactly one path; use MultiHash for hierarchical partition keys.',
+    );
+  if (paths.length > MAX_HIERARCHY_LEVELS)
+    throw badRequest(`A hierarchical partition key has at most ${MAX_HIERARCHY_LEVELS} paths.`);
   const version = pk.version ?? 2;
-  if (version !== 1 && version !== 2) throw badRequest(`The partition key version ${String(version)} is not supported; use 1 or 2.`);
-  if (kind === 'MultiHash' && version !== 2) throw badRequest('Hierarchical partition keys require partition key version 2.');
+  if (version !== 1 && version !== 2)
+    throw badRequest(`The partition key version ${String(version)} is not supported; use 1 or 2.`);
+  if (kind === 'MultiHash' && version !== 2)
+    throw badRequest('Hierarchical partition keys require partition key version 2.');
   return { ...(pk as JsonObject), paths, kind, version };
 }
 
 /** The indexing policy as the service returns it: mode lower-cased, paths defaulted, `_etag` excluded. */
 function indexingPolicy(raw: unknown): JsonObject {
-  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw badRequest('The indexing policy must be an object.');
+  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw)))
+    throw badRequest('The indexing policy must be an object.');
   const policy = { ...((raw ?? {}) as JsonObject) };
   const mode = String(policy['indexingMode'] ?? 'consistent').toLowerCase();
-  if (mode !== 'consistent' && mode !== 'lazy' && mode !== 'none') throw badRequest(`The indexing mode '${String(policy['indexingMode'])}' is invalid; use consistent or none.`);
+  if (mode !== 'consistent' && mode !== 'lazy' && mode !== 'none')
+    throw badRequest(`The indexing mode '${String(policy['indexingMode'])}' is invalid; use consistent or none.`);
   if (mode === 'none') {
     return { ...policy, indexingMode: mode, automatic: false, includedPaths: [], excludedPaths: [] };
   }
-  const included = Array.isArray(policy['includedPaths']) ? (policy['includedPaths'] as JsonObject[]) : [{ path: '/*' }];
+  const included = Array.isArray(policy['includedPaths'])
+    ? (policy['includedPaths'] as JsonObject[])
+    : [{ path: '/*' }];
   const excluded = Array.isArray(policy['excludedPaths']) ? (policy['excludedPaths'] as JsonObject[]) : [];
-  const withEtag = excluded.some((p) => p['path'] === ETAG_EXCLUSION) ? excluded : [...excluded, { path: ETAG_EXCLUSION }];
-  return { ...policy, indexingMode: mode, automatic: policy['automatic'] ?? true, includedPaths: included, excludedPaths: withEtag };
+  const withEtag = excluded.some((p) => p['path'] === ETAG_EXCLUSION)
+    ? excluded
+    : [...excluded, { path: ETAG_EXCLUSION }];
+  return {
+    ...policy,
+    indexingMode: mode,
+    automatic: policy['automatic'] ?? true,
+    includedPaths: included,
+    excludedPaths: withEtag,
+  };
 }
 
 function validDefaultTtl(ttl: unknown): void {
-  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl === 0 || ttl < -1 || ttl > 2147483647)) {
+  if (
+    ttl !== undefined &&
+    (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl === 0 || ttl < -1 || ttl > 2147483647)
+  ) {
     throw badRequest('The value of defaultTtl must be -1 or a positive 32-bit integer.');
   }
 }
 
 function geospatialConfig(raw: unknown): JsonObject {
   const type = (raw as { type?: unknown } | undefined)?.type ?? 'Geography';
-  if (type !== 'Geography' && type !== 'Geometry') throw badRequest(`The geospatial type '${String(type)}' is invalid; use Geography or Geometry.`);
+  if (type !== 'Geography' && type !== 'Geometry')
+    throw badRequest(`The geospatial type '${String(type)}' is invalid; use Geography or Geometry.`);
   return { type };
 }
 
@@ -92,7 +125,11 @@ export function containerResource(body: JsonObject, id: string, rid: string, db:
   // `null` is not "no TTL" on the wire: the service refuses it like any other invalid value.
   validDefaultTtl(body['defaultTtl'] === null ? 0 : body['defaultTtl']);
   const res: ContainerResource = {
-    conflictResolutionPolicy: { mode: 'LastWriterWins', conflictResolutionPath: '/_ts', conflictResolutionProcedure: '' },
+    conflictResolutionPolicy: {
+      mode: 'LastWriterWins',
+      conflictResolutionPath: '/_ts',
+      conflictResolutionProcedure: '',
+    },
     ...body,
     id,
     partitionKey: partitionKeyDefinition(body['partitionKey']),

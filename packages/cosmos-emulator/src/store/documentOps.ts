@@ -122,7 +122,8 @@ export class PartitionTransaction {
   private read(id: string, ifNoneMatch: string | undefined): OperationOutcome {
     const existing = this.get(id);
     if (existing === undefined) throw notFound();
-    if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch === existing.body._etag)) return { status: 304 };
+    if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch === existing.body._etag))
+      return { status: 304 };
     return { status: 200, doc: existing };
   }
 
@@ -190,7 +191,8 @@ function validId(body: JsonObject): string {
   if (typeof id !== 'string' || id === '') {
     throw badRequest("The input content is invalid because the required properties - 'id; ' - are missing");
   }
-  if (id.length > 255 || /[/\\#]/.test(id)) throw badRequest(`The document id '${id}' contains invalid characters or is too long.`);
+  if (id.length > 255 || /[/\\#]/.test(id))
+    throw badRequest(`The document id '${id}' contains invalid characters or is too long.`);
   return id;
 }
 

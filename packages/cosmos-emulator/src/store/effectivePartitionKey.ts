@@ -89,7 +89,8 @@ export interface EpkRange {
  * last ends at "FF" as the service's do. Bounds are 32 hex digits, so they compare with EPKs as strings.
  */
 export function splitRanges(count: number): EpkRange[] {
-  const bound = (i: number): string => ((V2_SPACE * BigInt(i)) / BigInt(count)).toString(16).toUpperCase().padStart(32, '0');
+  const bound = (i: number): string =>
+    ((V2_SPACE * BigInt(i)) / BigInt(count)).toString(16).toUpperCase().padStart(32, '0');
   return Array.from({ length: count }, (_, i) => ({
     id: String(i),
     minInclusive: i === 0 ? MIN_EPK : bound(i),

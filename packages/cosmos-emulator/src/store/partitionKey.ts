@@ -34,7 +34,10 @@ export function partitionKeyOfDocument(doc: JsonObject, definition: PartitionKey
  * Parses the partition key header into the canonical string, or returns undefined when absent.
  * @throws CosmosError 400 when the header is not a JSON array of the right length.
  */
-export function partitionKeyFromHeader(header: string | undefined, definition: PartitionKeyDefinition): string | undefined {
+export function partitionKeyFromHeader(
+  header: string | undefined,
+  definition: PartitionKeyDefinition,
+): string | undefined {
   if (header === undefined || header === '') return undefined;
   let parsed: unknown;
   try {

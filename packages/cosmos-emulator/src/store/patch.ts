@@ -20,7 +20,9 @@ type Container = JsonObject | unknown[];
 
 /** Normalises a patch body: the SDK sends either `{ operations, condition? }` or a bare array. */
 export function toPatchBody(value: unknown): PatchBody {
-  const body: Partial<PatchBody> | null = Array.isArray(value) ? { operations: value as PatchOperation[] } : (value as Partial<PatchBody> | null);
+  const body: Partial<PatchBody> | null = Array.isArray(value)
+    ? { operations: value as PatchOperation[] }
+    : (value as Partial<PatchBody> | null);
   if (body === null || typeof body !== 'object' || !Array.isArray(body.operations)) {
     throw badRequest('A patch body needs an operations array.');
   }
@@ -62,7 +64,8 @@ function has(parent: Container, key: string): boolean {
 function write(parent: Container, key: string, value: unknown, insert: boolean): void {
   if (Array.isArray(parent)) {
     const index = key === '-' ? parent.length : Number(key);
-    if (!Number.isInteger(index) || index < 0 || index > parent.length) throw badRequest(`Patch index '${key}' is out of range.`);
+    if (!Number.isInteger(index) || index < 0 || index > parent.length)
+      throw badRequest(`Patch index '${key}' is out of range.`);
     if (insert) parent.splice(index, 0, value);
     else parent[index] = value;
   } else {

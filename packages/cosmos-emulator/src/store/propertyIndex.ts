@@ -46,7 +46,11 @@ export class PropertyIndex {
    * The documents whose `property` is one of `values`, as one set per value, indexing the property
    * from `all` first when needed; undefined when the container already indexes its maximum.
    */
-  lookup(property: string, values: IndexableValue[], all: () => Iterable<StoredDocument>): Set<StoredDocument>[] | undefined {
+  lookup(
+    property: string,
+    values: IndexableValue[],
+    all: () => Iterable<StoredDocument>,
+  ): Set<StoredDocument>[] | undefined {
     let index = this.properties.get(property);
     if (index === undefined) {
       if (this.properties.size >= MAX_PROPERTIES) return undefined;

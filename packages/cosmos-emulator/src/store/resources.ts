@@ -46,7 +46,12 @@ export function ridKind(rid: string): RidKind | undefined {
 export function isRidUnder(child: string, kind: RidKind, parent: string): boolean {
   const bytes = ridBytes(child);
   const prefix = ridBytes(parent);
-  return ridKind(child) === kind && bytes !== undefined && prefix !== undefined && bytes.subarray(0, prefix.length).equals(prefix);
+  return (
+    ridKind(child) === kind &&
+    bytes !== undefined &&
+    prefix !== undefined &&
+    bytes.subarray(0, prefix.length).equals(prefix)
+  );
 }
 
 /** A fresh database `_rid`. */
@@ -84,7 +89,10 @@ export function partitionKeyRangeRid(containerRid: string, rangeId: string): str
  * (4 more bytes, collection bit clear), a permission under a user (8 random bytes), a script under a
  * container (8 bytes whose top nibble names the script type, as for documents).
  */
-export function newMetadataRid(ownerRid: string, kind: 'user' | 'clientEncryptionKey' | 'permission' | 'sproc' | 'trigger' | 'udf'): string {
+export function newMetadataRid(
+  ownerRid: string,
+  kind: 'user' | 'clientEncryptionKey' | 'permission' | 'sproc' | 'trigger' | 'udf',
+): string {
   const owner = ridBytes(ownerRid) ?? Buffer.alloc(0);
   if (kind === 'user' || kind === 'clientEncryptionKey') {
     const tail = randomBytes(4);

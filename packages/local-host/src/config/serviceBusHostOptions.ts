@@ -29,7 +29,8 @@ export function serviceBusHostOptionsFrom(hostJson: unknown): ServiceBusHostOpti
   const section = readSection(hostJson);
   const d = defaultServiceBusHostOptions;
   return Object.freeze({
-    maxConcurrentSessions: positiveInt(section.maxConcurrentSessions, 'maxConcurrentSessions') ?? d.maxConcurrentSessions,
+    maxConcurrentSessions:
+      positiveInt(section.maxConcurrentSessions, 'maxConcurrentSessions') ?? d.maxConcurrentSessions,
     maxConcurrentCalls: positiveInt(section.maxConcurrentCalls, 'maxConcurrentCalls') ?? d.maxConcurrentCalls,
     sessionIdleTimeoutMs: timeSpan(section.sessionIdleTimeout, 'sessionIdleTimeout') ?? d.sessionIdleTimeoutMs,
     maxAutoLockRenewalDurationMs:
@@ -60,7 +61,8 @@ function positiveInt(value: unknown, name: string): number | undefined {
 
 function timeSpan(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new TypeError(`host.json extensions.serviceBus.${name}: expected a TimeSpan string`);
+  if (typeof value !== 'string')
+    throw new TypeError(`host.json extensions.serviceBus.${name}: expected a TimeSpan string`);
   return parseTimeSpan(value, `host.json extensions.serviceBus.${name}`);
 }
 

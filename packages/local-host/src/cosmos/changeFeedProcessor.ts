@@ -21,10 +21,20 @@
  *   checkpoint once the lease expires. {@link ChangeFeedProcessor.close} drains: the running invocation
  *   finishes and is checkpointed, then the leases are released for other hosts.
  */
-import { ChangeFeedStartFrom, StatusCodes, type ChangeFeedPullModelIterator, type Container, type FeedRange } from '@azure/cosmos';
+import {
+  ChangeFeedStartFrom,
+  StatusCodes,
+  type ChangeFeedPullModelIterator,
+  type Container,
+  type FeedRange,
+} from '@azure/cosmos';
 import type { RetryOptions } from '@azure/functions';
 import type { Logger } from 'pino';
-import { leaseContinuationOf, sdkContinuation, type ChangeFeedLease } from '../../../../src/adapters/changeFeedLease.js';
+import {
+  leaseContinuationOf,
+  sdkContinuation,
+  type ChangeFeedLease,
+} from '../../../../src/adapters/changeFeedLease.js';
 import { LeaseLostError, type LeaseStore } from './leaseStore.js';
 import { retryDelayMs } from './retryPolicy.js';
 
@@ -82,10 +92,15 @@ export class ChangeFeedProcessor {
   /** Creates missing leases, takes this host's share at once, then keeps balancing and renewing. */
   async start(): Promise<void> {
     this.ranges = await this.options.monitored.getFeedRanges();
-    await this.options.leases.ensure(this.ranges.map((r) => ({ min: r.minInclusive, max: r.maxExclusive })), now());
+    await this.options.leases.ensure(
+      this.ranges.map((r) => ({ min: r.minInclusive, max: r.maxExclusive })),
+      now(),
+    );
     await this.balance();
     const { leaseAcquireIntervalMs, leaseRenewIntervalMs } = this.options.timing;
-    this.timers.push(setInterval(() => void (this.balancing = this.balancing.then(() => this.balance())), leaseAcquireIntervalMs));
+    this.timers.push(
+      setInterval(() => void (this.balancing = this.balancing.then(() => this.balance())), leaseAcquireIntervalMs),
+    );
     this.timers.push(setInterval(() => void this.renewAll(), leaseRenewIntervalMs));
   }
 
@@ -129,11 +144,15 @@ export class ChangeFeedProcessor {
     try {
       all = await leases.all();
     } catch (error) {
-      logger.warn({ err: error, function: this.options.functionName }, 'reading the leases failed; trying again at the next acquire interval');
+      logger.warn(
+        { err: error, function: this.options.functionName },
+        'reading the leases failed; trying again at the next acquire interval',
+      );
       return;
     }
     const nowMs = Date.now();
-    const expired = (l: ChangeFeedLease) => !l.Owner || Date.parse(l.timestamp) + timing.leaseExpirationIntervalMs < nowMs;
+    const expired = (l: ChangeFeedLease) =>
+      !l.Owner || Date.parse(l.timestamp) + timing.leaseExpirationIntervalMs < nowMs;
     const live = all.filter((l) => !expired(l));
     const counts = new Map<string, number>([[hostName, 0]]);
     for (const l of live) counts.set(l.Owner!, (counts.get(l.Owner!) ?? 0) + 1);
@@ -142,13 +161,19 @@ export class ChangeFeedProcessor {
     if (mine >= target) return;
     let take = all.filter((l) => expired(l) && !this.owned.has(l.LeaseToken)).slice(0, target - mine);
     if (take.length === 0) {
-      const [busiest, count] = [...counts].filter(([h]) => h !== hostName).sort((a, b) => b[1] - a[1])[0] ?? [undefined, 0];
+      const [busiest, count] = [...counts].filter(([h]) => h !== hostName).sort((a, b) => b[1] - a[1])[0] ?? [
+        undefined,
+        0,
+      ];
       if (busiest !== undefined && count > target) take = live.filter((l) => l.Owner === busiest).slice(0, 1);
     }
     for (const lease of take) {
       const acquired = await leases.acquire(lease, hostName, now()).catch(() => undefined);
       if (acquired === undefined || this.stopping.signal.aborted) continue;
-      logger.info({ function: this.options.functionName, lease: acquired.LeaseToken, from: lease.Owner ?? null, host: hostName }, 'change feed lease acquired');
+      logger.info(
+        { function: this.options.functionName, lease: acquired.LeaseToken, from: lease.Owner ?? null, host: hostName },
+        'change feed lease acquired',
+      );
       this.process(acquired);
     }
   }
@@ -161,7 +186,11 @@ export class ChangeFeedProcessor {
       } catch (error) {
         // The renewer only logs a failed renewal; a lost lease stops the lease's processing.
         if (error instanceof LeaseLostError) await this.giveUp(owned, error, 'renewing the lease');
-        else this.options.logger.warn({ function: this.options.functionName, lease: token, host: this.options.hostName, err: error }, 'renewing a change feed lease failed');
+        else
+          this.options.logger.warn(
+            { function: this.options.functionName, lease: token, host: this.options.hostName, err: error },
+            'renewing a change feed lease failed',
+          );
       }
     }
   }
@@ -170,7 +199,9 @@ export class ChangeFeedProcessor {
     const stop = new AbortController();
     const owned: OwnedLease = { lease, stop, loop: Promise.resolve() };
     this.owned.set(lease.LeaseToken, owned);
-    owned.loop = this.run(owned).catch((error: unknown) => this.options.logger.error({ err: error, lease: lease.LeaseToken }, 'change feed processing stopped'));
+    owned.loop = this.run(owned).catch((error: unknown) =>
+      this.options.logger.error({ err: error, lease: lease.LeaseToken }, 'change feed processing stopped'),
+    );
   }
 
   /** The lease's loop: read, invoke, checkpoint; wait `feedPollDelay` when the feed has nothing new. */
@@ -193,7 +224,12 @@ export class ChangeFeedProcessor {
       const done = await this.invokeWithRetry(page.result, owned);
       if (!done || this.crashed) return;
       try {
-        owned.lease = await this.options.leases.checkpoint(owned.lease, hostName, leaseContinuationOf(page.continuationToken), now());
+        owned.lease = await this.options.leases.checkpoint(
+          owned.lease,
+          hostName,
+          leaseContinuationOf(page.continuationToken),
+          now(),
+        );
       } catch (error) {
         return this.giveUp(owned, error, 'checkpointing the change feed failed');
       }
@@ -210,10 +246,16 @@ export class ChangeFeedProcessor {
       logger.info({ function: functionName, lease: token, host: hostName, err: error }, 'change feed lease lost');
       return;
     }
-    logger.warn({ err: error, function: functionName, lease: token, host: hostName }, `${what}; releasing the lease, to be taken again from its last checkpoint`);
+    logger.warn(
+      { err: error, function: functionName, lease: token, host: hostName },
+      `${what}; releasing the lease, to be taken again from its last checkpoint`,
+    );
     if (this.crashed) return;
     await leases.release(owned.lease, hostName, now()).catch((releaseError: unknown) => {
-      logger.warn({ err: releaseError, function: functionName, lease: token, host: hostName }, 'releasing the change feed lease failed; it is taken again once it expires');
+      logger.warn(
+        { err: releaseError, function: functionName, lease: token, host: hostName },
+        'releasing the change feed lease failed; it is taken again once it expires',
+      );
     });
   }
 
@@ -227,10 +269,16 @@ export class ChangeFeedProcessor {
       } catch (error) {
         const delay = retryDelayMs(retry, attempt + 1);
         if (delay === undefined) {
-          logger.error({ err: error, function: functionName, lease: owned.lease.LeaseToken, documents: documents.length }, 'function failed and has no retry left; its batch is checkpointed, as the Functions host does');
+          logger.error(
+            { err: error, function: functionName, lease: owned.lease.LeaseToken, documents: documents.length },
+            'function failed and has no retry left; its batch is checkpointed, as the Functions host does',
+          );
           return true;
         }
-        logger.warn({ err: error, function: functionName, lease: owned.lease.LeaseToken, retry: attempt + 1, delayMs: delay }, 'function failed; retrying its batch');
+        logger.warn(
+          { err: error, function: functionName, lease: owned.lease.LeaseToken, retry: attempt + 1, delayMs: delay },
+          'function failed; retrying its batch',
+        );
         // A stop between retries ends the loop without a checkpoint: the next owner replays the batch.
         if (!(await pause(delay, this.stopping.signal)) || this.crashed) return false;
       }
@@ -240,8 +288,11 @@ export class ChangeFeedProcessor {
   private iteratorFor(lease: ChangeFeedLease): ChangeFeedPullModelIterator<unknown> {
     const { timing, monitored, containerRid } = this.options;
     const continuation = sdkContinuation(lease, containerRid);
-    const range = this.ranges.find((r) => r.minInclusive === lease.FeedRange.Range.min && r.maxExclusive === lease.FeedRange.Range.max);
-    if (continuation === undefined && range === undefined) throw new Error(`lease ${lease.LeaseToken} matches no feed range of ${monitored.id}`);
+    const range = this.ranges.find(
+      (r) => r.minInclusive === lease.FeedRange.Range.min && r.maxExclusive === lease.FeedRange.Range.max,
+    );
+    if (continuation === undefined && range === undefined)
+      throw new Error(`lease ${lease.LeaseToken} matches no feed range of ${monitored.id}`);
     const changeFeedStartFrom =
       continuation !== undefined
         ? ChangeFeedStartFrom.Continuation(continuation)

@@ -62,7 +62,9 @@ export async function startCosmosDBHost(options: CosmosDBHostOptions): Promise<C
   };
   try {
     for (const registration of options.functions) {
-      const processor = await startWithRetries(registration.name, options.logger, () => startTrigger(registration, { ...options, hostName }, clients));
+      const processor = await startWithRetries(registration.name, options.logger, () =>
+        startTrigger(registration, { ...options, hostName }, clients),
+      );
       processors.set(registration.name, processor);
     }
   } catch (error) {
@@ -89,7 +91,11 @@ const START_ATTEMPTS = 8;
  * Functions host retries a listener that could not start; a setting, a missing container (404) or any other
  * refusal fails at once.
  */
-async function startWithRetries(name: string, logger: Logger, start: () => Promise<ChangeFeedProcessor>): Promise<ChangeFeedProcessor> {
+async function startWithRetries(
+  name: string,
+  logger: Logger,
+  start: () => Promise<ChangeFeedProcessor>,
+): Promise<ChangeFeedProcessor> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await start();
@@ -97,7 +103,10 @@ async function startWithRetries(name: string, logger: Logger, start: () => Promi
       const transient = storeErrorCodeOf(describeCosmosFailure(error), 'read') === CoreErrorCode.StoreTransient;
       if (!transient || attempt >= START_ATTEMPTS) throw error;
       const delayMs = Math.min(5_000, 100 * 2 ** attempt);
-      logger.warn({ function: name, attempt, delayMs, err: error }, 'the Cosmos DB trigger could not start; trying again');
+      logger.warn(
+        { function: name, attempt, delayMs, err: error },
+        'the Cosmos DB trigger could not start; trying again',
+      );
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
@@ -110,30 +119,69 @@ async function startTrigger(
 ): Promise<ChangeFeedProcessor> {
   const { name } = registration;
   const trigger = registration.options as CosmosDBv4FunctionOptions;
-  if (trigger.changeFeedMode === 'AllVersionsAndDeletes') throw new TypeError(`function ${name}: changeFeedMode AllVersionsAndDeletes is not supported by the local host`);
-  if (trigger.startFromBeginning && trigger.startFromTime) throw new TypeError(`function ${name}: only one of startFromBeginning or startFromTime can be used`);
-  const resolve = (value: string, property: string) => resolveSettingExpression(value, options.settings, { functionName: name, property });
-  const monitored = containerOf(clients, options.settings, resolve(trigger.connection, 'connection'), resolve(trigger.databaseName, 'databaseName'), resolve(trigger.containerName, 'containerName'), name);
+  if (trigger.changeFeedMode === 'AllVersionsAndDeletes')
+    throw new TypeError(`function ${name}: changeFeedMode AllVersionsAndDeletes is not supported by the local host`);
+  if (trigger.startFromBeginning && trigger.startFromTime)
+    throw new TypeError(`function ${name}: only one of startFromBeginning or startFromTime can be used`);
+  const resolve = (value: string, property: string) =>
+    resolveSettingExpression(value, options.settings, { functionName: name, property });
+  const monitored = containerOf(
+    clients,
+    options.settings,
+    resolve(trigger.connection, 'connection'),
+    resolve(trigger.databaseName, 'databaseName'),
+    resolve(trigger.containerName, 'containerName'),
+    name,
+  );
   const leaseDatabase = resolve(trigger.leaseDatabaseName ?? trigger.databaseName, 'leaseDatabaseName');
   const leaseContainerName = resolve(trigger.leaseContainerName ?? 'leases', 'leaseContainerName');
-  const leaseContainer = containerOf(clients, options.settings, resolve(trigger.leaseConnection ?? trigger.connection, 'leaseConnection'), leaseDatabase, leaseContainerName, name);
+  const leaseContainer = containerOf(
+    clients,
+    options.settings,
+    resolve(trigger.leaseConnection ?? trigger.connection, 'leaseConnection'),
+    leaseDatabase,
+    leaseContainerName,
+    name,
+  );
 
   if (trigger.createLeaseContainerIfNotExists) {
-    await leaseContainer.database.containers.createIfNotExists({ id: leaseContainerName, partitionKey: { paths: ['/id'] } });
+    await leaseContainer.database.containers.createIfNotExists({
+      id: leaseContainerName,
+      partitionKey: { paths: ['/id'] },
+    });
   } else {
-    const found = await leaseContainer.read().then(() => true, (error: { code?: unknown }) => (error.code === 404 ? false : Promise.reject(error)));
-    if (!found) throw new Error(`function ${name}: the lease container ${leaseDatabase}/${leaseContainerName} does not exist (create it, or set createLeaseContainerIfNotExists)`);
+    const found = await leaseContainer.read().then(
+      () => true,
+      (error: { code?: unknown }) => (error.code === 404 ? false : Promise.reject(error)),
+    );
+    if (!found)
+      throw new Error(
+        `function ${name}: the lease container ${leaseDatabase}/${leaseContainerName} does not exist (create it, or set createLeaseContainerIfNotExists)`,
+      );
   }
-  const [{ resource: database }, { resource: container }] = await Promise.all([monitored.database.read(), monitored.read()]);
-  if (database?._rid === undefined || container?._rid === undefined) throw new Error(`function ${name}: cannot read ${monitored.database.id}/${monitored.id}`);
+  const [{ resource: database }, { resource: container }] = await Promise.all([
+    monitored.database.read(),
+    monitored.read(),
+  ]);
+  if (database?._rid === undefined || container?._rid === undefined)
+    throw new Error(`function ${name}: cannot read ${monitored.database.id}/${monitored.id}`);
   const accountHost = new URL((await monitored.database.client.getReadEndpoint()) ?? 'http://localhost').host;
-  const prefix = leaseIdPrefix(resolve(trigger.leaseContainerPrefix ?? '', 'leaseContainerPrefix'), accountHost, database._rid, container._rid);
+  const prefix = leaseIdPrefix(
+    resolve(trigger.leaseContainerPrefix ?? '', 'leaseContainerPrefix'),
+    accountHost,
+    database._rid,
+    container._rid,
+  );
 
-  const positive = (value: number | undefined, fallback: number) => (value !== undefined && value > 0 ? value : fallback);
+  const positive = (value: number | undefined, fallback: number) =>
+    value !== undefined && value > 0 ? value : fallback;
   const timing: ChangeFeedProcessorTiming = {
     feedPollDelayMs: positive(trigger.feedPollDelay, COSMOS_TRIGGER_DEFAULTS.feedPollDelayMs),
     leaseAcquireIntervalMs: positive(trigger.leaseAcquireInterval, COSMOS_TRIGGER_DEFAULTS.leaseAcquireIntervalMs),
-    leaseExpirationIntervalMs: positive(trigger.leaseExpirationInterval, COSMOS_TRIGGER_DEFAULTS.leaseExpirationIntervalMs),
+    leaseExpirationIntervalMs: positive(
+      trigger.leaseExpirationInterval,
+      COSMOS_TRIGGER_DEFAULTS.leaseExpirationIntervalMs,
+    ),
     leaseRenewIntervalMs: positive(trigger.leaseRenewInterval, COSMOS_TRIGGER_DEFAULTS.leaseRenewIntervalMs),
     maxItemsPerInvocation: positive(trigger.maxItemsPerInvocation, COSMOS_TRIGGER_DEFAULTS.maxItemsPerInvocation),
     startFromBeginning: trigger.startFromBeginning ?? false,
@@ -151,7 +199,9 @@ async function startTrigger(
     invoke: async (documents) => {
       const context = createInvocationContext(options.logger, { functionName: name });
       try {
-        await inInvocation({ function: name, invocationId: context.invocationId }, () => trigger.handler(documents, context));
+        await inInvocation({ function: name, invocationId: context.invocationId }, () =>
+          trigger.handler(documents, context),
+        );
         options.summary?.record(name, 'batches');
       } catch (error) {
         options.summary?.record(name, 'failed batches');
@@ -160,15 +210,26 @@ async function startTrigger(
     },
   });
   await processor.start();
-  options.logger.debug({ function: name, container: `${monitored.database.id}/${monitored.id}`, leases: prefix, host: options.hostName }, 'cosmos DB trigger started');
+  options.logger.debug(
+    { function: name, container: `${monitored.database.id}/${monitored.id}`, leases: prefix, host: options.hostName },
+    'cosmos DB trigger started',
+  );
   return processor;
 }
 
-function containerOf(clients: Map<string, CosmosClient>, settings: AppSettings, connection: string, database: string, container: string, functionName: string): Container {
+function containerOf(
+  clients: Map<string, CosmosClient>,
+  settings: AppSettings,
+  connection: string,
+  database: string,
+  container: string,
+  functionName: string,
+): Container {
   let client = clients.get(connection);
   if (client === undefined) {
     const value = settings[connection];
-    if (value === undefined || value === '') throw new Error(`function ${functionName}: the connection setting ${connection} is not set`);
+    if (value === undefined || value === '')
+      throw new Error(`function ${functionName}: the connection setting ${connection} is not set`);
     client = new CosmosClient({ connectionString: value, connectionPolicy: { enableEndpointDiscovery: false } });
     clients.set(connection, client);
   }

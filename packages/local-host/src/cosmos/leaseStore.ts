@@ -59,21 +59,33 @@ export class LeaseStore {
   }
 
   /** Stores the continuation after a processed batch; throws {@link LeaseLostError} when another owner has it. */
-  checkpoint(lease: ChangeFeedLease, owner: string, continuation: string | null, nowIso: string): Promise<ChangeFeedLease> {
+  checkpoint(
+    lease: ChangeFeedLease,
+    owner: string,
+    continuation: string | null,
+    nowIso: string,
+  ): Promise<ChangeFeedLease> {
     return this.update(lease, owner, (current) => ({ ...current, ContinuationToken: continuation, timestamp: nowIso }));
   }
 
   /** Gives the lease up (owner cleared) so another host can take it at once; a lost lease is left alone. */
   async release(lease: ChangeFeedLease, owner: string, nowIso: string): Promise<void> {
-    await this.update(lease, owner, (current) => ({ ...current, Owner: null, timestamp: nowIso })).catch((error: unknown) => {
-      if (!(error instanceof LeaseLostError)) throw error;
-    });
+    await this.update(lease, owner, (current) => ({ ...current, Owner: null, timestamp: nowIso })).catch(
+      (error: unknown) => {
+        if (!(error instanceof LeaseLostError)) throw error;
+      },
+    );
   }
 
-  private async update(lease: ChangeFeedLease, owner: string, change: (current: ChangeFeedLease) => ChangeFeedLease): Promise<ChangeFeedLease> {
+  private async update(
+    lease: ChangeFeedLease,
+    owner: string,
+    change: (current: ChangeFeedLease) => ChangeFeedLease,
+  ): Promise<ChangeFeedLease> {
     let current = lease;
     for (let round = 0; round < 5; round++) {
-      if (current.Owner !== owner) throw new LeaseLostError(`lease ${lease.LeaseToken} is now owned by ${current.Owner ?? 'nobody'}`);
+      if (current.Owner !== owner)
+        throw new LeaseLostError(`lease ${lease.LeaseToken} is now owned by ${current.Owner ?? 'nobody'}`);
       const written = await this.write(change(current), current._etag);
       if (written !== undefined) return written;
       const { resource } = await this.container.item(lease.id, lease.id).read<ChangeFeedLease>();
@@ -87,7 +99,12 @@ export class LeaseStore {
   private async write(next: ChangeFeedLease, etag: string | undefined): Promise<ChangeFeedLease | undefined> {
     const { _etag: _old, ...body } = next;
     try {
-      const { resource } = await this.container.item(next.id, next.id).replace<ChangeFeedLease>(body as ChangeFeedLease, etag ? { accessCondition: { type: 'IfMatch', condition: etag } } : {});
+      const { resource } = await this.container
+        .item(next.id, next.id)
+        .replace<ChangeFeedLease>(
+          body as ChangeFeedLease,
+          etag ? { accessCondition: { type: 'IfMatch', condition: etag } } : {},
+        );
       return resource;
     } catch (error) {
       const code = (error as { code?: unknown }).code;

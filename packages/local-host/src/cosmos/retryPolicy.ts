@@ -3,7 +3,12 @@ import type { Duration, RetryOptions } from '@azure/functions';
 /** Milliseconds of a Functions `Duration` or number. */
 function durationMs(value: Duration | number): number {
   if (typeof value === 'number') return value;
-  return (value.hours ?? 0) * 3_600_000 + (value.minutes ?? 0) * 60_000 + (value.seconds ?? 0) * 1000 + (value.milliseconds ?? 0);
+  return (
+    (value.hours ?? 0) * 3_600_000 +
+    (value.minutes ?? 0) * 60_000 +
+    (value.seconds ?? 0) * 1000 +
+    (value.milliseconds ?? 0)
+  );
 }
 
 /**

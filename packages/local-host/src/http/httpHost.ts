@@ -98,12 +98,17 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const traceParent = request.headers.get('traceparent') ?? undefined;
     const context = createInvocationContext(logger, {
       functionName: route.registration.name,
-      traceContext: traceParent ? { traceParent, traceState: request.headers.get('tracestate') ?? undefined } : undefined,
+      traceContext: traceParent
+        ? { traceParent, traceState: request.headers.get('tracestate') ?? undefined }
+        : undefined,
     });
     const started = performance.now();
     let status = 500;
     try {
-      const result: unknown = await inInvocation({ function: route.registration.name, invocationId: context.invocationId }, () => route.registration.options.handler(request, context));
+      const result: unknown = await inInvocation(
+        { function: route.registration.name, invocationId: context.invocationId },
+        () => route.registration.options.handler(request, context),
+      );
       // While draining, end each connection with its response so close() does not wait for keep-alive timeouts.
       if (closing) res.shouldKeepAlive = false;
       await writeFunctionResponse(result, res, method);
@@ -114,7 +119,16 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       res.end();
     } finally {
       options.summary?.record(route.registration.name, `× ${status}`);
-      logger.debug({ function: route.registration.name, method, path: url.pathname, status, durationMs: Math.round(performance.now() - started) }, 'http request');
+      logger.debug(
+        {
+          function: route.registration.name,
+          method,
+          path: url.pathname,
+          status,
+          durationMs: Math.round(performance.now() - started),
+        },
+        'http request',
+      );
     }
   }
 

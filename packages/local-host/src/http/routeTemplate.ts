@@ -30,7 +30,8 @@ export function compileRoute(template: string): RouteTemplate {
   const segments = trimmed === '' ? [] : trimmed.split('/').map((s) => parseSegment(s, template));
   segments.forEach((segment, i) => {
     const last = i === segments.length - 1;
-    if (segment.kind === 'param' && segment.catchAll && !last) throw new TypeError(`route "${template}": catch-all must be last`);
+    if (segment.kind === 'param' && segment.catchAll && !last)
+      throw new TypeError(`route "${template}": catch-all must be last`);
     if (segment.kind === 'param' && segment.optional && segments.slice(i + 1).some((s) => s.kind === 'literal')) {
       throw new TypeError(`route "${template}": an optional parameter may only be followed by optional ones`);
     }
@@ -38,7 +39,10 @@ export function compileRoute(template: string): RouteTemplate {
   return {
     template,
     match(path: string) {
-      const parts = path.replace(/^\/+|\/+$/g, '').split('/').filter((p) => p !== '');
+      const parts = path
+        .replace(/^\/+|\/+$/g, '')
+        .split('/')
+        .filter((p) => p !== '');
       const params: Record<string, string> = {};
       for (let i = 0; i < segments.length; i += 1) {
         const segment = segments[i];

@@ -7,11 +7,7 @@ import { HttpResponse } from '../azureFunctions.js';
  * through the library's own `HttpResponse` so `jsonBody`, default headers and null-body statuses behave as on
  * the real host.
  */
-export async function writeFunctionResponse(
-  result: unknown,
-  res: ServerResponse,
-  method: string,
-): Promise<void> {
+export async function writeFunctionResponse(result: unknown, res: ServerResponse, method: string): Promise<void> {
   const response = isHttpResponse(result) ? result : new HttpResponse((result ?? {}) as HttpResponseInit);
   const body = Buffer.from(await response.arrayBuffer());
   const headers: Record<string, string | string[]> = {};

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { format } from 'node:util';
-import type { InvocationContext as InvocationContextType, LogLevel, TraceContext, TriggerMetadata } from '@azure/functions';
+import type {
+  InvocationContext as InvocationContextType,
+  LogLevel,
+  TraceContext,
+  TriggerMetadata,
+} from '@azure/functions';
 import type { Logger } from 'pino';
 import { InvocationContext } from '../azureFunctions.js';
 

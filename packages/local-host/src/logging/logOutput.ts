@@ -64,7 +64,27 @@ function withInvocation(line: string): string {
 
 /** Fields the compact line shows in its own columns, or that a person does not need at a glance. */
 const SHOWN = ['function', 'orderId', 'sequence', 'outcome'];
-const HIDDEN = ['pid', 'hostname', 'host', 'service', 'invocationId', 'startup', 'processStartedAt', 'buildMs', 'functions', 'intervalMs', 'entryId', 'messageId', 'queue', 'deliveryCount', 'durationMs', 'traceparent', 'requestHash', 'drained', 'rejected'];
+const HIDDEN = [
+  'pid',
+  'hostname',
+  'host',
+  'service',
+  'invocationId',
+  'startup',
+  'processStartedAt',
+  'buildMs',
+  'functions',
+  'intervalMs',
+  'entryId',
+  'messageId',
+  'queue',
+  'deliveryCount',
+  'durationMs',
+  'traceparent',
+  'requestHash',
+  'drained',
+  'rejected',
+];
 
 /**
  * `HH:MM:ss.mmm LEVEL function order #seq outcome message {other fields}`, through pino-pretty (colours only on a
@@ -86,7 +106,9 @@ async function humanSink(stream: NodeJS.WritableStream): Promise<(line: string) 
       const order = text(log.orderId);
       const sequence = text(log.sequence);
       const outcome = text(log.outcome);
-      return [fn, order && (sequence ? `${order} #${sequence}` : order), outcome, text(log[messageKey])].filter(Boolean).join('  ');
+      return [fn, order && (sequence ? `${order} #${sequence}` : order), outcome, text(log[messageKey])]
+        .filter(Boolean)
+        .join('  ');
     },
   });
   return (line) => void out.write(line);

@@ -11,10 +11,15 @@ export interface HostLoggerOptions {
 
 /** The host's structured JSON logger; functions log through it too (see `invocationContext.ts`). */
 export function createHostLogger(options: HostLoggerOptions = {}): Logger {
-  return options.destination ? pino(loggerConfig(options.level), options.destination) : pino(loggerConfig(options.level));
+  return options.destination
+    ? pino(loggerConfig(options.level), options.destination)
+    : pino(loggerConfig(options.level));
 }
 
 function loggerConfig(wanted: string | undefined) {
-  const level = wanted !== undefined && (wanted.toLowerCase() === 'silent' || wanted.toLowerCase() in pino.levels.values) ? wanted.toLowerCase() : 'info';
+  const level =
+    wanted !== undefined && (wanted.toLowerCase() === 'silent' || wanted.toLowerCase() in pino.levels.values)
+      ? wanted.toLowerCase()
+      : 'info';
   return { level, base: { host: 'local' } };
 }

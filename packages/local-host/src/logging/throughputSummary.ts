@@ -33,8 +33,12 @@ export class ThroughputSummary {
   /** Logs and clears the counts; nothing when there are none. */
   flush(logger: Logger, intervalMs: number): void {
     if (this.counts.size === 0) return;
-    const functions = Object.fromEntries([...this.counts].map(([name, byOutcome]) => [name, Object.fromEntries(byOutcome)]));
-    const text = [...this.counts].map(([name, byOutcome]) => `${name} ${[...byOutcome].map(([outcome, n]) => `${n} ${outcome}`).join(', ')}`).join(' · ');
+    const functions = Object.fromEntries(
+      [...this.counts].map(([name, byOutcome]) => [name, Object.fromEntries(byOutcome)]),
+    );
+    const text = [...this.counts]
+      .map(([name, byOutcome]) => `${name} ${[...byOutcome].map(([outcome, n]) => `${n} ${outcome}`).join(', ')}`)
+      .join(' · ');
     this.counts = new Map();
     logger.info({ functions, intervalMs }, `last ${Math.round(intervalMs / 1000)} s: ${text}`);
   }

@@ -1,4 +1,9 @@
-import type { DeadLetterOptions, ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSessionReceiver } from '@azure/service-bus';
+import type {
+  DeadLetterOptions,
+  ServiceBusReceivedMessage,
+  ServiceBusReceiver,
+  ServiceBusSessionReceiver,
+} from '@azure/service-bus';
 import { decodePropertiesToModify } from './propertiesToModify.js';
 import type { SettlementQueue } from './settlementQueue.js';
 
@@ -104,7 +109,11 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
   let ended = false;
 
   const own = (candidate: ServiceBusReceivedMessage, action: string): ServiceBusReceivedMessage => {
-    if (ended) throw new SettlementServiceError(SETTLEMENT_STATUS.FAILED_PRECONDITION, `LockToken ${String(candidate?.lockToken)} not found.`);
+    if (ended)
+      throw new SettlementServiceError(
+        SETTLEMENT_STATUS.FAILED_PRECONDITION,
+        `LockToken ${String(candidate?.lockToken)} not found.`,
+      );
     if (candidate?.lockToken !== message.lockToken) {
       throw new TypeError(`${action}: the message is not this invocation's message (lock token mismatch)`);
     }
@@ -112,7 +121,11 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
   };
 
   const settle = async (next: SettlementOutcome, run: () => Promise<void>): Promise<void> => {
-    if (ended) throw new SettlementServiceError(SETTLEMENT_STATUS.FAILED_PRECONDITION, `LockToken ${String(message.lockToken)} not found.`);
+    if (ended)
+      throw new SettlementServiceError(
+        SETTLEMENT_STATUS.FAILED_PRECONDITION,
+        `LockToken ${String(message.lockToken)} not found.`,
+      );
     const previous = outcome ?? pending;
     if (previous) throw new Error(`Cannot ${next}: message ${String(message.messageId)} is already ${previous}`);
     pending = next;
@@ -125,9 +138,11 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
   };
 
   const sessionReceiver = (sessionId: string, action: string): ServiceBusSessionReceiver => {
-    if (ended) throw new SettlementServiceError(SETTLEMENT_STATUS.FAILED_PRECONDITION, `SessionId ${sessionId} not found.`);
+    if (ended)
+      throw new SettlementServiceError(SETTLEMENT_STATUS.FAILED_PRECONDITION, `SessionId ${sessionId} not found.`);
     if (!session) throw new Error(`${action}: the trigger is not session-enabled`);
-    if (session.receiver.sessionId !== sessionId) throw new Error(`${action}: session "${sessionId}" is not held by this invocation`);
+    if (session.receiver.sessionId !== sessionId)
+      throw new Error(`${action}: session "${sessionId}" is not held by this invocation`);
     return session.receiver;
   };
 
@@ -145,11 +160,13 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
       if (text !== undefined) details.deadLetterErrorDescription = text;
       return settle('deadLettered', () => receiver.deadLetterMessage(target, details));
     },
-    defer: (m, props) => settle('deferred', () => receiver.deferMessage(own(m, 'defer'), decodePropertiesToModify(props))),
+    defer: (m, props) =>
+      settle('deferred', () => receiver.deferMessage(own(m, 'defer'), decodePropertiesToModify(props))),
     renewMessageLock: async (m) => {
       const target = own(m, 'renewMessageLock');
       // Session messages are locked through their session, as on the real host.
-      if (session) throw new Error('renewMessageLock: messages of a session are locked by the session; use renewSessionLock');
+      if (session)
+        throw new Error('renewMessageLock: messages of a session are locked by the session; use renewSessionLock');
       await receiver.renewMessageLock(target);
     },
     setSessionState: async (sessionId, state) =>

@@ -55,7 +55,9 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Me
 
   let failed = false;
   try {
-    await inInvocation({ function: registration.name, invocationId: context.invocationId }, () => registration.options.handler(input, context));
+    await inInvocation({ function: registration.name, invocationId: context.invocationId }, () =>
+      registration.options.handler(input, context),
+    );
   } catch (error) {
     failed = true;
     context.error('function threw', error);
@@ -88,8 +90,12 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Me
   // As on the real host, an unsettled message stays locked (in a session: until the session is let go) while the
   // next message is delivered, so order within the session breaks; said loudly, since it is almost always a bug.
   if (outcome === 'unsettled') {
-    const held = message.sessionId === undefined ? 'until its lock expires' : "while the session's next message is delivered";
-    logger.warn({ ...line, note: `${registration.name} returned without settling: the message stays locked ${held}` }, 'message processed but not settled');
+    const held =
+      message.sessionId === undefined ? 'until its lock expires' : "while the session's next message is delivered";
+    logger.warn(
+      { ...line, note: `${registration.name} returned without settling: the message stays locked ${held}` },
+      'message processed but not settled',
+    );
   }
   // One line per message: at debug, since a person reads the throughput summary instead (see throughputSummary.ts).
   else logger.debug(line, 'message processed');
@@ -108,7 +114,8 @@ function traceContextOf(message: ServiceBusReceivedMessage): TraceContext | unde
  * from the body when it parsed, else from the transport fields (messageId, sessionId, applicationProperties).
  */
 function describeEntry(message: ServiceBusReceivedMessage, body: unknown): Record<string, unknown> {
-  const parsed = typeof body === 'object' && body !== null && !Buffer.isBuffer(body) ? (body as Record<string, unknown>) : {};
+  const parsed =
+    typeof body === 'object' && body !== null && !Buffer.isBuffer(body) ? (body as Record<string, unknown>) : {};
   const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
   const properties = message.applicationProperties ?? {};
   const ledgerId = message.sessionId === undefined && parsed.entryId === undefined ? text(parsed.ledgerId) : undefined;

@@ -2,7 +2,6 @@ import { createCredential } from '../../../../src/adapters/azureClients.js';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { AppSettings } from '../config/appSettings.js';
 
-
 /**
  * Builds the client for a trigger's `connection` setting the way the Functions host resolves it: a connection
  * string in `<connection>`, or an identity-based connection in `<connection>__fullyQualifiedNamespace` (with
@@ -15,7 +14,10 @@ export function serviceBusClientFor(connection: string, settings: AppSettings): 
   const namespace = settings[`${connection}__fullyQualifiedNamespace`];
   if (namespace) {
     const managedIdentityClientId = settings[`${connection}__clientId`];
-    return new ServiceBusClient(namespace, createCredential({ kind: 'default', managedIdentityClientId: managedIdentityClientId || undefined }));
+    return new ServiceBusClient(
+      namespace,
+      createCredential({ kind: 'default', managedIdentityClientId: managedIdentityClientId || undefined }),
+    );
   }
   throw new Error(
     `App setting "${connection}" is missing: set a Service Bus connection string, or ` +

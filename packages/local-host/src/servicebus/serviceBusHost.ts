@@ -40,7 +40,15 @@ export function startServiceBusHost(options: ServiceBusHostStartOptions): Servic
   for (const registration of options.functions) {
     const client = clients.get(registration.options.connection) as ServiceBusClient;
     const start = registration.options.isSessionsEnabled ? startSessionTrigger : startQueueTrigger;
-    listeners.push(start({ client, registration, hostOptions: options.hostOptions, logger: options.logger, summary: options.summary }));
+    listeners.push(
+      start({
+        client,
+        registration,
+        hostOptions: options.hostOptions,
+        logger: options.logger,
+        summary: options.summary,
+      }),
+    );
   }
   return {
     async close() {

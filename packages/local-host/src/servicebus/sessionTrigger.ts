@@ -59,7 +59,9 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
   setMaxListeners(hostOptions.maxConcurrentSessions * LISTENERS_PER_WORKER + 10, abort.signal);
   const log = logger.child({ function: registration.name, queue: queueName });
   let acceptsPending = 0;
-  const accepts = new Gate(acceptLimit(hostOptions.maxConcurrentSessions, options.processorCount ?? availableParallelism()));
+  const accepts = new Gate(
+    acceptLimit(hostOptions.maxConcurrentSessions, options.processorCount ?? availableParallelism()),
+  );
 
   const accept = async (): Promise<ServiceBusSessionReceiver | undefined> => {
     if (!(await accepts.enter(abort.signal))) return undefined;
@@ -91,7 +93,10 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
     try {
       const receiver = await Promise.race([pending, aborted]);
       if (abort.signal.aborted) {
-        void pending.then((late) => late.close(), () => undefined);
+        void pending.then(
+          (late) => late.close(),
+          () => undefined,
+        );
         if (receiver) await receiver.close().catch(() => undefined);
         return undefined;
       }
@@ -115,7 +120,12 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
   const drainSession = async (receiver: ServiceBusSessionReceiver): Promise<void> => {
     const settlementQueue = createSettlementQueue();
     let release = false;
-    const session = { receiver, requestRelease: () => { release = true; } };
+    const session = {
+      receiver,
+      requestRelease: () => {
+        release = true;
+      },
+    };
     log.debug({ sessionId: receiver.sessionId }, 'session accepted');
     // The SDK leaves one abort listener behind on the signal of each session receiver's receiveMessages, so each
     // session gets its own signal (dropped with the session), linked to the trigger's by one listener removed here.
@@ -162,7 +172,9 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
         // While draining, the session stays held until the client's connection closes: releasing it here would let
         // one of the other workers' pending accepts (which cannot be cancelled) take it over during shutdown.
         if (!abort.signal.aborted) {
-          await receiver.close().catch((error: unknown) => log.warn({ err: error }, 'closing a session receiver failed'));
+          await receiver
+            .close()
+            .catch((error: unknown) => log.warn({ err: error }, 'closing a session receiver failed'));
           log.debug({ sessionId: receiver.sessionId }, 'session released');
         }
       }

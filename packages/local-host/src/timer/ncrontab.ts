@@ -36,8 +36,11 @@ export function parseNcrontab(expression: string): CronSchedule {
   if (parts.length !== 6) {
     throw new TypeError(`NCRONTAB "${expression}": expected 6 fields (second minute hour day month day-of-week)`);
   }
-  const [second, minute, hour, day, month, weekday] = FIELDS.map((spec, i) => parseField(parts[i] ?? '', spec, expression));
-  if (!second || !minute || !hour || !day || !month || !weekday) throw new TypeError(`NCRONTAB "${expression}": malformed`);
+  const [second, minute, hour, day, month, weekday] = FIELDS.map((spec, i) =>
+    parseField(parts[i] ?? '', spec, expression),
+  );
+  if (!second || !minute || !hour || !day || !month || !weekday)
+    throw new TypeError(`NCRONTAB "${expression}": malformed`);
   if (weekday.has(7)) weekday.add(0);
   return {
     next(after: Date): Date {

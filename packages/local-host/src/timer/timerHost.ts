@@ -51,7 +51,9 @@ export function startTimerHost(options: TimerHostOptions): TimerHost {
       last = startedAt;
       const context = createInvocationContext(logger, { functionName: registration.name });
       try {
-        await inInvocation({ function: registration.name, invocationId: context.invocationId }, () => registration.options.handler(timer, context));
+        await inInvocation({ function: registration.name, invocationId: context.invocationId }, () =>
+          registration.options.handler(timer, context),
+        );
       } catch (error) {
         context.error('timer function threw', error);
       }
@@ -68,10 +70,13 @@ export function startTimerHost(options: TimerHostOptions): TimerHost {
     const scheduleNext = (): void => {
       if (closed) return;
       const due = schedule.next(new Date());
-      const handle = setTimeout(() => {
-        timeouts.delete(handle);
-        if (!closed) track(due);
-      }, Math.max(0, due.getTime() - Date.now()));
+      const handle = setTimeout(
+        () => {
+          timeouts.delete(handle);
+          if (!closed) track(due);
+        },
+        Math.max(0, due.getTime() - Date.now()),
+      );
       timeouts.add(handle);
     };
 

@@ -31,7 +31,11 @@ export class TriggerFixture {
 
   static async start(partitionKeyRanges = 2): Promise<TriggerFixture> {
     const emulator = await startCosmos({ port: 0, partitionKeyRanges });
-    const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: emulator.endpoint,
+      key: emulator.key,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { database } = await client.databases.createIfNotExists({ id: 'db' });
     await database.containers.createIfNotExists({ id: 'leases', partitionKey: { paths: ['/id'] } });
     return new TriggerFixture(emulator, client, database);
@@ -39,7 +43,10 @@ export class TriggerFixture {
 
   /** A new monitored container. */
   async container(): Promise<Container> {
-    const { container } = await this.database.containers.createIfNotExists({ id: `c-${randomUUID().slice(0, 8)}`, partitionKey: { paths: ['/orderId'] } });
+    const { container } = await this.database.containers.createIfNotExists({
+      id: `c-${randomUUID().slice(0, 8)}`,
+      partitionKey: { paths: ['/orderId'] },
+    });
     return container;
   }
 
@@ -55,7 +62,11 @@ export class TriggerFixture {
   }
 
   /** A registration of `container`'s trigger with fast lease timing; `handler` gets the host's name too. */
-  registration(container: Container, options: Partial<CosmosDBv4FunctionOptions> & { prefix?: string }, handler: (docs: Doc[], host: string) => Promise<void>): (host: string) => RegistrationOf<'cosmosDB'> {
+  registration(
+    container: Container,
+    options: Partial<CosmosDBv4FunctionOptions> & { prefix?: string },
+    handler: (docs: Doc[], host: string) => Promise<void>,
+  ): (host: string) => RegistrationOf<'cosmosDB'> {
     return (host) => ({
       kind: 'cosmosDB',
       name: 'trigger',
@@ -77,7 +88,11 @@ export class TriggerFixture {
   }
 
   /** Starts a host named `name` serving `registration` (logging to `logger`, silent by default). */
-  async host(name: string, registration: (host: string) => RegistrationOf<'cosmosDB'>, logger: Logger = pino({ level: 'silent' })): Promise<CosmosDBHost> {
+  async host(
+    name: string,
+    registration: (host: string) => RegistrationOf<'cosmosDB'>,
+    logger: Logger = pino({ level: 'silent' }),
+  ): Promise<CosmosDBHost> {
     const host = await startCosmosDBHost({
       functions: [registration(name)],
       settings: { Cosmos: this.emulator.connectionString, DB_NAME: this.database.id },
@@ -90,7 +105,13 @@ export class TriggerFixture {
 
   /** The lease documents of `prefix`. */
   async leases(prefix: string): Promise<ChangeFeedLease[]> {
-    const { resources } = await this.database.container('leases').items.query<ChangeFeedLease>({ query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @p)', parameters: [{ name: '@p', value: prefix }] }).fetchAll();
+    const { resources } = await this.database
+      .container('leases')
+      .items.query<ChangeFeedLease>({
+        query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @p)',
+        parameters: [{ name: '@p', value: prefix }],
+      })
+      .fetchAll();
     return resources.sort((a, b) => (a.LeaseToken < b.LeaseToken ? -1 : 1));
   }
 

@@ -18,7 +18,10 @@ export interface ServiceBusHostHarness {
   readonly fixture: Fixture;
   readonly client: ServiceBusClient;
   /** Starts a host with one function against the emulator; returns its captured log lines. */
-  startHost(registration: RegistrationOf<'serviceBusQueue'>, options?: Partial<ServiceBusHostOptions>): Record<string, unknown>[];
+  startHost(
+    registration: RegistrationOf<'serviceBusQueue'>,
+    options?: Partial<ServiceBusHostOptions>,
+  ): Record<string, unknown>[];
   /** Closes the running host now (a test that asserts on what closing does); the hooks will not close it again. */
   closeHost(): Promise<void>;
 }

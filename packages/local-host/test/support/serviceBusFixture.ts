@@ -39,8 +39,17 @@ export const testQueues = {
 } as const;
 
 const sessionQueues = new Set<string>([
-  testQueues.fifo, testQueues.concurrency, testQueues.release, testQueues.drainSessions, testQueues.renewal,
-  testQueues.idle, testQueues.handOff, testQueues.failing, testQueues.accepts, testQueues.lateActions, testQueues.unsettled,
+  testQueues.fifo,
+  testQueues.concurrency,
+  testQueues.release,
+  testQueues.drainSessions,
+  testQueues.renewal,
+  testQueues.idle,
+  testQueues.handOff,
+  testQueues.failing,
+  testQueues.accepts,
+  testQueues.lateActions,
+  testQueues.unsettled,
 ]);
 // The shortest lock the official emulator allows, where a test outlasts it on purpose.
 const shortLocks = new Set<string>([testQueues.renewal]);
@@ -55,17 +64,30 @@ export async function startServiceBusFixture(): Promise<{
 }> {
   const config = {
     UserConfig: {
-      Namespaces: [{ Name: 'localhosttests', Queues: Object.values(testQueues).map((q) => queue(q, sessionQueues.has(q), shortLocks.has(q) ? 'PT5S' : 'PT30S')), Topics: [] }],
+      Namespaces: [
+        {
+          Name: 'localhosttests',
+          Queues: Object.values(testQueues).map((q) =>
+            queue(q, sessionQueues.has(q), shortLocks.has(q) ? 'PT5S' : 'PT30S'),
+          ),
+          Topics: [],
+        },
+      ],
       Logging: { Type: 'Console' },
     },
   };
   const emulator = await start({ port: 0, adminPort: 0, config });
-  const client = new ServiceBusClient(emulator.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 10_000 } });
+  const client = new ServiceBusClient(emulator.connectionString, {
+    retryOptions: { maxRetries: 0, timeoutInMs: 10_000 },
+  });
   return {
     connectionString: emulator.connectionString,
     client,
     sessionDepth: (queueName, sessionId) =>
-      emulator.broker.stats().find((e) => e.name === queueName)?.sessions?.find((x) => x.id === sessionId)?.depth ?? 0,
+      emulator.broker
+        .stats()
+        .find((e) => e.name === queueName)
+        ?.sessions?.find((x) => x.id === sessionId)?.depth ?? 0,
     async close() {
       await client.close();
       await emulator.close();
@@ -86,7 +108,10 @@ export function entryMessage(orderId: string, sequence: number): ServiceBusMessa
 }
 
 /** Receives (and deletes) whatever is in a queue's dead-letter sub-queue: all it holds, as peeked first. */
-export async function drainDeadLetters(client: ServiceBusClient, queueName: string): Promise<ServiceBusReceivedMessage[]> {
+export async function drainDeadLetters(
+  client: ServiceBusClient,
+  queueName: string,
+): Promise<ServiceBusReceivedMessage[]> {
   const receiver = client.createReceiver(queueName, { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
   try {
     return await receiveExactly(receiver, (await peekEverything(receiver)).length, `dead letters of ${queueName}`);
@@ -107,6 +132,8 @@ export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = '
 /** A promise with its resolver, for holding handlers at a point. */
 export function gate(): { promise: Promise<void>; open(): void } {
   let open: () => void = () => undefined;
-  const promise = new Promise<void>((resolve) => { open = resolve; });
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   return { promise, open };
 }

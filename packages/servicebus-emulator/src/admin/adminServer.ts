@@ -26,12 +26,20 @@ export class AdminServer {
 
   /** Listens over HTTP; resolves with the bound port. */
   listen(host: string, port: number): Promise<number> {
-    return this.bind(createServer((req, res) => this.serve(req, res, 'http')), host, port);
+    return this.bind(
+      createServer((req, res) => this.serve(req, res, 'http')),
+      host,
+      port,
+    );
   }
 
   /** Listens over HTTPS with `tls`; resolves with the bound port. */
   listenTls(host: string, port: number, tls: TlsMaterial): Promise<number> {
-    return this.bind(createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => this.serve(req, res, 'https')), host, port);
+    return this.bind(
+      createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => this.serve(req, res, 'https')),
+      host,
+      port,
+    );
   }
 
   private bind(server: Server, host: string, port: number): Promise<number> {
@@ -58,7 +66,12 @@ export class AdminServer {
     return send(404, { error: 'not found' });
   }
 
-  private async serveAtom(req: IncomingMessage, res: ServerResponse, url: URL, scheme: 'http' | 'https'): Promise<void> {
+  private async serveAtom(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    scheme: 'http' | 'https',
+  ): Promise<void> {
     const atom = this.atom as AtomRouter;
     let reply;
     try {
@@ -75,7 +88,10 @@ export class AdminServer {
         authorization: req.headers.authorization,
       });
     } catch (err) {
-      reply = err instanceof BodyTooLarge ? errorReply(413, err.message) : errorReply(500, `The management request failed: ${(err as Error).message}`);
+      reply =
+        err instanceof BodyTooLarge
+          ? errorReply(413, err.message)
+          : errorReply(500, `The management request failed: ${(err as Error).message}`);
     }
     res.writeHead(reply.status, { 'content-type': reply.contentType });
     res.end(reply.body);

@@ -33,7 +33,11 @@ export interface AccessControlOptions {
 
 /** A path without its scheme, host, query and surrounding slashes, lower-cased. */
 function pathOf(uri: string): string {
-  return uri.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/\?.*$/, '').replace(/^\/+|\/+$/g, '').toLowerCase();
+  return uri
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
+    .replace(/\?.*$/, '')
+    .replace(/^\/+|\/+$/g, '')
+    .toLowerCase();
 }
 
 /**
@@ -53,10 +57,21 @@ export class AccessControl {
   authenticate(text: string, now = Date.now()): Grant | BrokerError {
     const token = parseSasToken(text);
     if (this.open) {
-      return { keyName: token?.keyName ?? 'anonymous', rights: ['Manage', 'Send', 'Listen'], scope: '', expiresAt: token ? token.expiry * 1000 : Infinity };
+      return {
+        keyName: token?.keyName ?? 'anonymous',
+        rights: ['Manage', 'Send', 'Listen'],
+        scope: '',
+        expiresAt: token ? token.expiry * 1000 : Infinity,
+      };
     }
-    if (!token) return brokerErrors.unauthorized('InvalidToken: The token is not a shared access signature (SharedAccessSignature sr=…&sig=…&se=…&skn=…).');
-    if (token.expiry * 1000 <= now) return brokerErrors.unauthorized(`ExpiredToken: The token is expired. Expiration time: '${new Date(token.expiry * 1000).toISOString()}'.`);
+    if (!token)
+      return brokerErrors.unauthorized(
+        'InvalidToken: The token is not a shared access signature (SharedAccessSignature sr=…&sig=…&se=…&skn=…).',
+      );
+    if (token.expiry * 1000 <= now)
+      return brokerErrors.unauthorized(
+        `ExpiredToken: The token is expired. Expiration time: '${new Date(token.expiry * 1000).toISOString()}'.`,
+      );
     const scope = pathOf(token.resource);
     for (const rules of this.candidates(scope)) {
       const rule = rules.find((r) => r.keyName === token.keyName);
@@ -86,17 +101,23 @@ export class AccessControl {
   authorize(grants: readonly Grant[], path: string, right: AccessRight, resource: string, now = Date.now()): void {
     if (this.open) return;
     if (this.live(grants, path, now).some((g) => g.rights.includes(right))) return;
-    throw brokerErrors.unauthorized(`Unauthorized access. '${right}' claim(s) are required to perform this operation. Resource: '${resource}'.`);
+    throw brokerErrors.unauthorized(
+      `Unauthorized access. '${right}' claim(s) are required to perform this operation. Resource: '${resource}'.`,
+    );
   }
 
   /** Like {@link authorize}, with any right (a `$management` link, whose operations are checked one by one). */
   authorizeAny(grants: readonly Grant[], path: string, resource: string, now = Date.now()): void {
     if (this.open || this.live(grants, path, now).length > 0) return;
-    throw brokerErrors.unauthorized(`Unauthorized access. A valid token for '${resource}' is required to perform this operation; put one on $cbs first.`);
+    throw brokerErrors.unauthorized(
+      `Unauthorized access. A valid token for '${resource}' is required to perform this operation; put one on $cbs first.`,
+    );
   }
 
   private live(grants: readonly Grant[], path: string, now: number): Grant[] {
     const target = pathOf(path);
-    return grants.filter((g) => g.expiresAt > now && (g.scope === '' || target === g.scope || target.startsWith(`${g.scope}/`)));
+    return grants.filter(
+      (g) => g.expiresAt > now && (g.scope === '' || target === g.scope || target.startsWith(`${g.scope}/`)),
+    );
   }
 }

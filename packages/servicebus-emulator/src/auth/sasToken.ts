@@ -25,11 +25,18 @@ export function parseSasToken(text: string): SasToken | undefined {
   const sig = fields.get('sig');
   const se = fields.get('se');
   const skn = fields.get('skn');
-  if (sr === undefined || sig === undefined || se === undefined || skn === undefined || !/^\d+$/.test(se)) return undefined;
+  if (sr === undefined || sig === undefined || se === undefined || skn === undefined || !/^\d+$/.test(se))
+    return undefined;
   try {
     const decode = (v: string): string => decodeURIComponent(v.replace(/\+/g, ' '));
     // A signature is base64, URL-encoded: a '+' in it is never a space.
-    return { resource: decode(sr), expiry: Number(se), keyName: decode(skn), signature: decodeURIComponent(sig), signed: `${sr}\n${se}` };
+    return {
+      resource: decode(sr),
+      expiry: Number(se),
+      keyName: decode(skn),
+      signature: decodeURIComponent(sig),
+      signed: `${sr}\n${se}`,
+    };
   } catch {
     return undefined;
   }

@@ -71,7 +71,12 @@ export class Broker implements EntityContext, RestoreTarget {
     restoreInto(this, store.load());
   }
 
-  private addQueueLike(name: string, settings: EntitySettings, kind: 'queue' | 'subscription', meta: EntityMeta): QueueEntity {
+  private addQueueLike(
+    name: string,
+    settings: EntitySettings,
+    kind: 'queue' | 'subscription',
+    meta: EntityMeta,
+  ): QueueEntity {
     const entity = new QueueEntity(name, settings, kind, this);
     entity.meta = meta;
     if (meta.accessedAt !== undefined) entity.lastActivity = meta.accessedAt;
@@ -93,7 +98,13 @@ export class Broker implements EntityContext, RestoreTarget {
   }
 
   /** Adds a subscription with its rules; throws if a rule's SQL does not compile. */
-  addSubscription(topic: TopicEntity, name: string, settings: EntitySettings, meta: EntityMeta, rules: readonly RuleConfig[]): Subscription {
+  addSubscription(
+    topic: TopicEntity,
+    name: string,
+    settings: EntitySettings,
+    meta: EntityMeta,
+    rules: readonly RuleConfig[],
+  ): Subscription {
     const ruleSet = new RuleSet(rules);
     const entity = this.addQueueLike(`${topic.name}/Subscriptions/${name}`, settings, 'subscription', meta);
     const sub: Subscription = { name, entity, rules: ruleSet, meta };
@@ -111,7 +122,8 @@ export class Broker implements EntityContext, RestoreTarget {
   /** Deletes a queue or subscription with its messages and dead letters; its receivers are detached. */
   dropQueueLike(entity: QueueEntity): void {
     // Cleared in the log too, so a same-named entity made later does not find old session states at restart.
-    for (const session of entity.sessions?.list() ?? []) if (session.hasState) entity.setSessionState(session.id, undefined);
+    for (const session of entity.sessions?.list() ?? [])
+      if (session.hasState) entity.setSessionState(session.id, undefined);
     entity.purge();
     entity.dlq?.purge();
     this.entities.delete(entity.name.toLowerCase());
@@ -156,8 +168,15 @@ export class Broker implements EntityContext, RestoreTarget {
       authorizationRules: this.authorizationRules,
       queues: this.queueList().map((q) => ({ name: q.name, settings: q.settings, meta: meta(q) })),
       topics: this.topicList().map((t) => ({
-        name: t.name, settings: t.settings, meta: withActivity(t.meta, t.settings, t.lastActivity),
-        subscriptions: [...t.subscriptions.values()].map((s) => ({ name: s.name, settings: s.entity.settings, meta: meta(s.entity), rules: s.rules.rules })),
+        name: t.name,
+        settings: t.settings,
+        meta: withActivity(t.meta, t.settings, t.lastActivity),
+        subscriptions: [...t.subscriptions.values()].map((s) => ({
+          name: s.name,
+          settings: s.entity.settings,
+          meta: meta(s.entity),
+          rules: s.rules.rules,
+        })),
       })),
     };
   }
@@ -202,7 +221,9 @@ export class Broker implements EntityContext, RestoreTarget {
   /** The SAS rules of the queue or topic at `path` (the access control's entity rules). */
   rulesAt(path: string): readonly AuthorizationRule[] | undefined {
     const key = path.toLowerCase();
-    return (this.entities.get(key)?.kind === 'queue' ? this.entities.get(key)?.settings : this.topics.get(key)?.settings)?.authorizationRules;
+    return (
+      this.entities.get(key)?.kind === 'queue' ? this.entities.get(key)?.settings : this.topics.get(key)?.settings
+    )?.authorizationRules;
   }
 
   /** The duplicate detection of the queue or topic a log names (for restore). */
@@ -212,7 +233,9 @@ export class Broker implements EntityContext, RestoreTarget {
 
   /** Largest message the target accepts. */
   maxMessageSize(target: SendTarget): number {
-    return target.kind === 'queue' ? target.entity.settings.maxMessageSizeBytes : target.topic.settings.maxMessageSizeBytes;
+    return target.kind === 'queue'
+      ? target.entity.settings.maxMessageSizeBytes
+      : target.topic.settings.maxMessageSizeBytes;
   }
 
   /**
@@ -269,7 +292,8 @@ export class Broker implements EntityContext, RestoreTarget {
     activityOn(target, now);
     return messages.map((p) => {
       const copies: Delivery[] = [];
-      const sink: Sink = (entity, q, extra) => void copies.push({ entity, message: q, stored: entity.enqueue(q, now, extra) });
+      const sink: Sink = (entity, q, extra) =>
+        void copies.push({ entity, message: q, stored: entity.enqueue(q, now, extra) });
       if (target.kind === 'queue') {
         this.routeInto(target.entity, p, 0, sink);
         return copies[0]?.stored?.sequenceNumber ?? 0;
@@ -286,7 +310,8 @@ export class Broker implements EntityContext, RestoreTarget {
       return;
     }
     for (const n of sequenceNumbers) {
-      for (const copy of target.topic.takeScheduled(n)) if (copy.stored) copy.entity.cancelScheduled([copy.stored.sequenceNumber]);
+      for (const copy of target.topic.takeScheduled(n))
+        if (copy.stored) copy.entity.cancelScheduled([copy.stored.sequenceNumber]);
     }
   }
 
@@ -295,7 +320,14 @@ export class Broker implements EntityContext, RestoreTarget {
    * without a session id that reaches a session entity this way is dead-lettered where it came from ("Session ID is
    * null", as Service Bus does), since no session receiver could ever take it.
    */
-  private routeInto(entity: QueueEntity, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra = {}, from?: QueueEntity): void {
+  private routeInto(
+    entity: QueueEntity,
+    p: ParsedMessage,
+    hops: number,
+    sink: Sink,
+    extra: EnqueueExtra = {},
+    from?: QueueEntity,
+  ): void {
     const forward = entity.settings.forwardTo;
     if (forward !== undefined && hops < MAX_HOPS) {
       this.forward(forward, p, hops + 1, sink, extra, entity);
@@ -303,13 +335,21 @@ export class Broker implements EntityContext, RestoreTarget {
     }
     if (entity.settings.requiresSession && p.sessionId === undefined) {
       const owner = from ?? entity;
-      if (owner.dlq) sink(owner.dlq, withDeadLetterReason(p, SESSION_ID_IS_NULL, SESSION_ID_IS_NULL_DESCRIPTION), extra);
+      if (owner.dlq)
+        sink(owner.dlq, withDeadLetterReason(p, SESSION_ID_IS_NULL, SESSION_ID_IS_NULL_DESCRIPTION), extra);
       return;
     }
     sink(entity, p, extra);
   }
 
-  private forward(address: string, p: ParsedMessage, hops: number, sink: Sink, extra: EnqueueExtra, from: QueueEntity | undefined): void {
+  private forward(
+    address: string,
+    p: ParsedMessage,
+    hops: number,
+    sink: Sink,
+    extra: EnqueueExtra,
+    from: QueueEntity | undefined,
+  ): void {
     const target = this.sendTarget(address);
     if (target.kind === 'topic') {
       for (const d of target.topic.targets(p, Date.now())) this.routeInto(d.entity, d.message, hops, sink, extra, from);
@@ -322,7 +362,13 @@ export class Broker implements EntityContext, RestoreTarget {
   deadLetter(from: QueueEntity, m: StoredMessage, reason: string | undefined, description: string | undefined): void {
     from.remove(m);
     const stored: ParsedMessage = {
-      sections: m.sections, messageId: m.messageId, sessionId: m.sessionId, partitionKey: undefined, ttlMs: m.ttlMs, scheduledEnqueueTime: undefined, size: m.size,
+      sections: m.sections,
+      messageId: m.messageId,
+      sessionId: m.sessionId,
+      partitionKey: undefined,
+      ttlMs: m.ttlMs,
+      scheduledEnqueueTime: undefined,
+      size: m.size,
       filterFields: { messageId: m.messageId, sessionId: m.sessionId, appProps: readAppProps(m.sections.appProps) },
     };
     const p = withDeadLetterReason(stored, reason, description);
@@ -331,7 +377,14 @@ export class Broker implements EntityContext, RestoreTarget {
     // dead-letter queue; one read from that queue itself carries none.
     const forward = from.settings.forwardDeadLetteredMessagesTo;
     if (forward !== undefined) {
-      this.forward(forward, p, 1, (entity, q, extra) => void entity.enqueue(q, now, extra), { deadLetterSource: from.name }, from);
+      this.forward(
+        forward,
+        p,
+        1,
+        (entity, q, extra) => void entity.enqueue(q, now, extra),
+        { deadLetterSource: from.name },
+        from,
+      );
       return;
     }
     from.dlq?.enqueue(p, now, { deliveryCount: m.deliveryCount, enqueuedTime: m.enqueuedTime });
@@ -368,16 +421,26 @@ function activityOn(target: SendTarget, now: number): void {
 
 /** The entity a send addresses, as the send rules see it. */
 function sendRulesOf(target: SendTarget): SendTargetRules {
-  if (target.kind === 'topic') return { name: target.topic.name, settings: target.topic.settings, requiresSessionOnSend: false };
-  return { name: target.entity.name, settings: target.entity.settings, requiresSessionOnSend: target.entity.sessions !== undefined };
+  if (target.kind === 'topic')
+    return { name: target.topic.name, settings: target.topic.settings, requiresSessionOnSend: false };
+  return {
+    name: target.entity.name,
+    settings: target.entity.settings,
+    requiresSessionOnSend: target.entity.sessions !== undefined,
+  };
 }
 
 /** The reason and description Service Bus gives a session-less message that reached a session entity by forwarding. */
 const SESSION_ID_IS_NULL = 'Session ID is null';
-const SESSION_ID_IS_NULL_DESCRIPTION = "Session enabled entity doesn't allow a message whose session identifier is null.";
+const SESSION_ID_IS_NULL_DESCRIPTION =
+  "Session enabled entity doesn't allow a message whose session identifier is null.";
 
 /** `p` with `DeadLetterReason` / `DeadLetterErrorDescription` among its application properties. */
-function withDeadLetterReason(p: ParsedMessage, reason: string | undefined, description: string | undefined): ParsedMessage {
+function withDeadLetterReason(
+  p: ParsedMessage,
+  reason: string | undefined,
+  description: string | undefined,
+): ParsedMessage {
   const props: Record<string, unknown> = {};
   if (reason !== undefined) props.DeadLetterReason = reason;
   if (description !== undefined) props.DeadLetterErrorDescription = description;

@@ -13,7 +13,10 @@ export interface EntityAddress {
  * entity names are case-insensitive in Service Bus.
  */
 export function parseAddress(address: string): EntityAddress {
-  let path = address.replace(/^(amqps?|sb):\/\/[^/]+/i, '').replace(/^\/+/, '').replace(/\/+$/, '');
+  let path = address
+    .replace(/^(amqps?|sb):\/\/[^/]+/i, '')
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '');
   let management = false;
   let deadLetter = false;
   if (/\/\$management$/i.test(path)) {

@@ -18,7 +18,12 @@ export class EntityLog {
   }
 
   private update(m: StoredMessage, changes: () => MessageChanges): void {
-    this.write(() => ({ type: 'messageUpdated', entity: this.entity, sequenceNumber: m.sequenceNumber, changes: changes() }));
+    this.write(() => ({
+      type: 'messageUpdated',
+      entity: this.entity,
+      sequenceNumber: m.sequenceNumber,
+      changes: changes(),
+    }));
   }
 
   /** A message was taken (not yet visible: it becomes so once the write is on disk). */
@@ -53,7 +58,12 @@ export class EntityLog {
 
   /** A session's state was set (or cleared, with undefined). */
   sessionState(sessionId: string, state: Buffer | undefined): void {
-    this.store.append({ type: 'sessionState', entity: this.entity, sessionId, state: state ? state.toString('base64') : null });
+    this.store.append({
+      type: 'sessionState',
+      entity: this.entity,
+      sessionId,
+      state: state ? state.toString('base64') : null,
+    });
   }
 
   /** Duplicate detection remembers `messageId` from `at` on. */

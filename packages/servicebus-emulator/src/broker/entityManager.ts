@@ -48,7 +48,14 @@ export class EntityManager {
 
   /** Looks for idle entities every {@link IDLE_SWEEP_MS} on the broker's timers, until the broker closes. */
   watchIdle(): void {
-    const arm = (): void => this.broker.timers.at(Date.now() + IDLE_SWEEP_MS, () => void this.deleteIdle().catch(() => undefined).finally(arm));
+    const arm = (): void =>
+      this.broker.timers.at(
+        Date.now() + IDLE_SWEEP_MS,
+        () =>
+          void this.deleteIdle()
+            .catch(() => undefined)
+            .finally(arm),
+      );
     arm();
   }
 
@@ -73,21 +80,29 @@ export class EntityManager {
       s.topic.subscriptions.delete(s.name.toLowerCase());
       deleted.push(s.entity.name);
     }
-    const activityDue = now - this.savedAt >= ACTIVITY_SAVE_MS && activitySince(this.broker.queueList(), this.broker.topicList(), this.savedAt);
+    const activityDue =
+      now - this.savedAt >= ACTIVITY_SAVE_MS &&
+      activitySince(this.broker.queueList(), this.broker.topicList(), this.savedAt);
     if (deleted.length > 0 || activityDue) await this.save(deleted);
     return deleted;
   }
 
   private checkName(kind: string, name: string): void {
     if (!NAME.test(name) || name.length > 260) {
-      throw brokerErrors.badRequest(`The ${kind} name '${name}' is invalid: use letters, digits, '.', '_' and '-', starting with a letter or digit.`);
+      throw brokerErrors.badRequest(
+        `The ${kind} name '${name}' is invalid: use letters, digits, '.', '_' and '-', starting with a letter or digit.`,
+      );
     }
   }
 
   private checkForwarding(owner: string, s: EntitySettings): void {
-    for (const [field, target] of [['ForwardTo', s.forwardTo], ['ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo]] as const) {
+    for (const [field, target] of [
+      ['ForwardTo', s.forwardTo],
+      ['ForwardDeadLetteredMessagesTo', s.forwardDeadLetteredMessagesTo],
+    ] as const) {
       if (target === undefined) continue;
-      if (target.toLowerCase() === owner.toLowerCase()) throw brokerErrors.badRequest(`${field} of '${owner}' cannot name the entity itself.`);
+      if (target.toLowerCase() === owner.toLowerCase())
+        throw brokerErrors.badRequest(`${field} of '${owner}' cannot name the entity itself.`);
       if (!this.broker.findQueue(target) && !this.broker.findTopic(target)) {
         throw brokerErrors.badRequest(`${field} of '${owner}' names '${target}', which does not exist.`);
       }
@@ -172,7 +187,14 @@ export class EntityManager {
   }
 
   /** Creates (with `defaultRule`, or the `$Default` rule that takes everything) or updates a subscription. */
-  async putSubscription(topicName: string, name: string, settings: EntitySettings, facts: EntityFacts, mode: PutMode, firstRule?: RuleConfig): Promise<Subscription> {
+  async putSubscription(
+    topicName: string,
+    name: string,
+    settings: EntitySettings,
+    facts: EntityFacts,
+    mode: PutMode,
+    firstRule?: RuleConfig,
+  ): Promise<Subscription> {
     this.checkName('subscription', name);
     const topic = this.topic(topicName);
     const path = `${topic.name}/Subscriptions/${name}`;
@@ -215,8 +237,10 @@ export class EntityManager {
     this.checkName('rule', rule.name.replace(/^\$Default$/, 'Default'));
     const sub = this.subscription(topicName, subName);
     const existing = sub.rules.rules.find((r) => r.name.toLowerCase() === rule.name.toLowerCase());
-    if (mode === 'create' && existing) throw brokerErrors.alreadyExists(`${topicName}/Subscriptions/${subName}/Rules/${rule.name}`);
-    if (mode === 'update' && !existing) throw brokerErrors.entityNotFound(`${topicName}/Subscriptions/${subName}/Rules/${rule.name}`);
+    if (mode === 'create' && existing)
+      throw brokerErrors.alreadyExists(`${topicName}/Subscriptions/${subName}/Rules/${rule.name}`);
+    if (mode === 'update' && !existing)
+      throw brokerErrors.entityNotFound(`${topicName}/Subscriptions/${subName}/Rules/${rule.name}`);
     this.checkSql(rule);
     const stored = existing ? { ...rule, createdAt: existing.createdAt } : rule;
     sub.rules.put(stored);
@@ -228,7 +252,8 @@ export class EntityManager {
   /** Deletes a rule; a subscription left without rules receives nothing, as on Azure. */
   async deleteRule(topicName: string, subName: string, name: string): Promise<void> {
     const sub = this.subscription(topicName, subName);
-    if (!sub.rules.remove(name)) throw brokerErrors.entityNotFound(`${topicName}/Subscriptions/${subName}/Rules/${name}`);
+    if (!sub.rules.remove(name))
+      throw brokerErrors.entityNotFound(`${topicName}/Subscriptions/${subName}/Rules/${name}`);
     await this.save();
   }
 }

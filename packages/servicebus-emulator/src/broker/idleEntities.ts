@@ -40,7 +40,8 @@ export function chooseIdle(queues: readonly QueueEntity[], topics: readonly Topi
       choice.topics.push(topic);
       continue;
     }
-    for (const s of topic.subscriptions.values()) if (isIdle(s.entity, now)) choice.subscriptions.push({ topic, name: s.name, entity: s.entity });
+    for (const s of topic.subscriptions.values())
+      if (isIdle(s.entity, now)) choice.subscriptions.push({ topic, name: s.name, entity: s.entity });
   }
   return choice;
 }
@@ -48,5 +49,7 @@ export function chooseIdle(queues: readonly QueueEntity[], topics: readonly Topi
 /** Whether an entity deleted when idle has activity newer than `since` (then its last activity is worth saving). */
 export function activitySince(queues: readonly QueueEntity[], topics: readonly TopicEntity[], since: number): boolean {
   const newer = (e: Watched): boolean => Number.isFinite(e.settings.autoDeleteOnIdleMs) && e.lastActivity > since;
-  return queues.some(newer) || topics.some((t) => newer(t) || [...t.subscriptions.values()].some((s) => newer(s.entity)));
+  return (
+    queues.some(newer) || topics.some((t) => newer(t) || [...t.subscriptions.values()].some((s) => newer(s.entity)))
+  );
 }

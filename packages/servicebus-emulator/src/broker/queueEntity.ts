@@ -21,7 +21,12 @@ export interface EntityContext {
   readonly timers: TimerQueue;
   readonly store: MessageStore;
   /** Moves a message out of `from` into its dead-letter destination. */
-  deadLetter(from: QueueEntity, message: StoredMessage, reason: string | undefined, description: string | undefined): void;
+  deadLetter(
+    from: QueueEntity,
+    message: StoredMessage,
+    reason: string | undefined,
+    description: string | undefined,
+  ): void;
 }
 
 /** Kind of entity: a queue, a topic subscription, or the dead-letter sub-queue of either. */
@@ -59,8 +64,14 @@ export class QueueEntity implements SessionHost {
     this.log = new EntityLog(context.store, name);
     this.duplicates = new DuplicateDetection(settings, this.log);
     const sessionHeld = (lock: MessageLock, now: number): boolean =>
-      lock.message.sessionId !== undefined && this.sessions !== undefined && this.sessions.holds(lock.message.sessionId, lock.owner, now);
-    this.locks = new MessageLocks(context.timers, (lock) => this.unlock(lock), settings.requiresSession ? sessionHeld : undefined);
+      lock.message.sessionId !== undefined &&
+      this.sessions !== undefined &&
+      this.sessions.holds(lock.message.sessionId, lock.owner, now);
+    this.locks = new MessageLocks(
+      context.timers,
+      (lock) => this.unlock(lock),
+      settings.requiresSession ? sessionHeld : undefined,
+    );
     this.consumers = new ConsumerRing({ nextFor: (c) => this.nextFor(c), handOver: (c, m) => this.handOver(c, m) });
     if (settings.requiresSession) this.sessions = new SessionCoordinator(this, context.timers);
   }
@@ -105,7 +116,10 @@ export class QueueEntity implements SessionHost {
    * ({@link admitPrepared}) once the store has them, or {@link discard}ed when the write failed.
    */
   prepare(parsed: ParsedMessage, now: number, extra: EnqueueExtra = {}): StoredMessage {
-    const scheduledFor = parsed.scheduledEnqueueTime !== undefined && parsed.scheduledEnqueueTime > now ? parsed.scheduledEnqueueTime : undefined;
+    const scheduledFor =
+      parsed.scheduledEnqueueTime !== undefined && parsed.scheduledEnqueueTime > now
+        ? parsed.scheduledEnqueueTime
+        : undefined;
     const message: StoredMessage = {
       sequenceNumber: this.nextSequenceNumber++,
       messageId: parsed.messageId,
@@ -291,7 +305,12 @@ export class QueueEntity implements SessionHost {
     if (lock.countsOnRelease) this.countDelivery(m);
     if (props && props.size > 0) this.editProperties(m, props);
     if (m.deliveryCount >= this.settings.maxDeliveryCount && this.kind !== 'deadletter') {
-      this.context.deadLetter(this, m, 'MaxDeliveryCountExceeded', `Message could not be consumed after ${this.settings.maxDeliveryCount} delivery attempts.`);
+      this.context.deadLetter(
+        this,
+        m,
+        'MaxDeliveryCountExceeded',
+        `Message could not be consumed after ${this.settings.maxDeliveryCount} delivery attempts.`,
+      );
       return;
     }
     if (m.deferred) {
@@ -341,7 +360,8 @@ export class QueueEntity implements SessionHost {
         this.log.deferred(m);
         return;
       case 'deadLetter':
-        if (this.kind === 'deadletter') throw brokerErrors.invalid('A message in a dead-letter queue cannot be dead-lettered again.');
+        if (this.kind === 'deadletter')
+          throw brokerErrors.invalid('A message in a dead-letter queue cannot be dead-lettered again.');
         this.locks.drop(lock);
         if (settlement.props && settlement.props.size > 0) this.editProperties(m, settlement.props);
         this.context.deadLetter(this, m, settlement.reason, settlement.description);
@@ -364,7 +384,8 @@ export class QueueEntity implements SessionHost {
     const out: ReceivedDeferred[] = [];
     for (const seq of sequenceNumbers) {
       const m = this.messages.get(seq);
-      if (!m || m.place !== 'deferred' || (sessionId !== undefined && m.sessionId !== sessionId)) throw brokerErrors.messageNotFound(seq);
+      if (!m || m.place !== 'deferred' || (sessionId !== undefined && m.sessionId !== sessionId))
+        throw brokerErrors.messageNotFound(seq);
       if (mode === 'receiveAndDelete') {
         this.remove(m);
         out.push({ message: m });

@@ -22,7 +22,8 @@ export function restoreInto(target: RestoreTarget, records: StoreRecord[]): void
   for (const [name, bySequence] of messages) {
     const entity = target.entityByName(name);
     if (!entity) continue;
-    for (const s of [...bySequence.keys()].sort((a, b) => a - b)) entity.restore(deserializeMessage(bySequence.get(s) as SerializedMessage));
+    for (const s of [...bySequence.keys()].sort((a, b) => a - b))
+      entity.restore(deserializeMessage(bySequence.get(s) as SerializedMessage));
   }
   const now = Date.now();
   for (const d of duplicateIds) {
@@ -31,6 +32,7 @@ export function restoreInto(target: RestoreTarget, records: StoreRecord[]): void
   }
   for (const [name, states] of sessionStates) {
     const entity = target.entityByName(name);
-    for (const [id, state] of states) if (entity?.sessions && state !== null) entity.sessions.setState(id, Buffer.from(state, 'base64'));
+    for (const [id, state] of states)
+      if (entity?.sessions && state !== null) entity.sessions.setState(id, Buffer.from(state, 'base64'));
   }
 }

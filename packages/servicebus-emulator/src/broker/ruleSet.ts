@@ -21,8 +21,14 @@ interface CompiledRule {
 /** Correlation filter semantics: every field the filter sets must equal the message's value. */
 function matchesCorrelation(c: CorrelationFilter, f: FilterFields): boolean {
   const pairs: [string | undefined, string | undefined][] = [
-    [c.contentType, f.contentType], [c.correlationId, f.correlationId], [c.label, f.label], [c.messageId, f.messageId],
-    [c.replyTo, f.replyTo], [c.replyToSessionId, f.replyToSessionId], [c.sessionId, f.sessionId], [c.to, f.to],
+    [c.contentType, f.contentType],
+    [c.correlationId, f.correlationId],
+    [c.label, f.label],
+    [c.messageId, f.messageId],
+    [c.replyTo, f.replyTo],
+    [c.replyToSessionId, f.replyToSessionId],
+    [c.sessionId, f.sessionId],
+    [c.to, f.to],
   ];
   if (pairs.some(([want, got]) => want !== undefined && want !== got)) return false;
   return Object.entries(c.properties).every(([k, v]) => {

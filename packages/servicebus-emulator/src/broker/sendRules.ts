@@ -15,7 +15,8 @@ export interface SendTargetRules {
 
 /** Whether the entity accepts sends in its status (`SendDisabled` and `Disabled` do not). */
 function checkSendable(target: SendTargetRules): void {
-  if (target.settings.status === 'Disabled' || target.settings.status === 'SendDisabled') throw brokerErrors.entityDisabled(target.name, 'send');
+  if (target.settings.status === 'Disabled' || target.settings.status === 'SendDisabled')
+    throw brokerErrors.entityDisabled(target.name, 'send');
 }
 
 /**
@@ -27,8 +28,13 @@ export function checkSend(target: SendTargetRules, batch: readonly ParsedMessage
   checkSendable(target);
   let batchKey: string | undefined;
   for (const p of batch) {
-    for (const [field, value] of [['MessageId', p.messageId], ['SessionId', p.sessionId], ['PartitionKey', p.partitionKey]] as const) {
-      if (value !== undefined && value.length > MAX_ID_LENGTH) throw brokerErrors.outOfRange(`The ${field} is longer than ${MAX_ID_LENGTH} characters (${value.length}).`);
+    for (const [field, value] of [
+      ['MessageId', p.messageId],
+      ['SessionId', p.sessionId],
+      ['PartitionKey', p.partitionKey],
+    ] as const) {
+      if (value !== undefined && value.length > MAX_ID_LENGTH)
+        throw brokerErrors.outOfRange(`The ${field} is longer than ${MAX_ID_LENGTH} characters (${value.length}).`);
     }
     if (target.requiresSessionOnSend && p.sessionId === undefined) {
       throw brokerErrors.invalid(
@@ -38,12 +44,16 @@ export function checkSend(target: SendTargetRules, batch: readonly ParsedMessage
     if (!target.settings.enablePartitioning) continue;
     // An empty SessionId ("", a session like any other) does not take part in partitioning.
     if (p.sessionId && p.partitionKey !== undefined && p.sessionId !== p.partitionKey) {
-      throw brokerErrors.invalid(`The PartitionKey '${p.partitionKey}' of a message sent to the partitioned entity '${target.name}' differs from its SessionId '${p.sessionId}'; when both are set they must be equal.`);
+      throw brokerErrors.invalid(
+        `The PartitionKey '${p.partitionKey}' of a message sent to the partitioned entity '${target.name}' differs from its SessionId '${p.sessionId}'; when both are set they must be equal.`,
+      );
     }
     const key = p.sessionId || p.partitionKey;
     if (key === undefined) continue;
     if (batchKey !== undefined && key !== batchKey) {
-      throw brokerErrors.invalid(`A batch sent to the partitioned entity '${target.name}' holds messages of more than one partition key ('${batchKey}', '${key}'); all messages of a batch must share one.`);
+      throw brokerErrors.invalid(
+        `A batch sent to the partitioned entity '${target.name}' holds messages of more than one partition key ('${batchKey}', '${key}'); all messages of a batch must share one.`,
+      );
     }
     batchKey = key;
   }

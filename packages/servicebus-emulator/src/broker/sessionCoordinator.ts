@@ -105,7 +105,12 @@ export class SessionCoordinator {
    * Locks `sessionId` (or, when undefined, the next session with messages) for `consumer`. With no session
    * free, waits up to `timeoutMs`. Returns a function that cancels the wait.
    */
-  accept(sessionId: string | undefined, consumer: Consumer, timeoutMs: number, done: (r: AcceptedSession | BrokerError) => void): () => void {
+  accept(
+    sessionId: string | undefined,
+    consumer: Consumer,
+    timeoutMs: number,
+    done: (r: AcceptedSession | BrokerError) => void,
+  ): () => void {
     const now = Date.now();
     if (sessionId !== undefined) {
       const e = this.table.get(sessionId);

@@ -22,7 +22,15 @@ export class SessionTable {
   get(id: string): SessionEntry {
     let e = this.entries.get(id);
     if (!e) {
-      e = { id, queue: new SeqQueue(), state: undefined, holder: undefined, until: 0, lastUpdated: Date.now(), count: 0 };
+      e = {
+        id,
+        queue: new SeqQueue(),
+        state: undefined,
+        holder: undefined,
+        until: 0,
+        lastUpdated: Date.now(),
+        count: 0,
+      };
       this.entries.set(id, e);
     }
     return e;

@@ -39,9 +39,17 @@ function typedAppProps(section: Buffer | undefined): Map<string, SqlValue> {
 export function viewOf(p: ParsedMessage, now: number): MessageView {
   const f = p.filterFields;
   const sys: Record<string, SqlValue | undefined> = {
-    MessageId: f.messageId, CorrelationId: f.correlationId, To: f.to, ReplyTo: f.replyTo, Label: f.label,
-    SessionId: f.sessionId, ReplyToSessionId: f.replyToSessionId, ContentType: f.contentType,
-    Size: BigInt(p.size), DeliveryCount: 0n, EnqueuedTimeUtc: new Date(now),
+    MessageId: f.messageId,
+    CorrelationId: f.correlationId,
+    To: f.to,
+    ReplyTo: f.replyTo,
+    Label: f.label,
+    SessionId: f.sessionId,
+    ReplyToSessionId: f.replyToSessionId,
+    ContentType: f.contentType,
+    Size: BigInt(p.size),
+    DeliveryCount: 0n,
+    EnqueuedTimeUtc: new Date(now),
     ScheduledEnqueueTimeUtc: p.scheduledEnqueueTime === undefined ? undefined : new Date(p.scheduledEnqueueTime),
   };
   return { sys: (name) => sys[name], user: typedAppProps(p.sections.appProps) };
@@ -58,16 +66,22 @@ function toTyped(v: SqlValue): Typed {
 
 /** Where each settable system property lives in the AMQP properties section, and in the filter fields. */
 const SYSTEM_FIELDS: Record<string, { amqp: string; filter: keyof FilterFields }> = {
-  Label: { amqp: 'subject', filter: 'label' }, To: { amqp: 'to', filter: 'to' }, ReplyTo: { amqp: 'reply_to', filter: 'replyTo' },
-  CorrelationId: { amqp: 'correlation_id', filter: 'correlationId' }, ContentType: { amqp: 'content_type', filter: 'contentType' },
-  MessageId: { amqp: 'message_id', filter: 'messageId' }, SessionId: { amqp: 'group_id', filter: 'sessionId' },
+  Label: { amqp: 'subject', filter: 'label' },
+  To: { amqp: 'to', filter: 'to' },
+  ReplyTo: { amqp: 'reply_to', filter: 'replyTo' },
+  CorrelationId: { amqp: 'correlation_id', filter: 'correlationId' },
+  ContentType: { amqp: 'content_type', filter: 'contentType' },
+  MessageId: { amqp: 'message_id', filter: 'messageId' },
+  SessionId: { amqp: 'group_id', filter: 'sessionId' },
   ReplyToSessionId: { amqp: 'reply_to_group_id', filter: 'replyToSessionId' },
 };
 
 /** A copy of the message with system properties a rule action set (`SET sys.Label = …`) or removed. */
 function withSystemEdit(p: ParsedMessage, system: PropertyEdit['system']): ParsedMessage {
   if (system.size === 0) return p;
-  const fields: Record<string, unknown> = { ...(messageCodec.decode(p.sections.properties) as unknown as Record<string, unknown>) };
+  const fields: Record<string, unknown> = {
+    ...(messageCodec.decode(p.sections.properties) as unknown as Record<string, unknown>),
+  };
   const filterFields: FilterFields = { ...p.filterFields };
   for (const [name, value] of system) {
     const where = SYSTEM_FIELDS[name] as { amqp: string; filter: keyof FilterFields };
@@ -79,7 +93,11 @@ function withSystemEdit(p: ParsedMessage, system: PropertyEdit['system']): Parse
   const properties = encodeProperties(fields);
   const messageId = filterFields.messageId ?? p.messageId;
   return {
-    ...p, messageId, sessionId: filterFields.sessionId, sections: { ...p.sections, properties }, filterFields: { ...filterFields, messageId },
+    ...p,
+    messageId,
+    sessionId: filterFields.sessionId,
+    sections: { ...p.sections, properties },
+    filterFields: { ...filterFields, messageId },
     size: p.size - p.sections.properties.length + properties.length,
   };
 }
@@ -99,5 +117,10 @@ export function withEdit(original: ParsedMessage, edit: PropertyEdit): ParsedMes
   for (const k of edit.removed) delete appValues[k];
   for (const [k, v] of edit.set) appValues[k] = typeof v === 'bigint' ? Number(v) : v;
   const size = p.size - (p.sections.appProps?.length ?? 0) + appProps.length;
-  return { ...p, sections: { ...p.sections, appProps }, filterFields: { ...p.filterFields, appProps: appValues }, size };
+  return {
+    ...p,
+    sections: { ...p.sections, appProps },
+    filterFields: { ...p.filterFields, appProps: appValues },
+    size,
+  };
 }

@@ -94,9 +94,17 @@ export class TopicEntity {
 
 /** A copy of `p` carrying a dead-letter reason and description, as a dead-lettered message does. */
 function withDeadLetterReason(p: ParsedMessage, reason: string, description: string): ParsedMessage {
-  const appProps = mergeAppProps(p.sections.appProps, wrapProps({ DeadLetterReason: reason, DeadLetterErrorDescription: description }));
+  const appProps = mergeAppProps(
+    p.sections.appProps,
+    wrapProps({ DeadLetterReason: reason, DeadLetterErrorDescription: description }),
+  );
   return {
-    ...p, sections: { ...p.sections, appProps }, size: p.size - (p.sections.appProps?.length ?? 0) + appProps.length,
-    filterFields: { ...p.filterFields, appProps: { ...p.filterFields.appProps, DeadLetterReason: reason, DeadLetterErrorDescription: description } },
+    ...p,
+    sections: { ...p.sections, appProps },
+    size: p.size - (p.sections.appProps?.length ?? 0) + appProps.length,
+    filterFields: {
+      ...p.filterFields,
+      appProps: { ...p.filterFields.appProps, DeadLetterReason: reason, DeadLetterErrorDescription: description },
+    },
   };
 }

@@ -5,13 +5,26 @@ import { amqp as types, messageCodec as codec } from './amqpTypes.js';
 
 /** AMQP section descriptor codes (AMQP 1.0 §3.2). */
 export const Section = {
-  header: 0x70, deliveryAnnotations: 0x71, messageAnnotations: 0x72, properties: 0x73,
-  applicationProperties: 0x74, data: 0x75, sequence: 0x76, value: 0x77, footer: 0x78,
+  header: 0x70,
+  deliveryAnnotations: 0x71,
+  messageAnnotations: 0x72,
+  properties: 0x73,
+  applicationProperties: 0x74,
+  data: 0x75,
+  sequence: 0x76,
+  value: 0x77,
+  footer: 0x78,
 } as const;
 const SYMBOLIC: Record<string, number> = {
-  'amqp:header:list': 0x70, 'amqp:delivery-annotations:map': 0x71, 'amqp:message-annotations:map': 0x72,
-  'amqp:properties:list': 0x73, 'amqp:application-properties:map': 0x74, 'amqp:data:binary': 0x75,
-  'amqp:amqp-sequence:list': 0x76, 'amqp:amqp-value:*': 0x77, 'amqp:footer:map': 0x78,
+  'amqp:header:list': 0x70,
+  'amqp:delivery-annotations:map': 0x71,
+  'amqp:message-annotations:map': 0x72,
+  'amqp:properties:list': 0x73,
+  'amqp:application-properties:map': 0x74,
+  'amqp:data:binary': 0x75,
+  'amqp:amqp-sequence:list': 0x76,
+  'amqp:amqp-value:*': 0x77,
+  'amqp:footer:map': 0x78,
 };
 
 /** Header fields kept from the sender and given back as sent (delivery-count is the broker's). */
@@ -121,7 +134,9 @@ export function parseMessage(input: Buffer): ParsedMessage {
   return {
     sections: {
       header: {
-        durable: decoded.durable as boolean | undefined, priority: decoded.priority as number | undefined, ttl,
+        durable: decoded.durable as boolean | undefined,
+        priority: decoded.priority as number | undefined,
+        ttl,
         firstAcquirer: decoded.first_acquirer as boolean | undefined,
       },
       annotations: parts.get(Section.messageAnnotations),
@@ -131,9 +146,11 @@ export function parseMessage(input: Buffer): ParsedMessage {
     },
     messageId,
     sessionId,
-    partitionKey: typeof annotations['x-opt-partition-key'] === 'string' ? annotations['x-opt-partition-key'] : undefined,
+    partitionKey:
+      typeof annotations['x-opt-partition-key'] === 'string' ? annotations['x-opt-partition-key'] : undefined,
     ttlMs: ttl,
-    scheduledEnqueueTime: scheduled instanceof Date ? scheduled.getTime() : typeof scheduled === 'number' ? scheduled : undefined,
+    scheduledEnqueueTime:
+      scheduled instanceof Date ? scheduled.getTime() : typeof scheduled === 'number' ? scheduled : undefined,
     filterFields: {
       correlationId: idToString(decoded.correlation_id),
       label: decoded.subject as string | undefined,
@@ -182,8 +199,13 @@ export interface DeliveryStamp {
 }
 
 const OWNED = new Set([
-  'x-opt-sequence-number', 'x-opt-enqueued-time', 'x-opt-locked-until', 'x-opt-lock-token',
-  'x-opt-message-state', 'x-opt-deadletter-source', 'x-opt-enqueue-sequence-number',
+  'x-opt-sequence-number',
+  'x-opt-enqueued-time',
+  'x-opt-locked-until',
+  'x-opt-lock-token',
+  'x-opt-message-state',
+  'x-opt-deadletter-source',
+  'x-opt-enqueue-sequence-number',
 ]);
 
 export function sectionEntries(section: Buffer | undefined): Typed[] {
@@ -206,13 +228,16 @@ function optional(v: Typed | undefined): Typed {
 /** Encodes a message for delivery: fresh header and annotations, the sender's other sections verbatim. */
 export function renderMessage(s: WireSections, stamp: DeliveryStamp): Buffer {
   const h = s.header;
-  const header = writeSection(Section.header, types.List32([
-    optional(h.durable === undefined ? undefined : types.wrap_boolean(h.durable)),
-    optional(h.priority === undefined ? undefined : types.wrap_ubyte(h.priority)),
-    optional(h.ttl === undefined ? undefined : types.wrap_uint(h.ttl)),
-    types.wrap_boolean(h.firstAcquirer ?? stamp.deliveryCount === 0),
-    types.wrap_uint(stamp.deliveryCount),
-  ]) as Typed);
+  const header = writeSection(
+    Section.header,
+    types.List32([
+      optional(h.durable === undefined ? undefined : types.wrap_boolean(h.durable)),
+      optional(h.priority === undefined ? undefined : types.wrap_ubyte(h.priority)),
+      optional(h.ttl === undefined ? undefined : types.wrap_uint(h.ttl)),
+      types.wrap_boolean(h.firstAcquirer ?? stamp.deliveryCount === 0),
+      types.wrap_uint(stamp.deliveryCount),
+    ]) as Typed,
+  );
   const entries = sectionEntries(s.annotations);
   const kept: Typed[] = [];
   for (let i = 0; i + 1 < entries.length; i += 2) {
@@ -280,5 +305,8 @@ export function bodyMapEntry(raw: Buffer, key: string): Typed | undefined {
 /** Reads an application property of a stored message (used by filters after a merge). */
 export function readAppProps(section: Buffer | undefined): Record<string, unknown> {
   if (!section) return {};
-  return ((codec.decode(section) as unknown as { application_properties?: Record<string, unknown> }).application_properties) ?? {};
+  return (
+    (codec.decode(section) as unknown as { application_properties?: Record<string, unknown> }).application_properties ??
+    {}
+  );
 }

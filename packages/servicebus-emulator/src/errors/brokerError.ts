@@ -91,22 +91,41 @@ export const brokerErrors = {
   alreadyExists: (entity: string): BrokerError =>
     new BrokerError('EntityAlreadyExists', `The messaging entity '${entity}' already exists.`),
   lockLost: (): BrokerError =>
-    new BrokerError('MessageLockLost', 'The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.'),
+    new BrokerError(
+      'MessageLockLost',
+      'The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.',
+    ),
   sessionLockLost: (sessionId: string): BrokerError =>
-    new BrokerError('SessionLockLost', `The session lock has expired on the MessageSession '${sessionId}'. Accept a new MessageSession.`),
+    new BrokerError(
+      'SessionLockLost',
+      `The session lock has expired on the MessageSession '${sessionId}'. Accept a new MessageSession.`,
+    ),
   sessionCannotBeLocked: (sessionId: string): BrokerError =>
-    new BrokerError('SessionCannotBeLocked', `The requested session '${sessionId}' cannot be accepted. It may be locked by another receiver.`),
+    new BrokerError(
+      'SessionCannotBeLocked',
+      `The requested session '${sessionId}' cannot be accepted. It may be locked by another receiver.`,
+    ),
   tooLarge: (size: number, limit: number): BrokerError =>
-    new BrokerError('MessageSizeExceeded', `The received message (size ${size} bytes) exceeds the limit (${limit} bytes) currently allowed on the link.`),
+    new BrokerError(
+      'MessageSizeExceeded',
+      `The received message (size ${size} bytes) exceeds the limit (${limit} bytes) currently allowed on the link.`,
+    ),
   messageNotFound: (seq: number): BrokerError =>
-    new BrokerError('MessageNotFound', `Failed to lock one or more specified messages. The message with sequence number ${seq} was not found.`),
+    new BrokerError(
+      'MessageNotFound',
+      `Failed to lock one or more specified messages. The message with sequence number ${seq} was not found.`,
+    ),
   noSession: (ms: number): BrokerError =>
     new BrokerError('Timeout', `No unlocked session became available within ${ms} ms.`),
   entityDisabled: (entity: string, operation: 'send' | 'receive'): BrokerError =>
-    new BrokerError('EntityDisabled', `The messaging entity '${entity}' is disabled for ${operation === 'send' ? 'sending' : 'receiving'} (its status does not allow it).`),
+    new BrokerError(
+      'EntityDisabled',
+      `The messaging entity '${entity}' is disabled for ${operation === 'send' ? 'sending' : 'receiving'} (its status does not allow it).`,
+    ),
   unauthorized: (what: string): BrokerError => new BrokerError('Unauthorized', what),
   badRequest: (what: string): BrokerError => new BrokerError('BadRequest', what),
   outOfRange: (what: string): BrokerError => new BrokerError('ArgumentOutOfRange', what),
   invalid: (what: string): BrokerError => new BrokerError('InvalidOperation', what),
-  notImplemented: (what: string): BrokerError => new BrokerError('NotImplemented', `${what} is not supported by this emulator.`),
+  notImplemented: (what: string): BrokerError =>
+    new BrokerError('NotImplemented', `${what} is not supported by this emulator.`),
 };

@@ -27,7 +27,13 @@ export type Predicate =
   | { readonly k: 'cmp'; readonly op: CompareOp; readonly l: Expr; readonly r: Expr }
   | { readonly k: 'isnull'; readonly prop: PropertyRef; readonly not: boolean }
   | { readonly k: 'in'; readonly e: Expr; readonly list: readonly Expr[]; readonly not: boolean }
-  | { readonly k: 'like'; readonly e: Expr; readonly pattern: string; readonly escape: string | undefined; readonly not: boolean }
+  | {
+      readonly k: 'like';
+      readonly e: Expr;
+      readonly pattern: string;
+      readonly escape: string | undefined;
+      readonly not: boolean;
+    }
   | { readonly k: 'exists'; readonly prop: PropertyRef };
 
 /** One statement of a rule action. */

@@ -94,12 +94,18 @@ export function test(p: Predicate, view: MessageView, params: SqlParameters): Tr
       const c = compareValues(evaluate(p.l, view, params), evaluate(p.r, view, params));
       if (c === undefined) return null;
       switch (p.op) {
-        case '=': return c === 0;
-        case '<>': return c !== 0;
-        case '<': return c < 0;
-        case '<=': return c <= 0;
-        case '>': return c > 0;
-        case '>=': return c >= 0;
+        case '=':
+          return c === 0;
+        case '<>':
+          return c !== 0;
+        case '<':
+          return c < 0;
+        case '<=':
+          return c <= 0;
+        case '>':
+          return c > 0;
+        case '>=':
+          return c >= 0;
       }
       return null;
     }

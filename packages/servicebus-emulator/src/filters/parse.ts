@@ -23,7 +23,9 @@ export class SqlSyntaxError extends Error {
 let generated: peggy.Parser | undefined;
 
 function run(text: string, startRule: 'Filter' | 'Actions'): unknown {
-  generated ??= (createRequire(import.meta.url)('peggy') as typeof peggy).generate(sqlGrammar, { allowedStartRules: ['Filter', 'Actions'] });
+  generated ??= (createRequire(import.meta.url)('peggy') as typeof peggy).generate(sqlGrammar, {
+    allowedStartRules: ['Filter', 'Actions'],
+  });
   const parser = generated;
   try {
     return parser.parse(text, { startRule });

@@ -28,7 +28,14 @@ export interface PropertyEdit {
 
 /** The system properties a rule action may set or remove: the message's own string fields. */
 const SETTABLE_SYSTEM_PROPERTIES: ReadonlySet<string> = new Set([
-  'Label', 'To', 'ReplyTo', 'CorrelationId', 'ContentType', 'MessageId', 'SessionId', 'ReplyToSessionId',
+  'Label',
+  'To',
+  'ReplyTo',
+  'CorrelationId',
+  'ContentType',
+  'MessageId',
+  'SessionId',
+  'ReplyToSessionId',
 ]);
 
 /** A compiled SQL rule action. */
@@ -64,7 +71,12 @@ export function compileSqlAction(expression: string, params: SqlParameters = {})
   const statements: ActionStatement[] = parseSqlAction(expression);
   const sys = statements.find((s) => s.prop.scope === 'sys' && !SETTABLE_SYSTEM_PROPERTIES.has(s.prop.name));
   if (sys) {
-    throw new SqlSyntaxError(`sys.${sys.prop.name} is set by the broker and cannot be changed in a rule action`, 1, 1, 0);
+    throw new SqlSyntaxError(
+      `sys.${sys.prop.name} is set by the broker and cannot be changed in a rule action`,
+      1,
+      1,
+      0,
+    );
   }
   return {
     apply(view) {

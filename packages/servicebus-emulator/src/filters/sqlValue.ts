@@ -39,25 +39,36 @@ export function compareValues(a: SqlValue, b: SqlValue): number | undefined {
 export function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: SqlValue, b: SqlValue): SqlValue {
   if (a === null || b === null) return null;
   if (op === '+' && typeof a === 'string' && typeof b === 'string') return a + b;
-  if (!isNumber(a) || !isNumber(b)) throw new SqlEvaluationError(`operator ${op} needs numbers, got ${kindOf(a)} and ${kindOf(b)}`);
+  if (!isNumber(a) || !isNumber(b))
+    throw new SqlEvaluationError(`operator ${op} needs numbers, got ${kindOf(a)} and ${kindOf(b)}`);
   if (typeof a === 'bigint' && typeof b === 'bigint') {
     if ((op === '/' || op === '%') && b === 0n) throw new SqlEvaluationError('division by zero');
     switch (op) {
-      case '+': return a + b;
-      case '-': return a - b;
-      case '*': return a * b;
-      case '/': return a / b;
-      case '%': return a % b;
+      case '+':
+        return a + b;
+      case '-':
+        return a - b;
+      case '*':
+        return a * b;
+      case '/':
+        return a / b;
+      case '%':
+        return a % b;
     }
   }
   const x = Number(a);
   const y = Number(b);
   switch (op) {
-    case '+': return x + y;
-    case '-': return x - y;
-    case '*': return x * y;
-    case '/': return x / y;
-    case '%': return x % y;
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    case '/':
+      return x / y;
+    case '%':
+      return x % y;
   }
 }
 

@@ -34,7 +34,12 @@ export function toStringField(v: unknown, field: string): string {
 /** Typed arrays: .NET reads these as `DateTime[]`, `long[]`, `string[]` and fails on a plain list. */
 export const typedArray = {
   timestamps: (ms: number[]): unknown => amqp.wrap_array(ms, 0x83, undefined),
-  longs: (n: number[]): unknown => amqp.wrap_array(n.map((x) => longBytes(x)), 0x81, undefined),
+  longs: (n: number[]): unknown =>
+    amqp.wrap_array(
+      n.map((x) => longBytes(x)),
+      0x81,
+      undefined,
+    ),
   strings: (s: string[]): unknown => amqp.wrap_array(s, 0xb1, undefined),
 };
 

@@ -16,6 +16,10 @@ export const peekMessage: ManagementOperation = (req) => {
   const omitBody = req.body['omit-message-body'] === true;
   const found = entity.peek(from, count, sessionId ?? undefined);
   if (found.length === 0) return { status: 204, body: {} };
-  const shown = (m: StoredMessage): StoredMessage => (omitBody ? { ...m, sections: { ...m.sections, body: Buffer.alloc(0) } } : m);
-  return { status: 200, body: { messages: found.map((m) => ({ message: renderFor(shown(m), undefined, m.deliveryCount) })) } };
+  const shown = (m: StoredMessage): StoredMessage =>
+    omitBody ? { ...m, sections: { ...m.sections, body: Buffer.alloc(0) } } : m;
+  return {
+    status: 200,
+    body: { messages: found.map((m) => ({ message: renderFor(shown(m), undefined, m.deliveryCount) })) },
+  };
 };

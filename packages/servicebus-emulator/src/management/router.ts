@@ -34,8 +34,11 @@ const operations: Record<string, ManagementOperation> = {
 
 /** The right each operation needs beyond a token for the entity: sending for schedules, managing for rules. */
 const rightOf = (op: string): AccessRight =>
-  op === 'com.microsoft:schedule-message' || op === 'com.microsoft:cancel-scheduled-message' ? 'Send'
-    : op === 'com.microsoft:add-rule' || op === 'com.microsoft:remove-rule' ? 'Manage' : 'Listen';
+  op === 'com.microsoft:schedule-message' || op === 'com.microsoft:cancel-scheduled-message'
+    ? 'Send'
+    : op === 'com.microsoft:add-rule' || op === 'com.microsoft:remove-rule'
+      ? 'Manage'
+      : 'Listen';
 
 /** What a `$management` request is handled with. */
 export interface ManagementContext {
@@ -51,7 +54,13 @@ export interface ManagementContext {
  * Runs one `$management` request and replies with `statusCode`/`statusDescription` (the management names,
  * not CBS's) and, on failure, the `errorCondition` the SDKs translate.
  */
-export async function handleManagement(context: ManagementContext, conn: Connection, address: string, request: Message, raw: Buffer | undefined): Promise<void> {
+export async function handleManagement(
+  context: ManagementContext,
+  conn: Connection,
+  address: string,
+  request: Message,
+  raw: Buffer | undefined,
+): Promise<void> {
   const { broker, entities, router } = context;
   const props = (request.application_properties ?? {}) as Record<string, unknown>;
   const op = String(props.operation ?? '');
@@ -63,7 +72,13 @@ export async function handleManagement(context: ManagementContext, conn: Connect
     context.access.authorize(context.grants, `${address}/$management`, rightOf(op), address);
     broker.touch(address);
     const typedField = (key: string): Typed | undefined => (raw ? bodyMapEntry(raw, key) : undefined);
-    reply = await handler({ broker, entities, address, body: (request.body ?? {}) as Record<string, unknown>, typedField });
+    reply = await handler({
+      broker,
+      entities,
+      address,
+      body: (request.body ?? {}) as Record<string, unknown>,
+      typedField,
+    });
   } catch (err) {
     const e = isBrokerError(err) ? err : brokerErrors.badRequest(String((err as Error).message ?? err));
     reply = { status: e.status };
@@ -81,5 +96,9 @@ export async function handleManagement(context: ManagementContext, conn: Connect
   } as Message;
   // With a data directory, state changes (settlements, session state, schedules) are on disk before the reply.
   if (!broker.store.durable) router.reply(conn, request.reply_to, message);
-  else await broker.store.flush().then(() => router.reply(conn, request.reply_to, message), () => undefined);
+  else
+    await broker.store.flush().then(
+      () => router.reply(conn, request.reply_to, message),
+      () => undefined,
+    );
 }

@@ -38,14 +38,21 @@ function correlationOf(c: Record<string, unknown>): CorrelationFilter {
   if (raw !== undefined && raw !== null) {
     if (typeof raw !== 'object') throw brokerErrors.badRequest('properties must be a map');
     for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
-      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof Date) properties[k] = v;
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof Date)
+        properties[k] = v;
       else throw brokerErrors.notImplemented(`A correlation filter property of this type ('${k}')`);
     }
   }
   return {
-    correlationId: optionalString(c, 'correlation-id'), messageId: optionalString(c, 'message-id'), to: optionalString(c, 'to'),
-    replyTo: optionalString(c, 'reply-to'), label: optionalString(c, 'label'), sessionId: optionalString(c, 'session-id'),
-    replyToSessionId: optionalString(c, 'reply-to-session-id'), contentType: optionalString(c, 'content-type'), properties,
+    correlationId: optionalString(c, 'correlation-id'),
+    messageId: optionalString(c, 'message-id'),
+    to: optionalString(c, 'to'),
+    replyTo: optionalString(c, 'reply-to'),
+    label: optionalString(c, 'label'),
+    sessionId: optionalString(c, 'session-id'),
+    replyToSessionId: optionalString(c, 'reply-to-session-id'),
+    contentType: optionalString(c, 'content-type'),
+    properties,
   };
 }
 
@@ -67,7 +74,8 @@ export const addRule: ManagementOperation = async (req) => {
   const { topic, subscription } = subscriptionOf(req);
   const name = toStringField(req.body['rule-name'], 'rule-name');
   const description = req.body['rule-description'];
-  if (typeof description !== 'object' || description === null) throw brokerErrors.badRequest('rule-description must be a map');
+  if (typeof description !== 'object' || description === null)
+    throw brokerErrors.badRequest('rule-description must be a map');
   await req.entities.putRule(topic, subscription.name, ruleOf(name, description as Record<string, unknown>), 'create');
   return { status: 200, body: {} };
 };
@@ -87,19 +95,31 @@ function wrapValue(v: CorrelationValue): Typed {
 }
 
 const text = (v: string | undefined): Typed => (v === undefined ? amqp.Null() : amqp.wrap_string(v));
-const described = (code: number, items: Typed[]): Typed => amqp.described(amqp.wrap_ulong(code), amqp.wrap_list(items)) as Typed;
+const described = (code: number, items: Typed[]): Typed =>
+  amqp.described(amqp.wrap_ulong(code), amqp.wrap_list(items)) as Typed;
 
 function filterOf(r: RuleConfig): Typed {
   const f = r.filter;
   switch (f.type) {
-    case 'true': return described(Descriptor.trueFilter, []);
-    case 'false': return described(Descriptor.falseFilter, []);
-    case 'sql': return described(Descriptor.sqlFilter, [amqp.wrap_string(f.expression), amqp.wrap_int(20)]);
+    case 'true':
+      return described(Descriptor.trueFilter, []);
+    case 'false':
+      return described(Descriptor.falseFilter, []);
+    case 'sql':
+      return described(Descriptor.sqlFilter, [amqp.wrap_string(f.expression), amqp.wrap_int(20)]);
     case 'correlation': {
       const c = f.correlation;
       const props = amqp.wrap_map(Object.fromEntries(Object.entries(c.properties).map(([k, v]) => [k, wrapValue(v)])));
       return described(Descriptor.correlationFilter, [
-        text(c.correlationId), text(c.messageId), text(c.to), text(c.replyTo), text(c.label), text(c.sessionId), text(c.replyToSessionId), text(c.contentType), props,
+        text(c.correlationId),
+        text(c.messageId),
+        text(c.to),
+        text(c.replyTo),
+        text(c.label),
+        text(c.sessionId),
+        text(c.replyToSessionId),
+        text(c.contentType),
+        props,
       ]);
     }
   }
@@ -107,7 +127,9 @@ function filterOf(r: RuleConfig): Typed {
 
 /** Rules in name order, as the service enumerates them. */
 function byName(rules: RuleConfig[]): RuleConfig[] {
-  return [...rules].sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : 0));
+  return [...rules].sort((a, b) =>
+    a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : 0,
+  );
 }
 
 /** `com.microsoft:enumerate-rules`: the subscription's rules by name, paged by `skip` and `top`; 204 past the end. */
@@ -120,7 +142,9 @@ export const enumerateRules: ManagementOperation = (req) => {
   const rules = page.map((r) => ({
     'rule-description': described(Descriptor.ruleDescription, [
       filterOf(r),
-      r.action ? described(Descriptor.sqlRuleAction, [amqp.wrap_string(r.action.expression), amqp.wrap_int(20)]) : described(Descriptor.emptyRuleAction, []),
+      r.action
+        ? described(Descriptor.sqlRuleAction, [amqp.wrap_string(r.action.expression), amqp.wrap_int(20)])
+        : described(Descriptor.emptyRuleAction, []),
       amqp.wrap_string(r.name),
       amqp.wrap_timestamp(r.createdAt),
     ]),

@@ -23,6 +23,9 @@ export const scheduleMessage: ManagementOperation = (req) => {
 
 /** `com.microsoft:cancel-scheduled-message` on a queue or a topic. */
 export const cancelScheduledMessage: ManagementOperation = (req) => {
-  req.broker.cancelScheduled(req.broker.sendTarget(req.address), toLongs(req.body['sequence-numbers'], 'sequence-numbers'));
+  req.broker.cancelScheduled(
+    req.broker.sendTarget(req.address),
+    toLongs(req.body['sequence-numbers'], 'sequence-numbers'),
+  );
   return { status: 200, body: {} };
 };

@@ -70,7 +70,12 @@ export class AmqpServer {
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
       const server = this.container.listen({
-        host, port, autosettle: false, autoaccept: false, treat_modified_as_released: false, max_frame_size: MAX_FRAME_SIZE,
+        host,
+        port,
+        autosettle: false,
+        autoaccept: false,
+        treat_modified_as_released: false,
+        max_frame_size: MAX_FRAME_SIZE,
         // Frames go out in the turn they are written (coalesced per turn, `writeCoalescing.ts`): with Nagle's algorithm
         // a reply written while the client's delayed ACK is pending waits for it (about 40 ms on Linux), several times
         // per attach and per first send.
@@ -108,7 +113,8 @@ export class AmqpServer {
     c.on('sendable', pump);
     c.on('sender_flow', pump);
     c.on('sender_draining', (ctx: EventContext) => this.guard(() => this.deliveryOf(ctx.sender)?.onDrain()));
-    const closed = (ctx: EventContext): void => this.guard(() => this.onLinkClosed((ctx.sender ?? ctx.receiver) as Link));
+    const closed = (ctx: EventContext): void =>
+      this.guard(() => this.onLinkClosed((ctx.sender ?? ctx.receiver) as Link));
     c.on('sender_close', closed);
     c.on('receiver_close', closed);
     c.on('sender_error', () => {});
@@ -209,11 +215,17 @@ export class AmqpServer {
     const consumer = new DeliveryLink(entity, link, DeliveryLink.modeOf(link), this.broker.store);
     const session = requestedSession(link);
     if (entity.sessions && !session.present) {
-      link.close({ condition: 'amqp:not-allowed', description: `It is not possible for an entity that requires sessions to create a non-sessionful message receiver (${entity.name}).` });
+      link.close({
+        condition: 'amqp:not-allowed',
+        description: `It is not possible for an entity that requires sessions to create a non-sessionful message receiver (${entity.name}).`,
+      });
       return;
     }
     if (!entity.sessions && session.present) {
-      link.close({ condition: 'amqp:not-allowed', description: `The entity ${entity.name} does not require sessions; a session receiver cannot be created.` });
+      link.close({
+        condition: 'amqp:not-allowed',
+        description: `The entity ${entity.name} does not require sessions; a session receiver cannot be created.`,
+      });
       return;
     }
     entity.addConsumer(consumer);
@@ -236,7 +248,13 @@ export class AmqpServer {
       handleCbs(this.router, this.options.access, this.grants, link.connection, ctx.message as never);
     } else if (handler.kind === 'management') {
       acceptIncoming(delivery);
-      const context = { broker: this.broker, entities: this.options.entities, router: this.router, access: this.options.access, grants: this.grants.of(link.connection) };
+      const context = {
+        broker: this.broker,
+        entities: this.options.entities,
+        router: this.router,
+        access: this.options.access,
+        grants: this.grants.of(link.connection),
+      };
       void handleManagement(context, link.connection, handler.address, ctx.message as never, raw);
     } else if (handler.kind === 'incoming') {
       handler.link.onTransfer(delivery, raw ?? rhea.message.encode(ctx.message as never), format);

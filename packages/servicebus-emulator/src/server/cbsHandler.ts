@@ -25,7 +25,13 @@ export class ConnectionGrants {
  * valid, kept for the connection; the reply has the CBS shape (`status-code` as an AMQP int, which .NET casts to
  * int): 202, or 401 with Azure's reason (InvalidSignature, ExpiredToken).
  */
-export function handleCbs(router: ReplyRouter, access: AccessControl, grants: ConnectionGrants, conn: Connection, request: Message): void {
+export function handleCbs(
+  router: ReplyRouter,
+  access: AccessControl,
+  grants: ConnectionGrants,
+  conn: Connection,
+  request: Message,
+): void {
   const props = (request.application_properties as Record<string, unknown> | undefined) ?? {};
   const op = props.operation;
   let status = 202;

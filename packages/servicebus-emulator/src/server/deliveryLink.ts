@@ -83,7 +83,8 @@ export class DeliveryLink implements Consumer {
       return 0;
     }
     if (this.unsent.length > 0) {
-      const next = (this.link.session as unknown as { outgoing: { next_pending_delivery: number } }).outgoing.next_pending_delivery;
+      const next = (this.link.session as unknown as { outgoing: { next_pending_delivery: number } }).outgoing
+        .next_pending_delivery;
       this.unsent = this.unsent.filter((id) => id >= next);
     }
     return li.credit - this.unsent.length;
@@ -92,7 +93,11 @@ export class DeliveryLink implements Consumer {
   deliver(m: StoredMessage, lock: MessageLock | undefined): void {
     const payload = renderFor(m, lock, lock ? lock.priorDeliveries : m.deliveryCount);
     const tag = lock ? tokenToDeliveryTag(lock.token) : randomBytes(16);
-    const delivery = (this.link as unknown as { send(p: Buffer, tag: Buffer, format: number): Delivery }).send(payload, tag, 0);
+    const delivery = (this.link as unknown as { send(p: Buffer, tag: Buffer, format: number): Delivery }).send(
+      payload,
+      tag,
+      0,
+    );
     if (lock) this.tokens.set(delivery, lock.token);
     this.unsent.push(delivery.id);
   }
@@ -118,12 +123,19 @@ export class DeliveryLink implements Consumer {
       if (settlement) this.entity.settle(token, settlement);
       else this.entity.release(token);
     } catch (err) {
-      settleOutgoing(delivery, isBrokerError(err) ? err.toAmqp() : { condition: 'amqp:internal-error', description: String(err) });
+      settleOutgoing(
+        delivery,
+        isBrokerError(err) ? err.toAmqp() : { condition: 'amqp:internal-error', description: String(err) },
+      );
       return;
     }
     // With a data directory, a settlement is confirmed only once it is on disk.
     if (!this.store.durable) settleOutgoing(delivery);
-    else void this.store.flush().then(() => settleOutgoing(delivery), () => settleOutgoing(delivery, { condition: 'amqp:internal-error', description: 'store write failed' }));
+    else
+      void this.store.flush().then(
+        () => settleOutgoing(delivery),
+        () => settleOutgoing(delivery, { condition: 'amqp:internal-error', description: 'store write failed' }),
+      );
   }
 }
 

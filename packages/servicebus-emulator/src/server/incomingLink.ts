@@ -50,7 +50,9 @@ export class IncomingLink {
       const parsed: ParsedMessage[] = format === BATCH_FORMAT ? splitBatch(raw).map(parseMessage) : [parseMessage(raw)];
       admission = this.broker.send(this.target, parsed);
     } catch (err) {
-      const error = isBrokerError(err) ? err.toAmqp() : { condition: 'amqp:decode-error', description: `Malformed message: ${(err as Error).message}` };
+      const error = isBrokerError(err)
+        ? err.toAmqp()
+        : { condition: 'amqp:decode-error', description: `Malformed message: ${(err as Error).message}` };
       rejectIncoming(delivery, error);
       return;
     }
@@ -67,7 +69,10 @@ export class IncomingLink {
       },
       (err: unknown) => {
         admission.abort();
-        rejectIncoming(delivery, { condition: 'amqp:internal-error', description: `Store write failed: ${String(err)}` });
+        rejectIncoming(delivery, {
+          condition: 'amqp:internal-error',
+          description: `Store write failed: ${String(err)}`,
+        });
       },
     );
   }

@@ -42,7 +42,10 @@ export function attachSession(entity: QueueEntity, consumer: DeliveryLink, sessi
       return;
     }
     link.set_source({ address, filter: { [SESSION_FILTER]: r.sessionId } } as never);
-    li.local.attach.properties = { ...(li.local.attach.properties ?? {}), 'com.microsoft:locked-until-utc': lockedUntilProperty(r.lockedUntil) };
+    li.local.attach.properties = {
+      ...(li.local.attach.properties ?? {}),
+      'com.microsoft:locked-until-utc': lockedUntilProperty(r.lockedUntil),
+    };
     if (held) {
       link.open();
       entity.pump();

@@ -68,7 +68,10 @@ function applyChanges(m: SerializedMessage, c: Extract<StoreRecord, { type: 'mes
 export function toRecords(f: FoldedLog): StoreRecord[] {
   const out: StoreRecord[] = [];
   for (const d of f.duplicateIds) out.push({ type: 'duplicateIdSeen', ...d });
-  for (const [entity, bySequence] of f.messages) for (const message of bySequence.values()) out.push({ type: 'messageStored', entity, message });
-  for (const [entity, s] of f.sessionStates) for (const [sessionId, state] of s) if (state !== null) out.push({ type: 'sessionState', entity, sessionId, state });
+  for (const [entity, bySequence] of f.messages)
+    for (const message of bySequence.values()) out.push({ type: 'messageStored', entity, message });
+  for (const [entity, s] of f.sessionStates)
+    for (const [sessionId, state] of s)
+      if (state !== null) out.push({ type: 'sessionState', entity, sessionId, state });
   return out;
 }

@@ -60,12 +60,22 @@ export interface MessageStore {
 export function serializeMessage(m: StoredMessage): SerializedMessage {
   const s = m.sections;
   return {
-    sequenceNumber: m.sequenceNumber, messageId: m.messageId, sessionId: m.sessionId, enqueuedTime: m.enqueuedTime,
-    expiresAt: Number.isFinite(m.expiresAt) ? m.expiresAt : null, ttlMs: m.ttlMs, deliveryCount: m.deliveryCount, deferred: m.deferred,
+    sequenceNumber: m.sequenceNumber,
+    messageId: m.messageId,
+    sessionId: m.sessionId,
+    enqueuedTime: m.enqueuedTime,
+    expiresAt: Number.isFinite(m.expiresAt) ? m.expiresAt : null,
+    ttlMs: m.ttlMs,
+    deliveryCount: m.deliveryCount,
+    deferred: m.deferred,
     ...(m.scheduled ? { scheduled: true } : {}),
-    place: m.place === 'scheduled' ? 'scheduled' : m.deferred ? 'deferred' : 'available', deadLetterSource: m.deadLetterSource,
-    header: s.header, annotations: s.annotations?.toString('base64'), properties: s.properties.toString('base64'),
-    applicationProperties: s.appProps?.toString('base64'), body: s.body.toString('base64'),
+    place: m.place === 'scheduled' ? 'scheduled' : m.deferred ? 'deferred' : 'available',
+    deadLetterSource: m.deadLetterSource,
+    header: s.header,
+    annotations: s.annotations?.toString('base64'),
+    properties: s.properties.toString('base64'),
+    applicationProperties: s.appProps?.toString('base64'),
+    body: s.body.toString('base64'),
   };
 }
 
@@ -73,11 +83,29 @@ export function serializeMessage(m: StoredMessage): SerializedMessage {
 export function deserializeMessage(r: SerializedMessage): StoredMessage {
   const b64 = (v: string | undefined): Buffer | undefined => (v === undefined ? undefined : Buffer.from(v, 'base64'));
   const sections = {
-    header: r.header, annotations: b64(r.annotations), properties: b64(r.properties) as Buffer, appProps: b64(r.applicationProperties), body: b64(r.body) as Buffer,
+    header: r.header,
+    annotations: b64(r.annotations),
+    properties: b64(r.properties) as Buffer,
+    appProps: b64(r.applicationProperties),
+    body: b64(r.body) as Buffer,
   };
   return {
-    sequenceNumber: r.sequenceNumber, messageId: r.messageId, sessionId: r.sessionId, enqueuedTime: r.enqueuedTime, expiresAt: r.expiresAt ?? Infinity,
-    ttlMs: r.ttlMs, deliveryCount: r.deliveryCount, deferred: r.deferred, scheduled: r.scheduled ?? r.place === 'scheduled', place: r.place, deadLetterSource: r.deadLetterSource, sections,
-    size: sections.properties.length + (sections.appProps?.length ?? 0) + sections.body.length + (sections.annotations?.length ?? 0),
+    sequenceNumber: r.sequenceNumber,
+    messageId: r.messageId,
+    sessionId: r.sessionId,
+    enqueuedTime: r.enqueuedTime,
+    expiresAt: r.expiresAt ?? Infinity,
+    ttlMs: r.ttlMs,
+    deliveryCount: r.deliveryCount,
+    deferred: r.deferred,
+    scheduled: r.scheduled ?? r.place === 'scheduled',
+    place: r.place,
+    deadLetterSource: r.deadLetterSource,
+    sections,
+    size:
+      sections.properties.length +
+      (sections.appProps?.length ?? 0) +
+      sections.body.length +
+      (sections.annotations?.length ?? 0),
   };
 }

@@ -28,6 +28,8 @@ for await (const line of createInterface({ input: process.stdin })) {
     process.stdout.write(`${JSON.stringify({ id, ok: true, value })}\n`);
   } catch (err) {
     const e = err as { code?: string; statusCode?: number; message?: string };
-    process.stdout.write(`${JSON.stringify({ id, ok: false, error: { code: e.code, statusCode: e.statusCode, message: e.message } })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ id, ok: false, error: { code: e.code, statusCode: e.statusCode, message: e.message } })}\n`,
+    );
   }
 }

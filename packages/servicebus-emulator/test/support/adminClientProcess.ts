@@ -45,7 +45,8 @@ export class AdminClientProcess {
       else p?.reject(new AdminCallFailed(reply.error ?? {}));
     });
     this.child.on('exit', (code) => {
-      for (const p of this.pending.values()) p.reject(new Error(`administration client process exited (${code}): ${this.stderr}`));
+      for (const p of this.pending.values())
+        p.reject(new Error(`administration client process exited (${code}): ${this.stderr}`));
       this.pending.clear();
     });
   }

@@ -44,7 +44,14 @@ export interface AdminStack {
 export async function startAdminStack(config: object, dataDir?: string): Promise<AdminStack> {
   const certDir = await mkdtemp(join(tmpdir(), 'sb-cert-'));
   const certOut = join(certDir, 'servicebus-admin.pem');
-  const emulator = await start({ port: 0, adminPort: await freePort(), adminHttpsPort: await freePort(), certOut, config, dataDir });
+  const emulator = await start({
+    port: 0,
+    adminPort: await freePort(),
+    adminHttpsPort: await freePort(),
+    certOut,
+    config,
+    dataDir,
+  });
   const client = new ServiceBusClient(emulator.connectionString, fastClientOptions);
   const admin = new AdminClientProcess(emulator.administrationConnectionString as string, certOut);
   return {

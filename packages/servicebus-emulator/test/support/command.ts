@@ -29,7 +29,9 @@ export async function runCommand(args: readonly string[], logFile: string): Prom
       const value = JSON.parse(line) as { status?: string; connectionString?: string };
       if (value.status === 'listening') resolve(String(value.connectionString));
     });
-    void exited.then(([code]) => reject(new Error(`servicebus-emulator exited (${String(code)}) before listening; see ${logFile}`)));
+    void exited.then(([code]) =>
+      reject(new Error(`servicebus-emulator exited (${String(code)}) before listening; see ${logFile}`)),
+    );
   });
   const connectionString = await ready;
   return {

@@ -9,6 +9,9 @@ export const hasChromium = existsSync(CHROMIUM);
 
 /** Launches headless Chromium. @throws when it is missing (only reached under CI, see {@link hasChromium}). */
 export async function launchChromium(): Promise<Browser> {
-  if (!hasChromium) throw new Error(`CI is set but ${CHROMIUM} is missing: the console's browser tests are required in CI (apt-get install -y chromium).`);
+  if (!hasChromium)
+    throw new Error(
+      `CI is set but ${CHROMIUM} is missing: the console's browser tests are required in CI (apt-get install -y chromium).`,
+    );
   return chromium.launch({ executablePath: CHROMIUM, headless: true });
 }

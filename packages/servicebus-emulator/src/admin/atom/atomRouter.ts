@@ -57,9 +57,15 @@ function targetOf(path: string): Target {
   if (/^\$Resources\/Queues\/?$/i.test(p)) return { kind: 'queues' };
   if (/^\$Resources\/Topics\/?$/i.test(p)) return { kind: 'topics' };
   let m = /^(.+?)\/Subscriptions\/([^/]+)\/Rules\/?([^/]*)$/i.exec(p);
-  if (m) return m[3] ? { kind: 'rule', topic: m[1] as string, subscription: m[2] as string, name: m[3] } : { kind: 'rules', topic: m[1] as string, subscription: m[2] as string };
+  if (m)
+    return m[3]
+      ? { kind: 'rule', topic: m[1] as string, subscription: m[2] as string, name: m[3] }
+      : { kind: 'rules', topic: m[1] as string, subscription: m[2] as string };
   m = /^(.+?)\/Subscriptions\/?([^/]*)$/i.exec(p);
-  if (m) return m[2] ? { kind: 'subscription', topic: m[1] as string, name: m[2] } : { kind: 'subscriptions', topic: m[1] as string };
+  if (m)
+    return m[2]
+      ? { kind: 'subscription', topic: m[1] as string, name: m[2] }
+      : { kind: 'subscriptions', topic: m[1] as string };
   if (p === '' || p.includes('/')) throw brokerErrors.badRequest(`'/${p}' is not a management API path.`);
   return { kind: 'entity', name: p.replace(/\/+$/, '') };
 }
@@ -68,10 +74,18 @@ function targetOf(path: string): Target {
 function entry(base: string, path: string, title: string, content: string): string {
   const url = `${base}/${path}`;
   const now = new Date().toISOString();
-  return el('entry', [
-    text('id', url), text('title', title, { type: 'text' }), text('published', now), text('updated', now),
-    el('link', '', { rel: 'self', href: url }), el('content', content, { type: 'application/xml' }),
-  ], { xmlns: NS.atom });
+  return el(
+    'entry',
+    [
+      text('id', url),
+      text('title', title, { type: 'text' }),
+      text('published', now),
+      text('updated', now),
+      el('link', '', { rel: 'self', href: url }),
+      el('content', content, { type: 'application/xml' }),
+    ],
+    { xmlns: NS.atom },
+  );
 }
 
 function feed(req: AtomRequest, title: string, entries: string[]): AtomReply {
@@ -86,7 +100,17 @@ function feed(req: AtomRequest, title: string, entries: string[]): AtomReply {
     next.set('$top', String(top));
     links.push(el('link', '', { rel: 'next', href: `${self}?${next.toString()}` }));
   }
-  const body = el('feed', [text('title', title, { type: 'text' }), text('id', self), text('updated', new Date().toISOString()), ...links, ...page], { xmlns: NS.atom });
+  const body = el(
+    'feed',
+    [
+      text('title', title, { type: 'text' }),
+      text('id', self),
+      text('updated', new Date().toISOString()),
+      ...links,
+      ...page,
+    ],
+    { xmlns: NS.atom },
+  );
   return { status: 200, contentType: FEED, body: `<?xml version="1.0" encoding="utf-8"?>${body}` };
 }
 
@@ -173,11 +197,22 @@ export class AtomRouter {
     const { base, host } = req;
     switch (t.kind) {
       case 'namespace':
-        return ok(200, entry(base, '$namespaceinfo', this.broker.namespace, namespaceInfo(this.broker.namespace, this.startedAt)));
+        return ok(
+          200,
+          entry(base, '$namespaceinfo', this.broker.namespace, namespaceInfo(this.broker.namespace, this.startedAt)),
+        );
       case 'queues':
-        return feed(req, 'Queues', this.broker.queueList().map((q) => entry(base, q.name, q.name, queueDescription(q, host))));
+        return feed(
+          req,
+          'Queues',
+          this.broker.queueList().map((q) => entry(base, q.name, q.name, queueDescription(q, host))),
+        );
       case 'topics':
-        return feed(req, 'Topics', this.broker.topicList().map((x) => entry(base, x.name, x.name, topicDescription(x))));
+        return feed(
+          req,
+          'Topics',
+          this.broker.topicList().map((x) => entry(base, x.name, x.name, topicDescription(x))),
+        );
       case 'entity': {
         const q = this.broker.findQueue(t.name);
         if (q) return ok(200, entry(base, q.name, q.name, queueDescription(q, host)));
@@ -187,20 +222,42 @@ export class AtomRouter {
       case 'subscriptions': {
         const topic = this.broker.findTopic(t.topic);
         const subs = topic ? [...topic.subscriptions.values()] : [];
-        return feed(req, 'Subscriptions', subs.map((s) => entry(base, `${topic?.name}/Subscriptions/${s.name}`, s.name, subscriptionDescription(s.entity, host))));
+        return feed(
+          req,
+          'Subscriptions',
+          subs.map((s) =>
+            entry(base, `${topic?.name}/Subscriptions/${s.name}`, s.name, subscriptionDescription(s.entity, host)),
+          ),
+        );
       }
       case 'subscription': {
         const s = this.broker.findTopic(t.topic)?.subscriptions.get(t.name.toLowerCase());
-        return s ? ok(200, entry(base, `${t.topic}/Subscriptions/${s.name}`, s.name, subscriptionDescription(s.entity, host))) : emptyFeed(req);
+        return s
+          ? ok(200, entry(base, `${t.topic}/Subscriptions/${s.name}`, s.name, subscriptionDescription(s.entity, host)))
+          : emptyFeed(req);
       }
       case 'rules': {
         const s = this.broker.findTopic(t.topic)?.subscriptions.get(t.subscription.toLowerCase());
         const rules = s ? s.rules.rules : [];
-        return feed(req, 'Rules', rules.map((r) => entry(base, `${t.topic}/Subscriptions/${t.subscription}/Rules/${r.name}`, r.name, ruleDescription(r))));
+        return feed(
+          req,
+          'Rules',
+          rules.map((r) =>
+            entry(base, `${t.topic}/Subscriptions/${t.subscription}/Rules/${r.name}`, r.name, ruleDescription(r)),
+          ),
+        );
       }
       case 'rule': {
-        const r = this.broker.findTopic(t.topic)?.subscriptions.get(t.subscription.toLowerCase())?.rules.rules.find((x) => x.name.toLowerCase() === t.name.toLowerCase());
-        return r ? ok(200, entry(base, `${t.topic}/Subscriptions/${t.subscription}/Rules/${r.name}`, r.name, ruleDescription(r))) : emptyFeed(req);
+        const r = this.broker
+          .findTopic(t.topic)
+          ?.subscriptions.get(t.subscription.toLowerCase())
+          ?.rules.rules.find((x) => x.name.toLowerCase() === t.name.toLowerCase());
+        return r
+          ? ok(
+              200,
+              entry(base, `${t.topic}/Subscriptions/${t.subscription}/Rules/${r.name}`, r.name, ruleDescription(r)),
+            )
+          : emptyFeed(req);
       }
     }
   }
@@ -224,11 +281,17 @@ export class AtomRouter {
       const defaultRule = child(description, 'DefaultRuleDescription');
       const first = defaultRule ? readRule(defaultRule, undefined) : undefined;
       const s = await this.manager.putSubscription(t.topic, t.name, settings, facts, mode, first);
-      return ok(status, entry(base, `${t.topic}/Subscriptions/${s.name}`, s.name, subscriptionDescription(s.entity, host)));
+      return ok(
+        status,
+        entry(base, `${t.topic}/Subscriptions/${s.name}`, s.name, subscriptionDescription(s.entity, host)),
+      );
     }
     if (t.kind === 'rule' && kind === 'RuleDescription') {
       const r = await this.manager.putRule(t.topic, t.subscription, readRule(description, t.name), mode);
-      return ok(status, entry(base, `${t.topic}/Subscriptions/${t.subscription}/Rules/${r.name}`, r.name, ruleDescription(r)));
+      return ok(
+        status,
+        entry(base, `${t.topic}/Subscriptions/${t.subscription}/Rules/${r.name}`, r.name, ruleDescription(r)),
+      );
     }
     throw brokerErrors.badRequest(`A ${kind} cannot be put at '/${req.path}'.`);
   }

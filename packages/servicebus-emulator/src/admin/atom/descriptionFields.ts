@@ -8,7 +8,13 @@ import { child, childText, xsiType } from './xml.js';
 import type { XmlNode } from './xml.js';
 
 /** Azure's defaults for fields a create request leaves out. */
-const DEFAULTS = { lockDuration: 'PT1M', dedupWindow: 'PT10M', maxDeliveryCount: 10, maxSizeInMegabytes: 1024, maxMessageKb: 256 };
+const DEFAULTS = {
+  lockDuration: 'PT1M',
+  dedupWindow: 'PT10M',
+  maxDeliveryCount: 10,
+  maxSizeInMegabytes: 1024,
+  maxMessageKb: 256,
+};
 
 function bool(d: XmlNode, name: string, fallback: boolean): boolean {
   const v = childText(d, name);
@@ -22,7 +28,8 @@ function int(d: XmlNode, name: string, fallback: number, min = 1): number {
   const v = childText(d, name);
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw brokerErrors.badRequest(`${name} must be an integer of at least ${min}, got '${v}'.`);
+  if (!Number.isInteger(n) || n < min)
+    throw brokerErrors.badRequest(`${name} must be an integer of at least ${min}, got '${v}'.`);
   return n;
 }
 
@@ -52,7 +59,9 @@ function refuseUnsupported(d: XmlNode): void {
 function autoDeleteOnIdle(d: XmlNode): number {
   const ms = duration(d, 'AutoDeleteOnIdle', 'P10675199DT2H48M5.4775807S');
   if (ms < MIN_AUTO_DELETE_ON_IDLE_MS) {
-    throw brokerErrors.badRequest(`AutoDeleteOnIdle must be at least 5 minutes (PT5M), got '${childText(d, 'AutoDeleteOnIdle')}'.`);
+    throw brokerErrors.badRequest(
+      `AutoDeleteOnIdle must be at least 5 minutes (PT5M), got '${childText(d, 'AutoDeleteOnIdle')}'.`,
+    );
   }
   return ms;
 }
@@ -77,18 +86,29 @@ function authorizationRules(d: XmlNode): AuthorizationRule[] {
   const now = Date.now();
   return list.map((r) => {
     const type = xsiType(r) ?? 'SharedAccessAuthorizationRule';
-    if (type !== 'SharedAccessAuthorizationRule') throw brokerErrors.notImplemented(`Authorization rule type '${type}'`);
+    if (type !== 'SharedAccessAuthorizationRule')
+      throw brokerErrors.notImplemented(`Authorization rule type '${type}'`);
     const keyName = childText(r, 'KeyName');
     if (!keyName) throw brokerErrors.badRequest('An authorization rule needs a KeyName.');
     const raw = child(r, 'Rights')?.AccessRights;
-    const rights = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((x) => String(typeof x === 'object' && x !== null ? (x as XmlNode)['#text'] : x));
+    const rights = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((x) =>
+      String(typeof x === 'object' && x !== null ? (x as XmlNode)['#text'] : x),
+    );
     const bad = rights.find((x) => !RIGHTS.includes(x as AccessRight));
-    if (bad !== undefined || rights.length === 0) throw brokerErrors.badRequest(`Authorization rule '${keyName}': rights must be some of ${RIGHTS.join(', ')}.`);
+    if (bad !== undefined || rights.length === 0)
+      throw brokerErrors.badRequest(`Authorization rule '${keyName}': rights must be some of ${RIGHTS.join(', ')}.`);
     if (rights.includes('Manage') && !(rights.includes('Send') && rights.includes('Listen'))) {
       throw brokerErrors.badRequest(`Authorization rule '${keyName}': the Manage right requires Send and Listen.`);
     }
     const key = (name: string): string => childText(r, name) || randomBytes(32).toString('base64');
-    return { keyName, primaryKey: key('PrimaryKey'), secondaryKey: key('SecondaryKey'), rights: rights as AccessRight[], createdAt: now, modifiedAt: now };
+    return {
+      keyName,
+      primaryKey: key('PrimaryKey'),
+      secondaryKey: key('SecondaryKey'),
+      rights: rights as AccessRight[],
+      createdAt: now,
+      modifiedAt: now,
+    };
   });
 }
 
@@ -101,7 +121,10 @@ function perPartition(mb: number, partitioned: boolean): number {
 }
 
 /** Settings and facts of a QueueDescription, TopicDescription or SubscriptionDescription; absent fields take Azure's defaults. */
-export function readDescription(d: XmlNode, kind: 'queue' | 'topic' | 'subscription'): { settings: EntitySettings; facts: EntityFacts } {
+export function readDescription(
+  d: XmlNode,
+  kind: 'queue' | 'topic' | 'subscription',
+): { settings: EntitySettings; facts: EntityFacts } {
   refuseUnsupported(d);
   const queueLike = kind !== 'topic';
   const settings: EntitySettings = {
@@ -109,13 +132,17 @@ export function readDescription(d: XmlNode, kind: 'queue' | 'topic' | 'subscript
     maxDeliveryCount: queueLike ? int(d, 'MaxDeliveryCount', DEFAULTS.maxDeliveryCount) : DEFAULTS.maxDeliveryCount,
     defaultTtlMs: duration(d, 'DefaultMessageTimeToLive', 'P10675199DT2H48M5.4775807S'),
     deadLetteringOnMessageExpiration: queueLike && bool(d, 'DeadLetteringOnMessageExpiration', false),
-    deadLetteringOnFilterEvaluationExceptions: kind === 'subscription' && bool(d, 'DeadLetteringOnFilterEvaluationExceptions', true),
+    deadLetteringOnFilterEvaluationExceptions:
+      kind === 'subscription' && bool(d, 'DeadLetteringOnFilterEvaluationExceptions', true),
     requiresDuplicateDetection: kind !== 'subscription' && bool(d, 'RequiresDuplicateDetection', false),
     duplicateDetectionWindowMs: duration(d, 'DuplicateDetectionHistoryTimeWindow', DEFAULTS.dedupWindow),
     requiresSession: queueLike && bool(d, 'RequiresSession', false),
     forwardTo: queueLike ? forwardName(d, 'ForwardTo') : undefined,
     forwardDeadLetteredMessagesTo: queueLike ? forwardName(d, 'ForwardDeadLetteredMessagesTo') : undefined,
-    maxMessageSizeBytes: kind === 'subscription' ? DEFAULTS.maxMessageKb * 1024 : int(d, 'MaxMessageSizeInKilobytes', DEFAULTS.maxMessageKb) * 1024,
+    maxMessageSizeBytes:
+      kind === 'subscription'
+        ? DEFAULTS.maxMessageKb * 1024
+        : int(d, 'MaxMessageSizeInKilobytes', DEFAULTS.maxMessageKb) * 1024,
     enablePartitioning: kind !== 'subscription' && bool(d, 'EnablePartitioning', false),
     status: status(d, kind),
     authorizationRules: kind === 'subscription' ? [] : authorizationRules(d),
@@ -126,7 +153,10 @@ export function readDescription(d: XmlNode, kind: 'queue' | 'topic' | 'subscript
     settings,
     facts: {
       userMetadata: userMetadata === '' ? undefined : userMetadata,
-      maxSizeInMegabytes: perPartition(int(d, 'MaxSizeInMegabytes', DEFAULTS.maxSizeInMegabytes), settings.enablePartitioning),
+      maxSizeInMegabytes: perPartition(
+        int(d, 'MaxSizeInMegabytes', DEFAULTS.maxSizeInMegabytes),
+        settings.enablePartitioning,
+      ),
       enableBatchedOperations: bool(d, 'EnableBatchedOperations', true),
       supportOrdering: kind !== 'topic' || bool(d, 'SupportOrdering', true),
     },

@@ -13,12 +13,23 @@ export const NS = {
 
 /** Escapes text for an element or attribute. */
 export function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 /** An element; `content` is raw XML (already built) or text when `text` is used. */
-export function el(name: string, content: string | readonly (string | undefined)[] = '', attrs: Record<string, string> = {}): string {
-  const a = Object.entries(attrs).map(([k, v]) => ` ${k}="${esc(v)}"`).join('');
+export function el(
+  name: string,
+  content: string | readonly (string | undefined)[] = '',
+  attrs: Record<string, string> = {},
+): string {
+  const a = Object.entries(attrs)
+    .map(([k, v]) => ` ${k}="${esc(v)}"`)
+    .join('');
   const body = typeof content === 'string' ? content : content.filter((c) => c !== undefined).join('');
   return body === '' ? `<${name}${a}/>` : `<${name}${a}>${body}</${name}>`;
 }
@@ -36,7 +47,10 @@ export type XmlNode = Record<string, unknown>;
 let reader: { parser: Parser; validator: typeof Validator } | undefined;
 function xmlReader(): { parser: Parser; validator: typeof Validator } {
   if (reader !== undefined) return reader;
-  const { XMLParser, XMLValidator } = createRequire(import.meta.url)('fast-xml-parser') as { XMLParser: typeof Parser; XMLValidator: typeof Validator };
+  const { XMLParser, XMLValidator } = createRequire(import.meta.url)('fast-xml-parser') as {
+    XMLParser: typeof Parser;
+    XMLValidator: typeof Validator;
+  };
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '@',
@@ -57,11 +71,15 @@ function xmlReader(): { parser: Parser; validator: typeof Validator } {
 export function readEntry(body: string): { kind: string; description: XmlNode } {
   const { parser, validator } = xmlReader();
   const valid = validator.validate(body);
-  if (valid !== true) throw brokerErrors.badRequest(`The request body is not valid XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col}).`);
+  if (valid !== true)
+    throw brokerErrors.badRequest(
+      `The request body is not valid XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col}).`,
+    );
   const doc = parser.parse(body) as XmlNode;
   const entry = doc.entry as XmlNode | undefined;
   const content = entry && typeof entry === 'object' ? (entry.content as XmlNode | undefined) : undefined;
-  if (!content || typeof content !== 'object') throw brokerErrors.badRequest('The request body must be an ATOM entry with a content element.');
+  if (!content || typeof content !== 'object')
+    throw brokerErrors.badRequest('The request body must be an ATOM entry with a content element.');
   const kind = Object.keys(content).find((k) => !k.startsWith('@') && k !== '#text');
   if (!kind) throw brokerErrors.badRequest('The entry content holds no description.');
   const description = content[kind];

@@ -156,8 +156,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: 'Overview', section: 'overview' },
-      html`<h1>Overview</h1>
-        ${live('overview', '/?live=1', content)}`,
+      html`<h1>Overview</h1>${live('overview', '/?live=1', content)}`,
       content,
     );
   });
@@ -176,8 +175,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: 'Dead letters', section: 'dead-letters' },
-      html`<h1>Dead letters</h1>
-        ${deadLetterFilters(q)}${live('dead-letters', self, list)}${purgeForm(q.queue, c.get('session').csrf, writable)}`,
+      html`<h1>Dead letters</h1>${deadLetterFilters(q)}${live('dead-letters', self, list)}${purgeForm(q.queue, c.get('session').csrf, writable)}`,
       list,
     );
   });
@@ -268,8 +266,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: 'Orders', section: 'orders' },
-      html`<h1>Orders</h1>
-        ${orderTabs(tab)}${live('orders', self, list)}`,
+      html`<h1>Orders</h1>${orderTabs(tab)}${live('orders', self, list)}`,
       list,
     );
   });
@@ -280,8 +277,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: `Order ${orderId}`, section: 'orders' },
-      html`<h1>Order ${orderId}</h1>
-        ${orderTabs(undefined, orderId)}${live('order', `/orders/${encodeURIComponent(orderId)}?live=1`, detail)}`,
+      html`<h1>Order ${orderId}</h1>${orderTabs(undefined, orderId)}${live('order', `/orders/${encodeURIComponent(orderId)}?live=1`, detail)}`,
       detail,
     );
   });
@@ -314,14 +310,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: 'Outbox', section: 'outbox' },
-      html`<h1>Outbox</h1>
-        <p class="note">
-          The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing
-          is held so it does not hold the others; the hold timer releases it when its next attempt is due, and at once
-          after the webhook delivers again. Releasing it now (<code>convoy outbox retry</code>) delivers its held
-          records in order to the held target(s), then deletes the hold.
-        </p>
-        ${outboxFilters(order)}${live('outbox', self, list)}${discardForm(order, c.get('session').csrf, writable)}`,
+      html`<h1>Outbox</h1><p class="note">The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing is held so it does not hold the others; the hold timer releases it when its next attempt is due, and at once after the webhook delivers again. Releasing it now (<code>convoy outbox retry</code>) delivers its held records in order to the held target(s), then deletes the hold.</p>${outboxFilters(order)}${live('outbox', self, list)}${discardForm(order, c.get('session').csrf, writable)}`,
       list,
     );
   });

@@ -43,22 +43,13 @@ export function lineChart(
   const valueTicks = [0, max / 2, max];
   const last = values.at(-1);
   return html`<figure class="chart" id="${id}">
-    <figcaption>
-      ${title}: <strong>${last === undefined ? '–' : format(last)}</strong> ${unit} now · last
-      ${formatDuration(windowMs)}
-    </figcaption>
-    <svg
-      viewBox="0 0 ${WIDTH} ${HEIGHT}"
-      role="img"
-      aria-label="${title} (${unit}), last ${formatDuration(windowMs)}"
-      data-points="${values.length}"
-      data-max="${max}"
-    >
-      ${valueTicks.map((v) => html`<line x1="${PLOT.left}" y1="${y(v)}" x2="${PLOT.right}" y2="${y(v)}" class="${v === 0 ? 'axis' : 'grid'}" /><text x="${PLOT.left - 6}" y="${y(v) + 4}" text-anchor="end" class="tick value-tick">${format(v)}</text>`)}
-      ${timeTicks.map((t) => html`<line x1="${x(t.at)}" y1="${PLOT.bottom}" x2="${x(t.at)}" y2="${PLOT.bottom + 4}" class="axis" /><text x="${x(t.at)}" y="${HEIGHT - 6}" text-anchor="${t.label === 'now' ? 'end' : 'middle'}" class="tick time-tick">${t.label}</text>`)}
-      ${paths.map((d) => html`<path d="${d}" class="line" />`)}
-    </svg>
-  </figure>`;
+<figcaption>${title}: <strong>${last === undefined ? '–' : format(last)}</strong> ${unit} now · last ${formatDuration(windowMs)}</figcaption>
+<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${title} (${unit}), last ${formatDuration(windowMs)}" data-points="${values.length}" data-max="${max}">
+${valueTicks.map((v) => html`<line x1="${PLOT.left}" y1="${y(v)}" x2="${PLOT.right}" y2="${y(v)}" class="${v === 0 ? 'axis' : 'grid'}"/><text x="${PLOT.left - 6}" y="${y(v) + 4}" text-anchor="end" class="tick value-tick">${format(v)}</text>`)}
+${timeTicks.map((t) => html`<line x1="${x(t.at)}" y1="${PLOT.bottom}" x2="${x(t.at)}" y2="${PLOT.bottom + 4}" class="axis"/><text x="${x(t.at)}" y="${HEIGHT - 6}" text-anchor="${t.label === 'now' ? 'end' : 'middle'}" class="tick time-tick">${t.label}</text>`)}
+${paths.map((d) => html`<path d="${d}" class="line"/>`)}
+</svg>
+</figure>`;
 }
 
 /** The scale's top: the maximum rounded up to 1, 2 or 5 times a power of ten (1 for an empty or all-zero series). */

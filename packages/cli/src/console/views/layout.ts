@@ -29,31 +29,32 @@ const SECTIONS = [
 /** The page: header with the target, navigation, the notes of the last action, then `content`. */
 export function page(frame: PageFrame, content: Html): Html {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${frame.title} · Ledger Convoy console</title>
-        <link rel="stylesheet" href="/static/console.css" />
-        <script type="module" src="/static/console.js"></script>
-      </head>
-      <body>
-        <header>
-          <strong>Ledger Convoy</strong>
-          <nav>
-            ${SECTIONS.map(([key, href, label]) => html`<a href="${href}" ${key === frame.section ? html` aria-current="page"` : ''}>${label}</a>`)}
-          </nav>
-          <span class="target">${frame.targetLabel}</span>
-          ${frame.readOnly ? html`<span class="badge" id="read-only">read-only: ${frame.readOnly}</span>` : ''}
-        </header>
-        <main>${frame.flash.map((f) => html`<p class="flash ${f.kind}" role="status">${f.text}</p>`)} ${content}</main>
-      </body>
-    </html>`;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${frame.title} · Ledger Convoy console</title>
+<link rel="stylesheet" href="/static/console.css">
+<script type="module" src="/static/console.js"></script>
+</head>
+<body>
+<header>
+  <strong>Ledger Convoy</strong>
+  <nav>${SECTIONS.map(([key, href, label]) => html`<a href="${href}"${key === frame.section ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>
+  <span class="target">${frame.targetLabel}</span>
+  ${frame.readOnly ? html`<span class="badge" id="read-only">read-only: ${frame.readOnly}</span>` : ''}
+</header>
+<main>
+${frame.flash.map((f) => html`<p class="flash ${f.kind}" role="status">${f.text}</p>`)}
+${content}
+</main>
+</body>
+</html>`;
 }
 
 /** The hidden CSRF field every form carries. */
 export function csrfField(token: string): Html {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
 }
 
 /** A region the page script refreshes from `url` every few seconds (live updates without reloading). */
@@ -64,31 +65,15 @@ export function live(id: string, url: string, content: Html): Html {
 /** An error from the broker, the store or the app, shown where its data would be. */
 export function failure(what: string, error: unknown): Html {
   const { message, hint } = describeError(error);
-  return html`<p class="error" role="alert">
-    ${what}: ${message}${hint ? html` <span class="hint">→ ${hint}</span>` : ''}
-  </p>`;
+  return html`<p class="error" role="alert">${what}: ${message}${hint ? html` <span class="hint">→ ${hint}</span>` : ''}</p>`;
 }
 
 /** A table in a box that scrolls sideways on its own, so the page never does. */
 export function table(headers: readonly string[], rows: readonly (readonly unknown[])[], empty: string): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  return html`<div class="scroll">
-    <table>
-      <thead>
-        <tr>
-          ${headers.map((h) => html`<th>${h}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr>
-              ${r.map((cell) => html`<td>${cell ?? ''}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return html`<div class="scroll"><table><thead><tr>${headers.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows.map(
+    (r) => html`<tr>${r.map((cell) => html`<td>${cell ?? ''}</td>`)}</tr>`,
+  )}</tbody></table></div>`;
 }
 
 /** "3 min ago" from an ISO time. */

@@ -11,16 +11,11 @@ const TABS: readonly (readonly [OrderTab, string])[] = [
 
 /** The tabs of the Orders page and the look-up form. */
 export function orderTabs(current: OrderTab | undefined, orderId = ''): Html {
-  return html`<nav class="tabs" aria-label="order lists">
-      ${TABS.map(
-        ([tab, label]) =>
-          html`<a href="/orders?tab=${tab}" ${tab === current ? html` aria-current="page"` : ''}>${label}</a>`,
-      )}
-    </nav>
-    <form method="get" action="/orders" class="filters">
-      <label>order <input name="id" value="${orderId}" placeholder="orderId" required /></label
-      ><button type="submit">Look up</button>
-    </form>`;
+  return html`<nav class="tabs" aria-label="order lists">${TABS.map(
+    ([tab, label]) =>
+      html`<a href="/orders?tab=${tab}"${tab === current ? html` aria-current="page"` : ''}>${label}</a>`,
+  )}</nav>
+<form method="get" action="/orders" class="filters"><label>order <input name="id" value="${orderId}" placeholder="orderId" required></label><button type="submit">Look up</button></form>`;
 }
 
 /** One page of a list, each order a link to its page, and a link to the next page while there is one. */
@@ -46,14 +41,8 @@ export function orderList(tab: OrderTab, page: OrderPage | { error: unknown }, p
   const next =
     page.continuation === undefined
       ? ''
-      : html`<a
-          id="next-page"
-          href="/orders?${new URLSearchParams({ tab, after: page.continuation, page: String(pageNumber + 1) })}"
-          >Next page</a
-        >`;
-  return html`<p class="count" id="order-page">
-      Page ${pageNumber}: ${page.orders.length} order(s)${page.continuation === undefined ? '' : ', more follow'}
-    </p>
-    ${table(['order', 'status', 'last applied', 'parked', 'oldest gap', 'rejected', 'held for', 'changed'], rows, empty)}
-    <p class="pager">${pageNumber > 1 ? html`<a href="/orders?tab=${tab}">First page</a> ` : ''}${next}</p>`;
+      : html`<a id="next-page" href="/orders?${new URLSearchParams({ tab, after: page.continuation, page: String(pageNumber + 1) })}">Next page</a>`;
+  return html`<p class="count" id="order-page">Page ${pageNumber}: ${page.orders.length} order(s)${page.continuation === undefined ? '' : ', more follow'}</p>
+${table(['order', 'status', 'last applied', 'parked', 'oldest gap', 'rejected', 'held for', 'changed'], rows, empty)}
+<p class="pager">${pageNumber > 1 ? html`<a href="/orders?tab=${tab}">First page</a> ` : ''}${next}</p>`;
 }

@@ -70,7 +70,7 @@ async function once(edited: boolean): Promise<StartupRun> {
   ].map(String);
   if (edited) {
     const now = new Date();
-    utimesSync(`${root}local/main.ts`, now, now);
+    utimesSync(`${root}packages/local-host/src/main.ts`, now, now);
   }
   const spawnedAt = Date.now();
   const started = performance.now();

@@ -17,7 +17,7 @@ export const hasDotnet = ((): boolean => {
 export const skipDotnetCheck = !hasDotnet && !process.env.CI;
 
 /**
- * Runs a `compat/dotnet/…/run.sh` (it starts its own emulator, restores, builds and runs the .NET program) and
+ * Runs a package's `compat/dotnet/run.sh` (it starts its own emulator, restores, builds and runs the .NET program) and
  * returns its status and combined output. The first NuGet restore and build can take a minute or more.
  */
 export function runDotnetCheck(

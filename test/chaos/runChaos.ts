@@ -7,7 +7,7 @@ import { start as startCosmos, type CosmosEmulator } from '@ledger-convoy/cosmos
 import { ensureCosmosResources } from '@ledger-convoy/local-host';
 import { expectationOf } from '@ledger-convoy/cli';
 import type { ChaosOptions } from './chaosOptions.js';
-import { repoFile } from '@ledger-convoy/local-host';
+import { repoPath } from '@ledger-convoy/local-host';
 import { countPlan, planFaults, webhookFailedOrders, type PlannedFault } from './faultPlan.js';
 import { startHostPool, type HostCounters, type HostPool } from './hostPool.js';
 import { checkInvariants, invariantsHold, type InvariantResult } from './invariants.js';
@@ -337,7 +337,7 @@ async function loseLeaseOnce(targets: PlanTargets, lease: number): Promise<void>
 
 /** The repository's entity file with a short `orders` lock, so a slow handler outlives it. */
 async function writeEntityFile(runDir: string, lockDurationS: number): Promise<string> {
-  const config = JSON.parse(await readFile(repoFile('infra/servicebus.config.json'), 'utf8')) as {
+  const config = JSON.parse(await readFile(repoPath('infra/servicebus.config.json'), 'utf8')) as {
     UserConfig: { Namespaces: { Queues: { Name: string; Properties: Record<string, unknown> }[] }[] };
   };
   for (const namespace of config.UserConfig.Namespaces) {

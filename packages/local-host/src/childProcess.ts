@@ -9,11 +9,6 @@ import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoPath } from './paths.js';
 
-/** Absolute path of a file of the repository. @internal */
-export function repoFile(relative: string): string {
-  return repoPath(relative);
-}
-
 /** Options of {@link startChild}. */
 interface ChildOptions {
   /** Repository-relative TypeScript entry point, or the absolute path of a package's command (run as it is). */
@@ -54,9 +49,9 @@ process.once('exit', () => {
  * @internal
  */
 export async function startChild(options: ChildOptions): Promise<{ child: Child; ready: Record<string, unknown> }> {
-  const command = isAbsolute(options.script) ? [options.script] : ['--import', 'tsx', repoFile(options.script)];
+  const command = isAbsolute(options.script) ? [options.script] : ['--import', 'tsx', repoPath(options.script)];
   const proc = spawn(process.execPath, [...command, ...(options.args ?? [])], {
-    cwd: repoFile('.'),
+    cwd: repoPath('.'),
     env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -129,7 +129,8 @@ export class CosmosOrderStore implements OrderStore, GapStore {
           CoreErrorCode.StoreFailed,
           `Cosmos DB gave no ETag for the order document of order ${orderId}`,
         );
-      return { kind: 'committed', orderEtag };
+      const transactionEtag = results[steps.findIndex((s) => s.role === 'transaction')]?.eTag;
+      return { kind: 'committed', orderEtag, ...(transactionEtag !== undefined && { transactionEtag }) };
     }
     const { role } = steps[failedIndex]!;
     const status = results[failedIndex]!.statusCode;

@@ -45,7 +45,10 @@ export const SETTLED_BY_HANDLER = {
   cardinality: 'one',
 } as const;
 
-/** How many orders' documents the processor keeps between invocations (one per session; oldest dropped first). */
+/**
+ * How many orders' documents the processor keeps between invocations (one per session; oldest dropped first), and
+ * four times as many transactions.
+ */
 const ORDER_CACHE_SIZE = 4096;
 
 /** Settings of the functions themselves (beyond the core's). */

@@ -67,6 +67,77 @@ describe('order processor, rules 1–4 and 6–7', () => {
     expect(h.store.calls.reads - before.reads).toBe(0);
   });
 
+  it('amends a transaction it wrote without reading it: one store round trip', async () => {
+    // Prepare
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.added(2, 't-1', 10));
+    const before = { ...h.store.calls };
+    // Act
+    const { result } = await h.send(e.amended(3, 't-1', 25));
+    // Assess
+    expect(result.outcome).toBe('applied');
+    expect(h.store.calls).toEqual({ reads: before.reads, commits: before.commits + 1 });
+    expect(h.store.documents(orderId).get(`outbox:${orderId}-e3`)).toMatchObject({
+      event: { data: { change: { transactionId: 't-1', amount: 25, previousAmount: 10 }, order: { total: 25 } } },
+    });
+  });
+
+  it('reads a remembered transaction again when another instance amended it (412), and applies on its amount', async () => {
+    // Prepare: a second processor instance amends t-1 behind the first one's cache
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.added(2, 't-1', 10));
+    await h.send(e.amended(3, 't-1', 30), new OrderCache());
+    // Act
+    const { result } = await h.send(e.amended(4, 't-1', 50));
+    // Assess
+    expect(result.outcome).toBe('applied');
+    expect(h.store.documents(orderId).get(`outbox:${orderId}-e4`)).toMatchObject({
+      event: { data: { change: { transactionId: 't-1', amount: 50, previousAmount: 30 }, order: { total: 50 } } },
+    });
+    expect((await viewOf(h.store, orderId))?.transactions).toEqual([{ transactionId: 't-1', amount: 50 }]);
+  });
+
+  it('never dead-letters on a remembered transaction: rule 7 is decided again on a fresh read of it', async () => {
+    // Prepare: on the remembered amount of t-1 (0) the amendment would take the total beyond the safe integers;
+    // on its current amount (10, amended by another instance) it does not.
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.added(2, 't-1', 0));
+    await h.send(e.added(3, 't-2', Number.MAX_SAFE_INTEGER - 10));
+    await h.send(e.amended(4, 't-1', 10), new OrderCache());
+    // Act
+    const { result, settlement } = await h.send(e.amended(5, 't-1', 5));
+    // Assess
+    expect(result.outcome).toBe('applied');
+    expect(settlement.calls).toEqual([{ action: 'complete' }]);
+    expect((await viewOf(h.store, orderId))?.total).toBe(Number.MAX_SAFE_INTEGER - 5);
+  });
+
+  it('never rejects a parked entry on a remembered transaction: rule 11 is decided again on a fresh read of it', async () => {
+    // Prepare: as above, with the amendment parked behind sequence 5 and drained once 5 arrives
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.added(2, 't-1', 0));
+    await h.send(e.added(3, 't-2', Number.MAX_SAFE_INTEGER - 10));
+    await h.send(e.amended(4, 't-1', 10), new OrderCache());
+    expect((await h.send(e.amended(6, 't-1', 5))).result.outcome).toBe('parked');
+    // Act
+    await h.send(e.added(5, 't-3', 0));
+    // Assess
+    const view = await viewOf(h.store, orderId);
+    expect(view).toMatchObject({ lastSequence: 6, total: Number.MAX_SAFE_INTEGER - 5, parked: [], rejected: [] });
+  });
+
   it('falls back to a read when the cached order is stale (412) and still applies', async () => {
     // Prepare: a second processor instance moves the order on behind the first one's cache
     const h = makeHarness();

@@ -75,8 +75,8 @@ export interface KeySeen {
 
 /** What became of an {@link OrderWrite}. Nothing was written unless `committed` (or, maybe, `unknown`). */
 export type CommitOutcome =
-  /** Written; the order document's new ETag. */
-  | { kind: 'committed'; orderEtag: string }
+  /** Written; the order document's new ETag, and the transaction's when the write created or replaced one. */
+  | { kind: 'committed'; orderEtag: string; transactionEtag?: string }
   /** The entry's key was already seen: its inbox record or its applied record exists (carried, as read after the failure). */
   | { kind: 'keySeen'; seen: KeySeen }
   /**

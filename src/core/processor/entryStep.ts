@@ -63,7 +63,8 @@ interface Known {
   /** The order as read (`null`: nothing of it exists), and whether it came from the cache; absent: not read yet. */
   order?: { stored: Stored<OrderDocument> | null; fromCache: boolean };
   seen: KeySeen;
-  transaction?: Stored<TransactionDocument> | null;
+  /** The amended transaction as read (`null`: none of that id), and whether it came from the cache. */
+  transaction?: { stored: Stored<TransactionDocument> | null; fromCache: boolean };
   transactionExists?: boolean;
 }
 
@@ -84,7 +85,7 @@ export class EntryStep {
         order: k.order === undefined ? undefined : (k.order.stored?.doc ?? null),
         seen: k.seen,
         ownAttempts: new Set(memory.ownAttempts),
-        ...(k.transaction !== undefined && { transaction: k.transaction }),
+        ...(k.transaction !== undefined && { transaction: k.transaction.stored }),
         ...(k.transactionExists === true && { transactionExists: true }),
       });
       // Read what the entry needs, and decide.
@@ -92,9 +93,9 @@ export class EntryStep {
       known = decided.known;
       const { decision } = decided;
       if (!checked.valid || orderId === undefined) return { kind: 'decided', decision };
-      // A dead letter cannot be taken back: decide it again on fresh reads, not on the cached order.
-      if (decision.kind === 'deadLetter' && known.order?.fromCache) {
-        cache.delete(orderId);
+      // A dead letter cannot be taken back: decide it again on fresh reads, not on what the cache remembered.
+      if (decision.kind === 'deadLetter' && (known.order?.fromCache || known.transaction?.fromCache)) {
+        forgetCached(cache, checked.entry);
         known = { seen: {} };
         continue;
       }
@@ -104,7 +105,7 @@ export class EntryStep {
       const order = known.order?.stored ?? undefined;
       const write = writeFor(
         decision,
-        { entry, hash, order, origin: subject.origin, transaction: known.transaction ?? undefined },
+        { entry, hash, order, origin: subject.origin, transaction: known.transaction?.stored ?? undefined },
         this.stamp(attempt),
       );
       if (write === undefined) return { kind: 'decided', decision };
@@ -159,12 +160,18 @@ export class EntryStep {
         entry: { valid: true, entry, hash },
         order: order.doc,
         seen: k.seen,
-        ...(k.transaction !== undefined && { transaction: k.transaction }),
+        ...(k.transaction !== undefined && { transaction: k.transaction.stored }),
         ...(k.transactionExists === true && { transactionExists: true }),
       });
       const decided = await this.decideReading(known, facts, { orderId, cache, parked: parked.doc });
       known = decided.known;
       const { decision } = decided;
+      // A rejection cannot be taken back either, and writes no transaction to check: not on a remembered one.
+      if (decision.kind === 'reject' && known.transaction?.fromCache) {
+        forgetCached(cache, entry);
+        known = { seen: {} };
+        continue;
+      }
       const origin = {
         correlationId: parked.doc.correlationId,
         messageId: parked.doc.messageId,
@@ -178,7 +185,7 @@ export class EntryStep {
           order,
           origin,
           parked: { doc: parked, ownInbox: known.seen.inbox },
-          transaction: known.transaction ?? undefined,
+          transaction: known.transaction?.stored ?? undefined,
         },
         this.stamp(),
       );
@@ -200,26 +207,32 @@ export class EntryStep {
   }
 
   /**
-   * Commits `write` and keeps the cache true to what it left: the new order on success, nothing after an outcome that
-   * may or may not have committed, or a changed order. Transient and unknown outcomes come back as errors for rule 8.
+   * Commits `write` and keeps the cache true to what it left: the new order (and transaction) on success, neither
+   * after an outcome that may or may not have committed, or a changed order. Transient and unknown outcomes come back as errors for rule 8.
    */
   async commit(orderId: string, write: OrderWrite, cache: OrderCache): Promise<Committed> {
+    const transaction = writtenTransaction(write);
     let outcome: CommitOutcome;
     try {
       outcome = await this.deps.store.commit(orderId, write);
     } catch (error) {
       cache.delete(orderId);
+      if (transaction) cache.forgetTransaction(orderId, transaction.transactionId);
       throw error;
     }
     switch (outcome.kind) {
       case 'committed':
         cache.set(orderId, { doc: write.order.doc, etag: outcome.orderEtag });
+        if (transaction && outcome.transactionEtag !== undefined)
+          cache.rememberTransaction({ doc: transaction, etag: outcome.transactionEtag });
         return outcome;
       case 'keySeen':
       case 'transactionExists':
         return outcome;
       case 'orderChanged':
+        // The order or the amended transaction changed: neither may be used again unread.
         cache.delete(orderId);
+        if (transaction) cache.forgetTransaction(orderId, transaction.transactionId);
         return outcome;
       case 'transient':
         return {
@@ -228,6 +241,7 @@ export class EntryStep {
         };
       case 'unknown':
         cache.delete(orderId);
+        if (transaction) cache.forgetTransaction(orderId, transaction.transactionId);
         return { kind: 'unknown', error: new StoreError(CoreErrorCode.StoreOutcomeUnknown, outcome.reason) };
     }
   }
@@ -245,8 +259,8 @@ export class EntryStep {
   }
 
   /**
-   * `decide` on what is known, reading first each record it asks for: the order (the cache's when it has it), the
-   * entry's inbox or applied record, the transaction an amendment names. Each is read at most once.
+   * `decide` on what is known, reading first each record it asks for: the order and the transaction an amendment
+   * names (the cache's when it has them), the entry's inbox or applied record. Each is read at most once.
    */
   private async decideReading(
     known: Known,
@@ -295,7 +309,13 @@ export class EntryStep {
       case 'transaction': {
         if (entry.type !== 'TransactionAmended')
           throw new TypeError(`decide asked for the transaction of a ${entry.type}`);
-        return { transaction: (await store.readTransaction(entry.orderId, entry.data.transactionId)) ?? null };
+        const { orderId } = entry;
+        const { transactionId } = entry.data;
+        const cached = where.cache.transaction(orderId, transactionId);
+        if (cached) return { transaction: { stored: cached, fromCache: true } };
+        const read = await store.readTransaction(orderId, transactionId);
+        if (read) where.cache.rememberTransaction(read);
+        return { transaction: { stored: read ?? null, fromCache: false } };
       }
     }
   }
@@ -310,6 +330,22 @@ export class EntryStep {
       attempt,
     };
   }
+}
+
+/**
+ * Drops what the cache holds of the entry's order (and of the transaction it amends), so the next round reads them.
+ * Only a write that replaces a cached document checks its ETag; a decision that writes neither must not rest on them.
+ */
+function forgetCached(cache: OrderCache, entry: Entry): void {
+  cache.delete(entry.orderId);
+  if (entry.type === 'TransactionAmended') cache.forgetTransaction(entry.orderId, entry.data.transactionId);
+}
+
+/** The transaction document a write creates or replaces, as written. */
+function writtenTransaction(write: OrderWrite): TransactionDocument | undefined {
+  const { transaction } = write;
+  if (!transaction) return undefined;
+  return 'create' in transaction ? transaction.create : transaction.replace.doc;
 }
 
 /** A commit's outcome, with transient and unknown ones as the errors rule 8 retries. */

@@ -122,7 +122,11 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     if (refusal) return { kind: 'keySeen', seen: await this.readBack(orderId, refusal) };
     this.partitions.set(orderId, working);
     if (fault) return { kind: 'unknown', reason: 'Injected outcomeUnknown failure' };
-    return { kind: 'committed', orderEtag: working.get(ORDER_DOCUMENT_ID)!.etag };
+    const orderEtag = working.get(ORDER_DOCUMENT_ID)!.etag;
+    const transaction =
+      write.transaction && ('create' in write.transaction ? write.transaction.create : write.transaction.replace.doc);
+    if (!transaction) return { kind: 'committed', orderEtag };
+    return { kind: 'committed', orderEtag, transactionEtag: working.get(transaction.id)!.etag };
   }
 
   async ordersWaiting(): Promise<OrderDocument[]> {

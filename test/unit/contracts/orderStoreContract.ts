@@ -443,10 +443,10 @@ export function describeOrderStoreContract(
       expect((await store.readTransaction(orderId, 't/1 €'))?.doc).toEqual(transaction(orderId, 't/1 €', 1));
     });
 
-    it('replaces a transaction under the ETag it was read with, and answers orderChanged for a stale one or a missing one', async () => {
+    it('replaces a transaction under the ETag it was read with (or the one its commit answered), and answers orderChanged for a stale one or a missing one', async () => {
       // Prepare
       const orderId = newOrderId();
-      await store.commit(orderId, {
+      const created = await store.commit(orderId, {
         order: { doc: orderDoc(orderId, 1), etag: undefined },
         transaction: { create: transaction(orderId, 't-1', 1) },
       });
@@ -467,7 +467,10 @@ export function describeOrderStoreContract(
         transaction: { replace: { doc: transaction(orderId, 't-none', 1), etag: read.etag } },
       });
       // Assess
-      expect(replaced.kind).toBe('committed');
+      expect(created).toEqual({ kind: 'committed', orderEtag: order.etag, transactionEtag: read.etag });
+      const current = (await store.readTransaction(orderId, 't-1'))!;
+      expect(replaced).toEqual({ kind: 'committed', orderEtag: afterwards.etag, transactionEtag: current.etag });
+      expect(current.etag).not.toBe(read.etag);
       expect([stale.kind, missing.kind]).toEqual(['orderChanged', 'orderChanged']);
       expect((await store.readTransaction(orderId, 't-1'))?.doc.amount).toBe(7);
       expect((await store.readOrder(orderId))?.etag).toBe(afterwards.etag);

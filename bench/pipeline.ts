@@ -10,7 +10,6 @@
  * for short orders and for one long order (`--cost-only` runs the warm-up and that phase alone, and says so in the
  * header). Every phase uses its own orders, so phases never interfere.
  */
-import { parseArgs } from 'node:util';
 import { QueueName } from '../src/core/queueNames.js';
 import { startBenchStack, type BenchStack } from './support/benchStack.js';
 import { headerLines, loadBenchSettings, phaseTimeoutMs, type BenchSettings } from './support/benchSettings.js';
@@ -20,6 +19,7 @@ import { drainSessions, type RawResult } from './support/rawConsumer.js';
 import { report, type BenchResults } from './support/report.js';
 import { costPhase } from './support/costs.js';
 import { costReport } from './support/costReport.js';
+import { benchArgs, wholeArg } from './support/benchArgs.js';
 import {
   longOrderWorkload,
   sendEntryMessages,
@@ -28,17 +28,26 @@ import {
   type WorkloadSize,
 } from './support/workload.js';
 
-const { values } = parseArgs({
-  options: {
-    sessions: { type: 'string' },
-    'session-idle-ms': { type: 'string' },
-    runs: { type: 'string', default: '3' },
-    'latency-seconds': { type: 'string', default: '60' },
-    'warmup-seconds': { type: 'string', default: '10' },
-    'cosmos-orders': { type: 'string', default: '40' },
-    seed: { type: 'string', default: '7' },
-    'cost-only': { type: 'boolean', default: false },
-  },
+const USAGE = [
+  'Usage: npm run bench:pipeline [-- options]',
+  "  --sessions N          maxConcurrentSessions instead of host.json's (printed in the header)",
+  "  --session-idle-ms N   sessionIdleTimeout instead of host.json's (printed in the header)",
+  '  --runs N              runs of workload (b) and its raw reference (default 3)',
+  "  --latency-seconds N   the latency phase's measured seconds (default 60)",
+  '  --warmup-seconds N    its warm-up seconds (default 10)',
+  '  --cosmos-orders N     orders of the Cosmos round-trip phase (default 40)',
+  "  --seed N              the workloads' seed (default 7)",
+  '  --cost-only           the warm-up and the cost phase alone',
+].join('\n');
+const values = benchArgs(USAGE, {
+  sessions: { type: 'string' },
+  'session-idle-ms': { type: 'string' },
+  runs: { type: 'string', default: '3' },
+  'latency-seconds': { type: 'string', default: '60' },
+  'warmup-seconds': { type: 'string', default: '10' },
+  'cosmos-orders': { type: 'string', default: '40' },
+  seed: { type: 'string', default: '7' },
+  'cost-only': { type: 'boolean', default: false },
 });
 
 const SMALL: WorkloadSize = { orders: 200, entries: 10, ledgers: 20 };
@@ -166,8 +175,6 @@ function progress(text: string): void {
   process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0)} s] ${text}\n`);
 }
 
-function whole(text: string, min: number, name: string): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name}: expected an integer ≥ ${min}, got "${text}"`);
-  return n;
+function whole(text: string | undefined, min: number, name: string): number {
+  return wholeArg(USAGE, text, min, name);
 }

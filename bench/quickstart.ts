@@ -8,14 +8,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../src/adapters/emulatorKeys.js';
+import { benchArgs, wholeArg } from './support/benchArgs.js';
 
 const GOAL_S = 5;
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
-const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${values.runs}"`);
+const USAGE = 'Usage: npm run bench:quickstart [-- --runs N]   (default 3)';
+const values = benchArgs(USAGE, { runs: { type: 'string', default: '3' } });
+const runs = wholeArg(USAGE, values.runs, 1, 'runs');
 
 /** The commands of the README's quick start: the bash block after "In a second terminal". */
 function quickStartCommands(readme: string): string[] {

@@ -14,13 +14,13 @@ import { spawn } from 'node:child_process';
 import { readFileSync, utimesSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs, wholeArg } from './support/benchArgs.js';
 
 const GOAL_S = 2;
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
-const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1, got "${values.runs}"`);
+const USAGE = 'Usage: npm run bench:startup [-- --runs N]   (default 5)';
+const values = benchArgs(USAGE, { runs: { type: 'string', default: '5' } });
+const runs = wholeArg(USAGE, values.runs, 1, 'runs');
 
 interface StartupRun {
   appliedMs: number;

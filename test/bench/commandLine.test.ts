@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+/** Runs a bench script with `args`; resolves with its exit code and output (nothing starts before its arguments pass). */
+async function bench(script: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `bench/${script}.ts`, ...args], {
+      cwd: root,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('bench command lines', () => {
+  it.each(['pipeline', 'startup', 'quickstart'])('%s: --help prints its usage and exits 0', async (script) => {
+    // Act
+    const result = await bench(script, '--help');
+    // Assess
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(new RegExp(`^Usage: npm run bench:${script}`)),
+    });
+  });
+
+  it('refuses an unknown flag and a value that is not a whole number with the usage and exit code 2', async () => {
+    // Act
+    const unknown = await bench('pipeline', '--rnus', '2');
+    const notWhole = await bench('startup', '--runs', '1.5');
+    // Assess
+    expect(unknown).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining("Unknown option '--rnus'") });
+    expect(unknown.stderr).toContain('Usage: npm run bench:pipeline');
+    expect(notWhole).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--runs: expected a whole number ≥ 1, got "1.5"'),
+    });
+  });
+});

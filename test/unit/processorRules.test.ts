@@ -104,15 +104,8 @@ describe('order processor, rules 1–4 and 6–7', () => {
   });
 
   it('never dead-letters on a remembered transaction: rule 7 is decided again on a fresh read of it', async () => {
-    // Prepare: on the remembered amount of t-1 (0) the amendment would take the total beyond the safe integers;
-    // on its current amount (10, amended by another instance) it does not.
-    const h = makeHarness();
-    const orderId = uniqueOrderId();
-    const e = entriesFor(orderId);
-    await h.send(e.created());
-    await h.send(e.added(2, 't-1', 0));
-    await h.send(e.added(3, 't-2', Number.MAX_SAFE_INTEGER - 10));
-    await h.send(e.amended(4, 't-1', 10), new OrderCache());
+    // Prepare
+    const { h, orderId, e } = await rememberedAmountStale();
     // Act
     const { result, settlement } = await h.send(e.amended(5, 't-1', 5));
     // Assess
@@ -122,14 +115,8 @@ describe('order processor, rules 1–4 and 6–7', () => {
   });
 
   it('never rejects a parked entry on a remembered transaction: rule 11 is decided again on a fresh read of it', async () => {
-    // Prepare: as above, with the amendment parked behind sequence 5 and drained once 5 arrives
-    const h = makeHarness();
-    const orderId = uniqueOrderId();
-    const e = entriesFor(orderId);
-    await h.send(e.created());
-    await h.send(e.added(2, 't-1', 0));
-    await h.send(e.added(3, 't-2', Number.MAX_SAFE_INTEGER - 10));
-    await h.send(e.amended(4, 't-1', 10), new OrderCache());
+    // Prepare: the amendment parked behind sequence 5, drained once 5 arrives
+    const { h, orderId, e } = await rememberedAmountStale();
     expect((await h.send(e.amended(6, 't-1', 5))).result.outcome).toBe('parked');
     // Act
     await h.send(e.added(5, 't-3', 0));
@@ -393,3 +380,19 @@ describe('order processor, rules 1–4 and 6–7', () => {
     });
   });
 });
+
+/**
+ * An order of sequence 4 whose t-1 this harness's cache remembers at amount 0, while another instance amended it to
+ * 10: on the remembered amount, amending t-1 to 5 would take the total (MAX_SAFE_INTEGER - 10 + 0 + 5) beyond the
+ * safe integers; on the current one it does not.
+ */
+async function rememberedAmountStale() {
+  const h = makeHarness();
+  const orderId = uniqueOrderId();
+  const e = entriesFor(orderId);
+  await h.send(e.created());
+  await h.send(e.added(2, 't-1', 0));
+  await h.send(e.added(3, 't-2', Number.MAX_SAFE_INTEGER - 10));
+  await h.send(e.amended(4, 't-1', 10), new OrderCache());
+  return { h, orderId, e };
+}

@@ -223,8 +223,10 @@ export class EntryStep {
     switch (outcome.kind) {
       case 'committed':
         cache.set(orderId, { doc: write.order.doc, etag: outcome.orderEtag });
+        // Without the ETag the batch answered, what the cache held of the transaction is older than the write.
         if (transaction && outcome.transactionEtag !== undefined)
           cache.rememberTransaction({ doc: transaction, etag: outcome.transactionEtag });
+        else if (transaction) cache.forgetTransaction(orderId, transaction.transactionId);
         return outcome;
       case 'keySeen':
       case 'transactionExists':

@@ -85,6 +85,28 @@ describe('order processor, rules 1–4 and 6–7', () => {
     });
   });
 
+  it('forgets a remembered transaction when a commit answers no ETag for it, and reads it before the next amendment', async () => {
+    // Prepare: a store that leaves the transaction's ETag out of its answer
+    const h = makeHarness();
+    const orderId = uniqueOrderId();
+    const e = entriesFor(orderId);
+    await h.send(e.created());
+    await h.send(e.added(2, 't-1', 10));
+    const commit = h.store.commit.bind(h.store);
+    h.store.commit = async (id, write) => {
+      const outcome = await commit(id, write);
+      return outcome.kind === 'committed' ? { kind: 'committed', orderEtag: outcome.orderEtag } : outcome;
+    };
+    await h.send(e.amended(3, 't-1', 20));
+    const before = { ...h.store.calls };
+    // Act
+    const { result } = await h.send(e.amended(4, 't-1', 30));
+    // Assess
+    expect(result.outcome).toBe('applied');
+    expect(h.store.calls).toEqual({ reads: before.reads + 1, commits: before.commits + 1 });
+    expect((await viewOf(h.store, orderId))?.total).toBe(30);
+  });
+
   it('reads a remembered transaction again when another instance amended it (412), and applies on its amount', async () => {
     // Prepare: a second processor instance amends t-1 behind the first one's cache
     const h = makeHarness();

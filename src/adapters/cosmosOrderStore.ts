@@ -147,7 +147,7 @@ export class CosmosOrderStore implements OrderStore, GapStore {
       };
     }
     // After the order's ETag held: the order as read has this transaction (rule 7), and no key of the entry exists.
-    if (status === 409 && role === 'transaction')
+    if (status === 409 && role === 'transaction' && write.transaction && 'create' in write.transaction)
       return { kind: 'transactionExists', seen: { ...inboxCreated, ...(write.applied && { applied: null }) } };
     if (status === 404 && role === 'rejected') {
       // It runs after the order's replace, which held: the order lists a rejected entry whose document is missing.

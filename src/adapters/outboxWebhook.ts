@@ -1,7 +1,6 @@
 /**
- * Posts order events to a webhook (`OUTBOX_WEBHOOK_URL`): the event as its body (a structured CloudEvent, or a record
- * written before events were, as it was written), its key as `Idempotency-Key` so the receiver can dedupe a
- * re-delivery, the W3C `traceparent` header, and — with `OUTBOX_WEBHOOK_SECRET` — a Standard Webhooks signature
+ * Posts order events to a webhook (`OUTBOX_WEBHOOK_URL`): the event as its body (a structured CloudEvent), its key as
+ * `Idempotency-Key` so the receiver can dedupe a re-delivery, the W3C `traceparent` header, and — with `OUTBOX_WEBHOOK_SECRET` — a Standard Webhooks signature
  * (`webhook-id` = the key, `webhook-timestamp`, `webhook-signature`), so the receiver can tell our POSTs from anyone's.
  * Anything but a 2xx answer, a network error or a timeout fails the attempt for that order.
  */
@@ -12,6 +11,7 @@ import {
   WEBHOOK_TIMEOUT_DEFAULT_MS,
   type OrderEventWebhook,
   type OutboundOrderEvent,
+  type OutboxConfig,
 } from '../core/index.js';
 import { inHttpClientSpan } from './telemetryTraceContext.js';
 
@@ -26,6 +26,18 @@ export interface WebhookPosterOptions {
   fetch?: typeof fetch;
   /** The signature's time. @default the system clock */
   now?: () => Date;
+}
+
+/** The webhook `config` names (`OUTBOX_WEBHOOK_URL`, its timeout and secret), or none without a URL. */
+export function webhookOf(
+  config: Pick<OutboxConfig, 'webhookUrl' | 'webhookTimeoutMs' | 'webhookSecret'>,
+): WebhookOrderEventPoster | undefined {
+  if (config.webhookUrl === undefined) return undefined;
+  return new WebhookOrderEventPoster({
+    url: config.webhookUrl,
+    timeoutMs: config.webhookTimeoutMs,
+    ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }),
+  });
 }
 
 /** {@link OrderEventWebhook} over `fetch`. */

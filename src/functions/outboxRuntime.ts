@@ -6,7 +6,7 @@ import type { Container } from '@azure/cosmos';
 import type { ServiceBusSender } from '@azure/service-bus';
 import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
 import { ServiceBusOrderEventSender } from '../adapters/outboxServiceBusSender.js';
-import { WebhookOrderEventPoster } from '../adapters/outboxWebhook.js';
+import { webhookOf } from '../adapters/outboxWebhook.js';
 import { OutboxRelay, WebhookWake, type HoldRetryDeps, type OutboxConfig } from '../core/index.js';
 import type { OutboxObserver } from '../core/outbox/outboxPorts.js';
 import type { Clock } from '../core/ports/clock.js';
@@ -38,14 +38,7 @@ export function createOutboxRuntime(parts: OutboxRuntimeParts): OutboxRuntime {
   const { config, telemetry, clock } = parts;
   const holds = new CosmosOutboxHoldStore(parts.container);
   const sender = new ServiceBusOrderEventSender(parts.sender);
-  const webhook =
-    config.webhookUrl === undefined
-      ? undefined
-      : new WebhookOrderEventPoster({
-          url: config.webhookUrl,
-          timeoutMs: config.webhookTimeoutMs,
-          ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }),
-        });
+  const webhook = webhookOf(config);
   // One wake per instance: a webhook delivery of the relay or of the timer after a failure wakes the webhook holds.
   const wake = new WebhookWake(config.holdRetry, clock);
   const relay = new OutboxRelay({

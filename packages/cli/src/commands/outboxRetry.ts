@@ -88,7 +88,7 @@ export async function retryOutbox(
   const [
     { CosmosOutboxHoldStore },
     { ServiceBusOrderEventSender },
-    { WebhookOrderEventPoster },
+    { webhookOf },
     { releaseHold, resolveOutboxConfig },
   ] = await Promise.all([
     import('../../../../src/adapters/outboxHoldCosmosStore.js'),
@@ -99,14 +99,7 @@ export async function retryOutbox(
   const holds = new CosmosOutboxHoldStore(container);
   if ((await holds.read(orderId)) === undefined) throw noHold(orderId);
   const config = resolveOutboxConfig(settings.app);
-  const webhook =
-    config.webhookUrl === undefined
-      ? undefined
-      : new WebhookOrderEventPoster({
-          url: config.webhookUrl,
-          timeoutMs: config.webhookTimeoutMs,
-          ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }),
-        });
+  const webhook = webhookOf(config);
   const report = await withServiceBus(settings, async (client) => {
     const sender = client.createSender('order-events');
     try {

@@ -28,19 +28,15 @@ export interface Workload {
 
 /** Generates a phase's input; the same run id and seed give the same ledgers. */
 export function workload(run: string, size: WorkloadSize, seed: number): Workload {
-  const generated = generateRun({
-    ...size,
-    duplicates: 0,
-    conflicts: 0,
-    poison: 0,
-    gaps: 0,
-    seed,
-    run,
-    deleteRatio: 0,
-  });
+  const generated = cleanRun(run, size, seed);
   const ledgers = generated.sends.flatMap((s) => (s.kind === 'ledger' ? [s.ledger] : []));
   const entryMessages = ledgers.flatMap(messagesOf);
   return { run, orderIds: generated.orderIds, ledgers, entryMessages };
+}
+
+/** The CLI generator's run of `size`, with no duplicates, conflicts, poison, gaps or deletions. */
+function cleanRun(run: string, size: WorkloadSize, seed: number) {
+  return generateRun({ ...size, duplicates: 0, conflicts: 0, poison: 0, gaps: 0, seed, run, deleteRatio: 0 });
 }
 
 /** Sends the ledgers to the `ledger` queue, one message each (`messageId = ledgerId`), as `convoy send` does. */
@@ -96,18 +92,7 @@ export function steadyWorkload(
   const perOrder = total / shape.orders;
   // Only the entries are used (generateRun lists them by sequence, order after order); its own ledgers are
   // dropped, and as many of them as ours keep each under the ledger size limit.
-  const generated = generateRun({
-    orders: shape.orders,
-    entries: perOrder,
-    ledgers: shape.ledgerCount,
-    duplicates: 0,
-    conflicts: 0,
-    poison: 0,
-    gaps: 0,
-    seed,
-    run,
-    deleteRatio: 0,
-  });
+  const generated = cleanRun(run, { orders: shape.orders, entries: perOrder, ledgers: shape.ledgerCount }, seed);
   const entryAt = (flat: number) =>
     generated.entries[(flat % shape.orders) * perOrder + Math.floor(flat / shape.orders)];
   const ledgers = Array.from({ length: shape.ledgerCount }, (_, i) =>

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../src/adapters/emulatorKeys.js';
 import { benchArgs, wholeArg } from './support/benchArgs.js';
+import { npmStartPorts } from './support/npmStartPorts.js';
 
 const GOAL_S = 5;
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -30,21 +31,7 @@ function quickStartCommands(readme: string): string[] {
 
 // Ports of our own, never the defaults (other stacks on this machine may hold them); the commands get them through
 // the settings the CLI reads from the environment, as a user with another port would set them.
-const base = 20_000 + Math.floor(Math.random() * 9_000);
-const PORTS = [
-  '--port',
-  base,
-  '--servicebus-port',
-  base + 1,
-  '--cosmos-port',
-  base + 2,
-  '--servicebus-admin-port',
-  base + 3,
-  '--servicebus-admin-https-port',
-  0,
-  '--console-port',
-  0,
-].map(String);
+const { base, args: PORTS } = npmStartPorts();
 const commandEnv = {
   ...process.env,
   ServiceBusConnection: `Endpoint=sb://127.0.0.1:${base + 1};SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=${SERVICE_BUS_EMULATOR_KEY};UseDevelopmentEmulator=true;`,

@@ -15,6 +15,7 @@ import { readFileSync, utimesSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, wholeArg } from './support/benchArgs.js';
+import { npmStartPorts } from './support/npmStartPorts.js';
 
 const GOAL_S = 2;
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -52,22 +53,7 @@ function treeCpuMs(pid: number): number | undefined {
 }
 
 async function once(edited: boolean): Promise<StartupRun> {
-  // Ports of our own (never the defaults, which other stacks on this machine may hold).
-  const base = 20_000 + Math.floor(Math.random() * 9_000);
-  const ports = [
-    '--port',
-    base,
-    '--servicebus-port',
-    base + 1,
-    '--cosmos-port',
-    base + 2,
-    '--servicebus-admin-port',
-    base + 3,
-    '--servicebus-admin-https-port',
-    base + 4,
-    '--console-port',
-    base + 5,
-  ].map(String);
+  const { base, args: ports } = npmStartPorts();
   if (edited) {
     const now = new Date();
     utimesSync(`${root}packages/local-host/src/main.ts`, now, now);

@@ -4,14 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { orderStoreClientOptions } from '../../src/adapters/cosmosClientOptions.js';
 import { CosmosOrderStore, describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosOrderStore.js';
-import { ORDER_DOCUMENT_ID } from '../../src/core/documents/documentIds.js';
 import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
-import { initialOrderState } from '../../src/core/order/orderState.js';
-import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
 import { start } from '@ledger-convoy/cosmos-emulator';
 import type { CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
-import { describeOrderStoreContract } from '../unit/contracts/orderStoreContract.js';
+import { describeOrderStoreContract, orderDoc } from '../unit/contracts/orderStoreContract.js';
 
 let emulator: CosmosEmulator;
 let client: CosmosClient;
@@ -51,19 +48,9 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
       now: '2025-01-01T00:00:00.000Z',
       ttlSeconds: 3600,
     });
-  const order = (orderId: string): OrderDocument => ({
-    id: ORDER_DOCUMENT_ID,
-    docType: 'order',
-    orderId,
-    lastSequence: 0,
-    state: initialOrderState(),
-    parked: [],
-    rejected: [],
-    updatedAt: 'now',
-  });
   const write = (orderId: string, inboxOf = orderId): OrderWrite => ({
     inbox: { create: record(inboxOf) },
-    order: { doc: order(orderId), etag: undefined },
+    order: { doc: orderDoc(orderId), etag: undefined },
   });
   let store: CosmosOrderStore;
 

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ORDER_DOCUMENT_ID } from '../../src/core/documents/documentIds.js';
 import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
-import { initialOrderState } from '../../src/core/order/orderState.js';
-import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
 import { InMemoryOrderStore, ManualClock } from '../support/fakes/index.js';
-import { describeOrderStoreContract } from './contracts/orderStoreContract.js';
+import { describeOrderStoreContract, orderDoc } from './contracts/orderStoreContract.js';
 
 describeOrderStoreContract('in memory', () => new InMemoryOrderStore());
 
@@ -21,19 +18,9 @@ describe('InMemoryOrderStore specifics', () => {
       now: 'now',
       ttlSeconds,
     });
-  const order = (orderId: string): OrderDocument => ({
-    id: ORDER_DOCUMENT_ID,
-    docType: 'order',
-    orderId,
-    lastSequence: 0,
-    state: initialOrderState(),
-    parked: [],
-    rejected: [],
-    updatedAt: 'now',
-  });
   const write = (orderId: string, inboxOf = orderId): OrderWrite => ({
     inbox: { create: record(inboxOf) },
-    order: { doc: order(orderId), etag: undefined },
+    order: { doc: orderDoc(orderId), etag: undefined },
   });
 
   it('stops serving a document once its ttl has passed on the injected clock', async () => {

@@ -21,7 +21,7 @@ import type { ParkedEntryDocument } from '../../../src/core/documents/parkedEntr
 const NOW = '2025-01-01T00:00:00.000Z';
 
 /** An order document with nothing applied, or at `lastSequence`. */
-function orderDoc(orderId: string, lastSequence = 0, more: Partial<OrderDocument> = {}): OrderDocument {
+export function orderDoc(orderId: string, lastSequence = 0, more: Partial<OrderDocument> = {}): OrderDocument {
   return {
     id: ORDER_DOCUMENT_ID,
     docType: 'order',

@@ -95,7 +95,7 @@ export class EntryStep {
       if (!checked.valid || orderId === undefined) return { kind: 'decided', decision };
       // A dead letter cannot be taken back: decide it again on fresh reads, not on what the cache remembered.
       if (decision.kind === 'deadLetter' && (known.order?.fromCache || known.transaction?.fromCache)) {
-        forgetCached(cache, checked.entry);
+        cache.forgetEntry(checked.entry);
         known = { seen: {} };
         continue;
       }
@@ -168,7 +168,7 @@ export class EntryStep {
       const { decision } = decided;
       // A rejection cannot be taken back either, and writes no transaction to check: not on a remembered one.
       if (decision.kind === 'reject' && known.transaction?.fromCache) {
-        forgetCached(cache, entry);
+        cache.forgetEntry(entry);
         known = { seen: {} };
         continue;
       }
@@ -207,34 +207,23 @@ export class EntryStep {
   }
 
   /**
-   * Commits `write` and keeps the cache true to what it left: the new order (and transaction) on success, neither
-   * after an outcome that may or may not have committed, or a changed order. Transient and unknown outcomes come back as errors for rule 8.
+   * Commits `write` and keeps the cache true to what it left (see {@link OrderCache.afterCommit}). Transient and
+   * unknown outcomes come back as errors for rule 8.
    */
   async commit(orderId: string, write: OrderWrite, cache: OrderCache): Promise<Committed> {
-    const transaction = writtenTransaction(write);
     let outcome: CommitOutcome;
     try {
       outcome = await this.deps.store.commit(orderId, write);
     } catch (error) {
-      cache.delete(orderId);
-      if (transaction) cache.forgetTransaction(orderId, transaction.transactionId);
+      cache.afterCommit(orderId, write, undefined);
       throw error;
     }
+    cache.afterCommit(orderId, write, outcome);
     switch (outcome.kind) {
       case 'committed':
-        cache.set(orderId, { doc: write.order.doc, etag: outcome.orderEtag });
-        // Without the ETag the batch answered, what the cache held of the transaction is older than the write.
-        if (transaction && outcome.transactionEtag !== undefined)
-          cache.rememberTransaction({ doc: transaction, etag: outcome.transactionEtag });
-        else if (transaction) cache.forgetTransaction(orderId, transaction.transactionId);
-        return outcome;
       case 'keySeen':
       case 'transactionExists':
-        return outcome;
       case 'orderChanged':
-        // The order or the amended transaction changed: neither may be used again unread.
-        cache.delete(orderId);
-        if (transaction) cache.forgetTransaction(orderId, transaction.transactionId);
         return outcome;
       case 'transient':
         return {
@@ -242,8 +231,6 @@ export class EntryStep {
           error: new StoreError(CoreErrorCode.StoreTransient, outcome.reason, { retryAfterMs: outcome.retryAfterMs }),
         };
       case 'unknown':
-        cache.delete(orderId);
-        if (transaction) cache.forgetTransaction(orderId, transaction.transactionId);
         return { kind: 'unknown', error: new StoreError(CoreErrorCode.StoreOutcomeUnknown, outcome.reason) };
     }
   }
@@ -332,22 +319,6 @@ export class EntryStep {
       attempt,
     };
   }
-}
-
-/**
- * Drops what the cache holds of the entry's order (and of the transaction it amends), so the next round reads them.
- * Only a write that replaces a cached document checks its ETag; a decision that writes neither must not rest on them.
- */
-function forgetCached(cache: OrderCache, entry: Entry): void {
-  cache.delete(entry.orderId);
-  if (entry.type === 'TransactionAmended') cache.forgetTransaction(entry.orderId, entry.data.transactionId);
-}
-
-/** The transaction document a write creates or replaces, as written. */
-function writtenTransaction(write: OrderWrite): TransactionDocument | undefined {
-  const { transaction } = write;
-  if (!transaction) return undefined;
-  return 'create' in transaction ? transaction.create : transaction.replace.doc;
 }
 
 /** A commit's outcome, with transient and unknown ones as the errors rule 8 retries. */

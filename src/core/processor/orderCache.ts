@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
-import type { Stored } from '../ports/orderStore.js';
+import type { CommitOutcome, OrderWrite, Stored } from '../ports/orderStore.js';
+import type { Entry } from '../schemas/entry.js';
 
 /**
  * The order documents (with ETags) a session last wrote or read, so an applied entry costs one store round trip:
@@ -32,7 +33,40 @@ export class OrderCache extends LRUCache<string, Stored<OrderDocument>> {
     this.transactions.set(transactionKey(stored.doc.orderId, stored.doc.transactionId), stored);
   }
 
-  forgetTransaction(orderId: string, transactionId: string): void {
+  /**
+   * Drops what is remembered of the entry's order (and of the transaction it amends), so the next round reads them.
+   * Only a write that replaces a remembered document checks its ETag: a decision that writes neither must not rest
+   * on them.
+   */
+  forgetEntry(entry: Entry): void {
+    this.delete(entry.orderId);
+    if (entry.type === 'TransactionAmended') this.forgetTransaction(entry.orderId, entry.data.transactionId);
+  }
+
+  /**
+   * Keeps what a commit of `write` left: on success the order and its transaction as written, under the ETags the
+   * batch answered; after a changed order, an outcome that may or may not have committed, or a throw (`undefined`),
+   * neither. A refusal that wrote nothing (the key seen, the transaction existing, a busy store) changes nothing.
+   */
+  afterCommit(orderId: string, write: OrderWrite, outcome: CommitOutcome | undefined): void {
+    const transaction =
+      write.transaction && ('create' in write.transaction ? write.transaction.create : write.transaction.replace.doc);
+    if (outcome?.kind === 'committed') {
+      this.set(orderId, { doc: write.order.doc, etag: outcome.orderEtag });
+      if (!transaction) return;
+      // Without the ETag the batch answered, what was remembered of the transaction is older than the write.
+      if (outcome.transactionEtag !== undefined)
+        this.rememberTransaction({ doc: transaction, etag: outcome.transactionEtag });
+      else this.forgetTransaction(orderId, transaction.transactionId);
+      return;
+    }
+    if (outcome === undefined || outcome.kind === 'orderChanged' || outcome.kind === 'unknown') {
+      this.delete(orderId);
+      if (transaction) this.forgetTransaction(orderId, transaction.transactionId);
+    }
+  }
+
+  private forgetTransaction(orderId: string, transactionId: string): void {
     this.transactions.delete(transactionKey(orderId, transactionId));
   }
 }

@@ -3,25 +3,29 @@
  * what each part is for. The root is the Function App (src/) with its tests, benches and scripts; each tool is a
  * workspace package under packages/:
  *
- *   local-host → cli → the app's entry modules (src/core/index.ts, each adapter of src/adapters, src/functions)
+ *   local-host → cli → the app's entry points (`ledger-convoy/core`, `ledger-convoy/adapters/…`, `…/functions/…`)
  *   local-host → servicebus-emulator, cosmos-emulator → dev-certificate;   launcher imports none of ours
  *
- * A package is reached from outside only through its entry point (its package name, resolved to the `exports` of
- * its package.json) or its command. The app imports no package. The core (src/core) is pure: no adapter,
+ * A package is reached from outside only through its entry points (its package name, resolved to the `exports` of
+ * its package.json) or its command; the app too (`ledger-convoy`, the root's `exports`), which the packages that
+ * use it name as a dependency (`file:../..`). The app imports no package. The core (src/core) is pure: no adapter,
  * function, SDK or host. Nothing outside the tests imports test code.
  */
 /** Each package's entry points: what another package, the app's tests or the benches may import. */
 const ENTRY_POINTS = [
   '^packages/[^/]+/src/index\\.(ts|mjs)$',
   '^packages/cli/src/console/index\\.ts$',
+  '^packages/cli/src/emulatorKeys\\.ts$',
   '^packages/dev-certificate/src/certificate\\.ts$',
   '^packages/[^/]+/bin/',
 ];
 /**
- * The app's modules a tool may use: the core's entry module, each adapter (one port on one SDK: a tool loads only
- * the SDKs it needs), and the app as a host loads it.
+ * The app's modules a tool may use: the root package's `exports` (the core's entry module, the adapters the tools
+ * use, one port on one SDK each so a tool loads only the SDKs it needs, and the app as a host loads it).
  */
-const APP_ENTRY_POINTS = ['^src/core/index\\.ts$', '^src/adapters/[^/]+\\.ts$', '^src/functions/(app|register)\\.ts$'];
+const APP_ENTRY_POINTS = Object.values(require('./package.json').exports).map(
+  (file) => `^${file.slice('./'.length).replaceAll('.', '\\.')}$`,
+);
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -64,6 +68,14 @@ module.exports = {
         'Another package is reached through its entry point (its package name) or its command, never by a path into it.',
       from: { path: '^(packages/[^/]+/)' },
       to: { path: '^packages/', pathNot: ['^$1', ...ENTRY_POINTS] },
+    },
+    {
+      name: 'packages-by-name',
+      severity: 'error',
+      comment:
+        'A package imports another package, or the app, by its name (`@ledger-convoy/…`, `ledger-convoy/…`), never by a relative path out of itself.',
+      from: { path: '^(packages/[^/]+/)' },
+      to: { dependencyTypes: ['local'], path: '^(src|packages)/', pathNot: '^$1' },
     },
     {
       name: 'root-reaches-packages-through-entry-points',

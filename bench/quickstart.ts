@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../src/adapters/emulatorKeys.js';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '@ledger-convoy/cli/emulatorKeys';
 import { benchArgs, wholeArg } from './support/benchArgs.js';
 import { npmStartPorts } from './support/npmStartPorts.js';
 

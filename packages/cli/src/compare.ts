@@ -1,4 +1,4 @@
-import type { BusinessState, OrderView } from '../../../src/core/index.js';
+import type { BusinessState, OrderView } from 'ledger-convoy/core';
 import type { Expectation } from './expectation.js';
 import type { ExpectedDeadLetter } from './runPlan.js';
 import { belongsToRun } from './ids.js';

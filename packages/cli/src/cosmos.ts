@@ -1,13 +1,13 @@
 import type { Container } from '@azure/cosmos';
-import { resolveCosmosConnection, type AppSettings } from '../../../src/adapters/azureSettings.js';
+import { resolveCosmosConnection, type AppSettings } from 'ledger-convoy/adapters/azureSettings';
 import {
   orderStoreClientOptions,
   ordersContainer,
   resolveCosmosResourceNames,
-} from '../../../src/adapters/cosmosClientOptions.js';
-import { isLoopbackEndpoint } from '../../../src/adapters/loopback.js';
+} from 'ledger-convoy/adapters/cosmosClientOptions';
+import { isLoopbackEndpoint } from 'ledger-convoy/adapters/loopback';
 import { CliError } from './errors.js';
-import { errorMessage } from '../../../src/core/index.js';
+import { errorMessage } from 'ledger-convoy/core';
 
 /** The app settings with `--cosmos <connection>` (when given) as `CosmosConnection`. */
 export function withCosmosFlag(app: AppSettings, cosmos: string | undefined): AppSettings {
@@ -40,7 +40,7 @@ export async function withOrdersContainer<T>(app: AppSettings, work: (container:
     );
   }
   // Loaded here, not at the top: `@azure/cosmos` and `@azure/identity` are a second of start-up for every command.
-  const { createCosmosClient } = await import('../../../src/adapters/azureClients.js');
+  const { createCosmosClient } = await import('ledger-convoy/adapters/azureClients');
   const client = createCosmosClient(app, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(endpoint) }));
   try {
     return await work(ordersContainer(client, names));

@@ -1,5 +1,5 @@
 /** What went wrong, as a closed set of codes the CLI maps to messages and exit codes in one place. */
-import { errorMessage } from '../../../src/core/index.js';
+import { errorMessage } from 'ledger-convoy/core';
 export const CliErrorCode = {
   /** A flag has an unusable value. */
   InvalidOption: 'InvalidOption',

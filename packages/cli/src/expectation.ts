@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { DeadLetterReason, OrderStatus, type BusinessState } from '../../../src/core/index.js';
+import { DeadLetterReason, OrderStatus, type BusinessState } from 'ledger-convoy/core';
 import { CliError } from './errors.js';
 import type { GeneratedRun, RunCounts } from './generator.js';
 import type { ExpectedDeadLetter } from './runPlan.js';

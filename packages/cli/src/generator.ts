@@ -6,7 +6,7 @@ import {
   ledgerSchema,
   type Entry,
   type Ledger,
-} from '../../../src/core/index.js';
+} from 'ledger-convoy/core';
 import { CliError } from './errors.js';
 import { RUN_ID_PATTERN, entryIdOf, ledgerIdOf, orderIdOf, poisonIdOf, runIdOf } from './ids.js';
 import { Prng } from './prng.js';

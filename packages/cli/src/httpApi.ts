@@ -1,7 +1,7 @@
-import type { Ledger, OrderView } from '../../../src/core/index.js';
+import type { Ledger, OrderView } from 'ledger-convoy/core';
 import { CliError } from './errors.js';
 import type { CliSettings } from './settings.js';
-import { errorMessage } from '../../../src/core/index.js';
+import { errorMessage } from 'ledger-convoy/core';
 
 /** Options of {@link FunctionApi}. */
 export interface FunctionApiOptions {

@@ -1,4 +1,4 @@
-import { MESSAGE_ID_HASH_DIGITS, normaliseBody } from '../../../src/core/index.js';
+import { MESSAGE_ID_HASH_DIGITS, normaliseBody } from 'ledger-convoy/core';
 
 /** A run id prefixes every id a `send` generates, so `verify` can tell this run's dead letters from others'. */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;

@@ -1,4 +1,4 @@
-import { DeadLetterReason } from '../../../src/core/index.js';
+import { DeadLetterReason } from 'ledger-convoy/core';
 import { PoisonKind, type ExpectedDeadLetter, type PlannedSend } from './runPlan.js';
 
 const KINDS: readonly PoisonKind[] = [

@@ -2,7 +2,7 @@
  * The shapes a generated run is made of: the messages `send` sends, in order, and the dead letters they should
  * cause. Apart from the generator so that the poison planner can use them without importing it.
  */
-import type { DeadLetterReason, Ledger } from '../../../src/core/index.js';
+import type { DeadLetterReason, Ledger } from 'ledger-convoy/core';
 
 /** The kinds of poison `send --poison` produces, in turn. */
 export const PoisonKind = {

@@ -6,7 +6,7 @@ import { FunctionApi } from './httpApi.js';
 import { silentProgress, type Progress } from './progress.js';
 import { openServiceBus, asCliError } from './serviceBus.js';
 import type { CliSettings } from './settings.js';
-import { QueueName } from '../../../src/core/index.js';
+import { QueueName } from 'ledger-convoy/core';
 
 /** Where `send` delivers ledgers. */
 export type SendTarget = 'queue' | 'http';

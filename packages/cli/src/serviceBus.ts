@@ -1,6 +1,6 @@
 import Long from 'long';
 import { ServiceBusClient, isServiceBusError, type ServiceBusReceivedMessage } from '@azure/service-bus';
-import { resolveServiceBusConnection } from '../../../src/adapters/azureSettings.js';
+import { resolveServiceBusConnection } from 'ledger-convoy/adapters/azureSettings';
 import { CliError, isCliError } from './errors.js';
 import { requireServiceBus, type CliSettings } from './settings.js';
 
@@ -15,7 +15,7 @@ export async function openServiceBus(settings: CliSettings): Promise<ServiceBusC
   requireServiceBus(settings);
   const connection = resolveServiceBusConnection(settings.app);
   if (connection.kind === 'connectionString') return new ServiceBusClient(connection.connectionString, CLIENT_OPTIONS);
-  const { createServiceBusClient } = await import('../../../src/adapters/azureClients.js');
+  const { createServiceBusClient } = await import('ledger-convoy/adapters/azureClients');
   return createServiceBusClient(settings.app, CLIENT_OPTIONS);
 }
 

@@ -1,13 +1,13 @@
 import { ServiceBusAdministrationClient } from '@azure/service-bus';
 import { z } from 'zod';
-import { resolveServiceBusConnection } from '../../../src/adapters/azureSettings.js';
-import type { OrderView } from '../../../src/core/index.js';
+import { resolveServiceBusConnection } from 'ledger-convoy/adapters/azureSettings';
+import type { OrderView } from 'ledger-convoy/core';
 import { CliError, isCliError } from './errors.js';
 import { FunctionApi } from './httpApi.js';
 import { asCliError } from './serviceBus.js';
-import { QUEUE_NAMES } from '../../../src/core/index.js';
+import { QUEUE_NAMES } from 'ledger-convoy/core';
 import { requireServiceBus, type CliSettings } from './settings.js';
-import { errorMessage } from '../../../src/core/index.js';
+import { errorMessage } from 'ledger-convoy/core';
 
 /** Options of {@link runSessions}. */
 export interface SessionsOptions {
@@ -166,7 +166,7 @@ async function azureQueues(settings: CliSettings): Promise<QueueRow[]> {
       ? new ServiceBusAdministrationClient(connection.connectionString)
       : new ServiceBusAdministrationClient(
           connection.fullyQualifiedNamespace,
-          (await import('../../../src/adapters/azureClients.js')).createCredential(connection.credential),
+          (await import('ledger-convoy/adapters/azureClients')).createCredential(connection.credential),
         );
   try {
     return await Promise.all(

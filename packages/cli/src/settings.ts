@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { resolveServiceBusConnection, type AppSettings } from '../../../src/adapters/azureSettings.js';
-import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../../src/adapters/emulatorKeys.js';
+import { resolveServiceBusConnection, type AppSettings } from 'ledger-convoy/adapters/azureSettings';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from './emulatorKeys.js';
 import { CliError } from './errors.js';
-import { errorMessage } from '../../../src/core/index.js';
+import { errorMessage } from 'ledger-convoy/core';
 
 /** Connection flags every command that talks to the system accepts. */
 export interface ConnectionFlags {

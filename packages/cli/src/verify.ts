@@ -1,5 +1,5 @@
 import type { ServiceBusClient, ServiceBusReceivedMessage } from '@azure/service-bus';
-import type { OrderView } from '../../../src/core/index.js';
+import type { OrderView } from 'ledger-convoy/core';
 import { compareWithExpectation, orderDifferences, type Comparison, type FoundDeadLetter } from './compare.js';
 import type { Expectation } from './expectation.js';
 import { FunctionApi } from './httpApi.js';
@@ -7,7 +7,7 @@ import { messageEntryId, messageIdText } from './ids.js';
 import { silentProgress, type Progress } from './progress.js';
 import { asCliError, openServiceBus, peekAll } from './serviceBus.js';
 import type { CliSettings } from './settings.js';
-import { QueueName } from '../../../src/core/index.js';
+import { QueueName } from 'ledger-convoy/core';
 
 /** Options of {@link runVerify}. */
 export interface VerifyOptions {

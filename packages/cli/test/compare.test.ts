@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type OrderView } from '../../../src/core/index.js';
+import { type OrderView } from 'ledger-convoy/core';
 import { compareWithExpectation, type FoundDeadLetter } from '../src/compare.js';
 import type { Expectation } from '../src/expectation.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeadLetterReason, ledgerSchema, type Entry, type Ledger } from '../../../src/core/index.js';
+import { DeadLetterReason, ledgerSchema, type Entry, type Ledger } from 'ledger-convoy/core';
 import { generateRun, type GenerateOptions } from '../src/generator.js';
 import { isCliError } from '../src/errors.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { messageEntryId, messageSequence, runIdOf, stripMessageIdSuffixes } from '../src/ids.js';
 import { resubmissionMessage } from '../src/dlq/resubmission.js';
-import { resubmission } from '../../../src/core/index.js';
+import { resubmission } from 'ledger-convoy/core';
 
 describe('id rules', () => {
   it('reads the entryId from the body, else from the message id without its suffixes', () => {

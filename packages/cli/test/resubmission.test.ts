@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkedCorrection, entryKey, highestResubmitCounts } from '../src/dlq/resubmission.js';
-import { resubmission } from '../../../src/core/index.js';
+import { resubmission } from 'ledger-convoy/core';
 
 const entry = {
   entryId: 'o-1-e4',

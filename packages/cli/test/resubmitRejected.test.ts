@@ -8,7 +8,7 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { start as startCosmos, type CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
 import { runResubmitRejected } from '../src/dlq/resubmitRejected.js';
-import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../../src/adapters/emulatorKeys.js';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../src/emulatorKeys.js';
 import type { CliIo } from '../src/io.js';
 import { runCli } from '../src/program.js';
 import { resolveCliSettings, type CliSettings } from '../src/settings.js';

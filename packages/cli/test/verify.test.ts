@@ -5,7 +5,7 @@ import { expectationOf, type Expectation } from '../src/expectation.js';
 import { generateRun } from '../src/generator.js';
 import { resolveCliSettings } from '../src/settings.js';
 import { runVerify } from '../src/verify.js';
-import { type BusinessState } from '../../../src/core/index.js';
+import { type BusinessState } from 'ledger-convoy/core';
 import { receiveExactly } from '../../../test/support/serviceBusWaits.js';
 import { deadLetterEntries, startCliBus, type CliTestBus } from './support.js';
 

@@ -36,11 +36,13 @@ const packageName = (specifier) =>
 const isBare = (specifier) => !/^[./]/.test(specifier) && !isBuiltin(specifier);
 
 /**
- * The repository's own workspace packages (packages/*): our code, bundled into the part that imports them like the
- * rest of it, never into the vendor bundle (an edit of theirs rebuilds only that part, and files they read beside
- * their code, such as the console's page, are found beside the part's bundle).
+ * The repository's own packages: the workspace packages (packages/*) and the app (`ledger-convoy`, linked into
+ * node_modules by the packages that use it). Our code, bundled into the part that imports them like the rest of it,
+ * never into the vendor bundle (an edit of theirs rebuilds only that part, and files they read beside their code,
+ * such as the console's page, are found beside the part's bundle).
  */
-const isWorkspacePackage = (specifier) => specifier.startsWith('@ledger-convoy/');
+const isOurPackage = (specifier) =>
+  specifier.startsWith('@ledger-convoy/') || packageName(specifier) === 'ledger-convoy';
 
 /** The file of the vendor bundle that exports `specifier` (`@azure/cosmos` → `azure+cosmos.js`). */
 const vendorFile = (specifier) => `${specifier.replace(/^@/, '').replaceAll('/', '+')}.js`;
@@ -65,7 +67,7 @@ export async function buildApp(esbuild, { root, entryPoints, outdir, vendorDir }
         name: 'vendor-bundle',
         setup(build) {
           build.onResolve({ filter: /^[^./]/ }, ({ path }) => {
-            if (!isBare(path) || isWorkspacePackage(path)) return undefined;
+            if (!isBare(path) || isOurPackage(path)) return undefined;
             if (INSTALLED.has(packageName(path))) return { path, external: true };
             specifiers.add(path);
             return { path: `../${vendorDir}/${vendorFile(path)}`, external: true };

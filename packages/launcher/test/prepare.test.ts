@@ -36,13 +36,14 @@ describe("the install's prepare step", () => {
       const after = await prepareBundles({ root, parts: PARTS, inputs: INPUTS });
       expect(after.buildMs).toBeUndefined();
       expect(Object.keys(after.dirs).sort()).toEqual(Object.keys(PARTS).sort());
-      // The workspace packages are our code: bundled into the part that imports them, beside the files they read
-      // (the console's page), never into the packages' vendor bundle.
+      // The workspace packages and the app they import by name (`ledger-convoy`) are our code: bundled into the part
+      // that imports them, beside the files they read (the console's page), never into the packages' vendor bundle.
       const host = after.dirs.host!;
       const hostCode = readdirSync(host)
         .filter((file) => file.endsWith('.js'))
         .map((file) => readFileSync(join(host, file), 'utf8'));
       expect(hostCode.some((code) => code.includes('// packages/cli/src/console/consoleServer.ts'))).toBe(true);
+      expect(hostCode.some((code) => code.includes('// src/functions/app.ts'))).toBe(true);
       expect(readdirSync(join(host, 'static'))).toContain('console.js');
       const vendorDir = /\.\.\/(vendor-[^/'"]+)\//.exec(hostCode.join('\n'))?.[1];
       expect(vendorDir).toBeDefined();

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { enableApplicationInsights } from '../../../src/adapters/azureClients.js';
-import type { ApplicationInsightsModule } from '../../../src/adapters/azureClients.js';
-import { resolveTelemetry } from '../../../src/adapters/azureSettings.js';
-import type { AppSettings } from '../../../src/adapters/azureSettings.js';
+import { enableApplicationInsights } from 'ledger-convoy/adapters/azureClients';
+import type { ApplicationInsightsModule } from 'ledger-convoy/adapters/azureClients';
+import { resolveTelemetry } from 'ledger-convoy/adapters/azureSettings';
+import type { AppSettings } from 'ledger-convoy/adapters/azureSettings';
 
 /** The part of `applicationinsights` the local host uses; injectable so tests never load the SDK. */
 export interface LocalApplicationInsightsModule extends ApplicationInsightsModule {

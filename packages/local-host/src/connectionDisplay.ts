@@ -1,7 +1,7 @@
 import { parseServiceBusConnectionString } from '@azure/service-bus';
 import type { AppSettings } from './config/appSettings.js';
-import { isLoopbackEndpoint, isLoopbackHost } from '../../../src/adapters/loopback.js';
-import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../../src/adapters/emulatorKeys.js';
+import { isLoopbackEndpoint, isLoopbackHost } from 'ledger-convoy/adapters/loopback';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '@ledger-convoy/cli/emulatorKeys';
 
 const KEY_FROM_SETTINGS = '(key from settings)';
 

@@ -1,6 +1,6 @@
-import { DEFAULT_COSMOS_RESOURCES, ORDERS_PARTITION_KEY } from '../../../src/adapters/cosmosClientOptions.js';
-import type { CosmosResourceNames } from '../../../src/adapters/cosmosClientOptions.js';
-import { LEASE_CONTAINER } from '../../../src/adapters/changeFeedLease.js';
+import { DEFAULT_COSMOS_RESOURCES, ORDERS_PARTITION_KEY } from 'ledger-convoy/adapters/cosmosClientOptions';
+import type { CosmosResourceNames } from 'ledger-convoy/adapters/cosmosClientOptions';
+import { LEASE_CONTAINER } from 'ledger-convoy/adapters/changeFeedLease';
 
 /** The database and container the app expects by default (docs/architecture.md, "Names everyone shares"). @internal */
 export const cosmosResources = { ...DEFAULT_COSMOS_RESOURCES, partitionKey: ORDERS_PARTITION_KEY } as const;

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CosmosResourceNames } from '../../../src/adapters/cosmosClientOptions.js';
+import type { CosmosResourceNames } from 'ledger-convoy/adapters/cosmosClientOptions';
 import { startEmulatorThread, type EmulatorThread } from './emulatorThread.js';
 import { repoPath } from './paths.js';
 import type { StartupTimeline } from './startupTimeline.js';

@@ -1,5 +1,5 @@
-import type { App, ComposeAppOptions } from '../../../src/functions/app.js';
-import type { FunctionRegistration } from '../../../src/functions/register.js';
+import type { App, ComposeAppOptions } from 'ledger-convoy/functions/app';
+import type { FunctionRegistration } from 'ledger-convoy/functions/register';
 import { assertSupported } from './registrations.js';
 import type { RegistrationOf } from './registrations.js';
 
@@ -17,7 +17,7 @@ interface FunctionsByKind {
  * must be in `process.env` before this runs: the start hook reads them. The caller runs `terminate()` on shutdown.
  */
 export async function loadApp(options: ComposeAppOptions = {}): Promise<App> {
-  const { composeApp } = await import('../../../src/functions/app.js');
+  const { composeApp } = await import('ledger-convoy/functions/app');
   const app = composeApp(options);
   await app.start();
   return app;

@@ -1,6 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
-import type { FunctionRegistration } from '../../../src/functions/register.js';
-import type { App } from '../../../src/functions/app.js';
+import type { FunctionRegistration } from 'ledger-convoy/functions/register';
+import type { App } from 'ledger-convoy/functions/app';
 import type { LocalApplicationInsightsModule, LocalTelemetry } from './applicationInsights.js';
 import { applyToProcessEnv, mergeSettings, readLocalSettings } from './config/appSettings.js';
 import type { AppSettings } from './config/appSettings.js';
@@ -90,7 +90,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   const fileValues = await readLocalSettings(options.settingsFile ?? repoPath('local.settings.json'));
   // The emulator gets the database and container the app will look for (COSMOS_DATABASE / COSMOS_CONTAINER). Its
   // module loads the Service Bus SDK (connection string parsing), so it comes after the threads started.
-  const resourceNames = import('../../../src/adapters/cosmosClientOptions.js').then((m) =>
+  const resourceNames = import('ledger-convoy/adapters/cosmosClientOptions').then((m) =>
     m.resolveCosmosResourceNames(mergeSettings(fileValues, process.env)),
   );
   resourceNames.catch(() => undefined);
@@ -237,7 +237,7 @@ async function loadHostModules() {
     import('./servicebus/serviceBusHost.js'),
     import('./cosmos/cosmosDBHost.js'),
     import('./timer/timerHost.js'),
-    import('../../../src/functions/app.js'),
+    import('ledger-convoy/functions/app'),
   ]);
   return { groupFunctions, loadApp, startHttpHost, startServiceBusHost, startCosmosDBHost, startTimerHost };
 }

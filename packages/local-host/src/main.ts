@@ -6,7 +6,7 @@ import { startLocalHost } from './localHost.js';
 import type { LocalHost } from './localHost.js';
 import { parseMainArgs } from './mainArgs.js';
 import { startupTimeline } from './startupTimeline.js';
-import { errorMessage } from '../../../src/core/index.js';
+import { errorMessage } from 'ledger-convoy/core';
 
 /*
  * `npm start`: the embedded Service Bus and Cosmos emulators plus the app's functions in-process, with the

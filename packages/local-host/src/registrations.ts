@@ -1,4 +1,4 @@
-import type { FunctionRegistration } from '../../../src/functions/register.js';
+import type { FunctionRegistration } from 'ledger-convoy/functions/register';
 
 export type { FunctionRegistration };
 

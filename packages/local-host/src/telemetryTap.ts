@@ -1,7 +1,7 @@
 import { metrics, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { AlertName, CounterName } from '../../../src/core/index.js';
+import { AlertName, CounterName } from 'ledger-convoy/core';
 import type { ConsoleAlert, ConsoleTelemetry } from '@ledger-convoy/cli/console';
 
 /** Most alerts the tap keeps (oldest dropped first): the console shows the recent ones. */

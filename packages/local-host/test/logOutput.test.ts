@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogOutput, inInvocation } from '../src/logging/logOutput.js';
 import { ThroughputSummary } from '../src/logging/throughputSummary.js';
-import { createTelemetry } from '../../../src/adapters/telemetry.js';
+import { createTelemetry } from 'ledger-convoy/adapters/telemetry';
 
 function sink(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMULATOR_KEY } from '@ledger-convoy/cosmos-emulator';
 import { displayCosmosConnection, displayServiceBusConnection } from '../src/connectionDisplay.js';
-import { COSMOS_EMULATOR_KEY } from '../../../src/adapters/emulatorKeys.js';
+import { COSMOS_EMULATOR_KEY } from '@ledger-convoy/cli/emulatorKeys';
 import { parseMainArgs } from '../src/mainArgs.js';
 import { startupBanner } from '../src/startupBanner.js';
 

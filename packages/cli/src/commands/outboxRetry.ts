@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import type { Container } from '@azure/cosmos';
 import pino from 'pino';
-import type { HoldDiscardReport, HoldReleaseReport, OutboxTarget } from '../../../../src/core/index.js';
+import type { HoldDiscardReport, HoldReleaseReport, OutboxTarget } from 'ledger-convoy/core';
 import { withCosmosFlag, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -35,9 +35,9 @@ export interface OutboxListing {
 /** Lag per lease and every hold (or one order's), each with its next attempt. */
 export async function listOutbox(container: Container, filter: { orderId?: string } = {}): Promise<OutboxListing> {
   const [{ CosmosOutboxHoldStore }, { relayLag }, { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX }] = await Promise.all([
-    import('../../../../src/adapters/outboxHoldCosmosStore.js'),
-    import('../../../../src/adapters/outboxLag.js'),
-    import('../../../../src/adapters/changeFeedLease.js'),
+    import('ledger-convoy/adapters/outboxHoldCosmosStore'),
+    import('ledger-convoy/adapters/outboxLag'),
+    import('ledger-convoy/adapters/changeFeedLease'),
   ]);
   const store = new CosmosOutboxHoldStore(container);
   const leases = container.database.container(LEASE_CONTAINER);
@@ -91,10 +91,10 @@ export async function retryOutbox(
     { webhookOf },
     { releaseHold, resolveOutboxConfig },
   ] = await Promise.all([
-    import('../../../../src/adapters/outboxHoldCosmosStore.js'),
-    import('../../../../src/adapters/outboxServiceBusSender.js'),
-    import('../../../../src/adapters/outboxWebhook.js'),
-    import('../../../../src/core/index.js'),
+    import('ledger-convoy/adapters/outboxHoldCosmosStore'),
+    import('ledger-convoy/adapters/outboxServiceBusSender'),
+    import('ledger-convoy/adapters/outboxWebhook'),
+    import('ledger-convoy/core'),
   ]);
   const holds = new CosmosOutboxHoldStore(container);
   if ((await holds.read(orderId)) === undefined) throw noHold(orderId);
@@ -149,9 +149,9 @@ export async function discardOutbox(
       'Pass --reason "<why these records need not be delivered>".',
     );
   const [{ CosmosOutboxHoldStore }, { createTelemetry }, { discardHold }] = await Promise.all([
-    import('../../../../src/adapters/outboxHoldCosmosStore.js'),
-    import('../../../../src/adapters/telemetry.js'),
-    import('../../../../src/core/index.js'),
+    import('ledger-convoy/adapters/outboxHoldCosmosStore'),
+    import('ledger-convoy/adapters/telemetry'),
+    import('ledger-convoy/core'),
   ]);
   // The alert goes to stderr as a log line (and to OpenTelemetry when the CLI has an exporter).
   const telemetry = createTelemetry({ logger: pino({ level: 'warn' }, pino.destination(2)) });

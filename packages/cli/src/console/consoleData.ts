@@ -1,7 +1,7 @@
 import type { ItemDefinition } from '@azure/cosmos';
-import { CosmosOrderStore } from '../../../../src/adapters/cosmosOrderStore.js';
-import type { HoldDiscardReport } from '../../../../src/core/index.js';
-import type { HoldReleaseReport } from '../../../../src/core/index.js';
+import { CosmosOrderStore } from 'ledger-convoy/adapters/cosmosOrderStore';
+import type { HoldDiscardReport } from 'ledger-convoy/core';
+import type { HoldReleaseReport } from 'ledger-convoy/core';
 import {
   normaliseBody,
   rejectedDetails,
@@ -9,10 +9,10 @@ import {
   type RejectedDetails,
   type RejectedEntryDocument,
   type RejectedRecord,
-} from '../../../../src/core/index.js';
+} from 'ledger-convoy/core';
 import { discardOutbox, listOutbox, retryOutbox, type OutboxListing } from '../commands/outboxRetry.js';
 import { withOrdersContainer } from '../cosmos.js';
-import { QueueName } from '../../../../src/core/index.js';
+import { QueueName } from 'ledger-convoy/core';
 import { peekAll, withServiceBus } from '../serviceBus.js';
 import { deadLetterRow, type DeadLetterRow } from '../dlq/deadLetterRow.js';
 import type { DlqListing, RejectedRow } from '../dlq/list.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
-import { isLoopbackHost } from '../../../../src/adapters/loopback.js';
+import { isLoopbackHost } from 'ledger-convoy/adapters/loopback';
 import { errorText } from '../errors.js';
 import { ConsoleData } from './consoleData.js';
 import type { ConsoleTarget } from './consoleTarget.js';

@@ -1,6 +1,6 @@
 import { parseServiceBusConnectionString } from '@azure/service-bus';
-import { resolveCosmosConnection, resolveServiceBusConnection } from '../../../../src/adapters/azureSettings.js';
-import { isLoopbackEndpoint } from '../../../../src/adapters/loopback.js';
+import { resolveCosmosConnection, resolveServiceBusConnection } from 'ledger-convoy/adapters/azureSettings';
+import { isLoopbackEndpoint } from 'ledger-convoy/adapters/loopback';
 import type { CliSettings } from '../settings.js';
 import type { ConsoleTelemetry } from './consoleTelemetry.js';
 

@@ -1,5 +1,5 @@
 import type { Container, SqlParameter } from '@azure/cosmos';
-import type { OrderDocument, OutboxHold } from '../../../../src/core/index.js';
+import type { OrderDocument, OutboxHold } from 'ledger-convoy/core';
 import { CliError } from '../errors.js';
 import { OrderTab, type OrderListing, type OrderPage, type OrderRow, type WaitingCounts } from './orderListing.js';
 

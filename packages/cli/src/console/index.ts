@@ -1,5 +1,5 @@
 /** The operator console, as `npm start` serves it beside the app (packages/local-host) and `convoy console` alone. */
-export * from './consoleServer.js';
-export * from './consoleTarget.js';
-export type * from './consoleTelemetry.js';
+export { type ConsoleOptions, type RunningConsole, startConsole } from './consoleServer.js';
+export { consoleTarget, type ConsoleTarget } from './consoleTarget.js';
+export type { ConsoleAlert, ConsoleTelemetry } from './consoleTelemetry.js';
 export type { CliSettings } from '../settings.js';

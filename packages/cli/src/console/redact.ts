@@ -1,4 +1,4 @@
-import type { AppSettings } from '../../../../src/adapters/azureSettings.js';
+import type { AppSettings } from 'ledger-convoy/adapters/azureSettings';
 
 /** Setting names whose values are secrets, or carry one (a connection string holds its key). */
 const SECRET_SETTING = /connection|key|secret|password|token|signature/i;

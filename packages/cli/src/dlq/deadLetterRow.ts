@@ -1,5 +1,5 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import { normaliseBody, readResubmitCount } from '../../../../src/core/index.js';
+import { normaliseBody, readResubmitCount } from 'ledger-convoy/core';
 import { messageEntryId, messageIdText, messageSequence } from '../ids.js';
 
 /** One dead letter as `dlq list` shows it. */

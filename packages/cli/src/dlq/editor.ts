@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { normaliseBody } from '../../../../src/core/index.js';
+import { normaliseBody } from 'ledger-convoy/core';
 import { CliError } from '../errors.js';
 import { bodyText } from './deadLetterRow.js';
 

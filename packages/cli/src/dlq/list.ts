@@ -1,10 +1,10 @@
-import type { DeadLetterReason } from '../../../../src/core/index.js';
+import type { DeadLetterReason } from 'ledger-convoy/core';
 import { isCliError } from '../errors.js';
 import { FunctionApi } from '../httpApi.js';
 import { peekAll, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterRow, type DeadLetterRow } from './deadLetterRow.js';
-import { QueueName } from '../../../../src/core/index.js';
+import { QueueName } from 'ledger-convoy/core';
 
 /** Options of {@link runDlqList}. */
 export interface DlqListOptions {

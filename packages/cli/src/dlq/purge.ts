@@ -2,7 +2,7 @@ import { CliError } from '../errors.js';
 import { peekSequenceNumbers, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { DLQ_RECEIVE_TIMEOUT_MS, receiveSelected, sequenceList } from './receiveSelected.js';
-import { QueueName } from '../../../../src/core/index.js';
+import { QueueName } from 'ledger-convoy/core';
 
 /** Options of {@link runDlqPurge}. */
 export interface DlqPurgeOptions {

@@ -1,5 +1,5 @@
 import type { ServiceBusMessage, ServiceBusReceivedMessage } from '@azure/service-bus';
-import { validateEntry, type Entry, type Resubmission } from '../../../../src/core/index.js';
+import { validateEntry, type Entry, type Resubmission } from 'ledger-convoy/core';
 import { CliError } from '../errors.js';
 import type { DeadLetterRow } from './deadLetterRow.js';
 

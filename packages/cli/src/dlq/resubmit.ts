@@ -1,5 +1,5 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import { resubmission } from '../../../../src/core/index.js';
+import { resubmission } from 'ledger-convoy/core';
 import { CliError } from '../errors.js';
 import { messageIdText } from '../ids.js';
 import { peekAll, peekSequenceNumbers, withServiceBus } from '../serviceBus.js';
@@ -18,7 +18,7 @@ import {
   highestResubmitCounts,
   resubmissionMessage,
 } from './resubmission.js';
-import { QueueName } from '../../../../src/core/index.js';
+import { QueueName } from 'ledger-convoy/core';
 
 /** Options of {@link runDlqResubmit}. Select with `ids`, `reason` (both narrow) or `all`. */
 export interface DlqResubmitOptions {

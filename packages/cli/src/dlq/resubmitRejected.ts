@@ -1,4 +1,4 @@
-import { CosmosOrderStore } from '../../../../src/adapters/cosmosOrderStore.js';
+import { CosmosOrderStore } from 'ledger-convoy/adapters/cosmosOrderStore';
 import {
   readResubmitCount,
   rejectedDetails,
@@ -6,8 +6,8 @@ import {
   resubmission,
   type RejectedDetails,
   type RejectedRecord,
-} from '../../../../src/core/index.js';
-import type { AppSettings } from '../../../../src/adapters/azureSettings.js';
+} from 'ledger-convoy/core';
+import type { AppSettings } from 'ledger-convoy/adapters/azureSettings';
 import { hasCosmosConnection, withOrdersContainer } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import { FunctionApi } from '../httpApi.js';
@@ -16,7 +16,7 @@ import { usesEmbeddedDefault, type CliSettings } from '../settings.js';
 import { deadLetterRow } from './deadLetterRow.js';
 import { assertMessageIdLength, checkedCorrection, entryKey, highestResubmitCounts } from './resubmission.js';
 import type { Resubmitted } from './resubmit.js';
-import { QueueName, errorMessage } from '../../../../src/core/index.js';
+import { QueueName, errorMessage } from 'ledger-convoy/core';
 
 /** Options of {@link runResubmitRejected}. */
 export interface ResubmitRejectedOptions {

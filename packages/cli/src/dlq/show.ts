@@ -2,7 +2,7 @@ import { CliError } from '../errors.js';
 import { peekAll, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterDetail, deadLetterRow, matchesId } from './deadLetterRow.js';
-import { QueueName } from '../../../../src/core/index.js';
+import { QueueName } from 'ledger-convoy/core';
 
 /** Options of {@link runDlqShow}. */
 export interface DlqShowOptions {

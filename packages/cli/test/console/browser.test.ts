@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderEventKey, orderEventSource, type Entry } from '../../../../src/core/index.js';
+import { orderEventKey, orderEventSource, type Entry } from 'ledger-convoy/core';
 import pino from 'pino';
 import { startCosmosDBHost, type CosmosDBHost } from '@ledger-convoy/local-host';
 import type { RegistrationOf } from '@ledger-convoy/local-host';

@@ -1,6 +1,6 @@
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Entry } from '../../../../src/core/index.js';
+import { type Entry } from 'ledger-convoy/core';
 import { until } from '../../../../test/support/serviceBusWaits.js';
 import { hasChromium, launchChromium } from './support/browser.js';
 import { startConsoleStack, type ConsoleStack } from './support/consoleStack.js';

@@ -4,7 +4,7 @@ import { startConsole, type RunningConsole } from '../../src/console/consoleServ
 import { consoleTarget } from '../../src/console/consoleTarget.js';
 import { SESSION_COOKIE } from '../../src/console/guard.js';
 import type { CliSettings } from '../../src/settings.js';
-import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../../../src/adapters/emulatorKeys.js';
+import { COSMOS_EMULATOR_KEY, SERVICE_BUS_EMULATOR_KEY } from '../../src/emulatorKeys.js';
 import { startConsoleStack, type ConsoleStack } from './support/consoleStack.js';
 
 /** A browser of one: keeps the session cookie, reads the CSRF token off a page, posts forms. */

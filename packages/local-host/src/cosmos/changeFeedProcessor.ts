@@ -30,11 +30,7 @@ import {
 } from '@azure/cosmos';
 import type { RetryOptions } from '@azure/functions';
 import type { Logger } from 'pino';
-import {
-  leaseContinuationOf,
-  sdkContinuation,
-  type ChangeFeedLease,
-} from '../../../../src/adapters/changeFeedLease.js';
+import { leaseContinuationOf, sdkContinuation, type ChangeFeedLease } from 'ledger-convoy/adapters/changeFeedLease';
 import { LeaseLostError, type LeaseStore } from './leaseStore.js';
 import { retryDelayMs } from './retryPolicy.js';
 

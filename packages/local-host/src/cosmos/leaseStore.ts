@@ -6,7 +6,7 @@
  * moved (its own renewal), and the write is tried again.
  */
 import type { Container } from '@azure/cosmos';
-import { readLeases, type ChangeFeedLease } from '../../../../src/adapters/changeFeedLease.js';
+import { readLeases, type ChangeFeedLease } from 'ledger-convoy/adapters/changeFeedLease';
 
 /** A lease this host holds was taken by another (or deleted): stop processing it. */
 export class LeaseLostError extends Error {

@@ -1,4 +1,4 @@
-import { createCredential } from '../../../../src/adapters/azureClients.js';
+import { createCredential } from 'ledger-convoy/adapters/azureClients';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { AppSettings } from '../config/appSettings.js';
 

@@ -5,7 +5,7 @@ import pino, { type Logger } from 'pino';
 import { start as startCosmos, type CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
 import { startCosmosDBHost, type CosmosDBHost } from '../../src/cosmos/cosmosDBHost.js';
 import type { RegistrationOf } from '../../src/registrations.js';
-import type { ChangeFeedLease } from '../../../../src/adapters/changeFeedLease.js';
+import type { ChangeFeedLease } from 'ledger-convoy/adapters/changeFeedLease';
 
 /** A document the tests write: `orderId` is the partition key, `n` tells them apart. */
 export interface Doc {

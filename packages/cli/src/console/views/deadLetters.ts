@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import { DeadLetterReason } from '../../../../../src/core/index.js';
+import { DeadLetterReason } from 'ledger-convoy/core';
 import type { DeadLetterView } from '../consoleData.js';
 import { age, csrfField, failure, table, type Html } from './layout.js';
 

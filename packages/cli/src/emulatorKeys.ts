@@ -1,7 +1,7 @@
 /**
- * The emulators' published, non-secret keys, shared by the startup banner and the CLI's embedded-stack defaults.
- * Kept outside `emulators/` (and free of imports) so code that runs against Azure loads no emulator code; here, below
- * both the CLI and the local host, so both may import it (docs/architecture.md).
+ * The emulators' published, non-secret keys: the CLI's defaults for the embedded stack, and the local host's
+ * start-up banner (through `@ledger-convoy/cli/emulatorKeys`). Free of imports, so the host's banner loads nothing
+ * else of the CLI; in the CLI, not the app, since only the tools use them.
  */
 
 /** The Cosmos DB emulators' published account key (the official emulator's, which the embedded one also accepts). */

@@ -24,7 +24,7 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Starts `emulators/servicebus/main.ts` with durable data in `dataDir` and the entity file `configFile`. */
+/** Starts the Service Bus emulator's `src/main.ts` with durable data in `dataDir` and the entity file `configFile`. */
 export async function startServiceBusProcess(options: {
   configFile: string;
   dataDir: string;

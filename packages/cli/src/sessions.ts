@@ -48,7 +48,7 @@ export interface SessionsReport {
   ordersUnavailable: string | undefined;
 }
 
-/** The emulator's `GET /stats` (emulators/servicebus/admin): extra fields are ignored. */
+/** The emulator's `GET /stats` (packages/servicebus-emulator/src/admin): extra fields are ignored. */
 const statsSchema = z.object({
   entities: z.array(
     z.object({

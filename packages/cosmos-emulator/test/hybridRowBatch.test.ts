@@ -8,7 +8,7 @@ import { rawRequest, useOrdersHarness } from './harness.js';
 /*
  * Transactional batches in the .NET SDK's binary form. Requests are built byte by byte here from the HybridRow
  * grammar and the SDK's batch schema (not with the emulator's encoder), so the decoder is checked against the
- * format itself; the .NET check in compat/dotnet/cosmos runs the real SDK.
+ * format itself; the .NET check in compat/dotnet runs the real SDK.
  */
 
 const int32 = (v: number): Buffer => {

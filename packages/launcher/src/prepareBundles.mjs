@@ -18,8 +18,8 @@ const LAUNCHER_FILES = ['buildCache.mjs', 'bundles.mjs', 'compileCache.mjs', 'pa
  * Makes the bundles of the parts named in `only` current and resolves to the directory of each (by part name); when
  * something was rebuilt, with `buildMs` and `prune()`, which removes bundles no run needs any more and empties an
  * overgrown compile cache (compileCache.mjs; call it once started).
- * - `parts`: every part, by name: the entry points of each (`{ main: 'local/main.ts' }`) and an optional directory
- *   of `assets` (relative to `root`) copied beside them as `static/`;
+ * - `parts`: every part, by name: the entry points of each (`{ main: 'packages/local-host/src/main.ts' }`) and an
+ *   optional directory of `assets` (relative to `root`) copied beside them as `static/`;
  * - `only`: the parts to make current (all by default). The vendor bundle is shared: when it is rebuilt, every part
  *   is rebuilt against it, the others too (a failure of theirs left to their own next run), so it holds the packages
  *   of all and the commands that run different parts do not rebuild it in turn;

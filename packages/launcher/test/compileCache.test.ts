@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
-/** The launcher's use of Node's compile cache (launcher/compileCache.mjs). */
+/** The launcher's use of Node's compile cache (src/compileCache.mjs). */
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const launcherModule = pathToFileURL(join(repo, 'packages/launcher/src/compileCache.mjs')).href;
 const { trimCompileCache } = (await import(launcherModule)) as {

@@ -8,11 +8,16 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** The install's `prepare` step (package.json), which `npm ci` and `npm install` run in this repository. */
 describe("the install's prepare step", () => {
-  it('is what package.json runs after an install', () => {
-    expect(
-      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
-        .prepare,
-    ).toBe('convoy-bundles');
+  it("is what package.json runs after an install: the launcher's command, by its file", () => {
+    // By its file, not `convoy-bundles`: npm also runs the root's prepare as that of the link the packages have to
+    // it (`ledger-convoy`), before it links the workspaces' commands.
+    const manifest = (file: string) =>
+      JSON.parse(readFileSync(join(root, file), 'utf8')) as {
+        scripts?: Record<string, string>;
+        bin?: Record<string, string>;
+      };
+    const command = manifest('packages/launcher/package.json').bin?.['convoy-bundles'];
+    expect(manifest('package.json').scripts?.prepare).toBe(`node packages/launcher/${command}`);
   });
 
   it(

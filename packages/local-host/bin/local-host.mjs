@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `npm start`: runs the local host from bundles of its TypeScript, built with esbuild (launcher/): the host
-// (local/main.ts and all it imports from src/, cli/ and emulators/), the emulators' worker thread, and the npm
+// `npm start`: runs the local host from bundles of its TypeScript, built with esbuild (packages/launcher): the host
+// (src/main.ts and all it imports of the app, the CLI and the emulators), the emulators' worker thread, and the npm
 // packages both import. See packages/local-host/README.md, "Start-up".
 //
 // A bundle is rebuilt before it runs whenever it could be stale: any file it was built from, or the directory of
-// one, changed, or so did the launcher, package.json or tsconfig.json (launcher/buildCache.mjs). Builds go to
-// fresh directories, so a concurrent start never runs a half-written bundle. The emulators' threads start from
-// their bundle as soon as it is current, before the host's is loaded (or rebuilt), so they boot on the other core.
+// one, changed, or so did the launcher, package.json or tsconfig.json (packages/launcher/src/buildCache.mjs).
+// Builds go to fresh directories, so a concurrent start never runs a half-written bundle. The emulators' threads
+// start from their bundle as soon as it is current, before the host's is loaded (or rebuilt), so they boot on the
+// other core.
 import { Worker } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,7 +17,7 @@ import { enableCompileCache, INPUTS, PARTS, prepareBundles, mapStackTraces } fro
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 enableCompileCache(root);
-/** How the host finds the emulators' threads started here (local/emulatorThread.ts reads it). */
+/** How the host finds the emulators' threads started here (src/emulatorThread.ts reads it). */
 const EMULATOR_WORKERS = Symbol.for('ledger-convoy.emulatorWorkers');
 
 const { dirs, buildMs, prune } = await prepareBundles({
@@ -26,7 +27,7 @@ const { dirs, buildMs, prune } = await prepareBundles({
   inputs: INPUTS,
   onReady: (part, dir) => void (part === 'emulators' && startEmulatorWorkers(dir)),
 });
-// For the host's start-up log (local/main.ts).
+// For the host's start-up log (src/main.ts).
 process.env.CONVOY_START_BUNDLES_AT_MS = String(Math.round(performance.now()));
 if (buildMs !== undefined) process.env.CONVOY_START_BUILD_MS = String(buildMs);
 // Stack traces name the TypeScript sources (our bundles' linked source maps; the vendor bundle has none).

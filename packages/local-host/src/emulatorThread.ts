@@ -59,7 +59,7 @@ export interface EmulatorThread {
   close(): Promise<void>;
 }
 
-/** Threads `npm start`'s launcher (local/start.mjs) started from its bundle before the host's code was loaded. */
+/** Threads `npm start`'s launcher (bin/local-host.mjs) started from its bundle before the host's code was loaded. */
 interface LauncherWorkers {
   /** The bundled worker's entry point. */
   readonly script: URL;

@@ -15,7 +15,7 @@ import { errorMessage } from 'ledger-convoy/core';
  * Log lines are human-readable on a terminal and JSON otherwise (or with --json), and come after the banner.
  */
 
-// The launcher (local/start.mjs) says when the bundles were current: checked, or rebuilt.
+// The launcher (bin/local-host.mjs) says when the bundles were current: checked, or rebuilt.
 const bundled = Number(process.env.CONVOY_START_BUNDLES_AT_MS);
 const timeline = startupTimeline(
   Number.isFinite(bundled) && bundled > 0 ? [{ phase: 'bundles current', atMs: bundled }] : [],

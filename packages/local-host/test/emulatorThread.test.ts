@@ -76,7 +76,7 @@ describe('an emulator in a worker thread', () => {
   });
 });
 
-/** What `npm start`'s launcher (local/start.mjs) leaves for the host: threads already loading their emulator. */
+/** What `npm start`'s launcher (bin/local-host.mjs) leaves for the host: threads already loading their emulator. */
 const LAUNCHER_WORKERS = Symbol.for('ledger-convoy.emulatorWorkers');
 const script = new URL('../src/emulatorWorkerBoot.mjs', import.meta.url);
 const globals = globalThis as { [key: symbol]: unknown };

@@ -56,7 +56,7 @@ export interface OutboxHoldStore {
   delete(orderId: string, etag: string): Promise<'deleted' | HoldWriteLost>;
   /** The order's held records, ascending by sequence. */
   heldRecords(orderId: string): Promise<OutboxHeldRecord[]>;
-  /** Writes a held record whatever is there (a conversion, or fewer pending targets). */
+  /** Writes a held record whatever is there: a release that delivered it to some targets leaves it fewer pending. */
   putHeld(record: OutboxHeldRecord): Promise<void>;
   /** Deletes a held record; one already gone is no error. */
   deleteHeld(orderId: string, id: string): Promise<void>;

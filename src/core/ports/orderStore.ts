@@ -2,7 +2,7 @@
  * The order store, in the domain's words: an order's documents live in its own partition of the `orders` container
  * (partition key `/orderId`), are read one at a time, and change only through an {@link OrderWrite} — every document
  * one step of the processor touches, written all or nothing. What a write meets comes back as a
- * {@link CommitOutcome}; only adapters know how their database says it (docs/architecture.md, "Ports").
+ * {@link CommitOutcome}; only adapters know how their database says it (docs/architecture.md, "The parts").
  */
 import type { AppliedEntryDocument } from '../documents/appliedEntryDocument.js';
 import type { InboxRecord } from '../documents/inboxRecord.js';

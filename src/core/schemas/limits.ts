@@ -16,7 +16,7 @@ export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
  * Most transactions one order holds: a `TransactionAdded` beyond it is `InvalidTransition` (rule 7). With the
  * field lengths above and {@link ORDER_MAX_PARKED} it keeps the order document and every transactional batch
  * (2 MB) and every `order-events` message (256 KB) within Azure's limits however long an order lives, whatever its
- * text (`test/unit/orderSizes.test.ts` measures them with the worst-case text).
+ * text (`test/integration/orderSizes.test.ts` measures them with the worst-case text).
  */
 export const ORDER_MAX_TRANSACTIONS = 1_000;
 /** Most entries parked on one order: a gap entry beyond it is dead-lettered `InvalidTransition` (rules 7, 10). */

@@ -12,7 +12,8 @@ export interface ConsoleAlert {
 
 /**
  * What the app's own telemetry tells the console: its alerts and the count of entries applied. Only a console
- * in the app's process has it (`npm start`, see local/telemetryTap.ts); on Azure these live in Application Insights.
+ * in the app's process has it (`npm start`, see packages/local-host/src/telemetryTap.ts); on Azure these live in
+ * Application Insights.
  */
 export interface ConsoleTelemetry {
   readonly source: 'in-process';

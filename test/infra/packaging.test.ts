@@ -222,6 +222,9 @@ describe('productionLock', () => {
     expect(staged.filter((at) => at.startsWith('packages/') || at.startsWith('node_modules/@ledger-convoy/'))).toEqual(
       [],
     );
+    // Nor the packages' link to the app itself (`ledger-convoy`, how they import it by name).
+    expect(repoLock.packages['node_modules/ledger-convoy']).toMatchObject({ link: true });
+    expect(staged).not.toContain('node_modules/ledger-convoy');
     for (const name of Object.keys(repoManifest.dependencies)) expect(staged).toContain(`node_modules/${name}`);
     // Each of these is a dependency of a tool package only: the emulators, the launcher, the local host, the CLI.
     for (const toolOnly of [

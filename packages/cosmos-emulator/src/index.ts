@@ -11,6 +11,8 @@ import type { DatabaseSeed } from './seed.js';
 import { DEFAULT_SCRIPT_LIMITS } from './scripts/scriptRun.js';
 import type { ScriptLimits } from './scripts/scriptRun.js';
 import { AccountStore } from './store/accountStore.js';
+import { ThroughputBudget } from './throughputBudget.js';
+import type { BudgetClock } from './throughputBudget.js';
 import { loadOrCreateCertificate } from '@ledger-convoy/dev-certificate';
 
 export { EMULATOR_KEY } from './http/auth.js';
@@ -50,6 +52,14 @@ export interface StartOptions {
    * a time budget, not a security boundary. @default { timeoutMs: 5000, operationBudget: 1000 }
    */
   scripts?: Partial<ScriptLimits>;
+  /**
+   * Request units a second each container serves (`--throughput`): a request on a container's items that arrives
+   * when its budget is spent is answered 429 with substatus 3200 and `x-ms-retry-after-ms`, as Azure answers it
+   * (metering: `throughputBudget.ts` and the README). Unmetered when unset. @default undefined
+   */
+  throughput?: number;
+  /** The budget's clock, for tests. @default Date.now @internal */
+  throughputClock?: BudgetClock;
   /** Receives unexpected errors (500s). @default undefined (ignored) */
   onError?: (error: unknown) => void;
   /**
@@ -98,6 +108,8 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
     if (!Number.isInteger(value) || value < 1)
       throw new RangeError(`scripts.${name} must be a positive integer, got ${value}.`);
   }
+  if (options.throughput !== undefined && !(Number.isFinite(options.throughput) && options.throughput > 0))
+    throw new RangeError(`throughput must be a positive number of request units a second, got ${options.throughput}.`);
   const tls = options.https === true ? await loadOrCreateCertificate(options.dataDir) : undefined;
   const store = await AccountStore.open({ dataDir: options.dataDir, partitionKeyRanges: options.partitionKeyRanges });
   const counters = new RequestCounters();
@@ -111,6 +123,9 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
     onError: options.onError,
     tls,
     scripts,
+    ...(options.throughput !== undefined && {
+      throughput: { unitsPerSecond: options.throughput, budget: new ThroughputBudget(options.throughputClock) },
+    }),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

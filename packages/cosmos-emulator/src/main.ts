@@ -4,7 +4,7 @@ import { start } from './index.js';
 
 /*
  * CLI: `npm run emulator:cosmos -- --port 8081 [--host 127.0.0.1] [--data-dir ./.cosmos]
- *   [--https [--cert-out ./cosmos-cert.pem]] [--partition-key-ranges 1]`.
+ *   [--https [--cert-out ./cosmos-cert.pem]] [--partition-key-ranges 1] [--throughput <RU/s>]`.
  * Fault rules can be added at run time with `POST /_emulator/faults`.
  */
 
@@ -12,6 +12,13 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be 0-65535');
   return port;
+}
+
+function parseThroughput(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('must be a positive number of request units a second');
+  return n;
 }
 
 function parseRangeCount(value: string): number {
@@ -34,6 +41,11 @@ const program = new Command()
     parseRangeCount,
     1,
   )
+  .option(
+    '--throughput <RU/s>',
+    'serve each container at most this many request units a second, answering 429/3200 beyond it (unmetered when unset)',
+    parseThroughput,
+  )
   .parse();
 
 const options = program.opts<{
@@ -43,6 +55,7 @@ const options = program.opts<{
   https?: true;
   certOut?: string;
   partitionKeyRanges: number;
+  throughput?: number;
 }>();
 if (options.certOut !== undefined && options.https !== true) program.error('--cert-out needs --https');
 const emulator = await start({
@@ -51,6 +64,7 @@ const emulator = await start({
   dataDir: options.dataDir,
   https: options.https === true,
   partitionKeyRanges: options.partitionKeyRanges,
+  throughput: options.throughput,
   onError: (error) => console.error('cosmos emulator: unexpected error', error),
 });
 if (options.certOut !== undefined && emulator.certificatePem !== undefined) {

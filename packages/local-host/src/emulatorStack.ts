@@ -12,6 +12,8 @@ export interface EmulatorStackOptions {
   serviceBusPort?: number;
   /** HTTP port of the Cosmos emulator; 0 picks a free one. @default 8081 */
   cosmosPort?: number;
+  /** Request units a second each Cosmos DB container serves, answering 429 beyond it (`--cosmos-throughput`); unmetered when unset. @default undefined */
+  cosmosThroughput?: number;
   /** Port of the Service Bus emulator's admin view (health, sessions, ATOM API); 0 disables it. @default 5300 */
   adminPort?: number;
   /** HTTPS port of the Service Bus management API (the JS administration client); 0 disables it. @default 5301, 0 when `adminPort` is 0 */
@@ -77,7 +79,11 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
     marked(
       startEmulatorThread({
         service: 'cosmos',
-        options: { port: options.cosmosPort ?? 8081, dataDir: dataDir ? join(dataDir, 'cosmos') : undefined },
+        options: {
+          port: options.cosmosPort ?? 8081,
+          dataDir: dataDir ? join(dataDir, 'cosmos') : undefined,
+          ...(options.cosmosThroughput !== undefined && { throughput: options.cosmosThroughput }),
+        },
       }),
       'Cosmos DB emulator accepting',
     ),

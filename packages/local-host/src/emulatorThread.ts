@@ -12,7 +12,7 @@ interface EmulatorOptionsByService {
     certOut?: string;
     certDir?: string;
   };
-  cosmos: Pick<CosmosStartOptions, 'port' | 'dataDir'>;
+  cosmos: Pick<CosmosStartOptions, 'port' | 'dataDir' | 'throughput'>;
 }
 type EmulatorService = keyof EmulatorOptionsByService;
 export type EmulatorOptions<S extends EmulatorService = EmulatorService> = EmulatorOptionsByService[S];

@@ -29,6 +29,8 @@ export interface LocalHostOptions {
   serviceBusAdminHttpsPort?: number;
   /** @default 8081 */
   cosmosPort?: number;
+  /** Request units a second each container of the embedded Cosmos DB emulator serves (`--cosmos-throughput`). @default undefined (unmetered) */
+  cosmosThroughput?: number;
   /** Durable emulator data; in memory when unset. @default undefined */
   dataDir?: string;
   /** The functions to serve. @default the app's own (`composeApp()` of `src/functions/app.ts`, started here) */
@@ -105,6 +107,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
           m.startEmulatorStack({
             serviceBusPort: options.serviceBusPort,
             cosmosPort: options.cosmosPort,
+            cosmosThroughput: options.cosmosThroughput,
             adminPort: options.serviceBusAdminPort,
             adminHttpsPort: options.serviceBusAdminHttpsPort,
             dataDir: options.dataDir,

@@ -20,6 +20,13 @@ function parsePort(value: string): number {
   return port;
 }
 
+function parseThroughput(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('must be a positive number of request units a second');
+  return n;
+}
+
 interface Flags {
   emulators: boolean;
   quiet?: boolean;
@@ -28,6 +35,7 @@ interface Flags {
   dataDir?: string;
   servicebusPort: number;
   cosmosPort: number;
+  cosmosThroughput?: number;
   servicebusAdminPort: number;
   servicebusAdminHttpsPort?: number;
   hostJson?: string;
@@ -51,6 +59,11 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
     .option('--data-dir <dir>', 'keep emulator data durably in this directory (in memory otherwise)')
     .option('--servicebus-port <port>', 'AMQP port of the Service Bus emulator', parsePort, 5672)
     .option('--cosmos-port <port>', 'HTTP port of the Cosmos DB emulator', parsePort, 8081)
+    .option(
+      '--cosmos-throughput <RU/s>',
+      'request units a second each Cosmos DB container serves, answering 429 beyond it as Azure does (unmetered when unset)',
+      parseThroughput,
+    )
     .option(
       '--servicebus-admin-port <port>',
       "port of the Service Bus emulator's admin view (0 turns it off)",
@@ -81,6 +94,7 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
       dataDir,
       serviceBusPort: flags.servicebusPort,
       cosmosPort: flags.cosmosPort,
+      cosmosThroughput: flags.cosmosThroughput,
       serviceBusAdminPort: flags.servicebusAdminPort,
       serviceBusAdminHttpsPort: flags.servicebusAdminHttpsPort,
       hostJsonFile: flags.hostJson === undefined ? undefined : resolve(cwd, flags.hostJson),

@@ -54,6 +54,22 @@ describe('an emulator in a worker thread', () => {
     await cosmos.close();
   });
 
+  it('throttles a container past the throughput it was started with, as Azure does (429, substatus 3200)', async () => {
+    const cosmos = await startEmulatorThread({ service: 'cosmos', options: { port: 0, throughput: 0.01 } });
+    await cosmos.ensureDatabases([{ id: 'budget', containers: [{ id: 'c', partitionKey: { paths: ['/pk'] } }] }]);
+    const client = new CosmosClient({
+      endpoint: String(cosmos.endpoint),
+      key: String(/AccountKey=([^;]+)/.exec(cosmos.connectionString)?.[1]),
+      connectionPolicy: { enableEndpointDiscovery: false, retryOptions: { maxRetryAttemptCount: 0 } as never },
+    });
+    const container = client.database('budget').container('c');
+    // A hundredth of a request unit a second: the first create (4.95 RU) overdraws the bucket for over eight minutes.
+    await container.items.create({ id: 'a', pk: 'p' });
+    await expect(container.items.create({ id: 'b', pk: 'p' })).rejects.toMatchObject({ code: 429, substatus: 3200 });
+    client.dispose();
+    await cosmos.close();
+  });
+
   it('refuses databases to the Service Bus emulator, which has none', async () => {
     const serviceBus = await startEmulatorThread({
       service: 'servicebus',

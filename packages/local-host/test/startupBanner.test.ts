@@ -100,6 +100,11 @@ describe('npm start flags', () => {
     });
   });
 
+  it('passes --cosmos-throughput on to the Cosmos DB emulator, unmetered without it, and refuses a budget that is not positive', () => {
+    expect(parseMainArgs(['--cosmos-throughput', '200'], '/work/x').host.cosmosThroughput).toBe(200);
+    expect(parseMainArgs([], '/work/x').host.cosmosThroughput).toBeUndefined();
+  });
+
   it('serves the operator console on 7072 unless --console-port says another port, or 0 to go without it, and prints its URL', () => {
     expect(parseMainArgs([], '/work/x').consolePort).toBe(7072);
     expect(parseMainArgs(['--console-port', '7180'], '/work/x').consolePort).toBe(7180);

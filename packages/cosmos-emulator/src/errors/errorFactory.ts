@@ -94,8 +94,8 @@ export function responseTooLarge(): CosmosError {
   );
 }
 
-/** 429 with the retry hint the SDK's throttling policy honours. */
-function tooManyRequests(retryAfterMs: number): CosmosError {
+/** 429/3200 (the request rate is over the container's throughput) with the retry hint the SDK's throttling policy honours. */
+export function tooManyRequests(retryAfterMs: number): CosmosError {
   return new CosmosError(
     429,
     CosmosErrorCode.TooManyRequests,

@@ -12,8 +12,8 @@ import { feedReply } from './feed.js';
 
 /*
  * Offers: the provisioned throughput of a database (shared) or a container, as the service reports it
- * (`offerVersion` V2, manual or autoscale). The emulator does not throttle by them; they are kept so that
- * code reading or changing throughput works as against Azure.
+ * (`offerVersion` V2, manual or autoscale). The emulator does not throttle by them (only `--throughput` does, see
+ * `throughputBudget.ts`); they are kept so that code reading or changing throughput works as against Azure.
  */
 
 /** Throughput a create request provisions: manual RU/s, or autoscale with its maximum. */

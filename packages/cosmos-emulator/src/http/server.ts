@@ -11,6 +11,7 @@ import {
   injectedStatus,
   internalError,
   serviceUnavailable,
+  tooManyRequests,
 } from '../errors/errorFactory.js';
 import type { FaultInjector } from '../faults.js';
 import type { AccountStore } from '../store/accountStore.js';
@@ -24,6 +25,8 @@ import { parseAddress } from './requestContext.js';
 import { checkIntendedContainer, resolveResourceIds } from './resourceIds.js';
 import { checkGrant } from './resourceTokens.js';
 import { route } from './router.js';
+import type { ThroughputBudget } from '../throughputBudget.js';
+import { OperationKind } from '../operations.js';
 import type { TlsMaterial } from '@ledger-convoy/dev-certificate';
 
 /** Requests larger than this are refused with 413 without being buffered (documents cap at 2 MiB). */
@@ -41,6 +44,32 @@ export interface HttpDependencies {
   tls?: TlsMaterial;
   /** Limits of stored procedures, triggers and UDFs. */
   scripts: ScriptLimits;
+  /** Request units a second each container serves (`--throughput`); unmetered when unset. */
+  throughput?: { unitsPerSecond: number; budget: ThroughputBudget };
+}
+
+/** Requests on a container's items, which its throughput pays for (metadata requests are metered apart on Azure). */
+const METERED: ReadonlySet<OperationKind> = new Set([
+  OperationKind.Create,
+  OperationKind.Read,
+  OperationKind.Replace,
+  OperationKind.Upsert,
+  OperationKind.Delete,
+  OperationKind.Patch,
+  OperationKind.Batch,
+  OperationKind.Bulk,
+  OperationKind.Query,
+  OperationKind.ReadFeed,
+  OperationKind.ChangeFeed,
+  OperationKind.ExecuteStoredProcedure,
+  OperationKind.PartitionKeyDelete,
+]);
+
+/** The container a metered request spends from (`db/coll` by name), or `undefined` for one no budget applies to. */
+function meteredContainer(ctx: RequestContext, operation: OperationKind, deps: HttpDependencies): string | undefined {
+  const [s0, db, s2, coll] = ctx.address.segments;
+  if (deps.throughput === undefined || !METERED.has(operation) || s0 !== 'dbs' || s2 !== 'colls') return undefined;
+  return db === undefined || coll === undefined ? undefined : JSON.stringify([db, coll]);
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
@@ -110,6 +139,15 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     writeReply(res, errorReply(injectedStatus(fault.status, fault.retryAfterMs)));
     return;
   }
+  const metered = meteredContainer(resolved, operation, deps);
+  const throughput = deps.throughput;
+  if (metered !== undefined && throughput !== undefined) {
+    const retryAfterMs = throughput.budget.admit(metered, throughput.unitsPerSecond);
+    if (retryAfterMs !== undefined) {
+      writeReply(res, errorReply(tooManyRequests(retryAfterMs)));
+      return;
+    }
+  }
   let reply: Reply;
   try {
     if (grant !== undefined) checkGrant(resolved, grant, deps.store);
@@ -121,6 +159,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
   }
   // Charged whether or not the client learns the outcome: the service did the work.
   deps.counters.charge(operation, reply.requestCharge ?? 0, reply.bytesWritten ?? 0);
+  if (metered !== undefined && throughput !== undefined)
+    throughput.budget.spend(metered, throughput.unitsPerSecond, reply.requestCharge ?? 0);
   if (fault?.mode === 'commit-then-fail') {
     // The work is done (or failed) but the client must not learn which: the "unknown outcome" case.
     if (fault.reply === 'destroy') req.socket.destroy();

@@ -1,6 +1,7 @@
 /**
- * Sends order events to the session-enabled `order-events` queue: `sessionId` = order, `messageId` = the outbox
- * record id (the queue's duplicate detection drops a re-send within its window), and the entry's W3C trace context
+ * Sends order events to the `order-events` topic: `sessionId` = order (its subscriptions are session-enabled),
+ * `messageId` = the event's key (the topic's duplicate detection drops a re-send within its window), `subject` = the
+ * CloudEvents `type` (what subscriptions filter on, `sys.Label`), and the entry's W3C trace context
  * as the `Diagnostic-Id` / `traceparent` application properties. One order's events go in as few batch sends as
  * they fit in (256 KB each on the Standard tier), in sequence order.
  */
@@ -22,6 +23,7 @@ export function toOrderEventServiceBusMessage(
   return {
     messageId: event.messageId,
     sessionId: event.sessionId,
+    subject: event.subject,
     ...(event.correlationId !== undefined && { correlationId: event.correlationId }),
     contentType: event.contentType,
     applicationProperties: {

@@ -174,7 +174,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
 
     // Triggers first, HTTP last: once the URL answers, messages are already being consumed.
     const serviceBus = modules.startServiceBusHost({
-      functions: functions.serviceBusQueue,
+      functions: functions.serviceBus,
       settings,
       hostOptions,
       logger,

@@ -31,6 +31,8 @@ export interface LocalHostOptions {
   cosmosPort?: number;
   /** Durable emulator data; in memory when unset. @default undefined */
   dataDir?: string;
+  /** The Service Bus emulator's entity file (a test adds a downstream's subscription). @default `infra/servicebus.config.json` */
+  serviceBusEntityFile?: string;
   /** The functions to serve. @default the app's own (`composeApp()` of `src/functions/app.ts`, started here) */
   registrations?: readonly FunctionRegistration[];
   /** @default `local.settings.json` in the repository root */
@@ -108,6 +110,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
             adminPort: options.serviceBusAdminPort,
             adminHttpsPort: options.serviceBusAdminHttpsPort,
             dataDir: options.dataDir,
+            entityFile: options.serviceBusEntityFile,
             cosmosResources: resourceNames,
             timeline: options.timeline,
           }),

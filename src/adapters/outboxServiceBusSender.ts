@@ -11,7 +11,13 @@ import {
   type ServiceBusMessageBatch,
   type ServiceBusSender,
 } from '@azure/service-bus';
-import { OutboxDeliveryError, OutboxErrorCode, type OrderEventSender, type OutboundOrderEvent } from '../core/index.js';
+import {
+  ORDER_EVENTS_TOPIC,
+  OutboxDeliveryError,
+  OutboxErrorCode,
+  type OrderEventSender,
+  type OutboundOrderEvent,
+} from '../core/index.js';
 import { inSendSpan, traceProperties } from './telemetryTraceContext.js';
 import { errorMessage } from '../core/index.js';
 
@@ -88,6 +94,14 @@ function toDeliveryError(error: unknown): OutboxDeliveryError {
     return new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order-events refused the batch: ${message}`, {
       cause: error,
     });
+  }
+  if (isServiceBusError(error) && error.code === 'MessagingEntityNotFound') {
+    // Said plainly: a namespace deployed or emulated without the topic (or with order-events still a queue).
+    return new OutboxDeliveryError(
+      OutboxErrorCode.TransportFailed,
+      `order-events send failed: the Service Bus topic ${ORDER_EVENTS_TOPIC} does not exist (infra/servicebus.config.json and infra/app/serviceBus.bicep declare it): ${message}`,
+      { cause: error },
+    );
   }
   const code = isServiceBusError(error) ? error.code : error instanceof Error ? error.name : 'unknown';
   return new OutboxDeliveryError(OutboxErrorCode.TransportFailed, `order-events send failed (${code}): ${message}`, {

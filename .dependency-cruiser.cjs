@@ -116,6 +116,13 @@ module.exports = {
       to: { path: ['^src/', '^packages/(?!launcher/)', '^(bench|test)/'] },
     },
     {
+      name: 'examples-stand-alone',
+      severity: 'error',
+      comment: 'An example is copied into another app: it imports nothing of ours, only public packages.',
+      from: { path: '^examples/' },
+      to: { path: '^(src|packages|test|bench|scripts|infra)/' },
+    },
+    {
       name: 'nothing-imports-tests',
       severity: 'error',
       comment: 'Test code is for tests: move what another part needs out of the tests.',

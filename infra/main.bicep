@@ -1,8 +1,10 @@
-// Ledger Convoy on Azure: a Flex Consumption function app with a user-assigned identity, Service Bus queues
-// from the entity file, Cosmos DB with continuous backup, monitoring, diagnostics, a workbook and alerts. No keys
-// anywhere: every local auth method is off. vnetEnabled puts Storage, Cosmos DB and Service Bus behind private
-// endpoints in a virtual network the app integrates with (docs/azure.md).
+// Ledger Convoy on Azure: a Flex Consumption function app with a user-assigned identity, Service Bus queues and
+// the order-events topic from the entity file, Cosmos DB with continuous backup, monitoring, diagnostics, a
+// workbook and alerts. No keys anywhere: every local auth method is off. vnetEnabled puts Storage, Cosmos DB and
+// Service Bus behind private endpoints in a virtual network the app integrates with (docs/azure.md).
 targetScope = 'subscription'
+
+import { eventSubscription } from 'app/serviceBus.bicep'
 
 @minLength(1)
 @maxLength(64)
@@ -34,7 +36,7 @@ param alertEmail string = ''
 ])
 param serviceBusSku string = 'Standard'
 
-@description('Maximum size of each Service Bus queue in MB (not part of the entity file).')
+@description('Maximum size of each Service Bus queue and of the order-events topic in MB (not part of the entity file).')
 @allowed([
   1024
   2048
@@ -44,9 +46,20 @@ param serviceBusSku string = 'Standard'
 ])
 param serviceBusQueueMaxSizeInMegabytes int = 1024
 
-@description('Active messages on order-events (kept until their TTL, since nothing in the app consumes them) above which an alert fires.')
+@description('Active messages on the order-events topic (its subscriptions\' copies, kept until read or expired) above which an alert fires; about a tenth of a 1 GB topic.')
 @minValue(1)
 param orderEventsBacklogThreshold int = 100000
+
+@description('Subscriptions of the order-events topic, one per downstream (name, optional SQL filter on sys.Label = the CloudEvents type). The default, "all", takes every event so nothing is lost before the first downstream subscribes; a deployment that names its own downstreams may leave it out. Keep infra/servicebus.config.json\'s subscriptions the same for local runs.')
+param orderEventSubscriptions eventSubscription[] = [
+  {
+    name: 'all'
+    defaultMessageTimeToLive: 'P1D'
+    deadLetteringOnMessageExpiration: false
+    lockDuration: 'PT1M'
+    maxDeliveryCount: 10
+  }
+]
 
 @description('Cosmos DB capacity: Serverless has no idle cost; Provisioned uses autoscale throughput.')
 @allowed([
@@ -167,6 +180,7 @@ module serviceBus 'app/serviceBus.bicep' = {
     name: '${abbrs.serviceBusNamespaces}${resourceToken}'
     sku: serviceBusSkuChecked
     maxQueueSizeInMegabytes: serviceBusQueueMaxSizeInMegabytes
+    eventSubscriptions: orderEventSubscriptions
     publicNetworkAccess: publicNetworkAccess
   }
 }
@@ -278,6 +292,7 @@ module rbac 'app/rbac.bicep' = {
     userPrincipalType: principalType
     storageAccountName: storage.outputs.name
     serviceBusNamespaceName: serviceBus.outputs.name
+    eventTopicName: serviceBus.outputs.topicName
     cosmosAccountName: cosmos.outputs.name
     cosmosDatabaseName: cosmos.outputs.databaseName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
@@ -294,7 +309,8 @@ module alerts 'app/alerts.bicep' = {
     alertNamePrefix: '${abbrs.insightsMetricAlerts}${resourceToken}-'
     alertEmail: alertEmail
     serviceBusNamespaceName: serviceBus.outputs.name
-    eventQueueBacklogThreshold: orderEventsBacklogThreshold
+    eventTopic: serviceBus.outputs.topicName
+    eventTopicBacklogThreshold: orderEventsBacklogThreshold
     applicationInsightsName: monitoring.outputs.applicationInsightsName
   }
 }
@@ -332,6 +348,8 @@ output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
 output AZURE_FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
 output SERVICEBUS_FULLY_QUALIFIED_NAMESPACE string = serviceBus.outputs.fullyQualifiedNamespace
 output SERVICEBUS_QUEUES array = serviceBus.outputs.queueNames
+output SERVICEBUS_TOPIC string = serviceBus.outputs.topicName
+output SERVICEBUS_TOPIC_SUBSCRIPTIONS array = serviceBus.outputs.subscriptionNames
 output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
 output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output COSMOS_CONTAINER string = cosmos.outputs.containerName

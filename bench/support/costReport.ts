@@ -53,10 +53,10 @@ export function costReport(costs: CostResults): string[] {
       `Functions Flex Consumption on demand $${PRICES.flexPerMillionExecutions} per million executions and $${PRICES.flexPerGbSecond} per GB-s. ` +
       'Free grants, the Service Bus base charge (with its 13 M included operations) and storage are left out.',
     "- Request units: the Cosmos DB emulator's x-ms-request-charge (packages/cosmos-emulator/README.md: Microsoft's charge-by-item-size table, " +
-      'queries and change feed estimated), summed over every request from the first send until the last event was on order-events: ' +
+      'queries and change feed estimated), summed over every request from the first send until the last event was on order-events (subscription all): ' +
       "processor, outbox relay (change feed, leases, holds) and the relay's polls while waiting. Bytes written: the items written as stored.",
-    `- Service Bus operations: each message sent, received and completed once (ledger, orders, order-events — one subscriber ` +
-      `receives and completes each event); a send and a receive count one operation per started ${OPERATION_BYTES / 1024} KB of ` +
+    `- Service Bus operations: each message sent, received and completed once (ledger, orders, and the order-events topic with one ` +
+      `subscription: sent to the topic once, received and completed from the subscription once); a send and a receive count one operation per started ${OPERATION_BYTES / 1024} KB of ` +
       'the body (its JSON in UTF-8), a completion one; session accepts, lock renewals and empty receives are not counted.',
     `- Executions: the in-process host's function invocations. GB-s: the main thread's busy time (the functions, the host, the bench's ` +
       `sends and its order-events consumer) × ${INSTANCE_MEMORY_GB * 1024} MB, Flex Consumption's default instance memory.`,

@@ -1,10 +1,10 @@
 /**
- * A consumer of `order-events` for the benchmark: takes every message (receive-and-delete, several sessions at a
+ * A consumer of `order-events` (its subscription `all`) for the benchmark: takes every message (receive-and-delete, several sessions at a
  * time, one client) and keeps, per `messageId`, when the broker enqueued it — the end of the relay's path. Copies
  * of a `messageId` (a replayed batch past duplicate detection) are counted, not kept twice.
  */
 import { ServiceBusClient, isServiceBusError, type ServiceBusSessionReceiver } from '@azure/service-bus';
-import { orderEventKey, orderEventSource } from '../../src/core/index.js';
+import { ALL_EVENTS_SUBSCRIPTION, ORDER_EVENTS_TOPIC, orderEventKey, orderEventSource } from '../../src/core/index.js';
 
 /** The `messageId` of an entry's event on `order-events`: its key, derived from the order and the entry. */
 export function eventKeyOf(entry: { orderId: string; entryId: string }): string {
@@ -31,7 +31,7 @@ export interface OrderEventsConsumer {
 
 const WORKERS = 8;
 
-/** Starts taking `order-events` messages until closed. */
+/** Starts taking `order-events` messages from subscription `all` (one downstream) until closed. */
 export function consumeOrderEvents(connectionString: string): OrderEventsConsumer {
   const client = new ServiceBusClient(connectionString);
   const seen: OrderEventsSeen = { enqueuedAt: new Map(), bodyBytes: new Map(), duplicates: 0 };
@@ -40,7 +40,7 @@ export function consumeOrderEvents(connectionString: string): OrderEventsConsume
     while (!closed) {
       let receiver: ServiceBusSessionReceiver | undefined;
       try {
-        receiver = await client.acceptNextSession('order-events', {
+        receiver = await client.acceptNextSession(ORDER_EVENTS_TOPIC, ALL_EVENTS_SUBSCRIPTION, {
           receiveMode: 'receiveAndDelete',
           maxAutoLockRenewalDurationInMs: 0,
         });

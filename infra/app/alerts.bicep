@@ -1,4 +1,4 @@
-// Operator alerts, routed to one action group: dead letters on the work queues, the backlog of the event queue,
+// Operator alerts, routed to one action group: dead letters on the work queues, the backlog of the event topic,
 // the app's alerts (docs/contracts.md: a warn-level structured log line plus an OpenTelemetry event;
 // the app also counts each one in a metric of the same name), and the outbox relay's holds and lag.
 
@@ -26,12 +26,12 @@ param deadLetterQueues array = [
   'orders'
 ]
 
-@description('Queue that only collects events (nothing in the app consumes it); its backlog is watched.')
-param eventQueue string = 'order-events'
+@description('The topic the app publishes events to (nothing in the app consumes it); its backlog is watched.')
+param eventTopic string = 'order-events'
 
-@description('Active messages on the event queue above which the backlog alert fires.')
+@description('Active messages on the event topic (all its subscriptions) above which the backlog alert fires.')
 @minValue(1)
-param eventQueueBacklogThreshold int = 100000
+param eventTopicBacklogThreshold int = 100000
 
 @description('Application Insights component that receives the app telemetry.')
 param applicationInsightsName string
@@ -122,20 +122,21 @@ resource deadLetterAlerts 'Microsoft.Insights/metricAlerts@2018-03-01' = [
   }
 ]
 
-// Nothing consumes the event queue, so its messages live until their TTL and expire without dead-lettering
-// (DeadLetteringOnMessageExpiration is off for it). A backlog far above normal means the queue is heading for
-// its size limit, at which point sends fail (QuotaExceeded) and outbox records stop: act before that.
+// Each subscription of the event topic keeps a copy of every event it selects until read or expired (without
+// dead-lettering: DeadLetteringOnMessageExpiration is off for `all`), and every copy counts towards the topic's size.
+// A backlog far above normal means a subscription nobody drains is filling the topic; once full, every send fails
+// (QuotaExceeded) and the relay stops for every downstream: act before that (docs/operations.md, "A full topic").
 resource eventBacklogAlert 'Microsoft.Insights/metricAlerts@2018-03-01' = {
-  name: '${alertNamePrefix}backlog-${eventQueue}'
+  name: '${alertNamePrefix}backlog-${eventTopic}'
   location: 'global'
   tags: tags
   properties: {
-    description: 'More than ${eventQueueBacklogThreshold} active messages in ${eventQueue}: subscribe a consumer or lower its TTL before the queue fills.'
+    description: 'More than ${eventTopicBacklogThreshold} active messages in topic ${eventTopic}: a subscription is not drained. Start its consumer, lower its TTL or delete it before the topic fills (`convoy sessions` shows each subscription\'s backlog).'
     severity: 3
     enabled: true
     scopes: [serviceBus.id]
-    evaluationFrequency: 'PT15M'
-    windowSize: 'PT15M'
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT5M'
     autoMitigate: true
     criteria: {
       'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
@@ -149,11 +150,11 @@ resource eventBacklogAlert 'Microsoft.Insights/metricAlerts@2018-03-01' = {
             {
               name: 'EntityName'
               operator: 'Include'
-              values: [eventQueue]
+              values: [eventTopic]
             }
           ]
           operator: 'GreaterThan'
-          threshold: eventQueueBacklogThreshold
+          threshold: eventTopicBacklogThreshold
           timeAggregation: 'Maximum'
         }
       ]

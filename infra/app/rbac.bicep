@@ -20,6 +20,9 @@ param storageAccountName string
 @description('Service Bus namespace.')
 param serviceBusNamespaceName string
 
+@description('The order-events topic the outbox relay publishes to.')
+param eventTopicName string
+
 @description('Cosmos DB account.')
 param cosmosAccountName string
 
@@ -53,8 +56,6 @@ var appQueueRoles = [
   { queue: 'orders', role: roles.serviceBusDataReceiver }
   // the ledger splitter fans entries out into `orders`.
   { queue: 'orders', role: roles.serviceBusDataSender }
-  // the outbox relay publishes order state changes (and `convoy outbox retry` re-sends held ones); nothing in the app consumes them.
-  { queue: 'order-events', role: roles.serviceBusDataSender }
 ]
 
 // Storage rights the Functions host needs with identity-based AzureWebJobsStorage on Flex Consumption.
@@ -84,6 +85,11 @@ resource queues 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' existing = [
   }
 ]
 
+resource eventTopic 'Microsoft.ServiceBus/namespaces/topics@2024-01-01' existing = {
+  parent: serviceBus
+  name: eventTopicName
+}
+
 resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' existing = {
   name: cosmosAccountName
 }
@@ -103,6 +109,18 @@ resource appQueueAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01
     }
   }
 ]
+
+// The outbox relay publishes order events to the topic (and `convoy outbox retry` re-sends held ones); the app reads
+// none of its subscriptions: they belong to the downstreams, each with its own identity and rights.
+resource appTopicAssignment 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(eventTopic.id, appPrincipalId, roles.serviceBusDataSender)
+  scope: eventTopic
+  properties: {
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.serviceBusDataSender)
+  }
+}
 
 resource appStorageAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   for role in appStorageRoles: {

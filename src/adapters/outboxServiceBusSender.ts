@@ -1,6 +1,7 @@
 /**
- * Sends order events to the session-enabled `order-events` queue: `sessionId` = order, `messageId` = the outbox
- * record id (the queue's duplicate detection drops a re-send within its window), and the entry's W3C trace context
+ * Sends order events to the `order-events` topic: `sessionId` = order (its subscriptions are session-enabled),
+ * `messageId` = the event's key (the topic's duplicate detection drops a re-send within its window), `subject` = the
+ * CloudEvents `type` (what subscriptions filter on, `sys.Label`), and the entry's W3C trace context
  * as the `Diagnostic-Id` / `traceparent` application properties. One order's events go in as few batch sends as
  * they fit in (256 KB each on the Standard tier), in sequence order.
  */
@@ -10,7 +11,13 @@ import {
   type ServiceBusMessageBatch,
   type ServiceBusSender,
 } from '@azure/service-bus';
-import { OutboxDeliveryError, OutboxErrorCode, type OrderEventSender, type OutboundOrderEvent } from '../core/index.js';
+import {
+  ORDER_EVENTS_TOPIC,
+  OutboxDeliveryError,
+  OutboxErrorCode,
+  type OrderEventSender,
+  type OutboundOrderEvent,
+} from '../core/index.js';
 import { inSendSpan, traceProperties } from './telemetryTraceContext.js';
 import { errorMessage } from '../core/index.js';
 
@@ -22,6 +29,7 @@ export function toOrderEventServiceBusMessage(
   return {
     messageId: event.messageId,
     sessionId: event.sessionId,
+    subject: event.subject,
     ...(event.correlationId !== undefined && { correlationId: event.correlationId }),
     contentType: event.contentType,
     applicationProperties: {
@@ -86,6 +94,14 @@ function toDeliveryError(error: unknown): OutboxDeliveryError {
     return new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order-events refused the batch: ${message}`, {
       cause: error,
     });
+  }
+  if (isServiceBusError(error) && error.code === 'MessagingEntityNotFound') {
+    // Said plainly: a namespace deployed or emulated without the topic (or with order-events still a queue).
+    return new OutboxDeliveryError(
+      OutboxErrorCode.TransportFailed,
+      `order-events send failed: the Service Bus topic ${ORDER_EVENTS_TOPIC} does not exist (infra/servicebus.config.json and infra/app/serviceBus.bicep declare it): ${message}`,
+      { cause: error },
+    );
   }
   const code = isServiceBusError(error) ? error.code : error instanceof Error ? error.name : 'unknown';
   return new OutboxDeliveryError(OutboxErrorCode.TransportFailed, `order-events send failed (${code}): ${message}`, {

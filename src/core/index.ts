@@ -31,7 +31,7 @@ export {
 
 export type { Stored } from './ports/orderStore.js';
 export { AlertName, CounterName } from './ports/telemetry.js';
-export { QUEUE_NAMES, QueueName } from './queueNames.js';
+export { ALL_EVENTS_SUBSCRIPTION, ORDER_EVENTS_TOPIC, QUEUE_NAMES, QueueName } from './queueNames.js';
 
 export { type ProcessResult } from './processor/processResult.js';
 

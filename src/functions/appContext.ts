@@ -28,7 +28,7 @@ import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { Telemetry } from '../core/ports/telemetry.js';
 import { OrderCache } from '../core/processor/orderCache.js';
 import { OrderProcessor } from '../core/processor/orderProcessor.js';
-import { QueueName } from '../core/queueNames.js';
+import { ORDER_EVENTS_TOPIC, QueueName } from '../core/queueNames.js';
 import { createOutboxRuntime, type OutboxRuntime } from './outboxRuntime.js';
 
 /** The app setting holding the Service Bus connection, as the triggers name it. */
@@ -78,8 +78,8 @@ export interface AppContext {
   readonly processor: OrderProcessor;
   /** The outbox relay and what the hold timer shares with it. */
   readonly outbox: OutboxRuntime;
-  /** One sender per queue, created on first use (creating one opens nothing). */
-  sender(queue: QueueName): ServiceBusSender;
+  /** One sender per queue (and the `order-events` topic), created on first use (creating one opens nothing). */
+  sender(entity: QueueName | typeof ORDER_EVENTS_TOPIC): ServiceBusSender;
   /** Closes senders and clients, and takes the metrics' gauges off the meter. */
   close(): Promise<void>;
 }
@@ -124,10 +124,10 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
     void serviceBus.close();
     throw error;
   }
-  const senders = new Map<QueueName, ServiceBusSender>();
-  const sender = (queue: QueueName): ServiceBusSender => {
-    let found = senders.get(queue);
-    if (found === undefined) senders.set(queue, (found = serviceBus.createSender(queue)));
+  const senders = new Map<string, ServiceBusSender>();
+  const sender = (entity: QueueName | typeof ORDER_EVENTS_TOPIC): ServiceBusSender => {
+    let found = senders.get(entity);
+    if (found === undefined) senders.set(entity, (found = serviceBus.createSender(entity)));
     return found;
   };
   const metrics = new ConvoyMetrics();
@@ -136,7 +136,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const outbox = createOutboxRuntime({
     config: outboxConfig,
     container,
-    sender: sender(QueueName.OrderEvents),
+    sender: sender(ORDER_EVENTS_TOPIC),
     telemetry,
     metrics,
     clock,

@@ -3,12 +3,14 @@ import type {
   CosmosDBv4FunctionOptions,
   HttpFunctionOptions,
   ServiceBusQueueFunctionOptions,
+  ServiceBusTopicFunctionOptions,
   TimerFunctionOptions,
 } from '@azure/functions';
 
 /** One function definition, as given to the Functions host. */
 export type FunctionRegistration =
   | { kind: 'serviceBusQueue'; name: string; options: ServiceBusQueueFunctionOptions }
+  | { kind: 'serviceBusTopic'; name: string; options: ServiceBusTopicFunctionOptions }
   | { kind: 'http'; name: string; options: HttpFunctionOptions }
   | { kind: 'timer'; name: string; options: TimerFunctionOptions }
   | { kind: 'cosmosDB'; name: string; options: CosmosDBv4FunctionOptions };
@@ -29,6 +31,7 @@ export interface HostedApp {
 export function registerWithHost(hosted: HostedApp): void {
   for (const f of hosted.functions) {
     if (f.kind === 'serviceBusQueue') app.serviceBusQueue(f.name, f.options);
+    else if (f.kind === 'serviceBusTopic') app.serviceBusTopic(f.name, f.options);
     else if (f.kind === 'http') app.http(f.name, f.options);
     else if (f.kind === 'timer') app.timer(f.name, f.options);
     else app.cosmosDB(f.name, f.options);

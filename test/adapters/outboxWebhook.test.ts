@@ -55,6 +55,7 @@ function outbound(): OutboundOrderEvent {
   return {
     messageId: key,
     sessionId: orderId,
+    subject: event.type,
     correlationId: 'L-1',
     contentType: CLOUDEVENTS_JSON,
     applicationProperties: { sequence: 7, type: 'TransactionAdded' },

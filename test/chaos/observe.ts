@@ -1,14 +1,23 @@
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusClient } from '@azure/service-bus';
-import { orderEventKey, orderEventSource, type OrderView } from '../../src/core/index.js';
+import {
+  ALL_EVENTS_SUBSCRIPTION,
+  ORDER_EVENTS_TOPIC,
+  orderEventKey,
+  orderEventSource,
+  type OrderView,
+} from '../../src/core/index.js';
 import type { OrderEventData } from '../../src/core/outbox/orderCloudEvent.js';
 import { foundDeadLetter, readOrders as readOrdersVia } from '@ledger-convoy/cli';
 import type { FoundDeadLetter } from '@ledger-convoy/cli';
 import { FunctionApi } from '@ledger-convoy/cli';
 import { messageIdText } from '@ledger-convoy/cli';
-import { peekAll } from '@ledger-convoy/cli';
+import { peekAll, subscriptionPath } from '@ledger-convoy/cli';
 
-/** An `order-events` message as peeked. */
+/** Where the chaos run reads the events: subscription `all` of the `order-events` topic, as a downstream would. */
+const ALL_EVENTS = subscriptionPath(ORDER_EVENTS_TOPIC, ALL_EVENTS_SUBSCRIPTION);
+
+/** An `order-events` message as peeked on subscription `all`. */
 export interface SeenEvent {
   messageId: string;
   sessionId: string | undefined;
@@ -65,7 +74,7 @@ export interface Observation {
   orders: Map<string, OrderView | undefined>;
   /** Dead letters of `orders` and `ledger`, keyed as the CLI keys them. */
   deadLetters: FoundDeadLetter[];
-  /** Dead letters of `order-events` (there should be none). */
+  /** Dead letters of subscription `all` of `order-events` (there should be none). */
   eventDeadLetters: number;
   events: SeenEvent[];
   rows: StoredRow[];
@@ -83,14 +92,14 @@ export async function readOrders(
   await readOrdersVia(new FunctionApi({ httpBaseUrl: baseUrl, functionKey: undefined }), ids, into, concurrency);
 }
 
-/** Dead letters of `orders` and `ledger`, plus the number on `order-events`. */
+/** Dead letters of `orders` and `ledger`, plus the number on subscription `all` of `order-events`. */
 export async function readDeadLetters(
   client: ServiceBusClient,
 ): Promise<{ deadLetters: FoundDeadLetter[]; eventDeadLetters: number }> {
   const [orders, ledger, events] = await Promise.all([
     peekAll(client, 'orders', 'deadLetter'),
     peekAll(client, 'ledger', 'deadLetter'),
-    peekAll(client, 'order-events', 'deadLetter'),
+    peekAll(client, ALL_EVENTS, 'deadLetter'),
   ]);
   return {
     deadLetters: [
@@ -101,9 +110,12 @@ export async function readDeadLetters(
   };
 }
 
-/** Every message on `order-events`, in the queue's order (sequence numbers, i.e. each session's order too). */
+/**
+ * Every message on subscription `all` of `order-events`, in its order (sequence numbers, i.e. each session's order
+ * too).
+ */
 export async function readEvents(client: ServiceBusClient, limit: number): Promise<SeenEvent[]> {
-  const messages = await peekAll(client, 'order-events', undefined, limit);
+  const messages = await peekAll(client, ALL_EVENTS, undefined, limit);
   return messages.map((m) => {
     const { key, expectedMessageId, sequence, data } = readEventBody(m.body);
     return { messageId: messageIdText(m.messageId), sessionId: m.sessionId, key, expectedMessageId, sequence, data };

@@ -95,6 +95,19 @@ export const SNAPSHOT_CONTEXT = Object.freeze({
   location: 'westeurope',
 });
 
+/** A parameter value as a `.bicepparam` file spells it. */
+type ParamValue = string | number | boolean | readonly ParamValue[] | { readonly [key: string]: ParamValue };
+
+/** `value` as a Bicep literal: strings single-quoted (quotes and backslashes escaped), arrays and objects one item a line. */
+function bicepLiteral(value: ParamValue): string {
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return `[\n${value.map((v: ParamValue) => bicepLiteral(v)).join('\n')}\n]`;
+  return `{\n${Object.entries(value)
+    .map(([k, v]) => `${k}: ${bicepLiteral(v as ParamValue)}`)
+    .join('\n')}\n}`;
+}
+
 /**
  * Evaluates `main.bicep` with the given parameters through `bicep snapshot` (the compiler's own evaluator),
  * so tests can assert concrete values instead of ARM expression strings.
@@ -102,13 +115,12 @@ export const SNAPSHOT_CONTEXT = Object.freeze({
 export function snapshotMainBicep(
   compiler: BicepCompiler,
   mainBicep: string,
-  params: Record<string, string | number | boolean>,
+  params: Record<string, ParamValue>,
 ): DeploymentSnapshot {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-infra-'));
   // `using` accepts only relative paths.
   const lines = [`using '${relative(dir, mainBicep).split('\\').join('/')}'`];
-  for (const [name, value] of Object.entries(params))
-    lines.push(`param ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}`);
+  for (const [name, value] of Object.entries(params)) lines.push(`param ${name} = ${bicepLiteral(value)}`);
   const paramFile = join(dir, 'test.bicepparam');
   writeFileSync(paramFile, `${lines.join('\n')}\n`);
   const ctx = SNAPSHOT_CONTEXT;

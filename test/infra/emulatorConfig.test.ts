@@ -43,7 +43,6 @@ describe('clampForDockerEmulator', () => {
     ).toEqual([
       ['ledger', false, true],
       ['orders', true, true],
-      ['order-events', true, true],
     ]);
     for (const queue of namespace?.Queues ?? []) {
       expect(queue.Properties).toMatchObject({
@@ -53,6 +52,30 @@ describe('clampForDockerEmulator', () => {
         MaxDeliveryCount: 10,
       });
     }
+    // The order-events topic and its session-enabled subscription `all`, which takes every event (no rules).
+    expect(namespace?.Topics).toMatchObject([
+      {
+        Name: 'order-events',
+        Properties: {
+          RequiresDuplicateDetection: true,
+          DuplicateDetectionHistoryTimeWindow: 'PT5M',
+          DefaultMessageTimeToLive: 'PT1H',
+        },
+        Subscriptions: [
+          {
+            Name: 'all',
+            Properties: {
+              RequiresSession: true,
+              DeadLetteringOnMessageExpiration: false,
+              DefaultMessageTimeToLive: 'PT1H',
+              LockDuration: 'PT1M',
+              MaxDeliveryCount: 10,
+            },
+            Rules: [],
+          },
+        ],
+      },
+    ]);
   });
 
   it('lowers values above each limit to the limit', () => {

@@ -3,16 +3,57 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileAndLint } from '../../scripts/infraBuild.js';
+import { durationToMs } from '../../scripts/writeEmulatorConfig.js';
 import type { BicepCompiler, InfraBuildResult } from '../../scripts/infraBuild.js';
 import { declaredResources, locateBicepCompiler, ofType, single, snapshotMainBicep } from './armTemplate.js';
 import type { ArmTemplate, DeploymentSnapshot } from './armTemplate.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const mainBicep = join(root, 'infra', 'main.bicep');
+interface EntitySubscription {
+  Name: string;
+  Properties: Record<string, unknown>;
+  Rules: { Name: string; Properties: { FilterType: string; SqlFilter?: { SqlExpression: string } } }[];
+}
 const entityFile = JSON.parse(readFileSync(join(root, 'infra', 'servicebus.config.json'), 'utf8')) as {
-  UserConfig: { Namespaces: { Queues: { Name: string; Properties: Record<string, unknown> }[] }[] };
+  UserConfig: {
+    Namespaces: {
+      Queues: { Name: string; Properties: Record<string, unknown> }[];
+      Topics: { Name: string; Properties: Record<string, unknown>; Subscriptions: EntitySubscription[] }[];
+    }[];
+  };
 };
 const entityQueues = entityFile.UserConfig.Namespaces[0]?.Queues ?? [];
+const entityTopics = entityFile.UserConfig.Namespaces[0]?.Topics ?? [];
+
+/** A subscription of the entity file as the template deploys it: ARM properties and its SQL filter, if any. */
+function deployedSubscription(s: EntitySubscription) {
+  const sql = s.Rules.find((r) => r.Properties.FilterType === 'Sql')?.Properties.SqlFilter?.SqlExpression;
+  return {
+    name: s.Name,
+    properties: {
+      requiresSession: s.Properties.RequiresSession,
+      lockDuration: s.Properties.LockDuration,
+      maxDeliveryCount: s.Properties.MaxDeliveryCount,
+      defaultMessageTimeToLive: s.Properties.DefaultMessageTimeToLive,
+      deadLetteringOnMessageExpiration: s.Properties.DeadLetteringOnMessageExpiration,
+    },
+    sqlFilter: sql,
+  };
+}
+
+/** The subscriptions of `order-events` in a snapshot, each with the SQL filter of its `$Default` rule, if any. */
+function subscriptionsOf(snapshot: DeploymentSnapshot) {
+  const rules = ofType(snapshot, 'Microsoft.ServiceBus/namespaces/topics/subscriptions/rules');
+  return ofType(snapshot, 'Microsoft.ServiceBus/namespaces/topics/subscriptions').map((s) => {
+    const rule = rules.find((r) => r.name === `${s.name}/$Default`);
+    return {
+      name: s.name.split('/').pop(),
+      properties: s.properties,
+      sqlFilter: (rule?.properties?.sqlFilter as { sqlExpression?: string } | undefined)?.sqlExpression,
+    };
+  });
+}
 
 // Resolved at collection time so machines without bicep/az/dotnet report these suites as skipped.
 const compiler = locateBicepCompiler();
@@ -137,6 +178,8 @@ describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
         'AZURE_CLIENT_ID',
         'AZURE_FUNCTION_APP_NAME',
         'SERVICEBUS_FULLY_QUALIFIED_NAMESPACE',
+        'SERVICEBUS_QUEUES',
+        'SERVICEBUS_TOPIC',
         'COSMOS_ENDPOINT',
         'COSMOS_DATABASE',
         'COSMOS_CONTAINER',
@@ -157,8 +200,11 @@ describe.skipIf(!compiler)('infra/main.bicep compiled to ARM JSON', () => {
             Record<string, { value?: unknown }> | undefined
         )?.[name]?.value,
       );
+    // Symbolic names (languageVersion 2.0, which the template's user-defined types need) or resource ids: the module's output either way.
     const fromCosmos = (output: string) =>
-      new RegExp(`'Microsoft\\.Resources/deployments', 'cosmos'\\), '[^']+'\\)\\.outputs\\.${output}\\.value\\]$`);
+      new RegExp(
+        `(reference\\('cosmos'\\)|'Microsoft\\.Resources/deployments', 'cosmos'\\), '[^']+'\\))\\.outputs\\.${output}\\.value\\]$`,
+      );
     expect(parameter('functionApp', 'cosmosDatabaseName')).toMatch(fromCosmos('databaseName'));
     expect(parameter('functionApp', 'cosmosContainerName')).toMatch(fromCosmos('containerName'));
     expect(parameter('rbac', 'cosmosDatabaseName')).toMatch(fromCosmos('databaseName'));
@@ -173,6 +219,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')(
   () => {
     let defaults: DeploymentSnapshot;
     let alternative: DeploymentSnapshot;
+    let downstreams: DeploymentSnapshot;
 
     beforeAll(() => {
       defaults = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
@@ -190,6 +237,14 @@ describe.skipIf(!compiler || compiler.kind === 'az')(
         serviceBusQueueMaxSizeInMegabytes: 2048,
         outboxWebhookUrl: 'https://receiver.example.com/order-events',
         outboxWebhookSecretUri: 'https://convoy-kv.vault.azure.net/secrets/webhook-secret',
+      });
+      downstreams = snapshotMainBicep(compiler as BicepCompiler, mainBicep, {
+        environmentName: 'ci',
+        location: 'westeurope',
+        orderEventSubscriptions: [
+          { name: 'search-index', sqlFilter: "sys.Label = 'convoy.order.transaction-added'" },
+          { name: 'audit', defaultMessageTimeToLive: 'PT12H', deadLetteringOnMessageExpiration: true },
+        ],
       });
     }, 300_000);
 
@@ -223,31 +278,93 @@ describe.skipIf(!compiler || compiler.kind === 'az')(
       expect(sizes).toEqual(entityQueues.map(() => 2048));
     });
 
-    it('matches the contract: ledger deduplicated without sessions, orders and order-events with sessions', () => {
+    it('matches the contract: ledger deduplicated without sessions, orders with sessions', () => {
       const flags = Object.fromEntries(
         ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => [
           q.name.split('/').pop(),
           [q.properties?.requiresSession, q.properties?.requiresDuplicateDetection],
         ]),
       );
-      expect(flags).toEqual({ ledger: [false, true], orders: [true, true], 'order-events': [true, true] });
+      expect(flags).toEqual({ ledger: [false, true], orders: [true, true] });
     });
 
-    it('dead-letters expired messages on the work queues but not on order-events, which nothing consumes', () => {
+    it('dead-letters expired messages on the work queues', () => {
       const expiry = Object.fromEntries(
         ofType(defaults, 'Microsoft.ServiceBus/namespaces/queues').map((q) => [
           q.name.split('/').pop(),
           q.properties?.deadLetteringOnMessageExpiration,
         ]),
       );
-      expect(expiry).toEqual({ ledger: true, orders: true, 'order-events': false });
+      expect(expiry).toEqual({ ledger: true, orders: true });
     });
 
-    it('references only queues that exist in the entity file (role scopes and dead-letter alerts)', () => {
-      const names = new Set(entityQueues.map((q) => q.Name));
+    it('creates the order-events topic from the entity file: the duplicate detection, TTL and size the queue had', () => {
+      const [fileTopic] = entityTopics;
+      expect(entityTopics.map((t) => t.Name)).toEqual(['order-events']);
+      const topic = single(defaults, 'Microsoft.ServiceBus/namespaces/topics');
+      expect(topic.name.split('/').pop()).toBe('order-events');
+      expect(topic.properties).toEqual({
+        requiresDuplicateDetection: true,
+        duplicateDetectionHistoryTimeWindow: fileTopic?.Properties.DuplicateDetectionHistoryTimeWindow,
+        defaultMessageTimeToLive: fileTopic?.Properties.DefaultMessageTimeToLive,
+        maxSizeInMegabytes: 1024,
+      });
+      expect(fileTopic?.Properties).toMatchObject({ DuplicateDetectionHistoryTimeWindow: 'PT1H' });
+      expect(single(alternative, 'Microsoft.ServiceBus/namespaces/topics').properties?.maxSizeInMegabytes).toBe(2048);
+      expect(defaults.outputs).toMatchObject({
+        SERVICEBUS_QUEUES: entityQueues.map((q) => q.Name),
+        SERVICEBUS_TOPIC: 'order-events',
+        SERVICEBUS_TOPIC_SUBSCRIPTIONS: ['all'],
+      });
+    });
+
+    it("creates by default exactly the entity file's subscriptions: all, session-enabled, every event, no dead letters on expiry, a day's TTL at most (drift check)", () => {
+      const fromFile = (entityTopics[0]?.Subscriptions ?? []).map(deployedSubscription);
+      expect(subscriptionsOf(defaults)).toEqual(fromFile);
+      const [all] = subscriptionsOf(defaults);
+      expect(all).toMatchObject({
+        name: 'all',
+        properties: { requiresSession: true, deadLetteringOnMessageExpiration: false },
+        sqlFilter: undefined,
+      });
+      expect(durationToMs(String(all?.properties?.defaultMessageTimeToLive))).toBeLessThanOrEqual(86_400_000);
+    });
+
+    it('creates one subscription per entry of orderEventSubscriptions, a SQL filter replacing its $Default rule', () => {
+      expect(subscriptionsOf(downstreams)).toEqual([
+        {
+          name: 'search-index',
+          properties: {
+            requiresSession: true,
+            lockDuration: 'PT1M',
+            maxDeliveryCount: 10,
+            defaultMessageTimeToLive: 'P1D',
+            deadLetteringOnMessageExpiration: false,
+          },
+          sqlFilter: "sys.Label = 'convoy.order.transaction-added'",
+        },
+        {
+          name: 'audit',
+          properties: {
+            requiresSession: true,
+            lockDuration: 'PT1M',
+            maxDeliveryCount: 10,
+            defaultMessageTimeToLive: 'PT12H',
+            deadLetteringOnMessageExpiration: true,
+          },
+          sqlFilter: undefined,
+        },
+      ]);
+      // `all` left out: the deployment named its own downstreams.
+      expect(ofType(downstreams, 'Microsoft.ServiceBus/namespaces/topics/subscriptions/rules')).toHaveLength(1);
+      expect(downstreams.outputs).toMatchObject({ SERVICEBUS_TOPIC_SUBSCRIPTIONS: ['search-index', 'audit'] });
+    });
+
+    it('references only queues and topics that exist in the entity file (role scopes and alerts)', () => {
+      const names = new Set([...entityQueues.map((q) => q.Name), ...entityTopics.map((t) => t.Name)]);
       const referenced = [
         ...ofType(defaults, 'Microsoft.Authorization/roleAssignments').flatMap((r) =>
-          [...r.id.matchAll(/\/queues\/([^/',]+)/g)].map((m) => m[1]),
+          [...r.id.matchAll(/\/(?:queues|topics)\/([^/',]+)/g)].map((m) => m[1]),
         ),
         ...ofType(defaults, 'Microsoft.Insights/metricAlerts').flatMap(
           (a) =>
@@ -407,7 +524,7 @@ function expectedRoleRows(snapshot: DeploymentSnapshot): string[] {
     `app ${ROLE.serviceBusDataSender} ${namespace}/queues/ledger`,
     `app ${ROLE.serviceBusDataReceiver} ${namespace}/queues/orders`,
     `app ${ROLE.serviceBusDataSender} ${namespace}/queues/orders`,
-    `app ${ROLE.serviceBusDataSender} ${namespace}/queues/order-events`,
+    `app ${ROLE.serviceBusDataSender} ${namespace}/topics/order-events`,
     `app ${ROLE.storageBlobDataOwner} ${storage}`,
     `app ${ROLE.storageQueueDataContributor} ${storage}`,
     `app ${ROLE.storageTableDataContributor} ${storage}`,

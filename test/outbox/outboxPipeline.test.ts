@@ -8,7 +8,7 @@ import type { CliSettings } from '@ledger-convoy/cli';
 import { startCosmosDBHost, type CosmosDBHost } from '@ledger-convoy/local-host';
 import type { RegistrationOf } from '@ledger-convoy/local-host';
 import { relayLag } from '../../src/adapters/outboxLag.js';
-import { orderEventKey, orderEventSource } from '../../src/core/index.js';
+import { ALL_EVENTS_SUBSCRIPTION, ORDER_EVENTS_TOPIC, orderEventKey, orderEventSource } from '../../src/core/index.js';
 import { outboxRecordId } from '../../src/core/documents/documentIds.js';
 import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/adapters/changeFeedLease.js';
 import { getOrder } from '../../src/functions/getOrder.js';
@@ -61,9 +61,9 @@ afterAll(async () => {
   restoreEnv?.();
 });
 
-/** Every `order-events` message of the order, in session order, read from the broker (peeked). */
+/** Every `order-events` message of the order on subscription `all`, in session order, read from the broker (peeked). */
 async function orderEvents(orderId: string): Promise<ServiceBusReceivedMessage[]> {
-  const receiver = await stack.bus.acceptSession('order-events', orderId);
+  const receiver = await stack.bus.acceptSession(ORDER_EVENTS_TOPIC, ALL_EVENTS_SUBSCRIPTION, orderId);
   try {
     return await peekEverything(receiver);
   } finally {
@@ -125,7 +125,15 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
       sessionId: a,
       correlationId: ledgerId,
       contentType: 'application/cloudevents+json',
+      subject: 'convoy.order.transaction-added',
     });
+    // The subject is the CloudEvents type, what a subscription filters on (sys.Label).
+    expect(eventsA.map((m) => m.subject)).toEqual(eventsA.map((m) => (m.body as OrderCloudEvent).type));
+    expect(eventsA.map((m) => m.subject)).toEqual([
+      'convoy.order.created',
+      'convoy.order.transaction-added',
+      'convoy.order.transaction-added',
+    ]);
     expect(last.applicationProperties).toMatchObject({ sequence: 3, type: 'TransactionAdded' });
     const [record3] = (
       await stack.container.items
@@ -139,9 +147,10 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
       specversion: '1.0',
       id: `${a}-3`,
       source: `/orders/${a}`,
-      type: 'convoy.order.entry-applied',
+      type: 'convoy.order.transaction-added',
       time: record3.committedAt,
       datacontenttype: 'application/json',
+      dataschema: 'urn:ledger-convoy:order-event-data:v1',
       traceparent: record3.traceparent,
       data: {
         orderId: a,

@@ -46,9 +46,10 @@ describe('order events as CloudEvents keyed per order', () => {
       specversion: '1.0',
       id: 'e-1',
       source: '/orders/o-1',
-      type: 'convoy.order.entry-applied',
+      type: 'convoy.order.created',
       time: '2025-01-01T00:00:00.123Z',
       datacontenttype: 'application/json',
+      dataschema: 'urn:ledger-convoy:order-event-data:v1',
       traceparent: input.traceparent,
       data: { orderId: 'o-1', sequence: 1, entryId: 'e-1', type: 'OrderCreated', change, order },
     });
@@ -56,5 +57,27 @@ describe('order events as CloudEvents keyed per order', () => {
     expect(first.key).toBe('evt-70f62ba215bc70d4e0998953c70b2d07');
     expect(new CloudEvent(JSON.parse(JSON.stringify(first.event)) as Record<string, unknown>).validate()).toBe(true);
     expect(orderCloudEvent({ ...input, traceparent: undefined }).event).not.toHaveProperty('traceparent');
+  });
+
+  it.each([
+    ['OrderCreated', 'convoy.order.created'],
+    ['TransactionAdded', 'convoy.order.transaction-added'],
+    ['TransactionAmended', 'convoy.order.transaction-amended'],
+    ['OrderDeleted', 'convoy.order.deleted'],
+  ] as const)('names what a %s entry did to the order: type %s', (type, cloudEventType) => {
+    // Act
+    const { event } = orderCloudEvent({
+      orderId: 'o-1',
+      entryId: 'e-1',
+      sequence: 1,
+      type,
+      change: {} as never,
+      order: { ...initialOrderState(), lastSequence: 1 },
+      committedAt: '2025-01-01T00:00:00.000Z',
+      traceparent: undefined,
+    });
+    // Assess
+    expect(event.type).toBe(cloudEventType);
+    expect(event.dataschema).toBe('urn:ledger-convoy:order-event-data:v1');
   });
 });

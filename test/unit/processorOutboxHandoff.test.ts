@@ -42,8 +42,9 @@ describe('order processor, writing outbox records for the relay', () => {
         specversion: '1.0',
         id: `${orderId}-e1`,
         source: `/orders/${orderId}`,
-        type: 'convoy.order.entry-applied',
+        type: 'convoy.order.created',
         time: new Date(h.clock.now()).toISOString(),
+        dataschema: 'urn:ledger-convoy:order-event-data:v1',
         data: { orderId, sequence: 1, entryId: `${orderId}-e1` },
       },
     });

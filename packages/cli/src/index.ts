@@ -37,7 +37,14 @@ export type { CliIo } from './io.js';
 export { type ExpectedOrder, expectedOrders, ORACLE_MAX_TRANSACTIONS, type OracleEntry } from './oracle.js';
 export { Prng } from './prng.js';
 export { runCli } from './program.js';
-export { asCliError, openServiceBus, peekAll, peekSequenceNumbers, withServiceBus } from './serviceBus.js';
+export {
+  asCliError,
+  openServiceBus,
+  peekAll,
+  peekSequenceNumbers,
+  subscriptionPath,
+  withServiceBus,
+} from './serviceBus.js';
 export {
   addConnectionOptions,
   type CliSettings,

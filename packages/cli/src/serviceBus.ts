@@ -19,6 +19,21 @@ export async function openServiceBus(settings: CliSettings): Promise<ServiceBusC
   return createServiceBusClient(settings.app, CLIENT_OPTIONS);
 }
 
+/**
+ * The entity path of a topic's subscription (`order-events/Subscriptions/all`): a receiver created on it reads the
+ * subscription (and its dead-letter queue) as one on a queue name reads the queue, so every dead-letter command
+ * takes either.
+ */
+export function subscriptionPath(topic: string, subscription: string): string {
+  return `${topic}/Subscriptions/${subscription}`;
+}
+
+/** The topic and subscription an entity path names, or `undefined` for a queue. */
+export function subscriptionOf(path: string): { topic: string; subscription: string } | undefined {
+  const match = /^([^/]+)\/subscriptions\/([^/]+)$/i.exec(path);
+  return match ? { topic: match[1] as string, subscription: match[2] as string } : undefined;
+}
+
 /** Runs `work` with a client and always closes it. */
 export async function withServiceBus<T>(
   settings: CliSettings,
@@ -111,8 +126,8 @@ export function asCliError(error: unknown): unknown {
     case 'MessagingEntityNotFound':
       return new CliError(
         'ServiceBus',
-        `A queue is missing: ${error.message}`,
-        'The namespace needs the queues ledger, orders and order-events (infra/servicebus.config.json).',
+        `A queue, topic or subscription is missing: ${error.message}`,
+        'The namespace needs the queues ledger and orders, and the topic order-events with its subscriptions (infra/servicebus.config.json).',
         { cause: error },
       );
     case 'UnauthorizedAccess':

@@ -4,8 +4,8 @@ import { resolveServiceBusConnection } from 'ledger-convoy/adapters/azureSetting
 import type { OrderView } from 'ledger-convoy/core';
 import { CliError, isCliError } from './errors.js';
 import { FunctionApi } from './httpApi.js';
-import { asCliError } from './serviceBus.js';
-import { QUEUE_NAMES } from 'ledger-convoy/core';
+import { asCliError, subscriptionOf, subscriptionPath } from './serviceBus.js';
+import { ORDER_EVENTS_TOPIC, QUEUE_NAMES } from 'ledger-convoy/core';
 import { requireServiceBus, type CliSettings } from './settings.js';
 import { errorMessage } from 'ledger-convoy/core';
 
@@ -39,11 +39,37 @@ interface QueueRow {
   sessions: SessionRow[] | undefined;
 }
 
+/** Counts of one subscription of a topic: its backlog, its sessions holding messages, its dead letters. */
+interface SubscriptionRow {
+  name: string;
+  /** Its entity path (`order-events/Subscriptions/all`): what `convoy dlq --subscription` and the console read. */
+  path: string;
+  requiresSession: boolean | undefined;
+  active: number;
+  deadLettered: number;
+  /**
+   * Sessions (orders) with messages waiting — a count, not a list: a subscription nobody drains holds one per order;
+   * undefined where the source does not say (Azure).
+   */
+  sessions: number | undefined;
+}
+
+/** A topic (`order-events`) and its subscriptions, one per downstream. */
+interface TopicRow {
+  name: string;
+  /** Its subscriptions' active messages together: what fills the topic (and what its backlog alert watches). */
+  active: number;
+  /** Bytes the topic holds, where the source says (Azure). */
+  sizeInBytes: number | undefined;
+  subscriptions: SubscriptionRow[];
+}
+
 /** What `sessions` shows. */
 export interface SessionsReport {
   /** `emulator`: the admin view (per session); `azure`: the administration client (per queue only). */
   source: 'emulator' | 'azure';
   queues: QueueRow[];
+  topics: TopicRow[];
   orders: Pick<OrderView, 'orderId' | 'status' | 'lastSequence' | 'parked' | 'rejected'>[];
   ordersUnavailable: string | undefined;
 }
@@ -79,8 +105,8 @@ export async function runSessions(options: SessionsOptions): Promise<SessionsRep
   requireServiceBus(options.settings);
   const connection = resolveServiceBusConnection(options.settings.app);
   const emulator = connection.kind === 'connectionString' && connection.emulator;
-  const queues =
-    emulator || options.admin ? await emulatorQueues(adminUrl(options)) : await azureQueues(options.settings);
+  const { queues, topics } =
+    emulator || options.admin ? await emulatorEntities(adminUrl(options)) : await azureEntities(options.settings);
   const sessionOrders = queues
     .filter((q) => q.name === 'orders')
     .flatMap((q) => q.sessions ?? [])
@@ -106,7 +132,7 @@ export async function runSessions(options: SessionsOptions): Promise<SessionsRep
     if (!isCliError(error)) throw error;
     ordersUnavailable = error.message;
   }
-  return { source: emulator || options.admin ? 'emulator' : 'azure', queues, orders, ordersUnavailable };
+  return { source: emulator || options.admin ? 'emulator' : 'azure', queues, topics, orders, ordersUnavailable };
 }
 
 /** `--admin`, else $CONVOY_ADMIN, else port 5300 on the emulator's host. */
@@ -118,7 +144,7 @@ function adminUrl(options: SessionsOptions): string {
   return `http://${endpoint}:5300/stats`;
 }
 
-async function emulatorQueues(url: string): Promise<QueueRow[]> {
+async function emulatorEntities(url: string): Promise<Pick<SessionsReport, 'queues' | 'topics'>> {
   let json: unknown;
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
@@ -139,7 +165,7 @@ async function emulatorQueues(url: string): Promise<QueueRow[]> {
       `${url} did not answer with the emulator's stats.`,
       'Is --admin pointing at the Service Bus emulator?',
     );
-  return parsed.data.entities
+  const queues = parsed.data.entities
     .filter((e) => e.kind === 'queue')
     .map((e) => ({
       name: e.name,
@@ -156,9 +182,27 @@ async function emulatorQueues(url: string): Promise<QueueRow[]> {
           lockedUntil: s.lockedUntil === undefined ? undefined : new Date(s.lockedUntil).toISOString(),
         })),
     }));
+  // The admin view lists subscriptions (by path), not topics: a topic is what its subscriptions' paths name.
+  const topics = new Map<string, TopicRow>();
+  for (const e of parsed.data.entities) {
+    const of = e.kind === 'subscription' ? subscriptionOf(e.name) : undefined;
+    if (!of) continue;
+    const topic = topics.get(of.topic) ?? { name: of.topic, active: 0, sizeInBytes: undefined, subscriptions: [] };
+    topics.set(of.topic, topic);
+    topic.active += e.active;
+    topic.subscriptions.push({
+      name: of.subscription,
+      path: e.name,
+      requiresSession: e.sessions !== undefined,
+      active: e.active,
+      deadLettered: e.deadLettered,
+      sessions: e.sessions?.filter((s) => s.depth > 0).length,
+    });
+  }
+  return { queues, topics: [...topics.values()] };
 }
 
-async function azureQueues(settings: CliSettings): Promise<QueueRow[]> {
+async function azureEntities(settings: CliSettings): Promise<Pick<SessionsReport, 'queues' | 'topics'>> {
   const connection = resolveServiceBusConnection(settings.app);
   // `@azure/identity` is loaded only when an identity is used: it is most of a second of start-up.
   const admin =
@@ -169,8 +213,8 @@ async function azureQueues(settings: CliSettings): Promise<QueueRow[]> {
           (await import('ledger-convoy/adapters/azureClients')).createCredential(connection.credential),
         );
   try {
-    return await Promise.all(
-      QUEUE_NAMES.map(async (name) => {
+    const queues = Promise.all(
+      QUEUE_NAMES.map(async (name): Promise<QueueRow> => {
         const [runtime, properties] = await Promise.all([admin.getQueueRuntimeProperties(name), admin.getQueue(name)]);
         return {
           name,
@@ -182,6 +226,25 @@ async function azureQueues(settings: CliSettings): Promise<QueueRow[]> {
         };
       }),
     );
+    const topic = async (name: string): Promise<TopicRow> => {
+      const runtime = await admin.getTopicRuntimeProperties(name);
+      const subscriptions: SubscriptionRow[] = [];
+      for await (const s of admin.listSubscriptionsRuntimeProperties(name)) {
+        const properties = await admin.getSubscription(name, s.subscriptionName);
+        subscriptions.push({
+          name: s.subscriptionName,
+          path: subscriptionPath(name, s.subscriptionName),
+          requiresSession: properties.requiresSession,
+          active: s.activeMessageCount,
+          deadLettered: s.deadLetterMessageCount,
+          sessions: undefined,
+        });
+      }
+      const active = subscriptions.reduce((sum, s) => sum + s.active, 0);
+      return { name, active, sizeInBytes: runtime.sizeInBytes, subscriptions };
+    };
+    const [queueRows, eventTopic] = await Promise.all([queues, topic(ORDER_EVENTS_TOPIC)]);
+    return { queues: queueRows, topics: [eventTopic] };
   } catch (error) {
     throw asCliError(error);
   }

@@ -7,6 +7,8 @@ import { runDlqResubmit } from '../src/dlq/resubmit.js';
 import { runDlqShow } from '../src/dlq/show.js';
 import { peekAll } from '../src/serviceBus.js';
 import { resolveCliSettings } from '../src/settings.js';
+import { runCli } from '../src/program.js';
+import type { CliIo } from '../src/io.js';
 import { peekEverything, receiveExactly } from '../../../test/support/serviceBusWaits.js';
 import { deadLetterEntries, startCliBus, type CliTestBus } from './support.js';
 
@@ -317,5 +319,47 @@ describe('convoy dlq against the Service Bus emulator', () => {
     await expect(runDlqPurge({ settings: bus.settings, yes: false })).rejects.toMatchObject({ code: 'InvalidOption' });
     expect(await runDlqPurge({ settings: bus.settings, yes: true })).toBe(2);
     expect((await runDlqList({ settings: bus.settings })).deadLetters).toHaveLength(0);
+  });
+
+  it('lists, shows and purges the dead letters of a subscription of order-events, and refuses to resubmit them, saying why', async () => {
+    // Prepare: an event a downstream of `all` gave up on.
+    const sender = bus.client.createSender('order-events');
+    await sender.sendMessages({
+      body: { id: 'e-1' },
+      sessionId: 'o-9',
+      messageId: 'evt-1',
+      subject: 'convoy.order.created',
+    });
+    await sender.close();
+    const receiver = await bus.client.acceptSession('order-events', 'all', 'o-9');
+    const [event] = await receiveExactly(receiver, 1, 'the event');
+    await receiver.deadLetterMessage(event!, { deadLetterReason: 'DownstreamFailed', deadLetterErrorDescription: 'x' });
+    await receiver.close();
+    const cli = async (...args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const io: CliIo = { out: (t) => void out.push(t), err: (t) => void err.push(t), exitCode: 0 };
+      const code = await runCli(
+        [...args, '--servicebus', bus.emulator.connectionString, '--http', 'http://127.0.0.1:9'],
+        io,
+      );
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    // Act + Assess
+    const listed = await cli('dlq', 'list', '--subscription', 'all');
+    expect(listed.out).toContain('order-events/Subscriptions/all/$DeadLetterQueue: 1 dead letter(s)');
+    expect(listed.out).toContain('DownstreamFailed');
+    const shown = await cli('dlq', 'show', 'evt-1', '--subscription', 'all');
+    expect(JSON.parse(shown.out)).toMatchObject({ messageId: 'evt-1', sessionId: 'o-9', body: { id: 'e-1' } });
+    const resubmitted = await cli('dlq', 'resubmit', '--all', '--subscription', 'all');
+    expect(resubmitted.code).not.toBe(0);
+    expect(resubmitted.err).toContain('Dead letters of a subscription are not resubmitted');
+    expect(resubmitted.err).toContain('within the duplicate-detection window');
+    expect(
+      (await runDlqList({ settings: bus.settings, queue: 'order-events/Subscriptions/all' })).deadLetters,
+    ).toHaveLength(1);
+    const purged = await cli('dlq', 'purge', '--yes', '--subscription', 'all');
+    expect(purged.out).toBe('purged 1 dead letter(s) from order-events/Subscriptions/all/$DeadLetterQueue');
+    expect(await peekAll(bus.client, 'order-events/Subscriptions/all', 'deadLetter')).toEqual([]);
   });
 });

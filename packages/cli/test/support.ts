@@ -6,7 +6,7 @@ import { start, type RunningEmulator } from '@ledger-convoy/servicebus-emulator'
 import { resolveCliSettings, type CliSettings } from '../src/settings.js';
 import { receiveExactly } from '../../../test/support/serviceBusWaits.js';
 
-/** The queues the CLI uses, with short test timings. */
+/** The queues and the topic the CLI uses, with short test timings. */
 export const testConfig = {
   UserConfig: {
     Namespaces: [
@@ -24,7 +24,19 @@ export const testConfig = {
             RequiresSession: name === 'orders',
           },
         })),
-        Topics: [],
+        Topics: [
+          {
+            Name: 'order-events',
+            Properties: { DefaultMessageTimeToLive: 'PT1H', RequiresDuplicateDetection: true },
+            Subscriptions: [
+              {
+                Name: 'all',
+                Properties: { LockDuration: 'PT5S', MaxDeliveryCount: 3, RequiresSession: true },
+                Rules: [],
+              },
+            ],
+          },
+        ],
       },
     ],
     Logging: { Type: 'Console' },

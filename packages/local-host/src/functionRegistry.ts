@@ -1,13 +1,14 @@
 import type { App, ComposeAppOptions } from 'ledger-convoy/functions/app';
 import type { FunctionRegistration } from 'ledger-convoy/functions/register';
 import { assertSupported } from './registrations.js';
-import type { RegistrationOf } from './registrations.js';
+import type { RegistrationOf, ServiceBusRegistration } from './registrations.js';
 
 /** Registrations split by trigger kind. */
 interface FunctionsByKind {
   http: RegistrationOf<'http'>[];
   timer: RegistrationOf<'timer'>[];
-  serviceBusQueue: RegistrationOf<'serviceBusQueue'>[];
+  /** Queue and topic (subscription) triggers. */
+  serviceBus: ServiceBusRegistration[];
   cosmosDB: RegistrationOf<'cosmosDB'>[];
 }
 
@@ -28,7 +29,7 @@ export async function loadApp(options: ComposeAppOptions = {}): Promise<App> {
  * @throws TypeError on an unsupported definition or a duplicate function name.
  */
 export function groupFunctions(registrations: readonly FunctionRegistration[]): FunctionsByKind {
-  const groups: FunctionsByKind = { http: [], timer: [], serviceBusQueue: [], cosmosDB: [] };
+  const groups: FunctionsByKind = { http: [], timer: [], serviceBus: [], cosmosDB: [] };
   const names = new Set<string>();
   for (const registration of registrations) {
     assertSupported(registration);
@@ -37,7 +38,7 @@ export function groupFunctions(registrations: readonly FunctionRegistration[]): 
     if (registration.kind === 'http') groups.http.push(registration);
     else if (registration.kind === 'timer') groups.timer.push(registration);
     else if (registration.kind === 'cosmosDB') groups.cosmosDB.push(registration);
-    else groups.serviceBusQueue.push(registration);
+    else groups.serviceBus.push(registration);
   }
   return groups;
 }

@@ -33,6 +33,8 @@ export interface LocalHostOptions {
   cosmosThroughput?: number;
   /** Durable emulator data; in memory when unset. @default undefined */
   dataDir?: string;
+  /** The Service Bus emulator's entity file (a test adds a downstream's subscription). @default `infra/servicebus.config.json` */
+  serviceBusEntityFile?: string;
   /** The functions to serve. @default the app's own (`composeApp()` of `src/functions/app.ts`, started here) */
   registrations?: readonly FunctionRegistration[];
   /** @default `local.settings.json` in the repository root */
@@ -111,6 +113,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
             adminPort: options.serviceBusAdminPort,
             adminHttpsPort: options.serviceBusAdminHttpsPort,
             dataDir: options.dataDir,
+            entityFile: options.serviceBusEntityFile,
             cosmosResources: resourceNames,
             timeline: options.timeline,
           }),
@@ -177,7 +180,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
 
     // Triggers first, HTTP last: once the URL answers, messages are already being consumed.
     const serviceBus = modules.startServiceBusHost({
-      functions: functions.serviceBusQueue,
+      functions: functions.serviceBus,
       settings,
       hostOptions,
       logger,

@@ -5,6 +5,9 @@ export type { FunctionRegistration };
 /** A registration of one kind. */
 export type RegistrationOf<K extends FunctionRegistration['kind']> = Extract<FunctionRegistration, { kind: K }>;
 
+/** A Service Bus trigger: on a queue, or on a subscription of a topic (`app.serviceBusTopic`). */
+export type ServiceBusRegistration = RegistrationOf<'serviceBusQueue' | 'serviceBusTopic'>;
+
 /**
  * The in-process host implements triggers and the HTTP return value only. A definition that also uses input
  * or output bindings would silently lose data here, so it is refused up front with the function's name.
@@ -20,7 +23,10 @@ export function assertSupported(registration: FunctionRegistration): void {
   if (output && !(registration.kind === 'http' && output.type === 'http')) {
     throw new TypeError(`function ${name}: a "${output.type}" return binding is not supported by the local host`);
   }
-  if (registration.kind === 'serviceBusQueue' && registration.options.cardinality === 'many') {
+  if (
+    (registration.kind === 'serviceBusQueue' || registration.kind === 'serviceBusTopic') &&
+    registration.options.cardinality === 'many'
+  ) {
     // With sessions the real host's batch dispatch holds one session at a time per instance and renews no session
     // lock (WebJobs Service Bus extension, ServiceBusListener): nothing a local figure should predict.
     const why = registration.options.isSessionsEnabled

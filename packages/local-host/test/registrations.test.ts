@@ -16,8 +16,13 @@ describe('groupFunctions', () => {
       sb('a'),
       { kind: 'http', name: 'h', options: { handler: () => ({}), return: output.http({}) } },
       { kind: 'timer', name: 't', options: { schedule: '0 * * * * *', handler } },
+      {
+        kind: 'serviceBusTopic',
+        name: 'b',
+        options: { connection: 'ServiceBusConnection', topicName: 't', subscriptionName: 's', handler },
+      },
     ]);
-    expect(groups.serviceBusQueue.map((r) => r.name)).toEqual(['a']);
+    expect(groups.serviceBus.map((r) => r.name)).toEqual(['a', 'b']);
     expect(groups.http.map((r) => r.name)).toEqual(['h']);
     expect(groups.timer.map((r) => r.name)).toEqual(['t']);
   });

@@ -334,6 +334,25 @@ describe("a topic's duplicate detection", () => {
   });
 });
 
+describe('a data directory older than the entity file', () => {
+  it('refuses to start when a name it holds as a queue is a topic in the entity file, naming the entity', async () => {
+    // Prepare: `events` was a queue when the data directory was written.
+    const dataDir = await mkdtemp(join(tmpdir(), 'sb-kind-change-'));
+    try {
+      const first = await start({ port: 0, adminPort: 0, config: configWith([queue('events')]), dataDir });
+      await first.close();
+      // Act
+      const starting = start({ port: 0, adminPort: 0, config: configWith([], [topic('events', ['all'])]), dataDir });
+      // Assess
+      await expect(starting).rejects.toThrow(
+        /entity "events" is a topic in the entity file but a queue in the data directory \(.+\): delete the data directory/,
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('queue-like settings', () => {
   it('are read from Config.json with partitioning, status and entity rules', async () => {
     const e = await start({

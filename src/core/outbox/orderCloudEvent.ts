@@ -10,8 +10,23 @@ import type { OrderSummary } from '../order/orderView.js';
 import type { EntryChange } from '../order/transition.js';
 import type { EntryType } from '../schemas/entry.js';
 
-/** The CloudEvents `type` of an applied entry. */
-const ORDER_EVENT_TYPE = 'convoy.order.entry-applied';
+/**
+ * The CloudEvents `type` of each entry type: what happened to the order. It is also the Service Bus `subject`
+ * (`sys.Label`), so a subscription selects the events it wants with a SQL filter.
+ */
+const ORDER_EVENT_TYPES = {
+  OrderCreated: 'convoy.order.created',
+  TransactionAdded: 'convoy.order.transaction-added',
+  TransactionAmended: 'convoy.order.transaction-amended',
+  OrderDeleted: 'convoy.order.deleted',
+} as const satisfies Record<EntryType, string>;
+/** One of {@link ORDER_EVENT_TYPES}. */
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[EntryType];
+/**
+ * The CloudEvents `dataschema`: names the version of `data`, so a later change to `data` can be published beside
+ * this one (a new schema, a new subscription filter) rather than in place of it.
+ */
+const ORDER_EVENT_DATA_SCHEMA = 'urn:ledger-convoy:order-event-data:v1';
 /** The media type of a structured-mode CloudEvent, on `order-events` (`contentType`) and on the webhook. */
 export const CLOUDEVENTS_JSON = 'application/cloudevents+json';
 
@@ -40,10 +55,13 @@ export interface OrderCloudEvent {
   id: string;
   /** `/orders/` + the orderId percent-encoded as a URI path segment. */
   source: string;
-  type: typeof ORDER_EVENT_TYPE;
+  /** What happened to the order, one per entry type ({@link ORDER_EVENT_TYPES}). */
+  type: OrderEventType;
   /** The outbox record's `committedAt`. */
   time: string;
   datacontenttype: 'application/json';
+  /** The version of `data` ({@link ORDER_EVENT_DATA_SCHEMA}). */
+  dataschema: typeof ORDER_EVENT_DATA_SCHEMA;
   /** The entry's W3C trace context (the CloudEvents distributed-tracing extension), when it carried one. */
   traceparent?: string;
   data: OrderEventData;
@@ -86,9 +104,10 @@ export function orderCloudEvent(input: OrderEventInput): { event: OrderCloudEven
     specversion: '1.0',
     id: input.entryId,
     source,
-    type: ORDER_EVENT_TYPE,
+    type: ORDER_EVENT_TYPES[input.type],
     time: input.committedAt,
     datacontenttype: 'application/json',
+    dataschema: ORDER_EVENT_DATA_SCHEMA,
     data: { orderId, sequence: input.sequence, entryId: input.entryId, type: input.type, change: input.change, order },
     ...(input.traceparent !== undefined && { traceparent: input.traceparent }),
   });

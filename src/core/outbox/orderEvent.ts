@@ -1,13 +1,15 @@
 import type { OutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
 import type { EntryType } from '../schemas/entry.js';
-import { CLOUDEVENTS_JSON, type OrderCloudEvent } from './orderCloudEvent.js';
+import { CLOUDEVENTS_JSON, type OrderCloudEvent, type OrderEventType } from './orderCloudEvent.js';
 
 /** The `order-events` message of an outbox record, as a plain object (the adapter adds the trace context). */
 export interface OrderEventMessage {
   /** The event's key: the idempotency key every layer downstream dedupes on. */
   messageId: string;
-  /** The `orderId`: `order-events` is session-enabled, so each order's events stay in sequence order. */
+  /** The `orderId`: the subscriptions are session-enabled, so each order's events stay in sequence order. */
   sessionId: string;
+  /** The CloudEvents `type`: a subscription's SQL filter selects events on it (`sys.Label`). */
+  subject: OrderEventType;
   /** The `ledgerId` of the entry. */
   correlationId: string | undefined;
   contentType: typeof CLOUDEVENTS_JSON;
@@ -21,6 +23,7 @@ export function orderEventMessage(record: WithoutTtl<OutboxRecord>): OrderEventM
   return {
     messageId: record.key,
     sessionId: record.orderId,
+    subject: record.event.type,
     correlationId: record.correlationId,
     applicationProperties: { sequence: record.sequence, type: record.type },
     contentType: CLOUDEVENTS_JSON,

@@ -29,19 +29,38 @@ const queue = (name: string, props: Record<string, unknown> = {}) => ({
   },
 });
 
-/** The test namespace's queues, each with extra `Properties` from `overrides` (by queue name). */
-export function serviceBusConfig(overrides: Readonly<Record<string, Record<string, unknown>>> = {}) {
+/** A session-enabled subscription of `order-events`; without `sqlFilter` it takes every event. */
+export const eventSubscription = (name: string, sqlFilter?: string) => ({
+  Name: name,
+  Properties: { LockDuration: 'PT30S', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'PT1H', RequiresSession: true },
+  Rules:
+    sqlFilter === undefined
+      ? []
+      : [{ Name: 'events', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: sqlFilter } } }],
+});
+
+/**
+ * The test namespace's queues and the `order-events` topic, each with extra `Properties` from `overrides` (by
+ * entity name); the topic's subscriptions are `all` and `subscriptions`.
+ */
+export function serviceBusConfig(
+  overrides: Readonly<Record<string, Record<string, unknown>>> = {},
+  subscriptions: readonly ReturnType<typeof eventSubscription>[] = [],
+) {
+  const { LockDuration: _lock, MaxDeliveryCount: _count, ...topicProperties } = queue('order-events').Properties;
   return {
     UserConfig: {
       Namespaces: [
         {
           Name: 'convoytest',
-          Queues: [
-            queue('ledger', overrides.ledger),
-            queue('orders', { RequiresSession: true, ...overrides.orders }),
-            queue('order-events', { RequiresSession: true, ...overrides['order-events'] }),
+          Queues: [queue('ledger', overrides.ledger), queue('orders', { RequiresSession: true, ...overrides.orders })],
+          Topics: [
+            {
+              Name: 'order-events',
+              Properties: { ...topicProperties, ...overrides['order-events'] },
+              Subscriptions: [eventSubscription('all'), ...subscriptions],
+            },
           ],
-          Topics: [],
         },
       ],
       Logging: { Type: 'Console' },
@@ -49,13 +68,15 @@ export function serviceBusConfig(overrides: Readonly<Record<string, Record<strin
   };
 }
 
-/** The test namespace: the app's three queues with short locks. */
+/** The test namespace: the app's two queues and its topic with its subscription `all`, with short locks. */
 export const testServiceBusConfig = serviceBusConfig();
 
 /** Options of {@link startStack}. */
 export interface StackOptions {
   /** Extra queue `Properties` by queue name (e.g. a small `MaxMessageSizeInKilobytes`). @default none */
   queueProperties?: Readonly<Record<string, Record<string, unknown>>>;
+  /** Subscriptions of `order-events` beside `all` (see {@link eventSubscription}). @default none */
+  eventSubscriptions?: readonly ReturnType<typeof eventSubscription>[];
 }
 
 /** Both emulators, SDK clients on them, and the app's registered handlers wired to them through `process.env`. */
@@ -92,7 +113,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const serviceBus = await startServiceBus({
     port: 0,
     adminPort: 0,
-    config: serviceBusConfig(options.queueProperties),
+    config: serviceBusConfig(options.queueProperties, options.eventSubscriptions),
   });
   const cosmos = await startCosmos({ port: 0 });
   const cosmosClient = new CosmosClient({

@@ -4,27 +4,47 @@ import { editBody, readJsonBody } from '../dlq/editor.js';
 import { runDlqList, type DlqListing } from '../dlq/list.js';
 import { runDlqPurge } from '../dlq/purge.js';
 import { DLQ_RECEIVE_TIMEOUT_MS } from '../dlq/receiveSelected.js';
-import { runDlqResubmit } from '../dlq/resubmit.js';
+import { NO_SUBSCRIPTION_RESUBMIT, runDlqResubmit } from '../dlq/resubmit.js';
 import { runResubmitRejected } from '../dlq/resubmitRejected.js';
 import { runDlqShow } from '../dlq/show.js';
 import { withCosmosFlag } from '../cosmos.js';
 import { CliError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { collect, wholeNumber } from '../options.js';
+import { subscriptionPath } from '../serviceBus.js';
 import { addConnectionOptions, resolveCliSettings, type ConnectionFlags } from '../settings.js';
+import { ORDER_EVENTS_TOPIC } from 'ledger-convoy/core';
 import { table } from '../table.js';
 
 interface QueueFlags extends ConnectionFlags {
   queue: string;
+  subscription?: string;
   json?: boolean;
+}
+
+/**
+ * The entity whose dead letters a command reads: `--subscription <name>` names a subscription of `order-events`
+ * (its path), else `--queue`.
+ */
+function deadLetterEntity(flags: QueueFlags): string {
+  if (flags.subscription === undefined) return flags.queue;
+  if (flags.queue !== 'orders') throw new CliError('InvalidOption', 'Use --queue or --subscription, not both.');
+  return subscriptionPath(ORDER_EVENTS_TOPIC, flags.subscription);
 }
 
 /** `convoy dlq list | show | resubmit | purge`. */
 export function dlqCommand(io: CliIo): Command {
-  const dlq = new Command('dlq').description('Inspect, resubmit and purge dead letters (default queue: orders)');
+  const dlq = new Command('dlq')
+    .description('Inspect, resubmit and purge dead letters (default queue: orders)')
+    .addHelpText(
+      'after',
+      `\nDead letters of a subscription of ${ORDER_EVENTS_TOPIC} (--subscription <name>) can be listed, shown and purged, never resubmitted: ${NO_SUBSCRIPTION_RESUBMIT[0]}`,
+    );
   const withQueue = (command: Command): Command =>
     addConnectionOptions(
-      command.option('--queue <name>', 'queue whose dead-letter queue to use (orders or ledger)', 'orders'),
+      command
+        .option('--queue <name>', 'queue whose dead-letter queue to use (orders or ledger)', 'orders')
+        .option('--subscription <name>', `instead of a queue: a subscription of ${ORDER_EVENTS_TOPIC} (e.g. all)`),
     );
 
   dlq.addCommand(
@@ -35,7 +55,7 @@ export function dlqCommand(io: CliIo): Command {
       .action(async (flags: QueueFlags & { order: string[] }) => {
         const listing = await runDlqList({
           settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack),
-          queue: flags.queue,
+          queue: deadLetterEntity(flags),
           orders: flags.order,
         });
         io.out(flags.json ? JSON.stringify(listing, null, 2) : formatListing(listing));
@@ -49,7 +69,7 @@ export function dlqCommand(io: CliIo): Command {
       .action(async (id: string, flags: QueueFlags) => {
         const details = await runDlqShow({
           settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack),
-          queue: flags.queue,
+          queue: deadLetterEntity(flags),
           id,
         });
         io.out(JSON.stringify(details.length === 1 ? details[0] : details, null, 2));
@@ -125,7 +145,7 @@ export function dlqCommand(io: CliIo): Command {
         }
         const report = await runDlqResubmit({
           settings,
-          queue: flags.queue,
+          queue: deadLetterEntity(flags),
           ids,
           reason: flags.reason,
           all: flags.all,
@@ -153,13 +173,14 @@ export function dlqCommand(io: CliIo): Command {
         DLQ_RECEIVE_TIMEOUT_MS / 1000,
       )
       .action(async (flags: QueueFlags & { yes?: boolean; timeout: number }) => {
+        const entity = deadLetterEntity(flags);
         const purged = await runDlqPurge({
           settings: resolveCliSettings(flags, process.env, process.cwd(), io.embeddedStack),
-          queue: flags.queue,
+          queue: entity,
           yes: flags.yes === true,
           timeoutMs: flags.timeout * 1000,
         });
-        io.out(`purged ${purged} dead letter(s) from ${flags.queue}/$DeadLetterQueue`);
+        io.out(`purged ${purged} dead letter(s) from ${entity}/$DeadLetterQueue`);
       }),
   );
   return dlq;

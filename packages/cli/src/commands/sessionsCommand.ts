@@ -8,7 +8,9 @@ import { table } from '../table.js';
 /** `convoy sessions`. */
 export function sessionsCommand(io: CliIo): Command {
   const command = new Command('sessions')
-    .description("Active sessions per session queue (depth, lock holder), and the orders' parked and rejected entries")
+    .description(
+      "Active sessions per session queue (depth, lock holder), the order-events topic's subscriptions (backlog, sessions, dead letters), and the orders' parked and rejected entries",
+    )
     .option(
       '--admin <url>',
       "the Service Bus emulator's stats URL (else $CONVOY_ADMIN, else http://<emulator host>:5300/stats)",
@@ -39,6 +41,15 @@ function formatSessions(report: SessionsReport): string {
         q.sessions.map((s) => [s.id, s.depth, s.holder ?? '-', s.lockedUntil ?? '-']),
       );
       lines.push(...rows.split('\n').map((line) => `  ${line}`));
+    }
+  }
+  for (const t of report.topics) {
+    lines.push(
+      `topic ${t.name}: ${t.active} active in its subscriptions${t.sizeInBytes === undefined ? '' : `, ${t.sizeInBytes} bytes`}`,
+    );
+    for (const s of t.subscriptions) {
+      const sessions = s.sessions === undefined ? '' : `, ${s.sessions} session(s) with messages`;
+      lines.push(`  subscription ${s.name}: ${s.active} active, ${s.deadLettered} dead-lettered${sessions}`);
     }
   }
   if (report.source === 'azure') lines.push('(Azure has no per-session listing: queue-level counts only)');

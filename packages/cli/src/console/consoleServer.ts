@@ -5,6 +5,8 @@ import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
 import { isLoopbackHost } from 'ledger-convoy/adapters/loopback';
 import { errorText } from '../errors.js';
+import { subscriptionOf } from '../serviceBus.js';
+import { ORDER_EVENTS_TOPIC } from 'ledger-convoy/core';
 import { ConsoleData } from './consoleData.js';
 import type { ConsoleTarget } from './consoleTarget.js';
 import { consoleGuard, newToken, type ConsoleSession, type GuardVariables } from './guard.js';
@@ -23,6 +25,13 @@ import { orderList, orderTabs } from './views/orderList.js';
 import { isOrderTab, OrderTab } from './orderListing.js';
 import { discardForm, outboxFilters, outboxList } from './views/outbox.js';
 import { overview } from './views/overview.js';
+
+/** The entity the dead-letter page reads: `ledger`, a subscription of `order-events` (its path), else `orders`. */
+function deadLetterEntity(value: string | undefined): string {
+  if (value === 'ledger') return value;
+  if (value !== undefined && subscriptionOf(value)?.topic === ORDER_EVENTS_TOPIC) return value;
+  return 'orders';
+}
 
 /** Options of {@link startConsole}. */
 export interface ConsoleOptions {
@@ -163,7 +172,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
 
   app.get('/dead-letters', async (c) => {
     const q: DeadLetterQuery = {
-      queue: c.req.query('queue') === 'ledger' ? 'ledger' : 'orders',
+      queue: deadLetterEntity(c.req.query('queue')),
       reason: c.req.query('reason') ?? '',
       order: c.req.query('order') ?? '',
     };
@@ -234,7 +243,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       try {
         const { purged, orders } = await data.purge(queue);
         note(session, 'done', `Purged ${purged} dead letter(s) from ${queue}/$DeadLetterQueue.`);
-        for (const { orderId, view, error } of orders) {
+        // A subscription's dead letters are events a downstream did not take: no order waits on them.
+        for (const { orderId, view, error } of subscriptionOf(queue) ? [] : orders) {
           const where = view
             ? `last applied sequence ${view.lastSequence}, ${view.parked.length} parked`
             : error

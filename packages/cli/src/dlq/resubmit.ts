@@ -2,7 +2,7 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { resubmission } from 'ledger-convoy/core';
 import { CliError } from '../errors.js';
 import { messageIdText } from '../ids.js';
-import { peekAll, peekSequenceNumbers, withServiceBus } from '../serviceBus.js';
+import { peekAll, peekSequenceNumbers, subscriptionOf, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterRow, matchesId, type DeadLetterRow } from './deadLetterRow.js';
 import {
@@ -64,6 +64,16 @@ export interface ResubmitReport {
 }
 
 /**
+ * Why a subscription's dead letters are never resubmitted (and what to do instead): a message sent to the topic again
+ * reaches every subscription, not only the one whose consumer failed, and inside the topic's duplicate-detection
+ * window the broker drops it as a duplicate of the original anyway.
+ */
+export const NO_SUBSCRIPTION_RESUBMIT = [
+  'Dead letters of a subscription are not resubmitted: sent to the topic again, an event would reach every subscription, and within the duplicate-detection window (PT1H) the broker drops it as a duplicate.',
+  'Fix the downstream, hand it the event the dead letter holds (`convoy dlq show`, the same messageId it dedupes on), then purge the dead letter.',
+] as const;
+
+/**
  * Resubmits dead letters to their queue (rule 10). Each selected dead letter is received with a lock, its copy
  * sent, and only then completed; the others received on the way are abandoned at the end. Settlements run one
  * at a time, each awaited: rhea merges same-tick dispositions of one receiver into the first one's outcome.
@@ -78,6 +88,7 @@ export interface ResubmitReport {
  */
 export async function runDlqResubmit(options: DlqResubmitOptions): Promise<ResubmitReport> {
   const queue = options.queue ?? QueueName.Orders;
+  if (subscriptionOf(queue)) throw new CliError('InvalidOption', ...NO_SUBSCRIPTION_RESUBMIT);
   const ids = options.ids ?? [];
   if (ids.length === 0 && options.reason === undefined && !options.all) {
     throw new CliError(

@@ -1,5 +1,5 @@
 import { CliError } from '../errors.js';
-import { peekAll, withServiceBus } from '../serviceBus.js';
+import { peekAll, subscriptionOf, withServiceBus } from '../serviceBus.js';
 import type { CliSettings } from '../settings.js';
 import { deadLetterDetail, deadLetterRow, matchesId } from './deadLetterRow.js';
 import { QueueName } from 'ledger-convoy/core';
@@ -22,7 +22,7 @@ export async function runDlqShow(options: DlqShowOptions): Promise<Record<string
     throw new CliError(
       'NotFound',
       `No dead letter on ${queue} has the id ${options.id}.`,
-      `List them with \`convoy dlq list --queue ${queue}\`.`,
+      `List them with \`convoy dlq list ${subscriptionOf(queue) ? `--subscription ${subscriptionOf(queue)?.subscription}` : `--queue ${queue}`}\`.`,
     );
   }
   return found.map(deadLetterDetail);

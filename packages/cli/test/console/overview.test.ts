@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalConsole } from '@ledger-convoy/local-host';
+import { peekAll } from '../../src/serviceBus.js';
 import type { RunningConsole } from '../../src/console/consoleServer.js';
 import { startE2eStack, type E2eStack } from '../../../../test/e2e/support/e2eStack.js';
 import { freePort } from './support/consoleStack.js';
+import { receiveExactly } from '../../../../test/support/serviceBusWaits.js';
 
 describe('the console overview on the embedded emulator', () => {
   let stack: E2eStack;
@@ -56,5 +58,37 @@ describe('the console overview on the embedded emulator', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it("shows the order-events topic with each subscription's backlog, sessions and dead letters, which it lists and shows but never resubmits", async () => {
+    // Prepare: events of two orders on `all`; a downstream gave up on one of o-ev-2.
+    const sender = stack.bus.createSender('order-events');
+    await sender.sendMessages([
+      { sessionId: 'o-ev-1', messageId: 'evt-a', body: { id: 'a' }, subject: 'convoy.order.created' },
+      { sessionId: 'o-ev-2', messageId: 'evt-b', body: { id: 'b' }, subject: 'convoy.order.created' },
+    ]);
+    await sender.close();
+    const receiver = await stack.bus.acceptSession('order-events', 'all', 'o-ev-2');
+    const [event] = await receiveExactly(receiver, 1, 'the event of o-ev-2');
+    await receiver.deadLetterMessage(event!, { deadLetterReason: 'DownstreamFailed', deadLetterErrorDescription: 'x' });
+    await receiver.close();
+    const path = encodeURIComponent('order-events/Subscriptions/all');
+    const [dead] = await peekAll(stack.bus, 'order-events/Subscriptions/all', 'deadLetter');
+
+    // Act
+    const overview = await (await fetch(`${running.url}?live=1`)).text();
+    const list = await (await fetch(`${running.url}dead-letters?queue=${path}&live=1`)).text();
+    const detail = await (await fetch(`${running.url}dead-letters/${path}/${String(dead!.sequenceNumber)}`)).text();
+
+    // Assess
+    expect(overview).toContain('<h2>Topic order-events</h2>');
+    expect(overview).toContain(
+      `<tr><td>all</td><td>1</td><td>1</td><td><a href="/dead-letters?queue=${path}">1</a></td></tr>`,
+    );
+    expect(list).toContain('1 dead letter(s) on order-events/Subscriptions/all/$DeadLetterQueue');
+    expect(list).toContain('DownstreamFailed');
+    expect(detail).toContain('id="no-resubmit"');
+    expect(detail).toContain('Dead letters of a subscription are not resubmitted');
+    expect(detail).not.toContain('id="resubmit-as-is"');
   });
 });

@@ -4,20 +4,21 @@ import type { Logger } from 'pino';
 import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import { createInvocationContext } from '../logging/invocationContext.js';
 import { inInvocation } from '../logging/logOutput.js';
-import type { RegistrationOf } from '../registrations.js';
+import type { ServiceBusRegistration } from '../registrations.js';
 import { createInvocationSettlement } from './messageActions.js';
 import type { SessionControl, SettlementOutcome } from './messageActions.js';
 import type { SettlementQueue } from './settlementQueue.js';
+import { triggerEntity } from './triggerEntity.js';
 import { toExtensionMessage, toHostBody, toTriggerMetadata } from './triggerInput.js';
 
 /** One message to run through one Service Bus function. */
 export interface ProcessMessageOptions {
-  registration: RegistrationOf<'serviceBusQueue'>;
+  registration: ServiceBusRegistration;
   receiver: ServiceBusReceiver;
   settlementQueue: SettlementQueue;
   message: ServiceBusReceivedMessage;
   session?: SessionControl;
-  /** host.json's value, overridden by the registration's own `autoCompleteMessages`. */
+  /** host.json's value, overridden by a queue registration's own `autoCompleteMessages` (a topic's has none). */
   autoCompleteMessages: boolean;
   logger: Logger;
   /** Counts each invocation's outcome for the periodic summary line. @default none */
@@ -51,7 +52,9 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Me
     triggerMetadata: toTriggerMetadata(message),
     traceContext: traceContextOf(message),
   });
-  const autoComplete = registration.options.autoCompleteMessages ?? options.autoCompleteMessages;
+  const autoComplete =
+    (registration.kind === 'serviceBusQueue' ? registration.options.autoCompleteMessages : undefined) ??
+    options.autoCompleteMessages;
 
   let failed = false;
   try {
@@ -77,7 +80,7 @@ export async function processMessage(options: ProcessMessageOptions): Promise<Me
   const body = extensionMessage ? extensionMessage.body : input;
   const line = {
     function: registration.name,
-    queue: registration.options.queueName,
+    queue: triggerEntity(registration),
     invocationId: context.invocationId,
     messageId: message.messageId,
     ...describeEntry(message, body),

@@ -2,7 +2,7 @@ import type { ServiceBusClient } from '@azure/service-bus';
 import type { Logger } from 'pino';
 import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
-import type { RegistrationOf } from '../registrations.js';
+import type { ServiceBusRegistration } from '../registrations.js';
 import { startQueueTrigger } from './queueTrigger.js';
 import { serviceBusClientFor } from './serviceBusClients.js';
 import type { AppSettings } from '../config/appSettings.js';
@@ -11,7 +11,8 @@ import type { TriggerListener } from './triggerListener.js';
 
 /** Options of {@link startServiceBusHost}. */
 interface ServiceBusHostStartOptions {
-  functions: readonly RegistrationOf<'serviceBusQueue'>[];
+  /** Queue and subscription triggers. */
+  functions: readonly ServiceBusRegistration[];
   settings: AppSettings;
   hostOptions: ServiceBusHostOptions;
   logger: Logger;

@@ -5,15 +5,16 @@ import type { ServiceBusClient, ServiceBusSessionReceiver } from '@azure/service
 import type { Logger } from 'pino';
 import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
-import type { RegistrationOf } from '../registrations.js';
+import type { ServiceBusRegistration } from '../registrations.js';
 import { processMessage } from './processMessage.js';
 import { createSettlementQueue } from './settlementQueue.js';
+import { acceptNextTriggerSession, missingEntityMessage, triggerEntity } from './triggerEntity.js';
 import type { TriggerListener } from './triggerListener.js';
 
 /** Options of {@link startSessionTrigger}. */
 export interface SessionTriggerOptions {
   client: ServiceBusClient;
-  registration: RegistrationOf<'serviceBusQueue'>;
+  registration: ServiceBusRegistration;
   hostOptions: ServiceBusHostOptions;
   logger: Logger;
   /** Counts each invocation's outcome for the periodic summary line. @default none */
@@ -40,7 +41,7 @@ const RETRY_DELAY_MS = 1000;
 const LISTENERS_PER_WORKER = 3;
 
 /**
- * Runs a session-enabled queue trigger like the host's session processor (single dispatch, one call per session):
+ * Runs a session-enabled queue (or subscription) trigger like the host's session processor (single dispatch, one call per session):
  * - `maxConcurrentSessions` slots, each holding one session and processing its messages one at a time in order;
  *   at most {@link acceptLimit} of them wait for a session at once;
  * - after each message (handler and auto-complete done) the slot receives again and waits up to
@@ -53,12 +54,13 @@ const LISTENERS_PER_WORKER = 3;
  */
 export function startSessionTrigger(options: SessionTriggerOptions): TriggerListener {
   const { client, registration, hostOptions, logger } = options;
-  const queueName = registration.options.queueName;
+  const entity = triggerEntity(registration);
   const abort = new AbortController();
   // Every worker listens on this one signal, so more than ten workers is normal, not a leak.
   setMaxListeners(hostOptions.maxConcurrentSessions * LISTENERS_PER_WORKER + 10, abort.signal);
-  const log = logger.child({ function: registration.name, queue: queueName });
+  const log = logger.child({ function: registration.name, queue: entity });
   let acceptsPending = 0;
+  let missingReported = false;
   const accepts = new Gate(
     acceptLimit(hostOptions.maxConcurrentSessions, options.processorCount ?? availableParallelism()),
   );
@@ -77,7 +79,7 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
 
   const acceptOne = async (): Promise<ServiceBusSessionReceiver | undefined> => {
     const started = Date.now();
-    const pending = client.acceptNextSession(queueName, {
+    const pending = acceptNextTriggerSession(client, registration, {
       maxAutoLockRenewalDurationInMs: hostOptions.maxAutoLockRenewalDurationMs,
       skipParsingBodyAsJson: true,
       abortSignal: abort.signal,
@@ -109,7 +111,10 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
         if (Date.now() - started < RETRY_DELAY_MS) await delay(RETRY_DELAY_MS, abort.signal);
         return undefined;
       }
-      log.warn({ err: error }, 'accepting a session failed');
+      const missing = missingEntityMessage(registration, error);
+      if (missing === undefined) log.warn({ err: error }, 'accepting a session failed');
+      else if (!missingReported) log.error({ err: error }, missing);
+      missingReported ||= missing !== undefined;
       await delay(RETRY_DELAY_MS, abort.signal);
       return undefined;
     } finally {

@@ -4,7 +4,7 @@ import type { ServiceBusClient, ServiceBusReceivedMessage } from '@azure/service
 import type { LocalServiceBusMessageActions } from '../../src/servicebus/messageActions.js';
 import { defaultServiceBusHostOptions } from '../../src/config/serviceBusHostOptions.js';
 import type { ServiceBusHostOptions } from '../../src/config/serviceBusHostOptions.js';
-import type { RegistrationOf } from '../../src/registrations.js';
+import type { RegistrationOf, ServiceBusRegistration } from '../../src/registrations.js';
 import { startServiceBusHost } from '../../src/servicebus/serviceBusHost.js';
 import type { ServiceBusHost } from '../../src/servicebus/serviceBusHost.js';
 import { capturingLogger } from './logCapture.js';
@@ -18,10 +18,7 @@ export interface ServiceBusHostHarness {
   readonly fixture: Fixture;
   readonly client: ServiceBusClient;
   /** Starts a host with one function against the emulator; returns its captured log lines. */
-  startHost(
-    registration: RegistrationOf<'serviceBusQueue'>,
-    options?: Partial<ServiceBusHostOptions>,
-  ): Record<string, unknown>[];
+  startHost(registration: ServiceBusRegistration, options?: Partial<ServiceBusHostOptions>): Record<string, unknown>[];
   /** Closes the running host now (a test that asserts on what closing does); the hooks will not close it again. */
   closeHost(): Promise<void>;
 }

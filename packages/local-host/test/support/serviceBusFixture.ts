@@ -54,6 +54,34 @@ const sessionQueues = new Set<string>([
 // The shortest lock the official emulator allows, where a test outlasts it on purpose.
 const shortLocks = new Set<string>([testQueues.renewal]);
 
+/** The topic the local host tests read through subscriptions (`app.serviceBusTopic`), one subscription per test. */
+export const testTopic = {
+  name: 'test-events',
+  /** Session-enabled, every message. */
+  inOrder: 'in-order',
+  /** Session-enabled, only messages whose subject (sys.Label) is `wanted`. */
+  filtered: 'filtered',
+  /** Without sessions, every message. */
+  plain: 'plain',
+  /** Session-enabled, every message: a handler that throws. */
+  failing: 'failing',
+} as const;
+
+/**
+ * A subscription of the test topic that takes only the messages sent `to` it (each test publishes to one), and of
+ * those only the ones `filter` (SQL) selects.
+ */
+const subscription = (name: string, requiresSession: boolean, filter = '1=1') => ({
+  Name: name,
+  Properties: { ...queue(name, requiresSession).Properties },
+  Rules: [
+    {
+      Name: 'mine',
+      Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: `sys.To = '${name}' AND ${filter}` } },
+    },
+  ],
+});
+
 /** A Service Bus emulator on a free port with the test queues, and a client of it. */
 export async function startServiceBusFixture(): Promise<{
   connectionString: string;
@@ -70,7 +98,18 @@ export async function startServiceBusFixture(): Promise<{
           Queues: Object.values(testQueues).map((q) =>
             queue(q, sessionQueues.has(q), shortLocks.has(q) ? 'PT5S' : 'PT30S'),
           ),
-          Topics: [],
+          Topics: [
+            {
+              Name: testTopic.name,
+              Properties: { DefaultMessageTimeToLive: 'PT1H' },
+              Subscriptions: [
+                subscription(testTopic.inOrder, true),
+                subscription(testTopic.filtered, true, "sys.Label = 'wanted'"),
+                subscription(testTopic.plain, false),
+                subscription(testTopic.failing, true),
+              ],
+            },
+          ],
         },
       ],
       Logging: { Type: 'Console' },

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, open, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { NamespaceConfig } from '../config.js';
-import { loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { toConfigJson } from '../configWriter.js';
 
 const FILE = 'entities.json';
@@ -43,6 +43,7 @@ export class EntityCatalog {
     const raw = JSON.parse(readFileSync(this.path, 'utf8')) as { Deleted?: string[] };
     this.deleted = new Set(raw.Deleted ?? []);
     const saved = loadConfig(raw, { snapshot: true });
+    this.refuseKindChanges(saved, config);
     const have = pathsOf(saved);
     const fresh = (path: string): boolean => !have.has(path.toLowerCase()) && !this.deleted.has(path.toLowerCase());
     const topics = saved.topics.map((t) => {
@@ -57,6 +58,26 @@ export class EntityCatalog {
       queues: [...saved.queues, ...config.queues.filter((q) => fresh(q.name))],
       topics: [...topics, ...config.topics.filter((t) => fresh(t.name))],
     };
+  }
+
+  /**
+   * A name that is a queue in the data directory and a topic in `config`, or the other way round, cannot be served
+   * as either without losing what one of them says: refuse to start, naming the entity and the way out.
+   */
+  private refuseKindChanges(saved: NamespaceConfig, config: NamespaceConfig): void {
+    const kinds = (ns: NamespaceConfig) =>
+      new Map([
+        ...ns.queues.map((q) => [q.name.toLowerCase(), 'queue'] as const),
+        ...ns.topics.map((t) => [t.name.toLowerCase(), 'topic'] as const),
+      ]);
+    const before = kinds(saved);
+    for (const [name, kind] of kinds(config)) {
+      const was = before.get(name);
+      if (was === undefined || was === kind) continue;
+      throw new ConfigError(
+        `Invalid Service Bus config: entity "${name}" is a ${kind} in the entity file but a ${was} in the data directory (${dirname(this.path)}): delete the data directory, or the entity through the management API, and start again`,
+      );
+    }
   }
 
   /**

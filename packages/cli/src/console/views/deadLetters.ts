@@ -1,5 +1,7 @@
 import { html } from 'hono/html';
-import { DeadLetterReason } from 'ledger-convoy/core';
+import { ALL_EVENTS_SUBSCRIPTION, DeadLetterReason, ORDER_EVENTS_TOPIC } from 'ledger-convoy/core';
+import { NO_SUBSCRIPTION_RESUBMIT } from '../../dlq/resubmit.js';
+import { subscriptionOf, subscriptionPath } from '../../serviceBus.js';
 import type { DeadLetterView } from '../consoleData.js';
 import { age, csrfField, failure, table, type Html } from './layout.js';
 
@@ -15,8 +17,12 @@ const detailHref = (queue: string, sequenceNumber: string) =>
 
 /** The filter form; the list itself is {@link deadLetterList}, refreshed live. */
 export function deadLetterFilters(q: DeadLetterQuery): Html {
+  // The queues, the default subscription of order-events, and any other subscription the page was opened on.
+  const entities = [
+    ...new Set(['orders', 'ledger', subscriptionPath(ORDER_EVENTS_TOPIC, ALL_EVENTS_SUBSCRIPTION), q.queue]),
+  ];
   return html`<form method="get" action="/dead-letters" class="filters">
-<label>queue <select name="queue">${['orders', 'ledger'].map((name) => html`<option${name === q.queue ? html` selected` : ''}>${name}</option>`)}</select></label>
+<label>queue <select name="queue">${entities.map((name) => html`<option${name === q.queue ? html` selected` : ''}>${name}</option>`)}</select></label>
 <label>reason <select name="reason"><option value="">any</option>${Object.values(DeadLetterReason).map(
     (r) => html`<option${r === q.reason ? html` selected` : ''}>${r}</option>`,
   )}</select></label>
@@ -81,6 +87,8 @@ export function deadLetterDetail(
   writable: boolean,
 ): Html {
   if ('error' in detail) return failure(`Dead letter of ${queue}`, detail.error);
+  // A subscription's dead letter is shown and purged, never resubmitted (say why, where the operator looks).
+  const resubmittable = writable && subscriptionOf(queue) === undefined;
   const { body, applicationProperties, ...properties } = detail;
   const sequenceNumber = String(detail.sequenceNumber);
   const bodyText = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
@@ -92,16 +100,17 @@ ${detail.sessionId ? html`<p><a href="/orders/${encodeURIComponent(String(detail
 <form method="post" action="${action}" id="resubmit-edited">
 ${csrfField(csrf)}
 <label for="body">Body</label>
-<textarea id="body" name="body" rows="14" spellcheck="false"${writable ? '' : html` readonly`}>${bodyText}</textarea>
+<textarea id="body" name="body" rows="14" spellcheck="false"${resubmittable ? '' : html` readonly`}>${bodyText}</textarea>
+${subscriptionOf(queue) ? html`<p class="note" id="no-resubmit">${NO_SUBSCRIPTION_RESUBMIT.join(' ')}</p>` : ''}
 ${
-  writable
+  resubmittable
     ? html`<p class="note">Resubmitting sends it back to its session as <code>&lt;entryId&gt;.r&lt;n&gt;</code> (rule 10), as <code>convoy dlq resubmit</code> does. A corrected entry must keep its entryId, sequence and order.</p>
 <button type="submit" name="mode" value="edited">Resubmit with this body</button>`
     : ''
 }
 </form>
 ${
-  writable
+  resubmittable
     ? html`<form method="post" action="${action}" id="resubmit-as-is">${csrfField(csrf)}<button type="submit" name="mode" value="as-is">Resubmit as is</button></form>`
     : ''
 }`;

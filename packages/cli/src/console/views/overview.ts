@@ -22,7 +22,7 @@ export interface OverviewModel {
 
 const orderLink = (id: string): Html => html`<a href="/orders/${encodeURIComponent(id)}">${id}</a>`;
 
-/** Queues, sessions of `orders`, the two charts and the alerts. */
+/** Queues, the event topic's subscriptions, sessions of `orders`, the two charts and the alerts. */
 export function overview(model: OverviewModel): Html {
   return html`${queues(model.sessions)}
 ${waitingOrders(model.waiting)}
@@ -83,6 +83,22 @@ ${table(
     q.scheduled ?? '–',
   ]),
   'No queues.',
+)}
+${report.topics.map(
+  (t) => html`<h2>Topic ${t.name}</h2>
+<p class="note">${t.active} active in its subscriptions${t.sizeInBytes === undefined ? '' : `, ${t.sizeInBytes} bytes`}. Each subscription keeps a copy of every event it takes until read or expired; one nobody drains fills the topic, and then every send fails.</p>
+${table(
+  ['subscription', 'active', 'sessions with messages', 'dead-lettered'],
+  t.subscriptions.map((sub) => [
+    sub.name,
+    sub.active,
+    sub.sessions ?? '–',
+    sub.deadLettered > 0
+      ? html`<a href="/dead-letters?queue=${encodeURIComponent(sub.path)}">${sub.deadLettered}</a>`
+      : 0,
+  ]),
+  'No subscriptions: the topic drops every event.',
+)}`,
 )}
 <h2>Sessions of orders</h2>
 ${

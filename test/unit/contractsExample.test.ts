@@ -1,0 +1,16 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+
+const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe('docs/contracts.md', () => {
+  it('quotes examples/orderReadModel.ts as it is: its fold, its handler and its registration', async () => {
+    // Prepare
+    const [contracts, example] = await Promise.all([read('docs/contracts.md'), read('examples/orderReadModel.ts')]);
+    // Act
+    const quoted = example.slice(example.indexOf('/** The order after `event`')).trimEnd();
+    // Assess
+    expect(quoted).toContain("app.serviceBusTopic('orderReadModel'");
+    expect(contracts).toContain(`\`\`\`ts\n${quoted}\n\`\`\``);
+  });
+});

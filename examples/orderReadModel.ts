@@ -8,7 +8,8 @@
  * - Sessions (`sessionId` = the orderId) hand it one order's events one at a time, in sequence order.
  * - Delivery is at least once: (`source`, `id`) identifies an event, and one already folded is skipped.
  *
- * Nothing here imports Ledger Convoy: the event is the contract (docs/contracts.md, "Order events").
+ * Nothing here imports Ledger Convoy: the event is the contract
+ * (docs/contracts.md, "Order events (topic `order-events`, session-enabled subscriptions)").
  */
 import { app, type InvocationContext } from '@azure/functions';
 

@@ -130,29 +130,35 @@ interface Seen {
   reads: number;
 }
 
-/** Looks at `orderIds` every `pauseMs` until stopped, noting when each `lastSequence` first showed. */
+/**
+ * Looks at `orderIds` every `pauseMs` until stopped, noting when each `lastSequence` first showed. Stopping looks
+ * once more, after the caller saw every order final, so every watched entry has a time, however late the last look.
+ */
 function watchOrders(api: FunctionApi, orderIds: readonly string[], pauseMs: number): { stop(): Promise<Seen> } {
   const seen: Seen = { at: new Map(orderIds.map((id) => [id, new Map()])), reads: 0 };
+  const look = () =>
+    Promise.all(
+      orderIds.map(async (id) => {
+        seen.reads += 1;
+        const view = await api.getOrder(id).catch(() => undefined);
+        const at = Date.now();
+        const sequences = seen.at.get(id) as Map<number, number>;
+        if (view !== undefined && !sequences.has(view.lastSequence)) sequences.set(view.lastSequence, at);
+      }),
+    );
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      await Promise.all(
-        orderIds.map(async (id) => {
-          seen.reads += 1;
-          const view = await api.getOrder(id).catch(() => undefined);
-          const at = Date.now();
-          const sequences = seen.at.get(id) as Map<number, number>;
-          if (view !== undefined && !sequences.has(view.lastSequence)) sequences.set(view.lastSequence, at);
-        }),
-      );
+      await look();
       if (!stopped) await sleep(pauseMs);
     }
   })();
+  let stopping: Promise<Seen> | undefined;
   return {
-    async stop() {
+    stop() {
       stopped = true;
-      await loop;
-      return seen;
+      stopping ??= loop.then(look).then(() => seen);
+      return stopping;
     },
   };
 }

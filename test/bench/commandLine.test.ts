@@ -20,7 +20,7 @@ async function bench(script: string, ...args: string[]) {
 }
 
 describe('bench command lines', () => {
-  it.each(['pipeline', 'startup', 'quickstart'])('%s: --help prints its usage and exits 0', async (script) => {
+  it.each(['pipeline', 'startup', 'quickstart', 'azure'])('%s: --help prints its usage and exits 0', async (script) => {
     // Act
     const result = await bench(script, '--help');
     // Assess
@@ -40,6 +40,23 @@ describe('bench command lines', () => {
     expect(notWhole).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('--runs: expected a whole number ≥ 1, got "1.5"'),
+    });
+  });
+
+  it('azure: refuses a bad rate, and a deployment it cannot name, with exit code 2 before driving anything', async () => {
+    // Act
+    const badRate = await bench('azure', '--rates', '10,0');
+    const noDeployment = await bench('azure', '--azd-env-file', 'no-such-dir/.env');
+    // Assess
+    expect(badRate).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringContaining('--rates: expected a whole number ≥ 1, got "0"'),
+    });
+    expect(noDeployment).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringContaining('Cannot read --azd-env-file no-such-dir/.env'),
     });
   });
 });

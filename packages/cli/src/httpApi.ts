@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Ledger, OrderView } from 'ledger-convoy/core';
 import { CliError } from './errors.js';
 import type { CliSettings } from './settings.js';
@@ -7,17 +8,21 @@ import { errorMessage } from 'ledger-convoy/core';
 export interface FunctionApiOptions {
   /** Per-request timeout. @default 15000 */
   timeoutMs?: number;
+  /** Further tries after a 503 (a throttled or unreachable store), each after its `Retry-After` (at most 10 s). @default 3 */
+  retries?: number;
 }
 
 /** The function app's HTTP API (`/api/orders/{id}`, `/api/ledgers`), with errors that say what to do. */
 export class FunctionApi {
   private readonly timeoutMs: number;
+  private readonly retries: number;
 
   constructor(
     private readonly settings: Pick<CliSettings, 'httpBaseUrl' | 'functionKey'>,
     options: FunctionApiOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.retries = options.retries ?? 3;
   }
 
   /** `GET /api/orders/{orderId}`: the order's view, or `undefined` on 404. */
@@ -35,7 +40,18 @@ export class FunctionApi {
     await response.body?.cancel();
   }
 
+  /** {@link send}, tried again after a 503 as its `Retry-After` says: the app's answer when a store is throttled. */
   private async request(method: string, path: string, body?: string): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.send(method, path, body);
+      if (response.status !== 503 || attempt >= this.retries) return response;
+      await response.body?.cancel();
+      const seconds = Number(response.headers.get('retry-after') ?? 'none');
+      await sleep(Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : 1000);
+    }
+  }
+
+  private async send(method: string, path: string, body?: string): Promise<Response> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.settings.functionKey) headers['x-functions-key'] = this.settings.functionKey;

@@ -37,6 +37,7 @@ export type { CliIo } from './io.js';
 export { type ExpectedOrder, expectedOrders, ORACLE_MAX_TRANSACTIONS, type OracleEntry } from './oracle.js';
 export { Prng } from './prng.js';
 export { runCli } from './program.js';
+export { runSend, sendSchedule, type SendOptions, type SendReport, type SendTarget } from './send.js';
 export {
   asCliError,
   openServiceBus,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceBusClient } from '@azure/service-bus';
 import { expectationOf, writeExpectation, DEFAULT_EXPECTATION_FILE, type Expectation } from './expectation.js';
 import { generateRun, type GenerateOptions } from './generator.js';
@@ -18,6 +19,12 @@ export interface SendOptions extends GenerateOptions {
   /** Expectation file to write; `undefined` writes none. @default 'convoy-expected.json' (CLI) */
   out: string | undefined;
   settings: CliSettings;
+  /**
+   * Entries a second: each send leaves no earlier than its place in a steady schedule counted from the first
+   * ({@link sendSchedule}), so a late one never shifts the rest. Sends stay one at a time, in their planned order; a
+   * slow answer makes the next ones late (the report's `maxLagMs`). @default undefined (as fast as answers come)
+   */
+  rate?: number;
   /** @default silent */
   progress?: Progress;
 }
@@ -28,6 +35,25 @@ export interface SendReport {
   /** Messages sent (ledgers, re-sent ledgers, poison). */
   sent: number;
   out: string | undefined;
+  /** When each send started (`Date.now()`), in the planned order. */
+  startedAt: number[];
+  /** The latest a send started after its scheduled time; 0 without a `rate`. */
+  maxLagMs: number;
+}
+
+/**
+ * When each of `sends` is due, in ms after the first, at `entriesPerSecond`: a ledger's entries (a poison message
+ * counts as one) take their share of a second, so a ledger is due once those before it have had their time.
+ */
+export function sendSchedule(sends: readonly PlannedSend[], entriesPerSecond: number): number[] {
+  if (!(entriesPerSecond > 0))
+    throw new RangeError(`sendSchedule: entriesPerSecond must be > 0, got ${entriesPerSecond}`);
+  let entriesBefore = 0;
+  return sends.map((send) => {
+    const due = (entriesBefore * 1000) / entriesPerSecond;
+    entriesBefore += send.kind === 'ledger' ? send.ledger.entries.length : 1;
+    return due;
+  });
 }
 
 /**
@@ -43,9 +69,19 @@ export async function runSend(options: SendOptions): Promise<SendReport> {
   const progress = options.progress ?? silentProgress;
   progress.start(run.sends.length, `send ${run.run}`);
   let sent = 0;
+  const startedAt: number[] = [];
+  let maxLagMs = 0;
+  const schedule = options.rate === undefined ? undefined : sendSchedule(run.sends, options.rate);
   try {
     const deliver = deliverer(options.to, client, api);
-    for (const send of run.sends) {
+    for (const [i, send] of run.sends.entries()) {
+      if (schedule !== undefined) {
+        // Counted from the first send's start; the wall clock decides, so no send starts before its time.
+        const due = (startedAt[0] ?? Date.now()) + (schedule[i] as number);
+        while (Date.now() < due) await sleep(due - Date.now());
+        maxLagMs = Math.max(maxLagMs, Date.now() - due);
+      }
+      startedAt.push(Date.now());
       await deliver(send);
       progress.update(++sent);
     }
@@ -57,7 +93,7 @@ export async function runSend(options: SendOptions): Promise<SendReport> {
     await client?.close();
   }
   if (options.out !== undefined) await writeExpectation(options.out, expectation);
-  return { expectation, sent, out: options.out };
+  return { expectation, sent, out: options.out, startedAt, maxLagMs };
 }
 
 /** Default `--out`. */

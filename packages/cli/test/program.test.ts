@@ -27,6 +27,9 @@ describe('convoy program', () => {
     const bad = captureIo();
     expect(await runCli(['send', '--duplicates', '2'], bad)).toBe(2);
     expect(bad.stderr.join('\n')).toMatch(/ratio between 0 and 1/);
+    const noRate = captureIo();
+    expect(await runCli(['send', '--rate', '0'], noRate)).toBe(2);
+    expect(noRate.stderr.join('\n')).toMatch(/--rate.*whole number ≥ 1/);
     const dir = mkdtempSync(join(tmpdir(), 'convoy-cli-'));
     const missing = captureIo();
     expect(await runCli(['verify', '--file', join(dir, 'none.json')], missing)).toBe(2);

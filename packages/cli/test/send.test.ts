@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AdminServer } from '@ledger-convoy/servicebus-emulator';
 import { readExpectation } from '../src/expectation.js';
 import { generateRun, type GenerateOptions } from '../src/generator.js';
-import { runSend } from '../src/send.js';
+import { runSend, sendSchedule } from '../src/send.js';
 import { peekAll } from '../src/serviceBus.js';
 import { runSessions } from '../src/sessions.js';
 import { resolveCliSettings } from '../src/settings.js';
@@ -123,6 +123,62 @@ describe('convoy send --to queue against the Service Bus emulator', () => {
       expect(report.ordersUnavailable).toMatch(/Cannot reach the function app/);
     } finally {
       await admin.close();
+    }
+  });
+});
+
+describe('convoy send --rate', () => {
+  it('schedules each send once the entries before it have had their share of a second, poison counting as one', () => {
+    // Prepare
+    const plan = generateRun(shape);
+    const sizes = plan.sends.map((s) => (s.kind === 'ledger' ? s.ledger.entries.length : 1));
+
+    // Act
+    const schedule = sendSchedule(plan.sends, 8);
+
+    // Assess
+    expect(plan.sends.some((s) => s.kind === 'poison')).toBe(true);
+    expect(schedule).toEqual(sizes.map((_, i) => (sizes.slice(0, i).reduce((a, b) => a + b, 0) * 1000) / 8));
+    expect(() => sendSchedule(plan.sends, 0)).toThrow(RangeError);
+  });
+
+  it('starts no POST before its scheduled time, counted from the first, in the planned order', async () => {
+    // Prepare: a stand-in function app that accepts every ledger and notes the order they came in.
+    const arrived: string[] = [];
+    const server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      req.on('end', () => {
+        arrived.push((JSON.parse(text) as { ledgerId: string }).ledgerId);
+        res.writeHead(202).end('{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const http = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const options = { ...shape, conflicts: 0, poison: 0, duplicates: 0 };
+      const plan = generateRun(options);
+      const schedule = sendSchedule(plan.sends, 200);
+
+      // Act
+      const report = await runSend({
+        ...options,
+        to: 'http',
+        rate: 200,
+        out: undefined,
+        settings: resolveCliSettings({ http }, {}, '/nonexistent'),
+      });
+
+      // Assess: bounds that hold at any speed (a slow machine only starts them later).
+      expect(report.startedAt).toHaveLength(plan.sends.length);
+      const first = report.startedAt[0] as number;
+      report.startedAt.forEach((at, i) =>
+        expect(at - first, `send ${i}`).toBeGreaterThanOrEqual(schedule[i] as number),
+      );
+      expect(report.maxLagMs).toBeGreaterThanOrEqual(0);
+      expect(arrived).toEqual(plan.sends.flatMap((s) => (s.kind === 'ledger' ? [s.ledger.ledgerId] : [])));
+    } finally {
+      server.close();
     }
   });
 });

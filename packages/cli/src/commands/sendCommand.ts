@@ -12,6 +12,7 @@ import { formatSendReport } from '../summary.js';
 interface SendFlags extends ConnectionFlags, Omit<GenerateOptions, 'seed' | 'deleteRatio'> {
   seed?: number;
   to: SendTarget;
+  rate?: number;
   out: string;
   quiet?: boolean;
 }
@@ -63,6 +64,11 @@ export function sendCommand(io: CliIo): Command {
       new Option('--to <target>', 'queue: the ledger queue; http: POST /api/ledgers')
         .choices(['queue', 'http'])
         .default('queue'),
+    )
+    .option(
+      '--rate <entries/s>',
+      'pace the sends at this many entries a second (default: as fast as answers come)',
+      wholeNumber(1),
     )
     .option('--out <file>', 'where to write the expectation', DEFAULT_SEND_OUT)
     .option('-q, --quiet', 'no progress bar')

@@ -13,6 +13,8 @@ import {
   serviceUnavailable,
 } from '../errors/errorFactory.js';
 import type { FaultInjector } from '../faults.js';
+import { chargeKind } from '../operations.js';
+import { resourceCharge } from '../requestCharge.js';
 import type { AccountStore } from '../store/accountStore.js';
 import { ADMIN_PREFIX, handleAdmin } from './adminRoutes.js';
 import type { ScriptLimits } from '../scripts/scriptRun.js';
@@ -119,8 +121,11 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     if (!isCosmosError(error)) throw error;
     reply = errorReply(error);
   }
-  // Charged whether or not the client learns the outcome: the service did the work.
+  // Charged whether or not the client learns the outcome: the service did the work. The counters take what the
+  // handlers charged (items, queries, feeds, batches), not the resource charges added below (README, "Request charges").
   deps.counters.charge(operation, reply.requestCharge ?? 0, reply.bytesWritten ?? 0);
+  if (reply.requestCharge === undefined && reply.status < 400)
+    reply = { ...reply, requestCharge: resourceCharge(chargeKind(operation), reply.status, reply.body) };
   if (fault?.mode === 'commit-then-fail') {
     // The work is done (or failed) but the client must not learn which: the "unknown outcome" case.
     if (fault.reply === 'destroy') req.socket.destroy();

@@ -26,6 +26,7 @@ export function pushAfterTurn(socket: Socket): void {
  * Whether `frame` (one AMQP or SASL frame as rhea writes it: one `socket.write` each) is one a client waits on before
  * it goes on: SASL, open, begin, attach, flow, detach, end, close. Transfers and dispositions are the steady stream
  * that Nagle's algorithm packs into few segments; the protocol header and empty (heartbeat) frames need no push.
+ * @internal exported for its tests
  */
 export function isAwaitedFrame(frame: Uint8Array): boolean {
   // Frame header: size (4), data offset in 4-byte words (1), type (1: 0 AMQP, 1 SASL), channel (2).

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusMessage, ServiceBusSender } from '@azure/service-bus';
 import { launchServiceBusEmulator } from '@ledger-convoy/local-host';
+import { drainSessions as drainWithRawConsumer } from './support/rawConsumer.js';
 
 const props = { LockDuration: 'PT1M', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'P1D' };
 const config = {
@@ -148,43 +149,6 @@ async function drainKnownSessions(
   return done;
 }
 
-/**
- * A plain session consumer: one client, `workers` loops that each accept the next session, receive (up to 10, waiting
- * 200 ms) until a receive comes back empty, complete each message and close the session — what an application that
- * knows nothing of the sessions' sizes writes. The figure ends when the last message is completed; workers still
- * waiting for a session then are let go (their accept would otherwise wait for the service's timeout).
- */
-async function drainWithSessionWorkers(
-  client: ServiceBusClient,
-  queue: string,
-  workers: number,
-  expected: number,
-): Promise<number> {
-  let done = 0;
-  const stop = new AbortController();
-  let finish: () => void = () => {};
-  const finished = new Promise<void>((resolve) => (finish = resolve));
-  const loops = [...Array(workers).keys()].map(async () => {
-    while (done < expected) {
-      const options = { maxAutoLockRenewalDurationInMs: 0, abortSignal: stop.signal };
-      const r = await client.acceptNextSession(queue, options).catch(() => undefined);
-      if (!r) continue;
-      for (;;) {
-        const ms = await r.receiveMessages(10, { maxWaitTimeInMs: 200 });
-        if (ms.length === 0) break;
-        for (const m of ms) {
-          await r.completeMessage(m);
-          if (++done === expected) finish();
-        }
-      }
-      await r.close();
-    }
-  });
-  await Promise.race([Promise.all(loops), finished]);
-  stop.abort();
-  return done;
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   const configPath = join(dir, 'config.json');
@@ -272,12 +236,13 @@ async function main(): Promise<void> {
     row('session receive + complete, 32 session receivers, 1,000 sessions x 10', session);
     await Promise.all(many.map((c) => c.close()));
     await sendAll(client.createSender('bench-session-workers'), spread);
-    const consumer = new ServiceBusClient(connectionString);
-    row(
-      'plain session consumer, 8 workers, 1,000 sessions x 10',
-      await timed(() => drainWithSessionWorkers(consumer, 'bench-session-workers', 8, spread.length)),
-    );
-    await consumer.close();
+    // bench:pipeline's raw reference consumer (one client, 8 workers), the figure Nagle's algorithm moved.
+    const workers = { connectionString, queue: 'bench-session-workers', sessions: 8, messages: spread.length };
+    const raw = await drainWithRawConsumer({ ...workers, timeoutMs: 600_000 });
+    row('plain session consumer, 8 workers on one client, 1,000 sessions x 10', {
+      count: raw.messages,
+      seconds: raw.seconds,
+    });
     const ratio = session.count / session.seconds / (plain.count / plain.seconds);
 
     const before = rssMb(child.pid as number);

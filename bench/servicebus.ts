@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusMessage, ServiceBusSender } from '@azure/service-bus';
 import { launchServiceBusEmulator } from '@ledger-convoy/local-host';
+import { drainSessions as drainWithRawConsumer } from './support/rawConsumer.js';
 
 const props = { LockDuration: 'PT1M', MaxDeliveryCount: 10, DefaultMessageTimeToLive: 'P1D' };
 const config = {
@@ -21,6 +22,7 @@ const config = {
           { Name: 'bench-recv16', Properties: props },
           { Name: 'bench-sessions', Properties: { ...props, RequiresSession: true } },
           { Name: 'bench-many-sessions', Properties: { ...props, RequiresSession: true } },
+          { Name: 'bench-session-workers', Properties: { ...props, RequiresSession: true } },
           { Name: 'bench-plain32', Properties: props },
           { Name: 'bench-memory', Properties: props },
         ],
@@ -233,6 +235,14 @@ async function main(): Promise<void> {
     const session = await timed(() => drainKnownSessions(many, 'bench-many-sessions', manySessions, tenEach));
     row('session receive + complete, 32 session receivers, 1,000 sessions x 10', session);
     await Promise.all(many.map((c) => c.close()));
+    await sendAll(client.createSender('bench-session-workers'), spread);
+    // bench:pipeline's raw reference consumer (one client, 8 workers), the figure Nagle's algorithm moved.
+    const workers = { connectionString, queue: 'bench-session-workers', sessions: 8, messages: spread.length };
+    const raw = await drainWithRawConsumer({ ...workers, timeoutMs: 600_000 });
+    row('plain session consumer, 8 workers on one client, 1,000 sessions x 10', {
+      count: raw.messages,
+      seconds: raw.seconds,
+    });
     const ratio = session.count / session.seconds / (plain.count / plain.seconds);
 
     const before = rssMb(child.pid as number);

@@ -39,3 +39,19 @@ export const OperationKind = {
 
 /** One of {@link OperationKind}. */
 export type OperationKind = (typeof OperationKind)[keyof typeof OperationKind];
+
+/** Kinds that write a resource other than an item (`resourceCharge` in requestCharge.ts); every other kind reads. */
+const RESOURCE_WRITES: ReadonlySet<OperationKind> = new Set([
+  OperationKind.DatabaseCreate,
+  OperationKind.DatabaseDelete,
+  OperationKind.ContainerCreate,
+  OperationKind.ContainerReplace,
+  OperationKind.ContainerDelete,
+  OperationKind.MetadataWrite,
+  OperationKind.PartitionKeyDelete,
+]);
+
+/** Whether a request of `kind` that no handler charged is charged as a read or a write of its resource. */
+export function chargeKind(kind: OperationKind): 'read' | 'write' {
+  return RESOURCE_WRITES.has(kind) ? 'write' : 'read';
+}

@@ -79,6 +79,29 @@ export function changeFeedCharge(itemSizes: readonly number[]): number {
   return feedCharge(CHARGE_CONSTANTS.changeFeedBase, itemSizes);
 }
 
+/**
+ * A successful request on a resource other than an item — the account, a database, a container, its partition key
+ * ranges, an offer, a user, a permission, a script, a client encryption key, a conflict, a query plan, a stored
+ * procedure run, a partition key delete — charged as an item of the resource's size (the REST API reference's
+ * examples answer 4.95 RU, the 1 KB write row, for creating or deleting a database): a list or query by the query
+ * rule over the resources it returns, a write by the write row of the resource as written (a delete, which answers
+ * none, by the 1 KB row), anything else — a read, a 304, a query plan, a run's answer — by the read row of what it
+ * answers.
+ */
+export function resourceCharge(kind: 'read' | 'write', status: number, body: unknown): number {
+  if (status === 304) return readCharge(0);
+  const listed = feedOf(body);
+  if (listed !== undefined) return queryCharge(listed.map(storedSize));
+  const bytes = body === undefined || Buffer.isBuffer(body) ? (body?.length ?? 0) : storedSize(body);
+  return kind === 'write' ? writeCharge(bytes) : readCharge(bytes);
+}
+
+/** The resources of a feed answer (`{ _rid, <Kind>: [...], _count }`), or undefined for any other body. */
+function feedOf(body: unknown): readonly unknown[] | undefined {
+  if (typeof body !== 'object' || body === null || !('_count' in body)) return undefined;
+  return Object.values(body).find((v): v is unknown[] => Array.isArray(v));
+}
+
 /** A sum of charges as the service reports one: to the hundredth. */
 export function sumCharges(charges: readonly number[]): number {
   return hundredths(charges.reduce((a, b) => a + b, 0));

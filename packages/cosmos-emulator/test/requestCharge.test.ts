@@ -4,6 +4,7 @@ import {
   changeFeedCharge,
   operationCharge,
   queryCharge,
+  resourceCharge,
   storedSize,
   sumCharges,
   writtenBytes,
@@ -75,5 +76,36 @@ describe('request charge by item size', () => {
   it('sums to the hundredth without drift', () => {
     expect(sumCharges(Array.from({ length: 1000 }, () => 4.95))).toBe(4950);
     expect(sumCharges([0.1, 0.2])).toBe(0.3);
+  });
+});
+
+describe('resources other than items', () => {
+  const database = {
+    id: 'db',
+    _rid: 'AAAA',
+    _self: 'dbs/AAAA/',
+    _etag: '"0"',
+    _colls: 'colls/',
+    _users: 'users/',
+    _ts: 1,
+  };
+
+  it('charge a write the write row of the resource as written, and a delete (no body) the 1 KB row', () => {
+    expect(resourceCharge('write', 201, database)).toBe(4.95);
+    expect(resourceCharge('write', 204, undefined)).toBe(4.95);
+    const big = { ...database, body: 'x'.repeat(64 * KB - storedSize({ ...database, body: '' })) };
+    expect(resourceCharge('write', 201, big)).toBe(22.67);
+  });
+
+  it('charge a read, a 304 and any other answer the read row of what they answer', () => {
+    expect(resourceCharge('read', 200, database)).toBe(1);
+    expect(resourceCharge('read', 304, undefined)).toBe(1);
+    expect(resourceCharge('read', 200, Buffer.alloc(64 * KB))).toBe(4.76);
+  });
+
+  it('charge a list or a query like a query page over the resources it returns', () => {
+    const feed = { _rid: '', Databases: [database, database], _count: 2 };
+    expect(resourceCharge('read', 200, feed)).toBe(queryCharge([storedSize(database), storedSize(database)]));
+    expect(resourceCharge('read', 200, { _rid: '', Offers: [], _count: 0 })).toBe(CHARGE_CONSTANTS.queryBase);
   });
 });

@@ -149,6 +149,23 @@ describe('in-process Cosmos DB trigger, one feed range', () => {
     expect(a.ownedLeases('trigger')).toHaveLength(1);
   });
 
+  it("logs a lease taken with the lease's owner beside the process's host, each under a key of its own", async () => {
+    const container = await f.container();
+    const { logger, texts } = capturingLogger();
+    await f.host(
+      'A',
+      f.registration(container, {}, async () => {}),
+      logger,
+    );
+    const acquired = () => texts.filter((t) => t.includes('"msg":"change feed lease acquired"'));
+    await until(() => acquired().length === 1, 'the lease taken');
+
+    const line = acquired()[0] as string;
+    // A JSON reader keeps only the last of two equal keys: each must appear once.
+    expect(line.match(/"host":/g)).toHaveLength(1);
+    expect(JSON.parse(line)).toMatchObject({ host: 'local', owner: 'A' });
+  });
+
   it('hands at most maxItemsPerInvocation documents to one invocation, in feed order', async () => {
     const container = await f.container();
     await f.write(container, 7);

@@ -14,6 +14,8 @@ import {
   tooManyRequests,
 } from '../errors/errorFactory.js';
 import type { FaultInjector } from '../faults.js';
+import { OperationKind, chargeKind } from '../operations.js';
+import { resourceCharge } from '../requestCharge.js';
 import type { AccountStore } from '../store/accountStore.js';
 import { ADMIN_PREFIX, handleAdmin } from './adminRoutes.js';
 import type { ScriptLimits } from '../scripts/scriptRun.js';
@@ -26,7 +28,6 @@ import { checkIntendedContainer, resolveResourceIds } from './resourceIds.js';
 import { checkGrant } from './resourceTokens.js';
 import { route } from './router.js';
 import type { ThroughputBudget } from '../throughputBudget.js';
-import { OperationKind } from '../operations.js';
 import type { TlsMaterial } from '@ledger-convoy/dev-certificate';
 
 /** Requests larger than this are refused with 413 without being buffered (documents cap at 2 MiB). */
@@ -157,8 +158,11 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
     if (!isCosmosError(error)) throw error;
     reply = errorReply(error);
   }
-  // Charged whether or not the client learns the outcome: the service did the work.
+  // Charged whether or not the client learns the outcome: the service did the work. The counters take what the
+  // handlers charged (items, queries, feeds, batches), not the resource charges added below (README, "Request charges").
   deps.counters.charge(operation, reply.requestCharge ?? 0, reply.bytesWritten ?? 0);
+  if (reply.requestCharge === undefined && reply.status < 400)
+    reply = { ...reply, requestCharge: resourceCharge(chargeKind(operation), reply.status, reply.body) };
   if (metered !== undefined && throughput !== undefined)
     throughput.budget.spend(metered, throughput.unitsPerSecond, reply.requestCharge ?? 0);
   if (fault?.mode === 'commit-then-fail') {

@@ -167,7 +167,7 @@ export class ChangeFeedProcessor {
       const acquired = await leases.acquire(lease, hostName, now()).catch(() => undefined);
       if (acquired === undefined || this.stopping.signal.aborted) continue;
       logger.info(
-        { function: this.options.functionName, lease: acquired.LeaseToken, from: lease.Owner ?? null, host: hostName },
+        { function: this.options.functionName, lease: acquired.LeaseToken, from: lease.Owner ?? null, owner: hostName },
         'change feed lease acquired',
       );
       this.process(acquired);
@@ -184,7 +184,7 @@ export class ChangeFeedProcessor {
         if (error instanceof LeaseLostError) await this.giveUp(owned, error, 'renewing the lease');
         else
           this.options.logger.warn(
-            { function: this.options.functionName, lease: token, host: this.options.hostName, err: error },
+            { function: this.options.functionName, lease: token, owner: this.options.hostName, err: error },
             'renewing a change feed lease failed',
           );
       }
@@ -239,17 +239,17 @@ export class ChangeFeedProcessor {
     owned.stop.abort();
     if (this.owned.get(token) === owned) this.owned.delete(token);
     if (error instanceof LeaseLostError) {
-      logger.info({ function: functionName, lease: token, host: hostName, err: error }, 'change feed lease lost');
+      logger.info({ function: functionName, lease: token, owner: hostName, err: error }, 'change feed lease lost');
       return;
     }
     logger.warn(
-      { err: error, function: functionName, lease: token, host: hostName },
+      { err: error, function: functionName, lease: token, owner: hostName },
       `${what}; releasing the lease, to be taken again from its last checkpoint`,
     );
     if (this.crashed) return;
     await leases.release(owned.lease, hostName, now()).catch((releaseError: unknown) => {
       logger.warn(
-        { err: releaseError, function: functionName, lease: token, host: hostName },
+        { err: releaseError, function: functionName, lease: token, owner: hostName },
         'releasing the change feed lease failed; it is taken again once it expires',
       );
     });

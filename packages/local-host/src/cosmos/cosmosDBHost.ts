@@ -211,7 +211,7 @@ async function startTrigger(
   });
   await processor.start();
   options.logger.debug(
-    { function: name, container: `${monitored.database.id}/${monitored.id}`, leases: prefix, host: options.hostName },
+    { function: name, container: `${monitored.database.id}/${monitored.id}`, leases: prefix, owner: options.hostName },
     'cosmos DB trigger started',
   );
   return processor;

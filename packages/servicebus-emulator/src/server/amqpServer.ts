@@ -19,7 +19,7 @@ import { ReplyRouter } from './replyRouter.js';
 import { internals } from './rheaLink.js';
 import { configureSasl } from './sasl.js';
 import { MAX_FRAME_SIZE, guardFrames } from './frameGuard.js';
-import { coalesceWrites } from './writeCoalescing.js';
+import { pushAwaitedFrames } from './framePush.js';
 import { attachSession, requestedSession } from './sessionAttach.js';
 
 /** What the server logs; the CLI passes a console logger, tests nothing. */
@@ -76,17 +76,15 @@ export class AmqpServer {
         autoaccept: false,
         treat_modified_as_released: false,
         max_frame_size: MAX_FRAME_SIZE,
-        // Frames go out in the turn they are written (coalesced per turn, `writeCoalescing.ts`): with Nagle's algorithm
-        // a reply written while the client's delayed ACK is pending waits for it (about 40 ms on Linux), several times
-        // per attach and per first send.
-        tcp_no_delay: true,
+        // Nagle's algorithm stays on (rhea's default for accepted sockets); `framePush.ts` pushes the frames a client
+        // waits on.
         // Unsettled deliveries per session before rhea stops sending (peek-locked messages held by clients).
         session_buffer_size: 16384,
       } as never) as unknown as Server;
       this.server = server;
       server.on('connection', (s: Socket) => {
         guardFrames(s, (reason) => this.log('warn', `dropping a connection: ${reason}`));
-        coalesceWrites(s);
+        pushAwaitedFrames(s);
         this.sockets.add(s);
         s.on('close', () => this.sockets.delete(s));
       });

@@ -1,4 +1,6 @@
+import type { Socket } from 'node:net';
 import type { Connection, Message, Sender } from 'rhea';
+import { pushAfterTurn } from './framePush.js';
 import { internals } from './rheaLink.js';
 
 /**
@@ -26,5 +28,8 @@ export class ReplyRouter {
     // Replies go presettled: nothing to track, so long-lived management links never fill rhea's buffer.
     const delivery = sender.send(reply) as unknown as { settled: boolean };
     delivery.settled = true;
+    // The client waits on this reply (a token accepted, a lock renewed): it must not wait for a delayed ACK too.
+    const socket = (conn as unknown as { socket?: Socket }).socket;
+    if (socket) pushAfterTurn(socket);
   }
 }

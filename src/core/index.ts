@@ -19,15 +19,9 @@ export { OrderStatus } from './order/orderState.js';
 export { type BusinessState, type OrderView } from './order/orderView.js';
 export { runGapMonitor, type GapMonitorReport } from './order/gapMonitor.js';
 
-export { rejectedEntryId } from './documents/documentIds.js';
-
 export type { OrderDocument, RejectedRecord } from './documents/orderDocument.js';
 
-export {
-  rejectedDetails,
-  type RejectedDetails,
-  type RejectedEntryDocument,
-} from './documents/rejectedEntryDocument.js';
+export { rejectedDetails, type RejectedDetails, type RejectedEntryRecord } from './documents/entryRecord.js';
 
 export type { Stored } from './ports/orderStore.js';
 export { AlertName, CounterName } from './ports/telemetry.js';

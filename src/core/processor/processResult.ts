@@ -10,8 +10,6 @@ import type { OrderCache } from './orderCache.js';
 /** Settings the processor uses (resolved by `resolveCoreConfig`). */
 interface OrderProcessorOptions {
   consumerName: string;
-  inboxTtlSeconds: number;
-  outboxTtlSeconds: number;
   transientRetryBudgetMs: number;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
@@ -63,7 +61,7 @@ export type ProcessOutcome = (typeof ProcessOutcome)[keyof typeof ProcessOutcome
 
 /** What the processor made of one message, before it becomes a result. */
 export type Handled =
-  | { kind: 'decided'; decision: Exclude<Decision, { kind: 'lookUp' }>; drained?: number; rejected?: number }
+  | { kind: 'decided'; decision: Decision; drained?: number; rejected?: number }
   | { kind: 'abandoned'; errorCode: string | undefined; description: string };
 
 /** What the processor did with one message, for logs and the host. */
@@ -148,15 +146,10 @@ export function resultOf(
       return { outcome: ProcessOutcome.Duplicate, rule: decision.rule, ...common, ...counts };
     case 'park':
       return { outcome: ProcessOutcome.Parked, rule: 5, ...common, ...counts };
-    case 'committed':
-      return {
-        outcome: decision.as === 'parked' ? ProcessOutcome.Parked : ProcessOutcome.Applied,
-        rule: decision.rule,
-        ...common,
-        ...counts,
-      };
     case 'apply':
       return { outcome: ProcessOutcome.Applied, rule: 1, ...common, ...counts };
+    case 'alert':
+      throw new TypeError('an owed alert is no message decision');
   }
 }
 

@@ -67,8 +67,6 @@ export function viewOf(store: OrderStore, orderId: string) {
 /** Options a processor gets in tests: fast backoff, a short budget. */
 export const testOptions = {
   consumerName: 'order-processor',
-  inboxTtlSeconds: 3600,
-  outboxTtlSeconds: 604_800,
   transientRetryBudgetMs: 30_000,
   retryBaseDelayMs: 100,
   retryMaxDelayMs: 5_000,

@@ -11,12 +11,12 @@ import {
 } from '../../src/core/schemas/limits.js';
 import { entryMessageId, requestHash } from '../../src/core/hash.js';
 import { outboundEvent } from '../../src/core/outbox/outboxRelay.js';
-import { decide, type Decision } from '../../src/core/processor/decide.js';
+import { decide, type Decision, type EntryOrigin } from '../../src/core/processor/decide.js';
 import type { AppliedEntryRecord, EntryRecord, ParkedEntryRecord } from '../../src/core/documents/entryRecord.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
 import type { TransactionDocument } from '../../src/core/documents/transactionDocument.js';
-import { writeFor, type EntryOrigin, type StepStamp } from '../../src/core/processor/orderWrites.js';
+import { writeFor, type StepStamp } from '../../src/core/processor/orderWrites.js';
 import { testServiceBusConfig } from './support/stack.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Entry } from '../../src/core/index.js';
 import { requestHash } from '../../src/core/hash.js';
-import type { ReceivedOrderMessage } from '../../src/core/processor/checkMessage.js';
+import type { ReceivedOrderMessage } from '../../src/core/processor/decide.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
 
 type Harness = ReturnType<typeof makeHarness>;

@@ -1,10 +1,15 @@
 /**
- * The processing rules (docs/architecture.md, "Processing rules"), pure: what one entry means, given what the step has
- * read — the order, the entry's record, the transaction an amendment names. Evaluated in the order (a)–(e); each
- * decision names its rule. Nothing is read from here: the processor reads first (see `OrderProcessor`), and a
- * decision that writes nothing stands only on fresh reads.
+ * The processing rules (docs/architecture.md, "Processing rules"), pure: what a message brings (rule 6's input: its
+ * body normalised, checked and hashed), and what one entry means given what the step has read — the order, the
+ * entry's record, the transaction an amendment names. Evaluated in the order (a)–(e); each decision names its rule.
+ * Nothing is read from here: the processor reads first (see `OrderProcessor`), and a decision that cannot be taken
+ * back stands only on what {@link standsOnWhatWasRead} accepts.
  */
 import { DeadLetterReason } from '../deadLetterReasons.js';
+import { readResubmitCount, requestHash } from '../hash.js';
+import { normaliseBody } from '../schemas/body.js';
+import { validateEntry } from '../schemas/ledger.js';
+import { messageTraceparent } from '../traceContext.js';
 import { EntryStatus, type EntryRecord } from '../documents/entryRecord.js';
 import type { OrderDocument, RejectedRecord } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
@@ -24,6 +29,93 @@ export type CheckedEntry =
       /** The sequence, when the body names it and names the message's session: the entry then holds it (rule 10). */
       sequence: number | undefined;
     };
+
+/** Where an entry came from; carried into its record for tracing and resubmission. */
+export interface EntryOrigin {
+  correlationId: string | undefined;
+  messageId: string | undefined;
+  /** W3C `traceparent` of the message (see `messageTraceparent`), when it carried one. */
+  traceparent: string | undefined;
+  /** The message's `resubmitCount` application property (see `readResubmitCount`); absent = 0. */
+  resubmitCount?: number | undefined;
+}
+
+/** A message as the host received it, whatever the host. */
+export interface ReceivedOrderMessage {
+  /** Object, string, `Buffer`/`Uint8Array`/`ArrayBuffer`: normalised before validating and hashing. */
+  body: unknown;
+  messageId?: string;
+  sessionId?: string;
+  correlationId?: string;
+  applicationProperties?: Readonly<Record<string, unknown>>;
+  deliveryCount?: number;
+}
+
+/** The keys logs and results name a message by: from the body where it has them. */
+export interface MessageKeys {
+  orderId: string | undefined;
+  entryId: string | undefined;
+  sequence: number | undefined;
+}
+
+/**
+ * Validates `message`'s body as an entry and hashes it; whether the entry belongs to the message's session is
+ * rule 6's to decide ({@link notOfSession}).
+ */
+export function checkMessage(message: ReceivedOrderMessage): {
+  entry: CheckedEntry;
+  keys: MessageKeys;
+  origin: EntryOrigin;
+} {
+  const origin: EntryOrigin = {
+    correlationId: message.correlationId,
+    messageId: message.messageId,
+    // Kept on the entry's documents, so the outbox continues this message's trace.
+    traceparent: messageTraceparent(message.applicationProperties),
+    resubmitCount: readResubmitCount(message.applicationProperties),
+  };
+  const validated = validateEntry(message.body);
+  if (validated.ok) {
+    const entry = validated.value;
+    return {
+      entry: { valid: true, entry, hash: requestHash(entry) },
+      keys: { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence },
+      origin,
+    };
+  }
+  const keys = readableKeys(message);
+  const why = validated.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+  // Rule 10: an entry whose sequence can't be read, or that names another order than its session, holds nothing.
+  const ofSession = keys.bodyOrderId === message.sessionId && message.sessionId !== undefined;
+  return {
+    entry: { valid: false, why, sequence: ofSession ? keys.bodySequence : undefined },
+    keys: { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence },
+    origin,
+  };
+}
+
+/**
+ * Best-effort keys of an invalid message: from the body where it is JSON and has them, else the session, the
+ * `messageId` (the dedup key of a body that cannot be parsed) and the `sequence` application property.
+ */
+function readableKeys(message: ReceivedOrderMessage) {
+  const parsed = normaliseBody(message.body);
+  const body =
+    parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
+      ? (parsed.value as Record<string, unknown>)
+      : {};
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const int = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
+  const bodyOrderId = text(body.orderId);
+  const bodySequence = int(body.sequence);
+  return {
+    bodyOrderId,
+    bodySequence,
+    orderId: bodyOrderId ?? message.sessionId,
+    entryId: text(body.entryId) ?? message.messageId,
+    sequence: bodySequence ?? int(message.applicationProperties?.sequence),
+  };
+}
 
 /** What {@link decide} knows about one valid entry. */
 export interface Facts {
@@ -255,4 +347,28 @@ function sequenceConflict(reason: string): Decision {
 /** Rule 7, holding the order at `holds` (rule 10) where it could otherwise go on. */
 function invalidTransition(reason: string, holds?: number): Decision {
   return deadLetter(7, DeadLetterReason.InvalidTransition, reason, { holds });
+}
+
+/** What a step's round read, as far as whether a decision may stand on it. */
+export interface ReadBasis {
+  /** The entry's record as read: `undefined` when not read. */
+  record: EntryRecord | null | undefined;
+  /** Whether the order, or the transaction, came from the cache (no read of this round vouches for it). */
+  orderCached: boolean;
+  transactionCached: boolean;
+  /** A message's entry, rather than a parked one. */
+  message: boolean;
+}
+
+/**
+ * Whether a decision may stand on what its round read. A write under ETags is checked by the store; but a dead letter,
+ * a duplicate or a rejection cannot be taken back, and no ETag guards what it rests on: a message's stands on its own
+ * record (rules 2/3 decide from it alone) or on the order read now with the entry's record looked up; a rejection, on
+ * a transaction read now (its order is replaced under its ETag).
+ */
+export function standsOnWhatWasRead(decision: Decision, read: ReadBasis): boolean {
+  if (decision.kind === 'reject') return !read.transactionCached;
+  if (decision.kind !== 'deadLetter' && decision.kind !== 'duplicate') return true;
+  if (read.message && read.record && read.record.status !== EntryStatus.Rejected) return true;
+  return !read.orderCached && !read.transactionCached && read.record !== undefined;
 }

@@ -5,29 +5,37 @@
  * backs off and goes round the same loop within the message's budget (rule 8). The message is settled exactly once,
  * after the commit (docs/architecture.md, "One message's path").
  */
-import { MAX_DEAD_LETTER_DESCRIPTION } from '../deadLetterReasons.js';
 import { entryRecordId } from '../documents/documentIds.js';
 import { EntryStatus, rejectedDetails, type EntryRecord } from '../documents/entryRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
-import { errorMessage } from '../errorMessage.js';
 import { CoreErrorCode, StoreError, errorCode } from '../errors.js';
 import { dueOn } from '../order/followUpCheck.js';
-import { OrderStatus } from '../order/orderState.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
-import type { MessageSettlement } from '../ports/messageSettlement.js';
 import type { OrderWrite, Stored } from '../ports/orderStore.js';
 import { AlertName, CounterName } from '../ports/telemetry.js';
-import { backoffDelay } from '../retry.js';
+import { waitToRetry } from '../retry.js';
 import type { Entry } from '../schemas/entry.js';
-import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
-import { checkMessage, type ReceivedOrderMessage } from './checkMessage.js';
-import { decide, needsTransaction, notOfSession, type CheckedEntry, type Decision } from './decide.js';
-import { OrderCache } from './orderCache.js';
-import { writeFor, type EntryOrigin } from './orderWrites.js';
 import {
+  checkMessage,
+  decide,
+  needsTransaction,
+  notOfSession,
+  standsOnWhatWasRead,
+  type CheckedEntry,
+  type Decision,
+  type EntryOrigin,
+  type ReceivedOrderMessage,
+} from './decide.js';
+import { OrderCache } from './orderCache.js';
+import { writeFor } from './orderWrites.js';
+import {
+  abandoned,
+  logFailure,
+  releaseAfter,
   reportResult,
   resultOf,
+  settle,
   type DrainReport,
   type Handled,
   type OrderProcessorDeps,
@@ -134,7 +142,7 @@ export class OrderProcessor {
       if (outcome.kind !== 'decided') throw new TypeError(`a message's step ended as ${outcome.kind}`);
       decision = outcome.decision;
     } catch (error) {
-      return this.abandoned(error, entry, 'entry abandoned');
+      return abandoned(this.deps.telemetry, error, entry, 'entry abandoned');
     }
     if (decision.kind === 'deadLetter' && decision.alert) {
       this.deps.telemetry.alert(decision.alert, {
@@ -154,8 +162,8 @@ export class OrderProcessor {
     } catch (error) {
       // A dead letter stands (the next message or the gap monitor resumes); anything else is redelivered, and the
       // redelivery meets its record (a duplicate) and follows up again.
-      if (decision.kind !== 'deadLetter') return this.abandoned(error, entry, 'drain abandoned');
-      this.logFailure('warn', 'drain failed after a dead letter', error, entry);
+      if (decision.kind !== 'deadLetter') return abandoned(this.deps.telemetry, error, entry, 'drain abandoned');
+      logFailure(this.deps.telemetry, 'warn', 'drain failed after a dead letter', error, entry);
       return { kind: 'decided', decision };
     }
   }
@@ -197,7 +205,13 @@ export class OrderProcessor {
           continue;
         }
         const decision = round.alert ?? this.decide(round, known);
-        if (!standsOnWhatWasRead(decision, round)) {
+        const basis = {
+          record: round.record === undefined ? undefined : (round.record?.doc ?? null),
+          orderCached: round.orderCached,
+          transactionCached: round.transactionCached,
+          message: round.source === 'message',
+        };
+        if (!standsOnWhatWasRead(decision, basis)) {
           cache.forgetEntry(round.entry);
           known = { fresh: true };
           continue;
@@ -401,92 +415,24 @@ export class OrderProcessor {
    * Rule 8's wait, the one place it is: after a busy store, an unknown outcome or an order that kept changing, backs
    * off while the wait still ends by the message's deadline; otherwise, and for any other failure, rethrows.
    */
-  private async backOff(error: unknown, attempt: number, deadline: number, subject: Subject): Promise<void> {
-    const code = errorCode(error);
-    if (code !== CoreErrorCode.StoreTransient && code !== CoreErrorCode.StoreOutcomeUnknown) throw error;
+  private backOff(error: unknown, attempt: number, deadline: number, subject: Subject): Promise<void> {
     const { options, telemetry } = this.deps;
-    const hint = (error as { retryAfterMs?: unknown }).retryAfterMs;
-    const delayMs = backoffDelay(attempt, {
+    const keys = subject.kind === 'message' ? subject.entry : { orderId: subject.orderId };
+    return waitToRetry(error, attempt, {
+      deadline,
+      retryable: (e) =>
+        errorCode(e) === CoreErrorCode.StoreTransient || errorCode(e) === CoreErrorCode.StoreOutcomeUnknown,
       baseDelayMs: options.retryBaseDelayMs,
       maxDelayMs: options.retryMaxDelayMs,
       random: this.deps.random,
-      retryAfterMs: typeof hint === 'number' ? hint : 0,
+      clock: this.clock,
+      sleep: this.sleep,
+      onRetry: (e, n, delayMs) => {
+        telemetry.count(CounterName.StoreRetries);
+        const { entryId, sequence } = keys as Partial<Entry>;
+        const fields = { orderId: keys.orderId, entryId, sequence, code: errorCode(e), attempt: n, delayMs };
+        telemetry.log('warn', 'transient store failure, retrying', fields);
+      },
     });
-    if (this.clock.now() + delayMs > deadline) throw error;
-    telemetry.count(CounterName.StoreRetries);
-    const keys = subject.kind === 'message' ? subject.entry : { orderId: subject.orderId };
-    telemetry.log('warn', 'transient store failure, retrying', {
-      orderId: keys.orderId,
-      entryId: 'entryId' in keys ? keys.entryId : undefined,
-      sequence: 'sequence' in keys ? keys.sequence : undefined,
-      code,
-      attempt,
-      delayMs,
-    });
-    await this.sleep(delayMs);
   }
-
-  private abandoned(error: unknown, entry: { orderId: string; entryId?: string; sequence?: number }, message: string) {
-    const { code, description } = this.logFailure('error', message, error, entry);
-    return { kind: 'abandoned' as const, errorCode: code, description };
-  }
-
-  private logFailure(
-    level: 'warn' | 'error',
-    message: string,
-    error: unknown,
-    entry: { orderId: string; entryId?: string; sequence?: number },
-  ) {
-    const code = errorCode(error);
-    const description = errorMessage(error);
-    this.deps.telemetry.log(level, message, {
-      orderId: entry.orderId,
-      entryId: entry.entryId,
-      sequence: entry.sequence,
-      code,
-      description,
-    });
-    return { code, description };
-  }
-}
-
-/**
- * Whether a decision may stand on what its round read. A write under ETags is checked by the store; but a dead letter,
- * a duplicate or a rejection cannot be taken back, and no ETag guards what it rests on: a message's stands on its own
- * record (rules 2/3 decide from it alone) or on the order read now with the entry's record looked up; a rejection, on
- * a transaction read now (its order is replaced under its ETag).
- */
-function standsOnWhatWasRead(decision: Decision, round: Round): boolean {
-  if (decision.kind === 'reject') return !round.transactionCached;
-  if (decision.kind !== 'deadLetter' && decision.kind !== 'duplicate') return true;
-  if (round.record && round.record.doc.status !== EntryStatus.Rejected) return true;
-  return !round.orderCached && !round.transactionCached && round.record !== undefined;
-}
-
-/** The one place a decision becomes a settlement: complete, dead-letter (with its reason) or abandon. */
-async function settle(settlement: MessageSettlement, handled: Handled): Promise<void> {
-  if (handled.kind === 'abandoned') return settlement.abandon();
-  const { decision } = handled;
-  if (decision.kind === 'deadLetter')
-    return settlement.deadLetter(decision.deadLetterReason, decision.reason.slice(0, MAX_DEAD_LETTER_DESCRIPTION));
-  return settlement.complete();
-}
-
-/**
- * Whether the host should hand the session on (`releaseSession`) instead of idling `sessionIdleTimeout` on it: the
- * order is deleted after this message (its `OrderDeleted` applied now, directly or by the drain, or seen again: end of
- * sequence, nothing can follow), or the splitter marked the message as its order's last entry in that ledger.
- * Never for an abandoned message (the redelivery comes first), nor for one of another order than the session's.
- */
-function releaseAfter(
-  decision: Decision,
-  checked: CheckedEntry,
-  cache: OrderCache,
-  message: ReceivedOrderMessage,
-): ProcessResult['releaseSession'] {
-  // The cache holds the order as this message's last step left (or read) it.
-  const deleted =
-    checked.valid && decision.rule !== 6 && cache.get(checked.entry.orderId)?.doc.state.status === OrderStatus.Deleted;
-  if (deleted) return 'orderDeleted';
-  return message.applicationProperties?.[HAND_OFF_PROPERTY] === true ? 'handOff' : undefined;
 }

@@ -18,17 +18,7 @@ import { orderSummary } from '../order/orderView.js';
 import { orderCloudEvent } from '../outbox/orderCloudEvent.js';
 import type { OrderWrite, Stored } from '../ports/orderStore.js';
 import type { Entry } from '../schemas/entry.js';
-import type { Decision } from './decide.js';
-
-/** Where an entry came from; carried into its record for tracing and resubmission. */
-export interface EntryOrigin {
-  correlationId: string | undefined;
-  messageId: string | undefined;
-  /** W3C `traceparent` of the message (see `messageTraceparent`), when it carried one. */
-  traceparent: string | undefined;
-  /** The message's `resubmitCount` application property (see `readResubmitCount`); absent = 0. */
-  resubmitCount?: number | undefined;
-}
+import type { Decision, EntryOrigin } from './decide.js';
 
 /** What a step writes besides the decision: when, and by which consumer. */
 export interface StepStamp {

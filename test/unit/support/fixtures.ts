@@ -4,7 +4,7 @@ import { OrderProcessor } from '../../../src/core/processor/orderProcessor.js';
 import { entryMessageId, requestHash } from '../../../src/core/hash.js';
 import { readOrderView } from '../../../src/core/order/readOrderView.js';
 import type { OrderStore } from '../../../src/core/ports/orderStore.js';
-import type { ReceivedOrderMessage } from '../../../src/core/processor/checkMessage.js';
+import type { ReceivedOrderMessage } from '../../../src/core/processor/decide.js';
 import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../support/fakes/index.js';
 
 /** A unique order id per test, so state never leaks between tests. */

@@ -1,5 +1,5 @@
 /**
- * The pure core of Ledger Convoy: contracts, hashing, the order state machine, the inbox/parking decisions, the
+ * The pure core of Ledger Convoy: contracts, hashing, the order state machine, the entry records and parking decisions, the
  * splitter's plan, configuration and the ports adapters implement. No Azure SDK or Functions imports.
  */
 export { DeadLetterReason } from './deadLetterReasons.js';

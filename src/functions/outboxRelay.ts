@@ -1,6 +1,6 @@
 /**
  * Outbox relay: a Cosmos DB trigger on the change feed of `orders` → the core's relay, which delivers each batch's
- * outbox records to `order-events` and the webhook, per order in sequence order (docs/architecture.md, "The outbox relay").
+ * stored events (applied entries' records) to `order-events` and the webhook, per order in sequence order (docs/architecture.md, "The outbox relay").
  *
  * The lease checkpoint advances only after the invocation returns, so a failed one must not return: its error
  * goes to the `retry` policy (exponential, unbounded), which reruns the same batch until it succeeds — the real

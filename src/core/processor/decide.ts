@@ -351,13 +351,13 @@ function invalidTransition(reason: string, holds?: number): Decision {
 
 /** What a step's round read, as far as whether a decision may stand on it. */
 export interface ReadBasis {
+  /** A message's entry, a parked one at its turn, or an owed alert. */
+  source: 'message' | 'parked' | 'alert';
   /** The entry's record as read: `undefined` when not read. */
-  record: EntryRecord | null | undefined;
+  record: { doc: EntryRecord } | null | undefined;
   /** Whether the order, or the transaction, came from the cache (no read of this round vouches for it). */
   orderCached: boolean;
   transactionCached: boolean;
-  /** A message's entry, rather than a parked one. */
-  message: boolean;
 }
 
 /**
@@ -369,6 +369,6 @@ export interface ReadBasis {
 export function standsOnWhatWasRead(decision: Decision, read: ReadBasis): boolean {
   if (decision.kind === 'reject') return !read.transactionCached;
   if (decision.kind !== 'deadLetter' && decision.kind !== 'duplicate') return true;
-  if (read.message && read.record && read.record.status !== EntryStatus.Rejected) return true;
+  if (read.source === 'message' && read.record && read.record.doc.status !== EntryStatus.Rejected) return true;
   return !read.orderCached && !read.transactionCached && read.record !== undefined;
 }

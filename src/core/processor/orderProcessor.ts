@@ -25,6 +25,7 @@ import {
   type CheckedEntry,
   type Decision,
   type EntryOrigin,
+  type ReadBasis,
   type ReceivedOrderMessage,
 } from './decide.js';
 import { OrderCache } from './orderCache.js';
@@ -64,17 +65,13 @@ interface Known {
 }
 
 /** What one round read. */
-interface Round {
-  source: 'message' | 'parked' | 'alert';
+interface Round extends ReadBasis {
   entry: Entry;
   hash: string;
   origin: EntryOrigin;
   order: Stored<OrderDocument> | undefined;
   record: Stored<EntryRecord> | null | undefined;
   transaction?: Stored<TransactionDocument> | null;
-  /** Whether the order, or the transaction, came from the cache (no read of this round vouches for it). */
-  orderCached: boolean;
-  transactionCached: boolean;
   /** For an owed alert: the decision, ready. */
   alert?: Extract<Decision, { kind: 'alert' }>;
 }
@@ -205,13 +202,7 @@ export class OrderProcessor {
           continue;
         }
         const decision = round.alert ?? this.decide(round, known);
-        const basis = {
-          record: round.record === undefined ? undefined : (round.record?.doc ?? null),
-          orderCached: round.orderCached,
-          transactionCached: round.transactionCached,
-          message: round.source === 'message',
-        };
-        if (!standsOnWhatWasRead(decision, basis)) {
+        if (!standsOnWhatWasRead(decision, round)) {
           cache.forgetEntry(round.entry);
           known = { fresh: true };
           continue;

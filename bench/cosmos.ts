@@ -21,7 +21,7 @@ import { start } from '@ledger-convoy/cosmos-emulator';
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
 const CASES = process.env['BENCH_CASES'] ?? 'all';
 const CONCURRENCY = [1, 50];
-/** The large container: 200 orders × 250 documents, like the chaos run's `orders` container. */
+/** The large container: 200 orders × about 100 documents, like the chaos run's `orders` container. */
 const ORDERS = 200;
 
 type Operation = (worker: number, i: number) => Promise<unknown>;
@@ -50,9 +50,9 @@ function operations(c: Container, run: string): Record<string, Operation> {
       const pk = `${run}-b-${w}`;
       return c.items.batch(
         [
-          { operationType: 'Create', resourceBody: { id: `inbox-${i}`, orderId: pk, ttl: 3600 } },
+          { operationType: 'Create', resourceBody: { id: `entry-${i}`, orderId: pk, type: 'entry' } },
           { operationType: 'Upsert', resourceBody: { id: 'state', orderId: pk, seq: i } },
-          { operationType: 'Create', resourceBody: { id: `outbox-${i}`, orderId: pk, type: 'outbox' } },
+          { operationType: 'Create', resourceBody: { id: `txn-${i}`, orderId: pk, type: 'transaction' } },
         ],
         pk,
       );
@@ -63,8 +63,8 @@ function operations(c: Container, run: string): Record<string, Operation> {
 }
 
 /**
- * One order's documents as the app writes them: the order document, 100 inbox, 99 applied and 50 immutable outbox
- * records; every tenth order has a parked entry, every fiftieth an outbox hold (two records held).
+ * One order's documents as the app writes them: the order document and 100 entry records (99 applied, each with its
+ * event, and one parked); every tenth order has a parked entry, every fiftieth an outbox hold (two records held).
  */
 function orderDocuments(order: number): Record<string, unknown>[] {
   const orderId = `order-${order}`;
@@ -79,17 +79,15 @@ function orderDocuments(order: number): Record<string, unknown>[] {
       rejected: [],
     },
   ];
-  for (let i = 0; i < 100; i += 1) docs.push({ id: `inbox-${i}`, orderId, docType: 'inbox', sequence: i, ttl: 86_400 });
-  for (let i = 0; i < 99; i += 1) docs.push({ id: `applied-${i}`, orderId, docType: 'applied', sequence: i });
-  for (let i = 0; i < 50; i += 1)
+  for (let i = 0; i < 100; i += 1)
     docs.push({
-      id: `outbox-${i}`,
+      id: `entry:order-processor:e-${i}`,
       orderId,
-      docType: 'outbox',
+      docType: 'entry',
+      status: i < 99 ? 'applied' : 'parked',
       entryId: `e-${i}`,
       sequence: i,
       committedAt,
-      ttl: 604_800,
     });
   if (order % 50 === 0) {
     const records = [48, 49].map((sequence) => ({
@@ -159,9 +157,9 @@ async function latency(op: () => Promise<unknown>): Promise<{ ms: number; runs: 
   return { ms: (Date.now() - started) / runs, runs };
 }
 
-/** Mean time per page while paging through 20,000 inbox records, 1,000 a page, for BENCH_SECONDS (at least 2 pages). */
+/** Mean time per page while paging through 20,000 entry records, 1,000 a page, for BENCH_SECONDS (at least 2 pages). */
 async function pagingLatency(c: Container): Promise<{ ms: number; runs: number }> {
-  const iterator = c.items.query("SELECT * FROM c WHERE c.docType = 'inbox'", { maxItemCount: 1000 });
+  const iterator = c.items.query("SELECT * FROM c WHERE c.docType = 'entry'", { maxItemCount: 1000 });
   const started = Date.now();
   let runs = 0;
   do {
@@ -218,7 +216,7 @@ async function benchLargeContainer(database: Database): Promise<void> {
     ...Object.entries(largeQueries(container)).map(
       ([name, op]): [string, () => Promise<{ ms: number; runs: number }>] => [name, () => latency(op)],
     ),
-    ['cross: page through 20,000 inbox docs (ms/page)', () => pagingLatency(container)],
+    ['cross: page through 20,000 entry docs (ms/page)', () => pagingLatency(container)],
   ];
   for (const [name, run] of cells) {
     emulator.resetCounters();

@@ -122,7 +122,7 @@ export async function startBenchStack(): Promise<BenchStack> {
           .database(COSMOS_DATABASE)
           .container(ORDERS_CONTAINER)
           .items.query<{ key: string; committedAt: string }>(
-            "SELECT c.key, c.committedAt FROM c WHERE c.docType = 'outbox'",
+            "SELECT c.key, c.committedAt FROM c WHERE c.docType = 'entry' AND c.status = 'applied'",
             { maxItemCount: 10_000 },
           )
           .fetchAll();

@@ -1,5 +1,5 @@
-// Cosmos DB for NoSQL: database `convoy`, container `orders` partitioned on /orderId so an order's inbox
-// records, order document and outbox records share one partition (one transactional batch per entry).
+// Cosmos DB for NoSQL: database `convoy`, container `orders` partitioned on /orderId so an order's document, its
+// transactions and its entries' records share one partition (one transactional batch per entry).
 
 @description('Azure region.')
 param location string
@@ -62,7 +62,7 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     disableKeyBasedMetadataWriteAccess: true
     minimalTlsVersion: 'Tls12'
     publicNetworkAccess: publicNetworkAccess
-    // The order state, the inbox and the outbox live here: continuous backup allows a restore to any second of the
+    // The order state, the entries' records and their events live here: continuous backup allows a restore to any second of the
     // tier's window (a new account; docs/azure.md, "Point-in-time restore").
     backupPolicy: {
       type: 'Continuous'
@@ -91,8 +91,28 @@ resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/container
         kind: 'Hash'
         version: 2
       }
-      // TTL on, no default expiry: only documents with their own `ttl` (inbox records) expire.
+      // TTL on, no default expiry: no document of ours carries a `ttl` today (every entry's record is kept for good,
+      // docs/architecture.md, "Retention"); on, so a later retention needs no container change.
       defaultTtl: -1
+      // Index only what the app's queries filter or sort on (docs/architecture.md, "Indexing"): every write is charged
+      // for each indexed path, and the stored events (an applied entry's `event`) are never queried.
+      indexingPolicy: {
+        indexingMode: 'consistent'
+        automatic: true
+        includedPaths: [
+          { path: '/docType/?' } // every query: which kind of document
+          { path: '/status/?' } // an entry's record: applied, parked or rejected (CLI, console, chaos)
+          { path: '/entryId/?' } // convoy dlq resubmit: the record of a rejected entry
+          { path: '/addedSequence/?' } // GET view: the transactions ORDER BY c.addedSequence
+          { path: '/updatedAt/?' } // console: recent orders ORDER BY c.updatedAt
+          { path: '/orderId/?' } // console: orders and holds ORDER BY c.orderId, paged after the last one
+          { path: '/rejected/[]/alerted/?' } // gap monitor: orders owing a ParkedEntryRejected alert
+        ]
+        excludedPaths: [
+          { path: '/*' }
+          { path: '/"_etag"/?' }
+        ]
+      }
     }
   }
 }

@@ -6,11 +6,8 @@
  */
 import type { Container, ItemDefinition, OperationInput, OperationResponse } from '@azure/cosmos';
 import { ORDER_DOCUMENT_ID, transactionDocumentId } from '../core/documents/documentIds.js';
-import type { AppliedEntryDocument } from '../core/documents/appliedEntryDocument.js';
-import type { InboxRecord } from '../core/documents/inboxRecord.js';
+import type { EntryRecord, GapAlertMark, ParkedEntryRecord } from '../core/documents/entryRecord.js';
 import { checkedOrderDocument, type OrderDocument } from '../core/documents/orderDocument.js';
-import type { GapAlertMark, ParkedEntryDocument } from '../core/documents/parkedEntryDocument.js';
-import type { RejectedEntryDocument } from '../core/documents/rejectedEntryDocument.js';
 import { withoutSystemProperties } from '../core/documents/systemProperties.js';
 import type { TransactionDocument } from '../core/documents/transactionDocument.js';
 import { CoreErrorCode, StoreError, errorCode, type StoreErrorCode } from '../core/errors.js';
@@ -30,15 +27,14 @@ const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 449, 503]);
 
 /** One operation of a batch and what it stands for, so a failure at its index can be read in the domain's words. */
 type Step = {
-  role: 'inbox' | 'parked' | 'applied' | 'order' | 'transaction' | 'rejected' | 'outbox';
+  role: 'entry' | 'order' | 'transaction';
   op: OperationInput;
-  creates: boolean;
 };
 
 /**
  * {@link OrderStore} over a Cosmos DB container (`convoy`/`orders`, partition key `/orderId`). Every `commit` is one
  * `container.items.batch` call, so an applied entry costs one round trip; a write refused because the entry's key
- * exists costs one more read, of what it met. Give it a client whose SDK retries are off (`cosmosClientOptions`):
+ * exists costs one more read, of the record it met. Give it a client whose SDK retries are off (`cosmosClientOptions`):
  * the core retries transient failures itself within its budget, and must see each 429 or timeout to decide.
  */
 export class CosmosOrderStore implements OrderStore, GapStore {
@@ -49,20 +45,8 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     return stored && { doc: checkedOrderDocument(stored.doc), etag: stored.etag };
   }
 
-  readInbox(orderId: string, id: string): Promise<Stored<InboxRecord> | undefined> {
-    return this.read<InboxRecord>(orderId, id);
-  }
-
-  readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined> {
-    return this.read<ParkedEntryDocument>(orderId, id);
-  }
-
-  readRejected(orderId: string, id: string): Promise<Stored<RejectedEntryDocument> | undefined> {
-    return this.read<RejectedEntryDocument>(orderId, id);
-  }
-
-  readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined> {
-    return this.read<AppliedEntryDocument>(orderId, id);
+  readEntry(orderId: string, id: string): Promise<Stored<EntryRecord> | undefined> {
+    return this.read<EntryRecord>(orderId, id);
   }
 
   async readTransaction(orderId: string, transactionId: string): Promise<Stored<TransactionDocument> | undefined> {
@@ -134,30 +118,11 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     }
     const { role } = steps[failedIndex]!;
     const status = results[failedIndex]!.statusCode;
-    // Operations run in order: a create before the failing one would have succeeded, so its record does not exist.
-    const inboxCreated: { inbox?: null } =
-      failedIndex > 0 && steps[0]!.role === 'inbox' && steps[0]!.creates ? { inbox: null } : {};
-    if (status === 409 && role === 'inbox' && write.inbox && 'create' in write.inbox) {
-      return { kind: 'keySeen', seen: { inbox: (await this.readInbox(orderId, write.inbox.create.id)) ?? null } };
-    }
-    if (status === 409 && role === 'applied' && write.applied) {
-      return {
-        kind: 'keySeen',
-        seen: { ...inboxCreated, applied: (await this.readApplied(orderId, write.applied.id))?.doc ?? null },
-      };
-    }
-    // After the order's ETag held: the order as read has this transaction (rule 7), and no key of the entry exists.
+    if (status === 409 && role === 'entry' && write.entry && 'create' in write.entry)
+      return { kind: 'keySeen', record: (await this.readEntry(orderId, write.entry.create.id)) ?? null };
+    // After the order's ETag held: the order as read has this transaction (rule 7).
     if (status === 409 && role === 'transaction' && write.transaction && 'create' in write.transaction)
-      return { kind: 'transactionExists', seen: { ...inboxCreated, ...(write.applied && { applied: null }) } };
-    if (status === 404 && role === 'rejected') {
-      // It runs after the order's replace, which held: the order lists a rejected entry whose document is missing.
-      const id = write.rejected && 'delete' in write.rejected ? write.rejected.delete.id : 'rejected';
-      throw new StoreError(
-        CoreErrorCode.StoreFailed,
-        `Order ${orderId} lists a rejected entry whose document ${id} is missing from Cosmos DB`,
-        { status },
-      );
-    }
+      return { kind: 'transactionExists' };
     if (status === 404 || status === 409 || status === 412)
       return { kind: 'orderChanged', what: `${role} (status ${status})` };
     const reason = `Cosmos DB refused operation ${failedIndex} (${role}) of a batch in order ${orderId} with status ${status}`;
@@ -181,7 +146,7 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     }
   }
 
-  async markGapAlert(parked: Stored<ParkedEntryDocument>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
+  async markGapAlert(parked: Stored<ParkedEntryRecord>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
     const { orderId, id } = parked.doc;
     try {
       await this.container
@@ -207,59 +172,25 @@ export class CosmosOrderStore implements OrderStore, GapStore {
   }
 }
 
-/** The batch of a write, in the order the core's `OrderWrite` promises: inbox, parked, applied, order, transaction, rejected, outbox. */
+/** The batch of a write, in the order the core's `OrderWrite` promises: entry record, order, transaction. */
 function batchOf(write: OrderWrite): Step[] {
   // Documents are plain JSON by construction (the core's document types); the SDK wants its JSONObject.
   const body = (doc: OrderContainerDocument) =>
     doc as unknown as Extract<OperationInput, { operationType: 'Create' }>['resourceBody'];
-  const create = (role: Step['role'], doc: OrderContainerDocument): Step => ({
+  const put = (role: Step['role'], doc: OrderContainerDocument, etag: string | undefined): Step => ({
     role,
-    op: { operationType: 'Create', resourceBody: body(doc) },
-    creates: true,
-  });
-  // The SDK sends batch operations as written, and Cosmos DB honours `ifMatch` on a delete, though the SDK's
-  // `DeleteOperationInput` type leaves it out.
-  const ifMatch = (etag: string) => ({ ifMatch: etag });
-  const remove = (role: Step['role'], stored: Stored<OrderContainerDocument>): Step => ({
-    role,
-    op: { operationType: 'Delete', id: stored.doc.id, ...ifMatch(stored.etag) },
-    creates: false,
+    op:
+      etag === undefined
+        ? { operationType: 'Create', resourceBody: body(doc) }
+        : { operationType: 'Replace', id: doc.id, resourceBody: body(doc), ifMatch: etag },
   });
   const steps: Step[] = [];
-  const upsert = (role: Step['role'], doc: OrderContainerDocument): Step => ({
-    role,
-    op: { operationType: 'Upsert', resourceBody: body(doc) },
-    creates: false,
-  });
-  const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
-  if (inbox && 'create' in inbox) steps.push(create('inbox', inbox.create));
-  else if (inbox && 'upsert' in inbox) steps.push(upsert('inbox', inbox.upsert));
-  else if (inbox) steps.push(remove('inbox', inbox.delete));
-  if (parked && 'create' in parked) steps.push(create('parked', parked.create));
-  else if (parked) steps.push(remove('parked', parked.delete));
-  if (applied) steps.push(create('applied', applied));
-  steps.push(
-    order.etag === undefined
-      ? create('order', order.doc)
-      : {
-          role: 'order',
-          op: { operationType: 'Replace', id: order.doc.id, resourceBody: body(order.doc), ifMatch: order.etag },
-          creates: false,
-        },
-  );
-  if (transaction && 'create' in transaction) steps.push(create('transaction', transaction.create));
-  else if (transaction) {
-    const { doc, etag } = transaction.replace;
-    steps.push({
-      role: 'transaction',
-      op: { operationType: 'Replace', id: doc.id, resourceBody: body(doc), ifMatch: etag },
-      creates: false,
-    });
-  }
-  if (rejected && 'upsert' in rejected) steps.push(upsert('rejected', rejected.upsert));
-  else if (rejected)
-    steps.push({ role: 'rejected', op: { operationType: 'Delete', id: rejected.delete.id }, creates: false });
-  if (outbox) steps.push(create('outbox', outbox));
+  const { entry, order, transaction } = write;
+  if (entry && 'create' in entry) steps.push(put('entry', entry.create, undefined));
+  else if (entry) steps.push(put('entry', entry.replace.doc, entry.replace.etag));
+  steps.push(put('order', order.doc, order.etag));
+  if (transaction && 'create' in transaction) steps.push(put('transaction', transaction.create, undefined));
+  else if (transaction) steps.push(put('transaction', transaction.replace.doc, transaction.replace.etag));
   return steps;
 }
 

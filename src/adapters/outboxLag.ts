@@ -1,7 +1,8 @@
 /**
- * The relay's lag (docs/architecture.md, "The outbox relay"): for each lease, the age of the oldest outbox record committed after its
- * checkpoint — read as one page of the change feed from the lease's continuation. A page holding no outbox record
- * but other changes counts from its oldest change (`_ts`), so a lease stuck behind business documents still shows.
+ * The relay's lag (docs/architecture.md, "The outbox relay"): for each lease, the age of the oldest stored event (an
+ * applied entry's record) committed after its checkpoint — read as one page of the change feed from the lease's
+ * continuation. A page holding no stored event but other changes counts from its oldest change (`_ts`), so a lease
+ * stuck behind other documents still shows.
  */
 import { ChangeFeedStartFrom, StatusCodes, type Container, type FeedRange } from '@azure/cosmos';
 import { readLeases, sdkContinuation, type ChangeFeedLease } from './changeFeedLease.js';
@@ -14,7 +15,7 @@ export interface LeaseLag {
   lagMs: number;
 }
 
-/** Changes read per lease: enough to find an outbox record among the business documents of its entries. */
+/** Changes read per lease: enough to find a stored event among the other documents of its entries. */
 const PAGE = 100;
 
 /** The lag of every lease of `leaseContainerPrefix` on `monitored`, at `nowMs`. */
@@ -56,14 +57,14 @@ async function leaseLagMs(
   const start =
     continuation !== undefined ? ChangeFeedStartFrom.Continuation(continuation) : ChangeFeedStartFrom.Beginning(range!);
   const page = await monitored.items
-    .getChangeFeedIterator<{ docType?: string; committedAt?: string; _ts?: number }>({
+    .getChangeFeedIterator<{ docType?: string; status?: string; committedAt?: string; _ts?: number }>({
       changeFeedStartFrom: start,
       maxItemCount: PAGE,
     })
     .readNext();
   if (page.statusCode === StatusCodes.NotModified || page.result.length === 0) return 0;
   const committed = page.result
-    .filter((d) => d.docType === 'outbox' && typeof d.committedAt === 'string')
+    .filter((d) => d.docType === 'entry' && d.status === 'applied' && typeof d.committedAt === 'string')
     .map((d) => Date.parse(d.committedAt!));
   const oldest =
     committed.length > 0 ? Math.min(...committed) : Math.min(...page.result.map((d) => (d._ts ?? nowMs / 1000) * 1000));

@@ -13,7 +13,7 @@ interface QueueDeliveryWindow {
 
 /** Settings of the core, resolved once at the entry point by {@link resolveCoreConfig}. */
 export interface CoreConfig {
-  /** Inbox consumer name (prefix of inbox record ids). Env `INBOX_CONSUMER_NAME`. @default 'order-processor' */
+  /** Inbox consumer name (in the ids of the entries' records). Env `INBOX_CONSUMER_NAME`. @default 'order-processor' */
   consumerName: string;
   /**
    * Time, from the start of a message, by which its last store retry must have started; then it is abandoned
@@ -31,14 +31,11 @@ export interface CoreConfig {
   gapAlertRepeatMs: number;
   /** The `orders` queue's delivery window. Env `ORDERS_LOCK_DURATION`, `ORDERS_MAX_DELIVERY_COUNT`, `ORDERS_MESSAGE_TTL`. */
   ordersQueue: Readonly<QueueDeliveryWindow>;
-  /** Extra inbox life for operators resubmitting dead letters. Env `INBOX_RESUBMISSION_MARGIN`. @default P7D */
-  resubmissionMarginMs: number;
-  /** Inbox record TTL in seconds. Env `INBOX_TTL` (seconds or ISO) overrides the formula. @default inboxTtlSeconds(ordersQueue, resubmissionMarginMs) */
-  inboxTtlSeconds: number;
   /**
-   * Life of an outbox record in seconds: the relay reads it from the change feed long before; a held order's
-   * records are copied into its hold, which has no TTL. The relay raises `OutboxFailed` when its lag passes half of
-   * it. Env `OUTBOX_TTL` (seconds or ISO). @default P7D
+   * The relay's lag alert horizon, in seconds: `OutboxFailed` is raised when the relay's lag passes half of it, and
+   * again for a hold older than half of it. Stored events never expire (an applied entry's record is kept for good),
+   * so nothing is lost past it; it says how long an undelivered event may wait before operators must look. Env
+   * `OUTBOX_TTL` (seconds or ISO). @default P7D
    */
   outboxTtlSeconds: number;
 }
@@ -63,26 +60,8 @@ export const CORE_DEFAULTS = {
   lockDurationMs: 60_000,
   maxDeliveryCount: 10,
   messageTtlMs: 14 * 86_400_000,
-  resubmissionMarginMs: 7 * 86_400_000,
   outboxTtlMs: 7 * 86_400_000,
 } as const;
-
-/**
- * Inbox record TTL in seconds, rounded up:
- *
- *     ttl = lockDuration × maxDeliveryCount + messageTtl + resubmissionMargin
- *
- * A message can be redelivered while it is alive on the queue (its TTL) and, in the worst case, each of its
- * `maxDeliveryCount` deliveries holds the lock to the end; after that it is dead-lettered, and an operator may
- * resubmit it within the margin. Until then its inbox record must still exist, or a late copy would not be
- * recognised as seen (rule 4 then still catches applied sequences via the order's history). With the
- * production queue (PT1M, 10, P14D) and the default margin P7D: 21 days 10 minutes.
- * @internal
- */
-export function inboxTtlSeconds(queue: QueueDeliveryWindow, resubmissionMarginMs: number): number {
-  const ms = queue.lockDurationMs * queue.maxDeliveryCount + queue.messageTtlMs + resubmissionMarginMs;
-  return Math.ceil(ms / 1000);
-}
 
 /** Environment-like input: `process.env`, or a record built from CLI flags. */
 export type SettingsSource = Readonly<Record<string, string | undefined>>;
@@ -98,7 +77,6 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
     maxDeliveryCount: positiveInteger(env, 'ORDERS_MAX_DELIVERY_COUNT', CORE_DEFAULTS.maxDeliveryCount),
     messageTtlMs: isoDuration(env, 'ORDERS_MESSAGE_TTL', CORE_DEFAULTS.messageTtlMs),
   });
-  const resubmissionMarginMs = isoDuration(env, 'INBOX_RESUBMISSION_MARGIN', CORE_DEFAULTS.resubmissionMarginMs);
   const transientRetryBudgetMs = msOrIso(env, 'TRANSIENT_RETRY_BUDGET', CORE_DEFAULTS.transientRetryBudgetMs);
   // The budget, plus one request still in flight at its end, must end before the message lock does, or the
   // retried step races a redelivery.
@@ -108,10 +86,6 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
       `must end ${IN_FLIGHT_REQUEST_ALLOWANCE_MS} ms (one request in flight) before the lock duration (${ordersQueue.lockDurationMs} ms)`,
     );
   }
-  const inboxTtlMs =
-    env.INBOX_TTL === undefined || env.INBOX_TTL === ''
-      ? undefined
-      : msOrIso({ INBOX_TTL: env.INBOX_TTL }, 'INBOX_TTL', 0, 1000);
   const consumerName = env.INBOX_CONSUMER_NAME || CORE_DEFAULTS.consumerName;
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(consumerName)) {
     throw new ConfigError('INBOX_CONSUMER_NAME', 'expected 1–64 characters of [A-Za-z0-9._-]');
@@ -124,9 +98,6 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
     gapAlertAgeMs: isoDuration(env, 'GAP_ALERT_AGE', CORE_DEFAULTS.gapAlertAgeMs),
     gapAlertRepeatMs: isoDuration(env, 'GAP_ALERT_REPEAT', CORE_DEFAULTS.gapAlertRepeatMs),
     ordersQueue,
-    resubmissionMarginMs,
-    inboxTtlSeconds:
-      inboxTtlMs === undefined ? inboxTtlSeconds(ordersQueue, resubmissionMarginMs) : Math.ceil(inboxTtlMs / 1000),
     outboxTtlSeconds: Math.ceil(msOrIso(env, 'OUTBOX_TTL', CORE_DEFAULTS.outboxTtlMs, 1000) / 1000),
   });
 }
@@ -172,7 +143,7 @@ export interface QueueEntityProperties {
 }
 
 /**
- * Reads a queue's delivery window from its entity properties, so the inbox TTL can follow the entity file.
+ * Reads a queue's delivery window from its entity properties, so the defaults follow the entity file.
  * Missing properties take the {@link CORE_DEFAULTS}.
  * @internal
  */

@@ -1,5 +1,5 @@
 /**
- * The pure core of Ledger Convoy: contracts, hashing, the order state machine, the inbox/parking decisions, the
+ * The pure core of Ledger Convoy: contracts, hashing, the order state machine, the entry records and parking decisions, the
  * splitter's plan, configuration and the ports adapters implement. No Azure SDK or Functions imports.
  */
 export { DeadLetterReason } from './deadLetterReasons.js';
@@ -19,15 +19,9 @@ export { OrderStatus } from './order/orderState.js';
 export { type BusinessState, type OrderView } from './order/orderView.js';
 export { runGapMonitor, type GapMonitorReport } from './order/gapMonitor.js';
 
-export { rejectedEntryId } from './documents/documentIds.js';
-
 export type { OrderDocument, RejectedRecord } from './documents/orderDocument.js';
 
-export {
-  rejectedDetails,
-  type RejectedDetails,
-  type RejectedEntryDocument,
-} from './documents/rejectedEntryDocument.js';
+export { rejectedDetails, type RejectedDetails, type RejectedEntryRecord } from './documents/entryRecord.js';
 
 export type { Stored } from './ports/orderStore.js';
 export { AlertName, CounterName } from './ports/telemetry.js';

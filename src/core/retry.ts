@@ -33,21 +33,29 @@ export interface RetryOptions extends BackoffOptions {
 }
 
 /**
- * Runs `work` until it resolves, retrying a retryable failure after {@link backoffDelay} (honouring a failure's
- * `retryAfterMs`) while the wait still ends by the deadline; then rethrows the last failure. `work` must be safe to
- * run again. The one retry loop of the app: the processor's rule 8 and the outbox relay's deliveries both use it.
+ * Runs `work` until it resolves, retrying a retryable failure after {@link waitToRetry}; then rethrows the last
+ * failure. `work` must be safe to run again. The outbox relay's deliveries use it; the processor's step, one loop of
+ * its own, waits with {@link waitToRetry} directly (rule 8).
  */
 export async function retry<T>(work: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await work(attempt);
     } catch (error) {
-      if (!options.retryable(error)) throw error;
-      const hint = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
-      const delay = backoffDelay(attempt, { ...options, retryAfterMs: typeof hint === 'number' ? hint : 0 });
-      if (options.clock.now() + delay > options.deadline) throw error;
-      options.onRetry?.(error, attempt, delay);
-      await options.sleep(delay);
+      await waitToRetry(error, attempt, options);
     }
   }
+}
+
+/**
+ * The wait before retry `attempt` (0-based) after `error`: {@link backoffDelay}, honouring a failure's
+ * `retryAfterMs`, if the failure is retryable and the wait still ends by the deadline; otherwise rethrows `error`.
+ */
+export async function waitToRetry(error: unknown, attempt: number, options: RetryOptions): Promise<void> {
+  if (!options.retryable(error)) throw error;
+  const hint = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  const delay = backoffDelay(attempt, { ...options, retryAfterMs: typeof hint === 'number' ? hint : 0 });
+  if (options.clock.now() + delay > options.deadline) throw error;
+  options.onRetry?.(error, attempt, delay);
+  await options.sleep(delay);
 }

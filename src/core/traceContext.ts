@@ -1,7 +1,7 @@
 /**
  * W3C trace context as order messages carry it. The Azure SDKs put it in the `traceparent` application property
  * (newer ones) and in `Diagnostic-Id` (older ones, which may also hold a legacy Request-Id there). The core reads
- * it once per message and keeps it on the documents the message produces, so whoever delivers the outbox record
+ * it once per message and keeps it on the documents the message produces, so whoever delivers the stored event
  * later — another instance, after a restart — still continues the entry's trace.
  */
 

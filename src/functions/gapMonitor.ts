@@ -21,8 +21,9 @@ export async function gapMonitor(
     telemetry: app.telemetry,
     gapAlertAgeMs: app.config.gapAlertAgeMs,
     gapAlertRepeatMs: app.config.gapAlertRepeatMs,
+    consumerName: app.config.consumerName,
     metrics: app.metrics,
-    // The drained entries' outbox records reach the relay through the change feed like any other.
+    // The drained entries' stored events reach the relay through the change feed like any other.
     drain: (orderId) => app.processor.drain(orderId, { cache: app.orderCache }),
   });
 }

@@ -16,7 +16,7 @@ import { errorMessage } from '../core/index.js';
  * the app context's order cache (LRU keyed by order = session, kept across invocations), so the next message of the same
  * session applies with one Cosmos round trip. When the core says so (the order is deleted, or the splitter marked the
  * order's last entry of its ledger) the session is released, so the slot takes the next order at once instead of
- * idling `sessionIdleTimeout` on this one. Its outbox records leave through the relay (the change feed of `orders`).
+ * idling `sessionIdleTimeout` on this one. Its stored events leave through the relay (the change feed of `orders`).
  * @internal
  */
 export async function orderProcessor(

@@ -1,6 +1,6 @@
 /**
  * Outbox relay: a Cosmos DB trigger on the change feed of `orders` → the core's relay, which delivers each batch's
- * outbox records to `order-events` and the webhook, per order in sequence order (docs/architecture.md, "The outbox relay").
+ * stored events (applied entries' records) to `order-events` and the webhook, per order in sequence order (docs/architecture.md, "The outbox relay").
  *
  * The lease checkpoint advances only after the invocation returns, so a failed one must not return: its error
  * goes to the `retry` policy (exponential, unbounded), which reruns the same batch until it succeeds — the real
@@ -20,10 +20,10 @@ const COSMOS_CONNECTION = 'CosmosConnection';
  */
 const OUTBOX_RELAY_FEED_POLL_DELAY_MS = 500;
 /**
- * Documents per invocation: every applied entry changes four (inbox, applied, order, outbox), so one invocation
- * relays up to about 30 records — and a replay (a crash before the checkpoint, a lost lease) repeats at most those.
- * A relay keeping up reads far fewer per batch; only a backlog fills them, and a full batch costs one change-feed
- * read and one checkpoint per ≈ 30 entries.
+ * Documents per invocation: every applied entry changes at most three (its record, the order, its transaction), so
+ * one invocation relays up to about 35 events — and a replay (a crash before the checkpoint, a lost lease) repeats at
+ * most those. A relay keeping up reads far fewer per batch; only a backlog fills them, and a full batch costs one
+ * change-feed read and one checkpoint per ≈ 35 entries.
  */
 const OUTBOX_RELAY_MAX_ITEMS = 100;
 

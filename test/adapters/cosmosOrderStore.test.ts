@@ -4,11 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { orderStoreClientOptions } from '../../src/adapters/cosmosClientOptions.js';
 import { CosmosOrderStore, describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosOrderStore.js';
-import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
 import { start } from '@ledger-convoy/cosmos-emulator';
 import type { CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
-import { describeOrderStoreContract, orderDoc } from '../unit/contracts/orderStoreContract.js';
+import { applied, describeOrderStoreContract, orderDoc } from '../unit/contracts/orderStoreContract.js';
 
 let emulator: CosmosEmulator;
 let client: CosmosClient;
@@ -37,19 +36,9 @@ afterAll(async () => {
 describeOrderStoreContract('Cosmos DB (emulator)', () => new CosmosOrderStore(container));
 
 describe('CosmosOrderStore on the Cosmos emulator', () => {
-  const record = (orderId: string, entryId = 'e-1') =>
-    inboxRecord({
-      consumer: 'order-processor',
-      orderId,
-      entryId,
-      requestHash: 'a'.repeat(64),
-      sequence: 1,
-      status: 'applied',
-      now: '2025-01-01T00:00:00.000Z',
-      ttlSeconds: 3600,
-    });
-  const write = (orderId: string, inboxOf = orderId): OrderWrite => ({
-    inbox: { create: record(inboxOf) },
+  const record = (orderId: string, entryId = 'e-1') => applied(orderId, entryId);
+  const write = (orderId: string, entryOf = orderId): OrderWrite => ({
+    entry: { create: record(entryOf) },
     order: { doc: orderDoc(orderId), etag: undefined },
   });
   let store: CosmosOrderStore;
@@ -77,7 +66,7 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
     const orderId = `o-${randomUUID()}`;
     await store.commit(orderId, write(orderId));
     // Act
-    const read = await store.readInbox(orderId, record(orderId).id);
+    const read = await store.readEntry(orderId, record(orderId).id);
     // Assess
     expect(read?.doc).toEqual(record(orderId));
     expect(read?.etag).toMatch(/^".+"$/);
@@ -91,7 +80,7 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
     const outcome = await store.commit(orderId, write(orderId));
     // Assess
     expect(outcome.kind).toBe('transient');
-    expect(await store.readInbox(orderId, record(orderId).id)).toBeUndefined();
+    expect(await store.readEntry(orderId, record(orderId).id)).toBeUndefined();
   });
 
   it('answers unknown for a 408 on a batch: the server may have committed before timing out', async () => {
@@ -115,7 +104,7 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
     const retried = await store.commit(orderId, write(orderId));
     // Assess
     expect(first.kind).toBe('unknown');
-    expect(retried.kind === 'keySeen' && retried.seen.inbox?.doc).toEqual(record(orderId));
+    expect(retried.kind === 'keySeen' && retried.record?.doc).toEqual(record(orderId));
   });
 
   it('maps a throttled point read to StoreTransient with the retry hint', async () => {

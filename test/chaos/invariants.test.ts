@@ -98,23 +98,16 @@ function correct(): Observation {
     })),
     eventDeadLetters: 0,
     events: run.entries.map((e) => eventOf(e, prefixes)),
-    rows: run.entries.flatMap((e, i) => [
-      {
-        id: `applied:${e.entryId}`,
-        docType: 'applied' as const,
-        orderId: e.orderId,
-        entryId: e.entryId,
-        sequence: e.sequence,
-        appliedAt: new Date(1e12 + i).toISOString(),
-      },
-      {
-        id: `outbox:${e.entryId}`,
-        docType: 'outbox' as const,
-        orderId: e.orderId,
-        entryId: e.entryId,
-        sequence: e.sequence,
-      },
-    ]),
+    rows: run.entries.map((e, i) => ({
+      id: `entry:order-processor:${e.entryId}`,
+      docType: 'entry' as const,
+      status: 'applied',
+      orderId: e.orderId,
+      entryId: e.entryId,
+      sequence: e.sequence,
+      committedAt: new Date(1e12 + i).toISOString(),
+      eventReadable: true,
+    })),
     backlog: 0,
   };
 }
@@ -127,7 +120,7 @@ const failing = (observation: Observation, relay?: RelayObservation): string[] =
 /** One accepted webhook POST per record, as a correct relay gives. */
 const accepted = (seen: Observation) =>
   seen.rows
-    .filter((r) => r.docType === 'outbox')
+    .filter((r) => r.docType === 'entry')
     .map((r) => ({ key: eventIdentity(r.orderId, r.entryId!), status: 200 }));
 
 describe('chaos invariants', () => {
@@ -140,7 +133,7 @@ describe('chaos invariants', () => {
     const seen = correct();
     const [first] = expectation.orders;
     seen.orders.set(first!.orderId, { ...first!, total: first!.total * 2 + 1, parked: [], rejected: [] });
-    seen.rows.push({ ...seen.rows[2]!, id: 'applied:again' });
+    seen.rows.push({ ...seen.rows[2]!, id: 'entry:again' });
     expect(failing(seen)).toEqual([
       'every valid entry applied exactly once (order view = oracle)',
       'applied history: each entry once, at its sequence',
@@ -179,10 +172,28 @@ describe('chaos invariants', () => {
     ]);
   });
 
-  it('catch a rejected document left behind by the entry that applied its sequence', () => {
+  it('catch a rejected record left behind by the entry that applied its sequence', () => {
     const seen = correct();
-    seen.rows.push({ id: 'rejected:2', docType: 'rejected', orderId: run.orderIds[0]!, sequence: 2 });
-    expect(failing(seen)).toEqual(['no parked entry left behind']);
+    const row = seen.rows.find((r) => r.sequence === 2)!;
+    Object.assign(row, { status: 'rejected', eventReadable: false });
+    expect(failing(seen)).toContain('no parked entry left behind');
+  });
+
+  it('catch a stored event that cannot be read while a downstream has not received it, and only then', () => {
+    const seen = correct();
+    const row = seen.rows[3]!;
+    row.eventReadable = false;
+    const key = eventIdentity(row.orderId, row.entryId!);
+    // Every target received it: its record may keep less.
+    expect(
+      failing(seen, { webhookPosts: accepted(seen), failedWebhookOrders: new Set(), heldOrders: new Set() }),
+    ).toEqual([]);
+    // The webhook has not: its stored event must still be readable.
+    const lacking = accepted(seen).filter((p) => p.key !== key);
+    expect(failing(seen, { webhookPosts: lacking, failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual([
+      'every stored event delivered, no hold left',
+      'no stored event unreadable while a downstream has not received it',
+    ]);
   });
 
   it('catch a missing or extra dead letter, a parked leftover, a held order and a backlog', () => {
@@ -192,11 +203,17 @@ describe('chaos invariants', () => {
       { ...lost, id: `${expectation.run}-o0001-e9`, reason: 'MaxDeliveryCountExceeded' },
       { ...lost, id: 'someone-else' },
     );
-    seen.rows.push({ id: 'parked:9', docType: 'parked', orderId: run.orderIds[0]!, sequence: 9 });
+    seen.rows.push({
+      id: 'entry:order-processor:late',
+      docType: 'entry',
+      status: 'parked',
+      orderId: run.orderIds[0]!,
+      sequence: 9,
+    });
     seen.rows.push({ id: `outbox-hold:${run.orderIds[0]!}`, docType: 'outbox-hold', orderId: run.orderIds[0]! });
     seen.backlog = 1;
     expect(failing(seen)).toEqual([
-      'every outbox record delivered, no hold left',
+      'every stored event delivered, no hold left',
       'every expected dead letter present with its exact reason',
       'nothing else in any dead-letter queue',
       'no parked entry left behind',
@@ -206,7 +223,7 @@ describe('chaos invariants', () => {
 
   it('count duplicate sends per record at both targets, and fail above 20 per 1,000 in a run of the default size', () => {
     const seen = correct();
-    const ids = seen.rows.filter((r) => r.docType === 'outbox').map((r) => eventIdentity(r.orderId, r.entryId!));
+    const ids = seen.rows.filter((r) => r.docType === 'entry').map((r) => eventIdentity(r.orderId, r.entryId!));
     expect(ids).toHaveLength(8);
     const posts = [
       ...accepted(seen),
@@ -247,7 +264,7 @@ describe('chaos invariants', () => {
       perThousand: 0,
     });
     const wrong = correct();
-    wrong.events[0] = { ...wrong.events[0]!, messageId: `outbox:${run.entries[0]!.entryId}` };
+    wrong.events[0] = { ...wrong.events[0]!, messageId: `entry:order-processor:${run.entries[0]!.entryId}` };
     expect(failing(wrong)).toEqual([
       'a consumer deduping on (source, id) sees each event once, in per-order order (1..n, its changes folded = oracle after each entry), keyed as the contract says',
     ]);
@@ -257,7 +274,7 @@ describe('chaos invariants', () => {
     const seen = correct();
     const posts = accepted(seen).map((p, i) => (i === 0 ? { ...p, status: 503 } : p));
     expect(failing(seen, { webhookPosts: posts, failedWebhookOrders: new Set(), heldOrders: new Set() })).toEqual([
-      'every outbox record delivered, no hold left',
+      'every stored event delivered, no hold left',
     ]);
     expect(
       failing(seen, { webhookPosts: accepted(seen), failedWebhookOrders: new Set(), heldOrders: new Set() }),

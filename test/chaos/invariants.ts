@@ -27,7 +27,7 @@ export function invariantsHold(results: readonly InvariantResult[]): boolean {
 
 const MAX_EXAMPLES = 8;
 
-/** Most duplicate sends per 1,000 outbox records the run accepts (replays after crashes and lost leases). */
+/** Most duplicate sends per 1,000 stored events the run accepts (replays after crashes and lost leases). */
 export const MAX_DUPLICATES_PER_THOUSAND = 20;
 /**
  * Records a run needs for that bound to be enforced (the default run's size): a replay repeats up to one
@@ -55,7 +55,7 @@ export interface RelayObservation {
   holdErrors?: ReadonlyMap<string, readonly string[]>;
 }
 
-/** Sends beyond the first per outbox record (its event's {@link eventIdentity}), at `order-events` and at the webhook (accepted POSTs). */
+/** Sends beyond the first per stored event (its {@link eventIdentity}), at `order-events` and at the webhook (accepted POSTs). */
 export function duplicateSends(
   outboxIds: readonly string[],
   events: readonly SeenEvent[],
@@ -106,10 +106,10 @@ export function checkInvariants(
     ),
   );
 
-  // 2. The applied history: one record per valid entry, at its own sequence, nothing else.
+  // 2. The applied history: one applied record per valid entry, at its own sequence, nothing else.
   const expectedAt = new Map(entries.map((e) => [`${e.orderId}#${e.sequence}`, e.entryId]));
   const historyProblems: string[] = [];
-  const appliedRows = seen.rows.filter((r) => r.docType === 'applied');
+  const appliedRows = seen.rows.filter((r) => r.docType === 'entry' && r.status === 'applied');
   const appliedSeen = new Set<string>();
   for (const row of appliedRows) {
     const key = `${row.orderId}#${String(row.sequence)}`;
@@ -142,24 +142,24 @@ export function checkInvariants(
   );
   results.push(result('no order-event delivered twice', repeats, `${repeats.length} repeated message ids`));
 
-  // 4. Apply times follow sequence within each order (hosts share the machine's clock).
+  // 4. Commit times follow sequence within each order (hosts share the machine's clock).
   const timeProblems: string[] = [];
   const byOrder = groupBy(appliedRows, (r) => r.orderId);
   for (const [orderId, rows] of byOrder) {
     const sorted = [...rows].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
     for (let i = 1; i < sorted.length; i++) {
       const [prev, cur] = [sorted[i - 1], sorted[i]];
-      if ((prev?.appliedAt ?? '') > (cur?.appliedAt ?? ''))
+      if ((prev?.committedAt ?? '') > (cur?.committedAt ?? ''))
         timeProblems.push(
-          `${orderId}: ${String(cur?.sequence)} applied at ${String(cur?.appliedAt)}, before ${String(prev?.sequence)} (${String(prev?.appliedAt)})`,
+          `${orderId}: ${String(cur?.sequence)} committed at ${String(cur?.committedAt)}, before ${String(prev?.sequence)} (${String(prev?.committedAt)})`,
         );
     }
   }
-  results.push(result('applied in sequence order (appliedAt)', timeProblems, `${byOrder.size} orders`));
+  results.push(result('applied in sequence order (committedAt)', timeProblems, `${byOrder.size} orders`));
 
-  // The records are immutable (no status to read): delivered means its messageId reached order-events and the
-  // webhook accepted it, and, after the release path ran, no order is left on hold.
-  const outbox = seen.rows.filter((r) => r.docType === 'outbox');
+  // The stored events are the applied records, never changed after commit: delivered means its messageId reached
+  // order-events and the webhook accepted it, and, after the release path ran, no order is left on hold.
+  const outbox = appliedRows;
   const sent = new Set(seen.events.map((e) => e.key));
   const posted =
     relay.webhookPosts &&
@@ -175,9 +175,27 @@ export function checkInvariants(
   ];
   results.push(
     result(
-      'every outbox record delivered, no hold left',
+      'every stored event delivered, no hold left',
       undelivered,
-      `${outbox.length} outbox records, ${relay.heldOrders.size} order(s) held and released`,
+      `${outbox.length} stored events, ${relay.heldOrders.size} order(s) held and released`,
+    ),
+  );
+
+  // No stored event becomes unreadable while a downstream has not received it: each applied entry's event a target
+  // still lacks is there to be read (its record, with its event and key), whatever expired or was cleaned up.
+  const readable = new Set(appliedRows.filter((r) => r.eventReadable === true).map(keyOf));
+  const lacking = (key: string) => !sent.has(key) || (posted !== undefined && !posted.has(key));
+  const unreadable: string[] = [];
+  for (const [key, entryId] of expectedAt) {
+    const identity = eventIdentity(key.slice(0, key.lastIndexOf('#')), entryId);
+    if (lacking(identity) && !readable.has(identity))
+      unreadable.push(`${identity}: not received by every target, and its stored event cannot be read`);
+  }
+  results.push(
+    result(
+      'no stored event unreadable while a downstream has not received it',
+      unreadable,
+      `${readable.size} readable stored events`,
     ),
   );
 
@@ -247,13 +265,15 @@ export function checkInvariants(
     if (view?.rejected?.length)
       waiting.push(`${orderId}: rejected ${view.rejected.map((r) => `${r.sequence} ${r.reason}`).join(',')}`);
   }
-  // A rejected document outlives its record only if the batch that applied its sequence left it behind.
-  for (const row of seen.rows)
-    if (row.docType === 'parked' || row.docType === 'rejected' || row.docType === 'inbox')
-      waiting.push(`${row.orderId}: ${row.id} still stored (${row.docType})`);
-  results.push(
-    result('no parked entry left behind', waiting, 'views, parked and rejected documents, parked inbox records'),
-  );
+  // A parked record is always waiting; a rejected record of the entry that applied its sequence was left behind by
+  // that batch, which replaces it with the applied one.
+  for (const row of seen.rows) {
+    if (row.docType !== 'entry') continue;
+    const appliedThere = expectedAt.get(`${row.orderId}#${String(row.sequence)}`) === row.entryId;
+    if (row.status === 'parked' || (row.status === 'rejected' && appliedThere))
+      waiting.push(`${row.orderId}: ${row.id} still stored (${String(row.status)})`);
+  }
+  results.push(result('no parked entry left behind', waiting, 'views, parked and rejected records'));
   results.push(
     result(
       'queues drained',

@@ -58,15 +58,18 @@ export function readEventBody(body: unknown): {
   };
 }
 
-/** The documents of the container the checks read (everything but order documents and applied inbox records). */
+/** The documents of the container the checks read (everything but order and transaction documents). */
 export interface StoredRow {
   id: string;
-  docType: 'applied' | 'parked' | 'rejected' | 'outbox' | 'inbox' | 'outbox-hold' | 'outbox-held';
+  docType: 'entry' | 'outbox-hold' | 'outbox-held';
   orderId: string;
   entryId?: string;
   sequence?: number;
+  /** An entry's record: `applied`, `parked` or `rejected`. */
   status?: string;
-  appliedAt?: string;
+  committedAt?: string;
+  /** An applied entry's record: whether its stored event and key can be read. */
+  eventReadable?: boolean;
 }
 
 /** Everything the invariants look at, read once the system has settled. */
@@ -130,11 +133,12 @@ export async function readBacklog(client: ServiceBusClient): Promise<number> {
   return counts.reduce((a, b) => a + b, 0);
 }
 
-/** The applied history, outbox records, hold markers and held records, parked and rejected entries and parked inbox records of every order. */
+/** The entries' records (applied with their events, parked, rejected), hold markers and held records of every order. */
 export async function readRows(container: Container): Promise<StoredRow[]> {
   const query =
-    'SELECT c.id, c.docType, c.orderId, c.entryId, c.sequence, c.status, c.appliedAt FROM c ' +
-    "WHERE c.docType = 'applied' OR c.docType = 'outbox' OR c.docType = 'outbox-hold' OR c.docType = 'outbox-held' OR c.docType = 'parked' OR c.docType = 'rejected' OR (c.docType = 'inbox' AND c.status = 'parked')";
+    'SELECT c.id, c.docType, c.orderId, c.entryId, c.sequence, c.status, c.committedAt, ' +
+    '(IS_DEFINED(c.event) AND IS_DEFINED(c.key)) AS eventReadable FROM c ' +
+    "WHERE c.docType = 'entry' OR c.docType = 'outbox-hold' OR c.docType = 'outbox-held'";
   const { resources } = await container.items.query<StoredRow>(query, { maxItemCount: 5_000 }).fetchAll();
   return resources;
 }

@@ -219,13 +219,13 @@ async function drainedAt(
   return undefined;
 }
 
-/** What is left for the webhook: holds, and outbox records it has not accepted. */
+/** What is left for the webhook: holds, and stored events it has not accepted. */
 async function relayLeft(
   holds: CosmosOutboxHoldStore,
   container: Container,
   webhook: WebhookTarget,
 ): Promise<{ holds: number; unaccepted: number }> {
-  const query = "SELECT c.orderId, c.entryId FROM c WHERE c.docType = 'outbox'";
+  const query = "SELECT c.orderId, c.entryId FROM c WHERE c.docType = 'entry' AND c.status = 'applied'";
   const { resources: records } = await container.items
     .query<{ orderId: string; entryId: string }>(query, { maxItemCount: 5_000 })
     .fetchAll();

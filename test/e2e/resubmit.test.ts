@@ -148,14 +148,15 @@ describe('repairing a dead letter with convoy dlq resubmit, on the whole local s
         rejected: [{ sequence: 3, entryId: `${o}-e3`, reason: 'InvalidTransition' }],
         parked: [{ sequence: 4, entryId: `${o}-e4` }],
       });
-      // Its details wait for the correction in their own document (rule 11).
+      // Its details wait for the correction in its record, status rejected (rule 11).
       const rejectedDocument = () =>
         withOrdersContainer(
           stack.host.settings,
-          async (c) => (await c.item('rejected:3', o).read()).resource as unknown,
+          async (c) => (await c.item(`entry:order-processor:${o}-e3`, o).read()).resource as unknown,
         );
       expect(await rejectedDocument()).toMatchObject({
-        docType: 'rejected',
+        docType: 'entry',
+        status: 'rejected',
         entry: amended(o, 3, 't-9', 300),
         correlationId: 'e2e-rs-L2',
       });
@@ -177,7 +178,8 @@ describe('repairing a dead letter with convoy dlq resubmit, on the whole local s
         'sequence 4 applied',
       );
       expect(done).toMatchObject({ parked: [], rejected: [] });
-      expect(await rejectedDocument()).toBeUndefined();
+      // The correction's batch replaced the record with the applied one.
+      expect(await rejectedDocument()).toMatchObject({ status: 'applied', sequence: 3 });
       expect(businessStateOf(done!)).toEqual({
         orderId: o,
         status: 'open',

@@ -505,6 +505,28 @@ describe.skipIf(!compiler || compiler.kind === 'az')(
       expect(leases?.properties?.resource).not.toHaveProperty('defaultTtl');
     });
 
+    it("indexes on the orders container only the paths the app's queries filter or sort on, never a stored event", () => {
+      const [orders] = ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers');
+      const policy = (orders?.properties?.resource as { indexingPolicy?: Record<string, unknown> } | undefined)
+        ?.indexingPolicy as
+        { indexingMode: string; includedPaths: { path: string }[]; excludedPaths: { path: string }[] } | undefined;
+      expect(policy?.indexingMode).toBe('consistent');
+      expect(policy?.excludedPaths.map((p) => p.path)).toContain('/*');
+      // docs/architecture.md, "Indexing": the query each path serves.
+      expect(policy?.includedPaths.map((p) => p.path).sort()).toEqual(
+        [
+          '/docType/?',
+          '/status/?',
+          '/entryId/?',
+          '/addedSequence/?',
+          '/updatedAt/?',
+          '/orderId/?',
+          '/rejected/[]/alerted/?',
+        ].sort(),
+      );
+      expect(policy?.includedPaths.some((p) => /^\/(event|entry|key)\b/.test(p.path))).toBe(false);
+    });
+
     it('sends alerts to the e-mail parameter, and creates no e-mail receiver when it is empty', () => {
       expect(single(defaults, 'Microsoft.Insights/actionGroups').properties?.emailReceivers).toEqual([
         expect.objectContaining({ emailAddress: 'ops@example.com' }),

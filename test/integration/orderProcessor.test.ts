@@ -116,7 +116,7 @@ describe('order processor on the Service Bus and Cosmos emulators', () => {
     expect((await getOrder(stack, orderId)).jsonBody).toMatchObject({ lastSequence: 3, total: 300, parked: [] });
   });
 
-  it('applies an entry exactly once when its batch committed but the reply was lost', async () => {
+  it('applies an entry exactly once when its batch committed but the reply was lost: the retry meets its own record, a duplicate (rule 2)', async () => {
     // Prepare
     const orderId = uid('o');
     const [created, added] = orderEntries(orderId, [42]);
@@ -128,7 +128,7 @@ describe('order processor on the Service Bus and Cosmos emulators', () => {
     const drained = await drainSession(stack, orderId);
     // Assess
     expect(stack.cosmos.faults.list()).toEqual([]);
-    expect(outcomes(drained.results)).toEqual(['applied']);
+    expect(outcomes(drained.results)).toEqual(['duplicate']);
     expect((await getOrder(stack, orderId)).jsonBody).toMatchObject({
       lastSequence: 2,
       total: 42,

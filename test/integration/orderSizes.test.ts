@@ -11,13 +11,12 @@ import {
 } from '../../src/core/schemas/limits.js';
 import { entryMessageId, requestHash } from '../../src/core/hash.js';
 import { outboundEvent } from '../../src/core/outbox/outboxRelay.js';
-import { decide, type Decision } from '../../src/core/processor/decide.js';
-import type { InboxRecord } from '../../src/core/documents/inboxRecord.js';
+import { decide, type Decision, type EntryOrigin } from '../../src/core/processor/decide.js';
+import type { AppliedEntryRecord, EntryRecord, ParkedEntryRecord } from '../../src/core/documents/entryRecord.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
-import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
 import type { TransactionDocument } from '../../src/core/documents/transactionDocument.js';
-import { writeFor, type EntryOrigin, type StepStamp } from '../../src/core/processor/orderWrites.js';
+import { writeFor, type StepStamp } from '../../src/core/processor/orderWrites.js';
 import { testServiceBusConfig } from './support/stack.js';
 
 /**
@@ -35,6 +34,8 @@ const COSMOS_MAX_BATCH_BYTES = 2 * 1024 * 1024;
 const SERVICE_BUS_STANDARD_MAX_MESSAGE_BYTES = 256 * 1024;
 /** What an event may weigh at the byte bounds, whatever the order's length (docs/architecture.md, "Order events"). */
 const EVENT_MAX_BYTES = 4 * 1024;
+/** What an applied entry's record, kept for good, may weigh at the byte bounds (docs/architecture.md, "Retention"). */
+const ENTRY_RECORD_MAX_BYTES = 6 * 1024;
 /** The system properties Cosmos DB adds to a stored item (`_rid`, `_self`, `_etag`, `_attachments`, `_ts`), generously. */
 const COSMOS_SYSTEM_PROPERTIES_BYTES = 512;
 /** The SDK's envelope of each batch operation (`operationType`, `id`, `ifMatch`, partition key), generously. */
@@ -83,12 +84,9 @@ function scenario(text: Text) {
   const amount = (i: number) => (i % 2 === 1 ? MAX : -MAX);
 
   const stamp = (at: number): StepStamp => ({
-    // The longest consumer name `INBOX_CONSUMER_NAME` accepts (64 characters) makes the longest inbox ids.
+    // The longest consumer name `INBOX_CONSUMER_NAME` accepts (64 characters) makes the longest record ids.
     consumer: 'c'.repeat(64),
     now: new Date(Date.UTC(2025, 0, 1) + at).toISOString(),
-    inboxTtlSeconds: 1_850_000,
-    outboxTtlSeconds: 604_800,
-    attempt: '00000000-0000-4000-8000-000000000000',
   });
   const origin = (sequence: number): EntryOrigin => ({
     correlationId: ledgerId,
@@ -110,11 +108,11 @@ function scenario(text: Text) {
     const transaction = transactionOf(entry);
     return decide({
       source,
-      entry: { valid: true, entry, hash: requestHash(entry) },
-      sessionId: orderId,
-      order: order?.doc ?? null,
-      seen: { inbox: null, applied: null },
-      ...(transaction !== undefined && { transaction }),
+      entry,
+      hash: requestHash(entry),
+      order: order?.doc,
+      record: null,
+      ...(transaction !== undefined && { transaction: transaction?.doc ?? null }),
     });
   };
 
@@ -132,6 +130,7 @@ function scenario(text: Text) {
         hash: requestHash(entry),
         order,
         origin: origin(entry.sequence),
+        record: undefined,
         transaction: transactionOf(entry) ?? undefined,
       },
       stamp(at),
@@ -142,13 +141,8 @@ function scenario(text: Text) {
     return { write, order: { doc: write.order.doc, etag: `"etag-${at}"` } };
   };
 
-  /** Decides a due parked entry and builds its write (apply, or reject with its own inbox record). */
-  const drain = (
-    order: Stored<OrderDocument>,
-    parked: Stored<ParkedEntryDocument>,
-    ownInbox: Stored<InboxRecord> | null,
-    at: number,
-  ) => {
+  /** Decides a due parked entry and builds its write (apply or reject, replacing its record). */
+  const drain = (order: Stored<OrderDocument>, parked: Stored<ParkedEntryRecord>, at: number) => {
     const { entry } = parked.doc;
     const decided = decision(order, entry, 'parked');
     const transaction = transactionOf(entry) ?? undefined;
@@ -159,7 +153,7 @@ function scenario(text: Text) {
         hash: parked.doc.requestHash,
         order,
         origin: origin(entry.sequence),
-        parked: { doc: parked, ownInbox },
+        record: parked,
         transaction,
       },
       stamp(at),
@@ -206,12 +200,12 @@ function scenario(text: Text) {
       order = step.order;
       if (i === 1 || i === ORDER_MAX_TRANSACTIONS) adds.push(step.write);
     }
-    const parked: Stored<ParkedEntryDocument>[] = [];
+    const parked: Stored<ParkedEntryRecord>[] = [];
     for (let k = 0; k < ORDER_MAX_PARKED; k++) {
       const step = commit(order, parkable(k), ORDER_MAX_TRANSACTIONS + 1 + k);
       order = step.order;
-      const made = step.write.parked && 'create' in step.write.parked ? step.write.parked.create : undefined;
-      if (!made) throw new Error(`Sequence ${parkable(k).sequence} did not park`);
+      const made = recordOf(step.write);
+      if (made?.status !== 'parked') throw new Error(`Sequence ${parkable(k).sequence} did not park`);
       parked.push({ doc: made, etag: `"parked-${k}"` });
     }
     return { order, parked, firstAdd: adds[0]!, lastAdd: adds[1]! };
@@ -232,17 +226,25 @@ function scenario(text: Text) {
   };
 }
 
-/** Request bytes of a transactional batch, as the SDK sends it: each operation's envelope and body (a delete's id). */
+/** The entry's record a write creates or replaces. */
+function recordOf(write: OrderWrite): EntryRecord | undefined {
+  return write.entry && ('create' in write.entry ? write.entry.create : write.entry.replace.doc);
+}
+
+/** The applied entry's record (its stored event) a write creates or replaces. */
+function appliedOf(write: OrderWrite): AppliedEntryRecord {
+  const record = recordOf(write);
+  if (record?.status !== 'applied') throw new Error('the write applies no entry');
+  return record;
+}
+
+/** Request bytes of a transactional batch, as the SDK sends it: each operation's envelope and body. */
 function batchBytes(write: OrderWrite): number {
-  const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
+  const { order, transaction } = write;
   const bodies = [
-    inbox && ('create' in inbox ? inbox.create : 'upsert' in inbox ? inbox.upsert : inbox.delete.doc.id),
-    parked && ('create' in parked ? parked.create : parked.delete.doc.id),
-    applied,
+    recordOf(write),
     order.doc,
     transaction && ('create' in transaction ? transaction.create : transaction.replace.doc),
-    rejected && ('upsert' in rejected ? rejected.upsert : rejected.delete.id),
-    outbox,
   ].filter((body) => body !== undefined);
   return bodies.reduce<number>((sum, body) => sum + BATCH_OPERATION_ENVELOPE_BYTES + bytes(body), 0);
 }
@@ -265,11 +267,11 @@ afterAll(async () => {
 });
 
 /**
- * Whether the `order-events` message of a write's outbox record — as the relay's sender builds it, every property
+ * Whether the `order-events` message of a write's stored event — as the relay's sender builds it, every property
  * set, the trace context included — fits a Standard-tier message, measured by the SDK's own batch.
  */
 async function fitsServiceBus(write: OrderWrite): Promise<{ fits: boolean; bodyBytes: number }> {
-  const event = outboundEvent(write.outbox!);
+  const event = outboundEvent(appliedOf(write));
   const message = toOrderEventServiceBusMessage(event, event.traceparent);
   const batch = await sender.createMessageBatch({ maxSizeInBytes: SERVICE_BUS_STANDARD_MAX_MESSAGE_BYTES });
   return { fits: batch.tryAddMessage(message), bodyBytes: bytes(event.body) };
@@ -312,16 +314,18 @@ describe.each(TEXTS)(
       const { write } = s.commit(order, next, 3 * ORDER_MAX_TRANSACTIONS);
       const event = await fitsServiceBus(write);
       // Assess
-      expect(Object.keys(write)).toEqual(['inbox', 'applied', 'order', 'transaction', 'outbox']);
+      expect(Object.keys(write)).toEqual(['entry', 'order', 'transaction']);
       const transaction =
         write.transaction && 'replace' in write.transaction ? write.transaction.replace.doc : undefined;
       Object.assign(measured, {
+        record: storedBytes(appliedOf(write)),
         order: storedBytes(write.order.doc),
         transaction: storedBytes(transaction),
         batch: batchBytes(write),
         event: event.bodyBytes,
       });
       expect(measured.order).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
+      expect(measured.record).toBeLessThan(ENTRY_RECORD_MAX_BYTES);
       expect(measured.transaction).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
       expect(measured.batch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
       expect(event.fits).toBe(true);
@@ -340,7 +344,8 @@ describe.each(TEXTS)(
       expect(last.bodyBytes).toBeLessThan(EVENT_MAX_BYTES);
       expect(Math.abs(last.bodyBytes - first.bodyBytes)).toBeLessThan(32);
       expect(Math.abs(storedBytes(lastAdd.order.doc) - storedBytes(firstAdd.order.doc))).toBeLessThan(32);
-      expect(Object.keys(lastAdd)).toEqual(['inbox', 'applied', 'order', 'transaction', 'outbox']);
+      expect(Object.keys(lastAdd)).toEqual(['entry', 'order', 'transaction']);
+      expect(Math.abs(storedBytes(appliedOf(lastAdd)) - storedBytes(appliedOf(firstAdd)))).toBeLessThan(32);
     });
 
     it('drains a due parked entry in one batch that fits 2 MB, its event within 256 KB', async () => {
@@ -348,7 +353,7 @@ describe.each(TEXTS)(
       const due = parked[0]!;
       const dueOrder: Stored<OrderDocument> = { ...order, doc: { ...order.doc, lastSequence: due.doc.sequence - 1 } };
       // Act
-      const { decided, write } = s.drain(dueOrder, due, null, 0);
+      const { decided, write } = s.drain(dueOrder, due, 0);
       // Assess
       expect(decided.kind).toBe('apply');
       expect(batchBytes(write)).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
@@ -370,19 +375,15 @@ describe.each(TEXTS)(
       let last: ReturnType<typeof s.drain> | undefined;
       // Act
       for (const entry of parked) {
-        const ownInbox: Stored<InboxRecord> = {
-          doc: { id: `inbox:${'c'.repeat(64)}:${entry.doc.entryId}` } as InboxRecord,
-          etag: '"inbox"',
-        };
-        last = s.drain(current, entry, ownInbox, 0);
+        last = s.drain(current, entry, 0);
         current = { doc: last.write.order.doc, etag: current.etag };
       }
       // Assess: each rejection only adds to the document, so the last batch is the largest
       expect(last?.decided.kind).toBe('reject');
       expect(current.doc).toMatchObject({ parked: [], state: { status: 'deleted' } });
       expect(current.doc.rejected).toHaveLength(ORDER_MAX_PARKED);
-      const details =
-        last!.write.rejected && 'upsert' in last!.write.rejected ? last!.write.rejected.upsert : undefined;
+      const details = recordOf(last!.write);
+      expect(details?.status).toBe('rejected');
       Object.assign(measured, {
         deletedOrder: storedBytes(current.doc),
         deletedBatch: batchBytes(last!.write),
@@ -390,16 +391,16 @@ describe.each(TEXTS)(
       });
       expect(measured.deletedOrder).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
       expect(measured.deletedBatch).toBeLessThan(COSMOS_MAX_BATCH_BYTES);
-      expect(bytes(s.commit(order, deleted, 4 * ORDER_MAX_TRANSACTIONS).write.outbox!.event)).toBeLessThan(
+      expect(bytes(appliedOf(s.commit(order, deleted, 4 * ORDER_MAX_TRANSACTIONS).write).event)).toBeLessThan(
         EVENT_MAX_BYTES,
       );
-      expect(details?.entry).toEqual(parked.at(-1)!.doc.entry);
+      expect(details && 'entry' in details && details.entry).toEqual(parked.at(-1)!.doc.entry);
       expect(measured.rejectedDocument).toBeLessThan(COSMOS_MAX_ITEM_BYTES);
     });
 
     it('keeps the message ids within the Service Bus limit', () => {
       // Assess: the event key and `<entryId>:<hash16>` stay within 128 characters
-      expect(outboundEvent(s.commit(undefined, s.created, 0).write.outbox!).messageId).toMatch(/^evt-[0-9a-f]{32}$/);
+      expect(outboundEvent(appliedOf(s.commit(undefined, s.created, 0).write)).messageId).toMatch(/^evt-[0-9a-f]{32}$/);
       expect(entryMessageId(s.entryId(1), requestHash(s.created)).length).toBeLessThanOrEqual(128);
     });
   },

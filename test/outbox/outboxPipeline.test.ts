@@ -9,7 +9,7 @@ import { startCosmosDBHost, type CosmosDBHost } from '@ledger-convoy/local-host'
 import type { RegistrationOf } from '@ledger-convoy/local-host';
 import { relayLag } from '../../src/adapters/outboxLag.js';
 import { ALL_EVENTS_SUBSCRIPTION, ORDER_EVENTS_TOPIC, orderEventKey, orderEventSource } from '../../src/core/index.js';
-import { outboxRecordId } from '../../src/core/documents/documentIds.js';
+import { entryRecordId } from '../../src/core/documents/documentIds.js';
 import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/adapters/changeFeedLease.js';
 import { getOrder } from '../../src/functions/getOrder.js';
 import { outboxHoldRetry } from '../../src/functions/outboxHoldRetry.js';
@@ -138,7 +138,10 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     const [record3] = (
       await stack.container.items
         .query(
-          { query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: outboxRecordId(`${a}-3`) }] },
+          {
+            query: 'SELECT * FROM c WHERE c.id = @id',
+            parameters: [{ name: '@id', value: entryRecordId('order-processor', `${a}-3`) }],
+          },
           { partitionKey: a },
         )
         .fetchAll()
@@ -189,10 +192,11 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(traceIdOf(record3.traceparent)).toBe(ledgerTrace);
     expect(last.applicationProperties?.['Diagnostic-Id']).toBe(last.applicationProperties?.traceparent);
     expect(traceIdOf(webhook.calls.find((c) => c.key === keysFor(a, `${a}-3`)[0])?.traceparent)).toBe(ledgerTrace);
-    // The records are as the processor wrote them: immutable, with committedAt and the OUTBOX_TTL.
+    // The stored events are the applied entries' records as the processor wrote them: committedAt, kept for good.
     const { resources: records } = await stack.container.items
       .query({
-        query: "SELECT * FROM c WHERE c.docType = 'outbox' AND (c.orderId = @a OR c.orderId = @b)",
+        query:
+          "SELECT * FROM c WHERE c.docType = 'entry' AND c.status = 'applied' AND (c.orderId = @a OR c.orderId = @b)",
         parameters: [
           { name: '@a', value: a },
           { name: '@b', value: b },
@@ -200,8 +204,8 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
       })
       .fetchAll();
     expect(records).toHaveLength(keys.length);
-    for (const r of records) expect(r).toMatchObject({ ttl: 604_800, committedAt: expect.any(String) });
-    expect(records.some((r) => 'status' in r)).toBe(false);
+    for (const r of records) expect(r).toMatchObject({ committedAt: expect.any(String), key: expect.any(String) });
+    expect(records.some((r) => 'ttl' in r)).toBe(false);
   });
 
   it('delivers every event of two orders that share entryIds, on order-events and on the webhook', async () => {

@@ -32,7 +32,8 @@ function relayStack(overrides: Partial<Omit<OutboxRelayDeps, 'holds'>> & { holds
 const changes = (...records: [string, number][]) => records.map(([o, s], i) => asChange(outboxRecordOf(o, s), i + 1));
 const ids = (orderId: string, ...sequences: number[]) => sequences.map((s) => keyOf(orderId, s));
 /** The document ids of an order's outbox records (what a hold keeps), as opposed to their keys. */
-const recordIds = (orderId: string, ...sequences: number[]) => sequences.map((s) => `outbox:${orderId}-${s}`);
+const recordIds = (orderId: string, ...sequences: number[]) =>
+  sequences.map((s) => `entry:order-processor:${orderId}-${s}`);
 /** The order's held records: [outbox record id, pending targets], ascending. */
 const heldIn = (holds: InMemoryHoldStore, orderId: string) =>
   [...holds.heldOf(orderId).values()]
@@ -142,8 +143,8 @@ describe('outbox relay', () => {
     expect(due).toBeGreaterThanOrEqual(30_000);
     expect(due).toBeLessThanOrEqual(60_000);
     expect(heldIn(holds, 'a')).toEqual([
-      ['outbox:a-2', ['webhook']],
-      ['outbox:a-3', ['webhook']],
+      ['entry:order-processor:a-2', ['webhook']],
+      ['entry:order-processor:a-3', ['webhook']],
     ]);
     const held = [...holds.heldOf('a').values()];
     expect(held.map((r) => r.id)).toEqual(['outbox-held:a-2', 'outbox-held:a-3']);
@@ -168,8 +169,8 @@ describe('outbox relay', () => {
     const report = await relay.relay(changes(['a', 1], ['a', 2]));
     expect(report).toMatchObject({ held: ['a'], appended: 2 });
     expect(heldIn(holds, 'a')).toEqual([
-      ['outbox:a-1', ['webhook']],
-      ['outbox:a-2', ['webhook']],
+      ['entry:order-processor:a-1', ['webhook']],
+      ['entry:order-processor:a-2', ['webhook']],
     ]);
 
     await relay.relay(changes(['b', 1], ['a', 3]));
@@ -201,9 +202,9 @@ describe('outbox relay', () => {
     await relay.relay(changes(['a', 3]));
     expect(sender.sentFor('a')).toEqual([]);
     expect(heldIn(holds, 'a')).toEqual([
-      ['outbox:a-1', ['order-events', 'webhook']],
-      ['outbox:a-2', ['order-events', 'webhook']],
-      ['outbox:a-3', ['order-events', 'webhook']],
+      ['entry:order-processor:a-1', ['order-events', 'webhook']],
+      ['entry:order-processor:a-2', ['order-events', 'webhook']],
+      ['entry:order-processor:a-3', ['order-events', 'webhook']],
     ]);
   });
 
@@ -276,7 +277,7 @@ describe('outbox relay', () => {
       const record = outboxRecordOf(orderId, 1);
       return {
         ...record,
-        id: 'outbox:e-1',
+        id: 'entry:order-processor:e-1',
         entryId: 'e-1',
         ...orderCloudEvent({
           ...record.event.data,
@@ -332,8 +333,8 @@ describe('outbox relay', () => {
     // Assess: a-5 waits behind a-4 for the webhook; nothing went out of order.
     expect(a.webhook.postedFor('a')).toEqual(ids('a', 1, 2, 3));
     expect(heldIn(holds, 'a')).toEqual([
-      ['outbox:a-4', ['webhook']],
-      ['outbox:a-5', ['webhook']],
+      ['entry:order-processor:a-4', ['webhook']],
+      ['entry:order-processor:a-5', ['webhook']],
     ]);
   });
 

@@ -36,12 +36,13 @@ afterAll(async () => {
 const t0 = Date.parse('2025-06-01T12:00:00.000Z');
 const minutes = (n: number) => n * 60_000;
 
-/** The parked entry document behind an order document's parked index entry, as the processor writes it. */
+/** The parked entry's record behind an order document's parked index entry, as the processor writes it. */
 function parkedDoc(orderId: string, p: { sequence: number; minutesAgo: number }) {
   const entryId = `${orderId}-${p.sequence}`;
   return {
-    id: `parked:${p.sequence}`,
-    docType: 'parked',
+    id: `entry:order-processor:${entryId}`,
+    docType: 'entry',
+    status: 'parked',
     orderId,
     sequence: p.sequence,
     entryId,
@@ -121,6 +122,7 @@ describe('gap monitor on the Cosmos DB emulator', () => {
         telemetry: telemetry as unknown as Telemetry,
         gapAlertAgeMs: minutes(15),
         gapAlertRepeatMs: minutes(60),
+        consumerName: 'order-processor',
         metrics,
         clock: { now: () => nowMs },
         drain: async (orderId) => {
@@ -135,7 +137,9 @@ describe('gap monitor on the Cosmos DB emulator', () => {
     const after = await run(t0);
     const points = await otel.collect();
     const drainedAtT0 = [...drained];
-    const { resource: marked } = await container.item('parked:3', old).read<{ gapAlert?: unknown }>();
+    const { resource: marked } = await container
+      .item(`entry:order-processor:${old}-3`, old)
+      .read<{ gapAlert?: unknown }>();
     const minuteLater = await run(t0 + minutes(1));
     // Assess
     expect(before.telemetry.alerts).toEqual([]);

@@ -77,6 +77,7 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
       telemetry: app.telemetry,
       gapAlertAgeMs: app.config.gapAlertAgeMs,
       gapAlertRepeatMs: app.config.gapAlertRepeatMs,
+      consumerName: app.config.consumerName,
       metrics: app.metrics,
       clock: { now: () => later },
     });

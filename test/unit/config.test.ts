@@ -3,7 +3,6 @@ import {
   CORE_DEFAULTS,
   IN_FLIGHT_REQUEST_ALLOWANCE_MS,
   deliveryWindowOf,
-  inboxTtlSeconds,
   resolveCoreConfig,
 } from '../../src/core/config.js';
 import { parseIsoDuration } from '../../src/core/duration.js';
@@ -41,8 +40,6 @@ describe('core configuration', () => {
       gapAlertAgeMs: 900_000,
       gapAlertRepeatMs: 3_600_000,
       ordersQueue: { lockDurationMs: 60_000, maxDeliveryCount: 10, messageTtlMs: 14 * 86_400_000 },
-      resubmissionMarginMs: 7 * 86_400_000,
-      inboxTtlSeconds: 21 * 86_400 + 600,
       outboxTtlSeconds: 7 * 86_400,
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -59,7 +56,6 @@ describe('core configuration', () => {
       ORDERS_LOCK_DURATION: 'PT2M',
       ORDERS_MAX_DELIVERY_COUNT: '5',
       ORDERS_MESSAGE_TTL: 'P1D',
-      INBOX_RESUBMISSION_MARGIN: 'P1D',
       INBOX_CONSUMER_NAME: 'audit',
       OUTBOX_TTL: 'P1D',
     });
@@ -71,14 +67,7 @@ describe('core configuration', () => {
       gapAlertRepeatMs: 7_200_000,
       consumerName: 'audit',
       outboxTtlSeconds: 86_400,
-      inboxTtlSeconds: 2 * 86_400 + 600,
     });
-  });
-
-  it('lets INBOX_TTL override the formula, in seconds or as a duration', () => {
-    // Act + Assess
-    expect(resolveCoreConfig({ INBOX_TTL: '3600' }).inboxTtlSeconds).toBe(3600);
-    expect(resolveCoreConfig({ INBOX_TTL: 'P1D' }).inboxTtlSeconds).toBe(86_400);
   });
 
   it.each([
@@ -89,7 +78,6 @@ describe('core configuration', () => {
     ['ORDERS_MAX_DELIVERY_COUNT', '0'],
     ['ORDERS_MAX_DELIVERY_COUNT', '2.5'],
     ['INBOX_CONSUMER_NAME', 'has space'],
-    ['INBOX_TTL', '-1'],
   ])('refuses %s=%s with ConfigInvalid naming the setting', (name, value) => {
     // Act
     const act = () => resolveCoreConfig({ [name]: value });
@@ -111,13 +99,6 @@ describe('core configuration', () => {
     // Assess
     expect(tooLong).toThrow(expect.objectContaining({ code: 'ConfigInvalid', setting: 'TRANSIENT_RETRY_BUDGET' }));
     expect(fits.transientRetryBudgetMs + IN_FLIGHT_REQUEST_ALLOWANCE_MS).toBeLessThan(fits.ordersQueue.lockDurationMs);
-  });
-
-  it('computes the inbox TTL as lock × deliveries + message TTL + margin, rounded up to seconds', () => {
-    // Act + Assess
-    expect(inboxTtlSeconds({ lockDurationMs: 60_000, maxDeliveryCount: 10, messageTtlMs: 3_600_000 }, 1_500)).toBe(
-      600 + 3600 + 2,
-    );
   });
 
   it('reads the delivery window from the entity file properties', () => {

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   CORE_DEFAULTS,
   deliveryWindowOf,
-  inboxTtlSeconds,
   resolveCoreConfig,
   type QueueEntityProperties,
 } from '../../src/core/config.js';
@@ -39,7 +38,5 @@ describe("the core's defaults and the entity file", () => {
       messageTtlMs: CORE_DEFAULTS.messageTtlMs,
     });
     expect(defaults.ordersQueue).toEqual(fromFile);
-    // So the default inbox TTL is the formula over the entity file's queue.
-    expect(defaults.inboxTtlSeconds).toBe(inboxTtlSeconds(fromFile, CORE_DEFAULTS.resubmissionMarginMs));
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Entry } from '../../src/core/index.js';
-import type { OutboxRecord } from '../../src/core/documents/outboxRecord.js';
+import type { AppliedEntryRecord } from '../../src/core/documents/entryRecord.js';
 import { foldOrderEvents } from '../support/foldEvents.js';
 import { entriesFor, makeHarness, uniqueOrderId, viewOf } from './support/fixtures.js';
 
@@ -58,7 +58,7 @@ describe('order events carry the change: folding them in sequence order gives th
     for (const entry of entries) outcomes.push((await h.send(entry)).result.outcome);
     // Assess: each applied entry left one event; their fold is the view's business state, entry for entry
     const events = [...h.store.documents(orderId).values()]
-      .filter((d): d is OutboxRecord => d.docType === 'outbox')
+      .filter((d): d is AppliedEntryRecord => d.docType === 'entry' && d.status === 'applied')
       .map((r) => r.event.data);
     const view = await viewOf(h.store, orderId);
     const { parked: _parked, rejected: _rejected, ...business } = view!;

@@ -3,7 +3,7 @@ import { runGapMonitor } from '../../src/core/index.js';
 import { gapAlertDue, type GapMonitorDeps, type StaleGap } from '../../src/core/order/gapMonitor.js';
 import type { GapStore } from '../../src/core/ports/orderStore.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
-import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
+import type { ParkedEntryRecord } from '../../src/core/documents/entryRecord.js';
 import { RecordingTelemetry } from '../support/fakes/index.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
@@ -14,9 +14,10 @@ const REPEAT = minutes(60);
 describe('gapAlertDue (rule 5: GapTooOld once per gap)', () => {
   const t0 = Date.parse('2025-01-01T00:00:00.000Z');
   const gap: StaleGap = { orderId: 'o-1', waitingFor: 2, entryId: 'e-5', sequence: 5, ageMs: AGE, parked: 1 };
-  const oldest = (gapAlert?: ParkedEntryDocument['gapAlert']): ParkedEntryDocument => ({
-    id: 'parked:5',
-    docType: 'parked',
+  const oldest = (gapAlert?: ParkedEntryRecord['gapAlert']): ParkedEntryRecord => ({
+    id: 'entry:order-processor:e-5',
+    docType: 'entry',
+    status: 'parked',
     orderId: 'o-1',
     sequence: 5,
     entryId: 'e-5',
@@ -69,19 +70,21 @@ describe('gap monitor, one GapTooOld per gap (rule 5)', () => {
         store: {
           // As the monitor's query sees the order; no store call, so an injected fault hits the monitor's own reads.
           ordersWaiting: async () => [h.store.documents(orderId).get('order') as OrderDocument],
-          readParked: (o, id) => h.store.readParked(o, id),
+          readEntry: (o, id) => h.store.readEntry(o, id),
           markGapAlert: (parked, mark) => h.store.markGapAlert(parked, mark),
         },
         telemetry,
         gapAlertAgeMs: AGE,
         gapAlertRepeatMs: REPEAT,
+        consumerName: 'order-processor',
         clock: h.clock,
         ...overrides,
       });
       return { report, telemetry, alerts: telemetry.alerts.map((a) => a.fields) };
     };
     const markOf = (sequence: number) =>
-      (h.store.documents(orderId).get(`parked:${sequence}`) as ParkedEntryDocument | undefined)?.gapAlert;
+      (h.store.documents(orderId).get(`entry:order-processor:${orderId}-e${sequence}`) as ParkedEntryRecord | undefined)
+        ?.gapAlert;
     return { h, orderId, e, t0, scanAt, markOf };
   }
 
@@ -141,7 +144,7 @@ describe('gap monitor, one GapTooOld per gap (rule 5)', () => {
     let a: ReturnType<typeof scanAt> | undefined;
     const slowStore: GapStore = {
       ordersWaiting: () => h.store.ordersWaiting(),
-      readParked: (orderId, id) => h.store.readParked(orderId, id),
+      readEntry: (orderId, id) => h.store.readEntry(orderId, id),
       markGapAlert: async (parked, mark) => {
         a = scanAt(15);
         await a;

@@ -95,7 +95,7 @@ describe('an order parks at most 1,000 entries (rules 5, 7, 10)', () => {
       `Order ${orderId} already holds 1000 parked entries, the most an order may hold; sequence 1003 cannot park behind the gap at 2`,
     );
     expect(afterRefusal?.parked).toHaveLength(ORDER_MAX_PARKED);
-    expect(documentsAfterRefusal.has(`inbox:order-processor:${beyond.entryId}`)).toBe(false);
+    expect(documentsAfterRefusal.has(`entry:order-processor:${beyond.entryId}`)).toBe(false);
     expect(documentsAfterRefusal.has(`parked:${beyond.sequence}`)).toBe(false);
     expect(filled.result).toMatchObject({ outcome: 'applied', drained: ORDER_MAX_PARKED });
     expect(behind.result.outcome).toBe('parked');

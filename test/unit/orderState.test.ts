@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Entry } from '../../src/core/index.js';
 import { applyTransition } from '../../src/core/order/transition.js';
 import { initialOrderState, type OrderState } from '../../src/core/order/orderState.js';
-import { nextDueSequence, orderNeedsFollowUp } from '../../src/core/order/followUpCheck.js';
+import { dueOn, orderNeedsFollowUp } from '../../src/core/order/followUpCheck.js';
 import { orderView } from '../../src/core/order/orderView.js';
 import { staleGap } from '../../src/core/order/gapMonitor.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
@@ -252,7 +252,7 @@ describe('order views', () => {
     expect(staleGap(docWith({}), { nowMs: at('2030-01-01T00:00:00Z'), gapAlertAgeMs: 1 })).toBeUndefined();
   });
 
-  it('tells the gap timer which orders have a due parked entry or an owed alert', () => {
+  it('tells the processor and the gap timer what is due: a parked entry at its turn, else an owed alert', () => {
     // Prepare
     const parked = (sequence: number) => ({
       sequence,
@@ -279,7 +279,13 @@ describe('order views', () => {
       docWith({ lastSequence: 2, state: open, rejected: [rejected(true)] }),
     ];
     // Assess
-    expect(cases.map(nextDueSequence)).toEqual([3, undefined, 4, undefined, undefined]);
+    expect(cases.map((doc) => dueOn(doc))).toMatchObject([
+      { kind: 'parked', parked: { sequence: 3 } },
+      undefined,
+      { kind: 'parked', parked: { sequence: 4 } },
+      { kind: 'alert', rejected: { sequence: 3 } },
+      undefined,
+    ]);
     expect(cases.map(orderNeedsFollowUp)).toEqual([true, false, true, true, false]);
   });
 });

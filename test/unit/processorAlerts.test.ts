@@ -13,7 +13,7 @@ async function withRejectionUnalerted() {
   await h.send(e.created());
   await h.send(e.amended(3, 't-unknown', 5));
   h.store.injectFault({ on: 'commit', kind: 'outcomeUnknown', skip: 1 }); // apply of 2 fine, rejection of 3 lost
-  h.store.injectFault({ on: 'read', kind: 'transient', skip: 3, times: 10_000 }); // after parked:3, the transaction it amends and its inbox
+  h.store.injectFault({ on: 'read', kind: 'transient', skip: 2, times: 10_000 }); // after the record of 3 and the transaction it amends
   const first = await h.send(e.added(2, 't-2', 2));
   h.store.clearFaults();
   return { h, orderId, e, first };

@@ -30,18 +30,15 @@ function instance(store: OrderStore, clock: ManualClock) {
 /** Delegates to `inner`, running `before` ahead of each call it names. */
 function hooked(
   inner: InMemoryOrderStore,
-  before: { commit?: () => Promise<CommitOutcome | void>; readParked?: () => Promise<void> },
+  before: { commit?: () => Promise<CommitOutcome | void>; readEntry?: () => Promise<void> },
 ): OrderStore {
   return {
     readOrder: (orderId) => inner.readOrder(orderId),
-    readInbox: (orderId, id) => inner.readInbox(orderId, id),
-    readApplied: (orderId, id) => inner.readApplied(orderId, id),
-    readRejected: (orderId, id) => inner.readRejected(orderId, id),
     readTransaction: (orderId, transactionId) => inner.readTransaction(orderId, transactionId),
     listTransactions: (orderId) => inner.listTransactions(orderId),
-    readParked: async (orderId, id) => {
-      await before.readParked?.();
-      return inner.readParked(orderId, id);
+    readEntry: async (orderId, id) => {
+      await before.readEntry?.();
+      return inner.readEntry(orderId, id);
     },
     commit: async (orderId, write) => {
       const outcome = await before.commit?.();
@@ -92,7 +89,7 @@ describe('order processor, two instances on one order (a session lock lost)', ()
     expect((await b.send(e.added(2, 't-2', 2))).result.outcome).toBe('abandoned');
     let interleaved = 1;
     const a = instance(
-      hooked(store, { readParked: async () => void (interleaved-- > 0 && (await b.processor.drain(orderId))) }),
+      hooked(store, { readEntry: async () => void (interleaved-- > 0 && (await b.processor.drain(orderId))) }),
       clock,
     );
     // Act
@@ -113,8 +110,8 @@ describe('order processor, two instances on one order (a session lock lost)', ()
     const a = instance(store, clock);
     await a.send(e.created());
     await a.send(e.added(3, 't-3', 3));
-    store.expire(orderId, 'parked:3');
-    store.injectFault({ on: 'read', kind: 'failed', skip: 1 }); // apply 2; its drain's first read finds parked:3 missing
+    store.expire(orderId, `entry:order-processor:${orderId}-e3`);
+    store.injectFault({ on: 'read', kind: 'failed', skip: 1 }); // apply 2; its drain's first read finds the record of 3 missing
     await a.send(e.added(2, 't-2', 2));
     // Act
     const act = a.processor.drain(orderId);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Entry } from '../../src/core/index.js';
 import { requestHash } from '../../src/core/hash.js';
-import type { ReceivedOrderMessage } from '../../src/core/processor/checkMessage.js';
+import type { ReceivedOrderMessage } from '../../src/core/processor/decide.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
 
 type Harness = ReturnType<typeof makeHarness>;
@@ -95,9 +95,9 @@ describe('order processor, a dead letter records nothing (rule 10)', () => {
     // Assess
     expect(result).toMatchObject({ outcome: 'deadLettered', reason });
     const after = h.store.documents(orderId);
-    const inbox = after.get(`inbox:order-processor:${entry.entryId}`);
+    const inbox = after.get(`entry:order-processor:${entry.entryId}`);
     expect(inbox === undefined || (inbox as { requestHash: string }).requestHash !== requestHash(entry)).toBe(true);
-    expect(inbox).toEqual(before.get(`inbox:order-processor:${entry.entryId}`));
+    expect(inbox).toEqual(before.get(`entry:order-processor:${entry.entryId}`));
     expect(after.get(`parked:${entry.sequence}`)).toEqual(before.get(`parked:${entry.sequence}`));
     expect(after.get('order')).toEqual(before.get('order'));
   });

@@ -43,8 +43,8 @@ describe('order processor, a parked entry that is due (rules 4, 5)', () => {
     expect(await viewOf(h.store, orderId)).toMatchObject({ lastSequence: 3, total: 50, parked: [] });
     const docs = h.store.documents(orderId);
     expect(docs.has('parked:3')).toBe(false);
-    expect(docs.has('inbox:order-processor:intruder')).toBe(false);
-    expect(docs.get(`inbox:order-processor:${orderId}-e3`)).toMatchObject({ status: 'applied' });
+    expect(docs.has('entry:order-processor:intruder')).toBe(false);
+    expect(docs.get(`entry:order-processor:${orderId}-e3`)).toMatchObject({ status: 'applied' });
     expect(redelivered.result.outcome).toBe('duplicate');
   });
 
@@ -81,9 +81,9 @@ describe('order processor, a parked entry that is due (rules 4, 5)', () => {
   });
 
   it('still dead-letters when the drain after the dead letter fails, and the gap timer resumes it', async () => {
-    // Prepare: the intruder's decision takes three reads (inbox, fresh order, inbox); the drain's next read fails
+    // Prepare: the intruder's dead letter stands on two reads (the fresh order, its record); the drain's next read fails
     const { h, orderId, e } = await withDueParked();
-    h.store.injectFault({ on: 'read', kind: 'failed', skip: 3 });
+    h.store.injectFault({ on: 'read', kind: 'failed', skip: 2 });
     // Act
     const intruder = await h.send(e.added(3, 't-x', 1, 'intruder'));
     const report = await h.processor.drain(orderId);

@@ -1,33 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { inboxRecord } from '../../src/core/documents/inboxRecord.js';
-import { readOrderView } from '../../src/core/order/readOrderView.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
 describe('order processor, stored-state edge cases', () => {
-  it('dead-letters an entryId reused at the next sequence once its inbox expired but its outbox record remains', async () => {
+  it('dead-letters an entryId reused at the next sequence: its record is the arbiter, and stays as it was', async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
     const e = entriesFor(orderId);
     await h.send(e.created());
     await h.send(e.added(2, 't-1', 10));
-    h.store.expire(orderId, `inbox:order-processor:${orderId}-e2`);
     // Act
     const { result } = await h.send(e.added(3, 't-2', 5, `${orderId}-e2`));
     // Assess
     expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
     expect(h.telemetry.alerts.map((a) => a.name)).toEqual(['IdempotencyKeyConflict']);
-    expect(h.store.documents(orderId).has(`inbox:order-processor:${orderId}-e2`)).toBe(false);
+    expect(h.store.documents(orderId).get(`entry:order-processor:${orderId}-e2`)).toMatchObject({
+      status: 'applied',
+      sequence: 2,
+    });
   });
 
-  it('dead-letters at the door an entryId applied at another sequence once its inbox expired, recording nothing (rule 3)', async () => {
-    // Prepare: X applied at 2, its inbox record expired, then X arrives at 4 (a gap) with other content
+  it('dead-letters at the door an entryId applied at another sequence, recording nothing (rule 3)', async () => {
+    // Prepare: X applied at 2, then X arrives at 4 (a gap) with other content
     const h = makeHarness();
     const orderId = uniqueOrderId();
     const e = entriesFor(orderId);
     await h.send(e.created());
     await h.send(e.added(2, 't-1', 10, 'X'));
-    h.store.expire(orderId, 'inbox:order-processor:X');
     // Act
     const { result } = await h.send(e.added(4, 't-4', 5, 'X'));
     const fill = await h.send(e.added(3, 't-3', 1));
@@ -35,8 +34,7 @@ describe('order processor, stored-state edge cases', () => {
     expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
     expect(h.telemetry.alerts.map((a) => a.name)).toEqual(['IdempotencyKeyConflict']);
     const docs = h.store.documents(orderId);
-    expect(docs.has('inbox:order-processor:X')).toBe(false);
-    expect(docs.has('parked:4')).toBe(false);
+    expect(docs.get('entry:order-processor:X')).toMatchObject({ status: 'applied', sequence: 2 });
     expect(fill.result).toMatchObject({ outcome: 'applied', drained: 0, rejected: 0 });
     expect((await h.store.readOrder(orderId))?.doc).toMatchObject({ lastSequence: 3, parked: [], rejected: [] });
   });
@@ -48,7 +46,6 @@ describe('order processor, stored-state edge cases', () => {
     const e = entriesFor(orderId);
     await h.send(e.created());
     await h.send(e.added(2, 't-1', 10, 'X'));
-    h.store.expire(orderId, 'inbox:order-processor:X');
     await h.send(e.added(3, 't-3', 5, 'X'));
     // Act
     const { result } = await h.send(e.added(3, 't-3', 5, 'Y'));
@@ -58,13 +55,12 @@ describe('order processor, stored-state edge cases', () => {
   });
 
   it('dead-letters an entryId parked or rejected at another sequence instead of parking it twice (rule 3)', async () => {
-    // Prepare: X parked at 4, its inbox record expired; then X at 3 and X at 6
+    // Prepare: X parked at 4; then X at 2 and X at 6, and X at 7 once 4 was rejected
     const h = makeHarness();
     const orderId = uniqueOrderId();
     const e = entriesFor(orderId);
     await h.send(e.created());
     await h.send(e.amended(4, 't-unknown', 5, 'X'));
-    h.store.expire(orderId, 'inbox:order-processor:X');
     // Act
     const atNext = await h.send(e.added(2, 't-2', 5, 'X'));
     const atGap = await h.send(e.added(6, 't-6', 5, 'X'));
@@ -84,68 +80,14 @@ describe('order processor, stored-state edge cases', () => {
     });
   });
 
-  it('rejects a parked entry whose entryId turns out applied elsewhere when its turn comes', async () => {
-    // Prepare: the door cannot see this (the applied record appears only after the park), so the drain must
-    const h = makeHarness();
-    const orderId = uniqueOrderId();
-    const e = entriesFor(orderId);
-    await h.send(e.created());
-    await h.send(e.added(3, 't-3', 5, 'X'));
-    const trace = {
-      id: 'applied:X',
-      docType: 'applied' as const,
-      orderId,
-      entryId: 'X',
-      sequence: 9,
-      requestHash: 'f'.repeat(64),
-      appliedAt: 'then',
-    };
-    h.store.put(trace);
-    // Act
-    const { result } = await h.send(e.added(2, 't-2', 1));
-    // Assess
-    expect(result).toMatchObject({ outcome: 'applied', drained: 0, rejected: 1 });
-    const stored = await readOrderView(h.store, orderId);
-    expect(stored?.rejected).toEqual([{ sequence: 3, entryId: 'X', reason: 'IdempotencyKeyConflict' }]);
-  });
-
-  it("leaves alone an inbox record of the same entryId that is not the rejected entry's own", async () => {
-    // Prepare: the parked entry's inbox record expired and a record of the same entryId now says something else
-    const h = makeHarness();
-    const orderId = uniqueOrderId();
-    const e = entriesFor(orderId);
-    await h.send(e.created());
-    await h.send(e.amended(3, 't-unknown', 5, 'X'));
-    h.store.expire(orderId, 'inbox:order-processor:X');
-    const foreign = inboxRecord({
-      consumer: 'order-processor',
-      orderId,
-      entryId: 'X',
-      requestHash: 'f'.repeat(64),
-      sequence: 8,
-      status: 'parked',
-      now: 'now',
-      ttlSeconds: 3600,
-    });
-    h.store.put(foreign);
-    // Act
-    const { result } = await h.send(e.added(2, 't-2', 1));
-    // Assess
-    expect(result).toMatchObject({ outcome: 'applied', rejected: 1 });
-    expect(h.store.documents(orderId).get('inbox:order-processor:X')).toMatchObject({
-      sequence: 8,
-      requestHash: 'f'.repeat(64),
-    });
-  });
-
-  it('abandons with StoreInconsistent when a listed parked entry has no document', async () => {
+  it('abandons with StoreInconsistent when a listed parked entry has no record', async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
     const e = entriesFor(orderId);
     await h.send(e.created());
     await h.send(e.added(3, 't-3', 1));
-    h.store.expire(orderId, 'parked:3');
+    h.store.expire(orderId, `entry:order-processor:${orderId}-e3`);
     // Act
     const { result, settlement } = await h.send(e.added(2, 't-2', 1));
     // Assess

@@ -23,7 +23,7 @@ describe('order processor, failures (rule 8) and settlement', () => {
     expect(h.telemetry.counted('convoy.store.retries')).toBe(2);
   });
 
-  it('treats an outcome-unknown commit that did commit as applied, exactly once', async () => {
+  it('completes a retry after an outcome-unknown commit that did commit as a duplicate of its own record (rule 2): applied once', async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
@@ -33,15 +33,16 @@ describe('order processor, failures (rule 8) and settlement', () => {
     // Act
     const { result, settlement } = await h.send(e.added(2, 't-1', 10));
     // Assess
-    expect(result.outcome).toBe('applied');
+    expect(result).toMatchObject({ outcome: 'duplicate', rule: 2 });
     expect(settlement.calls).toEqual([{ action: 'complete' }]);
     const stored = await readOrderView(h.store, orderId);
     expect(stored).toMatchObject({ lastSequence: 2, total: 10 });
-    expect(h.telemetry.counted('convoy.entries.duplicate')).toBe(0);
-    expect(h.telemetry.counted('convoy.entries.applied')).toBe(2);
+    expect(h.telemetry.counted('convoy.entries.duplicate')).toBe(1);
+    expect(h.telemetry.counted('convoy.entries.applied')).toBe(1);
+    expect(h.store.calls.commits).toBe(2); // the retry reads the order and the record, and writes nothing
   });
 
-  it('treats an outcome-unknown park that did commit as parked', async () => {
+  it('completes a retry after an outcome-unknown park that did commit as a duplicate, parked once', async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
@@ -51,7 +52,8 @@ describe('order processor, failures (rule 8) and settlement', () => {
     // Act
     const { result } = await h.send(e.added(3, 't-1', 10));
     // Assess
-    expect(result.outcome).toBe('parked');
+    expect(result.outcome).toBe('duplicate');
+    expect((await readOrderView(h.store, orderId))?.parked).toEqual([{ sequence: 3, entryId: `${orderId}-e3` }]);
   });
 
   it('drains each parked entry once when a drain commit has an unknown outcome', async () => {
@@ -67,7 +69,8 @@ describe('order processor, failures (rule 8) and settlement', () => {
     const { result } = await h.send(e.added(2, 't-1', 1));
     // Assess
     expect(h.clock.sleeps).toHaveLength(1);
-    expect(result).toMatchObject({ outcome: 'applied', drained: 2 });
+    // The drain counts what it saw commit: 3 went through unseen, 4 after it.
+    expect(result).toMatchObject({ outcome: 'applied', drained: 1 });
     const stored = await readOrderView(h.store, orderId);
     expect(stored).toMatchObject({ lastSequence: 4, total: 13, parked: [] });
   });
@@ -84,8 +87,10 @@ describe('order processor, failures (rule 8) and settlement', () => {
     const { result } = await h.send(e.added(2, 't-1', 1));
     // Assess
     expect(h.clock.sleeps).toHaveLength(1);
-    expect(result).toMatchObject({ outcome: 'applied', drained: 0, rejected: 1 });
+    // The rejection went through unseen; its alert, owed by the order, is raised once all the same.
+    expect(result).toMatchObject({ outcome: 'applied', drained: 0, rejected: 0 });
     expect(h.telemetry.alerts.map((a) => a.name)).toEqual(['ParkedEntryRejected']);
+    expect((await readOrderView(h.store, orderId))?.rejected).toMatchObject([{ sequence: 3 }]);
   });
 
   it('confirms a dead-letter decision made on a cached order against a fresh read', async () => {
@@ -148,10 +153,7 @@ describe('order processor, failures (rule 8) and settlement', () => {
     const inner = new InMemoryOrderStore(clock);
     const store: OrderStore = {
       readOrder: (id) => inner.readOrder(id),
-      readInbox: (o, id) => inner.readInbox(o, id),
-      readParked: (o, id) => inner.readParked(o, id),
-      readApplied: (o, id) => inner.readApplied(o, id),
-      readRejected: (o, id) => inner.readRejected(o, id),
+      readEntry: (o, id) => inner.readEntry(o, id),
       readTransaction: (o, t) => inner.readTransaction(o, t),
       listTransactions: (o) => inner.listTransactions(o),
       commit: async (): Promise<CommitOutcome> => ({ kind: 'orderChanged', what: 'order document' }),

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { transactionDocumentId } from '../../src/core/documents/documentIds.js';
 import { requestHash } from '../../src/core/hash.js';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 
-describe('order processor, the rule 4 history lives outside the order document', () => {
+describe("order processor, the rule 4 history is the entries' records, outside the order document", () => {
   it('keeps the order document the same size however many entries and transactions are applied', async () => {
     // Prepare
     const h = makeHarness();
@@ -23,30 +24,39 @@ describe('order processor, the rule 4 history lives outside the order document',
     expect((await h.store.listTransactions(orderId)).length).toBe(199);
   });
 
-  it("writes one applied record per applied entry, in the apply's single commit, with no ttl", async () => {
+  it("writes an applied entry's record, with its event, in the apply's single commit: three documents, none with a ttl", async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
     const e = entriesFor(orderId);
     await h.send(e.created());
-    const before = { ...h.store.calls };
+    const before = { calls: { ...h.store.calls }, ids: new Set(h.store.documents(orderId).keys()) };
     // Act
     await h.send(e.added(2, 't-1', 10));
     // Assess
-    expect(h.store.calls.commits - before.commits).toBe(1);
-    const record = h.store.documents(orderId).get(`applied:${orderId}-e2`);
-    expect(record).toEqual({
-      id: `applied:${orderId}-e2`,
-      docType: 'applied',
+    expect(h.store.calls.commits - before.calls.commits).toBe(1);
+    const docs = h.store.documents(orderId);
+    const id = `entry:order-processor:${orderId}-e2`;
+    expect([...docs.keys()].filter((k) => !before.ids.has(k)).sort()).toEqual(
+      [id, transactionDocumentId('t-1')].sort(),
+    );
+    expect(docs.get(id)).toMatchObject({
+      id,
+      docType: 'entry',
+      status: 'applied',
       orderId,
       entryId: `${orderId}-e2`,
       sequence: 2,
       requestHash: requestHash(e.added(2, 't-1', 10)),
-      appliedAt: expect.any(String),
+      committedAt: expect.any(String),
+      key: expect.stringMatching(/^evt-[0-9a-f]{32}$/),
+      event: { id: `${orderId}-e2`, data: { sequence: 2, change: { transactionId: 't-1', amount: 10 } } },
     });
+    expect([...docs.values()].filter((d) => 'ttl' in d)).toEqual([]);
+    expect(new Set([...docs.values()].map((d) => d.docType))).toEqual(new Set(['order', 'entry', 'transaction']));
   });
 
-  it('still tells a late copy from a conflict a year after the inbox record expired (rule 4)', async () => {
+  it("still tells a late copy from a conflict a year later, from the entry's permanent record (rules 2–4)", async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
@@ -59,7 +69,7 @@ describe('order processor, the rule 4 history lives outside the order document',
     const reused = await h.send(e.added(2, 't-1', 11));
     const other = await h.send(e.added(2, 't-1', 10, 'other'));
     // Assess
-    expect(h.store.documents(orderId).has(`inbox:order-processor:${orderId}-e2`)).toBe(false);
+    expect(h.store.documents(orderId).get(`entry:order-processor:${orderId}-e2`)).toMatchObject({ status: 'applied' });
     expect([late.result.outcome, reused.result.reason, other.result.reason]).toEqual([
       'duplicate',
       'IdempotencyKeyConflict',
@@ -80,6 +90,6 @@ describe('order processor, the rule 4 history lives outside the order document',
     const { result } = await h.send(e.added(2, 't-1', 10, `${orderId}-e3`));
     // Assess
     expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
-    expect(result.description).toContain('applied at sequence 3');
+    expect(result.description).toContain('at sequence 3');
   });
 });

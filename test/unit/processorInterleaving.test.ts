@@ -3,7 +3,7 @@ import { type Entry } from '../../src/core/index.js';
 import { OrderCache } from '../../src/core/processor/orderCache.js';
 import { OrderProcessor } from '../../src/core/processor/orderProcessor.js';
 import type { OrderStore } from '../../src/core/ports/orderStore.js';
-import type { OutboxRecord } from '../../src/core/documents/outboxRecord.js';
+import type { AppliedEntryRecord } from '../../src/core/documents/entryRecord.js';
 import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../support/fakes/index.js';
 import { entriesFor, messageFor, testOptions, uniqueOrderId } from './support/fixtures.js';
 
@@ -25,10 +25,7 @@ function interleaving(inner: InMemoryOrderStore, random: () => number): OrderSto
   };
   return {
     readOrder: async (orderId) => (await pause(), inner.readOrder(orderId)),
-    readInbox: async (orderId, id) => (await pause(), inner.readInbox(orderId, id)),
-    readParked: async (orderId, id) => (await pause(), inner.readParked(orderId, id)),
-    readApplied: async (orderId, id) => (await pause(), inner.readApplied(orderId, id)),
-    readRejected: async (orderId, id) => (await pause(), inner.readRejected(orderId, id)),
+    readEntry: async (orderId, id) => (await pause(), inner.readEntry(orderId, id)),
     readTransaction: async (orderId, transactionId) => (await pause(), inner.readTransaction(orderId, transactionId)),
     listTransactions: async (orderId) => (await pause(), inner.listTransactions(orderId)),
     commit: async (orderId, operations) => (await pause(), inner.commit(orderId, operations)),
@@ -102,12 +99,11 @@ describe('order processor, two instances interleaving commits on one order', () 
         ['t-5', 7, 7],
       ]);
       for (const entry of all) {
-        expect(docs.get(`applied:${entry.entryId}`)).toMatchObject({ sequence: entry.sequence });
-        expect((docs.get(`outbox:${entry.entryId}`) as OutboxRecord | undefined)?.event.data.order.lastSequence).toBe(
-          entry.sequence,
-        );
+        const record = docs.get(`entry:order-processor:${entry.entryId}`) as AppliedEntryRecord | undefined;
+        expect(record).toMatchObject({ status: 'applied', sequence: entry.sequence });
+        expect(record?.event.data.order.lastSequence).toBe(entry.sequence);
       }
-      expect([...docs.keys()].filter((id) => id.startsWith('outbox:'))).toHaveLength(all.length);
+      expect([...docs.values()].filter((d) => d.docType === 'entry')).toHaveLength(all.length);
       const outcomes = [...a.outcomes, ...b.outcomes];
       expect(outcomes.filter((o) => o === 'deadLettered')).toEqual([]);
       const applied = a.telemetry.counted('convoy.entries.applied') + b.telemetry.counted('convoy.entries.applied');

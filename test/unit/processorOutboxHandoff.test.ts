@@ -2,22 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { entriesFor, makeHarness, uniqueOrderId } from './support/fixtures.js';
 import { orderEventKey } from '../../src/core/index.js';
 
-describe('order processor, writing outbox records for the relay', () => {
-  it("writes the applied entry's outbox record once, in its batch, with committedAt and ttl = OUTBOX_TTL", async () => {
+describe('order processor, storing events for the relay', () => {
+  it("stores the applied entry's event in its record, once, in its batch, with committedAt and no ttl", async () => {
     // Prepare
-    const h = makeHarness({ outboxTtlSeconds: 3_600 });
+    const h = makeHarness();
     const orderId = uniqueOrderId();
     const e = entriesFor(orderId);
     // Act
     await h.send(e.created());
     // Assess: the record carries the state after the entry and nothing that is ever updated.
-    const record = h.store.documents(orderId).get(`outbox:${orderId}-e1`);
+    const record = h.store.documents(orderId).get(`entry:order-processor:${orderId}-e1`);
     expect(record).toMatchObject({
-      docType: 'outbox',
+      docType: 'entry',
+      status: 'applied',
       orderId,
       entryId: `${orderId}-e1`,
       sequence: 1,
-      ttl: 3_600,
       committedAt: new Date(h.clock.now()).toISOString(),
     });
     expect(Object.keys(record!).sort()).toEqual(
@@ -30,8 +30,9 @@ describe('order processor, writing outbox records for the relay', () => {
         'id',
         'key',
         'orderId',
+        'requestHash',
         'sequence',
-        'ttl',
+        'status',
         'type',
       ].sort(),
     );
@@ -50,7 +51,7 @@ describe('order processor, writing outbox records for the relay', () => {
     });
   });
 
-  it('writes one record per applied entry, drained ones included, and none for parked entries or duplicates', async () => {
+  it('stores one event per applied entry, drained ones included, and none for parked entries or duplicates', async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();
@@ -59,14 +60,18 @@ describe('order processor, writing outbox records for the relay', () => {
     // Act
     await h.send(e.added(3, 't-3', 30));
     await h.send(e.added(4, 't-4', 40));
-    const outboxAfterParking = [...h.store.documents(orderId).keys()].filter((id) => id.startsWith('outbox:'));
+    const appliedRecords = () =>
+      [...h.store.documents(orderId).values()].filter(
+        (d) => d.docType === 'entry' && d.status === 'applied' && 'event' in d,
+      );
+    const outboxAfterParking = appliedRecords().map((d) => d.id);
     await h.send(e.added(2, 't-2', 20));
     await h.send(e.added(2, 't-2', 20));
     // Assess
-    expect(outboxAfterParking).toEqual([`outbox:${orderId}-e1`]);
-    const records = [...h.store.documents(orderId).values()].filter((d) => d.docType === 'outbox');
+    expect(outboxAfterParking).toEqual([`entry:order-processor:${orderId}-e1`]);
+    const records = appliedRecords();
     expect(records.map((r) => (r as { sequence: number }).sequence).sort()).toEqual([1, 2, 3, 4]);
-    expect(h.store.documents(orderId).get(`outbox:${orderId}-e4`)).toMatchObject({
+    expect(h.store.documents(orderId).get(`entry:order-processor:${orderId}-e4`)).toMatchObject({
       event: { data: { order: { lastSequence: 4, total: 90 } } },
     });
   });

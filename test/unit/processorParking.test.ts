@@ -19,11 +19,11 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
     expect(await viewOf(h.store, orderId)).toMatchObject({ lastSequence: 4, total: 950, parked: [], rejected: [] });
     const docs = h.store.documents(orderId);
     expect([...docs.keys()].filter((id) => id.startsWith('parked:'))).toEqual([]);
-    expect(docs.get(`inbox:order-processor:${orderId}-e4`)).toMatchObject({ status: 'applied' });
-    expect(docs.get(`outbox:${orderId}-e3`)).toMatchObject({
+    expect(docs.get(`entry:order-processor:${orderId}-e4`)).toMatchObject({ status: 'applied' });
+    expect(docs.get(`entry:order-processor:${orderId}-e3`)).toMatchObject({
       event: { data: { order: { lastSequence: 3, total: 1050 } } },
     });
-    expect(docs.get(`outbox:${orderId}-e4`)).toMatchObject({
+    expect(docs.get(`entry:order-processor:${orderId}-e4`)).toMatchObject({
       event: { data: { order: { lastSequence: 4, total: 950 } } },
     });
     expect(h.settlements.flatMap((s) => s.calls)).toEqual(Array(4).fill({ action: 'complete' }));
@@ -97,29 +97,15 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
       expect(h.telemetry.alerts.map((a) => a.name)).toEqual(['SequenceConflict']);
     });
 
-    it('still recognises it from the parked index once its inbox record expired', async () => {
+    it('recognises a copy from the parked index on a cached order, and a conflict from its record', async () => {
       // Prepare
-      const { h, e, orderId } = await withParked();
-      h.store.expire(orderId, `inbox:order-processor:${orderId}-e3`);
+      const { h, e } = await withParked();
       // Act
       const duplicate = await h.send(e.added(3, 't-1', 10));
       const conflict = await h.send(e.added(3, 't-1', 12));
       // Assess
       expect(duplicate.result.outcome).toBe('duplicate');
       expect(conflict.result).toMatchObject({ outcome: 'deadLettered', reason: 'IdempotencyKeyConflict' });
-    });
-
-    it('applies it when its turn comes even if its inbox record expired meanwhile', async () => {
-      // Prepare
-      const { h, e, orderId } = await withParked();
-      h.store.expire(orderId, `inbox:order-processor:${orderId}-e3`);
-      // Act
-      const { result } = await h.send(e.added(2, 't-2', 1));
-      // Assess
-      expect(result).toMatchObject({ outcome: 'applied', drained: 1 });
-      expect(h.store.documents(orderId).get(`inbox:order-processor:${orderId}-e3`)).toMatchObject({
-        status: 'applied',
-      });
     });
   });
 
@@ -179,27 +165,14 @@ describe('order processor, gaps and parking (rules 5, 10, 11)', () => {
       parked: [{ sequence: 4, entryId: `${orderId}-e4` }],
       rejected: [{ sequence: 3, entryId: `${orderId}-e3`, reason: 'InvalidTransition' }],
     });
-    expect(docsAfterRejection.has(`inbox:order-processor:${orderId}-e3`)).toBe(false);
-    expect(docsAfterRejection.has('parked:3')).toBe(false);
+    // Its record keeps the rejected entry, and counts as not seen: the correction replaces it.
+    expect(docsAfterRejection.get(`entry:order-processor:${orderId}-e3`)).toMatchObject({
+      status: 'rejected',
+      reason: 'InvalidTransition',
+    });
     expect(fixed.result).toMatchObject({ outcome: 'applied', drained: 1 });
     expect(await viewOf(h.store, orderId)).toMatchObject({ lastSequence: 4, total: 1040, parked: [], rejected: [] });
-  });
-
-  it('rejects a parked entry whose inbox record already expired without failing the step (rule 11)', async () => {
-    // Prepare
-    const h = makeHarness();
-    const orderId = uniqueOrderId();
-    const e = entriesFor(orderId);
-    await h.send(e.created());
-    await h.send(e.amended(3, 't-1', 900));
-    h.store.expire(orderId, `inbox:order-processor:${orderId}-e3`);
-    // Act
-    const { result } = await h.send(e.added(2, 't-9', 100));
-    // Assess
-    expect(result).toMatchObject({ outcome: 'applied', rejected: 1 });
-    expect((await viewOf(h.store, orderId))?.rejected).toEqual([
-      { sequence: 3, entryId: `${orderId}-e3`, reason: 'InvalidTransition' },
-    ]);
+    expect(h.store.documents(orderId).get(`entry:order-processor:${orderId}-e3`)).toMatchObject({ status: 'applied' });
   });
 
   it('resumes an interrupted drain when the triggering message is redelivered', async () => {

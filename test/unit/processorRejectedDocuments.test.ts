@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { rejectedEntryId, type Entry, type RejectedEntryDocument } from '../../src/core/index.js';
-import { parkedEntryId } from '../../src/core/documents/documentIds.js';
+import { type Entry, type RejectedEntryRecord } from '../../src/core/index.js';
+import { entryRecordId } from '../../src/core/documents/documentIds.js';
 import { requestHash } from '../../src/core/hash.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
-import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
+import type { ParkedEntryRecord } from '../../src/core/documents/entryRecord.js';
 import { writeFor } from '../../src/core/processor/orderWrites.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId, viewOf } from './support/fixtures.js';
 
@@ -26,14 +26,17 @@ async function orderOf(h: ReturnType<typeof makeHarness>, orderId: string) {
   return (await h.store.readOrder(orderId))!;
 }
 
-describe("order processor, a rejected entry's details are a document of their own (rule 11)", () => {
-  it("writes the rejected document in the batch that rejects the entry, and keeps the order's record small", async () => {
+const recordOf = (orderId: string, entryId: string) => entryRecordId('order-processor', entryId);
+
+describe("order processor, a rejected entry's details are its record (rule 11)", () => {
+  it("replaces the parked record with the rejected one in the batch that rejects the entry, and keeps the order's index small", async () => {
     // Prepare
     const orderId = uniqueOrderId();
     const entry = entriesFor(orderId).amended(3, 't-unknown', 5);
-    const parked: ParkedEntryDocument = {
-      id: parkedEntryId(3),
-      docType: 'parked',
+    const parked: ParkedEntryRecord = {
+      id: recordOf(orderId, entry.entryId),
+      docType: 'entry',
+      status: 'parked',
       orderId,
       sequence: 3,
       entryId: entry.entryId,
@@ -67,12 +70,12 @@ describe("order processor, a rejected entry's details are a document of their ow
         hash: parked.requestHash,
         order: { doc: order, etag: '"o"' },
         origin: { correlationId: 'L-7', messageId: undefined, traceparent: undefined },
-        parked: { doc: { doc: parked, etag: '"p"' }, ownInbox: null },
+        record: { doc: parked, etag: '"p"' },
       },
-      { now: AT, consumer: 'order-processor', inboxTtlSeconds: 60, outboxTtlSeconds: 60 },
+      { now: AT, consumer: 'order-processor' },
     );
-    // Assess: one write (one batch): the parked document goes, the order's record and the rejected document come
-    expect(Object.keys(write ?? {})).toEqual(['parked', 'order', 'rejected']);
+    // Assess: one write (one batch) of two documents: the entry's record, replaced under its ETag, and the order
+    expect(Object.keys(write ?? {})).toEqual(['entry', 'order']);
     expect(write?.order.doc.rejected).toEqual([
       {
         sequence: 3,
@@ -84,31 +87,38 @@ describe("order processor, a rejected entry's details are a document of their ow
         alerted: false,
       },
     ]);
-    expect(write?.rejected).toEqual({
-      upsert: {
-        id: rejectedEntryId(3),
-        docType: 'rejected',
-        orderId,
-        sequence: 3,
-        entryId: entry.entryId,
-        requestHash: parked.requestHash,
-        reason: 'InvalidTransition',
-        description: 'Transaction t-unknown does not exist',
-        rejectedAt: AT,
-        entry,
-        correlationId: 'L-7',
+    expect(write?.entry).toEqual({
+      replace: {
+        etag: '"p"',
+        doc: {
+          id: recordOf(orderId, entry.entryId),
+          docType: 'entry',
+          status: 'rejected',
+          orderId,
+          sequence: 3,
+          entryId: entry.entryId,
+          requestHash: parked.requestHash,
+          reason: 'InvalidTransition',
+          description: 'Transaction t-unknown does not exist',
+          rejectedAt: AT,
+          entry,
+          correlationId: 'L-7',
+          resubmitCount: 2,
+        },
       },
     });
   });
 
-  it('stores the rejected document with the entry as parked, its description and ledger, and alerts with that description', async () => {
+  it('keeps in the rejected record the entry as parked, its description and ledger, and alerts with that description', async () => {
     // Act
     const { h, orderId, impossible, result } = await rejectedAtThree();
     // Assess
     expect(result).toMatchObject({ outcome: 'applied', rejected: 1 });
-    const details = h.store.documents(orderId).get(rejectedEntryId(3)) as RejectedEntryDocument | undefined;
+    const details = h.store.documents(orderId).get(recordOf(orderId, impossible.entryId)) as
+      RejectedEntryRecord | undefined;
     expect(details).toMatchObject({
-      docType: 'rejected',
+      docType: 'entry',
+      status: 'rejected',
       sequence: 3,
       entry: impossible,
       correlationId: 'L-parked',
@@ -134,7 +144,7 @@ describe("order processor, a rejected entry's details are a document of their ow
     ]);
   });
 
-  it('removes the record and its document in the batch that applies the corrected sequence', async () => {
+  it('replaces the rejected record with the applied one, and drops the index entry, in the batch that applies the correction', async () => {
     // Prepare
     const { h, orderId, e } = await rejectedAtThree();
     // Act: the operator's correction of 3, same entryId
@@ -142,18 +152,22 @@ describe("order processor, a rejected entry's details are a document of their ow
     // Assess
     expect(result).toMatchObject({ outcome: 'applied', sequence: 3 });
     expect((await orderOf(h, orderId)).doc).toMatchObject({ lastSequence: 3, rejected: [] });
-    expect(h.store.documents(orderId).has(rejectedEntryId(3))).toBe(false);
+    expect(h.store.documents(orderId).get(recordOf(orderId, `${orderId}-e3`))).toMatchObject({
+      status: 'applied',
+      sequence: 3,
+    });
   });
 
-  it('replaces the document and the record when a sequence is rejected again', async () => {
-    // Prepare: 3 rejected before, and parked again (another content) with its turn come
+  it('replaces the record and the index entry when a sequence is rejected again', async () => {
+    // Prepare: 3 rejected before, and parked again (another content, the same entryId) with its turn come
     const { h, orderId, e } = await rejectedAtThree();
     const again: Entry = e.amended(3, 't-other', 7);
     const current = (await orderOf(h, orderId)).doc;
     const hash = requestHash(again);
     h.store.put({
-      id: parkedEntryId(3),
-      docType: 'parked',
+      id: recordOf(orderId, again.entryId),
+      docType: 'entry',
+      status: 'parked',
       orderId,
       sequence: 3,
       entryId: again.entryId,
@@ -170,7 +184,8 @@ describe("order processor, a rejected entry's details are a document of their ow
     const order = (await orderOf(h, orderId)).doc;
     expect(order.parked).toEqual([]);
     expect(order.rejected).toMatchObject([{ sequence: 3, requestHash: hash, alerted: true }]);
-    expect(h.store.documents(orderId).get(rejectedEntryId(3))).toMatchObject({
+    expect(h.store.documents(orderId).get(recordOf(orderId, again.entryId))).toMatchObject({
+      status: 'rejected',
       entry: again,
       correlationId: 'L-again',
       requestHash: hash,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
-import type { ParkedEntryDocument } from '../../src/core/documents/parkedEntryDocument.js';
+import type { ParkedEntryRecord } from '../../src/core/documents/entryRecord.js';
 import { entriesFor, makeHarness, messageFor, uniqueOrderId } from './support/fixtures.js';
 
 /**
@@ -21,7 +21,8 @@ describe('order processor, the resubmitCount a rejected entry keeps (rules 10, 1
         applicationProperties: { sequence: 3, type: late.type, ...applicationProperties },
       }),
     );
-    const parked = h.store.documents(orderId).get('parked:3') as ParkedEntryDocument | undefined;
+    const parked = h.store.documents(orderId).get(`entry:order-processor:${late.entryId}`) as
+      ParkedEntryRecord | undefined;
     // Act: 2 applies, the drain finds 3 impossible and rejects it.
     const fill = await h.send(e.added(2, 't-9', 100));
     // Assess (shared)
@@ -30,9 +31,9 @@ describe('order processor, the resubmitCount a rejected entry keeps (rules 10, 1
     return { parked, record: order.rejected[0] };
   }
 
-  it("carries the message's resubmitCount onto the parked document and then the rejected record", async () => {
+  it("carries the message's resubmitCount onto the parked record and then the rejected index entry", async () => {
     const { parked, record } = await parkThenReject({ resubmitCount: 2 });
-    expect(parked).toMatchObject({ docType: 'parked', sequence: 3, resubmitCount: 2 });
+    expect(parked).toMatchObject({ docType: 'entry', status: 'parked', sequence: 3, resubmitCount: 2 });
     expect(record).toMatchObject({ sequence: 3, reason: 'InvalidTransition', resubmitCount: 2 });
   });
 

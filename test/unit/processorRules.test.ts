@@ -37,13 +37,13 @@ describe('order processor, rules 1–4 and 6–7', () => {
       rejected: [],
     });
     const docs = h.store.documents(orderId);
-    expect(docs.get(`inbox:order-processor:${orderId}-e3`)).toMatchObject({
+    expect(docs.get(`entry:order-processor:${orderId}-e3`)).toMatchObject({
       status: 'applied',
       sequence: 3,
       requestHash: requestHash(e.amended(3, 't-1', 1100)),
     });
-    expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({
-      ttl: 604_800,
+    expect(docs.get(`entry:order-processor:${orderId}-e2`)).toMatchObject({
+      status: 'applied',
       committedAt: expect.any(String),
       sequence: 2,
       correlationId: 'L-0001',
@@ -80,7 +80,7 @@ describe('order processor, rules 1–4 and 6–7', () => {
     // Assess
     expect(result.outcome).toBe('applied');
     expect(h.store.calls).toEqual({ reads: before.reads, commits: before.commits + 1 });
-    expect(h.store.documents(orderId).get(`outbox:${orderId}-e3`)).toMatchObject({
+    expect(h.store.documents(orderId).get(`entry:order-processor:${orderId}-e3`)).toMatchObject({
       event: { data: { change: { transactionId: 't-1', amount: 25, previousAmount: 10 }, order: { total: 25 } } },
     });
   });
@@ -119,7 +119,7 @@ describe('order processor, rules 1–4 and 6–7', () => {
     const { result } = await h.send(e.amended(4, 't-1', 50));
     // Assess
     expect(result.outcome).toBe('applied');
-    expect(h.store.documents(orderId).get(`outbox:${orderId}-e4`)).toMatchObject({
+    expect(h.store.documents(orderId).get(`entry:order-processor:${orderId}-e4`)).toMatchObject({
       event: { data: { change: { transactionId: 't-1', amount: 50, previousAmount: 30 }, order: { total: 50 } } },
     });
     expect((await viewOf(h.store, orderId))?.transactions).toEqual([{ transactionId: 't-1', amount: 50 }]);
@@ -159,9 +159,9 @@ describe('order processor, rules 1–4 and 6–7', () => {
     const { result } = await h.send(e.added(3, 't-2', 20));
     // Assess
     expect(result.outcome).toBe('applied');
-    // The stale view plans a park, which first reads the entry's applied record (rule 3 at the door); the
-    // refused commit then costs one read of the order.
-    expect(h.store.calls).toEqual({ reads: before.reads + 2, commits: before.commits + 2 });
+    // The stale view plans a park with no read (its record's create is the lookup); the refused commit then costs
+    // one read of the order.
+    expect(h.store.calls).toEqual({ reads: before.reads + 1, commits: before.commits + 2 });
     expect((await viewOf(h.store, orderId))?.lastSequence).toBe(3);
   });
 
@@ -218,15 +218,17 @@ describe('order processor, rules 1–4 and 6–7', () => {
     expect((await viewOf(h.store, orderId))?.lastSequence).toBe(2);
   });
 
-  describe('rule 4, after the inbox record expired', () => {
+  describe("rule 4, from the entry's permanent record", () => {
     async function appliedThenExpired() {
       const h = makeHarness();
       const orderId = uniqueOrderId();
       const e = entriesFor(orderId);
       await h.send(e.created());
       await h.send(e.added(2, 't-1', 10));
-      h.clock.advance(3601 * 1000); // past the test inbox TTL (3600 s)
-      expect(h.store.documents(orderId).has(`inbox:order-processor:${orderId}-e2`)).toBe(false);
+      h.clock.advance(30 * 86_400_000); // records never expire
+      expect(h.store.documents(orderId).get(`entry:order-processor:${orderId}-e2`)).toMatchObject({
+        status: 'applied',
+      });
       return { h, orderId, e };
     }
 
@@ -385,7 +387,7 @@ describe('order processor, rules 1–4 and 6–7', () => {
       // Assess
       expect(result).toMatchObject({ outcome: 'deadLettered', reason: 'InvalidTransition' });
       expect(settlement.calls).toHaveLength(1);
-      expect(h.store.documents(last.orderId).has(`inbox:order-processor:${last.entryId}`)).toBe(false);
+      expect(h.store.documents(last.orderId).has(`entry:order-processor:${last.entryId}`)).toBe(false);
     });
 
     it('looks up the inbox before declaring an impossible entry invalid (rule b before rule 7)', async () => {

@@ -45,31 +45,31 @@ describe('order processor, trace context on the outbox', () => {
     );
     // Assess
     const docs = h.store.documents(orderId);
-    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({
+    expect(docs.get(`entry:order-processor:${orderId}-e1`)).toMatchObject({
       sequence: 1,
       traceparent: tp(1),
       event: { traceparent: tp(1) },
     });
-    expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({ sequence: 2 });
-    expect(docs.get(`outbox:${orderId}-e2`)).not.toHaveProperty('traceparent');
+    expect(docs.get(`entry:order-processor:${orderId}-e2`)).toMatchObject({ sequence: 2 });
+    expect(docs.get(`entry:order-processor:${orderId}-e2`)).not.toHaveProperty('traceparent');
   });
 
-  it("keeps each parked entry's own traceparent and gives it to its outbox record when drained", async () => {
+  it("keeps each parked entry's own traceparent and gives it to its stored event when drained", async () => {
     // Prepare: 3 and 2 park behind the missing OrderCreated, each with its own trace.
     const h = makeHarness();
     const orderId = uniqueOrderId();
     const e = entriesFor(orderId);
     await h.send(tracedMessage(e.added(3, 't-2', 5), tp(3)));
     await h.send(tracedMessage(e.added(2, 't-1', 7), tp(2)));
-    const parked = h.store.documents(orderId).get('parked:3');
+    const parked = h.store.documents(orderId).get(`entry:order-processor:${orderId}-e3`);
     // Act: the message that fills the gap has another trace; the drain runs under it.
     const { result } = await h.send(tracedMessage(e.created(), tp(1)));
     // Assess
-    expect(parked).toMatchObject({ docType: 'parked', traceparent: tp(3) });
+    expect(parked).toMatchObject({ status: 'parked', traceparent: tp(3) });
     expect(result).toMatchObject({ outcome: 'applied', drained: 2 });
     const docs = h.store.documents(orderId);
-    expect(docs.get(`outbox:${orderId}-e1`)).toMatchObject({ traceparent: tp(1) });
-    expect(docs.get(`outbox:${orderId}-e2`)).toMatchObject({ traceparent: tp(2) });
-    expect(docs.get(`outbox:${orderId}-e3`)).toMatchObject({ traceparent: tp(3) });
+    expect(docs.get(`entry:order-processor:${orderId}-e1`)).toMatchObject({ traceparent: tp(1) });
+    expect(docs.get(`entry:order-processor:${orderId}-e2`)).toMatchObject({ traceparent: tp(2) });
+    expect(docs.get(`entry:order-processor:${orderId}-e3`)).toMatchObject({ traceparent: tp(3) });
   });
 });

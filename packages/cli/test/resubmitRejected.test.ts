@@ -81,7 +81,7 @@ beforeAll(async () => {
     id: 'orders-cli',
     partitionKey: { paths: ['/orderId'] },
   });
-  // Each rejected record keeps its details in its own `rejected:5` document.
+  // Each rejected entry keeps its details in its record (`entry:<consumer>:<entryId>`, status rejected).
   await container.items.create({
     id: 'order',
     docType: 'order',
@@ -101,8 +101,9 @@ beforeAll(async () => {
     ],
   });
   await container.items.create({
-    id: 'rejected:5',
-    docType: 'rejected',
+    id: 'entry:order-processor:o-2-e5',
+    docType: 'entry',
+    status: 'rejected',
     orderId: 'o-2',
     sequence: 5,
     entryId: 'o-2-e5',
@@ -133,8 +134,9 @@ beforeAll(async () => {
     ],
   });
   await container.items.create({
-    id: 'rejected:5',
-    docType: 'rejected',
+    id: 'entry:order-processor:o-3-e5',
+    docType: 'entry',
+    status: 'rejected',
     orderId: 'o-3',
     sequence: 5,
     entryId: 'o-3-e5',

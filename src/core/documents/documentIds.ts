@@ -8,24 +8,12 @@ import { createHash } from 'node:crypto';
 /** The single order document of a partition. */
 export const ORDER_DOCUMENT_ID = 'order';
 
-/** Inbox record id: consumer name + `entryId`, so independent consumers sharing the container never block each other. */
-export function inboxRecordId(consumer: string, entryId: string): string {
-  return `inbox:${consumer}:${entryId}`;
-}
-
-/** Parked entry id: one per parked sequence (rule 5). */
-export function parkedEntryId(sequence: number): string {
-  return `parked:${sequence}`;
-}
-
-/** Rejected entry id: one per rejected sequence (rule 11), see `RejectedEntryDocument`. */
-export function rejectedEntryId(sequence: number): string {
-  return `rejected:${sequence}`;
-}
-
-/** Applied entry id: one per applied `entryId`, the permanent rule 4 history (see `AppliedEntryDocument`). */
-export function appliedEntryId(entryId: string): string {
-  return `applied:${entryId}`;
+/**
+ * An entry's record id (see `EntryRecord`): consumer name + `entryId`, so independent consumers sharing the container
+ * never block each other. One per `entryId`, kept for good.
+ */
+export function entryRecordId(consumer: string, entryId: string): string {
+  return `entry:${consumer}:${entryId}`;
 }
 
 /**
@@ -34,11 +22,6 @@ export function appliedEntryId(entryId: string): string {
  */
 export function transactionDocumentId(transactionId: string): string {
   return `txn:${createHash('sha256').update(transactionId, 'utf8').digest('hex').slice(0, 32)}`;
-}
-
-/** Outbox record id: derived from the `entryId`, which is also the idempotency key sent downstream. */
-export function outboxRecordId(entryId: string): string {
-  return `outbox:${entryId}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { DeadLetterReason } from '../deadLetterReasons.js';
 import { CoreErrorCode, StoreError } from '../errors.js';
 import type { OrderState } from '../order/orderState.js';
 
-/** Index entry of a parked entry (the entry itself is its own document, see `ParkedEntryDocument`). */
+/** Index entry of a parked entry (the entry itself is in its record, see `ParkedEntryRecord`). */
 export interface ParkedRecord {
   sequence: number;
   entryId: string;
@@ -13,7 +13,7 @@ export interface ParkedRecord {
 
 /**
  * A parked entry that failed when its turn came (rule 11): the order's index entry of it, small and bounded (the
- * entry, its full description and its ledger id are its `RejectedEntryDocument`). It leaves the list when its
+ * entry, its full description and its ledger id are in its record, see `RejectedEntryRecord`). It leaves the list when its
  * sequence is applied.
  */
 export interface RejectedRecord {
@@ -37,8 +37,7 @@ export interface RejectedRecord {
 /**
  * The order document (`id: 'order'`): the order's summary — position, business state without its transactions — and
  * the operational lists. It is replaced under its ETag by every step, which serialises all writers of the order. It
- * holds neither the transactions (one `TransactionDocument` each) nor per-applied-entry history (one
- * `AppliedEntryDocument` each), so it is constant in size while nothing is parked; the `parked` index is bounded by
+ * holds neither the transactions (one `TransactionDocument` each) nor per-entry history (one `EntryRecord` each), so it is constant in size while nothing is parked; the `parked` index is bounded by
  * `ORDER_MAX_PARKED`.
  */
 export interface OrderDocument {

@@ -1,9 +1,9 @@
 import type { OutboxTarget } from './outboxHold.js';
-import type { OutboxRecord, WithoutTtl } from './outboxRecord.js';
+import type { StoredEvent } from './entryRecord.js';
 
 /**
- * One held outbox record (`id = outbox-held:<entryId>`, in the order's partition, no TTL): a copy of the outbox
- * record as committed, with the targets it still owes. One document per record, so no document grows with a hold.
+ * One held event (`id = outbox-held:<entryId>`, in the order's partition, no TTL): a copy of the stored event of an
+ * applied entry's record as committed, with the targets it still owes. One document per record, so no document grows with a hold.
  * The event sent on release is the copy's, so it is the same bytes the relay would have sent.
  */
 export interface OutboxHeldRecord {
@@ -14,6 +14,6 @@ export interface OutboxHeldRecord {
   sequence: number;
   /** Targets it has not reached yet, in delivery order (`order-events` before `webhook`). */
   pendingTargets: OutboxTarget[];
-  /** The outbox record as committed, without its TTL (a hold keeps it until released). */
-  record: WithoutTtl<OutboxRecord>;
+  /** The stored event as committed (a hold keeps it until released). */
+  record: StoredEvent;
 }

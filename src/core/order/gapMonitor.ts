@@ -5,12 +5,12 @@
  * the processor's drain finish what a session left (a parked entry already due, an owed alert). Every decision is
  * here; the store only reads and writes (`GapStore`).
  */
-import { parkedEntryId } from '../documents/documentIds.js';
+import { entryRecordId } from '../documents/documentIds.js';
+import { EntryStatus, type GapAlertMark, type ParkedEntryRecord } from '../documents/entryRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
-import type { GapAlertMark, ParkedEntryDocument } from '../documents/parkedEntryDocument.js';
 import { errorCode } from '../errors.js';
 import { systemClock, type Clock } from '../ports/clock.js';
-import type { GapStore } from '../ports/orderStore.js';
+import type { GapStore, Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { orderNeedsFollowUp } from './followUpCheck.js';
 import { errorMessage } from '../errorMessage.js';
@@ -54,12 +54,12 @@ export function staleGap(doc: OrderDocument, at: { nowMs: number; gapAlertAgeMs:
  * Whether the stale `gap` raises `GapTooOld` now, and the mark that records it; `undefined` to stay quiet. Rule 5:
  * once per gap, again only when its first missing sequence changes (the gap partly filled) or `gapAlertRepeatMs`
  * after the last alert. `oldest` is the gap's oldest parked entry (`gap.sequence`) as stored, which keeps the last
- * mark (see `ParkedEntryDocument.gapAlert`); without it (drained since the order was read) the next scan decides.
+ * mark (see `ParkedEntryRecord.gapAlert`); without it (drained since the order was read) the next scan decides.
  * @internal
  */
 export function gapAlertDue(
   gap: StaleGap,
-  oldest: ParkedEntryDocument | undefined,
+  oldest: ParkedEntryRecord | undefined,
   at: { nowMs: number; gapAlertRepeatMs: number },
 ): GapAlertMark | undefined {
   if (oldest?.sequence !== gap.sequence) return undefined;
@@ -86,6 +86,8 @@ export interface GapMonitorDeps {
   gapAlertAgeMs: number;
   /** Quiet time of a gap after its alert (`CoreConfig.gapAlertRepeatMs`). */
   gapAlertRepeatMs: number;
+  /** The processor's consumer name (`CoreConfig.consumerName`), in the ids of the entries' records. */
+  consumerName: string;
   /** Receives the parked gauges. @default none */
   metrics?: { gaps(gauges: GapGauges): void };
   /** @default systemClock */
@@ -141,9 +143,10 @@ export async function runGapMonitor(deps: GapMonitorDeps): Promise<GapMonitorRep
  * it: the decision stands and, if the mark did not land, the next scan repeats the alert rather than dropping it.
  */
 async function alertOnce(deps: GapMonitorDeps, gap: StaleGap, nowMs: number): Promise<boolean> {
-  let oldest: Awaited<ReturnType<GapStore['readParked']>>;
+  let oldest: Stored<ParkedEntryRecord> | undefined;
   try {
-    oldest = await deps.store.readParked(gap.orderId, parkedEntryId(gap.sequence));
+    const read = await deps.store.readEntry(gap.orderId, entryRecordId(deps.consumerName, gap.entryId));
+    oldest = read?.doc.status === EntryStatus.Parked ? { doc: read.doc, etag: read.etag } : undefined;
   } catch (error) {
     deps.telemetry.log('warn', 'gap monitor could not read a parked entry', {
       orderId: gap.orderId,

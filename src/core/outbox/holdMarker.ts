@@ -5,7 +5,7 @@
 import { outboxHeldRecordId, outboxHoldId } from '../documents/documentIds.js';
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
-import type { OutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
+import { storedEvent, type StoredEvent } from '../documents/entryRecord.js';
 import { backoffDelay } from '../retry.js';
 
 /** How a hold's releases back off (`OUTBOX_HOLD_RETRY_FIRST`, `OUTBOX_HOLD_RETRY_MAX`). */
@@ -21,12 +21,9 @@ export function holdRetryDelay(attempt: number, backoff: HoldBackoff, random?: (
   return backoffDelay(attempt, { baseDelayMs: backoff.firstMs, maxDelayMs: backoff.maxMs, random });
 }
 
-/** A held copy of `record` owing `pendingTargets` (in delivery order), without its TTL. */
-export function heldCopy(
-  record: OutboxRecord | WithoutTtl<OutboxRecord>,
-  pendingTargets: Iterable<OutboxTarget>,
-): OutboxHeldRecord {
-  const { ttl: _ttl, ...copy } = record as OutboxRecord;
+/** A held copy of the stored event `record` owing `pendingTargets` (in delivery order). */
+export function heldCopy(record: StoredEvent, pendingTargets: Iterable<OutboxTarget>): OutboxHeldRecord {
+  const copy = storedEvent(record);
   return {
     id: outboxHeldRecordId(copy.entryId),
     docType: 'outbox-held',

@@ -1,8 +1,8 @@
-import type { OutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
+import type { StoredEvent } from '../documents/entryRecord.js';
 import type { EntryType } from '../schemas/entry.js';
 import { CLOUDEVENTS_JSON, type OrderCloudEvent, type OrderEventType } from './orderCloudEvent.js';
 
-/** The `order-events` message of an outbox record, as a plain object (the adapter adds the trace context). */
+/** The `order-events` message of a stored event, as a plain object (the adapter adds the trace context). */
 export interface OrderEventMessage {
   /** The event's key: the idempotency key every layer downstream dedupes on. */
   messageId: string;
@@ -18,8 +18,8 @@ export interface OrderEventMessage {
   body: OrderCloudEvent;
 }
 
-/** The `order-events` message for an outbox record: its event and key as committed. */
-export function orderEventMessage(record: WithoutTtl<OutboxRecord>): OrderEventMessage {
+/** The `order-events` message for a stored event: its event and key as committed. */
+export function orderEventMessage(record: StoredEvent): OrderEventMessage {
   return {
     messageId: record.key,
     sessionId: record.orderId,

@@ -1,6 +1,6 @@
 /**
  * The outbox relay: given one change batch of `orders` (what the Cosmos DB trigger hands its invocation), it
- * delivers every outbox record in it, per order in sequence order — one `order-events` send of the order's
+ * delivers every stored event in it (the records of applied entries), per order in sequence order — one `order-events` send of the order's
  * records (in as few batches as they fit in), then the webhook, record by record, with `Idempotency-Key`. The
  * orders of the batch run concurrently, each with retries inside `OUTBOX_RETRY_BUDGET`.
  *
@@ -16,7 +16,7 @@
  */
 import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
-import type { OutboxRecord, WithoutTtl } from '../documents/outboxRecord.js';
+import type { StoredEvent } from '../documents/entryRecord.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
@@ -74,7 +74,7 @@ export interface OutboxRelayDeps {
 
 /** What one change batch did. */
 export interface RelayReport {
-  /** Orders with outbox records in the batch. */
+  /** Orders with stored events in the batch. */
   orders: number;
   /** Records that reached every target. */
   delivered: number;
@@ -114,7 +114,7 @@ export class OutboxRelay {
   }
 
   /**
-   * Relays one change batch (any documents of `orders`; only outbox records and hold markers are read). Resolves
+   * Relays one change batch (any documents of `orders`; only applied entry records and hold markers are read). Resolves
    * when every record was delivered or held; rejects on an infrastructure failure, having skipped nothing the
    * retry will not do again.
    */
@@ -177,7 +177,7 @@ export class OutboxRelay {
    */
   private async deliver(
     orderId: string,
-    records: readonly OutboxRecord[],
+    records: readonly StoredEvent[],
     hold: OutboxHold | undefined,
     deadline: number,
   ): Promise<{ owed: OutboxTarget[][]; error?: string }> {
@@ -311,7 +311,7 @@ export class OutboxRelay {
   }
 }
 
-/** The event of an outbox record (held or not), with the entry's trace context. */
-export function outboundEvent(record: WithoutTtl<OutboxRecord>): OutboundOrderEvent {
+/** The event of a stored event (held or not), with the entry's trace context. */
+export function outboundEvent(record: StoredEvent): OutboundOrderEvent {
   return { ...orderEventMessage(record), traceparent: record.traceparent };
 }

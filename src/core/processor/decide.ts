@@ -1,22 +1,20 @@
 /**
- * The order processor's rules (docs/architecture.md, "Processing rules"), as one decision: given an entry, the order
- * as last read and what the store knows about the entry's key, what happens to the entry. Pure; evaluated in the
- * order (a)–(e) the rules are written in:
- *
- *   (a) rule 6 · (b) inbox lookup → rules 2/3 · (c) `sequence <= lastSequence` → rule 4 ·
- *   (d) gap: on a deleted order → rule 7, else rule 5 · (e) rule 7 · else rule 1.
- *
- * A parked entry whose turn has come (the drain) goes through the same function: its inbox record is its own, so it
- * is not looked up, and what a message would dead-letter becomes a rejection (rule 11). Rule 8 (transient failures)
- * is how the processor runs these decisions (`orderProcessor.ts`); rule 9 is the splitter's.
+ * The processing rules (docs/architecture.md, "Processing rules"), pure: what a message brings (rule 6's input: its
+ * body normalised, checked and hashed), and what one entry means given what the step has read — the order, the
+ * entry's record, the transaction an amendment names. Evaluated in the order (a)–(e); each decision names its rule.
+ * Nothing is read from here: the processor reads first (see `OrderProcessor`), and a decision that cannot be taken
+ * back stands only on what {@link standsOnWhatWasRead} accepts.
  */
 import { DeadLetterReason } from '../deadLetterReasons.js';
-import type { InboxStatus } from '../documents/inboxRecord.js';
-import type { OrderDocument } from '../documents/orderDocument.js';
+import { readResubmitCount, requestHash } from '../hash.js';
+import { normaliseBody } from '../schemas/body.js';
+import { validateEntry } from '../schemas/ledger.js';
+import { messageTraceparent } from '../traceContext.js';
+import { EntryStatus, type EntryRecord } from '../documents/entryRecord.js';
+import type { OrderDocument, RejectedRecord } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
 import { OrderStatus, initialOrderState, type OrderState } from '../order/orderState.js';
 import { applyTransition, type EntryChange, type TransactionFacts } from '../order/transition.js';
-import type { KeySeen, Stored } from '../ports/orderStore.js';
 import { AlertName } from '../ports/telemetry.js';
 import type { Entry } from '../schemas/entry.js';
 import { ORDER_MAX_PARKED } from '../schemas/limits.js';
@@ -32,36 +30,118 @@ export type CheckedEntry =
       sequence: number | undefined;
     };
 
-/** What {@link decide} knows. */
+/** Where an entry came from; carried into its record for tracing and resubmission. */
+export interface EntryOrigin {
+  correlationId: string | undefined;
+  messageId: string | undefined;
+  /** W3C `traceparent` of the message (see `messageTraceparent`), when it carried one. */
+  traceparent: string | undefined;
+  /** The message's `resubmitCount` application property (see `readResubmitCount`); absent = 0. */
+  resubmitCount?: number | undefined;
+}
+
+/** A message as the host received it, whatever the host. */
+export interface ReceivedOrderMessage {
+  /** Object, string, `Buffer`/`Uint8Array`/`ArrayBuffer`: normalised before validating and hashing. */
+  body: unknown;
+  messageId?: string;
+  sessionId?: string;
+  correlationId?: string;
+  applicationProperties?: Readonly<Record<string, unknown>>;
+  deliveryCount?: number;
+}
+
+/** The keys logs and results name a message by: from the body where it has them. */
+export interface MessageKeys {
+  orderId: string | undefined;
+  entryId: string | undefined;
+  sequence: number | undefined;
+}
+
+/**
+ * Validates `message`'s body as an entry and hashes it; whether the entry belongs to the message's session is
+ * rule 6's to decide ({@link notOfSession}).
+ */
+export function checkMessage(message: ReceivedOrderMessage): {
+  entry: CheckedEntry;
+  keys: MessageKeys;
+  origin: EntryOrigin;
+} {
+  const origin: EntryOrigin = {
+    correlationId: message.correlationId,
+    messageId: message.messageId,
+    // Kept on the entry's documents, so the outbox continues this message's trace.
+    traceparent: messageTraceparent(message.applicationProperties),
+    resubmitCount: readResubmitCount(message.applicationProperties),
+  };
+  const validated = validateEntry(message.body);
+  if (validated.ok) {
+    const entry = validated.value;
+    return {
+      entry: { valid: true, entry, hash: requestHash(entry) },
+      keys: { orderId: entry.orderId, entryId: entry.entryId, sequence: entry.sequence },
+      origin,
+    };
+  }
+  const keys = readableKeys(message);
+  const why = validated.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+  // Rule 10: an entry whose sequence can't be read, or that names another order than its session, holds nothing.
+  const ofSession = keys.bodyOrderId === message.sessionId && message.sessionId !== undefined;
+  return {
+    entry: { valid: false, why, sequence: ofSession ? keys.bodySequence : undefined },
+    keys: { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence },
+    origin,
+  };
+}
+
+/**
+ * Best-effort keys of an invalid message: from the body where it is JSON and has them, else the session, the
+ * `messageId` (the dedup key of a body that cannot be parsed) and the `sequence` application property.
+ */
+function readableKeys(message: ReceivedOrderMessage) {
+  const parsed = normaliseBody(message.body);
+  const body =
+    parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
+      ? (parsed.value as Record<string, unknown>)
+      : {};
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const int = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
+  const bodyOrderId = text(body.orderId);
+  const bodySequence = int(body.sequence);
+  return {
+    bodyOrderId,
+    bodySequence,
+    orderId: bodyOrderId ?? message.sessionId,
+    entryId: text(body.entryId) ?? message.messageId,
+    sequence: bodySequence ?? int(message.applicationProperties?.sequence),
+  };
+}
+
+/** What {@link decide} knows about one valid entry. */
 export interface Facts {
   /** A message (`message`) or a parked entry whose turn has come (`parked`, by the drain). */
   source: 'message' | 'parked';
-  entry: CheckedEntry;
-  /** The message's session, which must be the entry's order (rule 6). */
-  sessionId?: string | undefined;
-  /** The order as last read; `null`: nothing of it exists yet; `undefined`: not read yet. */
-  order: OrderDocument | null | undefined;
-  /** What the store said about the entry's key so far; nothing looked up yet is `{}`. */
-  seen: KeySeen;
-  /** Attempt tokens of this message's own writes whose outcome was unknown (see `InboxRecord.attempt`). */
-  ownAttempts?: ReadonlySet<string>;
-  /** For a `TransactionAmended`: its transaction as read; `null`: the order has none of that id; `undefined`: not read. */
-  transaction?: Stored<TransactionDocument> | null;
+  entry: Entry;
+  hash: string;
+  /** The order as read; `undefined`: nothing of it exists yet. */
+  order: OrderDocument | undefined;
+  /** The entry's record as read; `null`: none; `undefined`: not read (the write's create is the lookup). */
+  record: EntryRecord | null | undefined;
+  /** For an amendment of an open order at its turn: its transaction as read; `null`: the order has none of that id. */
+  transaction?: TransactionDocument | null;
   /** For a `TransactionAdded`: its write met an existing transaction of that id, under the order as read. */
   transactionExists?: boolean;
 }
 
-/** The processing rules, by number (docs/architecture.md, "Processing rules"). */
+/** The processing rules, by number. */
 export type Rule = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 11;
 
 /** What happens to the entry, with the rule that says so and a one-line reason. */
 export type Decision =
-  /** Rule 1: the next sequence, valid for the order: write it (inbox, applied record, order, transaction, outbox). */
+  /** Rule 1: the next sequence, valid for the order: write it (its record with the event, the order, the transaction). */
   | { kind: 'apply'; rule: 1; state: OrderState; change: EntryChange; reason: string }
-  /** Rule 5: a gap before it: park it durably (inbox record `parked`, its own document). */
+  /** Rule 5: a gap before it: park it durably (its record, status `parked`). */
   | { kind: 'park'; rule: 5; reason: string }
-  /** Rules 1/5: this message's own earlier write, whose reply was lost, went through. */
-  | { kind: 'committed'; rule: 1 | 5; as: InboxStatus; reason: string }
   /** Rules 2/4: seen before with the same content: complete it, count it. */
   | { kind: 'duplicate'; rule: 2 | 4; reason: string }
   /**
@@ -78,97 +158,61 @@ export type Decision =
     }
   /** Rule 11: a parked entry that turned out invalid: move it to `rejected`; the order waits at its sequence (rule 10). */
   | { kind: 'reject'; rule: 11; deadLetterReason: DeadLetterReason; holds?: number; reason: string }
-  /** Not decidable yet: read the order, a record of the entry's key, or the transaction it amends; then decide again. */
-  | { kind: 'lookUp'; record: LookUp; reason: string };
+  /** Rule 11's alert, owed by a rejection: raise it and mark it raised on the order. */
+  | { kind: 'alert'; rule: 11; rejected: RejectedRecord; reason: string };
 
-/** What {@link decide} may ask to read. */
-export type LookUp = 'order' | 'inbox' | 'applied' | 'transaction';
-
-/** The decision on one entry. */
-export function decide(facts: Facts): Decision {
-  const { entry: checked, seen, source } = facts;
-  // (a) Rule 6: not an entry of this session's order. Settled at once; a readable sequence of the same order holds it.
+/** (a) Rule 6: a message that is not an entry of its session's order; `undefined` when it is one. */
+export function notOfSession(checked: CheckedEntry, sessionId: string | undefined): Decision | undefined {
+  // Settled at once; a readable sequence of the same order holds it.
   if (!checked.valid)
     return deadLetter(6, DeadLetterReason.SchemaValidationFailed, checked.why, { holds: checked.sequence });
-  const { entry, hash } = checked;
-  if (source === 'message' && entry.orderId !== facts.sessionId) {
-    return deadLetter(
-      6,
-      DeadLetterReason.SchemaValidationFailed,
-      `orderId ${entry.orderId} differs from the session ${String(facts.sessionId)}`,
-    );
-  }
-  if (facts.order === undefined) return lookUp('order', `entry ${entry.entryId} is decided against its order`);
-  const order = facts.order ?? undefined;
+  if (checked.entry.orderId === sessionId) return undefined;
+  return deadLetter(
+    6,
+    DeadLetterReason.SchemaValidationFailed,
+    `orderId ${checked.entry.orderId} differs from the session ${String(sessionId)}`,
+  );
+}
+
+/** The decision on one valid entry of its session's order, (b)–(e). */
+export function decide(facts: Facts): Decision {
+  const { entry, hash, order } = facts;
+  if (facts.source === 'parked') return decideParked(facts);
   const lastSequence = order?.lastSequence ?? 0;
 
-  if (source === 'parked') return decideParked(entry, order, facts);
-
-  // (b) Rules 2/3: the inbox record of this entryId decides by its hash. An entry that would be written is not looked
-  // up first: the write's inbox create is the lookup (it fails with `keySeen` when a record exists).
-  const inbox = seen.inbox;
-  if (inbox) {
-    if (
-      inbox.doc.attempt !== undefined &&
-      facts.ownAttempts?.has(inbox.doc.attempt) &&
-      inbox.doc.requestHash === hash
-    ) {
-      const rule = inbox.doc.status === 'parked' ? 5 : 1;
-      return {
-        kind: 'committed',
-        rule,
-        as: inbox.doc.status,
-        reason: `this message's earlier write of sequence ${entry.sequence}, whose reply was lost, went through`,
-      };
-    }
-    if (inbox.doc.requestHash === hash)
-      return duplicate(2, `entry ${entry.entryId} was ${inbox.doc.status} before with the same content`);
-    return keyConflict(
-      entry,
-      `the ${inbox.doc.status} entry at sequence ${inbox.doc.sequence} has another hash`,
-      lastSequence,
-    );
-  }
-  // Rule 3 at the door: this entryId was applied, parked or rejected at another sequence (its inbox record expired).
-  if (seen.applied && seen.applied.sequence !== entry.sequence) {
-    return afterInbox(
-      seen,
-      keyConflict(entry, `it was applied at sequence ${seen.applied.sequence}, not ${entry.sequence}`, lastSequence),
-    );
+  // (b) Rules 2/3: the entry's record decides by its hash (sequence and content are both in it). A rejected entry
+  // counts as not seen, so its corrected resubmission is no conflict.
+  const record = facts.record && facts.record.status !== EntryStatus.Rejected ? facts.record : undefined;
+  if (record) {
+    if (record.requestHash === hash)
+      return duplicate(2, `entry ${entry.entryId} was ${record.status} before with the same content`);
+    const why =
+      record.sequence === entry.sequence
+        ? `the ${record.status} entry at sequence ${entry.sequence} has another hash`
+        : `it is ${record.status} at sequence ${record.sequence}, not ${entry.sequence}`;
+    return keyConflict(entry, why, lastSequence);
   }
 
-  // (c) Rule 4: an applied sequence. Without its inbox record, the permanent applied record of this entryId decides;
-  // applied sequences are dense, so none means the sequence was applied from another entry.
+  // (c) Rule 4: an applied sequence this entry has no record for was applied from another entry (applied sequences
+  // are dense, and every applied entry keeps its record).
   if (entry.sequence <= lastSequence) {
-    if (seen.inbox === undefined) return lookUp('inbox', `sequence ${entry.sequence} is applied (rule 4)`);
-    if (seen.applied === undefined)
-      return lookUp('applied', `sequence ${entry.sequence} is applied and its inbox record is gone (rule 4)`);
-    if (seen.applied === null) {
-      return sequenceConflict(
-        `sequence ${entry.sequence} of order ${entry.orderId} was already applied from another entry`,
-      );
-    }
-    return seen.applied.requestHash === hash
-      ? duplicate(4, `sequence ${entry.sequence} was applied from this entry with the same content`)
-      : keyConflict(entry, `sequence ${entry.sequence} was applied from this entryId with another hash`, lastSequence);
+    return sequenceConflict(
+      `sequence ${entry.sequence} of order ${entry.orderId} was already applied from another entry`,
+    );
   }
+  // Rule 3 at the door, from the order's indexes: this entryId is parked or rejected at another sequence.
   const elsewhere = order && listedElsewhere(order, entry);
-  if (elsewhere) return afterInbox(seen, keyConflict(entry, elsewhere, lastSequence));
+  if (elsewhere) return keyConflict(entry, elsewhere, lastSequence);
   // Rule 4's last sentence: a parked sequence is applied by the drain, never over; another entry there conflicts.
   const parked = order?.parked.find((p) => p.sequence === entry.sequence);
   if (parked) {
-    if (parked.entryId !== entry.entryId) {
-      return afterInbox(
-        seen,
-        sequenceConflict(`sequence ${entry.sequence} of order ${entry.orderId} is parked for entry ${parked.entryId}`),
+    if (parked.entryId !== entry.entryId)
+      return sequenceConflict(
+        `sequence ${entry.sequence} of order ${entry.orderId} is parked for entry ${parked.entryId}`,
       );
-    }
-    return afterInbox(
-      seen,
-      parked.requestHash === hash
-        ? duplicate(2, `entry ${entry.entryId} is parked at sequence ${entry.sequence} with the same content`)
-        : keyConflict(entry, `the entry parked at sequence ${entry.sequence} has another hash`, lastSequence),
-    );
+    return parked.requestHash === hash
+      ? duplicate(2, `entry ${entry.entryId} is parked at sequence ${entry.sequence} with the same content`)
+      : keyConflict(entry, `the entry parked at sequence ${entry.sequence} has another hash`, lastSequence);
   }
 
   const state = order?.state ?? initialOrderState();
@@ -177,26 +221,19 @@ export function decide(facts: Facts): Decision {
     // (d) A gap. Nothing can ever fill a deleted order's gap (rule 7, whose transition says why); otherwise park
     // (rule 5), within the bound.
     const afterDelete = deleted ? applyTransition(state, entry) : undefined;
-    if (afterDelete && !afterDelete.ok) return afterInbox(seen, invalidTransition(afterDelete.error.message));
+    if (afterDelete && !afterDelete.ok) return invalidTransition(afterDelete.error.message);
     if ((order?.parked.length ?? 0) >= ORDER_MAX_PARKED) {
       const why =
         `Order ${entry.orderId} already holds ${ORDER_MAX_PARKED} parked entries, the most an order may hold; ` +
         `sequence ${entry.sequence} cannot park behind the gap at ${lastSequence + 1}`;
-      return afterInbox(seen, invalidTransition(why, entry.sequence));
+      return invalidTransition(why, entry.sequence);
     }
-    // An entryId applied before (its inbox record expired) must not park at another sequence: rule 3 at the door.
-    if (seen.applied === undefined)
-      return lookUp('applied', `entry ${entry.entryId} would park at sequence ${entry.sequence}`);
     return { kind: 'park', rule: 5, reason: `sequence ${entry.sequence} waits for ${lastSequence + 1}` };
   }
 
   // (e) Rule 7: the next sequence, but impossible for the order's state (it holds the order, unless deleted). Else rule 1.
-  // An amendment of an open order reads its transaction first (its amount makes the new total).
-  if (amendsUnread(entry, state, facts))
-    return lookUp('transaction', `entry ${entry.entryId} amends transaction ${entry.data.transactionId}`);
   const transition = applyTransition(state, entry, transactionFacts(facts));
-  if (!transition.ok)
-    return afterInbox(seen, invalidTransition(transition.error.message, deleted ? undefined : entry.sequence));
+  if (!transition.ok) return invalidTransition(transition.error.message, deleted ? undefined : entry.sequence);
   return {
     kind: 'apply',
     rule: 1,
@@ -206,48 +243,47 @@ export function decide(facts: Facts): Decision {
   };
 }
 
-/** Whether `entry` amends a transaction of an open order that has not been read yet. */
-function amendsUnread(
+/**
+ * Whether the step must read the transaction `entry` amends before deciding: an amendment of an open order at its
+ * turn (its amount makes the new total). Anything else is decided without it.
+ */
+export function needsTransaction(
   entry: Entry,
-  state: OrderState,
-  facts: Facts,
+  order: OrderDocument | undefined,
 ): entry is Extract<Entry, { type: 'TransactionAmended' }> {
-  return entry.type === 'TransactionAmended' && state.status === OrderStatus.Open && facts.transaction === undefined;
+  return (
+    entry.type === 'TransactionAmended' &&
+    order?.state.status === OrderStatus.Open &&
+    entry.sequence === order.lastSequence + 1
+  );
 }
 
 /** What the store said of the entry's transaction, for the state machine. */
 function transactionFacts(facts: Facts): TransactionFacts {
   return {
     ...(facts.transactionExists === true && { exists: true }),
-    ...(facts.transaction !== undefined && { current: facts.transaction && { amount: facts.transaction.doc.amount } }),
+    ...(facts.transaction !== undefined && { current: facts.transaction && { amount: facts.transaction.amount } }),
   };
 }
 
 /**
  * A parked entry whose turn has come (the order's next sequence, or any parked one of a deleted order): applied
- * (rule 1), or rejected (rule 11) when it is now impossible. Rejecting deletes its own inbox record, so a corrected
- * resubmission is not taken for a conflict: that record is looked up first.
+ * (rule 1), or rejected (rule 11) when it is now impossible.
  */
-function decideParked(entry: Entry, order: OrderDocument | undefined, facts: Facts): Decision {
-  const { seen } = facts;
+function decideParked(facts: Facts): Decision {
+  const { entry, order } = facts;
   const state = order?.state ?? initialOrderState();
-  const reject = (deadLetterReason: DeadLetterReason, reason: string): Decision => {
-    if (seen.inbox === undefined)
-      return lookUp('inbox', `parked entry ${entry.entryId} is rejected and its own inbox record goes with it`);
-    const holds = state.status === OrderStatus.Deleted ? {} : { holds: entry.sequence };
-    return { kind: 'reject', rule: 11, deadLetterReason, reason, ...holds };
-  };
-  // Its entryId was applied at another sequence (its inbox record had expired when it was parked).
-  if (seen.applied && seen.applied.sequence !== entry.sequence) {
-    return reject(
-      DeadLetterReason.IdempotencyKeyConflict,
-      `entryId ${entry.entryId} was seen with other content: it was already applied at another sequence`,
-    );
-  }
-  if (amendsUnread(entry, state, facts))
-    return lookUp('transaction', `parked entry ${entry.entryId} amends transaction ${entry.data.transactionId}`);
   const transition = applyTransition(state, entry, transactionFacts(facts));
-  if (!transition.ok) return reject(DeadLetterReason.InvalidTransition, transition.error.message);
+  if (!transition.ok) {
+    const holds = state.status === OrderStatus.Deleted ? {} : { holds: entry.sequence };
+    return {
+      kind: 'reject',
+      rule: 11,
+      deadLetterReason: DeadLetterReason.InvalidTransition,
+      reason: transition.error.message,
+      ...holds,
+    };
+  }
   return {
     kind: 'apply',
     rule: 1,
@@ -255,11 +291,6 @@ function decideParked(entry: Entry, order: OrderDocument | undefined, facts: Fac
     change: transition.change,
     reason: `parked sequence ${entry.sequence} is due`,
   };
-}
-
-/** (b) comes first: a decision that writes nothing stands only once the inbox was looked up and had no record. */
-function afterInbox(seen: KeySeen, decision: Decision): Decision {
-  return seen.inbox === undefined ? lookUp('inbox', decision.reason) : decision;
 }
 
 /** Rule 3 at the door, from the order document: this entryId is parked or rejected at another sequence. */
@@ -270,14 +301,6 @@ function listedElsewhere(order: OrderDocument, entry: Entry): string | undefined
   if (parked) return `it is parked at sequence ${parked.sequence}, not ${entry.sequence}`;
   const rejected = order.rejected.find(elsewhere);
   return rejected ? `it was rejected at sequence ${rejected.sequence}, not ${entry.sequence}` : undefined;
-}
-
-function lookUp(record: LookUp, why: string): Decision {
-  return {
-    kind: 'lookUp',
-    record,
-    reason: `read the ${record === 'order' || record === 'transaction' ? record : `${record} record`}: ${why}`,
-  };
 }
 
 function duplicate(rule: 2 | 4, reason: string): Decision {
@@ -324,4 +347,28 @@ function sequenceConflict(reason: string): Decision {
 /** Rule 7, holding the order at `holds` (rule 10) where it could otherwise go on. */
 function invalidTransition(reason: string, holds?: number): Decision {
   return deadLetter(7, DeadLetterReason.InvalidTransition, reason, { holds });
+}
+
+/** What a step's round read, as far as whether a decision may stand on it. */
+export interface ReadBasis {
+  /** A message's entry, a parked one at its turn, or an owed alert. */
+  source: 'message' | 'parked' | 'alert';
+  /** The entry's record as read: `undefined` when not read. */
+  record: { doc: EntryRecord } | null | undefined;
+  /** Whether the order, or the transaction, came from the cache (no read of this round vouches for it). */
+  orderCached: boolean;
+  transactionCached: boolean;
+}
+
+/**
+ * Whether a decision may stand on what its round read. A write under ETags is checked by the store; but a dead letter,
+ * a duplicate or a rejection cannot be taken back, and no ETag guards what it rests on: a message's stands on its own
+ * record (rules 2/3 decide from it alone) or on the order read now with the entry's record looked up; a rejection, on
+ * a transaction read now (its order is replaced under its ETag).
+ */
+export function standsOnWhatWasRead(decision: Decision, read: ReadBasis): boolean {
+  if (decision.kind === 'reject') return !read.transactionCached;
+  if (decision.kind !== 'deadLetter' && decision.kind !== 'duplicate') return true;
+  if (read.source === 'message' && read.record && read.record.doc.status !== EntryStatus.Rejected) return true;
+  return !read.orderCached && !read.transactionCached && read.record !== undefined;
 }

@@ -1,28 +1,42 @@
 /**
- * The order processor: one `orders` message, top to bottom — validate → look up → decide → commit → settle — and the
- * drain of parked entries that became due. Every decision is `decide.ts`'s and every step `entryStep.ts`'s (read what
- * the entry needs, decide once, write); this file runs them within the message's budget, retrying transient failures
- * (rule 8), and settles the message exactly once, after the commit (docs/architecture.md, "One message's path").
+ * The order processor: one `orders` message, top to bottom, and what it makes due on its order. Every entry goes
+ * through one straight step, the same for a message and for a parked entry whose turn has come: read what the entry
+ * needs, `decide` once, write once; on a conflict read again and decide again; a busy store or an unknown outcome
+ * backs off and goes round the same loop within the message's budget (rule 8). The message is settled exactly once,
+ * after the commit (docs/architecture.md, "One message's path").
  */
-import { MAX_DEAD_LETTER_DESCRIPTION } from '../deadLetterReasons.js';
-import { rejectedEntryId } from '../documents/documentIds.js';
-import { rejectedDetails } from '../documents/rejectedEntryDocument.js';
-import { errorMessage } from '../errorMessage.js';
+import { entryRecordId } from '../documents/documentIds.js';
+import { EntryStatus, rejectedDetails, type EntryRecord } from '../documents/entryRecord.js';
+import type { OrderDocument } from '../documents/orderDocument.js';
+import type { TransactionDocument } from '../documents/transactionDocument.js';
 import { CoreErrorCode, StoreError, errorCode } from '../errors.js';
-import { OrderStatus } from '../order/orderState.js';
+import { dueOn } from '../order/followUpCheck.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
-import type { MessageSettlement } from '../ports/messageSettlement.js';
+import type { OrderWrite, Stored } from '../ports/orderStore.js';
 import { AlertName, CounterName } from '../ports/telemetry.js';
-import { retry } from '../retry.js';
-import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
-import { checkMessage, type ReceivedOrderMessage } from './checkMessage.js';
-import type { CheckedEntry } from './decide.js';
-import { EntryStep, MAX_STEP_ROUNDS, type FinalDecision, type StepMemory, type StepOutcome } from './entryStep.js';
-import { OrderCache } from './orderCache.js';
-import type { EntryOrigin } from './orderWrites.js';
+import { waitToRetry } from '../retry.js';
+import type { Entry } from '../schemas/entry.js';
 import {
+  checkMessage,
+  decide,
+  needsTransaction,
+  notOfSession,
+  standsOnWhatWasRead,
+  type CheckedEntry,
+  type Decision,
+  type EntryOrigin,
+  type ReadBasis,
+  type ReceivedOrderMessage,
+} from './decide.js';
+import { OrderCache } from './orderCache.js';
+import { writeFor } from './orderWrites.js';
+import {
+  abandoned,
+  logFailure,
+  releaseAfter,
   reportResult,
   resultOf,
+  settle,
   type DrainReport,
   type Handled,
   type OrderProcessorDeps,
@@ -30,33 +44,61 @@ import {
   type ProcessResult,
 } from './processResult.js';
 
+/** Conflicts in a row ("the order changed → read again → decide again") before a step backs off like a busy store. */
+const MAX_CONFLICT_ROUNDS = 5;
+
+/** What a step is about: a message's entry, or whatever is due on an order (a parked entry, an owed alert). */
+type Subject =
+  | { kind: 'message'; entry: Entry; hash: string; origin: EntryOrigin }
+  | { kind: 'due'; orderId: string; raised: Set<string> };
+
+/** What a step knows at the start of a round: each round reads the rest again. */
+interface Known {
+  /** Read the order and the transaction from the store, not the cache, and the entry's record. */
+  fresh: boolean;
+  /** The entry's record, as a refused create met it (`null`: gone since). */
+  record?: Stored<EntryRecord> | null;
+  /** The order ETag under which the `TransactionAdded`'s transaction was found to exist. */
+  transactionExistsUnder?: string;
+  /** A parked record the order lists but that was missing, and the order's ETag then. */
+  missing?: { sequence: number; etag: string };
+}
+
+/** What one round read. */
+interface Round extends ReadBasis {
+  entry: Entry;
+  hash: string;
+  origin: EntryOrigin;
+  order: Stored<OrderDocument> | undefined;
+  record: Stored<EntryRecord> | null | undefined;
+  transaction?: Stored<TransactionDocument> | null;
+  /** For an owed alert: the decision, ready. */
+  alert?: Extract<Decision, { kind: 'alert' }>;
+}
+
+/** How a step ended. */
+type StepOutcome = { kind: 'decided'; decision: Decision; source: Round['source'] } | { kind: 'nothingDue' };
+
 /** Processes `orders` messages; never throws for a decision, only when the settlement itself fails. */
 export class OrderProcessor {
   private readonly clock: Clock;
   private readonly sleep: Sleep;
-  private readonly step: EntryStep;
 
   constructor(private readonly deps: OrderProcessorDeps) {
     this.clock = deps.clock ?? systemClock;
     this.sleep = deps.sleep ?? timerSleep;
-    this.step = new EntryStep({ store: deps.store, clock: this.clock, options: deps.options });
   }
 
   /**
-   * Processes one message. All of its store work — the entry, the drain it triggers and the alerts it owes — shares
-   * one deadline, `TRANSIENT_RETRY_BUDGET` from its start (rule 8).
+   * Processes one message. All of its store work — the entry, and what it makes due on the order — shares one
+   * deadline, `TRANSIENT_RETRY_BUDGET` from its start (rule 8).
    */
   async process(message: ReceivedOrderMessage, context: ProcessContext): Promise<ProcessResult> {
     const startedAt = this.clock.now();
     const { entry: checked, keys, origin } = checkMessage(message);
     const cache = context.cache ?? new OrderCache(1);
-    const handled = await this.handle(
-      checked,
-      message.sessionId,
-      origin,
-      cache,
-      startedAt + this.deps.options.transientRetryBudgetMs,
-    );
+    const deadline = startedAt + this.deps.options.transientRetryBudgetMs;
+    const handled = await this.handle(checked, message.sessionId, origin, cache, deadline);
     await settle(context.settlement, handled);
     const release = handled.kind === 'decided' ? releaseAfter(handled.decision, checked, cache, message) : undefined;
     const requestHash = checked.valid ? checked.hash : undefined;
@@ -76,12 +118,10 @@ export class OrderProcessor {
   async drain(orderId: string, context: { cache?: OrderCache } = {}): Promise<DrainReport> {
     const cache = context.cache ?? new OrderCache(1);
     const deadline = this.clock.now() + this.deps.options.transientRetryBudgetMs;
-    const { drained, rejected } = await this.drainDue(orderId, cache, deadline);
-    const alerted = await this.raiseOwedAlerts(orderId, cache, deadline);
-    return { orderId, drained, rejected, alerted };
+    return { orderId, ...(await this.followUp(orderId, cache, deadline)) };
   }
 
-  /** Look up → decide → commit for the message's entry (one step), then the drain it may make due. */
+  /** The message's entry (one step), then what it made due on the order. */
   private async handle(
     checked: CheckedEntry,
     sessionId: string | undefined,
@@ -89,20 +129,18 @@ export class OrderProcessor {
     cache: OrderCache,
     deadline: number,
   ): Promise<Handled> {
-    const keys = checked.valid ? checked.entry : { orderId: sessionId ?? '' };
-    let decision: FinalDecision;
+    // (a) Rule 6 settles at once: nothing of the order is read, and nothing follows from it.
+    const notOurs = notOfSession(checked, sessionId);
+    if (notOurs || !checked.valid) return { kind: 'decided', decision: notOurs! };
+    const { entry, hash } = checked;
+    let decision: Decision;
     try {
-      const outcome = await this.withRetries(keys, deadline, (memory) =>
-        this.step.message({ checked, sessionId, origin }, cache, memory),
-      );
+      const outcome = await this.step({ kind: 'message', entry, hash, origin }, cache, deadline);
       if (outcome.kind !== 'decided') throw new TypeError(`a message's step ended as ${outcome.kind}`);
       decision = outcome.decision;
     } catch (error) {
-      return this.abandoned(error, keys, 'entry abandoned');
+      return abandoned(this.deps.telemetry, error, entry, 'entry abandoned');
     }
-    // Rule 6 settles at once: nothing of the order was read, and nothing follows from it.
-    if (!checked.valid || decision.rule === 6) return { kind: 'decided', decision };
-    const { entry } = checked;
     if (decision.kind === 'deadLetter' && decision.alert) {
       this.deps.telemetry.alert(decision.alert, {
         orderId: entry.orderId,
@@ -111,46 +149,34 @@ export class OrderProcessor {
         description: decision.reason,
       });
     }
-    // A parked entry may be due whatever this message was (a crash mid-drain, a message the broker dead-lettered
-    // before its drain succeeded). Without the order cached, only an entry applied or seen now can have made one due.
-    const madeDue =
-      decision.kind === 'apply' ||
-      decision.kind === 'duplicate' ||
-      (decision.kind === 'committed' && decision.as === 'applied');
-    if (!cache.has(entry.orderId) && !madeDue) return { kind: 'decided', decision };
-    let drain: { drained: number; rejected: number };
+    // Something may be due whatever this message was (a crash mid-drain, a message the broker dead-lettered before its
+    // drain succeeded). Without the order cached, only an entry applied or seen now can have made something due.
+    if (!cache.has(entry.orderId) && decision.kind !== 'apply' && decision.kind !== 'duplicate')
+      return { kind: 'decided', decision };
     try {
-      drain = await this.drainDue(entry.orderId, cache, deadline);
+      const { drained, rejected } = await this.followUp(entry.orderId, cache, deadline);
+      return { kind: 'decided', decision, drained, rejected };
     } catch (error) {
-      // A dead letter stands (the next message or the gap monitor resumes the drain); anything else is redelivered,
-      // and the redelivery meets its inbox record and drains again.
-      if (decision.kind !== 'deadLetter') return this.abandoned(error, entry, 'drain abandoned');
-      this.logFailure('warn', 'drain failed after a dead letter', error, entry);
-      drain = { drained: 0, rejected: 0 };
+      // A dead letter stands (the next message or the gap monitor resumes); anything else is redelivered, and the
+      // redelivery meets its record (a duplicate) and follows up again.
+      if (decision.kind !== 'deadLetter') return abandoned(this.deps.telemetry, error, entry, 'drain abandoned');
+      logFailure(this.deps.telemetry, 'warn', 'drain failed after a dead letter', error, entry);
+      return { kind: 'decided', decision };
     }
-    // Alerts are owed durably: a failure here only delays them to the next step on the order or the gap monitor.
-    await this.raiseOwedAlerts(entry.orderId, cache, deadline).catch((error: unknown) =>
-      this.logFailure('warn', 'owed alerts not raised yet', error, entry),
-    );
-    return { kind: 'decided', decision, ...drain };
   }
 
-  /** Applies, one step each, every parked entry due now (rejecting those now impossible), until none is due. */
-  private async drainDue(
-    orderId: string,
-    cache: OrderCache,
-    deadline: number,
-  ): Promise<{ drained: number; rejected: number }> {
-    const report = { drained: 0, rejected: 0 };
+  /** Runs the order's due steps — parked entries at their turn, owed alerts — until nothing is due. */
+  private async followUp(orderId: string, cache: OrderCache, deadline: number): Promise<Omit<DrainReport, 'orderId'>> {
+    const report = { drained: 0, rejected: 0, alerted: 0 };
+    // Alerts raised by this call: a marking that lost a race is not raised twice by one call.
+    const raised = new Set<string>();
     for (;;) {
-      const outcome = await this.withRetries({ orderId }, deadline, (memory) =>
-        this.step.parked(orderId, cache, memory),
-      );
-      if (outcome.kind !== 'drained') return report;
-      if (outcome.as === 'applied') {
+      const outcome = await this.step({ kind: 'due', orderId, raised }, cache, deadline);
+      if (outcome.kind === 'nothingDue') return { ...report, alerted: raised.size };
+      if (outcome.decision.kind === 'apply') {
         report.drained++;
         this.deps.telemetry.count(CounterName.EntriesApplied, { via: 'drain' });
-      } else {
+      } else if (outcome.decision.kind === 'reject') {
         report.rejected++;
         this.deps.telemetry.count(CounterName.ParkedRejected);
       }
@@ -158,153 +184,246 @@ export class OrderProcessor {
   }
 
   /**
-   * Raises the `ParkedEntryRejected` alert of every rejected entry still owing one (`alerted: false`, written by the
-   * rejecting commit), then marks them under the order's ETag: at least once whatever fails in between (a crash, an
-   * unknown outcome, the budget running out) — the next step on the order or the gap monitor raises it. A lost mark
-   * only repeats an alert; within one call, each is raised once. Its description is read from the rejected entry's
-   * document.
+   * One step, straight: read what the entry needs, decide once, write once; on a conflict read again and decide
+   * again; on a busy store or an unknown outcome back off (rule 8) and go round. A retry after an unknown outcome
+   * meets the entry's own record with the same hash: a duplicate (rule 2).
    */
-  private async raiseOwedAlerts(orderId: string, cache: OrderCache, deadline: number): Promise<number> {
-    const raised = new Set<string>();
-    await this.withRetries({ orderId }, deadline, async (memory): Promise<StepOutcome> => {
-      for (let round = 0; round < MAX_STEP_ROUNDS; round++) {
-        const order = await this.step.currentOrder(orderId, cache);
-        const owed = order?.doc.rejected.filter((r) => !r.alerted) ?? [];
-        if (!order || owed.length === 0) return { kind: 'nothingDue' };
-        for (const record of owed) {
-          const key = `${record.sequence}:${record.entryId}`;
-          if (raised.has(key)) continue;
-          const stored = await this.deps.store.readRejected(orderId, rejectedEntryId(record.sequence));
-          const description = rejectedDetails(stored?.doc)?.description;
-          const { entryId, sequence, reason } = record;
-          this.deps.telemetry.alert(AlertName.ParkedEntryRejected, {
-            orderId,
-            entryId,
-            sequence,
-            description: description ?? `${reason} (its rejected document is missing)`,
-            reason,
-          });
-          raised.add(key);
+  private async step(subject: Subject, cache: OrderCache, deadline: number): Promise<StepOutcome> {
+    const orderId = subject.kind === 'message' ? subject.entry.orderId : subject.orderId;
+    let known: Known = { fresh: false };
+    let conflicts = 0;
+    let failures = 0;
+    for (;;) {
+      try {
+        const round = await this.read(subject, known, cache);
+        if (round === 'nothingDue') return { kind: 'nothingDue' };
+        if ('again' in round) {
+          known = round.again;
+          continue;
         }
-        const now = new Date(this.clock.now()).toISOString();
-        const next = {
-          ...order.doc,
-          rejected: order.doc.rejected.map((r) => (r.alerted ? r : { ...r, alerted: true })),
-          updatedAt: now,
-        };
-        const outcome = await this.step.commit(orderId, { order: { doc: next, etag: order.etag } }, cache);
-        if (outcome.kind === 'committed') return { kind: 'nothingDue' };
-        if (outcome.kind === 'transient' || outcome.kind === 'unknown')
-          return { kind: 'retry', error: outcome.error, memory };
+        const decision = round.alert ?? this.decide(round, known);
+        if (!standsOnWhatWasRead(decision, round)) {
+          cache.forgetEntry(round.entry);
+          known = { fresh: true };
+          continue;
+        }
+        const write = this.writeOf(decision, round);
+        if (write === undefined) return { kind: 'decided', decision, source: round.source };
+        if (decision.kind === 'alert') this.raiseOwed(decision, round, subject);
+        const outcome = await this.commit(orderId, write, cache);
+        if (outcome === 'committed') return { kind: 'decided', decision, source: round.source };
+        if (++conflicts > MAX_CONFLICT_ROUNDS) {
+          conflicts = 0;
+          throw new StoreError(CoreErrorCode.StoreTransient, `Order ${orderId} kept changing during the step`);
+        }
+        known = { fresh: known.fresh, ...outcome };
+      } catch (error) {
+        await this.backOff(error, failures++, deadline, subject);
+        known = { fresh: known.fresh };
       }
-      return {
-        kind: 'retry',
-        error: new StoreError(
-          CoreErrorCode.StoreTransient,
-          `Order ${orderId} kept changing while its alerts were marked`,
-        ),
-        memory,
-      };
-    });
-    return raised.size;
+    }
   }
 
-  /**
-   * Rule 8: runs a step again after a transient failure or an unknown outcome, with backoff, until the message's
-   * deadline. The step hands back, as a value, what its next attempt must know (`StepMemory`); a store error it
-   * throws (a failed read) is retried with the memory it was given.
-   */
-  private withRetries(
-    keys: { orderId: string; entryId?: string; sequence?: number },
-    deadline: number,
-    step: (memory: StepMemory) => Promise<StepOutcome>,
-  ): Promise<StepOutcome> {
-    const { options, telemetry } = this.deps;
-    let memory: StepMemory = { ownAttempts: [] };
-    return retry(
-      async () => {
-        const outcome = await step(memory);
-        if (outcome.kind !== 'retry') return outcome;
-        memory = outcome.memory;
-        throw outcome.error;
-      },
+  /** Reads what the round needs: the order (cached or one point read), the entry's record and transaction as needed. */
+  private async read(
+    subject: Subject,
+    known: Known,
+    cache: OrderCache,
+  ): Promise<Round | 'nothingDue' | { again: Known }> {
+    const { store, options } = this.deps;
+    const orderId = subject.kind === 'message' ? subject.entry.orderId : subject.orderId;
+    const cachedOrder = known.fresh ? undefined : cache.get(orderId);
+    const order = cachedOrder ?? (await this.readOrder(orderId, cache));
+    let source: Round['source'] = 'message';
+    let entry: Entry;
+    let hash: string;
+    let origin: EntryOrigin;
+    let record: Stored<EntryRecord> | null | undefined;
+    if (subject.kind === 'message') {
+      ({ entry, hash, origin } = subject);
+      const applied = entry.sequence <= (order?.doc.lastSequence ?? 0);
+      record =
+        known.record !== undefined
+          ? known.record
+          : known.fresh || applied
+            ? ((await store.readEntry(orderId, entryRecordId(options.consumerName, entry.entryId))) ?? null)
+            : undefined;
+    } else {
+      const due = order && dueOn(order.doc);
+      if (!order || !due) return 'nothingDue';
+      const { entryId, sequence } = due.kind === 'parked' ? due.parked : due.rejected;
+      record = (await store.readEntry(orderId, entryRecordId(options.consumerName, entryId))) ?? null;
+      if (due.kind === 'alert') return this.owedAlert(order, due.rejected, record);
+      source = 'parked';
+      const parked = record?.doc;
+      if (parked?.status !== EntryStatus.Parked || parked.sequence !== sequence) {
+        // Another processor may have drained it after this order was read; only the same sequence missing again under
+        // an unchanged order ETag is a contradiction (every drain replaces the order).
+        if (known.missing?.sequence === sequence && known.missing.etag === order.etag)
+          throw new StoreError(
+            CoreErrorCode.StoreInconsistent,
+            `Order ${orderId} lists parked sequence ${sequence} but its record is missing`,
+          );
+        cache.delete(orderId);
+        return { again: { fresh: true, missing: { sequence, etag: order.etag } } };
+      }
+      entry = parked.entry;
+      hash = parked.requestHash;
+      origin = { correlationId: parked.correlationId, messageId: parked.messageId, traceparent: parked.traceparent };
+    }
+    const round: Round = {
+      source,
+      entry,
+      hash,
+      origin,
+      order,
+      record,
+      orderCached: cachedOrder !== undefined,
+      transactionCached: false,
+    };
+    if (needsTransaction(entry, order?.doc)) {
+      const { transactionId } = entry.data;
+      const cached = known.fresh ? undefined : cache.transaction(orderId, transactionId);
+      const read = cached ?? (await store.readTransaction(orderId, transactionId));
+      if (read && !cached) cache.rememberTransaction(read);
+      round.transaction = read ?? null;
+      round.transactionCached = cached !== undefined;
+    }
+    return round;
+  }
+
+  /** `decide` on what the round read and what the last conflict taught. */
+  private decide(round: Round, known: Known): Decision {
+    const exists = known.transactionExistsUnder !== undefined && known.transactionExistsUnder === round.order?.etag;
+    return decide({
+      source: round.source === 'parked' ? 'parked' : 'message',
+      entry: round.entry,
+      hash: round.hash,
+      order: round.order?.doc,
+      record: round.record === undefined ? undefined : (round.record?.doc ?? null),
+      ...(round.transaction !== undefined && { transaction: round.transaction?.doc ?? null }),
+      ...(exists && { transactionExists: true }),
+    });
+  }
+
+  /** The write of a decision, if it writes anything. */
+  private writeOf(decision: Decision, round: Round): OrderWrite | undefined {
+    const record = round.record && round.record.doc.status !== EntryStatus.Applied ? round.record : undefined;
+    return writeFor(
+      decision,
       {
-        deadline,
-        // Rule 8: a busy or unreachable store, or a write whose outcome is unknown, is tried again; anything else is not.
-        retryable: (error) =>
-          errorCode(error) === CoreErrorCode.StoreTransient || errorCode(error) === CoreErrorCode.StoreOutcomeUnknown,
-        baseDelayMs: options.retryBaseDelayMs,
-        maxDelayMs: options.retryMaxDelayMs,
-        random: this.deps.random,
-        clock: this.clock,
-        sleep: this.sleep,
-        onRetry: (error, attempt, delayMs) => {
-          telemetry.count(CounterName.StoreRetries);
-          telemetry.log('warn', 'transient store failure, retrying', {
-            orderId: keys.orderId,
-            entryId: keys.entryId,
-            sequence: keys.sequence,
-            code: errorCode(error),
-            attempt,
-            delayMs,
-          });
-        },
+        entry: round.entry,
+        hash: round.hash,
+        origin: round.origin,
+        order: round.order,
+        record,
+        transaction: round.transaction ?? undefined,
       },
+      { now: new Date(this.clock.now()).toISOString(), consumer: this.deps.options.consumerName },
     );
   }
 
-  private abandoned(
-    error: unknown,
-    entry: { orderId: string; entryId?: string; sequence?: number },
-    message: string,
-  ): Handled {
-    const { code, description } = this.logFailure('error', message, error, entry);
-    return { kind: 'abandoned', errorCode: code, description };
+  /**
+   * Commits `write`, keeping the cache true to what it left (see {@link OrderCache.afterCommit}): `committed`, or what
+   * the conflict taught the next round. A busy store or an unknown outcome throws, for rule 8.
+   */
+  private async commit(
+    orderId: string,
+    write: OrderWrite,
+    cache: OrderCache,
+  ): Promise<'committed' | Pick<Known, 'record' | 'transactionExistsUnder'>> {
+    let outcome;
+    try {
+      outcome = await this.deps.store.commit(orderId, write);
+    } catch (error) {
+      cache.afterCommit(orderId, write, undefined);
+      throw error;
+    }
+    cache.afterCommit(orderId, write, outcome);
+    switch (outcome.kind) {
+      case 'committed':
+        return 'committed';
+      case 'keySeen':
+        return { record: outcome.record };
+      case 'transactionExists':
+        return { transactionExistsUnder: write.order.etag ?? '' };
+      case 'orderChanged':
+        return {};
+      case 'transient':
+        throw new StoreError(CoreErrorCode.StoreTransient, outcome.reason, { retryAfterMs: outcome.retryAfterMs });
+      case 'unknown':
+        throw new StoreError(CoreErrorCode.StoreOutcomeUnknown, outcome.reason);
+    }
   }
 
-  private logFailure(
-    level: 'warn' | 'error',
-    message: string,
-    error: unknown,
-    entry: { orderId: string; entryId?: string; sequence?: number },
-  ) {
-    const code = errorCode(error);
-    const description = errorMessage(error);
-    this.deps.telemetry.log(level, message, {
-      orderId: entry.orderId,
-      entryId: entry.entryId,
-      sequence: entry.sequence,
-      code,
-      description,
+  /** The round of an owed `ParkedEntryRejected` alert: its description is read from the rejected entry's record. */
+  private owedAlert(
+    order: Stored<OrderDocument>,
+    rejected: OrderDocument['rejected'][number],
+    record: Stored<EntryRecord> | null,
+  ): Round {
+    const details = rejectedDetails(record?.doc);
+    const description = details?.description ?? `${rejected.reason} (its record is missing)`;
+    const entry = details?.entry ?? ({ orderId: order.doc.orderId } as Entry);
+    return {
+      source: 'alert',
+      entry,
+      hash: rejected.requestHash,
+      origin: { correlationId: details?.correlationId, messageId: undefined, traceparent: undefined },
+      order,
+      record,
+      orderCached: false,
+      transactionCached: false,
+      alert: { kind: 'alert', rule: 11, rejected, reason: description },
+    };
+  }
+
+  /** Raises an owed alert before its mark is written (at least once: a lost mark only repeats it), once per call. */
+  private raiseOwed(decision: Extract<Decision, { kind: 'alert' }>, round: Round, subject: Subject): void {
+    const { sequence, entryId, reason } = decision.rejected;
+    const key = `${sequence}:${entryId}`;
+    if (subject.kind !== 'due' || subject.raised.has(key)) return;
+    subject.raised.add(key);
+    const orderId = round.order?.doc.orderId ?? subject.orderId;
+    this.deps.telemetry.alert(AlertName.ParkedEntryRejected, {
+      orderId,
+      entryId,
+      sequence,
+      description: decision.reason,
+      reason,
     });
-    return { code, description };
   }
-}
 
-/** The one place a decision becomes a settlement: complete, dead-letter (with its reason) or abandon. */
-async function settle(settlement: MessageSettlement, handled: Handled): Promise<void> {
-  if (handled.kind === 'abandoned') return settlement.abandon();
-  const { decision } = handled;
-  if (decision.kind === 'deadLetter')
-    return settlement.deadLetter(decision.deadLetterReason, decision.reason.slice(0, MAX_DEAD_LETTER_DESCRIPTION));
-  return settlement.complete();
-}
+  /** One point read of the order, remembered (or forgotten, when nothing of it exists). */
+  private async readOrder(orderId: string, cache: OrderCache): Promise<Stored<OrderDocument> | undefined> {
+    const read = await this.deps.store.readOrder(orderId);
+    if (read) cache.set(orderId, read);
+    else cache.delete(orderId);
+    return read;
+  }
 
-/**
- * Whether the host should hand the session on (`releaseSession`) instead of idling `sessionIdleTimeout` on it: the
- * order is deleted after this message (its `OrderDeleted` applied now, directly or by the drain, or seen again: end of
- * sequence, nothing can follow), or the splitter marked the message as its order's last entry in that ledger.
- * Never for an abandoned message (the redelivery comes first), nor for one of another order than the session's.
- */
-function releaseAfter(
-  decision: FinalDecision,
-  checked: CheckedEntry,
-  cache: OrderCache,
-  message: ReceivedOrderMessage,
-): ProcessResult['releaseSession'] {
-  // The cache holds the order as this message's last step left (or read) it.
-  const deleted =
-    checked.valid && decision.rule !== 6 && cache.get(checked.entry.orderId)?.doc.state.status === OrderStatus.Deleted;
-  if (deleted) return 'orderDeleted';
-  return message.applicationProperties?.[HAND_OFF_PROPERTY] === true ? 'handOff' : undefined;
+  /**
+   * Rule 8's wait, the one place it is: after a busy store, an unknown outcome or an order that kept changing, backs
+   * off while the wait still ends by the message's deadline; otherwise, and for any other failure, rethrows.
+   */
+  private backOff(error: unknown, attempt: number, deadline: number, subject: Subject): Promise<void> {
+    const { options, telemetry } = this.deps;
+    const keys = subject.kind === 'message' ? subject.entry : { orderId: subject.orderId };
+    return waitToRetry(error, attempt, {
+      deadline,
+      retryable: (e) =>
+        errorCode(e) === CoreErrorCode.StoreTransient || errorCode(e) === CoreErrorCode.StoreOutcomeUnknown,
+      baseDelayMs: options.retryBaseDelayMs,
+      maxDelayMs: options.retryMaxDelayMs,
+      random: this.deps.random,
+      clock: this.clock,
+      sleep: this.sleep,
+      onRetry: (e, n, delayMs) => {
+        telemetry.count(CounterName.StoreRetries);
+        const { entryId, sequence } = keys as Partial<Entry>;
+        const fields = { orderId: keys.orderId, entryId, sequence, code: errorCode(e), attempt: n, delayMs };
+        telemetry.log('warn', 'transient store failure, retrying', fields);
+      },
+    });
+  }
 }

@@ -1,17 +1,18 @@
 import { MAX_DEAD_LETTER_DESCRIPTION, type DeadLetterReason } from '../deadLetterReasons.js';
+import { errorMessage } from '../errorMessage.js';
+import { errorCode } from '../errors.js';
 import type { Clock, Sleep } from '../ports/clock.js';
-import type { MessageSettlement } from '../ports/messageSettlement.js';
 import type { OrderStore } from '../ports/orderStore.js';
 import { CounterName, type Telemetry } from '../ports/telemetry.js';
-import type { MessageKeys, ReceivedOrderMessage } from './checkMessage.js';
-import type { Decision, Rule } from './decide.js';
+import type { MessageSettlement } from '../ports/messageSettlement.js';
+import { OrderStatus } from '../order/orderState.js';
+import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
+import type { CheckedEntry, Decision, MessageKeys, ReceivedOrderMessage, Rule } from './decide.js';
 import type { OrderCache } from './orderCache.js';
 
 /** Settings the processor uses (resolved by `resolveCoreConfig`). */
 interface OrderProcessorOptions {
   consumerName: string;
-  inboxTtlSeconds: number;
-  outboxTtlSeconds: number;
   transientRetryBudgetMs: number;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
@@ -63,7 +64,7 @@ export type ProcessOutcome = (typeof ProcessOutcome)[keyof typeof ProcessOutcome
 
 /** What the processor made of one message, before it becomes a result. */
 export type Handled =
-  | { kind: 'decided'; decision: Exclude<Decision, { kind: 'lookUp' }>; drained?: number; rejected?: number }
+  | { kind: 'decided'; decision: Decision; drained?: number; rejected?: number }
   | { kind: 'abandoned'; errorCode: string | undefined; description: string };
 
 /** What the processor did with one message, for logs and the host. */
@@ -148,15 +149,10 @@ export function resultOf(
       return { outcome: ProcessOutcome.Duplicate, rule: decision.rule, ...common, ...counts };
     case 'park':
       return { outcome: ProcessOutcome.Parked, rule: 5, ...common, ...counts };
-    case 'committed':
-      return {
-        outcome: decision.as === 'parked' ? ProcessOutcome.Parked : ProcessOutcome.Applied,
-        rule: decision.rule,
-        ...common,
-        ...counts,
-      };
     case 'apply':
       return { outcome: ProcessOutcome.Applied, rule: 1, ...common, ...counts };
+    case 'alert':
+      throw new TypeError('an owed alert is no message decision');
   }
 }
 
@@ -173,4 +169,63 @@ export function reportResult(telemetry: Telemetry, result: ProcessResult): void 
   const level =
     result.outcome === ProcessOutcome.DeadLettered || result.outcome === ProcessOutcome.Abandoned ? 'warn' : 'debug';
   telemetry.log(level, `entry ${result.outcome}`, { ...result });
+}
+
+/** The one place a decision becomes a settlement: complete, dead-letter (with its reason) or abandon. */
+export async function settle(settlement: MessageSettlement, handled: Handled): Promise<void> {
+  if (handled.kind === 'abandoned') return settlement.abandon();
+  const { decision } = handled;
+  if (decision.kind === 'deadLetter')
+    return settlement.deadLetter(decision.deadLetterReason, decision.reason.slice(0, MAX_DEAD_LETTER_DESCRIPTION));
+  return settlement.complete();
+}
+
+/**
+ * Whether the host should hand the session on (`releaseSession`) instead of idling `sessionIdleTimeout` on it: the
+ * order is deleted after this message (its `OrderDeleted` applied now, directly or by the drain, or seen again: end of
+ * sequence, nothing can follow), or the splitter marked the message as its order's last entry in that ledger.
+ * Never for an abandoned message (the redelivery comes first), nor for one of another order than the session's.
+ */
+export function releaseAfter(
+  decision: Decision,
+  checked: CheckedEntry,
+  cache: OrderCache,
+  message: ReceivedOrderMessage,
+): ProcessResult['releaseSession'] {
+  // The cache holds the order as this message's last step left (or read) it.
+  const deleted =
+    checked.valid && decision.rule !== 6 && cache.get(checked.entry.orderId)?.doc.state.status === OrderStatus.Deleted;
+  if (deleted) return 'orderDeleted';
+  return message.applicationProperties?.[HAND_OFF_PROPERTY] === true ? 'handOff' : undefined;
+}
+
+/** Logs why a message was abandoned (rule 8, or an unexpected failure) and makes it the message's end. */
+export function abandoned(
+  telemetry: Telemetry,
+  error: unknown,
+  keys: { orderId: string; entryId?: string; sequence?: number },
+  message: string,
+): Handled {
+  const { code, description } = logFailure(telemetry, 'error', message, error, keys);
+  return { kind: 'abandoned', errorCode: code, description };
+}
+
+/** Logs a failure with the message's keys and the error's code; answers both. */
+export function logFailure(
+  telemetry: Telemetry,
+  level: 'warn' | 'error',
+  message: string,
+  error: unknown,
+  keys: { orderId: string; entryId?: string; sequence?: number },
+): { code: string | undefined; description: string } {
+  const code = errorCode(error);
+  const description = errorMessage(error);
+  telemetry.log(level, message, {
+    orderId: keys.orderId,
+    entryId: keys.entryId,
+    sequence: keys.sequence,
+    code,
+    description,
+  });
+  return { code, description };
 }

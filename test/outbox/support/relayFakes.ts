@@ -1,10 +1,13 @@
-import type { OutboxRecord } from '../../../src/core/documents/outboxRecord.js';
+import type { AppliedEntryRecord } from '../../../src/core/documents/entryRecord.js';
 import { orderCloudEvent, orderEventKey, orderEventSource } from '../../../src/core/outbox/orderCloudEvent.js';
 import { OutboxDeliveryError, OutboxErrorCode } from '../../../src/core/outbox/outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboundOrderEvent } from '../../../src/core/outbox/outboxPorts.js';
 
-/** An immutable outbox record as the processor writes it (`<orderId>-<sequence>` as entryId); `padding` grows its state. */
-export function outboxRecordOf(orderId: string, sequence: number, padding = 0): OutboxRecord {
+/**
+ * An applied entry's record, its stored event, as the processor writes it (`<orderId>-<sequence>` as entryId);
+ * `padding` grows its state.
+ */
+export function outboxRecordOf(orderId: string, sequence: number, padding = 0): AppliedEntryRecord {
   const entryId = `${orderId}-${sequence}`;
   const committedAt = '2025-01-01T00:00:00.000Z';
   const customerId = padding > 0 ? `c-${'x'.repeat(padding)}` : 'c-1';
@@ -19,15 +22,16 @@ export function outboxRecordOf(orderId: string, sequence: number, padding = 0): 
   const type = sequence === 1 ? ('OrderCreated' as const) : ('TransactionAdded' as const);
   const change = sequence === 1 ? { customerId, currency: 'EUR' } : { transactionId: `t-${sequence}`, amount: 0 };
   return {
-    id: `outbox:${entryId}`,
-    docType: 'outbox',
+    id: `entry:order-processor:${entryId}`,
+    docType: 'entry',
+    status: 'applied',
     orderId,
     entryId,
     sequence,
+    requestHash: 'a'.repeat(64),
     type,
     correlationId: 'L-1',
     committedAt,
-    ttl: 604_800,
     ...orderCloudEvent({ orderId, entryId, sequence, type, change, order, committedAt, traceparent: undefined }),
   };
 }

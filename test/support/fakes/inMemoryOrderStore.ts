@@ -1,16 +1,12 @@
 import { CoreErrorCode, StoreError } from '../../../src/core/errors.js';
 import { ORDER_DOCUMENT_ID, transactionDocumentId } from '../../../src/core/documents/documentIds.js';
-import type { AppliedEntryDocument } from '../../../src/core/documents/appliedEntryDocument.js';
-import type { InboxRecord } from '../../../src/core/documents/inboxRecord.js';
+import type { EntryRecord, GapAlertMark, ParkedEntryRecord } from '../../../src/core/documents/entryRecord.js';
 import { checkedOrderDocument, type OrderDocument } from '../../../src/core/documents/orderDocument.js';
-import type { GapAlertMark, ParkedEntryDocument } from '../../../src/core/documents/parkedEntryDocument.js';
-import type { RejectedEntryDocument } from '../../../src/core/documents/rejectedEntryDocument.js';
 import type { TransactionDocument } from '../../../src/core/documents/transactionDocument.js';
 import { systemClock, type Clock } from '../../../src/core/ports/clock.js';
 import type {
   CommitOutcome,
   GapStore,
-  KeySeen,
   OrderContainerDocument,
   OrderStore,
   OrderWrite,
@@ -40,16 +36,13 @@ interface Item {
 }
 
 /** Why a write stops, found while it is checked against the partition. */
-type Refusal =
-  | { kind: 'keySeen'; known: KeySeen; readInbox?: string; readApplied?: string }
-  | { kind: 'orderChanged'; what: string }
-  | { kind: 'transactionExists'; seen: KeySeen };
+type Refusal = { kind: 'keySeen'; id: string } | { kind: 'orderChanged'; what: string } | { kind: 'transactionExists' };
 
 /**
  * An {@link OrderStore} in memory with Cosmos DB's semantics: per-partition documents, ETags that change on every
- * write, all-or-nothing writes, per-item `ttl` in seconds measured on the injected clock, and copies in and out so
- * callers cannot alias stored state. What a refused write learnt about the key is read back as the Cosmos DB store
- * does, one read each. Faults can be injected for retry tests.
+ * write, all-or-nothing writes (no document of an order expires), and copies in and out so
+ * callers cannot alias stored state. The record a refused create met is read back as the Cosmos DB store does, one
+ * read. Faults can be injected for retry tests.
  */
 export class InMemoryOrderStore implements OrderStore, GapStore {
   private readonly partitions = new Map<string, Map<string, Item>>();
@@ -87,20 +80,8 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
       .map((doc) => structuredClone(doc));
   }
 
-  readInbox(orderId: string, id: string): Promise<Stored<InboxRecord> | undefined> {
-    return this.read<InboxRecord>(orderId, id);
-  }
-
-  readParked(orderId: string, id: string): Promise<Stored<ParkedEntryDocument> | undefined> {
-    return this.read<ParkedEntryDocument>(orderId, id);
-  }
-
-  readRejected(orderId: string, id: string): Promise<Stored<RejectedEntryDocument> | undefined> {
-    return this.read<RejectedEntryDocument>(orderId, id);
-  }
-
-  readApplied(orderId: string, id: string): Promise<Stored<AppliedEntryDocument> | undefined> {
-    return this.read<AppliedEntryDocument>(orderId, id);
+  readEntry(orderId: string, id: string): Promise<Stored<EntryRecord> | undefined> {
+    return this.read<EntryRecord>(orderId, id);
   }
 
   async commit(orderId: string, write: OrderWrite): Promise<CommitOutcome> {
@@ -119,7 +100,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     const working = new Map(this.live(orderId));
     const refusal = this.apply(working, write);
     if (refusal?.kind === 'orderChanged' || refusal?.kind === 'transactionExists') return refusal;
-    if (refusal) return { kind: 'keySeen', seen: await this.readBack(orderId, refusal) };
+    if (refusal) return { kind: 'keySeen', record: (await this.readEntry(orderId, refusal.id)) ?? null };
     this.partitions.set(orderId, working);
     if (fault) return { kind: 'unknown', reason: 'Injected outcomeUnknown failure' };
     const orderEtag = working.get(ORDER_DOCUMENT_ID)!.etag;
@@ -139,7 +120,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     return orders;
   }
 
-  async markGapAlert(parked: Stored<ParkedEntryDocument>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
+  async markGapAlert(parked: Stored<ParkedEntryRecord>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
     this.calls.commits++;
     const fault = this.takeFault('commit');
     if (fault)
@@ -180,7 +161,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     return new Map([...this.live(orderId)].map(([id, item]) => [id, structuredClone(item.doc)]));
   }
 
-  /** Removes a document as if its TTL had expired. @internal test hook */
+  /** Removes a document, as a damaged store would. @internal test hook */
   expire(orderId: string, id: string): void {
     this.partitions.get(orderId)?.delete(id);
   }
@@ -190,72 +171,28 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     const put = (doc: OrderContainerDocument) =>
       docs.set(doc.id, { doc: structuredClone(doc), etag: this.nextEtag(), writtenAt: this.clock.now() });
     const unchanged = (stored: Stored<OrderContainerDocument>) => docs.get(stored.doc.id)?.etag === stored.etag;
-    const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
-    const createdInbox = inbox !== undefined && 'create' in inbox;
-    if (inbox && 'create' in inbox) {
-      if (docs.has(inbox.create.id)) return { kind: 'keySeen', known: {}, readInbox: inbox.create.id };
-      put(inbox.create);
-    } else if (inbox && 'upsert' in inbox) {
-      put(inbox.upsert);
-    } else if (inbox) {
-      if (!unchanged(inbox.delete)) return { kind: 'orderChanged', what: `inbox record ${inbox.delete.doc.id}` };
-      docs.delete(inbox.delete.doc.id);
-    }
-    if (parked && 'create' in parked) {
-      if (docs.has(parked.create.id)) return { kind: 'orderChanged', what: `parked entry ${parked.create.sequence}` };
-      put(parked.create);
-    } else if (parked) {
-      if (!unchanged(parked.delete))
-        return { kind: 'orderChanged', what: `parked entry ${parked.delete.doc.sequence}` };
-      docs.delete(parked.delete.doc.id);
-    }
-    if (applied) {
-      if (docs.has(applied.id))
-        return { kind: 'keySeen', known: createdInbox ? { inbox: null } : {}, readApplied: applied.id };
-      put(applied);
+    const { entry, order, transaction } = write;
+    if (entry && 'create' in entry) {
+      if (docs.has(entry.create.id)) return { kind: 'keySeen', id: entry.create.id };
+      put(entry.create);
+    } else if (entry) {
+      if (!unchanged(entry.replace)) return { kind: 'orderChanged', what: `entry record ${entry.replace.doc.id}` };
+      put(entry.replace.doc);
     }
     const current = docs.get(ORDER_DOCUMENT_ID);
     if (order.etag === undefined ? current !== undefined : current?.etag !== order.etag)
       return { kind: 'orderChanged', what: 'order document' };
     put(order.doc);
     if (transaction && 'create' in transaction) {
-      // After the order's ETag held: the order as read has this transaction (rule 7); no key of the entry exists.
-      if (docs.has(transaction.create.id))
-        return {
-          kind: 'transactionExists',
-          seen: { ...(createdInbox && { inbox: null }), ...(applied && { applied: null }) },
-        };
+      // After the order's ETag held: the order as read has this transaction (rule 7).
+      if (docs.has(transaction.create.id)) return { kind: 'transactionExists' };
       put(transaction.create);
     } else if (transaction) {
       if (!unchanged(transaction.replace))
         return { kind: 'orderChanged', what: `transaction ${transaction.replace.doc.transactionId}` };
       put(transaction.replace.doc);
     }
-    if (rejected && 'upsert' in rejected) {
-      put(rejected.upsert);
-    } else if (rejected) {
-      // As Cosmos DB: after the order's replace held, a missing document fails the write (see `CosmosOrderStore`).
-      if (!docs.delete(rejected.delete.id))
-        throw new StoreError(
-          CoreErrorCode.StoreFailed,
-          `Order ${order.doc.orderId} lists a rejected entry whose document ${rejected.delete.id} is missing`,
-          { status: 404 },
-        );
-    }
-    if (outbox) {
-      if (docs.has(outbox.id)) return { kind: 'orderChanged', what: 'outbox record' };
-      put(outbox);
-    }
     return undefined;
-  }
-
-  /** Reads back the record a refused write met, one read as the Cosmos DB store costs (gone meanwhile: `null`). */
-  private async readBack(orderId: string, refusal: Extract<Refusal, { kind: 'keySeen' }>): Promise<KeySeen> {
-    const seen: KeySeen = { ...refusal.known };
-    if (refusal.readInbox !== undefined) seen.inbox = (await this.readInbox(orderId, refusal.readInbox)) ?? null;
-    if (refusal.readApplied !== undefined)
-      seen.applied = (await this.readApplied(orderId, refusal.readApplied))?.doc ?? null;
-    return seen;
   }
 
   private async read<T extends OrderContainerDocument>(orderId: string, id: string): Promise<Stored<T> | undefined> {
@@ -271,16 +208,8 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     return item ? { doc: structuredClone(item.doc) as T, etag: item.etag } : undefined;
   }
 
-  /** The partition without expired items (Cosmos stops serving an item once its TTL has passed). */
   private live(orderId: string): Map<string, Item> {
-    const partition = this.partitions.get(orderId);
-    if (!partition) return new Map();
-    const now = this.clock.now();
-    for (const [id, item] of partition) {
-      const ttl = (item.doc as { ttl?: unknown }).ttl;
-      if (typeof ttl === 'number' && ttl > 0 && now >= item.writtenAt + ttl * 1000) partition.delete(id);
-    }
-    return partition;
+    return this.partitions.get(orderId) ?? new Map();
   }
 
   private takeFault(call: 'read' | 'commit'): Required<InjectedFault> | undefined {
@@ -301,14 +230,10 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
   }
 }
 
-/** Every document a write puts or removes (a rejected entry's document is deleted by id alone, in the write's partition). */
+/** Every document a write puts. */
 function documentsOf(write: OrderWrite): OrderContainerDocument[] {
-  const { inbox, parked, applied, order, transaction, rejected, outbox } = write;
-  const inboxDoc = inbox && ('create' in inbox ? inbox.create : 'upsert' in inbox ? inbox.upsert : inbox.delete.doc);
-  const parkedDoc = parked && ('create' in parked ? parked.create : parked.delete.doc);
-  const rejectedDoc = rejected && 'upsert' in rejected ? rejected.upsert : undefined;
+  const { entry, order, transaction } = write;
+  const entryDoc = entry && ('create' in entry ? entry.create : entry.replace.doc);
   const transactionDoc = transaction && ('create' in transaction ? transaction.create : transaction.replace.doc);
-  return [inboxDoc, parkedDoc, applied, order.doc, transactionDoc, rejectedDoc, outbox].filter(
-    (doc): doc is OrderContainerDocument => doc !== undefined,
-  );
+  return [entryDoc, order.doc, transactionDoc].filter((doc): doc is OrderContainerDocument => doc !== undefined);
 }

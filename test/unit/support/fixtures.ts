@@ -4,7 +4,7 @@ import { OrderProcessor } from '../../../src/core/processor/orderProcessor.js';
 import { entryMessageId, requestHash } from '../../../src/core/hash.js';
 import { readOrderView } from '../../../src/core/order/readOrderView.js';
 import type { OrderStore } from '../../../src/core/ports/orderStore.js';
-import type { ReceivedOrderMessage } from '../../../src/core/processor/checkMessage.js';
+import type { ReceivedOrderMessage } from '../../../src/core/processor/decide.js';
 import { InMemoryOrderStore, ManualClock, RecordingSettlement, RecordingTelemetry } from '../../support/fakes/index.js';
 
 /** A unique order id per test, so state never leaks between tests. */
@@ -67,8 +67,6 @@ export function viewOf(store: OrderStore, orderId: string) {
 /** Options a processor gets in tests: fast backoff, a short budget. */
 export const testOptions = {
   consumerName: 'order-processor',
-  inboxTtlSeconds: 3600,
-  outboxTtlSeconds: 604_800,
   transientRetryBudgetMs: 30_000,
   retryBaseDelayMs: 100,
   retryMaxDelayMs: 5_000,

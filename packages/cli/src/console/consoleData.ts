@@ -7,7 +7,7 @@ import {
   rejectedDetails,
   type OrderView,
   type RejectedDetails,
-  type RejectedEntryDocument,
+  type RejectedEntryRecord,
   type RejectedRecord,
 } from 'ledger-convoy/core';
 import { discardOutbox, listOutbox, retryOutbox, type OutboxListing } from '../commands/outboxRetry.js';
@@ -224,28 +224,29 @@ export class ConsoleData {
       await withOrdersContainer(this.target.settings.app, async (container) => {
         const order = await new CosmosOrderStore(container).readOrder(orderId);
         const records = order?.doc.rejected ?? [];
-        // Their details: one query in the order's partition.
-        const stored = new Map<number, RejectedEntryDocument>();
+        // Their details: one query in the order's partition, of the rejected entries' records.
+        const stored = new Map<string, RejectedEntryRecord>();
         if (records.length > 0) {
           const query = {
-            query: "SELECT * FROM c WHERE c.orderId = @o AND c.docType = 'rejected'",
+            query: "SELECT * FROM c WHERE c.orderId = @o AND c.docType = 'entry' AND c.status = 'rejected'",
             parameters: [{ name: '@o', value: orderId }],
           };
           const { resources } = await container.items
-            .query<RejectedEntryDocument>(query, { partitionKey: orderId })
+            .query<RejectedEntryRecord>(query, { partitionKey: orderId })
             .fetchAll();
-          for (const doc of resources) stored.set(doc.sequence, doc);
+          for (const doc of resources) stored.set(doc.entryId, doc);
         }
         rejected = records.map((r) => ({
           sequence: r.sequence,
           entryId: r.entryId,
           rejectedAt: r.rejectedAt,
-          details: rejectedDetails(stored.get(r.sequence)),
+          details: rejectedDetails(stored.get(r.entryId)),
         }));
         const { resources } = await container.items
           .query<AppliedRow & ItemDefinition>(
             {
-              query: "SELECT c.sequence, c.entryId, c.appliedAt FROM c WHERE c.orderId = @o AND c.docType = 'applied'",
+              query:
+                "SELECT c.sequence, c.entryId, c.committedAt AS appliedAt FROM c WHERE c.orderId = @o AND c.docType = 'entry' AND c.status = 'applied'",
               parameters: [{ name: '@o', value: orderId }],
             },
             { partitionKey: orderId },

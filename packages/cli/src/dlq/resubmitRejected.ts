@@ -2,7 +2,7 @@ import { CosmosOrderStore } from 'ledger-convoy/adapters/cosmosOrderStore';
 import {
   readResubmitCount,
   rejectedDetails,
-  rejectedEntryId,
+  type RejectedEntryRecord,
   resubmission,
   type RejectedDetails,
   type RejectedRecord,
@@ -152,8 +152,20 @@ async function storedRejection(
         (r) => r.sequence === sequence && r.entryId === entryId,
       );
       if (!record) return null;
-      const stored = await store.readRejected(orderId, rejectedEntryId(sequence));
-      return { record, details: rejectedDetails(stored?.doc) };
+      // The entry's record, by its entryId (whatever consumer name the processor runs with): one query of the partition.
+      const { resources } = await container.items
+        .query<RejectedEntryRecord>(
+          {
+            query: "SELECT * FROM c WHERE c.orderId = @o AND c.docType = 'entry' AND c.entryId = @e",
+            parameters: [
+              { name: '@o', value: orderId },
+              { name: '@e', value: entryId },
+            ],
+          },
+          { partitionKey: orderId },
+        )
+        .fetchAll();
+      return { record, details: rejectedDetails(resources[0]) };
     });
   } catch (error) {
     if (error instanceof CliError) throw error;

@@ -21,8 +21,8 @@ describe('the console order page, rejected entries (rule 11)', () => {
     await stack?.close();
   });
 
-  it('shows the details and correction template of each rejected record, from its own document', async () => {
-    // Prepare: 3 and 5 rejected, each with its details in `rejected:<sequence>`
+  it('shows the details and correction template of each rejected record, from its record', async () => {
+    // Prepare: 3 and 5 rejected, each with its details in its record, status rejected
     const orderId = `o-rejected-${randomUUID().slice(0, 8)}`;
     const state = { status: 'open', customerId: 'c', currency: 'EUR', total: 0, transactionCount: 0 };
     const small = (sequence: number) => ({
@@ -46,8 +46,9 @@ describe('the console order page, rejected entries (rule 11)', () => {
       });
       await container.items.create({
         ...small(3),
-        id: 'rejected:3',
-        docType: 'rejected',
+        id: `entry:order-processor:${orderId}-e3`,
+        docType: 'entry',
+        status: 'rejected',
         orderId,
         description: 'why three was rejected',
         entry: entry(orderId, 3, 't-three'),
@@ -55,8 +56,9 @@ describe('the console order page, rejected entries (rule 11)', () => {
       });
       await container.items.create({
         ...small(5),
-        id: 'rejected:5',
-        docType: 'rejected',
+        id: `entry:order-processor:${orderId}-e5`,
+        docType: 'entry',
+        status: 'rejected',
         orderId,
         description: 'why five was rejected',
         entry: entry(orderId, 5, 't-five'),

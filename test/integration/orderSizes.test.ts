@@ -34,7 +34,10 @@ const COSMOS_MAX_BATCH_BYTES = 2 * 1024 * 1024;
 const SERVICE_BUS_STANDARD_MAX_MESSAGE_BYTES = 256 * 1024;
 /** What an event may weigh at the byte bounds, whatever the order's length (docs/architecture.md, "Order events"). */
 const EVENT_MAX_BYTES = 4 * 1024;
-/** What an applied entry's record, kept for good, may weigh at the byte bounds (docs/architecture.md, "Retention"). */
+/**
+ * What an applied entry's record, kept for good, may weigh at the byte bounds (docs/architecture.md, "Retention and
+ * its cost").
+ */
 const ENTRY_RECORD_MAX_BYTES = 6 * 1024;
 /** The system properties Cosmos DB adds to a stored item (`_rid`, `_self`, `_etag`, `_attachments`, `_ts`), generously. */
 const COSMOS_SYSTEM_PROPERTIES_BYTES = 512;

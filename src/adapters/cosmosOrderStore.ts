@@ -24,6 +24,8 @@ import type {
 const FAILED_DEPENDENCY = 424;
 /** Statuses worth another attempt: timeout, throttled, write conflict under load, unavailable. */
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 449, 503]);
+/** Request rate too large: the request would pass the container's throughput budget (it says nothing else). */
+const THROTTLED = 429;
 
 /** One operation of a batch and what it stands for, so a failure at its index can be read in the domain's words. */
 type Step = {
@@ -89,6 +91,7 @@ export class CosmosOrderStore implements OrderStore, GapStore {
           kind: 'transient',
           reason: failure.message,
           ...(failure.retryAfterMs !== undefined && { retryAfterMs: failure.retryAfterMs }),
+          ...(failure.throttled && { throttled: true }),
         };
       if (failure.code === CoreErrorCode.StoreOutcomeUnknown) return { kind: 'unknown', reason: failure.message };
       throw failure;
@@ -127,7 +130,8 @@ export class CosmosOrderStore implements OrderStore, GapStore {
       return { kind: 'orderChanged', what: `${role} (status ${status})` };
     const reason = `Cosmos DB refused operation ${failedIndex} (${role}) of a batch in order ${orderId} with status ${status}`;
     if (status === 408) return { kind: 'unknown', reason };
-    if (TRANSIENT_STATUSES.has(status)) return { kind: 'transient', reason };
+    if (TRANSIENT_STATUSES.has(status))
+      return { kind: 'transient', reason, ...(status === THROTTLED && { throttled: true }) };
     throw new StoreError(CoreErrorCode.StoreFailed, reason, { status });
   }
 
@@ -286,6 +290,7 @@ export function toStoreError(error: unknown, kind: CosmosCallKind, what: string)
     status: failure.status,
     substatus: failure.substatus,
     retryAfterMs: failure.retryAfterMs,
+    throttled: code === CoreErrorCode.StoreTransient && failure.status === THROTTLED,
     cause: error,
   });
 }

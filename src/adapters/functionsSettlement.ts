@@ -141,6 +141,22 @@ export function settlementFor(
       // StringValue wrappers: the proto declares both fields as google.protobuf.StringValue and 0.2.0-preview
       // forwards them unwrapped, so plain strings fail serialisation ("object expected").
       settleOnce('deadLetter', () => actions.deadletter(message, undefined, { value: reason }, { value: description })),
+    // A session's messages are locked by the session (the host refuses a message lock renewal for them).
+    renewLock: async () => {
+      const { sessionId } = message;
+      try {
+        if (sessionId === undefined) await actions.renewMessageLock(message);
+        else await actions.renewSessionLock(sessionId);
+      } catch (error) {
+        throw new FunctionsAdapterError(
+          'SettlementFailed',
+          `The host failed to renew the lock of ${describe(message)}.`,
+          {
+            cause: error,
+          },
+        );
+      }
+    },
   };
 }
 

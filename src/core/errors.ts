@@ -57,6 +57,8 @@ export interface StoreErrorDetails {
   substatus?: number;
   /** Server-suggested wait (Cosmos `x-ms-retry-after-ms`). */
   retryAfterMs?: number;
+  /** The store refused only because the request would pass its throughput budget (Cosmos 429): it says "later". */
+  throttled?: boolean;
   cause?: unknown;
 }
 
@@ -65,6 +67,7 @@ export class StoreError extends Error {
   readonly status: number | undefined;
   readonly substatus: number | undefined;
   readonly retryAfterMs: number | undefined;
+  readonly throttled: boolean;
   constructor(
     readonly code: StoreErrorCode,
     message: string,
@@ -75,6 +78,7 @@ export class StoreError extends Error {
     this.status = details.status;
     this.substatus = details.substatus;
     this.retryAfterMs = details.retryAfterMs;
+    this.throttled = details.throttled === true;
   }
 }
 
@@ -97,6 +101,14 @@ export function errorCode(error: unknown): string | undefined {
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;
+}
+
+/**
+ * True for a store that refused only for its throughput budget (Cosmos 429): nothing is wrong with the request, it
+ * must wait its turn, so no retry budget applies to it (rule 8).
+ */
+export function isThrottled(error: unknown): boolean {
+  return errorCode(error) === CoreErrorCode.StoreTransient && (error as { throttled?: unknown }).throttled === true;
 }
 
 /** True for store errors the processor retries within its budget (rule 8). */

@@ -51,8 +51,11 @@ export type CommitOutcome =
   | { kind: 'transactionExists' }
   /** The order (or a document of it the step read) changed since it was read: read again and decide again. */
   | { kind: 'orderChanged'; what: string }
-  /** The store was busy or unreachable and wrote nothing; worth trying again, after `retryAfterMs` if it said so. */
-  | { kind: 'transient'; reason: string; retryAfterMs?: number }
+  /**
+   * The store was busy or unreachable and wrote nothing; worth trying again, after `retryAfterMs` if it said so.
+   * `throttled`: busy only because of its throughput budget (Cosmos 429), to be waited out however long (rule 8).
+   */
+  | { kind: 'transient'; reason: string; retryAfterMs?: number; throttled?: boolean }
   /** No answer after the write may have reached the store: it may or may not have committed. */
   | { kind: 'unknown'; reason: string };
 

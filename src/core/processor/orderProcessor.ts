@@ -2,20 +2,22 @@
  * The order processor: one `orders` message, top to bottom, and what it makes due on its order. Every entry goes
  * through one straight step, the same for a message and for a parked entry whose turn has come: read what the entry
  * needs, `decide` once, write once; on a conflict read again and decide again; a busy store or an unknown outcome
- * backs off and goes round the same loop within the message's budget (rule 8). The message is settled exactly once,
- * after the commit (docs/architecture.md, "One message's path").
+ * backs off and goes round the same loop within the message's budget, and a throttling store is waited out with the
+ * message kept locked, however long (rule 8). The message is settled exactly once, after the commit
+ * (docs/architecture.md, "One message's path").
  */
 import { entryRecordId } from '../documents/documentIds.js';
 import { EntryStatus, rejectedDetails, type EntryRecord } from '../documents/entryRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
-import { CoreErrorCode, StoreError, errorCode } from '../errors.js';
+import { CoreErrorCode, StoreError, errorCode, isThrottled } from '../errors.js';
 import { dueOn } from '../order/followUpCheck.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { OrderWrite, Stored } from '../ports/orderStore.js';
 import { AlertName, CounterName } from '../ports/telemetry.js';
 import { waitToRetry } from '../retry.js';
 import type { Entry } from '../schemas/entry.js';
+import type { MessageSettlement } from '../ports/messageSettlement.js';
 import {
   checkMessage,
   decide,
@@ -46,6 +48,19 @@ import {
 
 /** Conflicts in a row ("the order changed → read again → decide again") before a step backs off like a busy store. */
 const MAX_CONFLICT_ROUNDS = 5;
+
+/** The `orders` lock duration when the options do not give it (the queue's default, PT1M). */
+const DEFAULT_LOCK_DURATION_MS = 60_000;
+
+/**
+ * When a call's store work must stop: `at` (clock ms) for a busy store or an unknown outcome; a throttling store
+ * (Cosmos 429) is waited out past it when `keepLock` can keep the message locked meanwhile (rule 8).
+ */
+interface Deadline {
+  at: number;
+  /** Renews the message's lock when a renewal is due; throws when the lock is lost. */
+  keepLock?: () => Promise<void>;
+}
 
 /** What a step is about: a message's entry, or whatever is due on an order (a parked entry, an owed alert). */
 type Subject =
@@ -83,6 +98,8 @@ type StepOutcome = { kind: 'decided'; decision: Decision; source: Round['source'
 export class OrderProcessor {
   private readonly clock: Clock;
   private readonly sleep: Sleep;
+  /** Until when the store asked this instance to wait (its last 429's `retryAfterMs`): every step holds off till then. */
+  private throttledUntil = 0;
 
   constructor(private readonly deps: OrderProcessorDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -97,7 +114,10 @@ export class OrderProcessor {
     const startedAt = this.clock.now();
     const { entry: checked, keys, origin } = checkMessage(message);
     const cache = context.cache ?? new OrderCache(1);
-    const deadline = startedAt + this.deps.options.transientRetryBudgetMs;
+    const deadline = {
+      at: startedAt + this.deps.options.transientRetryBudgetMs,
+      keepLock: this.lockKeeper(context.settlement),
+    };
     const handled = await this.handle(checked, message.sessionId, origin, cache, deadline);
     await settle(context.settlement, handled);
     const release = handled.kind === 'decided' ? releaseAfter(handled.decision, checked, cache, message) : undefined;
@@ -113,11 +133,12 @@ export class OrderProcessor {
   /**
    * For the gap monitor (an idle session never looks again): applies the parked entries of `orderId` that are due,
    * rejects those that became impossible, and raises the `ParkedEntryRejected` alerts still owed. Safe while a session
-   * works on the same order (every write is conditional). Rejects once the budget is spent; the next call resumes.
+   * works on the same order (every write is conditional). Rejects once the budget is spent, throttled or not (no
+   * message waits on it); the next call resumes.
    */
   async drain(orderId: string, context: { cache?: OrderCache } = {}): Promise<DrainReport> {
     const cache = context.cache ?? new OrderCache(1);
-    const deadline = this.clock.now() + this.deps.options.transientRetryBudgetMs;
+    const deadline = { at: this.clock.now() + this.deps.options.transientRetryBudgetMs };
     return { orderId, ...(await this.followUp(orderId, cache, deadline)) };
   }
 
@@ -127,7 +148,7 @@ export class OrderProcessor {
     sessionId: string | undefined,
     origin: EntryOrigin,
     cache: OrderCache,
-    deadline: number,
+    deadline: Deadline,
   ): Promise<Handled> {
     // (a) Rule 6 settles at once: nothing of the order is read, and nothing follows from it.
     const notOurs = notOfSession(checked, sessionId);
@@ -166,7 +187,11 @@ export class OrderProcessor {
   }
 
   /** Runs the order's due steps — parked entries at their turn, owed alerts — until nothing is due. */
-  private async followUp(orderId: string, cache: OrderCache, deadline: number): Promise<Omit<DrainReport, 'orderId'>> {
+  private async followUp(
+    orderId: string,
+    cache: OrderCache,
+    deadline: Deadline,
+  ): Promise<Omit<DrainReport, 'orderId'>> {
     const report = { drained: 0, rejected: 0, alerted: 0 };
     // Alerts raised by this call: a marking that lost a race is not raised twice by one call.
     const raised = new Set<string>();
@@ -188,13 +213,14 @@ export class OrderProcessor {
    * again; on a busy store or an unknown outcome back off (rule 8) and go round. A retry after an unknown outcome
    * meets the entry's own record with the same hash: a duplicate (rule 2).
    */
-  private async step(subject: Subject, cache: OrderCache, deadline: number): Promise<StepOutcome> {
+  private async step(subject: Subject, cache: OrderCache, deadline: Deadline): Promise<StepOutcome> {
     const orderId = subject.kind === 'message' ? subject.entry.orderId : subject.orderId;
     let known: Known = { fresh: false };
     let conflicts = 0;
     let failures = 0;
     for (;;) {
       try {
+        await this.holdOffWhileThrottled();
         const round = await this.read(subject, known, cache);
         if (round === 'nothingDue') return { kind: 'nothingDue' };
         if ('again' in round) {
@@ -350,7 +376,10 @@ export class OrderProcessor {
       case 'orderChanged':
         return {};
       case 'transient':
-        throw new StoreError(CoreErrorCode.StoreTransient, outcome.reason, { retryAfterMs: outcome.retryAfterMs });
+        throw new StoreError(CoreErrorCode.StoreTransient, outcome.reason, {
+          retryAfterMs: outcome.retryAfterMs,
+          throttled: outcome.throttled,
+        });
       case 'unknown':
         throw new StoreError(CoreErrorCode.StoreOutcomeUnknown, outcome.reason);
     }
@@ -404,26 +433,64 @@ export class OrderProcessor {
 
   /**
    * Rule 8's wait, the one place it is: after a busy store, an unknown outcome or an order that kept changing, backs
-   * off while the wait still ends by the message's deadline; otherwise, and for any other failure, rethrows.
+   * off while the wait still ends by the message's deadline; otherwise, and for any other failure, rethrows. A
+   * throttling store (Cosmos 429) only says "later": with a message to keep locked, it is waited out as its
+   * `retryAfterMs` says, however long, renewing the lock as it goes, and never spends a delivery; the whole instance
+   * holds off with it ({@link holdOffWhileThrottled}).
    */
-  private backOff(error: unknown, attempt: number, deadline: number, subject: Subject): Promise<void> {
+  private async backOff(error: unknown, attempt: number, deadline: Deadline, subject: Subject): Promise<void> {
     const { options, telemetry } = this.deps;
     const keys = subject.kind === 'message' ? subject.entry : { orderId: subject.orderId };
+    const { keepLock } = deadline;
+    const patient = keepLock !== undefined && isThrottled(error);
+    if (patient) await keepLock();
     return waitToRetry(error, attempt, {
-      deadline,
+      deadline: deadline.at,
       retryable: (e) =>
         errorCode(e) === CoreErrorCode.StoreTransient || errorCode(e) === CoreErrorCode.StoreOutcomeUnknown,
+      patient: () => patient,
+      maxPatientDelayMs: this.lockRenewalIntervalMs(),
       baseDelayMs: options.retryBaseDelayMs,
       maxDelayMs: options.retryMaxDelayMs,
       random: this.deps.random,
       clock: this.clock,
       sleep: this.sleep,
       onRetry: (e, n, delayMs) => {
-        telemetry.count(CounterName.StoreRetries);
+        telemetry.count(CounterName.StoreRetries, { cause: patient ? 'throttled' : 'transient' });
+        if (isThrottled(e)) this.throttledUntil = Math.max(this.throttledUntil, this.clock.now() + delayMs);
         const { entryId, sequence } = keys as Partial<Entry>;
         const fields = { orderId: keys.orderId, entryId, sequence, code: errorCode(e), attempt: n, delayMs };
-        telemetry.log('warn', 'transient store failure, retrying', fields);
+        telemetry.log('warn', patient ? 'store throttled, waiting' : 'transient store failure, retrying', fields);
       },
     });
+  }
+
+  /**
+   * Holds a step off while the store asked this instance to wait: the Functions host gives an app no say in how many
+   * sessions it holds, so while throttled an instance's slots wait together on the store's hint (each still holding
+   * its session, so none is accepted in their place) instead of each asking again and being refused.
+   */
+  private async holdOffWhileThrottled(): Promise<void> {
+    const wait = this.throttledUntil - this.clock.now();
+    if (wait > 0) await this.sleep(wait);
+  }
+
+  /** How often a message waiting out a throttling store renews its lock: a third of the lock duration. */
+  private lockRenewalIntervalMs(): number {
+    return Math.floor((this.deps.options.ordersQueue?.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS) / 3);
+  }
+
+  /**
+   * Renews a waiting message's lock at its first throttled wait (the host's own renewal ends
+   * `maxAutoLockRenewalDuration` after the session's accept, and may already have) and then every
+   * {@link lockRenewalIntervalMs}, so the lock outlasts any throttling.
+   */
+  private lockKeeper(settlement: MessageSettlement): () => Promise<void> {
+    let renewedAt: number | undefined;
+    return async () => {
+      if (renewedAt !== undefined && this.clock.now() - renewedAt < this.lockRenewalIntervalMs()) return;
+      await settlement.renewLock();
+      renewedAt = this.clock.now();
+    };
   }
 }

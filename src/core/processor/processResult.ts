@@ -16,6 +16,8 @@ interface OrderProcessorOptions {
   transientRetryBudgetMs: number;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
+  /** The `orders` queue's lock duration, for renewing a lock while the store throttles. @default PT1M */
+  ordersQueue?: { lockDurationMs: number };
 }
 
 /** What the processor depends on. */

@@ -20,9 +20,12 @@ export interface InjectedFault {
   /**
    * `transient`: a commit answers `transient` and a read throws `StoreTransient`, doing nothing. `outcomeUnknown`:
    * for a commit, write it and answer `unknown` (the reply was lost); for a read, like `transient`. `failed`: throw
-   * `StoreFailed`.
+   * `StoreFailed`. `throttled`: like `transient`, as a store refusing for its throughput budget (Cosmos 429) does,
+   * with `retryAfterMs`.
    */
-  kind: 'transient' | 'outcomeUnknown' | 'failed';
+  kind: 'transient' | 'outcomeUnknown' | 'failed' | 'throttled';
+  /** For `throttled`: the store's hint. @default 1000 */
+  retryAfterMs?: number;
   /** How many matching calls fail. @default 1 */
   times?: number;
   /** How many matching calls succeed first. @default 0 */
@@ -88,6 +91,8 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     this.calls.commits++;
     const fault = this.takeFault('commit');
     if (fault?.kind === 'transient') return { kind: 'transient', reason: 'Injected transient failure' };
+    if (fault?.kind === 'throttled')
+      return { kind: 'transient', reason: 'Injected throttling', retryAfterMs: fault.retryAfterMs, throttled: true };
     if (fault?.kind === 'failed')
       throw new StoreError(CoreErrorCode.StoreFailed, 'Injected failed failure', { status: 500 });
     const foreign = documentsOf(write).find((doc) => doc.orderId !== orderId);
@@ -148,7 +153,7 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
 
   /** Makes the next matching call(s) fail. @internal test hook */
   injectFault(fault: InjectedFault): void {
-    this.faults.push({ times: 1, skip: 0, ...fault });
+    this.faults.push({ times: 1, skip: 0, retryAfterMs: 1_000, ...fault });
   }
 
   /** Drops every injected fault not yet spent (the store "recovers"). @internal test hook */
@@ -199,6 +204,12 @@ export class InMemoryOrderStore implements OrderStore, GapStore {
     this.calls.reads++;
     const fault = this.takeFault('read');
     if (fault) {
+      if (fault.kind === 'throttled')
+        throw new StoreError(CoreErrorCode.StoreTransient, 'Injected throttling', {
+          status: 429,
+          retryAfterMs: fault.retryAfterMs,
+          throttled: true,
+        });
       const code = fault.kind === 'failed' ? CoreErrorCode.StoreFailed : CoreErrorCode.StoreTransient;
       throw new StoreError(code, `Injected ${fault.kind === 'failed' ? 'failed' : 'transient'} failure`, {
         status: fault.kind === 'failed' ? 500 : 503,

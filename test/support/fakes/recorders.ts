@@ -24,6 +24,13 @@ export class RecordingSettlement implements MessageSettlement {
   async deadLetter(reason: DeadLetterReason, description: string): Promise<void> {
     this.calls.push({ action: 'deadLetter', reason, description });
   }
+
+  /** Lock renewals are not settlements: counted here, never in {@link calls}. */
+  renewals = 0;
+
+  async renewLock(): Promise<void> {
+    this.renewals++;
+  }
 }
 
 /** A {@link Telemetry} that records logs, alerts and counters. */

@@ -309,6 +309,7 @@ module alerts 'app/alerts.bicep' = {
     alertNamePrefix: '${abbrs.insightsMetricAlerts}${resourceToken}-'
     alertEmail: alertEmail
     serviceBusNamespaceName: serviceBus.outputs.name
+    cosmosAccountName: cosmos.outputs.name
     eventTopic: serviceBus.outputs.topicName
     eventTopicBacklogThreshold: orderEventsBacklogThreshold
     applicationInsightsName: monitoring.outputs.applicationInsightsName

@@ -1,5 +1,5 @@
 // Operator alerts, routed to one action group: dead letters on the work queues, the backlog of the event topic,
-// the app's alerts (docs/contracts.md: a warn-level structured log line plus an OpenTelemetry event;
+// sustained Cosmos DB throttling, the app's alerts (docs/contracts.md: a warn-level structured log line plus an OpenTelemetry event;
 // the app also counts each one in a metric of the same name), and the outbox relay's holds and lag.
 
 @description('Tags applied to every resource.')
@@ -54,6 +54,17 @@ param outboxLagMetric string = 'convoy.outbox.lag_seconds'
 
 @description('Relay lag that alerts, in seconds (PT15M).')
 param outboxLagThresholdSeconds int = 900
+
+@description('Cosmos DB account whose throttled requests (429) are watched.')
+param cosmosAccountName string
+
+@description('Throttled Cosmos DB requests (status 429) in 15 minutes above which the throttling alert fires (infra/README.md, "Staying inside the Cosmos DB budget").')
+@minValue(1)
+param cosmosThrottledRequestsThreshold int = 1000
+
+resource cosmosAccount 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' existing = {
+  name: cosmosAccountName
+}
 
 resource serviceBus 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
   name: serviceBusNamespaceName
@@ -156,6 +167,47 @@ resource eventBacklogAlert 'Microsoft.Insights/metricAlerts@2018-03-01' = {
           operator: 'GreaterThan'
           threshold: eventTopicBacklogThreshold
           timeAggregation: 'Maximum'
+        }
+      ]
+    }
+    actions: [{ actionGroupId: actionGroup.id }]
+  }
+}
+
+// Sustained throttling: the processor waits out every 429 with its session held (rule 8), so nothing dead-letters
+// and nothing else fails first; the backlog only grows. A burst of 429s is normal and brief (a few per waiting
+// session); a 15-minute window above the threshold means demand stays above the account's budget: raise the
+// provisioned throughput or lower the app's concurrency (infra/README.md, "Staying inside the Cosmos DB budget").
+resource cosmosThrottlingAlert 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: '${alertNamePrefix}cosmos-throttled'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'More than ${cosmosThrottledRequestsThreshold} Cosmos DB requests throttled (429) in 15 minutes: the app asks more than the account serves, and entries wait. Raise the throughput or lower maxConcurrentSessions (infra/README.md).'
+    severity: 2
+    enabled: true
+    scopes: [cosmosAccount.id]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    autoMitigate: true
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+      allOf: [
+        {
+          criterionType: 'StaticThresholdCriterion'
+          name: 'ThrottledRequests'
+          metricNamespace: 'Microsoft.DocumentDB/databaseAccounts'
+          metricName: 'TotalRequests'
+          dimensions: [
+            {
+              name: 'StatusCode'
+              operator: 'Include'
+              values: ['429']
+            }
+          ]
+          operator: 'GreaterThan'
+          threshold: cosmosThrottledRequestsThreshold
+          timeAggregation: 'Count'
         }
       ]
     }

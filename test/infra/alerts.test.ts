@@ -70,6 +70,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
       expect.stringMatching(
         /"metricName":"ActiveMessages".*"values":\["order-events"\].*"operator":"GreaterThan","threshold":100000,/,
       ),
+      expect.stringMatching(/"metricName":"TotalRequests"/),
     ]);
     expect(JSON.stringify(rule(tuned, 'backlog-order-events').properties?.criteria)).toContain('"threshold":5000,');
     // The topic's backlog, checked every 5 minutes: at 1,000 entries/s an undrained subscription fills a 1 GB topic
@@ -77,6 +78,33 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
     expect(rule(defaults, 'backlog-order-events').properties).toMatchObject({
       evaluationFrequency: 'PT5M',
       windowSize: 'PT5M',
+    });
+  });
+
+  it('alerts on Cosmos DB throttling sustained over 15 minutes: the count of 429 answers on the account, checked every 5 minutes', () => {
+    const throttled = rule(defaults, 'cosmos-throttled');
+    const account = ofType(defaults, 'Microsoft.DocumentDB/databaseAccounts')[0];
+    expect(account).toBeDefined();
+    expect(throttled.properties?.scopes).toEqual([
+      expect.stringMatching(new RegExp(`/Microsoft\\.DocumentDB/databaseAccounts/${String(account?.name)}$`)),
+    ]);
+    expect(throttled.properties).toMatchObject({
+      severity: 2,
+      evaluationFrequency: 'PT5M',
+      windowSize: 'PT15M',
+      autoMitigate: true,
+      criteria: {
+        allOf: [
+          {
+            metricNamespace: 'Microsoft.DocumentDB/databaseAccounts',
+            metricName: 'TotalRequests',
+            dimensions: [{ name: 'StatusCode', operator: 'Include', values: ['429'] }],
+            timeAggregation: 'Count',
+            operator: 'GreaterThan',
+            threshold: 1000,
+          },
+        ],
+      },
     });
   });
 
@@ -120,7 +148,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')('alert rules (bicep snapsho
       ...ofType(defaults, 'Microsoft.Insights/metricAlerts'),
       ...ofType(defaults, 'Microsoft.Insights/scheduledQueryRules'),
     ];
-    expect(rules).toHaveLength(6);
+    expect(rules).toHaveLength(7);
     for (const r of rules)
       expect(JSON.stringify(r.properties?.actions), r.name).toContain(`/actionGroups/${groupName}`);
   });

@@ -28,6 +28,21 @@ export class FunctionApi {
   /** `GET /api/orders/{orderId}`: the order's view, or `undefined` on 404. */
   async getOrder(orderId: string): Promise<OrderView | undefined> {
     const response = await this.request('GET', `/api/orders/${encodeURIComponent(orderId)}`);
+    return this.orderOf(response, orderId);
+  }
+
+  /**
+   * {@link getOrder}, or `'busy'` when the app still answers 503 after the retries: its store is throttled, which
+   * under a backlog may last for minutes — for a caller that polls anyway, a reason to look again, not an error.
+   */
+  async getOrderUnlessBusy(orderId: string): Promise<OrderView | undefined | 'busy'> {
+    const response = await this.request('GET', `/api/orders/${encodeURIComponent(orderId)}`);
+    if (response.status !== 503) return this.orderOf(response, orderId);
+    await response.body?.cancel();
+    return 'busy';
+  }
+
+  private async orderOf(response: Response, orderId: string): Promise<OrderView | undefined> {
     if (response.status === 404) return undefined;
     if (response.status !== 200) throw await this.unexpected(response, `GET /api/orders/${orderId}`);
     return (await response.json()) as OrderView;

@@ -136,7 +136,9 @@ export async function readOrders(
   const worker = async (): Promise<void> => {
     while (next < ids.length) {
       const id = ids[next++] as string;
-      into.set(id, await api.getOrder(id));
+      // A throttled app stays pending until the next round.
+      const view = await api.getOrderUnlessBusy(id);
+      if (view !== 'busy') into.set(id, view);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, ids.length)) }, worker));

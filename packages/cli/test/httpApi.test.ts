@@ -33,6 +33,20 @@ describe('FunctionApi', () => {
     expect(stand.requests()).toBe(3);
   });
 
+  it('answers busy for an order the app still cannot read after its retries, for a poller to look again', async () => {
+    // Prepare
+    const stand = await app([503, 503, 503, 200]);
+    server = stand.server;
+    const api = new FunctionApi({ httpBaseUrl: stand.url, functionKey: undefined }, { retries: 2 });
+    // Act
+    const first = await api.getOrderUnlessBusy('o-1');
+    const second = await api.getOrderUnlessBusy('o-1');
+    // Assess
+    expect(first).toBe('busy');
+    expect(second).toEqual({ orderId: 'o-1' });
+    expect(stand.requests()).toBe(4);
+  });
+
   it('gives up with the 503 after its retries', async () => {
     // Prepare
     const stand = await app([503]);

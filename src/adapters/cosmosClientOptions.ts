@@ -67,7 +67,7 @@ export interface OrderStoreClientOptions {
 
 /**
  * Client options that let the core see every status it must decide on: the SDK's own throttling retries are off
- * (a 429 reaches the core, which backs off within `TRANSIENT_RETRY_BUDGET`, rule 8), and requests time out well
+ * (a 429 reaches the core, which waits it out as its retry-after says, rule 8), and requests time out well
  * inside the message lock.
  */
 export function orderStoreClientOptions(

@@ -17,7 +17,7 @@ export interface CoreConfig {
   consumerName: string;
   /**
    * Time, from the start of a message, by which its last store retry must have started; then it is abandoned
-   * (rule 8). One budget per message, shared by its entry, its drain and its alerts. Must end at least
+   * (rule 8). A throttling store (429) is waited out past it, with the lock renewed. One budget per message, shared by its entry, its drain and its alerts. Must end at least
    * {@link IN_FLIGHT_REQUEST_ALLOWANCE_MS} before the lock does. Env `TRANSIENT_RETRY_BUDGET` (ms or ISO). @default 30000
    */
   transientRetryBudgetMs: number;

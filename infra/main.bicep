@@ -68,9 +68,9 @@ param orderEventSubscriptions eventSubscription[] = [
 ])
 param cosmosCapacityMode string = 'Serverless'
 
-@description('Autoscale maximum RU/s when cosmosCapacityMode is Provisioned.')
+@description('Autoscale maximum RU/s when cosmosCapacityMode is Provisioned. Default: what Service Bus can feed the processor at about 18.5 RU per entry, 6,000 with Standard and 25,000 with Premium (one messaging unit) (infra/README.md, "Staying inside the Cosmos DB budget").')
 @minValue(1000)
-param cosmosAutoscaleMaxThroughput int = 1000
+param cosmosAutoscaleMaxThroughput int = (vnetEnabled || serviceBusSku == 'Premium') ? 25000 : 6000
 
 @description('host.json extensions.serviceBus.maxConcurrentSessions: orders processed in parallel per instance.')
 @minValue(1)

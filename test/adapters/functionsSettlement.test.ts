@@ -201,6 +201,19 @@ describe('settlementFor against the fake host', () => {
     expect(callsFor(second.lockToken).map((call) => call.method)).toEqual(['Abandon']);
   });
 
+  it("renews a session message's lock as its session's lock, settling nothing, as often as asked", async () => {
+    const { actions, message, lockToken } = deliver();
+    const settlement = settlementFor(actions, message);
+    const before = host.calls.length;
+    await settlement.renewLock();
+    await settlement.renewLock();
+    const renewals = host.calls.slice(before);
+    expect(renewals.map((call) => call.method)).toEqual(['RenewSessionLock', 'RenewSessionLock']);
+    expect(renewals[0]?.request).toMatchObject({ sessionId: 'order-1' });
+    await settlement.complete();
+    expect(callsFor(lockToken).map((call) => call.method)).toEqual(['Complete']);
+  });
+
   it('reports a host failure and leaves the message open for another outcome', async () => {
     const { actions, message, lockToken } = deliver();
     const settlement = settlementFor(actions, message);

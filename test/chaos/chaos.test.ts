@@ -29,6 +29,7 @@ describe('chaos: exactly once and in order under faults', () => {
       expect(report.faults.serviceBusRestart).toBe(1);
       expect(report.faults.commitThenFail).toBe(options.commitThenFail);
       expect(report.faults.throttle429).toBe(options.throttleBursts);
+      expect(report.faults.sustainedThrottle).toBe(options.sustainedThrottles);
       expect(report.faults.unavailable503).toBe(options.unavailableBursts);
       const { crashBeforeSettle = 0, slowBeforeHandler = 0, slowBeforeSettle = 0 } = report.faults;
       expect(crashBeforeSettle + slowBeforeHandler + slowBeforeSettle).toBeGreaterThan(0);

@@ -26,6 +26,8 @@ export interface ChaosOptions {
   serviceBusRestarts: number;
   /** Bursts of Cosmos 429s, of 503s, and lost replies after commit. */
   throttleBursts: number;
+  /** Stretches of every batch answered 429 for longer than the lock duration plus the retry budget. */
+  sustainedThrottles: number;
   unavailableBursts: number;
   commitThenFail: number;
   /** Relay invocations that end in a SIGKILL after the sends and before the lease checkpoint (the batch replays). */
@@ -76,6 +78,7 @@ export function defaultChaosOptions(overrides: Partial<ChaosOptions> = {}): Chao
     hostKills: 6,
     serviceBusRestarts: 2,
     throttleBursts: 8,
+    sustainedThrottles: 2,
     unavailableBursts: 8,
     commitThenFail: 12,
     relayCrashes: 4,
@@ -112,6 +115,7 @@ export function smallChaosOptions(overrides: Partial<ChaosOptions> = {}): ChaosO
     hostKills: 2,
     serviceBusRestarts: 1,
     throttleBursts: 3,
+    sustainedThrottles: 1,
     unavailableBursts: 3,
     commitThenFail: 5,
     relayCrashes: 2,

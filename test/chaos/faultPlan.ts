@@ -7,6 +7,8 @@ export type PlannedFault =
   | { atMs: number; kind: 'hostKill'; host: number; downMs: number }
   | { atMs: number; kind: 'serviceBusRestart'; downMs: number }
   | { atMs: number; kind: 'cosmos'; label: 'throttle429' | 'unavailable503' | 'commitThenFail'; rule: FaultRuleInput }
+  /** Every batch (the processor's commits) answered 429 for `lastsMs`, longer than the lock and the retry budget. */
+  | { atMs: number; kind: 'cosmos'; label: 'sustainedThrottle'; rule: FaultRuleInput; lastsMs: number }
   /** The next host whose relay invocation delivered SIGKILLs itself right after it, before the lease checkpoint. */
   | { atMs: number; kind: 'relayCrash' }
   /** The webhook answers 503 for these orders (indexes into the run's orders) for `downMs`, then recovers. */
@@ -42,6 +44,16 @@ export function planFaults(options: ChaosOptions): PlannedFault[] {
       kind: 'cosmos',
       label: 'throttle429',
       rule: { operation: operation(), status: 429, count: rng.int(5, 40), retryAfterMs: rng.int(20, 400) },
+    });
+  }
+  // Sustained throttling in the middle of the window, while entries flow: rule 8 waits it out, no delivery spent.
+  for (let i = 0; i < options.sustainedThrottles; i++) {
+    plan.push({
+      atMs: at(0.3, 0.5),
+      kind: 'cosmos',
+      label: 'sustainedThrottle',
+      rule: { operation: 'batch', status: 429, count: 1_000_000_000, retryAfterMs: rng.int(200, 1_000) },
+      lastsMs: options.lockDurationS * 1000 + options.retryBudgetMs + rng.int(1_000, 5_000),
     });
   }
   for (let i = 0; i < options.unavailableBursts; i++) {

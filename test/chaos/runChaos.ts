@@ -314,7 +314,13 @@ async function runPlan(
         (id) => targets.pool.heldOrders.has(id),
       );
     else if (fault.kind === 'leaseLost') pending.push(loseLeaseOnce(targets, fault.lease));
-    else targets.cosmos.faults.add(fault.rule);
+    else {
+      const rule = targets.cosmos.faults.add(fault.rule);
+      if (fault.label === 'sustainedThrottle')
+        pending.push(
+          new Promise((resolve) => setTimeout(resolve, fault.lastsMs)).then(() => targets.cosmos.faults.remove(rule)),
+        );
+    }
   }
   await Promise.all(pending);
 }

@@ -69,6 +69,11 @@ export class FaultInjector {
     return rule;
   }
 
+  /** Removes one rule, as {@link add} returned it (a fault that lasts a while rather than a number of requests). */
+  remove(rule: FaultRule): void {
+    this.rules = this.rules.filter((r) => r.rule !== rule);
+  }
+
   /** Removes every rule. */
   clear(): void {
     this.rules = [];

@@ -28,6 +28,15 @@ describe('fault injection', () => {
     // Nothing was written by the throttled attempts: the third one was the first create.
   });
 
+  it('removes one rule by the handle add returned, leaving the others: a fault that lasts a while', async () => {
+    const lasting = t.h.emulator.faults.add({ operation: 'create', status: 429, count: 1_000_000 });
+    t.h.emulator.faults.add({ operation: 'read', status: 503 });
+    expect((await failure(t.orders.items.create({ id: 'l1', orderId: 'l' })))?.code).toBe(429);
+    t.h.emulator.faults.remove(lasting);
+    expect((await t.orders.items.create({ id: 'l1', orderId: 'l' })).statusCode).toBe(201);
+    expect(t.h.emulator.faults.list()).toMatchObject([{ operation: 'read', status: 503 }]);
+  });
+
   it('injects 503 into batches only, leaving reads alone', async () => {
     t.h.emulator.faults.add({ operation: 'batch', status: 503 });
     await t.orders.items.create({ id: 'r', orderId: 'f2' });

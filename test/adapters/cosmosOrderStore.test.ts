@@ -78,8 +78,9 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
     emulator.faults.add({ operation: 'batch', status });
     // Act
     const outcome = await store.commit(orderId, write(orderId));
-    // Assess
+    // Assess: only a 429 is throttling, which rule 8 waits out however long
     expect(outcome.kind).toBe('transient');
+    expect(outcome.kind === 'transient' && outcome.throttled === true).toBe(status === 429);
     expect(await store.readEntry(orderId, record(orderId).id)).toBeUndefined();
   });
 
@@ -114,6 +115,7 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
       code: 'StoreTransient',
       status: 429,
       retryAfterMs: 40,
+      throttled: true,
     });
   });
 

@@ -30,6 +30,8 @@ describe('chaos: exactly once and in order under faults', () => {
       expect(report.faults.commitThenFail).toBe(options.commitThenFail);
       expect(report.faults.throttle429).toBe(options.throttleBursts);
       expect(report.faults.sustainedThrottle).toBe(options.sustainedThrottles);
+      // The sustained phase reached the processor, which waited it out (rule 8).
+      expect(report.observed['store throttled, waiting']).toBeGreaterThan(0);
       expect(report.faults.unavailable503).toBe(options.unavailableBursts);
       const { crashBeforeSettle = 0, slowBeforeHandler = 0, slowBeforeSettle = 0 } = report.faults;
       expect(crashBeforeSettle + slowBeforeHandler + slowBeforeSettle).toBeGreaterThan(0);

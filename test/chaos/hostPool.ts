@@ -27,6 +27,7 @@ const COUNTED_MESSAGES = new Set([
   'entry abandoned',
   'drain abandoned',
   'transient store failure, retrying',
+  'store throttled, waiting',
   'session receive failed',
   'accepting a session failed',
   'message processed but not settled',

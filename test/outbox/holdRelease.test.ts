@@ -73,6 +73,28 @@ describe('releasing a hold', () => {
     expect(webhook.posts).toEqual(ids('a', 2, 3, 4, 5, 6));
   });
 
+  it('keeps the cursor a release reached when a relay that read the hold earlier raises it', async () => {
+    const { relayed, webhook, holds, deps } = await heldStack();
+    // Another instance puts a-4, a-5 behind the hold; the release gets a-2 to a-4 to the webhook and fails at a-5.
+    const other = new OutboxRelay({
+      sender: new FakeSender(),
+      webhook,
+      holds,
+      telemetry: new RecordingTelemetry(),
+      options: { retryBudgetMs: 1 },
+    });
+    holds.commit(outboxRecordOf('a', 4), outboxRecordOf('a', 5));
+    await other.relay([asChange(outboxRecordOf('a', 4)), asChange(outboxRecordOf('a', 5))]);
+    webhook.failFor('a', Number.POSITIVE_INFINITY, 5);
+    expect(await releaseHold(deps, 'a')).toMatchObject({ outcome: 'failed', delivered: { webhook: 3 } });
+    // This relay still knows the hold through a-3; its batch a-4 to a-6 joins it.
+    await relayed(['a', 4], ['a', 5], ['a', 6]);
+    expect(holds.all()[0]).toMatchObject({ deliveredThrough: { webhook: 4 }, heldThrough: 6 });
+    webhook.failures.clear();
+    await releaseHold(deps, 'a');
+    expect(webhook.posts).toEqual(ids('a', 2, 3, 4, 5, 6));
+  });
+
   it('delivers a long hold page by page, in order', async () => {
     const { relayed, webhook, deps } = await heldStack();
     for (let s = 4; s <= 250; s += 1) await relayed(['a', s]);

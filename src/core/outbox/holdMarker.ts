@@ -33,10 +33,7 @@ export interface HoldJoin {
 
 /** Whether `join` changes `hold`: a target or an event it does not hold yet (a replay changes nothing). */
 export function joinAdds(hold: OutboxHold, join: HoldJoin): boolean {
-  return (
-    join.through > hold.heldThrough ||
-    Object.entries(join.owed).some(([t, at]) => at < (hold.deliveredThrough[t as OutboxTarget] ?? Infinity))
-  );
+  return join.through > hold.heldThrough || Object.keys(join.owed).some((t) => !(t in hold.deliveredThrough));
 }
 
 /** `hold` with `join` behind it, or a new hold of `join` whose first release is due at `nextAttemptMs`. */
@@ -61,9 +58,8 @@ export function joinedHold(
     lastError: join.error ?? '',
     updatedAt: now,
   };
-  const deliveredThrough: Cursors = { ...base.deliveredThrough };
-  for (const [t, at] of Object.entries(join.owed) as [OutboxTarget, number][])
-    deliveredThrough[t] = Math.min(at, deliveredThrough[t] ?? Infinity);
+  // A target held already keeps its cursor: what a release delivered since this relay read the marker stays delivered.
+  const deliveredThrough: Cursors = { ...join.owed, ...base.deliveredThrough };
   return {
     ...base,
     targets: inDeliveryOrder(Object.keys(deliveredThrough) as OutboxTarget[]),

@@ -96,7 +96,7 @@ param gapAlertRepeat string = 'PT1H'
 param outboxHoldRetryFirst string = 'PT1M'
 
 @description('Longest delay between two releases of an outbox hold (ISO 8601 duration, not below outboxHoldRetryFirst).')
-param outboxHoldRetryMax string = 'PT1H'
+param outboxHoldRetryMax string = 'PT5M'
 
 @description('Where the outbox relay also POSTs every order event (OUTBOX_WEBHOOK_URL); empty: no webhook.')
 param outboxWebhookUrl string = ''

@@ -104,6 +104,7 @@ resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/container
           { path: '/status/?' } // an entry's record: applied, parked or rejected (CLI, console, chaos)
           { path: '/entryId/?' } // convoy dlq resubmit: the record of a rejected entry
           { path: '/addedSequence/?' } // GET view: the transactions ORDER BY c.addedSequence
+          { path: '/sequence/?' } // outbox hold release: the applied entry records above its cursor ORDER BY c.sequence
           { path: '/updatedAt/?' } // console: recent orders ORDER BY c.updatedAt
           { path: '/orderId/?' } // console: orders and holds ORDER BY c.orderId, paged after the last one
           { path: '/rejected/[]/alerted/?' } // gap monitor: orders owing a ParkedEntryRejected alert

@@ -1,29 +1,26 @@
 /**
  * The relay's holds in the `orders` container (partition key `/orderId`): markers (`outbox-hold:<orderId>`) by
- * point reads and writes under their ETags, held records (`outbox-held:<entryId>`) by partition queries, each
- * append one transactional batch (held record + marker), and the cross-partition listing and count that the timer,
- * the CLI and the gauges read.
+ * point reads and writes under their ETags, the stored events behind a hold by one partition query (the applied entry
+ * records above a cursor, by sequence: `/sequence/?` is in the indexing policy), and the cross-partition listing and
+ * count that the timer, the CLI and the gauges read. A lost condition is an outcome; a store failure a `StoreError`.
  */
-import type { Container, ItemDefinition, OperationInput, OperationResponse } from '@azure/cosmos';
+import type { Container, ItemDefinition } from '@azure/cosmos';
 import {
-  CoreErrorCode,
-  StoreError,
   outboxHoldId,
   withoutSystemProperties,
-  type HoldAppendResult,
-  type HoldWriteLost,
+  type HoldWrite,
   type OutboxDiscardRecord,
-  type OutboxHeldRecord,
   type OutboxHold,
   type OutboxHoldStore,
   type Stored,
 } from '../core/index.js';
-import { describeCosmosFailure, storeErrorCodeOf, toStoreError } from './cosmosOrderStore.js';
+import { EntryStatus, storedEvent, type StoredEvent } from '../core/documents/entryRecord.js';
+import { describeCosmosFailure, toStoreError } from './cosmosOrderStore.js';
 
-/** Status of the operations of a failed batch that Cosmos did not run. */
-const FAILED_DEPENDENCY = 424;
-
-type Body = Extract<OperationInput, { operationType: 'Create' }>['resourceBody'];
+/** The applied entry records of one order in a range of sequences, ascending. */
+const STORED_EVENTS =
+  'FROM c WHERE c.docType = @entry AND c.status = @applied AND c.sequence > @after AND c.sequence <= @through ' +
+  'ORDER BY c.sequence';
 
 /** {@link OutboxHoldStore} over the `orders` container. */
 export class CosmosOutboxHoldStore implements OutboxHoldStore {
@@ -42,113 +39,48 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
     }
   }
 
-  async append(marker: OutboxHold, etag: string | undefined, record: OutboxHeldRecord): Promise<HoldAppendResult> {
-    const operations: OperationInput[] = [
-      { operationType: 'Create', resourceBody: record as unknown as Body },
-      etag === undefined
-        ? { operationType: 'Create', resourceBody: marker as unknown as Body }
-        : { operationType: 'Replace', id: marker.id, resourceBody: marker as unknown as Body, ifMatch: etag },
-    ];
-    let results: OperationResponse[] | undefined;
+  async write(marker: OutboxHold, etag: string | undefined): Promise<HoldWrite> {
     try {
-      results = (await this.container.items.batch(operations, marker.orderId)).result;
+      const response =
+        etag === undefined
+          ? await this.container.items.create(marker)
+          : await this.container
+              .item(marker.id, marker.orderId)
+              .replace(marker, { accessCondition: { type: 'IfMatch', condition: etag } });
+      return { kind: 'written', etag: response.etag ?? '' };
     } catch (error) {
-      throw toStoreError(error, 'commit', `an outbox hold append in order ${marker.orderId}`);
-    }
-    const [held, written] = results ?? [];
-    if (held === undefined || written === undefined)
-      throw new StoreError(
-        CoreErrorCode.StoreFailed,
-        `Cosmos DB answered ${results?.length ?? 'no'} results for an outbox hold append in order ${marker.orderId}`,
-      );
-    if (held.statusCode === 409) return { kind: 'alreadyHeld' };
-    if (written.statusCode === 409) return { kind: 'exists' };
-    if (written.statusCode === 412) return { kind: 'changed' };
-    if (written.statusCode === 404) return { kind: 'missing' };
-    const failed =
-      [held, written].find((r) => r.statusCode >= 400 && r.statusCode !== FAILED_DEPENDENCY) ??
-      (written.statusCode >= 400 ? written : undefined);
-    if (failed !== undefined) {
-      const status = failed.statusCode;
-      const message = `Cosmos DB refused an outbox hold append in order ${marker.orderId} with status ${status}`;
-      const code = storeErrorCodeOf(
-        { status, substatus: undefined, retryAfterMs: undefined, networkCode: undefined, message },
-        'commit',
-      );
-      throw new StoreError(code, message, { status });
-    }
-    return { kind: 'written', etag: written.eTag ?? '' };
-  }
-
-  async replace(marker: OutboxHold, etag: string): Promise<string | HoldWriteLost> {
-    try {
-      const response = await this.container
-        .item(marker.id, marker.orderId)
-        .replace(marker, { accessCondition: { type: 'IfMatch', condition: etag } });
-      return response.etag ?? '';
-    } catch (error) {
-      const lost = lostWrite(error);
-      if (lost) return lost;
+      if (isLost(error)) return { kind: 'lost' };
       throw toStoreError(error, 'commit', `the outbox hold of order ${marker.orderId}`);
     }
   }
 
-  async delete(orderId: string, etag: string): Promise<'deleted' | HoldWriteLost> {
+  async end(orderId: string, etag: string): Promise<HoldWrite> {
     try {
       await this.container
         .item(outboxHoldId(orderId), orderId)
         .delete({ accessCondition: { type: 'IfMatch', condition: etag } });
-      return 'deleted';
+      return { kind: 'written', etag: '' };
     } catch (error) {
-      const lost = lostWrite(error);
-      if (lost) return lost;
+      if (isLost(error)) return { kind: 'lost' };
       throw toStoreError(error, 'commit', `the outbox hold of order ${orderId}`);
     }
   }
 
-  async heldRecords(orderId: string): Promise<OutboxHeldRecord[]> {
+  async storedEvents(orderId: string, after: number, through: number, max: number): Promise<StoredEvent[]> {
+    const query = `SELECT TOP ${Math.trunc(max)} * ${STORED_EVENTS}`;
+    const parameters = [
+      { name: '@entry', value: 'entry' },
+      { name: '@applied', value: EntryStatus.Applied },
+      { name: '@after', value: after },
+      { name: '@through', value: through },
+    ];
     try {
       const { resources } = await this.container.items
-        .query<OutboxHeldRecord & ItemDefinition>(
-          { query: "SELECT * FROM c WHERE c.docType = 'outbox-held'" },
-          { partitionKey: orderId, maxItemCount: 1000 },
-        )
+        .query<StoredEvent & ItemDefinition>({ query, parameters }, { partitionKey: orderId })
         .fetchAll();
-      return resources.map((r) => withoutSystemProperties<OutboxHeldRecord>(r)).sort((a, b) => a.sequence - b.sequence);
+      return resources.map(storedEvent);
     } catch (error) {
-      throw toStoreError(error, 'read', `the held outbox records of order ${orderId}`);
-    }
-  }
-
-  /** How many records the order has held (one partition query). */
-  async countHeld(orderId: string): Promise<number> {
-    try {
-      const { resources } = await this.container.items
-        .query<number>(
-          { query: "SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'outbox-held'" },
-          { partitionKey: orderId },
-        )
-        .fetchAll();
-      return resources[0] ?? 0;
-    } catch (error) {
-      throw toStoreError(error, 'read', `the held outbox records of order ${orderId}`);
-    }
-  }
-
-  async putHeld(record: OutboxHeldRecord): Promise<void> {
-    try {
-      await this.container.items.upsert(record);
-    } catch (error) {
-      throw toStoreError(error, 'commit', `held outbox record ${record.id} of order ${record.orderId}`);
-    }
-  }
-
-  async deleteHeld(orderId: string, id: string): Promise<void> {
-    try {
-      await this.container.item(id, orderId).delete();
-    } catch (error) {
-      if (describeCosmosFailure(error).status === 404) return;
-      throw toStoreError(error, 'commit', `held outbox record ${id} of order ${orderId}`);
+      throw toStoreError(error, 'read', `the stored events of order ${orderId}`);
     }
   }
 
@@ -189,7 +121,8 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
   }
 }
 
-function lostWrite(error: unknown): HoldWriteLost | undefined {
+/** A conditional write that lost: the marker to create exists (409), or the one named changed (412) or is gone (404). */
+function isLost(error: unknown): boolean {
   const { status } = describeCosmosFailure(error);
-  return status === 412 ? 'changed' : status === 404 ? 'missing' : undefined;
+  return status === 409 || status === 412 || status === 404;
 }

@@ -32,10 +32,9 @@ export interface CoreConfig {
   /** The `orders` queue's delivery window. Env `ORDERS_LOCK_DURATION`, `ORDERS_MAX_DELIVERY_COUNT`, `ORDERS_MESSAGE_TTL`. */
   ordersQueue: Readonly<QueueDeliveryWindow>;
   /**
-   * The relay's lag alert horizon, in seconds: `OutboxFailed` is raised when the relay's lag passes half of it, and
-   * again for a hold older than half of it. Stored events never expire (an applied entry's record is kept for good),
-   * so nothing is lost past it; it says how long an undelivered event may wait before operators must look. Env
-   * `OUTBOX_TTL` (seconds or ISO). @default P7D
+   * The relay's lag alert horizon, in seconds: `OutboxFailed` is raised when the relay's lag passes half of it.
+   * Stored events never expire (an applied entry's record is kept for good), so nothing is lost past it; it says how
+   * long an undelivered event may wait before operators must look. Env `OUTBOX_TTL` (seconds or ISO). @default P7D
    */
   outboxTtlSeconds: number;
 }

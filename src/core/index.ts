@@ -37,7 +37,6 @@ export { resolveOutboxConfig, type OutboxConfig } from './outbox/outboxConfig.js
 export { type OutboundOrderEvent } from './outbox/outboxPorts.js';
 
 export { OutboxTarget, type OutboxHold } from './documents/outboxHold.js';
-export type { OutboxHeldRecord } from './documents/outboxHeldRecord.js';
 export type { OutboxDiscardRecord } from './documents/outboxDiscardRecord.js';
 export { outboxHoldId } from './documents/documentIds.js';
 export { withoutSystemProperties } from './documents/systemProperties.js';
@@ -45,15 +44,8 @@ export { OutboxRelay, type RelayReport } from './outbox/outboxRelay.js';
 export { releaseHold, type HoldReleaseReport } from './outbox/holdRelease.js';
 export { discardHold, type HoldDiscardReport } from './outbox/holdDiscard.js';
 export { retryDueHolds, type HoldRetryDeps, type HoldRetryReport } from './outbox/holdRetry.js';
-export { WebhookWake } from './outbox/holdWake.js';
-export { holdView, type HoldView } from './outbox/holdMarker.js';
+export { heldRecords, holdView, type HoldView } from './outbox/holdMarker.js';
 
 export { OutboxDeliveryError, OutboxErrorCode } from './outbox/outboxErrors.js';
 export { WEBHOOK_TIMEOUT_DEFAULT_MS } from './outbox/outboxDefaults.js';
-export type {
-  HoldAppendResult,
-  HoldWriteLost,
-  OrderEventSender,
-  OrderEventWebhook,
-  OutboxHoldStore,
-} from './outbox/outboxPorts.js';
+export type { HoldWrite, OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outbox/outboxPorts.js';

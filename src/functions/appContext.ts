@@ -140,7 +140,6 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
     telemetry,
     metrics,
     clock,
-    outboxTtlSeconds: config.outboxTtlSeconds,
   });
 
   return {

@@ -38,11 +38,10 @@ export async function getOrder(
   return { status: 200, jsonBody: { ...view, ...(hold !== undefined && { hold }) } };
 }
 
-/** The order's outbox hold, if any: one point read of the marker, and a count of its held records when there is one. */
+/** The order's outbox hold, if any: one point read of the marker, which says how far each held target is behind. */
 async function orderHold(app: AppContext, orderId: string): Promise<HoldView | undefined> {
-  const { holds } = app.outbox;
-  const marker = await holds.read(orderId);
-  return marker && holdView(marker.doc, await holds.countHeld(orderId));
+  const marker = await app.outbox.holds.read(orderId);
+  return marker && holdView(marker.doc);
 }
 
 /** The function: `GET /api/orders/{orderId}` with a function key. */

@@ -18,7 +18,7 @@ export async function outboxHoldRetry(
   context: InvocationContext,
 ): Promise<HoldRetryReport> {
   const report = await retryDueHolds(app.outbox.holdRetry);
-  if (report.tried > 0 || report.woken > 0)
+  if (report.tried > 0)
     app.telemetry.log('info', 'outbox hold retry', { invocationId: context.invocationId, ...report });
   return report;
 }

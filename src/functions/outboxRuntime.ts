@@ -1,13 +1,13 @@
 /**
  * The outbox relay of the app, built with the app context from its settings (the `order-events` sender, the
- * optional webhook, the holds in the orders container), with what the hold timer shares with it.
+ * optional webhook, the holds in the orders container), and what the hold timer releases holds with.
  */
 import type { Container } from '@azure/cosmos';
 import type { ServiceBusSender } from '@azure/service-bus';
 import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
 import { ServiceBusOrderEventSender } from '../adapters/outboxServiceBusSender.js';
 import { webhookOf } from '../adapters/outboxWebhook.js';
-import { OutboxRelay, WebhookWake, type HoldRetryDeps, type OutboxConfig } from '../core/index.js';
+import { OutboxRelay, type HoldRetryDeps, type OutboxConfig } from '../core/index.js';
 import type { OutboxObserver } from '../core/outbox/outboxPorts.js';
 import type { Clock } from '../core/ports/clock.js';
 import type { Telemetry } from '../core/ports/telemetry.js';
@@ -16,7 +16,7 @@ import type { Telemetry } from '../core/ports/telemetry.js';
 export interface OutboxRuntime {
   readonly holds: CosmosOutboxHoldStore;
   readonly relay: OutboxRelay;
-  /** What the `outboxHoldRetry` timer releases holds with (sharing the relay's webhook wake). */
+  /** What the `outboxHoldRetry` timer releases holds with. */
   readonly holdRetry: HoldRetryDeps;
 }
 
@@ -30,7 +30,6 @@ interface OutboxRuntimeParts {
   telemetry: Telemetry;
   metrics: OutboxObserver;
   clock: Clock;
-  outboxTtlSeconds: number;
 }
 
 /** Builds the relay from its resolved settings. */
@@ -39,8 +38,6 @@ export function createOutboxRuntime(parts: OutboxRuntimeParts): OutboxRuntime {
   const holds = new CosmosOutboxHoldStore(parts.container);
   const sender = new ServiceBusOrderEventSender(parts.sender);
   const webhook = webhookOf(config);
-  // One wake per instance: a webhook delivery of the relay or of the timer after a failure wakes the webhook holds.
-  const wake = new WebhookWake(config.holdRetry, clock);
   const relay = new OutboxRelay({
     sender,
     webhook,
@@ -49,7 +46,6 @@ export function createOutboxRuntime(parts: OutboxRuntimeParts): OutboxRuntime {
     options: config,
     observer: parts.metrics,
     clock,
-    wake,
   });
   const holdRetry: HoldRetryDeps = {
     holds,
@@ -59,8 +55,6 @@ export function createOutboxRuntime(parts: OutboxRuntimeParts): OutboxRuntime {
     clock,
     timeoutMs: config.webhookTimeoutMs,
     telemetry,
-    wake,
-    repeatAlertAfterMs: (parts.outboxTtlSeconds * 1000) / 2,
   };
   return { holds, relay, holdRetry };
 }

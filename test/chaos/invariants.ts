@@ -171,7 +171,6 @@ export function checkInvariants(
       ? outbox.filter((r) => !posted.has(keyOf(r))).map((r) => `${keyOf(r)}: not accepted by the webhook`)
       : []),
     ...seen.rows.filter((r) => r.docType === 'outbox-hold').map((r) => `${r.orderId}: on hold (${r.id})`),
-    ...seen.rows.filter((r) => r.docType === 'outbox-held').map((r) => `${r.orderId}: held record left (${r.id})`),
   ];
   results.push(
     result(

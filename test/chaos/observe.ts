@@ -61,7 +61,7 @@ export function readEventBody(body: unknown): {
 /** The documents of the container the checks read (everything but order and transaction documents). */
 export interface StoredRow {
   id: string;
-  docType: 'entry' | 'outbox-hold' | 'outbox-held';
+  docType: 'entry' | 'outbox-hold';
   orderId: string;
   entryId?: string;
   sequence?: number;
@@ -133,12 +133,12 @@ export async function readBacklog(client: ServiceBusClient): Promise<number> {
   return counts.reduce((a, b) => a + b, 0);
 }
 
-/** The entries' records (applied with their events, parked, rejected), hold markers and held records of every order. */
+/** The entries' records (applied with their events, parked, rejected) and hold markers of every order. */
 export async function readRows(container: Container): Promise<StoredRow[]> {
   const query =
     'SELECT c.id, c.docType, c.orderId, c.entryId, c.sequence, c.status, c.committedAt, ' +
     '(IS_DEFINED(c.event) AND IS_DEFINED(c.key)) AS eventReadable FROM c ' +
-    "WHERE c.docType = 'entry' OR c.docType = 'outbox-hold' OR c.docType = 'outbox-held'";
+    "WHERE c.docType = 'entry' OR c.docType = 'outbox-hold'";
   const { resources } = await container.items.query<StoredRow>(query, { maxItemCount: 5_000 }).fetchAll();
   return resources;
 }

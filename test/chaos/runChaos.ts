@@ -236,8 +236,12 @@ async function relayLeft(
   };
 }
 
-/** Most hold-timer ticks after the webhook recovered that the holds may take to drain (docs/operations.md, "Outbox holds"). */
-export const MAX_DRAIN_TICKS = 2;
+/**
+ * Most hold-timer ticks after the webhook recovered that the holds may take to drain (docs/operations.md, "Outbox
+ * holds"): a release that failed just before the recovery is due again within `OUTBOX_HOLD_RETRY_MAX` (PT5M, five
+ * ticks), and the tick after that releases it.
+ */
+export const MAX_DRAIN_TICKS = 6;
 
 /**
  * How many ticks of the hold timer (every minute, on every host at once) started after the webhook recovered and

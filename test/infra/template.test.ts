@@ -521,6 +521,7 @@ describe.skipIf(!compiler || compiler.kind === 'az')(
           '/status/?',
           '/entryId/?',
           '/addedSequence/?',
+          '/sequence/?',
           '/updatedAt/?',
           '/orderId/?',
           '/rejected/[]/alerted/?',

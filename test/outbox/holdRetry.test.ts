@@ -1,25 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { retryDueHolds, type HoldRetryDeps } from '../../src/core/outbox/holdRetry.js';
-import { WebhookWake } from '../../src/core/outbox/holdWake.js';
+import { joinHold } from '../../src/core/outbox/holdWriter.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
-import type { OutboxHold } from '../../src/core/documents/outboxHold.js';
 import { AlertName } from '../../src/core/ports/telemetry.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
 import { FakeSender, FakeWebhook, asChange, outboxRecordOf, keyOf } from './support/relayFakes.js';
 
-const changes = (...records: [string, number][]) => records.map(([o, s], i) => asChange(outboxRecordOf(o, s), i + 1));
 const ids = (orderId: string, ...sequences: number[]) => sequences.map((s) => keyOf(orderId, s));
-const BACKOFF = { firstMs: 60_000, maxMs: 3_600_000 };
+const BACKOFF = { firstMs: 60_000, maxMs: 300_000 };
 const MINUTE = 60_000;
 
-/** One app instance: its relay and its hold timer, sharing the webhook wake, on one clock. */
+/** One app instance: its relay and its hold timer, on one clock. */
 function instance(shared: { holds?: InMemoryHoldStore; clock?: ManualClock; webhook?: FakeWebhook } = {}) {
   const clock = shared.clock ?? new ManualClock();
   const holds = shared.holds ?? new InMemoryHoldStore();
   const webhook = shared.webhook ?? new FakeWebhook();
   const sender = new FakeSender();
   const telemetry = new RecordingTelemetry();
-  const wake = new WebhookWake(BACKOFF, clock);
   let seed = 0;
   const random = () => (seed = (seed * 9301 + 49297) % 233280) / 233280;
   const relay = new OutboxRelay({
@@ -30,20 +27,15 @@ function instance(shared: { holds?: InMemoryHoldStore; clock?: ManualClock; webh
     clock,
     sleep: clock.sleep,
     random,
-    wake,
     options: { retryBudgetMs: 2_000, holdRetry: BACKOFF },
   });
-  const retry: HoldRetryDeps = {
-    holds,
-    sender,
-    webhook,
-    backoff: BACKOFF,
-    clock,
-    random,
-    telemetry,
-    wake,
-    repeatAlertAfterMs: 3.5 * 86_400_000,
+  /** The processor commits the entries, then the change feed hands their stored events to the relay. */
+  const relayed = (...records: [string, number][]) => {
+    const stored = records.map(([o, s]) => outboxRecordOf(o, s));
+    holds.commit(...stored);
+    return relay.relay(stored.map((r, i) => asChange(r, i + 1)));
   };
+  const retry: HoldRetryDeps = { holds, sender, webhook, backoff: BACKOFF, clock, random, telemetry };
   /** Ticks of the every-minute timer, the clock moved a minute before each. */
   const ticks = async (n: number) => {
     const reports = [];
@@ -53,74 +45,42 @@ function instance(shared: { holds?: InMemoryHoldStore; clock?: ManualClock; webh
     }
     return reports;
   };
-  return { clock, holds, webhook, sender, telemetry, relay, retry, ticks };
+  return { clock, holds, webhook, sender, telemetry, relay, relayed, retry, ticks };
 }
 
 describe('the outboxHoldRetry timer', () => {
   it('releases every hold after the webhook recovers by itself, in per-order order, with no operator', async () => {
-    // Prepare: a webhook outage holds three orders, one alone in its batch.
     const app = instance();
-    app.webhook.failFor('a');
-    app.webhook.failFor('b');
-    app.webhook.failFor('c');
-    await app.relay.relay(changes(['a', 1], ['a', 2], ['b', 1]));
-    await app.relay.relay(changes(['c', 1]));
-    await app.relay.relay(changes(['a', 3], ['c', 2]));
-    expect(app.holds.all().map((h) => h.orderId)).toEqual(['a', 'b', 'c']);
-    // The outage outlasts the first releases: they fail and back off.
-    const during = await app.ticks(3);
-    expect(during.reduce((n, r) => n + r.failed, 0)).toBeGreaterThan(0);
-    expect(app.webhook.posts).toEqual([]);
-    // Act: the webhook recovers; only the timer runs.
+    for (const o of ['a', 'b', 'c']) app.webhook.failFor(o);
+    await app.relayed(['a', 1], ['a', 2], ['b', 1], ['c', 1]);
+    await app.relayed(['a', 3]);
     app.webhook.failures.clear();
-    const after = await app.ticks(2);
-    // Assess
-    expect(app.holds.all()).toEqual([]);
-    expect(after.reduce((n, r) => n + r.released, 0)).toBe(3);
+    const reports = await app.ticks(1);
+    expect(reports[0]).toMatchObject({ holds: 3, tried: 3, released: 3 });
     expect(app.webhook.postedFor('a')).toEqual(ids('a', 1, 2, 3));
-    expect(app.webhook.postedFor('b')).toEqual(ids('b', 1));
-    expect(app.webhook.postedFor('c')).toEqual(ids('c', 1, 2));
-  });
-
-  it('drains holds backed off for long within two ticks of the first delivery: the probe, then the wake', async () => {
-    const app = instance();
-    for (const o of ['a', 'b', 'c', 'd']) app.webhook.failFor(o);
-    await app.relay.relay(changes(['a', 1], ['b', 1], ['c', 1], ['d', 1]));
-    // Hours of outage: the backoff reaches PT1H, and no hold is due.
-    for (let i = 0; i < 240; i++) await app.ticks(1);
-    const markers = app.holds.all() as OutboxHold[];
-    expect(Math.min(...markers.map((h) => Date.parse(h.nextAttempt) - app.clock.now()))).toBeGreaterThan(2 * MINUTE);
-    app.webhook.failures.clear();
-    const [first, second] = await app.ticks(2);
-    expect(first).toMatchObject({ released: 1, woken: 3 });
-    expect(second).toMatchObject({ released: 3 });
     expect(app.holds.all()).toEqual([]);
   });
 
-  it('tries one webhook hold a tick while none is due, so an outage costs one POST a minute', async () => {
-    const app = instance();
-    for (const o of ['a', 'b']) app.webhook.failFor(o);
-    await app.relay.relay(changes(['a', 1], ['b', 1]));
-    const reports = await app.ticks(10);
-    expect(reports.every((r) => r.tried <= 2)).toBe(true);
-    expect(reports.slice(3).map((r) => r.tried)).toEqual([1, 1, 1, 1, 1, 1, 1]);
-    expect(reports.slice(3).every((r) => r.failed === 1)).toBe(true);
-  });
-
-  it('wakes every webhook hold when the relay delivers to the webhook after a failure', async () => {
+  it('drains a hold within OUTBOX_HOLD_RETRY_MAX of a long outage ending, with no wake-up', async () => {
     const app = instance();
     app.webhook.failFor('a');
-    await app.relay.relay(changes(['a', 1]));
-    app.webhook.failFor('b', 1);
-    await app.relay.relay(changes(['b', 1]));
-    for (let i = 0; i < 5; i++) await app.ticks(1);
-    // The webhook is back for everyone: the relay's next delivery (b-2) wakes a's hold.
+    await app.relayed(['a', 1]);
+    const reports = await app.ticks(60); // an hour down: the releases back off, at most five minutes apart
+    expect(reports.filter((r) => r.tried > 0).length).toBeGreaterThanOrEqual(60 / 5);
     app.webhook.failures.clear();
-    app.clock.advance(MINUTE);
-    await app.relay.relay(changes(['b', 2]));
-    const hold = (app.holds.all() as OutboxHold[])[0]!;
-    expect(Date.parse(hold.nextAttempt) - app.clock.now()).toBeLessThanOrEqual(30_000);
-    expect((await app.ticks(1))[0]).toMatchObject({ released: 1 });
+    const after = await app.ticks(BACKOFF.maxMs / MINUTE);
+    expect(after.some((r) => r.released === 1)).toBe(true);
+    expect(app.holds.all()).toEqual([]);
+    expect(app.webhook.postedFor('a')).toEqual(ids('a', 1));
+  });
+
+  it('raises OutboxFailed once for a hold, however long it lasts (the holds gauge alerts on a long one)', async () => {
+    const app = instance();
+    app.webhook.failFor('a');
+    await app.relayed(['a', 1]);
+    await app.relayed(['a', 2]);
+    await app.ticks(24 * 60);
+    expect(app.telemetry.alerts.map((a) => a.name)).toEqual([AlertName.OutboxFailed]);
   });
 
   it('lets the timers of two instances tick at once: each hold released once', async () => {
@@ -130,7 +90,7 @@ describe('the outboxHoldRetry timer', () => {
     const one = instance({ holds, clock, webhook });
     const two = instance({ holds, clock, webhook });
     for (const o of ['a', 'b', 'c']) webhook.failFor(o);
-    await one.relay.relay(changes(['a', 1], ['a', 2], ['b', 1], ['c', 1]));
+    await one.relayed(['a', 1], ['a', 2], ['b', 1], ['c', 1]);
     webhook.failures.clear();
     clock.advance(MINUTE);
     const [r1, r2] = await Promise.all([retryDueHolds(one.retry), retryDueHolds(two.retry)]);
@@ -139,19 +99,31 @@ describe('the outboxHoldRetry timer', () => {
     expect(holds.all()).toEqual([]);
   });
 
-  it('raises OutboxFailed once more for a hold older than half of OUTBOX_TTL', async () => {
+  it('counts a release the store fails as an error of the tick, and goes on with the others', async () => {
+    const app = instance();
+    for (const o of ['a', 'b']) app.webhook.failFor(o);
+    await app.relayed(['a', 1], ['b', 1]);
+    app.webhook.failures.clear();
+    const storedEvents = app.holds.storedEvents.bind(app.holds);
+    app.holds.storedEvents = async (orderId, ...rest) => {
+      if (orderId === 'a') throw Object.assign(new Error('Cosmos answered 503'), { code: 'StoreTransient' });
+      return storedEvents(orderId, ...rest);
+    };
+    const [report] = await app.ticks(1);
+    expect(report).toMatchObject({ holds: 2, tried: 2, released: 1, errors: 1 });
+    expect(app.telemetry.logs.map((l) => l.message)).toContain('outbox hold release failed; the next tick retries it');
+  });
+});
+
+describe('joining a hold', () => {
+  it('gives a batch up when the marker keeps changing under the relay (the trigger retries it)', async () => {
     const app = instance();
     app.webhook.failFor('a');
-    await app.relay.relay(changes(['a', 1]));
-    app.clock.advance(3.5 * 86_400_000);
-    await app.ticks(2);
-    expect(
-      app.telemetry.alerts.filter((a) => a.name === AlertName.OutboxFailed && a.fields.reason !== undefined),
-    ).toEqual([
-      {
-        name: AlertName.OutboxFailed,
-        fields: expect.objectContaining({ orderId: 'a', reason: 'outbox hold older than half of OUTBOX_TTL' }),
-      },
-    ]);
+    await app.relayed(['a', 1]);
+    app.holds.write = async () => ({ kind: 'lost' });
+    const deps = { holds: app.holds, clock: app.clock, backoff: BACKOFF };
+    await expect(joinHold(deps, 'a', await app.holds.read('a'), { owed: {}, through: 2 })).rejects.toMatchObject({
+      code: 'OutboxBatchFailed',
+    });
   });
 });

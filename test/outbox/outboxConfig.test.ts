@@ -4,13 +4,13 @@ import { OUTBOX_DEFAULTS } from '../../src/core/outbox/outboxConfig.js';
 import { resolveCoreConfig } from '../../src/core/config.js';
 
 describe('outbox settings', () => {
-  it('defaults to a 10 s retry budget, a 10 s webhook timeout, no webhook, holds retried from 1 min up to 1 h, and records living 7 days', () => {
+  it('defaults to a 10 s retry budget, a 10 s webhook timeout, no webhook, holds retried from 1 min up to 5 min, and records living 7 days', () => {
     expect(resolveOutboxConfig({})).toEqual({
       retryBudgetMs: OUTBOX_DEFAULTS.retryBudgetMs,
       webhookUrl: undefined,
       webhookSecret: undefined,
       webhookTimeoutMs: 10_000,
-      holdRetry: { firstMs: 60_000, maxMs: 3_600_000 },
+      holdRetry: { firstMs: 60_000, maxMs: 300_000 },
     });
     expect(resolveCoreConfig({}).outboxTtlSeconds).toBe(7 * 86_400);
   });

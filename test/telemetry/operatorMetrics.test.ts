@@ -1,12 +1,11 @@
 import { metrics } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGapMonitor } from '../../src/core/index.js';
-import { heldCopy, newHold } from '../../src/core/outbox/holdMarker.js';
+import { joinedHold } from '../../src/core/outbox/holdMarker.js';
 import { outboxGauges } from '../../src/functions/outboxGauges.js';
 import { drainSession, startStack, type Stack } from '../integration/support/stack.js';
 import { orderEntries, uid, type TestEntry } from '../integration/support/ledgers.js';
 import { relayWholeFeed } from '../outbox/support/relayFeed.js';
-import { outboxRecordOf } from '../outbox/support/relayFakes.js';
 import { inMemoryMetrics, valueOf } from './support.js';
 
 let stack: Stack;
@@ -55,11 +54,12 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     ]);
     const c = uid('o');
     await stack.container.items.create(
-      newHold(c, heldCopy(outboxRecordOf(c, 1), ['order-events']), {
-        error: 'HTTP 503',
-        nowMs: Date.now(),
-        nextAttemptMs: Date.now() + 60_000,
-      }),
+      joinedHold(
+        c,
+        undefined,
+        { owed: { 'order-events': 0 }, through: 1, error: 'HTTP 503' },
+        { nowMs: Date.now(), nextAttemptMs: Date.now() + 60_000 },
+      ),
     );
     const app = stack.app.context();
     // Act

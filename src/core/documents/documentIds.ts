@@ -41,11 +41,6 @@ export function outboxHoldId(orderId: string): string {
   return `outbox-hold:~${createHash('sha256').update(orderId, 'utf8').digest('hex').slice(0, 32)}`;
 }
 
-/** A held outbox record's id (see `OutboxHeldRecord`): one per entry held, in the order's partition. */
-export function outboxHeldRecordId(entryId: string): string {
-  return `outbox-held:${entryId}`;
-}
-
 /** The id of an operator's discard of a hold (see `OutboxDiscardRecord`): the held range and the time make it unique. */
 export function outboxDiscardId(heldThrough: number, atMs: number): string {
   return `outbox-discard:${heldThrough}:${atMs}`;

@@ -2,7 +2,8 @@ import type { OutboxTarget } from './outboxHold.js';
 
 /**
  * The audit record of an operator's `convoy outbox discard` (`id = outbox-discard:<heldThrough>:<ms>`, in the
- * order's partition, no TTL): which held records were dropped without reaching which targets, by whom and why.
+ * order's partition, no TTL): which stored events never reached which targets, by whom and why. It names ranges of
+ * sequences, so it stays small whatever the hold held.
  */
 export interface OutboxDiscardRecord {
   id: string;
@@ -12,6 +13,6 @@ export interface OutboxDiscardRecord {
   /** Who discarded (the operator's name as the CLI knows it). */
   by: string;
   discardedAt: string;
-  /** The held records dropped, by sequence, with the targets each never reached. */
-  records: { sequence: number; entryId: string; messageId: string; pendingTargets: OutboxTarget[] }[];
+  /** Per target, the stored events it was owed and will not get: sequences `after` + 1 through `through`. */
+  undelivered: { target: OutboxTarget; after: number; through: number }[];
 }

@@ -4,20 +4,22 @@ export const OutboxTarget = { OrderEvents: 'order-events', Webhook: 'webhook' } 
 export type OutboxTarget = (typeof OutboxTarget)[keyof typeof OutboxTarget];
 
 /**
- * An order's outbox hold marker (`id = outbox-hold:<orderId>`, in the order's partition): written by the relay when
- * a target still failed for the order after `OUTBOX_RETRY_BUDGET`, so that the order stops holding the other orders
- * of its feed range. It is small: the held records are documents of their own (`OutboxHeldRecord`), and each append
- * is one transactional batch that creates the held record and replaces this marker under its ETag, raising
- * `heldThrough`. The `outboxHoldRetry` timer releases it when its next attempt is due (see `releaseHold`).
+ * An order's outbox hold (`id = outbox-hold:<orderId>`, in the order's partition): written by the relay when a target
+ * still failed for the order after `OUTBOX_RETRY_BUDGET`, so that the order stops holding the other orders of its
+ * feed range. A cursor, not a copy: the events behind it are the order's stored events (its applied entry records)
+ * above `deliveredThrough`, through `heldThrough`, so it stays the same size however long the hold lasts. Every write
+ * of it goes under its ETag; the `outboxHoldRetry` timer releases it when its next attempt is due (see `releaseHold`).
  */
 export interface OutboxHold {
   id: string;
   docType: 'outbox-hold';
   orderId: string;
-  version: 2;
+  version: 3;
   /** The targets held: `webhook`, or both when `order-events` refused a record for itself (too large). */
   targets: OutboxTarget[];
-  /** The highest sequence held: a record up to it is held already (a replay appends nothing). */
+  /** Per held target, the sequence it has every event through; a release sends it the stored events above. */
+  deliveredThrough: Partial<Record<OutboxTarget, number>>;
+  /** The highest sequence behind the hold: the relay raises it for each later record (a replay raises nothing). */
   heldThrough: number;
   /** ISO time the hold was created. */
   since: string;
@@ -30,6 +32,4 @@ export interface OutboxHold {
   updatedAt: string;
   /** A release's claim: until then no other release starts (written under the ETag). */
   releasingUntil?: string;
-  /** When `OutboxFailed` was raised again for a hold older than half of `OUTBOX_TTL`. */
-  repeatAlertedAt?: string;
 }

@@ -1,16 +1,16 @@
 /**
- * An operator's discard of an order's hold (`convoy outbox discard --reason`): the held records are dropped without
- * reaching the targets they owe. The release's claim is taken first (no release runs meanwhile), an audit record is
- * written in the order's partition, the held records are deleted, then the marker under its ETag — when the relay
- * appended meanwhile, those records are discarded too, under another audit record. `OutboxDiscarded` is raised.
- * The relay then sends the order's later records as they come.
+ * An operator's discard of an order's hold (`convoy outbox discard --reason`): the events behind it are dropped
+ * without reaching the targets that owe them. The release's claim is taken first (no release runs meanwhile), an
+ * audit record naming, per target, the range of sequences it will not get is written in the order's partition, then
+ * the marker is deleted under its ETag — when the relay raised it meanwhile, what it added is discarded too, under
+ * another audit record. `OutboxDiscarded` is raised. The relay then sends the order's later records as they come.
  */
 import { outboxDiscardId } from '../documents/documentIds.js';
 import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
-import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
-import { claim, readHold, ReleaseOutcome } from './holdRelease.js';
+import { heldRecords } from './holdMarker.js';
+import { claim, ReleaseOutcome } from './holdRelease.js';
 import { OutboxHoldError } from './outboxErrors.js';
 import type { OutboxHoldStore } from './outboxPorts.js';
 
@@ -27,14 +27,14 @@ export interface HoldDiscardReport {
   orderId: string;
   /** `discarded`, or why nothing was: `no-hold`, `busy` (a release holds the claim). */
   outcome: 'discarded' | typeof ReleaseOutcome.NoHold | typeof ReleaseOutcome.Busy;
-  /** Held records dropped. */
+  /** Events dropped for the target furthest behind. */
   records: number;
   /** The audit records written. */
   audits: string[];
   detail?: string;
 }
 
-/** Rounds of a marker that keeps changing (the relay appending) before the discard gives up. */
+/** Rounds of a marker that keeps changing (the relay raising it) before the discard gives up. */
 const MAX_ROUNDS = 20;
 
 /** Discards the hold of `orderId` for `reason`, as `by`. */
@@ -47,50 +47,49 @@ export async function discardHold(
   const report: HoldDiscardReport = { orderId, outcome: ReleaseOutcome.NoHold, records: 0, audits: [] };
   if (why.reason.trim() === '') throw new TypeError('discardHold: a reason is required');
   let current = await claim(deps.holds, orderId, clock, report);
-  let first: OutboxHeldRecord | undefined;
-  const dropped = new Set<string>();
+  let firstSequence: number | undefined;
+  let audited = -Infinity;
   for (let round = 0; current !== undefined; round++) {
     if (round >= MAX_ROUNDS)
       throw new OutboxHoldError(
         `the hold of order ${orderId} kept changing during ${MAX_ROUNDS} discard rounds; run the discard again`,
       );
-    const documents = await deps.holds.heldRecords(orderId);
-    const held = documents.filter((r) => !dropped.has(r.id)).sort((a, b) => a.sequence - b.sequence);
-    if (held.length > 0) {
+    const hold = current.doc;
+    const undelivered = hold.targets
+      .map((target) => ({
+        target,
+        after: Math.max(hold.deliveredThrough[target]!, audited),
+        through: hold.heldThrough,
+      }))
+      .filter((r) => r.through > r.after);
+    if (undelivered.length > 0) {
       const now = clock.now();
       const audit: OutboxDiscardRecord = {
-        id: outboxDiscardId(current.doc.heldThrough, now),
+        id: outboxDiscardId(hold.heldThrough, now),
         docType: 'outbox-discard',
         orderId,
         reason: why.reason,
         by: why.by,
         discardedAt: new Date(now).toISOString(),
-        records: held.map((r) => ({
-          sequence: r.sequence,
-          entryId: r.record.entryId,
-          messageId: r.record.key,
-          pendingTargets: r.pendingTargets,
-        })),
+        undelivered,
       };
       await deps.holds.recordDiscard(audit);
       report.audits.push(audit.id);
-      report.records += held.length;
-      first ??= held[0];
-      for (const record of held) dropped.add(record.id);
-      for (const record of documents) await deps.holds.deleteHeld(orderId, record.id);
+      report.records += audited === -Infinity ? heldRecords(hold) : hold.heldThrough - audited;
+      firstSequence ??= Math.min(...undelivered.map((r) => r.after)) + 1;
+      audited = hold.heldThrough;
     }
-    const deleted = await deps.holds.delete(orderId, current.etag);
-    if (deleted !== 'changed') {
+    if ((await deps.holds.end(orderId, current.etag)).kind === 'written') {
       report.outcome = 'discarded';
       break;
     }
-    current = await readHold(deps.holds, orderId);
+    current = await deps.holds.read(orderId);
   }
   if (report.outcome === 'discarded') {
     deps.telemetry.alert(AlertName.OutboxDiscarded, {
       orderId,
-      entryId: first?.record.entryId ?? '',
-      sequence: first?.sequence,
+      entryId: '',
+      sequence: firstSequence,
       records: report.records,
       reason: why.reason,
       by: why.by,

@@ -1,18 +1,16 @@
 /**
- * The pure part of holds: the marker as it is created, appended to, claimed, failed and woken, and the held copy of
- * an outbox record. Every write of a marker goes under its ETag (see `OutboxHoldStore`); these only say what to write.
+ * The pure part of holds: the marker as it is created or joined, claimed, failed and paused, and what the order view
+ * shows of it. Every write of a marker goes under its ETag (see `OutboxHoldStore`); these only say what to write.
  */
-import { outboxHeldRecordId, outboxHoldId } from '../documents/documentIds.js';
-import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
+import { outboxHoldId } from '../documents/documentIds.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
-import { storedEvent, type StoredEvent } from '../documents/entryRecord.js';
 import { backoffDelay } from '../retry.js';
 
 /** How a hold's releases back off (`OUTBOX_HOLD_RETRY_FIRST`, `OUTBOX_HOLD_RETRY_MAX`). */
 export interface HoldBackoff {
   /** Delay before the first release; doubles after each failed one. @default 60000 */
   firstMs: number;
-  /** Longest delay between releases. @default 3600000 */
+  /** Longest delay between releases. @default 300000 */
   maxMs: number;
 }
 
@@ -21,49 +19,54 @@ export function holdRetryDelay(attempt: number, backoff: HoldBackoff, random?: (
   return backoffDelay(attempt, { baseDelayMs: backoff.firstMs, maxDelayMs: backoff.maxMs, random });
 }
 
-/** A held copy of the stored event `record` owing `pendingTargets` (in delivery order). */
-export function heldCopy(record: StoredEvent, pendingTargets: Iterable<OutboxTarget>): OutboxHeldRecord {
-  const copy = storedEvent(record);
-  return {
-    id: outboxHeldRecordId(copy.entryId),
-    docType: 'outbox-held',
-    orderId: copy.orderId,
-    sequence: copy.sequence,
-    pendingTargets: inDeliveryOrder(pendingTargets),
-    record: copy,
-  };
+/** Per target, the sequence it has every event through. */
+export type Cursors = Partial<Record<OutboxTarget, number>>;
+
+/** What a relay puts behind a hold: the stored events through `through`, owed from each cursor of `owed` on. */
+export interface HoldJoin {
+  /** Per target that refused or must wait, the sequence it has every event through. */
+  owed: Cursors;
+  through: number;
+  /** The failure that made a target refuse; none when the events only follow a hold. */
+  error?: string;
 }
 
-/** A new marker for `orderId`, holding `first`; its first release is due after {@link holdRetryDelay}(0). */
-export function newHold(
+/** Whether `join` changes `hold`: a target or an event it does not hold yet (a replay changes nothing). */
+export function joinAdds(hold: OutboxHold, join: HoldJoin): boolean {
+  return join.through > hold.heldThrough || Object.keys(join.owed).some((t) => !(t in hold.deliveredThrough));
+}
+
+/** `hold` with `join` behind it, or a new hold of `join` whose first release is due at `nextAttemptMs`. */
+export function joinedHold(
   orderId: string,
-  first: OutboxHeldRecord,
-  at: { nowMs: number; error: string; nextAttemptMs: number },
+  hold: OutboxHold | undefined,
+  join: HoldJoin,
+  at: { nowMs: number; nextAttemptMs: number },
 ): OutboxHold {
   const now = iso(at.nowMs);
-  return {
+  const base: OutboxHold = hold ?? {
     id: outboxHoldId(orderId),
     docType: 'outbox-hold',
     orderId,
-    version: 2,
-    targets: first.pendingTargets,
-    heldThrough: first.sequence,
+    version: 3,
+    targets: [],
+    deliveredThrough: {},
+    heldThrough: 0,
     since: now,
     nextAttempt: iso(at.nextAttemptMs),
     attempts: 0,
-    lastError: at.error,
+    lastError: join.error ?? '',
     updatedAt: now,
   };
-}
-
-/** `hold` with `record` appended: `heldThrough` raised, its targets added; the rest (a claim too) kept. */
-export function appendedHold(hold: OutboxHold, record: OutboxHeldRecord, nowMs: number, error?: string): OutboxHold {
+  // A target held already keeps its cursor: what a release delivered since this relay read the marker stays delivered.
+  const deliveredThrough: Cursors = { ...join.owed, ...base.deliveredThrough };
   return {
-    ...hold,
-    targets: inDeliveryOrder([...hold.targets, ...record.pendingTargets]),
-    heldThrough: Math.max(hold.heldThrough, record.sequence),
-    lastError: error ?? hold.lastError,
-    updatedAt: iso(nowMs),
+    ...base,
+    targets: inDeliveryOrder(Object.keys(deliveredThrough) as OutboxTarget[]),
+    deliveredThrough,
+    heldThrough: Math.max(base.heldThrough, join.through),
+    lastError: join.error ?? base.lastError,
+    updatedAt: now,
   };
 }
 
@@ -72,27 +75,25 @@ export function claimedHold(hold: OutboxHold, nowMs: number, untilMs: number): O
   return { ...hold, releasingUntil: iso(untilMs), updatedAt: iso(nowMs) };
 }
 
-/** `hold` after a failed release: one more attempt counted, the next one due at `nextAttemptMs`, the claim dropped. */
-export function failedHold(hold: OutboxHold, at: { nowMs: number; error: string; nextAttemptMs: number }): OutboxHold {
+/**
+ * `hold` handed back by a release that got its held targets through `cursors`, the claim dropped: after a failure
+ * one more attempt counted and the next one due at `nextAttemptMs`; after a pause (no `error`) due at once.
+ */
+export function handedBackHold(
+  hold: OutboxHold,
+  cursors: Cursors,
+  at: { nowMs: number; error?: string; nextAttemptMs?: number },
+): OutboxHold {
   const { releasingUntil: _claim, ...rest } = hold;
+  const deliveredThrough: Cursors = { ...hold.deliveredThrough };
+  for (const t of hold.targets) deliveredThrough[t] = Math.max(deliveredThrough[t]!, cursors[t] ?? -Infinity);
   return {
     ...rest,
-    attempts: hold.attempts + 1,
-    nextAttempt: iso(at.nextAttemptMs),
-    lastError: at.error,
+    deliveredThrough,
+    ...(at.error !== undefined && { attempts: hold.attempts + 1, lastError: at.error }),
+    nextAttempt: iso(at.nextAttemptMs ?? at.nowMs),
     updatedAt: iso(at.nowMs),
   };
-}
-
-/** `hold` handed back by a release that ran out of its claim's time: due again at once, its attempts unchanged. */
-export function pausedHold(hold: OutboxHold, nowMs: number): OutboxHold {
-  const { releasingUntil: _claim, ...rest } = hold;
-  return { ...rest, nextAttempt: iso(nowMs), updatedAt: iso(nowMs) };
-}
-
-/** `hold` due at `atMs` (a webhook delivery woke it). */
-export function wokenHold(hold: OutboxHold, nowMs: number, atMs: number): OutboxHold {
-  return { ...hold, nextAttempt: iso(atMs), updatedAt: iso(nowMs) };
 }
 
 /** Whether a release of `hold` may start at `nowMs`: its next attempt has come and no release holds a claim. */
@@ -105,17 +106,23 @@ export function isClaimed(hold: OutboxHold, nowMs: number): boolean {
   return hold.releasingUntil !== undefined && Date.parse(hold.releasingUntil) > nowMs;
 }
 
-/** What `GET /api/orders/{orderId}` shows of a hold: `records` counts the records still held. */
+/** What `GET /api/orders/{orderId}` shows of a hold. */
 export interface HoldView {
   targets: OutboxTarget[];
   since: string;
+  /** The events not yet delivered to the target furthest behind (applied sequences have no gaps). */
   records: number;
   nextAttempt: string;
 }
 
-/** The order view's `hold`, from the marker and the number of held-record documents. */
-export function holdView(hold: OutboxHold, heldDocuments: number): HoldView {
-  return { targets: hold.targets, since: hold.since, records: heldDocuments, nextAttempt: hold.nextAttempt };
+/** The order view's `hold`, from the marker alone. */
+export function holdView(hold: OutboxHold): HoldView {
+  return { targets: hold.targets, since: hold.since, records: heldRecords(hold), nextAttempt: hold.nextAttempt };
+}
+
+/** How many stored events the target furthest behind still waits for. */
+export function heldRecords(hold: OutboxHold): number {
+  return hold.heldThrough - Math.min(...hold.targets.map((t) => hold.deliveredThrough[t]!));
 }
 
 /** `targets` once each, `order-events` before `webhook`. */

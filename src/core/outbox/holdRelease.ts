@@ -1,17 +1,24 @@
 /**
  * A release of an order's hold — by the `outboxHoldRetry` timer when it is due, or by an operator (`convoy outbox
  * retry`). It first claims the marker (`releasingUntil`, under its ETag), so the timer, another instance and an
- * operator never release one hold at once. Then the held records go in sequence order to the targets each owes (`order-events` in
- * one send, then the webhook one by one), each deleted once delivered, and the marker is deleted under its ETag: if
- * the relay appended meanwhile, the delete loses (412), the marker is read again and the new records go before the
- * next delete. Once the marker is gone the relay sends the order's later records itself, so every record reaches
- * each target at least once and in order across a release. A failure records the next attempt (backoff with jitter).
+ * operator never release one hold at once. Then, per held target (`order-events` first, in one send a page, then the
+ * webhook one by one), it reads the order's stored events above the target's cursor through `heldThrough`, delivers
+ * them in sequence order and advances the cursor, and ends the hold under its ETag: if the relay raised it meanwhile,
+ * the end loses (412), the marker is read again and what was added goes before the next end. Once the marker is gone
+ * the relay sends the order's later records itself, so every record reaches each target at least once and in order
+ * across a release. A failure hands the hold back with the cursors reached and the next attempt (backoff, jitter).
  */
-import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
-import { claimedHold, failedHold, holdRetryDelay, isClaimed, pausedHold, type HoldBackoff } from './holdMarker.js';
+import {
+  claimedHold,
+  handedBackHold,
+  holdRetryDelay,
+  isClaimed,
+  type Cursors,
+  type HoldBackoff,
+} from './holdMarker.js';
 import { errorMessage } from '../errorMessage.js';
 import { WEBHOOK_TIMEOUT_DEFAULT_MS } from './outboxDefaults.js';
 import { OutboxHoldError } from './outboxErrors.js';
@@ -25,11 +32,14 @@ import { outboundEvent } from './outboxRelay.js';
  */
 export const HOLD_CLAIM_MS = 120_000;
 
+/** Stored events read per query of a release (a long hold is delivered page by page). */
+const PAGE = 100;
+
 /** What {@link releaseHold} needs. */
 export interface HoldReleaseDeps {
   holds: OutboxHoldStore;
   sender: OrderEventSender;
-  /** Required when a held record still owes the webhook. */
+  /** Required when the hold holds the webhook. */
   webhook?: OrderEventWebhook;
   /** Backoff of failed releases. */
   backoff: HoldBackoff;
@@ -39,19 +49,17 @@ export interface HoldReleaseDeps {
   random?: () => number;
   /** Bounds each send. @default 10000 (`OUTBOX_WEBHOOK_TIMEOUT`'s default) */
   timeoutMs?: number;
-  /** Told of each record the webhook took (a recovered webhook wakes the other holds). @default nothing */
-  webhookDelivered?: () => void;
 }
 
 /** How a release ended. */
 export const ReleaseOutcome = {
-  /** Every held record delivered and the marker deleted. */
+  /** Every held event delivered and the marker deleted. */
   Released: 'released',
   /** The order had no hold. */
   NoHold: 'no-hold',
   /** Another release holds the claim. */
   Busy: 'busy',
-  /** A target failed: the hold stays, its next attempt recorded. */
+  /** A target failed: the hold stays, its cursors and next attempt recorded. */
   Failed: 'failed',
   /** The claim's time ran out first: the hold stays, due again at once. */
   Paused: 'paused',
@@ -88,30 +96,34 @@ export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promi
   let current: Stored<OutboxHold> | undefined = await claim(deps.holds, orderId, clock, report);
   if (current === undefined) return report;
   const stopAt = clock.now() + HOLD_CLAIM_MS / 2;
+  const cursors: Cursors = {};
   for (let round = 1; current !== undefined; round++) {
     report.rounds = round;
-    const failure = await deliver(deps, await deps.holds.heldRecords(orderId), report, () => clock.now() >= stopAt);
-    if (failure === 'paused') {
-      report.outcome = ReleaseOutcome.Paused;
-      await rewrite(deps.holds, current, (hold) => pausedHold(hold, clock.now()));
-      return report;
-    }
+    for (const t of current.doc.targets)
+      cursors[t] = Math.max(cursors[t] ?? -Infinity, current.doc.deliveredThrough[t]!);
+    const failure = await deliver(deps, current.doc, cursors, report, () => clock.now() >= stopAt);
     if (failure !== undefined) {
       const nowMs = clock.now();
+      if (failure === 'paused') {
+        report.outcome = ReleaseOutcome.Paused;
+        await handBack(deps.holds, current, (hold) => handedBackHold(hold, cursors, { nowMs }));
+        return report;
+      }
       const nextAttemptMs = nowMs + holdRetryDelay(current.doc.attempts + 1, deps.backoff, deps.random);
       Object.assign(report, {
         outcome: ReleaseOutcome.Failed,
         detail: failure,
         nextAttempt: new Date(nextAttemptMs).toISOString(),
       });
-      await rewrite(deps.holds, current, (hold) => failedHold(hold, { nowMs, error: failure, nextAttemptMs }));
+      await handBack(deps.holds, current, (hold) =>
+        handedBackHold(hold, cursors, { nowMs, error: failure, nextAttemptMs }),
+      );
       return report;
     }
-    const deleted = await deps.holds.delete(orderId, current.etag);
-    if (deleted !== 'changed') break;
+    if ((await deps.holds.end(orderId, current.etag)).kind === 'written') break;
     if (round >= MAX_ROUNDS)
       throw new OutboxHoldError(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} release rounds`);
-    current = await readHold(deps.holds, orderId); // the relay appended: deliver what it added
+    current = await deps.holds.read(orderId); // the relay raised it: deliver what it added (gone: discarded)
   }
   report.outcome = ReleaseOutcome.Released;
   return report;
@@ -125,7 +137,7 @@ export async function claim(
   report: { outcome: string; detail?: string },
 ): Promise<Stored<OutboxHold> | undefined> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const current = await readHold(holds, orderId);
+    const current = await holds.read(orderId);
     if (current === undefined) return undefined;
     const now = clock.now();
     if (isClaimed(current.doc, now)) {
@@ -136,82 +148,66 @@ export async function claim(
       return undefined;
     }
     const claimed = claimedHold(current.doc, now, now + HOLD_CLAIM_MS);
-    const etag = await holds.replace(claimed, current.etag);
-    if (etag === 'missing') return undefined;
-    if (etag !== 'changed') return { doc: claimed, etag };
+    const written = await holds.write(claimed, current.etag);
+    if (written.kind === 'written') return { doc: claimed, etag: written.etag };
   }
   Object.assign(report, { outcome: ReleaseOutcome.Busy, detail: 'the hold kept changing' });
   return undefined;
 }
 
-/** The marker, if the order has one. */
-export async function readHold(holds: OutboxHoldStore, orderId: string): Promise<Stored<OutboxHold> | undefined> {
-  return holds.read(orderId);
-}
-
 /**
- * Delivers `held` (ascending) to the targets each owes — `order-events` in one send, then the webhook one by one —
- * deleting each record once it owes nothing. The failure's description, `'paused'` when `stop()` said so before a
- * POST, or `undefined` when everything went.
+ * Delivers the stored events behind `hold` to each held target from its cursor on, advancing `cursors` as each goes:
+ * the failure's description, `'paused'` when `stop()` said so before a delivery, or `undefined` when all went.
  */
 async function deliver(
   deps: HoldReleaseDeps,
-  held: readonly OutboxHeldRecord[],
+  hold: OutboxHold,
+  cursors: Cursors,
   report: HoldReleaseReport,
   stop: () => boolean,
-): Promise<string | 'paused' | undefined> {
+): Promise<string | undefined> {
   const timeout = () => AbortSignal.timeout(deps.timeoutMs ?? WEBHOOK_TIMEOUT_DEFAULT_MS);
-  const forEvents = held.filter((r) => r.pendingTargets.includes(OutboxTarget.OrderEvents));
-  if (forEvents.length > 0) {
-    try {
-      await deps.sender.send(
-        forEvents.map((r) => outboundEvent(r.record)),
-        timeout(),
-      );
-    } catch (error) {
-      return `order-events: ${errorMessage(error)}`;
-    }
-    report.delivered[OutboxTarget.OrderEvents] += forEvents.length;
-  }
-  const sent = new Set(forEvents.map((r) => r.id));
-  for (const [i, record] of held.entries()) {
-    if (record.pendingTargets.includes(OutboxTarget.Webhook)) {
-      const failure = stop() ? 'paused' : await post(deps, record, timeout());
-      if (failure !== undefined) {
-        // What order-events took is not owed to it again.
-        for (const left of held.slice(i))
-          if (sent.has(left.id)) await deps.holds.putHeld({ ...left, pendingTargets: [OutboxTarget.Webhook] });
-        return failure;
+  for (const target of hold.targets) {
+    while (cursors[target]! < hold.heldThrough) {
+      if (stop()) return 'paused';
+      const events = await deps.holds.storedEvents(hold.orderId, cursors[target]!, hold.heldThrough, PAGE);
+      if (events.length === 0) break;
+      if (target === OutboxTarget.OrderEvents) {
+        try {
+          await deps.sender.send(events.map(outboundEvent), timeout());
+        } catch (error) {
+          return `order-events: ${errorMessage(error)}`;
+        }
+        report.delivered[target] += events.length;
+        cursors[target] = events.at(-1)!.sequence;
+        continue;
       }
-      report.delivered[OutboxTarget.Webhook]++;
+      if (deps.webhook === undefined)
+        return `order ${hold.orderId} is held for the webhook, but OUTBOX_WEBHOOK_URL is not set`;
+      for (const event of events) {
+        if (stop()) return 'paused';
+        try {
+          await deps.webhook.post(outboundEvent(event), timeout());
+        } catch (error) {
+          return `webhook: ${errorMessage(error)}`;
+        }
+        report.delivered[target]++;
+        cursors[target] = event.sequence;
+      }
     }
-    await deps.holds.deleteHeld(record.orderId, record.id);
   }
-  return undefined;
-}
-
-async function post(deps: HoldReleaseDeps, record: OutboxHeldRecord, signal: AbortSignal): Promise<string | undefined> {
-  if (deps.webhook === undefined)
-    return `order ${record.orderId} owes the webhook held records, but OUTBOX_WEBHOOK_URL is not set`;
-  try {
-    await deps.webhook.post(outboundEvent(record.record), signal);
-  } catch (error) {
-    return `webhook: ${errorMessage(error)}`;
-  }
-  deps.webhookDelivered?.();
   return undefined;
 }
 
 /** Writes `change(marker)` under its ETag, reading it again while another writer changed it; a gone marker is left. */
-async function rewrite(
+async function handBack(
   holds: OutboxHoldStore,
   current: Stored<OutboxHold>,
   change: (hold: OutboxHold) => OutboxHold,
 ): Promise<void> {
   let stored: Stored<OutboxHold> | undefined = current;
   for (let round = 0; stored !== undefined && round < MAX_ROUNDS; round++) {
-    const written = await holds.replace(change(stored.doc), stored.etag);
-    if (written !== 'changed') return;
-    stored = await readHold(holds, current.doc.orderId);
+    if ((await holds.write(change(stored.doc), stored.etag)).kind === 'written') return;
+    stored = await holds.read(current.doc.orderId);
   }
 }

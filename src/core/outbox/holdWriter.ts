@@ -1,83 +1,56 @@
 /**
- * How the relay writes holds: each held record is one transactional batch — create the held record, and create the
- * marker (a new hold) or replace it under its ETag, raising `heldThrough`. A lost condition reads the marker again
- * and goes on; a record at or below `heldThrough` is held already (a replay) and appends nothing.
+ * How the relay puts stored events behind a hold: one write of the marker under its ETag — created for a new hold,
+ * or replaced with `heldThrough` raised and any newly refusing target's cursor — never a copy of an event. A lost
+ * condition reads the marker again and goes on; a join that adds nothing (a replay) writes nothing.
  */
-import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import type { OutboxHold } from '../documents/outboxHold.js';
 import type { Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
-import { appendedHold, holdRetryDelay, newHold, type HoldBackoff } from './holdMarker.js';
+import { holdRetryDelay, joinAdds, joinedHold, type HoldBackoff, type HoldJoin } from './holdMarker.js';
 import { OutboxBatchError } from './outboxErrors.js';
 import type { OutboxHoldStore } from './outboxPorts.js';
 
-/** Conditional writes lost to other writers, per record, before the batch gives up (and is retried). */
+/** Conditional writes lost to other writers before the batch gives up (and is retried). */
 const MAX_ROUNDS = 10;
 
-/** What {@link HoldWriter.hold} did. */
-export type HoldWritten =
-  /** Every record is held; `created` when this call made the marker. */
-  | { kind: 'held'; hold: Stored<OutboxHold>; created: boolean; appended: number }
-  /**
-   * The hold the records were to join is gone (released or discarded meanwhile) and nothing failed: the records
-   * from `from` on are to be delivered instead (those before it were appended in time for the release).
-   */
-  | { kind: 'released'; from: number; appended: number };
+/** What {@link joinHold} did. */
+export type HoldJoined =
+  /** The events are behind the hold; `created` when this call made the marker. */
+  | { kind: 'held'; hold: Stored<OutboxHold>; created: boolean }
+  /** The hold the events were to follow is gone (released or discarded meanwhile): deliver them instead. */
+  | { kind: 'released' };
 
-/** Writes held records and their marker for the relay. */
-export class HoldWriter {
-  constructor(
-    private readonly deps: { holds: OutboxHoldStore; clock: Clock; backoff: HoldBackoff; random?: () => number },
-  ) {}
+/** What {@link joinHold} needs. */
+export interface HoldJoinDeps {
+  holds: OutboxHoldStore;
+  clock: Clock;
+  backoff: HoldBackoff;
+  random?: () => number;
+}
 
-  /**
-   * Holds `records` (ascending by sequence, each with the targets it owes) for `orderId`, joining `known` (the
-   * marker as this instance knows it, or `undefined`). With `error` (a target just failed) a missing marker is
-   * created; without (the records only follow a hold), a hold found gone ends the call with `released`.
-   */
-  async hold(
-    orderId: string,
-    known: Stored<OutboxHold> | undefined,
-    records: readonly OutboxHeldRecord[],
-    error?: string,
-  ): Promise<HoldWritten> {
-    let current = known;
-    let created = false;
-    let appended = 0;
-    for (const [index, record] of records.entries()) {
-      for (let round = 0; ; round++) {
-        if (round >= MAX_ROUNDS)
-          throw new OutboxBatchError(`the hold of order ${orderId} kept changing under the relay`);
-        if (current === undefined && error === undefined) return { kind: 'released', from: index, appended };
-        if (current !== undefined && record.sequence <= current.doc.heldThrough) break; // held already: a replay
-        const now = this.deps.clock.now();
-        const marker =
-          current === undefined
-            ? newHold(orderId, record, {
-                nowMs: now,
-                error: error!,
-                nextAttemptMs: now + holdRetryDelay(0, this.deps.backoff, this.deps.random),
-              })
-            : appendedHold(current.doc, record, now, error);
-        const written = await this.deps.holds.append(marker, current?.etag, record);
-        if (written.kind === 'written') {
-          created ||= current === undefined;
-          current = { doc: marker, etag: written.etag };
-          appended++;
-          break;
-        }
-        // Another writer got there first (a hold created or appended to, released or discarded): read it again.
-        current = await this.read(orderId);
-      }
-    }
-    if (current === undefined)
-      throw new OutboxBatchError(`order ${orderId} has no hold after holding ${records.length} record(s)`);
-    return { kind: 'held', hold: current, created, appended };
+/**
+ * Puts `join` behind the hold of `orderId`, starting from `known` (the marker as this instance knows it). With an
+ * error (a target just refused) a missing marker is created; without (the events only follow a hold), a hold found
+ * gone ends the call with `released`.
+ */
+export async function joinHold(
+  deps: HoldJoinDeps,
+  orderId: string,
+  known: Stored<OutboxHold> | undefined,
+  join: HoldJoin,
+): Promise<HoldJoined> {
+  let current = known;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (current === undefined && join.error === undefined) return { kind: 'released' };
+    if (current !== undefined && !joinAdds(current.doc, join)) return { kind: 'held', hold: current, created: false };
+    const nowMs = deps.clock.now();
+    const nextAttemptMs = nowMs + holdRetryDelay(0, deps.backoff, deps.random);
+    const marker = joinedHold(orderId, current?.doc, join, { nowMs, nextAttemptMs });
+    const written = await deps.holds.write(marker, current?.etag);
+    if (written.kind === 'written')
+      return { kind: 'held', hold: { doc: marker, etag: written.etag }, created: current === undefined };
+    // Another writer got there first (a hold created or joined, released or discarded): read it again.
+    current = await deps.holds.read(orderId);
   }
-
-  /** The order's marker, if any. */
-  async read(orderId: string): Promise<Stored<OutboxHold> | undefined> {
-    const stored = await this.deps.holds.read(orderId);
-    return stored;
-  }
+  throw new OutboxBatchError(`the hold of order ${orderId} kept changing under the relay`);
 }

@@ -19,7 +19,7 @@ export interface OutboxConfig extends OutboxRelayOptions {
   /**
    * Backoff of a hold's releases by the `outboxHoldRetry` timer: the first after `firstMs` (env
    * `OUTBOX_HOLD_RETRY_FIRST`, default PT1M), doubling after each failed one up to `maxMs` (env
-   * `OUTBOX_HOLD_RETRY_MAX`, default PT1H), half of each delay jitter.
+   * `OUTBOX_HOLD_RETRY_MAX`, default PT5M), half of each delay jitter.
    */
   holdRetry: HoldBackoff;
 }
@@ -34,7 +34,7 @@ export const OUTBOX_DEFAULTS = {
 
 /**
  * Resolves the relay's settings from `env`: `OUTBOX_RETRY_BUDGET` (PT10S), `OUTBOX_WEBHOOK_URL`,
- * `OUTBOX_WEBHOOK_SECRET`, `OUTBOX_WEBHOOK_TIMEOUT` (PT10S), `OUTBOX_HOLD_RETRY_FIRST` (PT1M), `OUTBOX_HOLD_RETRY_MAX` (PT1H, not below the
+ * `OUTBOX_WEBHOOK_SECRET`, `OUTBOX_WEBHOOK_TIMEOUT` (PT10S), `OUTBOX_HOLD_RETRY_FIRST` (PT1M), `OUTBOX_HOLD_RETRY_MAX` (PT5M, not below the
  * first). Durations are ISO 8601 or plain milliseconds. (`OUTBOX_TTL`, which the processor writes, is the core's.)
  * Throws a `ConfigError` naming the first unusable setting.
  */

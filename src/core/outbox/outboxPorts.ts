@@ -4,7 +4,7 @@
  * their failures into {@link OutboxDeliveryError}s; the relay decides.
  */
 import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
-import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
+import type { StoredEvent } from '../documents/entryRecord.js';
 import type { OutboxHold } from '../documents/outboxHold.js';
 import type { Stored } from '../ports/orderStore.js';
 import type { OrderEventMessage } from './orderEvent.js';
@@ -27,39 +27,29 @@ export interface OrderEventWebhook {
   post(event: OutboundOrderEvent, signal: AbortSignal): Promise<void>;
 }
 
-/** Outcome of a conditional hold write that did not land. */
-export type HoldWriteLost = 'changed' | 'missing';
-
 /**
- * Outcome of {@link OutboxHoldStore.append}: the marker's new ETag, or why the batch wrote nothing — `exists` (the
- * marker to create is there already, 409), `changed` (412), `missing` (the marker to replace is gone, 404),
- * `alreadyHeld` (the held record exists, 409: a replay).
+ * What became of a conditional write of a marker: its new ETag, or `lost` — the condition failed (the marker to
+ * create exists, the one to replace or delete changed or is gone): read it again and decide again. A store failure
+ * throws a `StoreError`, as the order store's reads do.
  */
-export type HoldAppendResult =
-  { kind: 'written'; etag: string } | { kind: 'exists' | 'changed' | 'missing' | 'alreadyHeld' };
+export type HoldWrite = { kind: 'written'; etag: string } | { kind: 'lost' };
 
 /**
- * The holds in the `orders` container (partition `/orderId`): the markers (`outbox-hold:<orderId>`), the held records
- * (`outbox-held:<entryId>`) and the audit records of discards. Every write of a marker is conditional on its ETag.
+ * The holds in the `orders` container (partition `/orderId`): the markers (`outbox-hold:<orderId>`), written under
+ * their ETags, the order's stored events they point into, and the audit records of discards.
  */
 export interface OutboxHoldStore {
   /** The order's marker, or `undefined` (one point read). */
   read(orderId: string): Promise<Stored<OutboxHold> | undefined>;
+  /** Creates `marker` (`etag` undefined) or replaces it if it still has `etag`. */
+  write(marker: OutboxHold, etag: string | undefined): Promise<HoldWrite>;
+  /** Deletes the order's marker if it still has `etag`. */
+  end(orderId: string, etag: string): Promise<HoldWrite>;
   /**
-   * One transactional batch in the order's partition: creates `record` and creates `marker` (`etag` undefined) or
-   * replaces it under `etag`.
+   * The order's stored events (applied entry records) with `after` < sequence ≤ `through`, ascending, at most
+   * `max` of them (one partition query).
    */
-  append(marker: OutboxHold, etag: string | undefined, record: OutboxHeldRecord): Promise<HoldAppendResult>;
-  /** Replaces the marker if it still has `etag`: its new ETag, `'changed'` (412) or `'missing'` (404). */
-  replace(marker: OutboxHold, etag: string): Promise<string | HoldWriteLost>;
-  /** Deletes the marker if it still has `etag`: `'deleted'`, `'changed'` (412) or `'missing'` (404). */
-  delete(orderId: string, etag: string): Promise<'deleted' | HoldWriteLost>;
-  /** The order's held records, ascending by sequence. */
-  heldRecords(orderId: string): Promise<OutboxHeldRecord[]>;
-  /** Writes a held record whatever is there: a release that delivered it to some targets leaves it fewer pending. */
-  putHeld(record: OutboxHeldRecord): Promise<void>;
-  /** Deletes a held record; one already gone is no error. */
-  deleteHeld(orderId: string, id: string): Promise<void>;
+  storedEvents(orderId: string, after: number, through: number, max: number): Promise<StoredEvent[]>;
   /** Every marker (one cross-partition query), with its ETag. */
   list(): Promise<Stored<OutboxHold>[]>;
   /** Creates the audit record of a discard. */

@@ -14,7 +14,6 @@
  *   skips what a target already acknowledged to this instance; a replay elsewhere (a crash, a moved lease) repeats
  *   sends with the same `messageId`s, which `order-events` duplicate detection and the consumers' dedupe absorb.
  */
-import type { OutboxHeldRecord } from '../documents/outboxHeldRecord.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
 import type { StoredEvent } from '../documents/entryRecord.js';
 import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
@@ -23,9 +22,8 @@ import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { retry } from '../retry.js';
 import { Acknowledged } from './acknowledged.js';
 import { HoldCache } from './holdCache.js';
-import { heldCopy, type HoldBackoff } from './holdMarker.js';
-import { WebhookWake, wakeWebhookHolds } from './holdWake.js';
-import { HoldWriter } from './holdWriter.js';
+import type { Cursors, HoldBackoff } from './holdMarker.js';
+import { joinHold, type HoldJoinDeps } from './holdWriter.js';
 import { orderEventMessage } from './orderEvent.js';
 import { errorMessage } from '../errorMessage.js';
 import { isTransportFailure } from './outboxErrors.js';
@@ -48,7 +46,7 @@ export interface OutboxRelayOptions {
   retryBaseDelayMs?: number;
   /** Longest delay between attempts. @default 2000 */
   retryMaxDelayMs?: number;
-  /** Backoff of a hold's releases (`OUTBOX_HOLD_RETRY_FIRST` / `OUTBOX_HOLD_RETRY_MAX`). @default PT1M / PT1H */
+  /** Backoff of a hold's releases (`OUTBOX_HOLD_RETRY_FIRST` / `OUTBOX_HOLD_RETRY_MAX`). @default PT1M / PT5M */
   holdRetry?: HoldBackoff;
 }
 
@@ -68,8 +66,6 @@ export interface OutboxRelayDeps {
   random?: () => number;
   /** @default silentOutboxObserver */
   observer?: OutboxObserver;
-  /** Says when a webhook delivery should wake the webhook holds (shared with the hold timer). @default a new one */
-  wake?: WebhookWake;
 }
 
 /** What one change batch did. */
@@ -78,7 +74,7 @@ export interface RelayReport {
   orders: number;
   /** Records that reached every target. */
   delivered: number;
-  /** Records held (appended to a hold, new or not). */
+  /** Records put behind a hold (new or not) for some target. */
   appended: number;
   /** Orders this batch put on hold (created their marker). */
   held: string[];
@@ -97,8 +93,7 @@ export class OutboxRelay {
   private readonly sleep: Sleep;
   private readonly observer: OutboxObserver;
   private readonly holds = new HoldCache();
-  private readonly writer: HoldWriter;
-  private readonly wake: WebhookWake;
+  private readonly writer: HoldJoinDeps;
   private readonly acknowledged = new Acknowledged();
   private readonly targets: OutboxTarget[];
 
@@ -107,8 +102,7 @@ export class OutboxRelay {
     this.sleep = deps.sleep ?? timerSleep;
     this.observer = deps.observer ?? silentOutboxObserver;
     const backoff = deps.options.holdRetry ?? HOLD_RETRY_DEFAULTS;
-    this.writer = new HoldWriter({ holds: deps.holds, clock: this.clock, backoff, random: deps.random });
-    this.wake = deps.wake ?? new WebhookWake(backoff, this.clock);
+    this.writer = { holds: deps.holds, clock: this.clock, backoff, random: deps.random };
     this.targets =
       deps.webhook === undefined ? [OutboxTarget.OrderEvents] : [OutboxTarget.OrderEvents, OutboxTarget.Webhook];
   }
@@ -135,7 +129,6 @@ export class OutboxRelay {
       if (outcome.created) report.held.push(batch.orders[i]!.orderId);
     }
     if (report.delivered > 0) this.observer.delivered(report.delivered);
-    await this.wakeWebhookHolds();
     return report;
   }
 
@@ -150,41 +143,38 @@ export class OutboxRelay {
       return { delivered: 0, appended: 0, created: false };
     }
     const { owed, error } = await this.deliver(orderId, records, hold?.doc, deadline);
-    const held = records.flatMap((r, i) => (owed[i]!.length > 0 ? [heldCopy(r, owed[i]!)] : []));
-    if (held.length === 0) {
+    const firstOwed = Math.min(...Object.values(owed));
+    if (firstOwed === Infinity) {
       this.holds.relayed(orderId, last, hold);
       return { delivered: records.length, appended: 0, created: false };
     }
-    const written = await this.writer.hold(orderId, hold, held, error);
-    if (written.kind === 'released') {
+    const cursors: Cursors = {};
+    for (const [t, i] of Object.entries(owed) as [OutboxTarget, number][]) cursors[t] = records[i]!.sequence - 1;
+    const joined = await joinHold(this.writer, orderId, hold, { owed: cursors, through: last, error });
+    if (joined.kind === 'released') {
+      // The hold went while this batch followed it: deliver the records behind the release.
       this.holds.met(orderId, undefined);
-      // The hold went while this batch joined it: what did not join it is delivered now, behind the release.
-      const rest = await this.relayOrder(
-        { orderId, records: records.filter((r) => r.sequence >= held[written.from]!.sequence) },
-        deadline,
-      );
-      return { ...rest, appended: rest.appended + written.appended };
+      return this.relayOrder({ orderId, records }, deadline);
     }
-    this.holds.relayed(orderId, last, written.hold);
-    if (written.created) this.heldAlert(orderId, held, error);
-    return { delivered: records.length - held.length, appended: written.appended, created: written.created };
+    this.holds.relayed(orderId, last, joined.hold);
+    const held = records.slice(firstOwed);
+    if (joined.created) this.heldAlert(orderId, held, joined.hold.doc.targets, error);
+    return { delivered: firstOwed, appended: held.length, created: joined.created };
   }
 
   /**
    * Delivers `records` to the targets `hold` does not hold — `order-events` in one go, then the webhook one by one,
-   * each within the budget — and says, per record, which targets it still owes: those held, the one that refused
-   * it, and every one after a refusal (a record `order-events` refused owes both, and so does every later one).
+   * each within the budget — and says, per target it did not take them all, the index of the first record it owes
+   * (a held target owes them all; a record `order-events` refused owes both targets, and so does every later one).
    */
   private async deliver(
     orderId: string,
     records: readonly StoredEvent[],
     hold: OutboxHold | undefined,
     deadline: number,
-  ): Promise<{ owed: OutboxTarget[][]; error?: string }> {
-    const owed = records.map((): OutboxTarget[] => []);
+  ): Promise<{ owed: Partial<Record<OutboxTarget, number>>; error?: string }> {
     let error: string | undefined;
-    const eventsHeld = hold?.targets.includes(OutboxTarget.OrderEvents) ?? false;
-    if (!eventsHeld) {
+    if (!(hold?.targets.includes(OutboxTarget.OrderEvents) ?? false)) {
       const unsent = records
         .map(outboundEvent)
         .filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, orderId, e.messageId));
@@ -199,26 +189,19 @@ export class OutboxRelay {
           unsent.map((e) => e.messageId),
         );
     }
-    if (eventsHeld || error !== undefined) {
-      for (const o of owed) o.push(...this.targets);
-      return { owed, error };
-    }
+    if (hold?.targets.includes(OutboxTarget.OrderEvents) || error !== undefined)
+      return { owed: Object.fromEntries(this.targets.map((t) => [t, 0])), error };
     const { webhook } = this.deps;
-    if (webhook === undefined) return { owed };
+    if (webhook === undefined) return { owed: {} };
+    if (hold !== undefined) return { owed: { [OutboxTarget.Webhook]: 0 } };
     for (const [i, record] of records.entries()) {
-      if (hold === undefined && error === undefined) {
-        if (this.acknowledged.has(OutboxTarget.Webhook, orderId, record.id)) continue;
-        const event = outboundEvent(record);
-        error = await this.attempt(OutboxTarget.Webhook, orderId, deadline, (signal) => webhook.post(event, signal));
-        if (error === undefined) {
-          this.acknowledged.add(OutboxTarget.Webhook, orderId, [record.id]);
-          this.wake.delivered();
-          continue;
-        }
-      }
-      owed[i]!.push(OutboxTarget.Webhook);
+      if (this.acknowledged.has(OutboxTarget.Webhook, orderId, record.id)) continue;
+      const event = outboundEvent(record);
+      error = await this.attempt(OutboxTarget.Webhook, orderId, deadline, (signal) => webhook.post(event, signal));
+      if (error !== undefined) return { owed: { [OutboxTarget.Webhook]: i }, error };
+      this.acknowledged.add(OutboxTarget.Webhook, orderId, [record.id]);
     }
-    return { owed, error };
+    return { owed: {} };
   }
 
   /**
@@ -239,7 +222,6 @@ export class OutboxRelay {
             await deliver(AbortSignal.timeout(options.retryBudgetMs));
           } catch (error) {
             this.observer.attemptFailed(target);
-            if (target === OutboxTarget.Webhook) this.wake.failed();
             throw error;
           }
         },
@@ -272,46 +254,31 @@ export class OutboxRelay {
   private async holdOf(orderId: string, firstSequence: number): Promise<Stored<OutboxHold> | undefined> {
     const known = this.holds.lookup(orderId, firstSequence);
     if (known !== 'unknown') return known;
-    const read = await this.writer.read(orderId);
+    const read = await this.deps.holds.read(orderId);
     this.holds.met(orderId, read);
     return read;
   }
 
-  private heldAlert(orderId: string, held: readonly OutboxHeldRecord[], error: string | undefined): void {
+  /** One `OutboxFailed` when a hold starts; the holds gauge alerts on a long one. */
+  private heldAlert(
+    orderId: string,
+    held: readonly StoredEvent[],
+    targets: readonly OutboxTarget[],
+    error: string | undefined,
+  ): void {
     this.observer.held(orderId);
-    const first = held[0]!;
     this.deps.telemetry.alert(AlertName.OutboxFailed, {
       orderId,
-      entryId: first.record.entryId,
-      sequence: first.sequence,
-      targets: [...new Set(held.flatMap((r) => r.pendingTargets))],
+      entryId: held[0]!.entryId,
+      sequence: held[0]!.sequence,
+      targets: [...targets],
       records: held.length,
       lastError: error,
     });
   }
-
-  /** After a webhook delivery that followed a failure, every webhook hold is made due (never failing the batch). */
-  private async wakeWebhookHolds(): Promise<void> {
-    if (!this.wake.take()) return;
-    try {
-      await wakeWebhookHolds({
-        holds: this.deps.holds,
-        clock: this.clock,
-        random: this.deps.random,
-        spreadMs: this.wake.spreadMs,
-      });
-    } catch (error) {
-      this.wake.failed();
-      this.deps.telemetry.log(
-        'warn',
-        'outbox relay could not wake the webhook holds; the hold timer retries them on their schedule',
-        { description: errorMessage(error) },
-      );
-    }
-  }
 }
 
-/** The event of a stored event (held or not), with the entry's trace context. */
+/** The event of a stored event, with the entry's trace context. */
 export function outboundEvent(record: StoredEvent): OutboundOrderEvent {
   return { ...orderEventMessage(record), traceparent: record.traceparent };
 }

@@ -85,6 +85,8 @@ export class FakeSender implements OrderEventSender {
 export class FakeWebhook implements OrderEventWebhook {
   readonly posts: string[] = [];
   readonly failures = new Map<string, number>();
+  /** Runs after each POST the webhook took (a test races another writer there). */
+  afterPost: ((event: OutboundOrderEvent) => Promise<void>) | undefined;
   /** Every POST's key, with its order. */
   private readonly posted: { orderId: string; id: string }[] = [];
 
@@ -103,6 +105,7 @@ export class FakeWebhook implements OrderEventWebhook {
     }
     this.posts.push(event.messageId);
     this.posted.push({ orderId: event.sessionId, id: event.messageId });
+    await this.afterPost?.(event);
   }
 
   postedFor(orderId: string): string[] {

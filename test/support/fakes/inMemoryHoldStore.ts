@@ -1,32 +1,27 @@
 import type { OutboxDiscardRecord } from '../../../src/core/documents/outboxDiscardRecord.js';
-import type { OutboxHeldRecord } from '../../../src/core/documents/outboxHeldRecord.js';
 import type { OutboxHold } from '../../../src/core/documents/outboxHold.js';
+import { storedEvent, type StoredEvent } from '../../../src/core/documents/entryRecord.js';
 import type { Stored } from '../../../src/core/ports/orderStore.js';
-import type { HoldAppendResult, HoldWriteLost, OutboxHoldStore } from '../../../src/core/outbox/outboxPorts.js';
-
-/** Cosmos DB's largest document (2 MB): a write of a larger one is refused, as the service refuses it (413). */
-const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
+import type { HoldWrite, OutboxHoldStore } from '../../../src/core/outbox/outboxPorts.js';
 
 /**
- * An {@link OutboxHoldStore} in memory with Cosmos DB's semantics: a new ETag per marker write, 409 on a create of an
- * existing marker or held record, 412 on a stale ETag, 404 when gone, an append all or nothing, documents of at
- * most 2 MB. Counts its requests; `failReads` makes reads throw, as a store outage would; the `before*` hooks let a
- * test race another writer at a chosen point.
+ * An {@link OutboxHoldStore} in memory with Cosmos DB's semantics: a new ETag per marker write, a create of an
+ * existing marker or a write under a stale ETag or of a gone marker lost. The order's stored events are what a test
+ * {@link commit}s (the processor's batches). Counts its requests; `failReads` makes reads throw, as a store outage
+ * would; `beforeEnd` lets a test race another writer just before a release ends a hold.
  */
 export class InMemoryHoldStore implements OutboxHoldStore {
   private readonly markers = new Map<string, Stored<OutboxHold>>();
-  private readonly held = new Map<string, Map<string, OutboxHeldRecord>>();
+  private readonly events = new Map<string, Map<number, StoredEvent>>();
   private etags = 0;
   /** Audit records of discards, in the order written. */
   readonly discards: OutboxDiscardRecord[] = [];
   /** Requests served, by kind. */
-  readonly requests = { read: 0, append: 0, replace: 0, delete: 0, heldRecords: 0, putHeld: 0, deleteHeld: 0, list: 0 };
+  readonly requests = { read: 0, write: 0, end: 0, storedEvents: 0, list: 0 };
   /** When set, reads throw it. */
   failReads: Error | undefined;
-  /** Runs before each marker delete (a test appends there to race a release). */
-  beforeDelete: ((orderId: string) => Promise<void>) | undefined;
-  /** Runs before each held-record delete. */
-  beforeDeleteHeld: ((orderId: string, id: string) => Promise<void>) | undefined;
+  /** Runs before each marker end (a test relays there to race a release). */
+  beforeEnd: ((orderId: string) => Promise<void>) | undefined;
 
   async read(orderId: string): Promise<Stored<OutboxHold> | undefined> {
     this.requests.read++;
@@ -35,50 +30,28 @@ export class InMemoryHoldStore implements OutboxHoldStore {
     return stored && structuredClone(stored);
   }
 
-  async append(marker: OutboxHold, etag: string | undefined, record: OutboxHeldRecord): Promise<HoldAppendResult> {
-    this.requests.append++;
+  async write(marker: OutboxHold, etag: string | undefined): Promise<HoldWrite> {
+    this.requests.write++;
     const stored = this.markers.get(marker.orderId);
-    if (etag === undefined && stored !== undefined) return { kind: 'exists' };
-    if (this.heldOf(marker.orderId).has(record.id)) return { kind: 'alreadyHeld' };
-    if (etag !== undefined && stored === undefined) return { kind: 'missing' };
-    if (etag !== undefined && stored!.etag !== etag) return { kind: 'changed' };
-    sizeChecked(record);
-    this.heldOf(marker.orderId).set(record.id, structuredClone(record));
+    if (etag === undefined ? stored !== undefined : stored?.etag !== etag) return { kind: 'lost' };
     return { kind: 'written', etag: this.put(marker) };
   }
 
-  async replace(marker: OutboxHold, etag: string): Promise<string | HoldWriteLost> {
-    this.requests.replace++;
-    const stored = this.markers.get(marker.orderId);
-    if (stored === undefined) return 'missing';
-    if (stored.etag !== etag) return 'changed';
-    return this.put(marker);
-  }
-
-  async delete(orderId: string, etag: string): Promise<'deleted' | HoldWriteLost> {
-    await this.beforeDelete?.(orderId);
-    this.requests.delete++;
-    const stored = this.markers.get(orderId);
-    if (stored === undefined) return 'missing';
-    if (stored.etag !== etag) return 'changed';
+  async end(orderId: string, etag: string): Promise<HoldWrite> {
+    await this.beforeEnd?.(orderId);
+    this.requests.end++;
+    if (this.markers.get(orderId)?.etag !== etag) return { kind: 'lost' };
     this.markers.delete(orderId);
-    return 'deleted';
+    return { kind: 'written', etag: '' };
   }
 
-  async heldRecords(orderId: string): Promise<OutboxHeldRecord[]> {
-    this.requests.heldRecords++;
-    return [...this.heldOf(orderId).values()].map((r) => structuredClone(r)).sort((a, b) => a.sequence - b.sequence);
-  }
-
-  async putHeld(record: OutboxHeldRecord): Promise<void> {
-    this.requests.putHeld++;
-    this.heldOf(record.orderId).set(record.id, structuredClone(sizeChecked(record)));
-  }
-
-  async deleteHeld(orderId: string, id: string): Promise<void> {
-    await this.beforeDeleteHeld?.(orderId, id);
-    this.requests.deleteHeld++;
-    this.heldOf(orderId).delete(id);
+  async storedEvents(orderId: string, after: number, through: number, max: number): Promise<StoredEvent[]> {
+    this.requests.storedEvents++;
+    return [...(this.events.get(orderId)?.values() ?? [])]
+      .filter((e) => e.sequence > after && e.sequence <= through)
+      .sort((a, b) => a.sequence - b.sequence)
+      .slice(0, max)
+      .map((e) => structuredClone(e));
   }
 
   async list(): Promise<Stored<OutboxHold>[]> {
@@ -90,6 +63,15 @@ export class InMemoryHoldStore implements OutboxHoldStore {
     if (this.discards.some((d) => d.orderId === record.orderId && d.id === record.id))
       throw Object.assign(new Error(`${record.id} exists`), { status: 409 });
     this.discards.push(structuredClone(record));
+  }
+
+  /** Stores applied entries' events, as the processor's batches do before the relay sees them. */
+  commit(...records: StoredEvent[]): void {
+    for (const record of records) {
+      let events = this.events.get(record.orderId);
+      if (events === undefined) this.events.set(record.orderId, (events = new Map()));
+      events.set(record.sequence, storedEvent(record));
+    }
   }
 
   /** Puts a marker as stored; returns its ETag. */
@@ -104,27 +86,9 @@ export class InMemoryHoldStore implements OutboxHoldStore {
       .sort((a, b) => (a.orderId < b.orderId ? -1 : 1));
   }
 
-  /** The held records of `orderId`, ascending by sequence (no request counted). */
-  heldOf(orderId: string): Map<string, OutboxHeldRecord> {
-    let held = this.held.get(orderId);
-    if (held === undefined) this.held.set(orderId, (held = new Map()));
-    return held;
-  }
-
   private put(marker: OutboxHold): string {
-    sizeChecked(marker);
     const etag = `"hold-${++this.etags}"`;
     this.markers.set(marker.orderId, { doc: structuredClone(marker), etag });
     return etag;
   }
-}
-
-function sizeChecked<T>(doc: T): T {
-  const bytes = new TextEncoder().encode(JSON.stringify(doc)).length;
-  if (bytes > MAX_DOCUMENT_BYTES)
-    throw Object.assign(new Error(`a document of ${bytes} bytes is over Cosmos DB's 2 MB`), {
-      code: 'StoreFailed',
-      status: 413,
-    });
-  return doc;
 }

@@ -14,7 +14,7 @@ import { table } from '../table.js';
 interface HoldListing {
   orderId: string;
   targets: OutboxTarget[];
-  /** Records still held (held-record documents). */
+  /** Stored events the target furthest behind still waits for. */
   records: number;
   heldThrough: number;
   since: string;
@@ -34,11 +34,13 @@ export interface OutboxListing {
 
 /** Lag per lease and every hold (or one order's), each with its next attempt. */
 export async function listOutbox(container: Container, filter: { orderId?: string } = {}): Promise<OutboxListing> {
-  const [{ CosmosOutboxHoldStore }, { relayLag }, { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX }] = await Promise.all([
-    import('ledger-convoy/adapters/outboxHoldCosmosStore'),
-    import('ledger-convoy/adapters/outboxLag'),
-    import('ledger-convoy/adapters/changeFeedLease'),
-  ]);
+  const [{ CosmosOutboxHoldStore }, { relayLag }, { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX }, { heldRecords }] =
+    await Promise.all([
+      import('ledger-convoy/adapters/outboxHoldCosmosStore'),
+      import('ledger-convoy/adapters/outboxLag'),
+      import('ledger-convoy/adapters/changeFeedLease'),
+      import('ledger-convoy/core'),
+    ]);
   const store = new CosmosOutboxHoldStore(container);
   const leases = container.database.container(LEASE_CONTAINER);
   const [stored, lags] = await Promise.all([
@@ -49,24 +51,20 @@ export async function listOutbox(container: Container, filter: { orderId?: strin
     }),
   ]);
   const now = Date.now();
-  const holds = await Promise.all(
-    stored.map(async ({ doc }) => {
-      const hold = doc;
-      const documents = await store.countHeld(hold.orderId);
-      return {
-        orderId: hold.orderId,
-        targets: hold.targets,
-        records: documents,
-        heldThrough: hold.heldThrough,
-        since: hold.since,
-        nextAttempt: hold.nextAttempt,
-        attempts: hold.attempts,
-        releasingUntil:
-          hold.releasingUntil !== undefined && Date.parse(hold.releasingUntil) > now ? hold.releasingUntil : undefined,
-        lastError: hold.lastError,
-      };
-    }),
-  );
+  const holds = stored.map(({ doc: hold }) => {
+    return {
+      orderId: hold.orderId,
+      targets: hold.targets,
+      records: heldRecords(hold),
+      heldThrough: hold.heldThrough,
+      since: hold.since,
+      nextAttempt: hold.nextAttempt,
+      attempts: hold.attempts,
+      releasingUntil:
+        hold.releasingUntil !== undefined && Date.parse(hold.releasingUntil) > now ? hold.releasingUntil : undefined,
+      lastError: hold.lastError,
+    };
+  });
   return {
     leases: lags.map((l) => ({ leaseToken: l.leaseToken, owner: l.owner, lagSeconds: Math.round(l.lagMs / 100) / 10 })),
     holds,
@@ -76,7 +74,7 @@ export async function listOutbox(container: Container, filter: { orderId?: strin
 /**
  * Releases the hold of `orderId` now, whatever its next attempt: it is claimed, its records go in order to the
  * target(s) each still owes (`order-events` with the app's Service Bus connection, the webhook of
- * `OUTBOX_WEBHOOK_URL`), then it is deleted under its ETag (again, with what the relay appended meanwhile).
+ * `OUTBOX_WEBHOOK_URL`), then it is deleted under its ETag (again, with what the relay added meanwhile).
  * Throws `CliError` `NotFound` (no hold), `Busy` (a release runs) or `ServiceBus` (a target failed: the hold stays
  * with its next attempt).
  */
@@ -133,7 +131,7 @@ export async function retryOutbox(
 }
 
 /**
- * Discards the hold of `orderId`: its held records are dropped, an audit record with `reason` is written in the
+ * Discards the hold of `orderId`: the events behind it are dropped, an audit record with `reason` is written in the
  * order's partition and `OutboxDiscarded` is raised. Throws `CliError` `NotFound` or `Busy` like {@link retryOutbox}.
  */
 export async function discardOutbox(

@@ -320,7 +320,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     return render(
       c,
       { title: 'Outbox', section: 'outbox' },
-      html`<h1>Outbox</h1><p class="note">The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing is held so it does not hold the others; the hold timer releases it when its next attempt is due, and at once after the webhook delivers again. Releasing it now (<code>convoy outbox retry</code>) delivers its held records in order to the held target(s), then deletes the hold.</p>${outboxFilters(order)}${live('outbox', self, list)}${discardForm(order, c.get('session').csrf, writable)}`,
+      html`<h1>Outbox</h1><p class="note">The relay's lag and the orders on hold (<code>convoy outbox list</code>). An order whose target kept failing is held so it does not hold the others; the hold timer releases it when its next attempt is due (at most five minutes after the last one). Releasing it now (<code>convoy outbox retry</code>) delivers the events behind it in order to the held target(s), then deletes the hold.</p>${outboxFilters(order)}${live('outbox', self, list)}${discardForm(order, c.get('session').csrf, writable)}`,
       list,
     );
   });

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 /** Jitter added on top of the latency: up to this fraction of it, never taken off (the latency is a lower bound). */
-export const JITTER_FRACTION = 0.1;
+const JITTER_FRACTION = 0.1;
 
 /** Options of {@link holdReply}. */
 export interface ReplyLatencyOptions {

@@ -6,7 +6,10 @@ export interface OperationLatencyOptions {
   readonly random?: () => number;
 }
 
-/** Jitter added on top of the latency: up to this fraction of it, never taken off (the latency is a lower bound). */
+/**
+ * Jitter added on top of the latency: up to this fraction of it, never taken off (the latency is a lower bound).
+ * @internal exported for its test
+ */
 export const JITTER_FRACTION = 0.1;
 
 interface Lane {

@@ -10,9 +10,9 @@ import { median } from './report.js';
 import { workload, type WorkloadSize } from './workload.js';
 
 /**
- * The round trip each emulator operation is given (docs/benchmarks.md, "Azure's latencies, simulated"): Cosmos DB's SLA bounds
- * point reads and writes at < 10 ms at the 99th percentile in region (direct mode; the JavaScript SDK goes through
- * the gateway, one hop more); Microsoft publishes no latency figure for Service Bus (Standard is documented as
+ * The round trip each emulator operation is given (docs/benchmarks.md, "Azure's latencies, simulated"): Cosmos
+ * DB's SLA bounds point reads and writes at < 10 ms at the 99th percentile in region (direct mode; the JavaScript
+ * SDK goes through the gateway, one hop more); Microsoft publishes no latency figure for Service Bus (Standard is documented as
  * variable latency, Premium as predictable), so it is given the same 10 ms.
  */
 export const AZURE_LATENCY_MS = 10;

@@ -13,7 +13,7 @@ export interface CapacityInputs {
   serviceBusMessagesPerEntry: number;
   /** Function executions per entry (splitter, processor, relay). */
   executionsPerEntry: number;
-  /** The app's CPU per entry on its thread, in ms (until the bench prints CPU: the thread's busy time). */
+  /** The app's CPU per entry on its thread, in ms. */
   appCpuMsPerEntry: number;
   /** Entries/s one session slot sustains at Azure's in-region latency (`bench:pipeline --azure-latency`). */
   entriesPerSecondPerSlot: number;
@@ -238,7 +238,7 @@ export function capacityTable(inputs: CapacityInputs, ds: readonly Deployment[])
 export const DOCUMENTED_INPUTS: CapacityInputs = {
   requestUnitsPerEntry: 18.5,
   serviceBusMessagesPerEntry: 2.01,
-  executionsPerEntry: 1.1,
+  executionsPerEntry: 1.25,
   appCpuMsPerEntry: 2.7,
   entriesPerSecondPerSlot: 5.27,
   oneOrderEntriesPerSecond: 20.3,

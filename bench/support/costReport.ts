@@ -139,7 +139,7 @@ function fixed(value: number, digits: number): string {
 
 /**
  * The capacity model's inputs this phase measured, from its short orders: request units, Service Bus messages and
- * executions per entry, and the main thread's busy ms per entry standing in for the app's CPU.
+ * executions per entry. Not the app's CPU: the main thread's busy time includes its waits on a loaded machine.
  */
 export function measuredCapacityInputs(costs: CostResults): Partial<CapacityInputs> {
   const w = costs.short.window;
@@ -149,6 +149,5 @@ export function measuredCapacityInputs(costs: CostResults): Partial<CapacityInpu
     requestUnitsPerEntry: w.cosmos.requestUnits.total / w.entries,
     serviceBusMessagesPerEntry: messages / w.entries,
     executionsPerEntry: executions / w.entries,
-    appCpuMsPerEntry: w.busyMs / w.entries,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Pipeline benchmark (`npm run bench:pipeline [-- --sessions N --session-idle-ms N --runs 3 --latency-seconds 60
- * --warmup-seconds 10 --cosmos-orders 40 --seed 7 --cost-only]`).
+ * --warmup-seconds 10 --cosmos-orders 40 --seed 7 --cost-only --azure-latency --azure-orders 1000]`).
  *
  * Measures the configuration we ship: the repository's host.json, unless a flag overrides a value (the header then
  * says so). In one run on the embedded stack (the emulators `npm start` uses, the app in the in-process host):
@@ -8,7 +8,9 @@
  * messages as the raw reference and the ratio, latency at a steady 50 entries/s, session accepts and Cosmos
  * requests per entry; then what an entry costs on Azure (request units, bytes, Service Bus operations, executions)
  * for short orders and for one long order (`--cost-only` runs the warm-up and that phase alone, and says so in the
- * header). Every phase uses its own orders, so phases never interfere.
+ * header). Every phase uses its own orders, so phases never interfere. `--azure-latency` runs (b) and one order alone
+ * on emulators that answer at Azure's in-region latency, half and twice it (`azureLatency.ts`). Each run ends with
+ * what a deployment sustains and costs (`capacity.ts`, the table of docs/capacity.md).
  */
 import { QueueName } from '../src/core/queueNames.js';
 import { startBenchStack, type BenchStack } from './support/benchStack.js';
@@ -16,10 +18,14 @@ import { headerLines, loadBenchSettings, phaseTimeoutMs, type BenchSettings } fr
 import { LATENCY_LOAD, latencyPhase, latencyWorkload } from './support/latency.js';
 import { cosmosPhase, pipelinePhase, type PhaseSettings } from './support/phases.js';
 import { drainSessions, type RawResult } from './support/rawConsumer.js';
-import { report, type BenchResults } from './support/report.js';
+import { median, report, type BenchResults } from './support/report.js';
 import { costPhase } from './support/costs.js';
 import { costReport } from './support/costReport.js';
 import { benchArgs, wholeArg } from './support/benchArgs.js';
+import { AZURE_LATENCY_MS, latencyStudy, latencyStudyReport } from './support/azureLatency.js';
+import { capacitySection } from './support/capacity.js';
+import { measuredCapacityInputs } from './support/costReport.js';
+import { templateDefaults } from './support/templateDefaults.js';
 import {
   longOrderWorkload,
   sendEntryMessages,
@@ -38,6 +44,8 @@ const USAGE = [
   '  --cosmos-orders N     orders of the Cosmos round-trip phase (default 40)',
   "  --seed N              the workloads' seed (default 7)",
   '  --cost-only           the warm-up and the cost phase alone',
+  "  --azure-latency       (b) and one order at Azure's in-region latency, half and twice it, alone",
+  "  --azure-orders N      orders of (b) in --azure-latency (default 1000, (b)'s; printed in the header)",
 ].join('\n');
 const values = benchArgs(USAGE, {
   sessions: { type: 'string' },
@@ -48,6 +56,8 @@ const values = benchArgs(USAGE, {
   'cosmos-orders': { type: 'string', default: '40' },
   seed: { type: 'string', default: '7' },
   'cost-only': { type: 'boolean', default: false },
+  'azure-latency': { type: 'boolean', default: false },
+  'azure-orders': { type: 'string' },
 });
 
 const SMALL: WorkloadSize = { orders: 200, entries: 10, ledgers: 20 };
@@ -56,6 +66,11 @@ const LARGE: WorkloadSize = { orders: 1000, entries: 10, ledgers: 100 };
 const COST_SHORT: WorkloadSize = { orders: 100, entries: 10, ledgers: 10 };
 const COST_LONG = { entries: 1000, perLedger: 100 } as const;
 const costOnly = values['cost-only'] === true;
+const azureLatency = values['azure-latency'] === true;
+const azureSize: WorkloadSize =
+  values['azure-orders'] === undefined
+    ? LARGE
+    : { ...LARGE, orders: whole(values['azure-orders'], 1, 'azure-orders'), ledgers: LARGE.ledgers };
 const seed = whole(values.seed, 0, 'seed');
 const runs = whole(values.runs, 1, 'runs');
 const warmupSeconds = whole(values['warmup-seconds'], 0, 'warmup-seconds');
@@ -70,7 +85,10 @@ const started = performance.now();
 const header = [
   ...headerLines(settings),
   ...(costOnly ? ['PHASES: --cost-only, the warm-up and the cost phase alone.'] : []),
+  ...(azureLatency ? ["PHASES: --azure-latency, (b) and one order at Azure's latencies alone."] : []),
+  ...(azureSize === LARGE ? [] : [`OVERRIDE: --azure-orders ${azureSize.orders} ((b): ${LARGE.orders})`]),
 ];
+const template = templateDefaults();
 progress(header.join('\n'));
 
 // The SDK keeps the session accepts still pending when a host closes on timers until its operation timeout (60 s,
@@ -95,21 +113,46 @@ async function main(): Promise<void> {
   const cosmosWork = workload('bcosmos', cosmosSize, seed);
   const costShort = workload('bcost', COST_SHORT, seed);
   const costLong = longOrderWorkload('bcostlong', COST_LONG, seed);
+  // Warm-up (not reported): loads every module and opens the first connections; one order per session slot.
+  const warm: WorkloadSize = { orders: settings.inForce.maxConcurrentSessions, entries: 2, ledgers: 2 };
+  const phase = (size: WorkloadSize): PhaseSettings => ({
+    overrides: settings.overrides,
+    timeoutMs: phaseTimeoutMs(settings, size.orders, size.orders * size.entries),
+  });
+  if (azureLatency) {
+    const study = await latencyStudy({ size: azureSize, runs, seed, phase, warmup: warm, progress });
+    const sessions = settings.inForce.maxConcurrentSessions;
+    const published = study.find((r) => r.latencyMs === AZURE_LATENCY_MS);
+    const measured = published && {
+      entriesPerSecondPerSlot: median(published.perSecond) / sessions,
+      oneOrderEntriesPerSecond: published.oneOrder,
+    };
+    await print(
+      [
+        'Pipeline benchmark (npm run bench:pipeline)',
+        ...header,
+        '',
+        ...latencyStudyReport(study, sessions, azureSize),
+        '',
+        ...capacitySection(measured ?? {}, template),
+      ].join('\n'),
+    );
+    return;
+  }
 
   const stack = await startBenchStack();
   try {
-    const phase = (size: WorkloadSize): PhaseSettings => ({
-      overrides: settings.overrides,
-      timeoutMs: phaseTimeoutMs(settings, size.orders, size.orders * size.entries),
-    });
-    // Warm-up (not reported): loads every module and opens the first connections; one order per session slot.
-    const warm: WorkloadSize = { orders: settings.inForce.maxConcurrentSessions, entries: 2, ledgers: 2 };
     await pipelinePhase(stack, workload('bwarm', warm, seed), phase(warm));
     progress('warm-up done');
     const costSettings = phase({ orders: COST_SHORT.orders, entries: COST_SHORT.entries, ledgers: COST_SHORT.ledgers });
     if (costOnly) {
       const costs = await costPhase(stack, costShort, costLong, costSettings);
-      await print(['Pipeline benchmark (npm run bench:pipeline)', ...header, '', ...costReport(costs)].join('\n'));
+      const capacity = capacitySection(measuredCapacityInputs(costs), template);
+      await print(
+        ['Pipeline benchmark (npm run bench:pipeline)', ...header, '', ...costReport(costs), '', ...capacity].join(
+          '\n',
+        ),
+      );
       return;
     }
 
@@ -148,7 +191,8 @@ async function main(): Promise<void> {
       latency: { result: latency, warmupSeconds, measureSeconds },
       cosmos,
     };
-    await print(`${report(results)}\n\n${costReport(costs).join('\n')}`);
+    const capacity = capacitySection(measuredCapacityInputs(costs), template);
+    await print(`${report(results)}\n\n${costReport(costs).join('\n')}\n\n${capacity.join('\n')}`);
   } finally {
     await stack.close();
   }

@@ -59,9 +59,12 @@ export interface BenchHost {
   close(): Promise<void>;
 }
 
-/** Starts the emulators on free ports and points the app settings (`process.env`) at them. */
-export async function startBenchStack(): Promise<BenchStack> {
-  const emulators = await startEmulatorStack({ serviceBusPort: 0, cosmosPort: 0, adminPort: 0 });
+/**
+ * Starts the emulators on free ports and points the app settings (`process.env`) at them; with `latencyMs`, both
+ * answer each operation no earlier than that after it arrived (Azure's round trip, simulated).
+ */
+export async function startBenchStack(options: { latencyMs?: number } = {}): Promise<BenchStack> {
+  const emulators = await startEmulatorStack({ serviceBusPort: 0, cosmosPort: 0, adminPort: 0, ...options });
   const previous = {
     ServiceBusConnection: process.env.ServiceBusConnection,
     CosmosConnection: process.env.CosmosConnection,

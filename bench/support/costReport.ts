@@ -2,6 +2,7 @@
 import { table } from '@ledger-convoy/cli';
 import { joinWindows, type CostResults, type CostWindow } from './costs.js';
 import { byKind, median } from './report.js';
+import type { CapacityInputs } from './capacity.js';
 
 /**
  * List prices, USD, pay-as-you-go, East US (Azure pricing pages for Azure Cosmos DB, Service Bus and Azure
@@ -134,4 +135,19 @@ function units(bytes: number): number {
 
 function fixed(value: number, digits: number): string {
   return value.toFixed(digits);
+}
+
+/**
+ * The capacity model's inputs this phase measured, from its short orders: request units, Service Bus messages and
+ * executions per entry. Not the app's CPU: the main thread's busy time includes its waits on a loaded machine.
+ */
+export function measuredCapacityInputs(costs: CostResults): Partial<CapacityInputs> {
+  const w = costs.short.window;
+  const messages = w.ledgerBytes.length + w.entryMessageBytes.length + w.eventBytes.length;
+  const executions = Object.values(w.executions).reduce((a, b) => a + b, 0);
+  return {
+    requestUnitsPerEntry: w.cosmos.requestUnits.total / w.entries,
+    serviceBusMessagesPerEntry: messages / w.entries,
+    executionsPerEntry: executions / w.entries,
+  };
 }

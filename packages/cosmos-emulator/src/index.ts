@@ -58,6 +58,12 @@ export interface StartOptions {
    * (metering: `throughputBudget.ts` and the README). Unmetered when unset. @default undefined
    */
   throughput?: number;
+  /**
+   * Azure's round trip, simulated: each response leaves no earlier than this many ms after its request arrived,
+   * plus up to 10 % jitter, without holding up other requests or connections (`--latency`). The emulator's own
+   * routes (`/_emulator/...`) are not delayed. @default 0
+   */
+  latencyMs?: number;
   /** The budget's clock, for tests. @default Date.now @internal */
   throughputClock?: BudgetClock;
   /** Receives unexpected errors (500s). @default undefined (ignored) */
@@ -108,6 +114,8 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
     if (!Number.isInteger(value) || value < 1)
       throw new RangeError(`scripts.${name} must be a positive integer, got ${value}.`);
   }
+  if (options.latencyMs !== undefined && !(Number.isFinite(options.latencyMs) && options.latencyMs >= 0))
+    throw new RangeError(`latencyMs must be a number of milliseconds ≥ 0, got ${options.latencyMs}.`);
   if (options.throughput !== undefined && !(Number.isFinite(options.throughput) && options.throughput > 0))
     throw new RangeError(`throughput must be a positive number of request units a second, got ${options.throughput}.`);
   const tls = options.https === true ? await loadOrCreateCertificate(options.dataDir) : undefined;
@@ -123,6 +131,7 @@ export async function start(options: StartOptions = {}): Promise<CosmosEmulator>
     onError: options.onError,
     tls,
     scripts,
+    latencyMs: options.latencyMs,
     ...(options.throughput !== undefined && {
       throughput: { unitsPerSecond: options.throughput, budget: new ThroughputBudget(options.throughputClock) },
     }),

@@ -4,7 +4,7 @@ import { start } from './index.js';
 
 /*
  * CLI: `npm run emulator:cosmos -- --port 8081 [--host 127.0.0.1] [--data-dir ./.cosmos]
- *   [--https [--cert-out ./cosmos-cert.pem]] [--partition-key-ranges 1] [--throughput <RU/s>]`.
+ *   [--https [--cert-out ./cosmos-cert.pem]] [--partition-key-ranges 1] [--throughput <RU/s>] [--latency <ms>]`.
  * Fault rules can be added at run time with `POST /_emulator/faults`.
  */
 
@@ -19,6 +19,12 @@ function parseThroughput(value: string): number {
   if (!Number.isFinite(n) || n <= 0)
     throw new InvalidArgumentError('must be a positive number of request units a second');
   return n;
+}
+
+function parseLatency(value: string): number {
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new InvalidArgumentError('must be a number of milliseconds ≥ 0');
+  return ms;
 }
 
 function parseRangeCount(value: string): number {
@@ -46,6 +52,12 @@ const program = new Command()
     'serve each container at most this many request units a second, answering 429/3200 beyond it (unmetered when unset)',
     parseThroughput,
   )
+  .option(
+    '--latency <ms>',
+    "answer each request no earlier than this after it arrived (+ up to 10 % jitter): Azure's round trip",
+    parseLatency,
+    0,
+  )
   .parse();
 
 const options = program.opts<{
@@ -56,6 +68,7 @@ const options = program.opts<{
   certOut?: string;
   partitionKeyRanges: number;
   throughput?: number;
+  latency: number;
 }>();
 if (options.certOut !== undefined && options.https !== true) program.error('--cert-out needs --https');
 const emulator = await start({
@@ -65,6 +78,7 @@ const emulator = await start({
   https: options.https === true,
   partitionKeyRanges: options.partitionKeyRanges,
   throughput: options.throughput,
+  latencyMs: options.latency,
   onError: (error) => console.error('cosmos emulator: unexpected error', error),
 });
 if (options.certOut !== undefined && emulator.certificatePem !== undefined) {

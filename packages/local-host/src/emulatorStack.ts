@@ -14,6 +14,8 @@ export interface EmulatorStackOptions {
   cosmosPort?: number;
   /** Request units a second each Cosmos DB container serves, answering 429 beyond it (`--cosmos-throughput`); unmetered when unset. @default undefined */
   cosmosThroughput?: number;
+  /** Azure's round trip, simulated: both emulators answer each operation no earlier than this many ms after it arrived, plus up to 10 % jitter (`--latency`). @default 0 */
+  latencyMs?: number;
   /** Port of the Service Bus emulator's admin view (health, sessions, ATOM API); 0 disables it. @default 5300 */
   adminPort?: number;
   /** HTTPS port of the Service Bus management API (the JS administration client); 0 disables it. @default 5301, 0 when `adminPort` is 0 */
@@ -71,6 +73,7 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
           certOut,
           // Without a data directory the certificate is still kept (beside npm start's bundle), so a start reuses it.
           certDir: dataDir ? undefined : repoPath('.start/servicebus-tls'),
+          ...(options.latencyMs !== undefined && { latencyMs: options.latencyMs }),
         },
       }),
       'Service Bus emulator accepting',
@@ -83,6 +86,7 @@ export async function startEmulatorStack(options: EmulatorStackOptions = {}): Pr
           port: options.cosmosPort ?? 8081,
           dataDir: dataDir ? join(dataDir, 'cosmos') : undefined,
           ...(options.cosmosThroughput !== undefined && { throughput: options.cosmosThroughput }),
+          ...(options.latencyMs !== undefined && { latencyMs: options.latencyMs }),
         },
       }),
       'Cosmos DB emulator accepting',

@@ -11,8 +11,9 @@ interface EmulatorOptionsByService {
     adminHttpsPort?: number;
     certOut?: string;
     certDir?: string;
+    latencyMs?: number;
   };
-  cosmos: Pick<CosmosStartOptions, 'port' | 'dataDir' | 'throughput'>;
+  cosmos: Pick<CosmosStartOptions, 'port' | 'dataDir' | 'throughput' | 'latencyMs'>;
 }
 type EmulatorService = keyof EmulatorOptionsByService;
 export type EmulatorOptions<S extends EmulatorService = EmulatorService> = EmulatorOptionsByService[S];

@@ -31,6 +31,8 @@ export interface LocalHostOptions {
   cosmosPort?: number;
   /** Request units a second each container of the embedded Cosmos DB emulator serves (`--cosmos-throughput`). @default undefined (unmetered) */
   cosmosThroughput?: number;
+  /** Both embedded emulators answer each operation no earlier than this many ms after it arrived, plus up to 10 % jitter (`--latency`). @default 0 */
+  latencyMs?: number;
   /** Durable emulator data; in memory when unset. @default undefined */
   dataDir?: string;
   /** The Service Bus emulator's entity file (a test adds a downstream's subscription). @default `infra/servicebus.config.json` */
@@ -110,6 +112,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
             serviceBusPort: options.serviceBusPort,
             cosmosPort: options.cosmosPort,
             cosmosThroughput: options.cosmosThroughput,
+            latencyMs: options.latencyMs,
             adminPort: options.serviceBusAdminPort,
             adminHttpsPort: options.serviceBusAdminHttpsPort,
             dataDir: options.dataDir,

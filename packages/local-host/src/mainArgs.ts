@@ -20,6 +20,12 @@ function parsePort(value: string): number {
   return port;
 }
 
+function parseLatency(value: string): number {
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new InvalidArgumentError('must be a number of milliseconds ≥ 0');
+  return ms;
+}
+
 function parseThroughput(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0)
@@ -36,6 +42,7 @@ interface Flags {
   servicebusPort: number;
   cosmosPort: number;
   cosmosThroughput?: number;
+  latency?: number;
   servicebusAdminPort: number;
   servicebusAdminHttpsPort?: number;
   hostJson?: string;
@@ -63,6 +70,11 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
       '--cosmos-throughput <RU/s>',
       'request units a second each Cosmos DB container serves, answering 429 beyond it as Azure does (unmetered when unset)',
       parseThroughput,
+    )
+    .option(
+      '--latency <ms>',
+      "both emulators answer each operation no earlier than this after it arrived (+ up to 10 % jitter): Azure's round trip",
+      parseLatency,
     )
     .option(
       '--servicebus-admin-port <port>',
@@ -95,6 +107,7 @@ export function parseMainArgs(argv: readonly string[], cwd = process.cwd()): Mai
       serviceBusPort: flags.servicebusPort,
       cosmosPort: flags.cosmosPort,
       cosmosThroughput: flags.cosmosThroughput,
+      latencyMs: flags.latency,
       serviceBusAdminPort: flags.servicebusAdminPort,
       serviceBusAdminHttpsPort: flags.servicebusAdminHttpsPort,
       hostJsonFile: flags.hostJson === undefined ? undefined : resolve(cwd, flags.hostJson),

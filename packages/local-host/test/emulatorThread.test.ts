@@ -6,6 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CosmosClient } from '@azure/cosmos';
+import { ServiceBusClient } from '@azure/service-bus';
+import { startEmulatorStack } from '../src/emulatorStack.js';
 import { startEmulatorThread } from '../src/emulatorThread.js';
 
 let taken: Server;
@@ -145,5 +147,34 @@ describe('an emulator thread npm start started before the host loaded', () => {
     expect(existsSync(marker)).toBe(true);
     await serviceBus.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts both emulators with the latency it is given: each answers no earlier than that', async () => {
+    // Prepare
+    const latencyMs = 150;
+    const stack = await startEmulatorStack({ serviceBusPort: 0, cosmosPort: 0, adminPort: 0, latencyMs });
+    const cosmos = new CosmosClient({
+      connectionString: stack.cosmosConnectionString,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
+    const bus = new ServiceBusClient(stack.serviceBusConnectionString);
+    const sender = bus.createSender('ledger');
+    try {
+      await sender.sendMessages({ body: 'warm' });
+      // Act
+      let started = performance.now();
+      await sender.sendMessages({ body: 'timed' });
+      const send = performance.now() - started;
+      started = performance.now();
+      await cosmos.databases.readAll().fetchAll();
+      const read = performance.now() - started;
+      // Assess
+      expect(send).toBeGreaterThanOrEqual(latencyMs);
+      expect(read).toBeGreaterThanOrEqual(latencyMs);
+    } finally {
+      await bus.close();
+      cosmos.dispose();
+      await stack.close();
+    }
   });
 });

@@ -105,6 +105,11 @@ describe('npm start flags', () => {
     expect(parseMainArgs([], '/work/x').host.cosmosThroughput).toBeUndefined();
   });
 
+  it('passes --latency on to both emulators, and none without it', () => {
+    expect(parseMainArgs(['--latency', '5'], '/work/x').host.latencyMs).toBe(5);
+    expect(parseMainArgs([], '/work/x').host.latencyMs).toBeUndefined();
+  });
+
   it('serves the operator console on 7072 unless --console-port says another port, or 0 to go without it, and prints its URL', () => {
     expect(parseMainArgs([], '/work/x').consolePort).toBe(7072);
     expect(parseMainArgs(['--console-port', '7180'], '/work/x').consolePort).toBe(7180);

@@ -54,6 +54,12 @@ export interface StartOptions {
   allowAnyKey?: boolean;
   /** Log sink for protocol warnings. @default silent */
   log?: ServerLog;
+  /**
+   * Azure's round trip, simulated: each AMQP operation (an attach, a flow's transfers, a disposition, a `$cbs` or
+   * `$management` request) is answered no earlier than this many ms after it arrived, plus up to 10 % jitter,
+   * without holding up other links or connections (`--latency`). The ATOM/admin HTTP API is not delayed. @default 0
+   */
+  latencyMs?: number;
 }
 
 /** A running emulator. */
@@ -114,7 +120,7 @@ export async function start(options: StartOptions = {}): Promise<RunningEmulator
     entityRules: (path) => broker.rulesAt(path),
     allowAnyKey: options.allowAnyKey,
   });
-  const amqp = new AmqpServer(broker, { entities, access, log: options.log });
+  const amqp = new AmqpServer(broker, { entities, access, log: options.log, latencyMs: options.latencyMs });
   let port: number | undefined;
   const admin = new AdminServer(broker, new AtomRouter({ broker, entities, access }));
   let adminPort: number | undefined;

@@ -1,9 +1,9 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { start } from './index.js';
 
 /**
  * CLI: `servicebus-emulator --port 5672 --config Config.json [--data-dir d] [--admin-port 5300]
- * [--admin-https-port 5301] [--cert-out cert.pem]`.
+ * [--admin-https-port 5301] [--cert-out cert.pem] [--latency <ms>]`.
  */
 async function main(): Promise<void> {
   const program = new Command()
@@ -21,6 +21,12 @@ async function main(): Promise<void> {
     .option('--cert-out <file>', "write the HTTPS port's self-signed certificate (PEM) here, for NODE_EXTRA_CA_CERTS")
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--allow-any-key', 'accept any shared access signature and key (credentials are checked otherwise)')
+    .option(
+      '--latency <ms>',
+      "answer each AMQP operation no earlier than this after it arrived (+ up to 10 % jitter): Azure's round trip",
+      parseLatency,
+      0,
+    )
     .parse();
   const o = program.opts<{
     port: string;
@@ -31,6 +37,7 @@ async function main(): Promise<void> {
     certOut?: string;
     host: string;
     allowAnyKey?: boolean;
+    latency: number;
   }>();
   const emulator = await start({
     port: Number(o.port),
@@ -41,6 +48,7 @@ async function main(): Promise<void> {
     certOut: o.certOut,
     host: o.host,
     allowAnyKey: o.allowAnyKey === true,
+    latencyMs: o.latency,
     log: (level, message) => console.error(`[servicebus] ${level}: ${message}`),
   });
   // One line on stdout, machine-readable, so scripts can pick up the bound ports.
@@ -59,6 +67,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+function parseLatency(value: string): number {
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new InvalidArgumentError('must be a number of milliseconds ≥ 0');
+  return ms;
 }
 
 main().catch((err: unknown) => {

@@ -46,9 +46,9 @@ export interface TestBus {
   close(): Promise<void>;
 }
 
-/** Starts the emulator in-process on a free port with the given config, admin port off. */
-export async function startBus(config: object): Promise<TestBus> {
-  const emulator = await start({ port: 0, adminPort: 0, config });
+/** Starts the emulator in-process on a free port with the given config, admin port off (and `latencyMs`, if given). */
+export async function startBus(config: object, options: { latencyMs?: number } = {}): Promise<TestBus> {
+  const emulator = await start({ port: 0, adminPort: 0, config, ...options });
   const clients: ServiceBusClient[] = [];
   const newClient = (): ServiceBusClient => {
     const c = new ServiceBusClient(emulator.connectionString, fastClientOptions);

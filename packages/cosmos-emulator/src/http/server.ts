@@ -26,6 +26,7 @@ import type { RequestContext } from './requestContext.js';
 import { parseAddress } from './requestContext.js';
 import { checkIntendedContainer, resolveResourceIds } from './resourceIds.js';
 import { checkGrant } from './resourceTokens.js';
+import { holdReply } from './replyLatency.js';
 import { route } from './router.js';
 import type { ThroughputBudget } from '../throughputBudget.js';
 import type { TlsMaterial } from '@ledger-convoy/dev-certificate';
@@ -47,6 +48,8 @@ export interface HttpDependencies {
   scripts: ScriptLimits;
   /** Request units a second each container serves (`--throughput`); unmetered when unset. */
   throughput?: { unitsPerSecond: number; budget: ThroughputBudget };
+  /** Least time from a request's arrival to its reply, in ms, plus up to 10 % jitter (`--latency`); 0 = none. */
+  latencyMs?: number;
 }
 
 /** Requests on a container's items, which its throughput pays for (metadata requests are metered apart on Azure). */
@@ -177,6 +180,10 @@ async function answer(req: IncomingMessage, res: ServerResponse, deps: HttpDepen
 /** Creates the emulator's HTTP server, or HTTPS server when `deps.tls` is set (not yet listening). */
 export function createEmulatorServer(deps: HttpDependencies): Server | HttpsServer {
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    // Every reply of the service waits out the latency; the emulator's own routes (counters, faults) do not.
+    const arrivedAt = performance.now();
+    if (deps.latencyMs !== undefined && !requestPath(req.url ?? '/').startsWith(`/${ADMIN_PREFIX}`))
+      holdReply(res, arrivedAt, { latencyMs: deps.latencyMs });
     answer(req, res, deps).catch((error: unknown) => {
       const cosmos = isCosmosError(error) ? error : internalError(error);
       if (!isCosmosError(error)) deps.onError?.(error);

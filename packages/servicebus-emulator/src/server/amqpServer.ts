@@ -16,11 +16,12 @@ import { LinkRegistry } from './linkRegistry.js';
 import type { Link } from './linkRegistry.js';
 import { installRawCapture, takeRaw } from './rawCapture.js';
 import { ReplyRouter } from './replyRouter.js';
-import { internals } from './rheaLink.js';
+import { holdAttach, internals } from './rheaLink.js';
 import { configureSasl } from './sasl.js';
 import { MAX_FRAME_SIZE, guardFrames } from './frameGuard.js';
 import { pushAwaitedFrames } from './framePush.js';
 import { attachSession, requestedSession } from './sessionAttach.js';
+import { OperationLatency } from './operationLatency.js';
 
 /** What the server logs; the CLI passes a console logger, tests nothing. */
 export type ServerLog = (level: 'info' | 'warn', message: string) => void;
@@ -33,6 +34,11 @@ export interface AmqpServerOptions {
   readonly entities: EntityManager;
   /** Protocol warnings. @default silent */
   readonly log?: ServerLog;
+  /**
+   * Least time, in ms, from an operation's arrival to its reply (`--latency`), plus up to 10 % jitter: Azure's round
+   * trip, simulated ({@link OperationLatency}). @default 0
+   */
+  readonly latencyMs?: number;
 }
 
 type Handler =
@@ -55,12 +61,14 @@ export class AmqpServer {
   private server: Server | undefined;
 
   private readonly log: ServerLog;
+  private readonly latency: OperationLatency;
 
   constructor(
     private readonly broker: Broker,
     private readonly options: AmqpServerOptions,
   ) {
     this.log = options.log ?? (() => {});
+    this.latency = new OperationLatency({ latencyMs: options.latencyMs ?? 0 });
     installRawCapture();
     configureSasl(this.container);
     this.wire();
@@ -101,16 +109,38 @@ export class AmqpServer {
 
   private wire(): void {
     const c = this.container;
-    c.on('receiver_open', (ctx: EventContext) => this.guard(() => this.onReceiverOpen(ctx.receiver as Receiver)));
-    c.on('sender_open', (ctx: EventContext) => this.guard(() => this.onSenderOpen(ctx.sender as Sender)));
-    c.on('message', (ctx: EventContext) => this.guard(() => this.onMessage(ctx)));
+    // With a latency, each operation is acted on (and so answered) once it is due, in its link's lane.
+    const later = (link: Link, fn: () => void): void => this.latency.defer(link, () => this.guard(fn));
+    c.on('receiver_open', (ctx: EventContext) => {
+      const link = ctx.receiver as Receiver;
+      this.guard(() => this.held(link, () => later(link, () => this.opened(link, () => this.onReceiverOpen(link)))));
+    });
+    c.on('sender_open', (ctx: EventContext) => {
+      const link = ctx.sender as Sender;
+      this.guard(() => this.held(link, () => later(link, () => this.opened(link, () => this.onSenderOpen(link)))));
+    });
+    c.on('message', (ctx: EventContext) => {
+      // The raw bytes are taken now: rhea's capture holds only the latest transfer.
+      const format = (ctx as unknown as { format?: number }).format ?? 0;
+      const raw = format === 0 ? takeRaw() : (ctx.message as unknown as Buffer);
+      later(ctx.receiver as Receiver, () => this.onMessage(ctx, format, raw));
+    });
     for (const outcome of ['accepted', 'rejected', 'modified', 'released'] as const) {
-      c.on(outcome, (ctx: EventContext) => this.guard(() => this.onOutcome(ctx, outcome)));
+      c.on(outcome, (ctx: EventContext) => later(ctx.sender as Sender, () => this.onOutcome(ctx, outcome)));
     }
-    const pump = (ctx: EventContext): void => this.guard(() => this.deliveryOf(ctx.sender)?.entity.pump());
+    const pump = (ctx: EventContext): void =>
+      this.guard(() => {
+        const delivery = this.deliveryOf(ctx.sender);
+        if (!delivery) return;
+        // A flow's credit is spent (messages transferred) no earlier than the latency after it arrived.
+        if (this.latency.enabled) delivery.holdTransfersUntil(this.latency.dueFromNow());
+        delivery.entity.pump();
+      });
     c.on('sendable', pump);
     c.on('sender_flow', pump);
-    c.on('sender_draining', (ctx: EventContext) => this.guard(() => this.deliveryOf(ctx.sender)?.onDrain()));
+    c.on('sender_draining', (ctx: EventContext) =>
+      later(ctx.sender as Sender, () => this.deliveryOf(ctx.sender)?.onDrain()),
+    );
     const closed = (ctx: EventContext): void =>
       this.guard(() => this.onLinkClosed((ctx.sender ?? ctx.receiver) as Link));
     c.on('sender_close', closed);
@@ -126,6 +156,23 @@ export class AmqpServer {
     c.on('disconnected', (ctx: EventContext) => this.guard(() => this.links.releaseConnection(ctx.connection)));
     c.on('protocol_error', (err: unknown) => this.log('warn', `protocol error from a peer: ${String(err)}`));
     c.on('error', (err: unknown) => this.log('warn', `connection error: ${String(err)}`));
+  }
+
+  /**
+   * Runs an attach's handling later when there is a latency: rhea sends our attach as soon as `sender_open` or
+   * `receiver_open` returns, so it is held until {@link opened} answers it.
+   */
+  private held(link: Link, handle: () => void): void {
+    if (this.latency.enabled) holdAttach(link);
+    handle();
+  }
+
+  /** Handles a held attach: skipped when the client has gone meanwhile, else opened and handled as on arrival. */
+  private opened(link: Link, handle: () => void): void {
+    if (!this.latency.enabled) return handle();
+    if (!link.is_remote_open()) return;
+    link.open();
+    handle();
   }
 
   private guard(fn: () => void): void {
@@ -231,12 +278,10 @@ export class AmqpServer {
     this.links.track(link, { kind: 'delivery', link: consumer, cancel });
   }
 
-  private onMessage(ctx: EventContext): void {
+  private onMessage(ctx: EventContext, format: number, raw: Buffer | undefined): void {
     const link = ctx.receiver as Receiver;
     const delivery = ctx.delivery as Delivery;
     const handler = this.links.get(link);
-    const format = (ctx as unknown as { format?: number }).format ?? 0;
-    const raw = format === 0 ? takeRaw() : (ctx.message as unknown as Buffer);
     if (!handler) {
       rejectIncoming(delivery, { condition: 'amqp:not-found', description: 'The link is not attached to an entity.' });
       return;

@@ -53,6 +53,9 @@ export class DeliveryLink implements Consumer {
   /** rhea takes credit only when a transfer is written, so deliveries still queued in rhea count against it. */
   private unsent: number[] = [];
   private pumpQueued = false;
+  /** `performance.now()` time before which no message is transferred (the latency of the last flow). */
+  private heldUntil = 0;
+  private heldTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly entity: QueueEntity,
@@ -82,12 +85,30 @@ export class DeliveryLink implements Consumer {
       }
       return 0;
     }
+    const wait = this.heldUntil - performance.now();
+    if (wait > 0) {
+      // Pumped again once the hold is over (the latency of a flow, see holdTransfersUntil).
+      if (this.heldTimer === undefined)
+        this.heldTimer = setTimeout(() => {
+          this.heldTimer = undefined;
+          this.entity.pump();
+        }, Math.ceil(wait));
+      return 0;
+    }
     if (this.unsent.length > 0) {
       const next = (this.link.session as unknown as { outgoing: { next_pending_delivery: number } }).outgoing
         .next_pending_delivery;
       this.unsent = this.unsent.filter((id) => id >= next);
     }
     return li.credit - this.unsent.length;
+  }
+
+  /**
+   * Holds the link's transfers until `until` (`performance.now()` time): a flow that just arrived is answered with
+   * messages no earlier than the simulated latency after it (`--latency`).
+   */
+  holdTransfersUntil(until: number): void {
+    this.heldUntil = Math.max(this.heldUntil, until);
   }
 
   deliver(m: StoredMessage, lock: MessageLock | undefined): void {

@@ -6,6 +6,7 @@ import type { ServiceBusMessage } from '@azure/service-bus';
 import { FunctionApi } from '@ledger-convoy/cli';
 import type { ServiceBusHostOptions } from '@ledger-convoy/local-host';
 import { consumeOrderEvents, eventKeyOf } from './orderEvents.js';
+import { cpuSince, readCpu, type CpuSpent } from './cpuTime.js';
 import type { BenchHost, BenchStack, CosmosCounts } from './benchStack.js';
 import { sendEntryMessages, sendLedgers, type Workload } from './workload.js';
 
@@ -35,10 +36,13 @@ export interface PipelineResult extends Throughput {
   /** order-events copies beyond the first of a messageId. */
   duplicateEvents: number;
   /**
-   * Busy time of the main thread (the functions, the in-process host and the bench's own sends; the emulators run in
-   * threads of their own) during the timed part: its event-loop utilisation × the phase's wall time, in ms.
+   * Event-loop busy time of the main thread (the functions, the in-process host and the bench's own sends; the
+   * emulators run in threads of their own) during the timed part: its utilisation × the phase's wall time, in ms.
+   * Not CPU: {@link cpu} is.
    */
   busyMs: number;
+  /** CPU of the main thread and of the whole process (the emulators' threads too) during the timed part. */
+  cpu: CpuSpent;
 }
 
 /**
@@ -58,8 +62,10 @@ export async function pipelinePhase(
     const started = performance.now();
     const startedAt = Date.now();
     const loop = performance.eventLoopUtilization();
+    const cpuBefore = readCpu();
     await sendLedgers(stack.bus, work.ledgers);
     await phase.processed.completed('orderProcessor', work.entryMessages.length, settings.timeoutMs);
+    const cpu = cpuSince(cpuBefore);
     const busyMs = performance.eventLoopUtilization(loop).active;
     const result = throughput(work.entryMessages.length, started);
     // The relay's requests count too: the phase ends when every entry's event is on order-events. The events'
@@ -79,6 +85,7 @@ export async function pipelinePhase(
       relayedSeconds,
       duplicateEvents: events.seen.duplicates,
       busyMs,
+      cpu,
     };
   } finally {
     await events?.close();

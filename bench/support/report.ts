@@ -37,6 +37,8 @@ export function report(r: BenchResults): string {
     x.messages,
     fixed(x.seconds, 1),
     fixed(x.perSecond, 1),
+    cpuPerEntry(x.cpu.mainMs, x.messages),
+    cpuPerEntry(x.cpu.processMs, x.messages),
     fixed(x.busyMs / x.messages, 3),
     fixed(x.sessionAccepts / x.messages, 3),
     fixed(x.relayedSeconds, 1),
@@ -45,6 +47,11 @@ export function report(r: BenchResults): string {
   ];
   const cosmosMedian = median(runs.map((x) => x.e2e.cosmos.requests.total / x.e2e.messages));
   const busyMedian = median(runs.map((x) => x.e2e.busyMs / x.e2e.messages));
+  const mainCpu = runs.map((x) => x.e2e.cpu.mainMs);
+  const mainCpuMedian = mainCpu.every((ms) => ms !== undefined)
+    ? median(mainCpu.map((ms, i) => ms / runs[i]!.e2e.messages))
+    : undefined;
+  const processCpuMedian = median(runs.map((x) => x.e2e.cpu.processMs / x.e2e.messages));
   const lastLarge = runs[runs.length - 1]!.e2e;
   return [
     'Pipeline benchmark (npm run bench:pipeline)',
@@ -58,7 +65,9 @@ export function report(r: BenchResults): string {
         'entries',
         'seconds',
         'entries/s',
-        'busy ms/entry',
+        'main thread CPU ms/entry',
+        'process CPU ms/entry',
+        'main loop busy ms/entry',
         'session accepts/entry',
         'all events out s',
         'Cosmos req/entry',
@@ -67,7 +76,20 @@ export function report(r: BenchResults): string {
       [
         e2eRow(`(a) ${describe(small.size)}`, 1, small.result),
         ...runs.map((x, i) => e2eRow(i === 0 ? `(b) ${describe(large.size)}` : '', i + 1, x.e2e)),
-        ['(b) median', '', '', '', fixed(e2eMedian, 1), fixed(busyMedian, 3), '', '', fixed(cosmosMedian, 2), ''],
+        [
+          '(b) median',
+          '',
+          '',
+          '',
+          fixed(e2eMedian, 1),
+          mainCpuMedian === undefined ? 'n/a' : fixed(mainCpuMedian, 3),
+          fixed(processCpuMedian, 3),
+          fixed(busyMedian, 3),
+          '',
+          '',
+          fixed(cosmosMedian, 2),
+          '',
+        ],
       ],
       100,
     ),
@@ -153,8 +175,10 @@ export function report(r: BenchResults): string {
     'How each figure was measured (one process: the emulators in worker threads of their own, the host and the bench on the main thread):',
     'e2e: a fresh in-process host per run; all ledgers sent at once to ledger (one message each, as convoy send), timed from the first',
     '  send until the host logged "message processed" (completed) for every entry; then every order read over HTTP (all applied, nothing parked).',
-    "busy ms/entry: the main thread's event-loop utilisation × wall time over the timed part (the functions, the in-process host and",
-    "  the bench's sends; not the emulators' threads) ÷ entries: the function side's CPU per entry, the figure that sizes a Flex instance.",
+    "main thread CPU ms/entry: the main thread's user + system CPU over the timed part (the functions, the in-process host and the",
+    "  bench's sends; not the emulators' threads; process.threadCpuUsage, else /proc/<pid>/task/<pid>/stat) ÷ entries: the function",
+    "  side's CPU per entry, the figure that sizes a Flex instance. process CPU ms/entry: every thread of the process, emulators included.",
+    "main loop busy ms/entry: the main thread's event-loop utilisation × wall time ÷ entries: time the loop was not idle, CPU or not.",
     'session accepts/entry: the session trigger\'s "session accepted" log lines ÷ entries. Cosmos req/entry: /_emulator/counters ÷ entries,',
     "  counted from the first send until every entry's event was taken from order-events subscription all (a consumer in the bench, started once the",
     "  e2e timing ends so it takes no CPU from it; the relay's end is the last event's enqueue time), so the relay's",
@@ -208,6 +232,11 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** CPU ms per entry, or n/a where the platform does not tell the main thread's CPU. */
+function cpuPerEntry(ms: number | undefined, entries: number): string {
+  return ms === undefined ? 'n/a' : fixed(ms / entries, 3);
 }
 
 function percent(ratio: number): string {

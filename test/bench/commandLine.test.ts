@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -58,5 +61,43 @@ describe('bench command lines', () => {
       stdout: '',
       stderr: expect.stringContaining('Cannot read --azd-env-file no-such-dir/.env'),
     });
+  });
+
+  it('cpu-profile: prints one table per .cpuprofile of the directory, busiest package first', async () => {
+    // Prepare: one profile, 3 ms in rhea, 1 ms in the app, 2 ms idle.
+    const dir = mkdtempSync(join(tmpdir(), 'convoy-cpuprofile-'));
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: { functionName: '(idle)', url: '' } },
+        { id: 2, callFrame: { functionName: 'send', url: `file://${root}node_modules/rhea/lib/link.js` } },
+        { id: 3, callFrame: { functionName: 'decide', url: `file://${root}src/core/processor/decide.ts` } },
+      ],
+      startTime: 0,
+      endTime: 6000,
+      samples: [2, 2, 2, 3, 1, 1],
+      timeDeltas: [0, 1000, 1000, 1000, 1000, 1000],
+    };
+    writeFileSync(join(dir, 'CPU.main.cpuprofile'), JSON.stringify(profile));
+    try {
+      // Act
+      const result = await bench('cpuProfile', '--dir', dir);
+      // Assess
+      expect(result.code).toBe(0);
+      const lines = result.stdout.split('\n');
+      expect(lines[0]).toBe('CPU.main.cpuprofile: 0.0 s busy, 0.0 s idle');
+      expect(lines.slice(2, 4).map((l) => l.split(/\s{2,}/))).toEqual([
+        ['rhea', '3', '75.0 %'],
+        ['the app (src/)', '1', '25.0 %'],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('cpu-profile: --help prints its usage and exits 0', async () => {
+    // Act
+    const result = await bench('cpuProfile', '--help');
+    // Assess
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: npm run bench:cpu-profile/) });
   });
 });

@@ -8,37 +8,20 @@
  * - Sessions (`sessionId` = the orderId) hand it one order's events one at a time, in sequence order.
  * - Delivery is at least once: (`source`, `id`) identifies an event, and one already folded is skipped.
  *
- * Nothing here imports Ledger Convoy: the event is the contract
- * (docs/contracts.md, "Order events (topic `order-events`, session-enabled subscriptions)").
+ * The event is the contract (docs/contracts.md, "Order events (topic `order-events`, session-enabled subscriptions)");
+ * the fold of its `change` is Ledger Convoy's own, `foldOrderEvent` from `ledger-convoy/core`, so a new entry type
+ * reaches this downstream with the app.
  */
 import { app, type InvocationContext } from '@azure/functions';
+import { foldOrderEvent, type BusinessState, type OrderCloudEvent } from 'ledger-convoy/core';
 
 /** The subscription of `order-events` this downstream reads. */
 export const SUBSCRIPTION = 'read-model';
 /** The version of `data` this fold understands. */
 const DATA_SCHEMA_V1 = 'urn:ledger-convoy:order-event-data:v1';
 
-/** An order event as it arrives (a structured CloudEvent); only what the fold reads. */
-interface OrderEvent {
-  id: string;
-  source: string;
-  type: string;
-  dataschema: string;
-  data: { orderId: string; sequence: number; change: Record<string, unknown> };
-}
-
-/** One order as this downstream keeps it. */
-export interface OrderReadModel {
-  orderId: string;
-  status: 'open' | 'deleted';
-  customerId: string | null;
-  currency: string | null;
-  /** The sequence of the last event folded. */
-  lastSequence: number;
-  total: number;
-  /** In the order they were added; an amendment changes the amount in place. */
-  transactions: { transactionId: string; amount: number }[];
-}
+/** One order as this downstream keeps it: the business part of `GET /api/orders/{orderId}`. */
+export type OrderReadModel = BusinessState;
 
 /** Where the read model lives: in a real downstream a database, with `save` one transaction. */
 export interface ReadModelStore {
@@ -71,48 +54,17 @@ export class InMemoryReadModelStore implements ReadModelStore {
 /** The read model this function keeps. */
 export const store: ReadModelStore = new InMemoryReadModelStore();
 
-/** The order after `event`, folded into `order` (undefined before the first event). */
-export function fold(order: OrderReadModel | undefined, event: OrderEvent): OrderReadModel {
-  const { orderId, sequence, change } = event.data;
-  const next: OrderReadModel = order
-    ? { ...order, transactions: [...order.transactions] }
-    : { orderId, status: 'open', customerId: null, currency: null, lastSequence: 0, total: 0, transactions: [] };
-  switch (event.type) {
-    case 'convoy.order.created':
-      next.customerId = change.customerId as string;
-      next.currency = change.currency as string;
-      break;
-    case 'convoy.order.transaction-added':
-      next.transactions.push({ transactionId: change.transactionId as string, amount: change.amount as number });
-      break;
-    case 'convoy.order.transaction-amended': {
-      const index = next.transactions.findIndex((t) => t.transactionId === change.transactionId);
-      if (index < 0) throw new Error(`${event.source} ${event.id}: amends ${String(change.transactionId)}, not held`);
-      next.transactions[index] = { transactionId: change.transactionId as string, amount: change.amount as number };
-      break;
-    }
-    case 'convoy.order.deleted':
-      next.status = 'deleted';
-      break;
-    default:
-      // Never skip what cannot be folded: the message is retried, then dead-lettered, and an operator looks.
-      throw new Error(`${event.source} ${event.id}: unknown event type ${event.type}`);
-  }
-  next.total = next.transactions.reduce((sum, t) => sum + t.amount, 0);
-  next.lastSequence = sequence;
-  return next;
-}
-
 /** Folds one event into the read model, once. */
 export async function orderReadModel(message: unknown, context: InvocationContext): Promise<void> {
-  const event = message as OrderEvent;
+  const event = message as OrderCloudEvent;
   if (event.dataschema !== DATA_SCHEMA_V1)
     throw new Error(`${event.source} ${event.id}: data schema ${event.dataschema} is not ${DATA_SCHEMA_V1}`);
   if (await store.folded(event.source, event.id)) {
     context.log(`skipped ${event.source} ${event.id}: folded already (a redelivery or a replay)`);
     return;
   }
-  await store.save(fold(await store.get(event.data.orderId), event), event.source, event.id);
+  // Throws, never skips, what it cannot fold: the message is retried, then dead-lettered, and an operator looks.
+  await store.save(foldOrderEvent(await store.get(event.data.orderId), event.data), event.source, event.id);
 }
 
 app.serviceBusTopic('orderReadModel', {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import canonicalizeModule from 'canonicalize';
-import type { Entry } from './schemas/entry.js';
+import type { Entry } from './entryTypes/registry.js';
 
 type Canonicalize = (input: unknown) => string | undefined;
 // The package is CommonJS (`module.exports = serialize`) while its typings declare an ES default export, so

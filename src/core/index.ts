@@ -9,12 +9,13 @@ export { errorMessage } from './errorMessage.js';
 export { MESSAGE_ID_HASH_DIGITS, readResubmitCount, resubmission, type Resubmission } from './hash.js';
 
 export { normaliseBody } from './schemas/body.js';
-export { type Entry } from './schemas/entry.js';
+export { type Entry, type EntryChange, type EntryType } from './entryTypes/registry.js';
+export { foldOrderEvent } from './entryTypes/foldOrderEvent.js';
 
 export { exceedsLedgerByteLimit, ledgerSchema, validateEntry, type Ledger } from './schemas/ledger.js';
 export { LEDGER_MAX_ENTRIES, ORDER_MAX_TRANSACTIONS } from './schemas/limits.js';
 
-export { OrderStatus } from './order/orderState.js';
+export { OrderStatus, type Transaction } from './order/orderState.js';
 
 export { type BusinessState, type OrderView } from './order/orderView.js';
 export { runGapMonitor, type GapMonitorReport } from './order/gapMonitor.js';
@@ -32,7 +33,12 @@ export { type ProcessResult } from './processor/processResult.js';
 export { planLedger } from './splitter/planLedger.js';
 export { messageTraceparent } from './traceContext.js';
 
-export { orderEventKey, orderEventSource } from './outbox/orderCloudEvent.js';
+export {
+  orderEventKey,
+  orderEventSource,
+  type OrderCloudEvent,
+  type OrderEventData,
+} from './outbox/orderCloudEvent.js';
 export { resolveOutboxConfig, type OutboxConfig } from './outbox/outboxConfig.js';
 export { type OutboundOrderEvent } from './outbox/outboxPorts.js';
 

@@ -1,5 +1,4 @@
-import { errorMessage, type BusinessState, type Entry } from '../../src/core/index.js';
-import { foldEvent } from '../support/foldEvents.js';
+import { errorMessage, foldOrderEvent, type BusinessState, type Entry } from '../../src/core/index.js';
 import { compareWithExpectation, orderDifferences } from '@ledger-convoy/cli';
 import type { Expectation } from '@ledger-convoy/cli';
 import { expectedOrders } from '@ledger-convoy/cli';
@@ -333,7 +332,7 @@ function checkEvents(
     next.set(orderId, Math.max(want, event.sequence ?? 0));
     let state: BusinessState | undefined;
     try {
-      state = event.data && foldEvent(folded.get(orderId), event.data);
+      state = event.data && foldOrderEvent(folded.get(orderId), event.data);
     } catch (error) {
       orderProblems.push(`${orderId}#${String(event.sequence)}: ${errorMessage(error)}`);
     }

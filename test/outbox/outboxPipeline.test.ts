@@ -8,7 +8,14 @@ import type { CliSettings } from '@ledger-convoy/cli';
 import { startCosmosDBHost, type CosmosDBHost } from '@ledger-convoy/local-host';
 import type { RegistrationOf } from '@ledger-convoy/local-host';
 import { relayLag } from '../../src/adapters/outboxLag.js';
-import { ALL_EVENTS_SUBSCRIPTION, ORDER_EVENTS_TOPIC, orderEventKey, orderEventSource } from '../../src/core/index.js';
+import {
+  ALL_EVENTS_SUBSCRIPTION,
+  ORDER_EVENTS_TOPIC,
+  foldOrderEvent,
+  orderEventKey,
+  orderEventSource,
+  type BusinessState,
+} from '../../src/core/index.js';
 import { entryRecordId } from '../../src/core/documents/documentIds.js';
 import { OUTBOX_RELAY_LEASE_PREFIX } from '../../src/adapters/changeFeedLease.js';
 import { getOrder } from '../../src/functions/getOrder.js';
@@ -16,7 +23,6 @@ import { outboxHoldRetry } from '../../src/functions/outboxHoldRetry.js';
 import { drainSession, postLedger, runSplitter, startStack, type Stack } from '../integration/support/stack.js';
 import { interleave, orderEntries, uid } from '../integration/support/ledgers.js';
 import { peekEverything, until } from '../support/serviceBusWaits.js';
-import { foldOrderEvents } from '../support/foldEvents.js';
 import type { OrderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
 import { setEnv } from './support/eventually.js';
 import { startWebhook } from './support/webhookServer.js';
@@ -174,7 +180,10 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
       },
     });
     // Folding the changes in sequence order holds the whole order, as the GET view shows it.
-    const folded = foldOrderEvents(eventsA.map((m) => (m.body as OrderCloudEvent).data));
+    const folded = eventsA
+      .map((m) => (m.body as OrderCloudEvent).data)
+      .sort((x, y) => x.sequence - y.sequence)
+      .reduce<BusinessState | undefined>(foldOrderEvent, undefined);
     expect(folded).toEqual({
       orderId: a,
       status: 'open',

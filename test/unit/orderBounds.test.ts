@@ -28,7 +28,16 @@ describe('an order holds at most 1,000 transactions (rule 7)', () => {
     const last = applyTransition(almost, e.added(ORDER_MAX_TRANSACTIONS + 1, 't-last', 5), { exists: false });
     const full = last.ok ? last.state : almost;
     const beyond = applyTransition(full, e.added(ORDER_MAX_TRANSACTIONS + 2, 't-beyond', 5), { exists: false });
-    const amend = applyTransition(full, e.amended(ORDER_MAX_TRANSACTIONS + 2, 't-1', 7), { current: { amount: 1 } });
+    const amend = applyTransition(full, e.amended(ORDER_MAX_TRANSACTIONS + 2, 't-1', 7), {
+      current: {
+        id: 'txn:1',
+        docType: 'transaction',
+        orderId: 'o-1',
+        transactionId: 't-1',
+        amount: 1,
+        addedSequence: 2,
+      },
+    });
     // Assess
     expect(last.ok && last.state.transactionCount).toBe(ORDER_MAX_TRANSACTIONS);
     expect(beyond.ok).toBe(false);

@@ -6,28 +6,27 @@ import { dueOn, orderNeedsFollowUp } from '../../src/core/order/followUpCheck.js
 import { orderView } from '../../src/core/order/orderView.js';
 import { staleGap } from '../../src/core/order/gapMonitor.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
+import type { TransactionDocument } from '../../src/core/documents/transactionDocument.js';
 import { entriesFor } from './support/fixtures.js';
 
 const e = entriesFor('o-1');
 
-/** Runs `entries` through the state machine, keeping the transactions as the store would (their own documents). */
-function runWith(entries: Entry[]): { state: OrderState; transactions: Map<string, number> } {
-  const transactions = new Map<string, number>();
+/** What the store would say of the transaction `entry` names, given the documents written so far. */
+function factsFor(transactions: ReadonlyMap<string, TransactionDocument>, entry: Entry) {
+  if (entry.type === 'TransactionAdded') return { exists: transactions.has(entry.data.transactionId) };
+  if (entry.type === 'TransactionAmended') return { current: transactions.get(entry.data.transactionId) ?? null };
+  return {};
+}
+
+/** Runs `entries` through the state machine, keeping the transaction documents each transition writes. */
+function runWith(entries: Entry[]): { state: OrderState; transactions: Map<string, TransactionDocument> } {
+  const transactions = new Map<string, TransactionDocument>();
   const state = entries.reduce((current, entry) => {
-    const known =
-      entry.type === 'TransactionAdded'
-        ? { exists: transactions.has(entry.data.transactionId) }
-        : entry.type === 'TransactionAmended'
-          ? {
-              current: transactions.has(entry.data.transactionId)
-                ? { amount: transactions.get(entry.data.transactionId)! }
-                : null,
-            }
-          : {};
-    const result = applyTransition(current, entry, known);
+    const result = applyTransition(current, entry, factsFor(transactions, entry));
     if (!result.ok) throw result.error;
-    if (entry.type === 'TransactionAdded' || entry.type === 'TransactionAmended')
-      transactions.set(entry.data.transactionId, entry.data.amount);
+    const written =
+      result.transaction && ('create' in result.transaction ? result.transaction.create : result.transaction.replace);
+    if (written) transactions.set(written.transactionId, written);
     return result.state;
   }, initialOrderState());
   return { state, transactions };
@@ -38,15 +37,7 @@ function run(entries: Entry[]): OrderState {
 }
 
 function facts(history: Entry[], entry: Entry) {
-  const { transactions } = runWith(history);
-  if (entry.type === 'TransactionAdded') return { exists: transactions.has(entry.data.transactionId) };
-  if (entry.type === 'TransactionAmended')
-    return {
-      current: transactions.has(entry.data.transactionId)
-        ? { amount: transactions.get(entry.data.transactionId)! }
-        : null,
-    };
-  return {};
+  return factsFor(runWith(history).transactions, entry);
 }
 
 describe('order state machine', () => {
@@ -68,10 +59,10 @@ describe('order state machine', () => {
     ]);
     // Assess
     expect(state).toMatchObject({ total: 850, transactionCount: 3 });
-    expect([...transactions]).toEqual([
-      ['t-1', 1100],
-      ['t-2', -250],
-      ['t-3', 0],
+    expect([...transactions.values()].map((t) => [t.transactionId, t.amount, t.addedSequence])).toEqual([
+      ['t-1', 1100, 2],
+      ['t-2', -250, 3],
+      ['t-3', 0, 5],
     ]);
   });
 
@@ -88,7 +79,7 @@ describe('order state machine', () => {
     const snapshot = structuredClone(before);
     // Act
     run([e.created(), e.added(2, 't-1', 5), e.amended(3, 't-1', 9)]);
-    applyTransition(before, e.amended(3, 't-1', 9), { current: { amount: 5 } });
+    applyTransition(before, e.amended(3, 't-1', 9), facts([e.created(), e.added(2, 't-1', 5)], e.amended(3, 't-1', 9)));
     // Assess
     expect(before).toEqual(snapshot);
   });
@@ -166,11 +157,16 @@ describe("what an entry changed (the event's change)", () => {
       ok: true,
       change: { transactionId: 't-2', amount: 7 },
       state: { total: 1257, transactionCount: 2 },
+      transaction: {
+        create: { docType: 'transaction', orderId: 'o-1', transactionId: 't-2', amount: 7, addedSequence: 3 },
+      },
     });
-    expect(applyTransition(open, e.amended(3, 't-1', 1100), { current: { amount: 1250 } })).toMatchObject({
+    const amended = e.amended(3, 't-1', 1100);
+    expect(applyTransition(open, amended, facts([e.created(), e.added(2, 't-1', 1250)], amended))).toMatchObject({
       ok: true,
       change: { transactionId: 't-1', amount: 1100, previousAmount: 1250 },
       state: { total: 1100, transactionCount: 1 },
+      transaction: { replace: { transactionId: 't-1', amount: 1100, addedSequence: 2 } },
     });
     expect(applyTransition(open, e.deleted(3))).toMatchObject({
       ok: true,

@@ -92,4 +92,25 @@ describe('compareWithExpectation', () => {
     expect(c.ok).toBe(false);
     expect(c.deadLetters.byReason[0]).toEqual({ reason: 'IdempotencyKeyConflict', expected: 1, found: 2 });
   });
+
+  it('compares each transaction whole and every business field: one the oracle does not expect is a difference', () => {
+    // Prepare: a view whose transaction, and whose order, carry a field the expectation has not
+    const extra = { transactions: [{ transactionId: 't1', amount: 5, reversed: true }], closedAt: 'x' };
+    const orders = new Map([
+      ['r1-o0001', view(extra as Partial<OrderView>)],
+      ['r1-o0002', view({ orderId: 'r1-o0002', hold: { targets: ['webhook'] } } as Partial<OrderView>)],
+    ]);
+    // Act
+    const c = compareWithExpectation(expectation, orders, allDeadLetters);
+    // Assess: the extra fields are differences; the hold, operational, is not
+    expect(c.orders.mismatched).toEqual([
+      {
+        orderId: 'r1-o0001',
+        differences: [
+          'transactions: expected [{"transactionId":"t1","amount":5}], found [{"transactionId":"t1","amount":5,"reversed":true}]',
+          'closedAt: expected undefined, found "x"',
+        ],
+      },
+    ]);
+  });
 });

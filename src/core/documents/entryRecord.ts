@@ -1,6 +1,6 @@
 import type { DeadLetterReason } from '../deadLetterReasons.js';
 import type { OrderCloudEvent } from '../outbox/orderCloudEvent.js';
-import type { Entry, EntryType } from '../schemas/entry.js';
+import type { Entry, EntryType } from '../entryTypes/registry.js';
 
 /** What became of the entry behind an {@link EntryRecord}. */
 export const EntryStatus = { Applied: 'applied', Parked: 'parked', Rejected: 'rejected' } as const;

@@ -1,3 +1,5 @@
+import type { Transaction } from '../order/orderState.js';
+
 /**
  * One transaction of an order (`id = txn:` + the first 32 hex digits of SHA-256 over the UTF-8 of its
  * `transactionId`, see `transactionDocumentId`), in the order's partition, no `ttl`. Created by the batch that applies
@@ -5,14 +7,10 @@
  * of each `TransactionAmended`. The order document keeps only their count and total, so neither it nor an event grows
  * with the order.
  */
-export interface TransactionDocument {
+export interface TransactionDocument extends Transaction {
   id: string;
   docType: 'transaction';
   orderId: string;
-  /** As the entry gave it: a read whose stored id differs (a hash prefix shared by two ids) counts as not found. */
-  transactionId: string;
-  /** Current amount, integer minor units. */
-  amount: number;
   /** Sequence of the `TransactionAdded` that created it: the GET view lists transactions in this order. */
   addedSequence: number;
 }

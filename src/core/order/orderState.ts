@@ -8,9 +8,14 @@ export const OrderStatus = {
 /** One of {@link OrderStatus}. */
 export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
 
-/** One transaction of an order; `amount` in integer minor units. */
+/**
+ * One transaction of an order, as the GET view, a consumer's fold and its document hold it (the document adds only its
+ * bookkeeping, see `transactionOf`).
+ */
 export interface Transaction {
+  /** As the entry gave it: a read whose stored id differs (a hash prefix shared by two ids) counts as not found. */
   transactionId: string;
+  /** Current amount, integer minor units. */
   amount: number;
 }
 

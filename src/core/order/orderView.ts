@@ -49,14 +49,18 @@ export function orderView(doc: OrderDocument, transactions: readonly Transaction
     currency: doc.state.currency,
     lastSequence: doc.lastSequence,
     total: doc.state.total,
-    transactions: [...transactions]
-      .sort((a, b) => a.addedSequence - b.addedSequence)
-      .map((t) => ({ transactionId: t.transactionId, amount: t.amount })),
+    transactions: [...transactions].sort((a, b) => a.addedSequence - b.addedSequence).map(transactionOf),
     parked: [...doc.parked].sort(bySequence).map((p) => ({ sequence: p.sequence, entryId: p.entryId })),
     rejected: [...doc.rejected]
       .sort(bySequence)
       .map((r) => ({ sequence: r.sequence, entryId: r.entryId, reason: r.reason })),
   };
+}
+
+/** A transaction as the view shows it: its document without the bookkeeping, so whatever an entry type writes shows. */
+function transactionOf(doc: TransactionDocument): Transaction {
+  const { id: _id, docType: _docType, orderId: _orderId, addedSequence: _addedSequence, ...transaction } = doc;
+  return transaction;
 }
 
 function bySequence(a: { sequence: number }, b: { sequence: number }): number {

@@ -7,21 +7,13 @@
 import { createHash } from 'node:crypto';
 import { CloudEvent } from 'cloudevents';
 import type { OrderSummary } from '../order/orderView.js';
-import type { EntryChange } from '../order/transition.js';
-import type { EntryType } from '../schemas/entry.js';
+import { entryTypeOf, type EntryChange, type EntryType } from '../entryTypes/registry.js';
 
 /**
- * The CloudEvents `type` of each entry type: what happened to the order. It is also the Service Bus `subject`
+ * What happened to the order, one per entry type (its module's `eventType`). It is also the Service Bus `subject`
  * (`sys.Label`), so a subscription selects the events it wants with a SQL filter.
  */
-const ORDER_EVENT_TYPES = {
-  OrderCreated: 'convoy.order.created',
-  TransactionAdded: 'convoy.order.transaction-added',
-  TransactionAmended: 'convoy.order.transaction-amended',
-  OrderDeleted: 'convoy.order.deleted',
-} as const satisfies Record<EntryType, string>;
-/** One of {@link ORDER_EVENT_TYPES}. */
-export type OrderEventType = (typeof ORDER_EVENT_TYPES)[EntryType];
+export type OrderEventType = `convoy.order.${string}`;
 /**
  * The CloudEvents `dataschema`: names the version of `data`, so a later change to `data` can be published beside
  * this one (a new schema, a new subscription filter) rather than in place of it.
@@ -34,7 +26,6 @@ export const CLOUDEVENTS_JSON = 'application/cloudevents+json';
  * `data` of an order event: what the entry changed, and the order's summary right after it. Constant in size
  * whatever the order's length; a consumer folding `change` in sequence order holds the whole order
  * (docs/architecture.md, "Order events").
- * @internal exported for tests that fold events as a consumer does
  */
 export interface OrderEventData {
   orderId: string;
@@ -55,7 +46,7 @@ export interface OrderCloudEvent {
   id: string;
   /** `/orders/` + the orderId percent-encoded as a URI path segment. */
   source: string;
-  /** What happened to the order, one per entry type ({@link ORDER_EVENT_TYPES}). */
+  /** What happened to the order, one per entry type ({@link OrderEventType}). */
   type: OrderEventType;
   /** The outbox record's `committedAt`. */
   time: string;
@@ -104,7 +95,7 @@ export function orderCloudEvent(input: OrderEventInput): { event: OrderCloudEven
     specversion: '1.0',
     id: input.entryId,
     source,
-    type: ORDER_EVENT_TYPES[input.type],
+    type: entryTypeOf(input.type)!.eventType,
     time: input.committedAt,
     datacontenttype: 'application/json',
     dataschema: ORDER_EVENT_DATA_SCHEMA,

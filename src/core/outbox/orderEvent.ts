@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../documents/entryRecord.js';
-import type { EntryType } from '../schemas/entry.js';
+import type { EntryType } from '../entryTypes/registry.js';
 import { CLOUDEVENTS_JSON, type OrderCloudEvent, type OrderEventType } from './orderCloudEvent.js';
 
 /** The `order-events` message of a stored event, as a plain object (the adapter adds the trace context). */

@@ -14,9 +14,10 @@ import { EntryStatus, type EntryRecord } from '../documents/entryRecord.js';
 import type { OrderDocument, RejectedRecord } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
 import { OrderStatus, initialOrderState, type OrderState } from '../order/orderState.js';
-import { applyTransition, type EntryChange, type TransactionFacts } from '../order/transition.js';
+import { applyTransition } from '../order/transition.js';
 import { AlertName } from '../ports/telemetry.js';
-import type { Entry } from '../schemas/entry.js';
+import type { TransactionFacts, TransactionWrite } from '../entryTypes/entryType.js';
+import { entryTypeOf, type Entry, type EntryChange } from '../entryTypes/registry.js';
 import { ORDER_MAX_PARKED } from '../schemas/limits.js';
 
 /** An entry as validation left it (rule 6's input): valid with its request hash, or why it is not. */
@@ -127,9 +128,9 @@ export interface Facts {
   order: OrderDocument | undefined;
   /** The entry's record as read; `null`: none; `undefined`: not read (the write's create is the lookup). */
   record: EntryRecord | null | undefined;
-  /** For an amendment of an open order at its turn: its transaction as read; `null`: the order has none of that id. */
+  /** The transaction the entry's type reads ({@link transactionToRead}), as read; `null`: the order has none of that id. */
   transaction?: TransactionDocument | null;
-  /** For a `TransactionAdded`: its write met an existing transaction of that id, under the order as read. */
+  /** The entry's write met an existing transaction of the id it creates, under the order as read. */
   transactionExists?: boolean;
 }
 
@@ -139,7 +140,14 @@ export type Rule = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 11;
 /** What happens to the entry, with the rule that says so and a one-line reason. */
 export type Decision =
   /** Rule 1: the next sequence, valid for the order: write it (its record with the event, the order, the transaction). */
-  | { kind: 'apply'; rule: 1; state: OrderState; change: EntryChange; reason: string }
+  | {
+      kind: 'apply';
+      rule: 1;
+      state: OrderState;
+      change: EntryChange;
+      transaction?: TransactionWrite;
+      reason: string;
+    }
   /** Rule 5: a gap before it: park it durably (its record, status `parked`). */
   | { kind: 'park'; rule: 5; reason: string }
   /** Rules 2/4: seen before with the same content: complete it, count it. */
@@ -234,35 +242,24 @@ export function decide(facts: Facts): Decision {
   // (e) Rule 7: the next sequence, but impossible for the order's state (it holds the order, unless deleted). Else rule 1.
   const transition = applyTransition(state, entry, transactionFacts(facts));
   if (!transition.ok) return invalidTransition(transition.error.message, deleted ? undefined : entry.sequence);
-  return {
-    kind: 'apply',
-    rule: 1,
-    state: transition.state,
-    change: transition.change,
-    reason: `sequence ${entry.sequence} follows ${lastSequence}`,
-  };
+  const { ok: _ok, ...applied } = transition;
+  return { kind: 'apply', rule: 1, ...applied, reason: `sequence ${entry.sequence} follows ${lastSequence}` };
 }
 
 /**
- * Whether the step must read the transaction `entry` amends before deciding: an amendment of an open order at its
- * turn (its amount makes the new total). Anything else is decided without it.
+ * The `transactionId` the step must read before deciding: the transaction the entry's type reads, when the order is
+ * open and the entry at its turn. Anything else is decided without a read.
  */
-export function needsTransaction(
-  entry: Entry,
-  order: OrderDocument | undefined,
-): entry is Extract<Entry, { type: 'TransactionAmended' }> {
-  return (
-    entry.type === 'TransactionAmended' &&
-    order?.state.status === OrderStatus.Open &&
-    entry.sequence === order.lastSequence + 1
-  );
+export function transactionToRead(entry: Entry, order: OrderDocument | undefined): string | undefined {
+  if (order?.state.status !== OrderStatus.Open || entry.sequence !== order.lastSequence + 1) return undefined;
+  return entryTypeOf(entry.type)?.reads?.(entry);
 }
 
 /** What the store said of the entry's transaction, for the state machine. */
 function transactionFacts(facts: Facts): TransactionFacts {
   return {
     ...(facts.transactionExists === true && { exists: true }),
-    ...(facts.transaction !== undefined && { current: facts.transaction && { amount: facts.transaction.amount } }),
+    ...(facts.transaction !== undefined && { current: facts.transaction }),
   };
 }
 
@@ -284,13 +281,8 @@ function decideParked(facts: Facts): Decision {
       ...holds,
     };
   }
-  return {
-    kind: 'apply',
-    rule: 1,
-    state: transition.state,
-    change: transition.change,
-    reason: `parked sequence ${entry.sequence} is due`,
-  };
+  const { ok: _ok, ...applied } = transition;
+  return { kind: 'apply', rule: 1, ...applied, reason: `parked sequence ${entry.sequence} is due` };
 }
 
 /** Rule 3 at the door, from the order document: this entryId is parked or rejected at another sequence. */

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
 import type { CommitOutcome, OrderWrite, Stored } from '../ports/orderStore.js';
-import type { Entry } from '../schemas/entry.js';
+import { entryTypeOf, type Entry } from '../entryTypes/registry.js';
 
 /**
  * The order documents (with ETags) a session last wrote or read, so an applied entry costs one store round trip:
@@ -34,13 +34,14 @@ export class OrderCache extends LRUCache<string, Stored<OrderDocument>> {
   }
 
   /**
-   * Drops what is remembered of the entry's order (and of the transaction it amends), so the next round reads them.
+   * Drops what is remembered of the entry's order (and of the transaction it reads), so the next round reads them.
    * Only a write that replaces a remembered document checks its ETag: a decision that writes neither must not rest
    * on them.
    */
   forgetEntry(entry: Entry): void {
     this.delete(entry.orderId);
-    if (entry.type === 'TransactionAmended') this.forgetTransaction(entry.orderId, entry.data.transactionId);
+    const transactionId = entryTypeOf(entry.type)?.reads?.(entry);
+    if (transactionId !== undefined) this.forgetTransaction(entry.orderId, transactionId);
   }
 
   /**

@@ -16,14 +16,14 @@ import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.
 import type { OrderWrite, Stored } from '../ports/orderStore.js';
 import { AlertName, CounterName } from '../ports/telemetry.js';
 import { waitToRetry } from '../retry.js';
-import type { Entry } from '../schemas/entry.js';
+import type { Entry } from '../entryTypes/registry.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
 import {
   checkMessage,
   decide,
-  needsTransaction,
   notOfSession,
   standsOnWhatWasRead,
+  transactionToRead,
   type CheckedEntry,
   type Decision,
   type EntryOrigin,
@@ -73,7 +73,7 @@ interface Known {
   fresh: boolean;
   /** The entry's record, as a refused create met it (`null`: gone since). */
   record?: Stored<EntryRecord> | null;
-  /** The order ETag under which the `TransactionAdded`'s transaction was found to exist. */
+  /** The order ETag under which the transaction the entry creates was found to exist. */
   transactionExistsUnder?: string;
   /** A parked record the order lists but that was missing, and the order's ETag then. */
   missing?: { sequence: number; etag: string };
@@ -307,8 +307,8 @@ export class OrderProcessor {
       orderCached: cachedOrder !== undefined,
       transactionCached: false,
     };
-    if (needsTransaction(entry, order?.doc)) {
-      const { transactionId } = entry.data;
+    const transactionId = transactionToRead(entry, order?.doc);
+    if (transactionId !== undefined) {
       const cached = known.fresh ? undefined : cache.transaction(orderId, transactionId);
       const read = cached ?? (await store.readTransaction(orderId, transactionId));
       if (read && !cached) cache.rememberTransaction(read);

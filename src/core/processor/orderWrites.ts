@@ -3,7 +3,7 @@
  * the order, the one {@link OrderWrite} that commits it atomically — the entry's record, the order, and the
  * transaction when the entry has one: at most three documents. Shapes only; no rule is decided here.
  */
-import { ORDER_DOCUMENT_ID, entryRecordId, transactionDocumentId } from '../documents/documentIds.js';
+import { ORDER_DOCUMENT_ID, entryRecordId } from '../documents/documentIds.js';
 import {
   EntryStatus,
   type AppliedEntryRecord,
@@ -17,7 +17,7 @@ import { initialOrderState } from '../order/orderState.js';
 import { orderSummary } from '../order/orderView.js';
 import { orderCloudEvent } from '../outbox/orderCloudEvent.js';
 import type { OrderWrite, Stored } from '../ports/orderStore.js';
-import type { Entry } from '../schemas/entry.js';
+import type { Entry } from '../entryTypes/registry.js';
 import type { Decision, EntryOrigin } from './decide.js';
 
 /** What a step writes besides the decision: when, and by which consumer. */
@@ -40,7 +40,7 @@ export interface WriteSubject {
    * `undefined`: created.
    */
   record: Stored<EntryRecord> | undefined;
-  /** For a `TransactionAmended`: its transaction as read (replaced under this ETag). */
+  /** The transaction the entry's type reads, as read (the decision replaces it under this ETag). */
   transaction?: Stored<TransactionDocument> | undefined;
 }
 
@@ -81,7 +81,7 @@ export function writeFor(decision: Decision, subject: WriteSubject, stamp: StepS
         event,
         key,
       };
-      return { ...entryWrite(applied), order: orderWrite(next), ...transactionWrite(entry, subject.transaction) };
+      return { ...entryWrite(applied), order: orderWrite(next), ...transactionWrite(decision, subject) };
     }
     case 'park': {
       const { origin } = subject;
@@ -176,31 +176,18 @@ function emptyOrderDocument(orderId: string, now: string): OrderDocument {
 }
 
 /**
- * The entry's transaction document: created by a `TransactionAdded` (a 409 on it is rule 7), replaced with its new
- * amount, under the ETag it was read with, by a `TransactionAmended`; nothing for the other entries.
+ * The transaction document the applied entry's type writes: created (a 409 on it is rule 7), or replaced under the
+ * ETag it was read with; nothing when the type writes none.
  */
 function transactionWrite(
-  entry: Entry,
-  read: Stored<TransactionDocument> | undefined,
+  decision: Extract<Decision, { kind: 'apply' }>,
+  { entry, transaction: read }: WriteSubject,
 ): Pick<OrderWrite, 'transaction'> {
-  if (entry.type === 'TransactionAdded') {
-    const { transactionId, amount } = entry.data;
-    const doc: TransactionDocument = {
-      id: transactionDocumentId(transactionId),
-      docType: 'transaction',
-      orderId: entry.orderId,
-      transactionId,
-      amount,
-      addedSequence: entry.sequence,
-    };
-    return { transaction: { create: doc } };
-  }
-  if (entry.type === 'TransactionAmended') {
-    if (read === undefined)
-      throw new TypeError(`the amendment ${entry.entryId} is written without its transaction read`);
-    return { transaction: { replace: { doc: { ...read.doc, amount: entry.data.amount }, etag: read.etag } } };
-  }
-  return {};
+  const written = decision.transaction;
+  if (written === undefined) return {};
+  if ('create' in written) return { transaction: written };
+  if (read === undefined) throw new TypeError(`${entry.type} ${entry.entryId} is written without its transaction read`);
+  return { transaction: { replace: { doc: written.replace, etag: read.etag } } };
 }
 
 function bySequence(a: { sequence: number }, b: { sequence: number }): number {

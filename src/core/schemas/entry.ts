@@ -17,7 +17,7 @@ const WELL_FORMED = { error: 'Contains a lone surrogate (not valid Unicode)' };
 export const orderIdSchema = z.string().min(1).max(ORDER_ID_MAX_LENGTH).refine(wellFormed, WELL_FORMED);
 
 /** Money: a safe integer of minor units; zero and negative (credits) are allowed, floats are not. */
-const amountSchema = z.int();
+export const amountSchema = z.int();
 
 const sequenceSchema = z.int().min(1);
 
@@ -29,7 +29,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
  * An id introduced by an entry (`customerId`, `TransactionAdded`'s `transactionId`): 1 to 100 UTF-8 bytes, no control
  * characters, no lone surrogates. Bytes, not characters: the limits these ids protect are in bytes.
  */
-function introducedId() {
+export function introducedId() {
   return z
     .string()
     .min(1)
@@ -42,13 +42,13 @@ function introducedId() {
         `Is ${Buffer.byteLength(String(issue.input), 'utf8')} bytes in UTF-8; at most ${ID_MAX_BYTES} bytes are allowed`,
     });
 }
-const transactionIdSchema = introducedId();
-const customerIdSchema = introducedId();
-const currencySchema = z
+/** `currency`: three upper-case letters (ISO 4217 form). */
+export const currencySchema = z
   .string()
   .regex(CURRENCY_PATTERN, { error: 'Expected three upper-case letters (ISO 4217), such as EUR' });
 
-function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
+/** The schema of an entry of `type`: the fields every entry has, and its `data`. Strict: unknown properties fail. */
+export function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
   return z.strictObject({
     entryId: entryIdSchema,
     orderId: orderIdSchema,
@@ -58,43 +58,5 @@ function entryOf<T extends string, D extends z.ZodType>(type: T, data: D) {
   });
 }
 
-/** `OrderCreated { customerId, currency }`: `customerId` 1–100 UTF-8 bytes, `currency` like `EUR`. */
-const orderCreatedSchema = entryOf(
-  'OrderCreated',
-  z.strictObject({ customerId: customerIdSchema, currency: currencySchema }),
-);
-
-/** `TransactionAdded { transactionId, amount }`: `transactionId` 1–100 UTF-8 bytes. */
-const transactionAddedSchema = entryOf(
-  'TransactionAdded',
-  z.strictObject({ transactionId: transactionIdSchema, amount: amountSchema }),
-);
-
-/** `TransactionAmended { transactionId, amount }`: the new amount replaces the old one of a transaction the order holds. */
-const transactionAmendedSchema = entryOf(
-  'TransactionAmended',
-  z.strictObject({ transactionId: transactionIdSchema, amount: amountSchema }),
-);
-
-/** `OrderDeleted {}`: the order's end-of-sequence marker. */
-const orderDeletedSchema = entryOf('OrderDeleted', z.strictObject({}));
-
-/** One ledger entry = the body of one order entry message. Strict: unknown properties fail. */
-export const entrySchema = z.discriminatedUnion('type', [
-  orderCreatedSchema,
-  transactionAddedSchema,
-  transactionAmendedSchema,
-  orderDeletedSchema,
-]);
-
-/** A validated ledger entry. */
-export type Entry = z.infer<typeof entrySchema>;
-/** The entry types, in the order an order's life usually sees them. */
-export const EntryType = {
-  OrderCreated: 'OrderCreated',
-  TransactionAdded: 'TransactionAdded',
-  TransactionAmended: 'TransactionAmended',
-  OrderDeleted: 'OrderDeleted',
-} as const;
-/** One of {@link EntryType}. */
-export type EntryType = Entry['type'];
+/** The schema of an entry of some type (see `entryOf`). */
+export type EntrySchema = ReturnType<typeof entryOf<string, z.ZodType>>;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ValidationIssue } from '../errors.js';
 import { bodyByteLength, normaliseBody } from './body.js';
-import { entrySchema, orderIdSchema, type Entry } from './entry.js';
+import { entrySchema, type Entry } from '../entryTypes/registry.js';
+import { orderIdSchema } from './entry.js';
 import { toValidationIssues } from './issues.js';
 import { LEDGER_MAX_BYTES, LEDGER_MAX_ENTRIES, LEDGER_MIN_ENTRIES } from './limits.js';
 

@@ -1,6 +1,6 @@
 import type { ValidationIssue } from '../errors.js';
 import { entryMessageId, requestHash } from '../hash.js';
-import type { Entry, EntryType } from '../schemas/entry.js';
+import type { Entry, EntryType } from '../entryTypes/registry.js';
 import { validateLedger, type Ledger } from '../schemas/ledger.js';
 
 /** One order entry message to send to `orders`, as a plain object the adapter hands to the SDK. */

@@ -1,10 +1,15 @@
 import type { Socket } from 'node:net';
+import type { Connection } from 'rhea';
 
 /** AMQP performative codes (AMQP 1.0 §2.7) of the frames a peer streams rather than waits on. */
 const TRANSFER = 0x14;
 const DISPOSITION = 0x15;
 
 const scheduled = new WeakSet<Socket>();
+/** Connections whose client streams messages: their pushes are over (see {@link endPushes}). */
+const streaming = new WeakSet<Socket>();
+/** Each pushing socket's own `write`, put back by {@link endPushes}. */
+const unwrapped = new WeakMap<Socket, Socket['write']>();
 
 /**
  * Pushes what `socket` holds back out once the current turn of the event loop has written everything it will.
@@ -12,7 +17,7 @@ const scheduled = new WeakSet<Socket>();
  * A reply written while the client's delayed ACK is pending would otherwise wait for that ACK (about 40 ms on Linux).
  */
 export function pushAfterTurn(socket: Socket): void {
-  if (scheduled.has(socket)) return;
+  if (scheduled.has(socket) || streaming.has(socket)) return;
   scheduled.add(socket);
   setImmediate(() => {
     scheduled.delete(socket);
@@ -41,15 +46,35 @@ export function isAwaitedFrame(frame: Uint8Array): boolean {
 
 /**
  * Keeps Nagle's algorithm on `socket` (a stream of deliveries and dispositions leaves in few, full segments; with
- * it off every frame was a segment of its own and a session drain lost a third of its speed) and pushes only the
- * turns that write a frame the client waits on ({@link isAwaitedFrame}); replies on `$cbs` and `$management` are
- * transfers, so the reply router pushes those itself ({@link pushAfterTurn}).
+ * it off every frame was a segment of its own and a session drain lost a third of its speed) and, until
+ * {@link endPushes}, pushes the turns that write a frame the client waits on ({@link isAwaitedFrame}); replies on
+ * `$cbs` and `$management` are transfers, so the reply router pushes those itself ({@link pushAfterTurn}).
  */
 export function pushAwaitedFrames(socket: Socket): void {
-  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  const write = socket.write;
+  unwrapped.set(socket, write);
   socket.write = ((...args: unknown[]): boolean => {
     const [chunk] = args;
     if (chunk instanceof Uint8Array && isAwaitedFrame(chunk)) pushAfterTurn(socket);
-    return write(...args);
+    return (write as (...a: unknown[]) => boolean).apply(socket, args);
   }) as Socket['write'];
+}
+
+/**
+ * Ends the pushes on `socket` once its client streams messages (it settles one delivered to it, or sends one): its
+ * own frames then carry the ACKs a held reply waits for, and pushing the turns of a busy stream (five each time a
+ * session receiver comes and goes, and its `$cbs` reply) cost a session drain a tenth of its speed. What a
+ * connection waits on before that — SASL, open, `$cbs`, the first attaches and flows — keeps its push: that is
+ * where the delayed ACK cost start-up about 40 ms a reply.
+ */
+export function endPushes(socket: Socket): void {
+  if (streaming.has(socket)) return;
+  streaming.add(socket);
+  const write = unwrapped.get(socket);
+  if (write) socket.write = write;
+}
+
+/** The socket under a rhea connection (absent once it is gone). */
+export function socketOf(connection: Connection): Socket | undefined {
+  return (connection as unknown as { socket?: Socket }).socket;
 }

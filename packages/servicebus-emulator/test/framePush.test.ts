@@ -2,7 +2,7 @@ import { createServer, connect, Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { start } from '../src/index.js';
 import { isAwaitedFrame, pushAwaitedFrames } from '../src/server/framePush.js';
-import { configWith, queue } from './helpers.js';
+import { configWith, queue, startBus } from './helpers.js';
 import { managementRequest, rawConnect } from './rawAmqp.js';
 
 afterEach(() => {
@@ -98,6 +98,42 @@ describe('the Service Bus emulator on the wire', () => {
       connection.close();
     } finally {
       await emulator.close();
+    }
+  });
+});
+
+describe('pushes on a connection', () => {
+  // Once the client streams messages its own frames carry the ACKs; pushing each session receiver's attach, flow,
+  // detach and `$cbs` reply then cost a session drain a tenth of its speed.
+  it('stop once its client settles a message delivered to it, but for the answers to a drain', async () => {
+    const noDelay = vi.spyOn(Socket.prototype, 'setNoDelay');
+    const bus = await startBus(configWith([queue('orders')]));
+    try {
+      const pushesOnEmulator = (): number =>
+        noDelay.mock.contexts.filter((socket) => (socket as Socket).localPort === bus.emulator.port).length;
+      const receiverClient = bus.newClient();
+      await bus.client.createSender('orders').sendMessages([{ body: 1 }, { body: 2 }]);
+      const first = receiverClient.createReceiver('orders');
+      const [one] = await first.receiveMessages(1, { maxWaitTimeInMs: 5_000 });
+      const beforeStreaming = pushesOnEmulator();
+      expect(beforeStreaming).toBeGreaterThan(0); // SASL, open, `$cbs` and the attaches were pushed
+
+      await first.completeMessage(one!);
+      await first.close();
+      const second = receiverClient.createReceiver('orders');
+      const [two] = await second.receiveMessages(1, { maxWaitTimeInMs: 5_000 });
+      await second.completeMessage(two!);
+
+      // The second receiver's `$cbs` token and attach went without a push.
+      expect(two?.body).toBe(2);
+      expect(pushesOnEmulator()).toBe(beforeStreaming);
+
+      // A drain's answer still is: the SDK closes a receiver whose drain is not answered within 200 ms.
+      expect(await second.receiveMessages(1, { maxWaitTimeInMs: 50 })).toEqual([]);
+      expect(pushesOnEmulator()).toBe(beforeStreaming + 2);
+      await second.close();
+    } finally {
+      await bus.close();
     }
   });
 });

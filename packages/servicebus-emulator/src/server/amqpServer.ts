@@ -1,5 +1,5 @@
 import type { AddressInfo, Server, Socket } from 'node:net';
-import type { Delivery, EventContext, Receiver, Sender, Session } from 'rhea';
+import type { Connection, Delivery, EventContext, Receiver, Sender, Session } from 'rhea';
 import rhea from 'rhea';
 import type { Broker } from '../broker/broker.js';
 import type { EntityManager } from '../broker/entityManager.js';
@@ -19,7 +19,7 @@ import { ReplyRouter } from './replyRouter.js';
 import { holdAttach, internals } from './rheaLink.js';
 import { configureSasl } from './sasl.js';
 import { MAX_FRAME_SIZE, guardFrames } from './frameGuard.js';
-import { pushAwaitedFrames } from './framePush.js';
+import { endPushes, pushAwaitedFrames, socketOf } from './framePush.js';
 import { attachSession, requestedSession } from './sessionAttach.js';
 import { OperationLatency } from './operationLatency.js';
 
@@ -85,7 +85,7 @@ export class AmqpServer {
         treat_modified_as_released: false,
         max_frame_size: MAX_FRAME_SIZE,
         // Nagle's algorithm stays on (rhea's default for accepted sockets); `framePush.ts` pushes the frames a client
-        // waits on.
+        // waits on until it streams messages.
         // Unsettled deliveries per session before rhea stops sending (peek-locked messages held by clients).
         session_buffer_size: 16384,
       } as never) as unknown as Server;
@@ -300,12 +300,22 @@ export class AmqpServer {
       };
       void handleManagement(context, link.connection, handler.address, ctx.message as never, raw);
     } else if (handler.kind === 'incoming') {
+      this.streams(link.connection);
       handler.link.onTransfer(delivery, raw ?? rhea.message.encode(ctx.message as never), format);
     }
   }
 
   private onOutcome(ctx: EventContext, outcome: 'accepted' | 'rejected' | 'modified' | 'released'): void {
-    this.deliveryOf(ctx.sender)?.onOutcome(ctx.delivery as Delivery, outcome);
+    const delivery = this.deliveryOf(ctx.sender);
+    if (!delivery) return;
+    this.streams(ctx.connection);
+    delivery.onOutcome(ctx.delivery as Delivery, outcome);
+  }
+
+  /** The client of `connection` streams messages: its pushes are over ({@link endPushes}). */
+  private streams(connection: Connection): void {
+    const socket = socketOf(connection);
+    if (socket) endPushes(socket);
   }
 
   /** The client detached the link: release it and answer with our detach. */

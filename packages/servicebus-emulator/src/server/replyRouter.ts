@@ -1,6 +1,5 @@
-import type { Socket } from 'node:net';
 import type { Connection, Message, Sender } from 'rhea';
-import { pushAfterTurn } from './framePush.js';
+import { pushAfterTurn, socketOf } from './framePush.js';
 import { internals } from './rheaLink.js';
 
 /**
@@ -29,7 +28,7 @@ export class ReplyRouter {
     const delivery = sender.send(reply) as unknown as { settled: boolean };
     delivery.settled = true;
     // The client waits on this reply (a token accepted, a lock renewed): it must not wait for a delayed ACK too.
-    const socket = (conn as unknown as { socket?: Socket }).socket;
+    const socket = socketOf(conn);
     if (socket) pushAfterTurn(socket);
   }
 }

@@ -239,9 +239,9 @@ export const DOCUMENTED_INPUTS: CapacityInputs = {
   requestUnitsPerEntry: 18.5,
   serviceBusMessagesPerEntry: 2.01,
   executionsPerEntry: 1.25,
-  appCpuMsPerEntry: 2.7,
-  entriesPerSecondPerSlot: 5.27,
-  oneOrderEntriesPerSecond: 20.3,
+  appCpuMsPerEntry: 4.3,
+  entriesPerSecondPerSlot: 6.26,
+  oneOrderEntriesPerSecond: 21.1,
 };
 
 function perInstanceCpu(inputs: CapacityInputs): number {

@@ -26,13 +26,13 @@ export const MetricName = {
   EntriesConflicts: 'convoy.entries.conflicts',
   /** Histogram (ms): time to process one `orders` message, by `outcome`. */
   ProcessingDuration: 'convoy.entries.processing_duration',
-  /** Counter: outbox records the relay delivered to every target. */
+  /** Counter: events the relay delivered to every target. */
   OutboxDelivered: 'convoy.outbox.delivered',
   /** Counter: failed delivery attempts of the relay, by `target`. */
   OutboxAttemptsFailed: 'convoy.outbox.attempts_failed',
   /** Gauge: orders on hold (an outbox target kept failing for them; `convoy outbox retry` releases them). */
   OutboxHolds: 'convoy.outbox.holds',
-  /** Gauge (s): the relay's lag, the age of the oldest outbox record not yet past any lease's checkpoint; 0 when none. */
+  /** Gauge (s): the relay's lag, the age of the oldest stored event not yet past any lease's checkpoint; 0 when none. */
   OutboxLag: 'convoy.outbox.lag_seconds',
   /** Gauge: parked entries across all orders. */
   ParkedEntries: 'convoy.parked.entries',

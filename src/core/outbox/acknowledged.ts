@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { OutboxTarget } from '../documents/outboxHold.js';
 
 /**
- * The outbox records each target acknowledged to this relay instance, most recent first kept. A batch the trigger
+ * The events each target acknowledged to this relay instance, most recent first kept. A batch the trigger
  * runs again in the same process — after a transport error, a hold that could not be read or written, or a lease
  * given up and taken back — then skips what a target already took instead of sending it twice. Another instance,
  * or this one after a restart, knows none of it and repeats the sends: those repeats carry the same `messageId` /

@@ -1,6 +1,6 @@
 /**
  * Order events as CloudEvents 1.0 in structured mode (docs/contracts.md): built once, when the
- * entry's outbox record is committed, and stored in it, so every replay sends identical bytes. (`source`, `id`)
+ * entry's record is committed, and stored in it, so every replay sends identical bytes. (`source`, `id`)
  * identifies an event; since an `entryId` is unique per order only, the key every target dedupes on is derived from
  * both, never from the `entryId` alone.
  */
@@ -48,7 +48,7 @@ export interface OrderCloudEvent {
   source: string;
   /** What happened to the order, one per entry type ({@link OrderEventType}). */
   type: OrderEventType;
-  /** The outbox record's `committedAt`. */
+  /** The entry record's `committedAt`. */
   time: string;
   datacontenttype: 'application/json';
   /** The version of `data` ({@link ORDER_EVENT_DATA_SCHEMA}). */

@@ -27,7 +27,7 @@ interface HoldListing {
 
 /** What `convoy outbox list` shows. */
 export interface OutboxListing {
-  /** The relay's lag per lease (age of the oldest outbox record past its checkpoint). */
+  /** The relay's lag per lease (age of the oldest stored event past its checkpoint). */
   leases: { leaseToken: string; owner: string | null; lagSeconds: number }[];
   holds: HoldListing[];
 }

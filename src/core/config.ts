@@ -111,7 +111,7 @@ function isoDuration(env: SettingsSource, name: string, fallback: number): numbe
 }
 
 /** A plain number is in `unitMs` (milliseconds by default); otherwise an ISO 8601 duration. */
-function msOrIso(env: SettingsSource, name: string, fallback: number, unitMs = 1): number {
+export function msOrIso(env: SettingsSource, name: string, fallback: number, unitMs = 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (/^\d+$/.test(raw.trim())) {

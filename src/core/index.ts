@@ -39,7 +39,7 @@ export {
   type OrderCloudEvent,
   type OrderEventData,
 } from './outbox/orderCloudEvent.js';
-export { resolveOutboxConfig, type OutboxConfig } from './outbox/outboxConfig.js';
+export { resolveOutboxConfig, WEBHOOK_TIMEOUT_DEFAULT_MS, type OutboxConfig } from './outbox/outboxConfig.js';
 export { type OutboundOrderEvent } from './outbox/outboxPorts.js';
 
 export { OutboxTarget, type OutboxHold } from './documents/outboxHold.js';
@@ -53,5 +53,4 @@ export { retryDueHolds, type HoldRetryDeps, type HoldRetryReport } from './outbo
 export { heldRecords, holdView, type HoldView } from './outbox/holdMarker.js';
 
 export { OutboxDeliveryError, OutboxErrorCode } from './outbox/outboxErrors.js';
-export { WEBHOOK_TIMEOUT_DEFAULT_MS } from './outbox/outboxDefaults.js';
 export type { HoldWrite, OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outbox/outboxPorts.js';

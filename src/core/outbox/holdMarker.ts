@@ -5,14 +5,7 @@
 import { outboxHoldId } from '../documents/documentIds.js';
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
 import { backoffDelay } from '../retry.js';
-
-/** How a hold's releases back off (`OUTBOX_HOLD_RETRY_FIRST`, `OUTBOX_HOLD_RETRY_MAX`). */
-export interface HoldBackoff {
-  /** Delay before the first release; doubles after each failed one. @default 60000 */
-  firstMs: number;
-  /** Longest delay between releases. @default 300000 */
-  maxMs: number;
-}
+import type { HoldBackoff } from './outboxConfig.js';
 
 /** The delay before release `attempt` (0 = the first): doubling from `firstMs` up to `maxMs`, half of it jitter. */
 export function holdRetryDelay(attempt: number, backoff: HoldBackoff, random?: () => number): number {

@@ -11,16 +11,9 @@
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
-import {
-  claimedHold,
-  handedBackHold,
-  holdRetryDelay,
-  isClaimed,
-  type Cursors,
-  type HoldBackoff,
-} from './holdMarker.js';
+import { claimedHold, handedBackHold, holdRetryDelay, isClaimed, type Cursors } from './holdMarker.js';
 import { errorMessage } from '../errorMessage.js';
-import { WEBHOOK_TIMEOUT_DEFAULT_MS } from './outboxDefaults.js';
+import { WEBHOOK_TIMEOUT_DEFAULT_MS, type HoldBackoff } from './outboxConfig.js';
 import { OutboxHoldError } from './outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outboxPorts.js';
 import { outboundEvent } from './outboxRelay.js';

@@ -6,7 +6,8 @@
 import type { OutboxHold } from '../documents/outboxHold.js';
 import type { Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
-import { holdRetryDelay, joinAdds, joinedHold, type HoldBackoff, type HoldJoin } from './holdMarker.js';
+import { holdRetryDelay, joinAdds, joinedHold, type HoldJoin } from './holdMarker.js';
+import type { HoldBackoff } from './outboxConfig.js';
 import { OutboxBatchError } from './outboxErrors.js';
 import type { OutboxHoldStore } from './outboxPorts.js';
 

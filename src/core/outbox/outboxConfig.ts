@@ -1,12 +1,18 @@
-import type { SettingsSource } from '../config.js';
-import { parseIsoDuration } from '../duration.js';
+import { msOrIso, type SettingsSource } from '../config.js';
 import { ConfigError } from '../errors.js';
-import type { HoldBackoff } from './holdMarker.js';
-import { HOLD_RETRY_DEFAULTS, WEBHOOK_TIMEOUT_DEFAULT_MS } from './outboxDefaults.js';
-import type { OutboxRelayOptions } from './outboxRelay.js';
+
+/** How a hold's releases back off (`OUTBOX_HOLD_RETRY_FIRST`, `OUTBOX_HOLD_RETRY_MAX`). */
+export interface HoldBackoff {
+  /** Delay before the first release; doubles after each failed one. @default 60000 */
+  firstMs: number;
+  /** Longest delay between releases. @default 300000 */
+  maxMs: number;
+}
 
 /** Settings of the outbox relay and its webhook, resolved once by {@link resolveOutboxConfig}. */
-export interface OutboxConfig extends OutboxRelayOptions {
+export interface OutboxConfig {
+  /** Time spent retrying a failing target before it holds the order. Env `OUTBOX_RETRY_BUDGET`. @default PT10S */
+  retryBudgetMs: number;
   /** Where every order event is also POSTed; no webhook when unset. Env `OUTBOX_WEBHOOK_URL`. @default undefined */
   webhookUrl: string | undefined;
   /**
@@ -14,7 +20,7 @@ export interface OutboxConfig extends OutboxRelayOptions {
    * `webhook-timestamp` and `webhook-signature`. Env `OUTBOX_WEBHOOK_SECRET`. @default undefined (unsigned)
    */
   webhookSecret: string | undefined;
-  /** How long one webhook POST may take before the attempt fails. Env `OUTBOX_WEBHOOK_TIMEOUT`. @default PT10S */
+  /** How long one webhook POST (or one send of a release) may take. Env `OUTBOX_WEBHOOK_TIMEOUT`. @default PT10S */
   webhookTimeoutMs: number;
   /**
    * Backoff of a hold's releases by the `outboxHoldRetry` timer: the first after `firstMs` (env
@@ -24,12 +30,14 @@ export interface OutboxConfig extends OutboxRelayOptions {
   holdRetry: HoldBackoff;
 }
 
-/** Defaults of {@link resolveOutboxConfig}. @internal */
+/** How long one webhook POST (or one send of a release) may take by default: PT10S. */
+export const WEBHOOK_TIMEOUT_DEFAULT_MS = 10_000;
+
+/** The outbox's defaults, in one place: the relay, a release and the webhook poster fall back on them too. */
 export const OUTBOX_DEFAULTS = {
   retryBudgetMs: 10_000,
   webhookTimeoutMs: WEBHOOK_TIMEOUT_DEFAULT_MS,
-  holdRetryFirstMs: HOLD_RETRY_DEFAULTS.firstMs,
-  holdRetryMaxMs: HOLD_RETRY_DEFAULTS.maxMs,
+  holdRetry: Object.freeze({ firstMs: 60_000, maxMs: 300_000 }),
 } as const;
 
 /**
@@ -39,18 +47,18 @@ export const OUTBOX_DEFAULTS = {
  * Throws a `ConfigError` naming the first unusable setting.
  */
 export function resolveOutboxConfig(env: SettingsSource): Readonly<OutboxConfig> {
-  const firstMs = duration(env, 'OUTBOX_HOLD_RETRY_FIRST', OUTBOX_DEFAULTS.holdRetryFirstMs);
-  const maxMs = duration(env, 'OUTBOX_HOLD_RETRY_MAX', OUTBOX_DEFAULTS.holdRetryMaxMs);
+  const firstMs = msOrIso(env, 'OUTBOX_HOLD_RETRY_FIRST', OUTBOX_DEFAULTS.holdRetry.firstMs);
+  const maxMs = msOrIso(env, 'OUTBOX_HOLD_RETRY_MAX', OUTBOX_DEFAULTS.holdRetry.maxMs);
   if (maxMs < firstMs)
     throw new ConfigError(
       'OUTBOX_HOLD_RETRY_MAX',
       `must not be shorter than OUTBOX_HOLD_RETRY_FIRST (${firstMs} ms), got ${maxMs} ms`,
     );
   return Object.freeze({
-    retryBudgetMs: duration(env, 'OUTBOX_RETRY_BUDGET', OUTBOX_DEFAULTS.retryBudgetMs),
+    retryBudgetMs: msOrIso(env, 'OUTBOX_RETRY_BUDGET', OUTBOX_DEFAULTS.retryBudgetMs),
     webhookUrl: webhookUrl(env),
     webhookSecret: webhookSecret(env),
-    webhookTimeoutMs: duration(env, 'OUTBOX_WEBHOOK_TIMEOUT', OUTBOX_DEFAULTS.webhookTimeoutMs),
+    webhookTimeoutMs: msOrIso(env, 'OUTBOX_WEBHOOK_TIMEOUT', OUTBOX_DEFAULTS.webhookTimeoutMs),
     holdRetry: Object.freeze({ firstMs, maxMs }),
   });
 }
@@ -58,13 +66,8 @@ export function resolveOutboxConfig(env: SettingsSource): Readonly<OutboxConfig>
 function webhookUrl(env: SettingsSource): string | undefined {
   const raw = env.OUTBOX_WEBHOOK_URL?.trim();
   if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('OUTBOX_WEBHOOK_URL', 'expected an absolute http(s) URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+  const url = URL.parse(raw);
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:')
     throw new ConfigError('OUTBOX_WEBHOOK_URL', 'expected an absolute http(s) URL');
   return url.toString();
 }
@@ -75,22 +78,11 @@ const WEBHOOK_SECRET = /^(?:whsec_)?((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|
 function webhookSecret(env: SettingsSource): string | undefined {
   const raw = env.OUTBOX_WEBHOOK_SECRET?.trim();
   if (!raw) return undefined;
-  const key = WEBHOOK_SECRET.exec(raw)?.[1];
-  if (key === undefined || key.length === 0) {
+  if (!WEBHOOK_SECRET.exec(raw)?.[1]) {
     throw new ConfigError(
       'OUTBOX_WEBHOOK_SECRET',
       'expected a Standard Webhooks secret: "whsec_" followed by the key in base64',
     );
   }
   return raw;
-}
-
-function duration(env: SettingsSource, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const ms = /^\d+$/.test(raw) ? Number(raw) : parseIsoDuration(raw);
-  if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
-    throw new ConfigError(name, `expected a positive number of milliseconds or an ISO 8601 duration, got "${raw}"`);
-  }
-  return ms;
 }

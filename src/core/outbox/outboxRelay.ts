@@ -22,12 +22,12 @@ import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { retry } from '../retry.js';
 import { Acknowledged } from './acknowledged.js';
 import { HoldCache } from './holdCache.js';
-import type { Cursors, HoldBackoff } from './holdMarker.js';
+import type { Cursors } from './holdMarker.js';
 import { joinHold, type HoldJoinDeps } from './holdWriter.js';
 import { orderEventMessage } from './orderEvent.js';
 import { errorMessage } from '../errorMessage.js';
 import { isTransportFailure } from './outboxErrors.js';
-import { HOLD_RETRY_DEFAULTS } from './outboxDefaults.js';
+import { OUTBOX_DEFAULTS, type HoldBackoff } from './outboxConfig.js';
 import {
   silentOutboxObserver,
   type OrderEventSender,
@@ -38,8 +38,8 @@ import {
 } from './outboxPorts.js';
 import { planRelayBatch, type OrderRelayWork } from './relayBatch.js';
 
-/** Options of the relay (resolved by `resolveOutboxConfig`). */
-export interface OutboxRelayOptions {
+/** Options of the relay (its part of what `resolveOutboxConfig` resolves). */
+interface OutboxRelayOptions {
   /** Time an invocation spends retrying a failing target before it holds the order. @default 10000 */
   retryBudgetMs: number;
   /** First delay between attempts; doubles per attempt. @default 200 */
@@ -101,7 +101,7 @@ export class OutboxRelay {
     this.clock = deps.clock ?? systemClock;
     this.sleep = deps.sleep ?? timerSleep;
     this.observer = deps.observer ?? silentOutboxObserver;
-    const backoff = deps.options.holdRetry ?? HOLD_RETRY_DEFAULTS;
+    const backoff = deps.options.holdRetry ?? OUTBOX_DEFAULTS.holdRetry;
     this.writer = { holds: deps.holds, clock: this.clock, backoff, random: deps.random };
     this.targets =
       deps.webhook === undefined ? [OutboxTarget.OrderEvents] : [OutboxTarget.OrderEvents, OutboxTarget.Webhook];

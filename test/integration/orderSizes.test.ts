@@ -10,7 +10,7 @@ import {
   ORDER_MAX_PARKED,
 } from '../../src/core/schemas/limits.js';
 import { entryMessageId, requestHash } from '../../src/core/hash.js';
-import { outboundEvent } from '../../src/core/outbox/outboxRelay.js';
+import { outboundEvent } from '../../src/core/outbox/orderEvent.js';
 import { decide, type Decision, type EntryOrigin } from '../../src/core/processor/decide.js';
 import type { AppliedEntryRecord, EntryRecord, ParkedEntryRecord } from '../../src/core/documents/entryRecord.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';

@@ -16,7 +16,7 @@ import { errorMessage } from '../errorMessage.js';
 import { WEBHOOK_TIMEOUT_DEFAULT_MS, type HoldBackoff } from './outboxConfig.js';
 import { OutboxHoldError } from './outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outboxPorts.js';
-import { outboundEvent } from './outboxRelay.js';
+import { outboundEvent } from './orderEvent.js';
 
 /**
  * How long a release's claim lasts. A release stops delivering at half of it and leaves the hold due at once, so a

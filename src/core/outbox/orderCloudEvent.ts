@@ -71,14 +71,8 @@ export function orderEventKey(source: string, id: string): string {
   return `evt-${createHash('sha256').update(`${source}\n${id}`, 'utf8').digest('hex').slice(0, 32)}`;
 }
 
-/** What an order event is made of. */
-interface OrderEventInput {
-  orderId: string;
-  entryId: string;
-  sequence: number;
-  type: EntryType;
-  change: EntryChange;
-  order: OrderSummary;
+/** What an order event is made of: its `data`, when it was committed, and the entry's trace context. */
+interface OrderEventInput extends OrderEventData {
   /** ISO time of the commit that applied the entry. */
   committedAt: string;
   traceparent: string | undefined;

@@ -1,25 +1,9 @@
 import type { StoredEvent } from '../documents/entryRecord.js';
-import type { EntryType } from '../entryTypes/registry.js';
-import { CLOUDEVENTS_JSON, type OrderCloudEvent, type OrderEventType } from './orderCloudEvent.js';
+import { CLOUDEVENTS_JSON } from './orderCloudEvent.js';
+import type { OutboundOrderEvent } from './outboxPorts.js';
 
-/** The `order-events` message of a stored event, as a plain object (the adapter adds the trace context). */
-export interface OrderEventMessage {
-  /** The event's key: the idempotency key every layer downstream dedupes on. */
-  messageId: string;
-  /** The `orderId`: the subscriptions are session-enabled, so each order's events stay in sequence order. */
-  sessionId: string;
-  /** The CloudEvents `type`: a subscription's SQL filter selects events on it (`sys.Label`). */
-  subject: OrderEventType;
-  /** The `ledgerId` of the entry. */
-  correlationId: string | undefined;
-  contentType: typeof CLOUDEVENTS_JSON;
-  applicationProperties: { sequence: number; type: EntryType };
-  /** The structured CloudEvent as committed. Sent as an object. */
-  body: OrderCloudEvent;
-}
-
-/** The `order-events` message for a stored event: its event and key as committed. */
-export function orderEventMessage(record: StoredEvent): OrderEventMessage {
+/** What goes to `order-events` (and the webhook) for a stored event: its event and key as committed, and its trace. */
+export function outboundEvent(record: StoredEvent): OutboundOrderEvent {
   return {
     messageId: record.key,
     sessionId: record.orderId,
@@ -28,5 +12,6 @@ export function orderEventMessage(record: StoredEvent): OrderEventMessage {
     applicationProperties: { sequence: record.sequence, type: record.type },
     contentType: CLOUDEVENTS_JSON,
     body: record.event,
+    traceparent: record.traceparent,
   };
 }

@@ -6,11 +6,24 @@
 import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
 import type { StoredEvent } from '../documents/entryRecord.js';
 import type { OutboxHold } from '../documents/outboxHold.js';
+import type { EntryType } from '../entryTypes/registry.js';
 import type { Stored } from '../ports/orderStore.js';
-import type { OrderEventMessage } from './orderEvent.js';
+import type { CLOUDEVENTS_JSON, OrderCloudEvent, OrderEventType } from './orderCloudEvent.js';
 
-/** The event being delivered: the message plus the trace context it continues. */
-export interface OutboundOrderEvent extends OrderEventMessage {
+/** The event being delivered: the `order-events` message as a plain object (the adapter adds the trace context). */
+export interface OutboundOrderEvent {
+  /** The event's key: the idempotency key every layer downstream dedupes on. */
+  messageId: string;
+  /** The `orderId`: the subscriptions are session-enabled, so each order's events stay in sequence order. */
+  sessionId: string;
+  /** The CloudEvents `type`: a subscription's SQL filter selects events on it (`sys.Label`). */
+  subject: OrderEventType;
+  /** The `ledgerId` of the entry. */
+  correlationId: string | undefined;
+  contentType: typeof CLOUDEVENTS_JSON;
+  applicationProperties: { sequence: number; type: EntryType };
+  /** The structured CloudEvent as committed. Sent as an object. */
+  body: OrderCloudEvent;
   /** W3C `traceparent` of the entry that produced it, when known. */
   traceparent: string | undefined;
 }

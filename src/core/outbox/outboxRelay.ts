@@ -24,7 +24,7 @@ import { Acknowledged } from './acknowledged.js';
 import { HoldCache } from './holdCache.js';
 import type { Cursors } from './holdMarker.js';
 import { joinHold, type HoldJoinDeps } from './holdWriter.js';
-import { orderEventMessage } from './orderEvent.js';
+import { outboundEvent } from './orderEvent.js';
 import { errorMessage } from '../errorMessage.js';
 import { isTransportFailure } from './outboxErrors.js';
 import { OUTBOX_DEFAULTS, type HoldBackoff } from './outboxConfig.js';
@@ -32,7 +32,6 @@ import {
   silentOutboxObserver,
   type OrderEventSender,
   type OrderEventWebhook,
-  type OutboundOrderEvent,
   type OutboxHoldStore,
   type OutboxObserver,
 } from './outboxPorts.js';
@@ -276,9 +275,4 @@ export class OutboxRelay {
       lastError: error,
     });
   }
-}
-
-/** The event of a stored event, with the entry's trace context. */
-export function outboundEvent(record: StoredEvent): OutboundOrderEvent {
-  return { ...orderEventMessage(record), traceparent: record.traceparent };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { retryDueHolds, type HoldRetryDeps } from '../../src/core/outbox/holdRetry.js';
-import { joinHold } from '../../src/core/outbox/holdWriter.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
 import { AlertName } from '../../src/core/ports/telemetry.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';
@@ -121,9 +120,7 @@ describe('joining a hold', () => {
     app.webhook.failFor('a');
     await app.relayed(['a', 1]);
     app.holds.write = async () => ({ kind: 'lost' });
-    const deps = { holds: app.holds, clock: app.clock, backoff: BACKOFF };
-    await expect(joinHold(deps, 'a', await app.holds.read('a'), { owed: {}, through: 2 })).rejects.toMatchObject({
-      code: 'OutboxBatchFailed',
-    });
+    await expect(app.relayed(['a', 2])).rejects.toMatchObject({ code: 'OutboxHoldKeptChanging' });
+    expect(app.holds.all()[0]).toMatchObject({ heldThrough: 1 });
   });
 });

@@ -10,9 +10,10 @@ export const OutboxErrorCode = {
   TransportFailed: 'OutboxTransportFailed',
   /** A target refused this order's events (an HTTP error of the webhook, a message Service Bus rejects). */
   TargetRejected: 'OutboxTargetRejected',
-  /** The invocation failed on purpose so the trigger retries its batch (see `OutboxRelay.relay`). */
-  BatchFailed: 'OutboxBatchFailed',
-  /** A hold's marker kept changing under a release or a discard (the relay appending); the next one goes on. */
+  /**
+   * A hold's marker kept changing under the relay, a release or a discard (other writers winning its ETag): nothing
+   * was lost, and the next attempt goes on (the trigger retries the relay's batch; the next release or discard).
+   */
   HoldKeptChanging: 'OutboxHoldKeptChanging',
 } as const;
 /** One of {@link OutboxErrorCode}. */
@@ -30,26 +31,8 @@ export class OutboxDeliveryError extends Error {
   }
 }
 
-/** The relay could not finish a change batch; the trigger must retry it (nothing of it was skipped). */
-export class OutboxBatchError extends Error {
-  override readonly name = 'OutboxBatchError';
-  readonly code = OutboxErrorCode.BatchFailed;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
-
-/** A release or a discard of a hold gave up after its marker kept changing; nothing was lost, the next one resumes. */
+/** The relay, a release or a discard gave up on a hold whose marker kept changing. */
 export class OutboxHoldError extends Error {
   override readonly name = 'OutboxHoldError';
   readonly code = OutboxErrorCode.HoldKeptChanging;
-}
-
-/** True for a failure of the relay's own infrastructure (see {@link OutboxErrorCode.TransportFailed}). */
-export function isTransportFailure(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { code?: unknown }).code === OutboxErrorCode.TransportFailed
-  );
 }

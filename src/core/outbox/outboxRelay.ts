@@ -22,12 +22,11 @@ import { AlertName, type Telemetry } from '../ports/telemetry.js';
 import { retry } from '../retry.js';
 import { Acknowledged } from './acknowledged.js';
 import { HoldCache } from './holdCache.js';
-import type { Cursors } from './holdMarker.js';
-import { joinHold, type HoldJoinDeps } from './holdWriter.js';
+import { holdRetryDelay, joinAdds, joinedHold, type Cursors, type HoldJoin } from './holdMarker.js';
 import { outboundEvent } from './orderEvent.js';
 import { errorMessage } from '../errorMessage.js';
-import { isTransportFailure } from './outboxErrors.js';
-import { OUTBOX_DEFAULTS, type HoldBackoff } from './outboxConfig.js';
+import { OUTBOX_DEFAULTS, type OutboxConfig } from './outboxConfig.js';
+import { OutboxErrorCode, OutboxHoldError } from './outboxErrors.js';
 import {
   silentOutboxObserver,
   type OrderEventSender,
@@ -37,17 +36,10 @@ import {
 } from './outboxPorts.js';
 import { planRelayBatch, type OrderRelayWork } from './relayBatch.js';
 
-/** Options of the relay (its part of what `resolveOutboxConfig` resolves). */
-interface OutboxRelayOptions {
-  /** Time an invocation spends retrying a failing target before it holds the order. @default 10000 */
-  retryBudgetMs: number;
-  /** First delay between attempts; doubles per attempt. @default 200 */
-  retryBaseDelayMs?: number;
-  /** Longest delay between attempts. @default 2000 */
-  retryMaxDelayMs?: number;
-  /** Backoff of a hold's releases (`OUTBOX_HOLD_RETRY_FIRST` / `OUTBOX_HOLD_RETRY_MAX`). @default PT1M / PT5M */
-  holdRetry?: HoldBackoff;
-}
+/** How attempts at a failing target are spaced within the budget. */
+const ATTEMPT_BACKOFF = { baseDelayMs: 200, maxDelayMs: 2000 };
+/** Conditional writes of a marker lost to other writers before the batch gives up (and is retried). */
+const MAX_JOIN_ROUNDS = 10;
 
 /** What the relay depends on. */
 export interface OutboxRelayDeps {
@@ -56,7 +48,8 @@ export interface OutboxRelayDeps {
   webhook?: OrderEventWebhook;
   holds: OutboxHoldStore;
   telemetry: Telemetry;
-  options: OutboxRelayOptions;
+  /** The retry budget, and the backoff of a hold's releases (@default PT1M / PT5M). */
+  options: Pick<OutboxConfig, 'retryBudgetMs'> & Partial<Pick<OutboxConfig, 'holdRetry'>>;
   /** @default systemClock */
   clock?: Clock;
   /** @default timerSleep */
@@ -79,31 +72,18 @@ export interface RelayReport {
   held: string[];
 }
 
-/** What became of one order's records. */
-interface OrderOutcome {
-  delivered: number;
-  appended: number;
-  created: boolean;
-}
-
 /** Relays change batches of `orders` to `order-events` and the webhook. */
 export class OutboxRelay {
   private readonly clock: Clock;
   private readonly sleep: Sleep;
   private readonly observer: OutboxObserver;
   private readonly holds = new HoldCache();
-  private readonly writer: HoldJoinDeps;
   private readonly acknowledged = new Acknowledged();
-  private readonly targets: OutboxTarget[];
 
   constructor(private readonly deps: OutboxRelayDeps) {
     this.clock = deps.clock ?? systemClock;
     this.sleep = deps.sleep ?? timerSleep;
     this.observer = deps.observer ?? silentOutboxObserver;
-    const backoff = deps.options.holdRetry ?? OUTBOX_DEFAULTS.holdRetry;
-    this.writer = { holds: deps.holds, clock: this.clock, backoff, random: deps.random };
-    this.targets =
-      deps.webhook === undefined ? [OutboxTarget.OrderEvents] : [OutboxTarget.OrderEvents, OutboxTarget.Webhook];
   }
 
   /**
@@ -115,50 +95,52 @@ export class OutboxRelay {
     const batch = planRelayBatch(changes);
     for (const hold of batch.holds) this.holds.met(hold.doc.orderId, hold);
     const report: RelayReport = { orders: batch.orders.length, delivered: 0, appended: 0, held: [] };
-    if (batch.orders.length === 0) return report;
-
     const deadline = this.clock.now() + this.deps.options.retryBudgetMs;
-    const settled = await Promise.allSettled(batch.orders.map((work) => this.relayOrder(work, deadline)));
+    // Every order settles before the invocation fails: none is still sending when the trigger runs the batch again.
+    const settled = await Promise.allSettled(batch.orders.map((work) => this.relayOrder(work, deadline, report)));
     const infrastructure = settled.find((s) => s.status === 'rejected');
     if (infrastructure) throw infrastructure.reason;
-    for (const [i, s] of settled.entries()) {
-      const outcome = (s as PromiseFulfilledResult<OrderOutcome>).value;
-      report.delivered += outcome.delivered;
-      report.appended += outcome.appended;
-      if (outcome.created) report.held.push(batch.orders[i]!.orderId);
-    }
     if (report.delivered > 0) this.observer.delivered(report.delivered);
     return report;
   }
 
   /** One order: its records past any hold go to the targets not held; what a target refuses, and all after it, is held. */
-  private async relayOrder(work: OrderRelayWork, deadline: number): Promise<OrderOutcome> {
+  private async relayOrder(work: OrderRelayWork, deadline: number, report: RelayReport): Promise<void> {
     const { orderId } = work;
     const last = work.records.at(-1)!.sequence;
     const hold = await this.holdOf(orderId, work.records[0]!.sequence);
-    const records = hold === undefined ? work.records : work.records.filter((r) => r.sequence > hold.doc.heldThrough);
-    if (records.length === 0) {
-      this.holds.relayed(orderId, last, hold);
-      return { delivered: 0, appended: 0, created: false };
-    }
+    const records = work.records.filter((r) => r.sequence > (hold?.doc.heldThrough ?? 0));
     const { owed, error } = await this.deliver(orderId, records, hold?.doc, deadline);
     const firstOwed = Math.min(...Object.values(owed));
     if (firstOwed === Infinity) {
       this.holds.relayed(orderId, last, hold);
-      return { delivered: records.length, appended: 0, created: false };
+      report.delivered += records.length;
+      return;
     }
     const cursors: Cursors = {};
     for (const [t, i] of Object.entries(owed) as [OutboxTarget, number][]) cursors[t] = records[i]!.sequence - 1;
-    const joined = await joinHold(this.writer, orderId, hold, { owed: cursors, through: last, error });
-    if (joined.kind === 'released') {
+    const joined = await this.joinHold(orderId, hold, { owed: cursors, through: last, error });
+    if (joined === undefined) {
       // The hold went while this batch followed it: deliver the records behind the release.
       this.holds.met(orderId, undefined);
-      return this.relayOrder({ orderId, records }, deadline);
+      return this.relayOrder({ orderId, records }, deadline, report);
     }
     this.holds.relayed(orderId, last, joined.hold);
     const held = records.slice(firstOwed);
-    if (joined.created) this.heldAlert(orderId, held, joined.hold.doc.targets, error);
-    return { delivered: firstOwed, appended: held.length, created: joined.created };
+    report.delivered += firstOwed;
+    report.appended += held.length;
+    if (!joined.created) return;
+    // One `OutboxFailed` when a hold starts; the holds gauge alerts on a long one.
+    report.held.push(orderId);
+    this.observer.held(orderId);
+    this.deps.telemetry.alert(AlertName.OutboxFailed, {
+      orderId,
+      entryId: held[0]!.entryId,
+      sequence: held[0]!.sequence,
+      targets: [...joined.hold.doc.targets],
+      records: held.length,
+      lastError: error,
+    });
   }
 
   /**
@@ -172,31 +154,30 @@ export class OutboxRelay {
     hold: OutboxHold | undefined,
     deadline: number,
   ): Promise<{ owed: Partial<Record<OutboxTarget, number>>; error?: string }> {
-    let error: string | undefined;
-    if (!(hold?.targets.includes(OutboxTarget.OrderEvents) ?? false)) {
-      const unsent = records
-        .map(outboundEvent)
-        .filter((e) => !this.acknowledged.has(OutboxTarget.OrderEvents, orderId, e.messageId));
-      if (unsent.length > 0)
-        error = await this.attempt(OutboxTarget.OrderEvents, orderId, deadline, (signal) =>
-          this.deps.sender.send(unsent, signal),
-        );
-      if (error === undefined)
-        this.acknowledged.add(
-          OutboxTarget.OrderEvents,
-          orderId,
-          unsent.map((e) => e.messageId),
-        );
-    }
-    if (hold?.targets.includes(OutboxTarget.OrderEvents) || error !== undefined)
-      return { owed: Object.fromEntries(this.targets.map((t) => [t, 0])), error };
-    const { webhook } = this.deps;
+    const { sender, webhook } = this.deps;
+    if (records.length === 0) return { owed: {} };
+    const all = { [OutboxTarget.OrderEvents]: 0, ...(webhook && { [OutboxTarget.Webhook]: 0 }) };
+    if (hold?.targets.includes(OutboxTarget.OrderEvents)) return { owed: all };
+    const unsent = records.filter((r) => !this.acknowledged.has(OutboxTarget.OrderEvents, orderId, r.id));
+    let error =
+      unsent.length === 0
+        ? undefined
+        : await this.attempt(OutboxTarget.OrderEvents, orderId, deadline, (signal) =>
+            sender.send(unsent.map(outboundEvent), signal),
+          );
+    if (error !== undefined) return { owed: all, error };
+    this.acknowledged.add(
+      OutboxTarget.OrderEvents,
+      orderId,
+      unsent.map((r) => r.id),
+    );
     if (webhook === undefined) return { owed: {} };
     if (hold !== undefined) return { owed: { [OutboxTarget.Webhook]: 0 } };
     for (const [i, record] of records.entries()) {
       if (this.acknowledged.has(OutboxTarget.Webhook, orderId, record.id)) continue;
-      const event = outboundEvent(record);
-      error = await this.attempt(OutboxTarget.Webhook, orderId, deadline, (signal) => webhook.post(event, signal));
+      error = await this.attempt(OutboxTarget.Webhook, orderId, deadline, (signal) =>
+        webhook.post(outboundEvent(record), signal),
+      );
       if (error !== undefined) return { owed: { [OutboxTarget.Webhook]: i }, error };
       this.acknowledged.add(OutboxTarget.Webhook, orderId, [record.id]);
     }
@@ -215,36 +196,28 @@ export class OutboxRelay {
   ): Promise<string | undefined> {
     const { options, telemetry } = this.deps;
     try {
-      await retry(
-        async () => {
-          try {
-            await deliver(AbortSignal.timeout(options.retryBudgetMs));
-          } catch (error) {
-            this.observer.attemptFailed(target);
-            throw error;
-          }
+      await retry(() => deliver(AbortSignal.timeout(options.retryBudgetMs)), {
+        ...ATTEMPT_BACKOFF,
+        random: this.deps.random,
+        deadline,
+        retryable: () => true,
+        clock: this.clock,
+        sleep: this.sleep,
+        onRetry: (error, attempt, delayMs) => {
+          this.observer.attemptFailed(target);
+          telemetry.log('warn', 'outbox delivery failed; retrying', {
+            orderId,
+            target,
+            attempt: attempt + 1,
+            description: errorMessage(error),
+            delayMs,
+          });
         },
-        {
-          baseDelayMs: options.retryBaseDelayMs ?? 200,
-          maxDelayMs: options.retryMaxDelayMs ?? 2000,
-          random: this.deps.random,
-          deadline,
-          retryable: () => true,
-          clock: this.clock,
-          sleep: this.sleep,
-          onRetry: (error, attempt, delayMs) =>
-            telemetry.log('warn', 'outbox delivery failed; retrying', {
-              orderId,
-              target,
-              attempt: attempt + 1,
-              description: errorMessage(error),
-              delayMs,
-            }),
-        },
-      );
+      });
       return undefined;
     } catch (error) {
-      if (isTransportFailure(error)) throw error;
+      this.observer.attemptFailed(target);
+      if ((error as { code?: unknown } | null)?.code === OutboxErrorCode.TransportFailed) throw error;
       return errorMessage(error);
     }
   }
@@ -258,21 +231,32 @@ export class OutboxRelay {
     return read;
   }
 
-  /** One `OutboxFailed` when a hold starts; the holds gauge alerts on a long one. */
-  private heldAlert(
+  /**
+   * Puts `join` behind the order's hold, starting from `known` (the marker as this instance knows it): one write of
+   * the marker under its ETag — created when a target just refused (`join.error`), else with `heldThrough` raised
+   * and any newly refusing target's cursor — never a copy of an event. A lost condition reads the marker again and
+   * goes on; a join that adds nothing (a replay) writes nothing. `undefined` when the hold the records were to follow
+   * is gone (released or discarded meanwhile): deliver them instead.
+   */
+  private async joinHold(
     orderId: string,
-    held: readonly StoredEvent[],
-    targets: readonly OutboxTarget[],
-    error: string | undefined,
-  ): void {
-    this.observer.held(orderId);
-    this.deps.telemetry.alert(AlertName.OutboxFailed, {
-      orderId,
-      entryId: held[0]!.entryId,
-      sequence: held[0]!.sequence,
-      targets: [...targets],
-      records: held.length,
-      lastError: error,
-    });
+    known: Stored<OutboxHold> | undefined,
+    join: HoldJoin,
+  ): Promise<{ hold: Stored<OutboxHold>; created: boolean } | undefined> {
+    let current = known;
+    for (let round = 0; round < MAX_JOIN_ROUNDS; round++) {
+      if (current === undefined && join.error === undefined) return undefined;
+      if (current !== undefined && !joinAdds(current.doc, join)) return { hold: current, created: false };
+      const nowMs = this.clock.now();
+      const backoff = this.deps.options.holdRetry ?? OUTBOX_DEFAULTS.holdRetry;
+      const nextAttemptMs = nowMs + holdRetryDelay(0, backoff, this.deps.random);
+      const marker = joinedHold(orderId, current?.doc, join, { nowMs, nextAttemptMs });
+      const written = await this.deps.holds.write(marker, current?.etag);
+      if (written.kind === 'written')
+        return { hold: { doc: marker, etag: written.etag }, created: current === undefined };
+      // Another writer got there first (a hold created or joined, released or discarded): read it again.
+      current = await this.deps.holds.read(orderId);
+    }
+    throw new OutboxHoldError(`the hold of order ${orderId} kept changing under the relay`);
   }
 }

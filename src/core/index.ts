@@ -48,8 +48,8 @@ export { outboxHoldId } from './documents/documentIds.js';
 export { withoutSystemProperties } from './documents/systemProperties.js';
 export { OutboxRelay, type RelayReport } from './outbox/outboxRelay.js';
 export { releaseHold, type HoldReleaseReport } from './outbox/holdRelease.js';
+export { retryDueHolds, type HoldRetryDeps, type HoldRetryReport } from './outbox/holdRelease.js';
 export { discardHold, type HoldDiscardReport } from './outbox/holdDiscard.js';
-export { retryDueHolds, type HoldRetryDeps, type HoldRetryReport } from './outbox/holdRetry.js';
 export { heldRecords, holdView, type HoldView } from './outbox/holdMarker.js';
 
 export { OutboxDeliveryError, OutboxErrorCode } from './outbox/outboxErrors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryDueHolds, type HoldRetryDeps } from '../../src/core/outbox/holdRetry.js';
+import { retryDueHolds, type HoldRetryDeps } from '../../src/core/outbox/holdRelease.js';
 import { OutboxRelay } from '../../src/core/outbox/outboxRelay.js';
 import { AlertName } from '../../src/core/ports/telemetry.js';
 import { InMemoryHoldStore, ManualClock, RecordingTelemetry } from '../support/fakes/index.js';

@@ -9,8 +9,7 @@ import { outboxDiscardId } from '../documents/documentIds.js';
 import type { OutboxDiscardRecord } from '../documents/outboxDiscardRecord.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
-import { heldRecords } from './holdMarker.js';
-import { claim, ReleaseOutcome } from './holdRelease.js';
+import { claim, MAX_ROUNDS } from './holdRelease.js';
 import { OutboxHoldError } from './outboxErrors.js';
 import type { OutboxHoldStore } from './outboxPorts.js';
 
@@ -26,7 +25,7 @@ export interface HoldDiscardDeps {
 export interface HoldDiscardReport {
   orderId: string;
   /** `discarded`, or why nothing was: `no-hold`, `busy` (a release holds the claim). */
-  outcome: 'discarded' | typeof ReleaseOutcome.NoHold | typeof ReleaseOutcome.Busy;
+  outcome: 'discarded' | 'no-hold' | 'busy';
   /** Events dropped for the target furthest behind. */
   records: number;
   /** The audit records written. */
@@ -34,18 +33,15 @@ export interface HoldDiscardReport {
   detail?: string;
 }
 
-/** Rounds of a marker that keeps changing (the relay raising it) before the discard gives up. */
-const MAX_ROUNDS = 20;
-
 /** Discards the hold of `orderId` for `reason`, as `by`. */
 export async function discardHold(
   deps: HoldDiscardDeps,
   orderId: string,
   why: { reason: string; by: string },
 ): Promise<HoldDiscardReport> {
-  const clock = deps.clock ?? systemClock;
-  const report: HoldDiscardReport = { orderId, outcome: ReleaseOutcome.NoHold, records: 0, audits: [] };
   if (why.reason.trim() === '') throw new TypeError('discardHold: a reason is required');
+  const clock = deps.clock ?? systemClock;
+  const report: HoldDiscardReport = { orderId, outcome: 'no-hold', records: 0, audits: [] };
   let current = await claim(deps.holds, orderId, clock, report);
   let firstSequence: number | undefined;
   let audited = -Infinity;
@@ -75,26 +71,26 @@ export async function discardHold(
       };
       await deps.holds.recordDiscard(audit);
       report.audits.push(audit.id);
-      report.records += audited === -Infinity ? heldRecords(hold) : hold.heldThrough - audited;
-      firstSequence ??= Math.min(...undelivered.map((r) => r.after)) + 1;
+      // Counted for the target furthest behind, from where the last audit ended.
+      const after = Math.min(...undelivered.map((r) => r.after));
+      report.records += hold.heldThrough - after;
+      firstSequence ??= after + 1;
       audited = hold.heldThrough;
     }
     if ((await deps.holds.end(orderId, current.etag)).kind === 'written') {
       report.outcome = 'discarded';
-      break;
+      deps.telemetry.alert(AlertName.OutboxDiscarded, {
+        orderId,
+        entryId: '',
+        sequence: firstSequence,
+        records: report.records,
+        reason: why.reason,
+        by: why.by,
+        audits: report.audits,
+      });
+      return report;
     }
     current = await deps.holds.read(orderId);
-  }
-  if (report.outcome === 'discarded') {
-    deps.telemetry.alert(AlertName.OutboxDiscarded, {
-      orderId,
-      entryId: '',
-      sequence: firstSequence,
-      records: report.records,
-      reason: why.reason,
-      by: why.by,
-      audits: report.audits,
-    });
   }
   return report;
 }

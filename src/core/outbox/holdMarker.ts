@@ -55,7 +55,7 @@ export function joinedHold(
   const deliveredThrough: Cursors = { ...join.owed, ...base.deliveredThrough };
   return {
     ...base,
-    targets: inDeliveryOrder(Object.keys(deliveredThrough) as OutboxTarget[]),
+    targets: Object.values(OutboxTarget).filter((t) => t in deliveredThrough), // `order-events` first
     deliveredThrough,
     heldThrough: Math.max(base.heldThrough, join.through),
     lastError: join.error ?? base.lastError,
@@ -99,14 +99,11 @@ export function isClaimed(hold: OutboxHold, nowMs: number): boolean {
   return hold.releasingUntil !== undefined && Date.parse(hold.releasingUntil) > nowMs;
 }
 
-/** What `GET /api/orders/{orderId}` shows of a hold. */
-export interface HoldView {
-  targets: OutboxTarget[];
-  since: string;
-  /** The events not yet delivered to the target furthest behind (applied sequences have no gaps). */
-  records: number;
-  nextAttempt: string;
-}
+/**
+ * What `GET /api/orders/{orderId}` shows of a hold; `records`: the events not yet delivered to the target furthest
+ * behind (applied sequences have no gaps).
+ */
+export type HoldView = Pick<OutboxHold, 'targets' | 'since' | 'nextAttempt'> & { records: number };
 
 /** The order view's `hold`, from the marker alone. */
 export function holdView(hold: OutboxHold): HoldView {
@@ -116,12 +113,6 @@ export function holdView(hold: OutboxHold): HoldView {
 /** How many stored events the target furthest behind still waits for. */
 export function heldRecords(hold: OutboxHold): number {
   return hold.heldThrough - Math.min(...hold.targets.map((t) => hold.deliveredThrough[t]!));
-}
-
-/** `targets` once each, `order-events` before `webhook`. */
-function inDeliveryOrder(targets: Iterable<OutboxTarget>): OutboxTarget[] {
-  const set = new Set(targets);
-  return Object.values(OutboxTarget).filter((t) => set.has(t));
 }
 
 function iso(ms: number): string {

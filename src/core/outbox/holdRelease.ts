@@ -7,16 +7,20 @@
  * the end loses (412), the marker is read again and what was added goes before the next end. Once the marker is gone
  * the relay sends the order's later records itself, so every record reaches each target at least once and in order
  * across a release. A failure hands the hold back with the cursors reached and the next attempt (backoff, jitter).
+ *
+ * The `outboxHoldRetry` timer releases each due hold every minute (`retryDueHolds`). A failed release backs off up to
+ * `OUTBOX_HOLD_RETRY_MAX` (PT5M), so a recovered target drains its holds within minutes by this timer alone.
  */
 import { OutboxTarget, type OutboxHold } from '../documents/outboxHold.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Stored } from '../ports/orderStore.js';
-import { claimedHold, handedBackHold, holdRetryDelay, isClaimed, type Cursors } from './holdMarker.js';
+import type { Telemetry } from '../ports/telemetry.js';
+import { claimedHold, handedBackHold, holdRetryDelay, isClaimed, isDue, type Cursors } from './holdMarker.js';
 import { errorMessage } from '../errorMessage.js';
+import { outboundEvent } from './orderEvent.js';
 import { WEBHOOK_TIMEOUT_DEFAULT_MS, type HoldBackoff } from './outboxConfig.js';
 import { OutboxHoldError } from './outboxErrors.js';
 import type { OrderEventSender, OrderEventWebhook, OutboxHoldStore } from './outboxPorts.js';
-import { outboundEvent } from './orderEvent.js';
 
 /**
  * How long a release's claim lasts. A release stops delivering at half of it and leaves the hold due at once, so a
@@ -27,6 +31,12 @@ export const HOLD_CLAIM_MS = 120_000;
 
 /** Stored events read per query of a release (a long hold is delivered page by page). */
 const PAGE = 100;
+
+/** Conditional writes lost in a row before a release or a discard gives up (the hold stays; the next one goes on). */
+export const MAX_ROUNDS = 20;
+
+/** Releases the timer runs at once. */
+const CONCURRENCY = 8;
 
 /** What {@link releaseHold} needs. */
 export interface HoldReleaseDeps {
@@ -44,26 +54,15 @@ export interface HoldReleaseDeps {
   timeoutMs?: number;
 }
 
-/** How a release ended. */
-export const ReleaseOutcome = {
-  /** Every held event delivered and the marker deleted. */
-  Released: 'released',
-  /** The order had no hold. */
-  NoHold: 'no-hold',
-  /** Another release holds the claim. */
-  Busy: 'busy',
-  /** A target failed: the hold stays, its cursors and next attempt recorded. */
-  Failed: 'failed',
-  /** The claim's time ran out first: the hold stays, due again at once. */
-  Paused: 'paused',
-} as const;
-/** One of {@link ReleaseOutcome}. */
-export type ReleaseOutcome = (typeof ReleaseOutcome)[keyof typeof ReleaseOutcome];
-
 /** What a release did. */
 export interface HoldReleaseReport {
   orderId: string;
-  outcome: ReleaseOutcome;
+  /**
+   * How it ended: `released` (every held event delivered, the marker deleted), `no-hold`, `busy` (another release
+   * holds the claim), `failed` (a target failed: the hold stays, its cursors and next attempt recorded) or `paused`
+   * (the claim's time ran out first: the hold stays, due again at once).
+   */
+  outcome: 'released' | 'no-hold' | 'busy' | 'failed' | 'paused';
   /** Deliveries made, per target. */
   delivered: Record<OutboxTarget, number>;
   /** Times the marker changed under the release and was read again. */
@@ -74,15 +73,12 @@ export interface HoldReleaseReport {
   nextAttempt?: string;
 }
 
-/** Conditional writes lost in a row before a release gives up (the hold stays; the next release goes on). */
-const MAX_ROUNDS = 20;
-
 /** Releases the hold of `orderId`; rejects only when the store fails (the claim then expires by itself). */
 export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promise<HoldReleaseReport> {
   const clock = deps.clock ?? systemClock;
   const report: HoldReleaseReport = {
     orderId,
-    outcome: ReleaseOutcome.NoHold,
+    outcome: 'no-hold',
     delivered: { 'order-events': 0, webhook: 0 },
     rounds: 0,
   };
@@ -95,19 +91,15 @@ export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promi
     for (const t of current.doc.targets)
       cursors[t] = Math.max(cursors[t] ?? -Infinity, current.doc.deliveredThrough[t]!);
     const failure = await deliver(deps, current.doc, cursors, report, () => clock.now() >= stopAt);
+    const nowMs = clock.now();
+    if (failure === 'paused') {
+      report.outcome = 'paused';
+      await handBack(deps.holds, current, (hold) => handedBackHold(hold, cursors, { nowMs }));
+      return report;
+    }
     if (failure !== undefined) {
-      const nowMs = clock.now();
-      if (failure === 'paused') {
-        report.outcome = ReleaseOutcome.Paused;
-        await handBack(deps.holds, current, (hold) => handedBackHold(hold, cursors, { nowMs }));
-        return report;
-      }
       const nextAttemptMs = nowMs + holdRetryDelay(current.doc.attempts + 1, deps.backoff, deps.random);
-      Object.assign(report, {
-        outcome: ReleaseOutcome.Failed,
-        detail: failure,
-        nextAttempt: new Date(nextAttemptMs).toISOString(),
-      });
+      Object.assign(report, { outcome: 'failed', detail: failure, nextAttempt: new Date(nextAttemptMs).toISOString() });
       await handBack(deps.holds, current, (hold) =>
         handedBackHold(hold, cursors, { nowMs, error: failure, nextAttemptMs }),
       );
@@ -118,7 +110,7 @@ export async function releaseHold(deps: HoldReleaseDeps, orderId: string): Promi
       throw new OutboxHoldError(`the hold of order ${orderId} kept changing during ${MAX_ROUNDS} release rounds`);
     current = await deps.holds.read(orderId); // the relay raised it: deliver what it added (gone: discarded)
   }
-  report.outcome = ReleaseOutcome.Released;
+  report.outcome = 'released';
   return report;
 }
 
@@ -134,17 +126,14 @@ export async function claim(
     if (current === undefined) return undefined;
     const now = clock.now();
     if (isClaimed(current.doc, now)) {
-      Object.assign(report, {
-        outcome: ReleaseOutcome.Busy,
-        detail: `being released until ${current.doc.releasingUntil}`,
-      });
+      Object.assign(report, { outcome: 'busy', detail: `being released until ${current.doc.releasingUntil}` });
       return undefined;
     }
     const claimed = claimedHold(current.doc, now, now + HOLD_CLAIM_MS);
     const written = await holds.write(claimed, current.etag);
     if (written.kind === 'written') return { doc: claimed, etag: written.etag };
   }
-  Object.assign(report, { outcome: ReleaseOutcome.Busy, detail: 'the hold kept changing' });
+  Object.assign(report, { outcome: 'busy', detail: 'the hold kept changing' });
   return undefined;
 }
 
@@ -159,33 +148,26 @@ async function deliver(
   report: HoldReleaseReport,
   stop: () => boolean,
 ): Promise<string | undefined> {
+  const { sender, webhook } = deps;
   const timeout = () => AbortSignal.timeout(deps.timeoutMs ?? WEBHOOK_TIMEOUT_DEFAULT_MS);
   for (const target of hold.targets) {
     while (cursors[target]! < hold.heldThrough) {
       if (stop()) return 'paused';
+      if (target === OutboxTarget.Webhook && webhook === undefined)
+        return `order ${hold.orderId} is held for the webhook, but OUTBOX_WEBHOOK_URL is not set`;
       const events = await deps.holds.storedEvents(hold.orderId, cursors[target]!, hold.heldThrough, PAGE);
       if (events.length === 0) break;
-      if (target === OutboxTarget.OrderEvents) {
-        try {
-          await deps.sender.send(events.map(outboundEvent), timeout());
-        } catch (error) {
-          return `order-events: ${errorMessage(error)}`;
-        }
-        report.delivered[target] += events.length;
-        cursors[target] = events.at(-1)!.sequence;
-        continue;
-      }
-      if (deps.webhook === undefined)
-        return `order ${hold.orderId} is held for the webhook, but OUTBOX_WEBHOOK_URL is not set`;
-      for (const event of events) {
+      // `order-events` takes the page in one send, the webhook one event per POST.
+      for (const sent of target === OutboxTarget.OrderEvents ? [events] : events.map((e) => [e])) {
         if (stop()) return 'paused';
         try {
-          await deps.webhook.post(outboundEvent(event), timeout());
+          if (target === OutboxTarget.OrderEvents) await sender.send(sent.map(outboundEvent), timeout());
+          else await webhook!.post(outboundEvent(sent[0]!), timeout());
         } catch (error) {
-          return `webhook: ${errorMessage(error)}`;
+          return `${target}: ${errorMessage(error)}`;
         }
-        report.delivered[target]++;
-        cursors[target] = event.sequence;
+        report.delivered[target] += sent.length;
+        cursors[target] = sent.at(-1)!.sequence;
       }
     }
   }
@@ -203,4 +185,56 @@ async function handBack(
     if ((await holds.write(change(stored.doc), stored.etag)).kind === 'written') return;
     stored = await holds.read(current.doc.orderId);
   }
+}
+
+/** What {@link retryDueHolds} needs. */
+export interface HoldRetryDeps extends HoldReleaseDeps {
+  telemetry: Telemetry;
+}
+
+/** What one tick of the timer did. */
+export interface HoldRetryReport {
+  /** Holds there were. */
+  holds: number;
+  /** Releases tried (the due ones). */
+  tried: number;
+  released: number;
+  failed: number;
+  /** Another release held the claim. */
+  busy: number;
+  /** Releases that threw (the store failing): retried next tick, once the claim has run out. */
+  errors: number;
+}
+
+/** One tick of the `outboxHoldRetry` timer: releases the due holds, a few at once. */
+export async function retryDueHolds(deps: HoldRetryDeps): Promise<HoldRetryReport> {
+  const now = (deps.clock ?? systemClock).now();
+  const holds = await deps.holds.list();
+  const due = holds.filter((h) => isDue(h.doc, now)).map((h) => h.doc.orderId);
+  const report: HoldRetryReport = {
+    holds: holds.length,
+    tried: due.length,
+    released: 0,
+    failed: 0,
+    busy: 0,
+    errors: 0,
+  };
+  const release = async (orderId: string): Promise<void> => {
+    try {
+      const { outcome } = await releaseHold(deps, orderId);
+      if (outcome === 'released' || outcome === 'failed' || outcome === 'busy') report[outcome]++;
+    } catch (error) {
+      report.errors++;
+      deps.telemetry.log('warn', 'outbox hold release failed; the next tick retries it', {
+        orderId,
+        description: errorMessage(error),
+      });
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, due.length) }, async () => {
+      for (let next = due.shift(); next !== undefined; next = due.shift()) await release(next);
+    }),
+  );
+  return report;
 }

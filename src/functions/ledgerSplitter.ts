@@ -81,7 +81,7 @@ async function split(
   }
 
   const ledgerId = plan.ledger.ledgerId;
-  const renew = lockRenewal(actions, message, app.functionSettings.ledgerLockDurationMs / 2, app);
+  const renew = lockRenewal(actions, message, app.ledgerLockDurationMs / 2, app);
   let sent;
   let traceparent: string | undefined;
   try {

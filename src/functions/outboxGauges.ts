@@ -26,7 +26,7 @@ export async function outboxGauges(
   _timer: Timer,
   _context: InvocationContext,
 ): Promise<OutboxGaugesReport> {
-  const leases = app.cosmosClient.database(app.cosmosResources.database).container(LEASE_CONTAINER);
+  const leases = app.container.database.container(LEASE_CONTAINER);
   const [holds, lags] = await Promise.all([
     app.outbox.holds.count(),
     relayLag(app.container, leases, OUTBOX_RELAY_LEASE_PREFIX, app.clock.now()),

@@ -66,11 +66,11 @@ describe('the composed app', () => {
     await app.start();
     // Assess
     expect(again).toBe(first);
-    expect(first.functionSettings.ledgerLockDurationMs).toBe(60_000);
+    expect(first.ledgerLockDurationMs).toBe(60_000);
     expect(sender.isClosed).toBe(true);
     expect(afterTerminate).toMatchObject({ message: expect.stringContaining('terminated') });
     expect(restarted).not.toBe(first);
-    expect(restarted.functionSettings.ledgerLockDurationMs).toBe(120_000);
+    expect(restarted.ledgerLockDurationMs).toBe(120_000);
     expect(restartedSender.isClosed).toBe(true); // a second start closed the context of the first
     await app.terminate();
   });
@@ -108,8 +108,8 @@ describe('the composed app', () => {
       const found = await getOrder(blue, 'o-blue');
       const absent = await getOrder(plain, 'o-blue');
       // Assess
-      expect(blue.context().cosmosResources).toEqual({ database: 'convoy-blue', container: 'orders-blue' });
-      expect(plain.context().cosmosResources).toEqual({ database: 'convoy', container: 'orders' });
+      expect(blue.context().container).toMatchObject({ id: 'orders-blue', database: { id: 'convoy-blue' } });
+      expect(plain.context().container).toMatchObject({ id: 'orders', database: { id: 'convoy' } });
       expect(found).toMatchObject({ status: 200, jsonBody: { orderId: 'o-blue' } });
       expect(absent).toMatchObject({ status: 404 });
     } finally {

@@ -30,6 +30,7 @@ import { systemClock, type Clock } from '../core/ports/clock.js';
 import { OrderCache } from '../core/processor/orderCache.js';
 import { OrderProcessor } from '../core/processor/orderProcessor.js';
 import { ORDER_EVENTS_TOPIC, QueueName } from '../core/queueNames.js';
+import type { FunctionRegistration } from './register.js';
 
 /** The app setting holding the Service Bus connection, as the triggers name it. */
 const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';
@@ -53,6 +54,28 @@ const ORDER_CACHE_SIZE = 4096;
 
 /** Everything the functions share, built from one set of app settings. */
 export type AppContext = ReturnType<typeof createAppContext>;
+
+/** What the Functions host takes for a trigger of kind `K`, its handler included. */
+type TriggerOptions<K extends FunctionRegistration['kind']> = Extract<FunctionRegistration, { kind: K }>['options'];
+type TriggerHandler<K extends FunctionRegistration['kind']> = TriggerOptions<K>['handler'];
+
+/**
+ * A function of the app, as its file defines it: its trigger's options, and its handler, which takes the app context
+ * as its first parameter. The composition root hands it the context it holds, read at each invocation.
+ */
+export function defineFunction<K extends FunctionRegistration['kind']>(
+  kind: K,
+  name: string,
+  handler: (app: AppContext, ...args: Parameters<TriggerHandler<K>>) => ReturnType<TriggerHandler<K>>,
+  options: Omit<TriggerOptions<K>, 'handler'>,
+): (context: () => AppContext) => FunctionRegistration {
+  return (context) => {
+    // Async, so a context that cannot be built rejects the invocation rather than throwing at the host.
+    const bound = async (...args: Parameters<TriggerHandler<K>>) => handler(context(), ...args);
+    // The kind's options again, with their handler: TypeScript cannot follow a generic kind through the spread.
+    return { kind, name, options: { ...options, handler: bound } } as unknown as FunctionRegistration;
+  };
+}
 
 /** What {@link createAppContext} takes besides the settings. */
 export interface AppContextDeps {

@@ -2,25 +2,20 @@
  * `GET /api/orders/{orderId}`: an order's view (business state plus its `parked` and `rejected` lists, and its
  * outbox `hold` while one exists): the order's summary and its transactions, read consistently (`readOrderView`).
  */
-import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { holdView, type HoldView } from '../core/index.js';
 import { readOrderView } from '../core/order/readOrderView.js';
 import type { OrderView } from '../core/order/orderView.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
-import type { AppContext } from './appContext.js';
+import { defineFunction, type AppContext } from './appContext.js';
 import { unavailable } from './httpErrors.js';
-import type { FunctionRegistration } from './register.js';
 
 /**
  * 200 with the view; 404 when nothing of the order exists (no order document, not even a pending one); 503 when
  * Cosmos DB is throttling or unreachable.
  * @internal
  */
-export async function getOrder(
-  app: AppContext,
-  request: HttpRequest,
-  _context: InvocationContext,
-): Promise<HttpResponseInit> {
+export async function getOrder(app: AppContext, request: HttpRequest): Promise<HttpResponseInit> {
   const orderId = request.params.orderId ?? '';
   let view: OrderView | undefined;
   let hold: HoldView | undefined;
@@ -45,15 +40,8 @@ async function orderHold(app: AppContext, orderId: string): Promise<HoldView | u
 }
 
 /** The function: `GET /api/orders/{orderId}` with a function key. */
-export function getOrderFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'http',
-    name: 'getOrder',
-    options: {
-      route: 'orders/{orderId}',
-      methods: ['GET'],
-      authLevel: 'function',
-      handler: async (request, invocation) => getOrder(context(), request, invocation),
-    },
-  };
-}
+export const getOrderFunction = defineFunction('http', 'getOrder', getOrder, {
+  route: 'orders/{orderId}',
+  methods: ['GET'],
+  authLevel: 'function',
+});

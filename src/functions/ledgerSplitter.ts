@@ -1,7 +1,6 @@
 /**
  * Ledger splitter: `ledger` queue → one session message per entry on `orders` (Sequential Convoy fan-out).
  */
-import type { InvocationContext } from '@azure/functions';
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { MessageTooLargeError, sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
 import { normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
@@ -22,8 +21,7 @@ import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
 import { planLedger } from '../core/splitter/planLedger.js';
 import { QueueName } from '../core/queueNames.js';
-import { SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
-import type { FunctionRegistration } from './register.js';
+import { defineFunction, SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
 
 /**
  * Handles one ledger message (`sdkBinding` input `{ messages, actions }`).
@@ -45,7 +43,7 @@ import type { FunctionRegistration } from './register.js';
  * `LEDGER_LOCK_DURATION` has passed since the last renewal.
  * @internal
  */
-export async function ledgerSplitter(app: AppContext, input: unknown, _context: InvocationContext): Promise<void> {
+export async function ledgerSplitter(app: AppContext, input: unknown): Promise<void> {
   const trigger = normaliseTriggerInput(input);
   const { message } = trigger;
   const span = {
@@ -171,14 +169,7 @@ function describe(error: unknown): string {
 }
 
 /** The function: one `ledger` message at a time, settled by the handler. */
-export function ledgerSplitterFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'serviceBusQueue',
-    name: 'ledgerSplitter',
-    options: {
-      ...SETTLED_BY_HANDLER,
-      queueName: QueueName.Ledger,
-      handler: async (input, invocation) => ledgerSplitter(context(), input, invocation),
-    },
-  };
-}
+export const ledgerSplitterFunction = defineFunction('serviceBusQueue', 'ledgerSplitter', ledgerSplitter, {
+  ...SETTLED_BY_HANDLER,
+  queueName: QueueName.Ledger,
+});

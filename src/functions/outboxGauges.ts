@@ -3,12 +3,10 @@
  * (`convoy.outbox.lag_seconds`), the figures the Bicep alerts watch, and raises `OutboxFailed` when the lag passes
  * half of `OUTBOX_TTL` (records would otherwise start to expire unrelayed).
  */
-import type { InvocationContext, Timer } from '@azure/functions';
 import { relayLag, type LeaseLag } from '../adapters/outboxLag.js';
 import { AlertName } from '../core/index.js';
-import type { AppContext } from './appContext.js';
+import { defineFunction, type AppContext } from './appContext.js';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFeedLease.js';
-import type { FunctionRegistration } from './register.js';
 
 /** Every minute, at second 30 (NCRONTAB with seconds), apart from the gap monitor's minute. */
 const OUTBOX_GAUGES_SCHEDULE = '30 * * * * *';
@@ -21,11 +19,7 @@ interface OutboxGaugesReport {
 }
 
 /** One run; rejects if Cosmos cannot be read (the next occurrence tries again). @internal */
-export async function outboxGauges(
-  app: AppContext,
-  _timer: Timer,
-  _context: InvocationContext,
-): Promise<OutboxGaugesReport> {
+export async function outboxGauges(app: AppContext): Promise<OutboxGaugesReport> {
   const leases = app.container.database.container(LEASE_CONTAINER);
   const [holds, lags] = await Promise.all([
     app.outbox.holds.count(),
@@ -49,13 +43,6 @@ export async function outboxGauges(
 }
 
 /** The function: a timer every minute. */
-export function outboxGaugesFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'timer',
-    name: 'outboxGauges',
-    options: {
-      schedule: OUTBOX_GAUGES_SCHEDULE,
-      handler: async (timer, invocation) => outboxGauges(context(), timer, invocation),
-    },
-  };
-}
+export const outboxGaugesFunction = defineFunction('timer', 'outboxGauges', outboxGauges, {
+  schedule: OUTBOX_GAUGES_SCHEDULE,
+});

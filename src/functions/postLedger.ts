@@ -14,9 +14,8 @@ import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
 import { validateLedger } from '../core/schemas/ledger.js';
 import { CoreErrorCode } from '../core/errors.js';
 import { QueueName } from '../core/queueNames.js';
-import type { AppContext } from './appContext.js';
+import { defineFunction, type AppContext } from './appContext.js';
 import { unavailable } from './httpErrors.js';
-import type { FunctionRegistration } from './register.js';
 
 /** Service Bus failures worth a retry by the client (503) rather than a 500. */
 const RETRYABLE_SEND_CODES = new Set(['ServiceBusy', 'ServiceTimeout', 'ServiceCommunicationProblem', 'QuotaExceeded']);
@@ -100,15 +99,8 @@ export async function postLedger(
 }
 
 /** The function: `POST /api/ledgers` with a function key. */
-export function postLedgerFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'http',
-    name: 'postLedger',
-    options: {
-      route: 'ledgers',
-      methods: ['POST'],
-      authLevel: 'function',
-      handler: async (request, invocation) => postLedger(context(), request, invocation),
-    },
-  };
-}
+export const postLedgerFunction = defineFunction('http', 'postLedger', postLedger, {
+  route: 'ledgers',
+  methods: ['POST'],
+  authLevel: 'function',
+});

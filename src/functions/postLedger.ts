@@ -15,10 +15,7 @@ import { validateLedger } from '../core/schemas/ledger.js';
 import { CoreErrorCode } from '../core/errors.js';
 import { QueueName } from '../core/queueNames.js';
 import { defineFunction, type AppContext } from './appContext.js';
-import { unavailable } from './httpErrors.js';
-
-/** Service Bus failures worth a retry by the client (503) rather than a 500. */
-const RETRYABLE_SEND_CODES = new Set(['ServiceBusy', 'ServiceTimeout', 'ServiceCommunicationProblem', 'QuotaExceeded']);
+import { unavailableOrRethrow } from './httpErrors.js';
 
 function tooLarge(bytes: number): HttpResponseInit {
   return {
@@ -61,10 +58,9 @@ export async function postLedger(
     '/api/ledgers',
     isTraceparent(incoming) ? incoming : undefined,
     async (span): Promise<HttpResponseInit> => {
-      let traceparent: string;
       try {
         // The splitter's span is a child of this send's: one trace from the request to the order events.
-        traceparent = await inSendSpan(
+        const traceparent = await inSendSpan(
           QueueName.Ledger,
           { messageId: ledger.ledgerId },
           span,
@@ -78,22 +74,17 @@ export async function postLedger(
             return tp;
           },
         );
+        app.telemetry.log('debug', 'ledger accepted', {
+          ledgerId: ledger.ledgerId,
+          entries: ledger.entries.length,
+          outcome: 'accepted',
+          traceparent,
+        });
+        return { status: 202, jsonBody: { ledgerId: ledger.ledgerId, entries: ledger.entries.length } };
       } catch (error) {
         if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') return tooLarge(bytes.byteLength);
-        const answer = unavailable(
-          error,
-          isServiceBusError(error) && (error.retryable || RETRYABLE_SEND_CODES.has(error.code)),
-        );
-        if (answer) return answer;
-        throw error;
+        return unavailableOrRethrow(error);
       }
-      app.telemetry.log('debug', 'ledger accepted', {
-        ledgerId: ledger.ledgerId,
-        entries: ledger.entries.length,
-        outcome: 'accepted',
-        traceparent,
-      });
-      return { status: 202, jsonBody: { ledgerId: ledger.ledgerId, entries: ledger.entries.length } };
     },
   );
 }

@@ -117,6 +117,39 @@ describe('the composed app', () => {
     }
   });
 
+  it('answers 503 with Retry-After while the order store is throttled, and leaves any other failure to the host', async () => {
+    // Prepare
+    const client = new CosmosClient({
+      endpoint: cosmos.endpoint,
+      key: cosmos.key,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
+    const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
+    await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
+    client.dispose();
+    const app = appOn({});
+    await app.start();
+    try {
+      // Act
+      cosmos.faults.add({ operation: 'read', status: 429, count: 1 });
+      const throttled = await getOrder(app, 'o-throttled');
+      cosmos.faults.add({ operation: 'read', status: 500, count: 1 });
+      const failed = await getOrder(app, 'o-failed');
+      const recovered = await getOrder(app, 'o-recovered');
+      // Assess
+      expect(throttled).toEqual({
+        status: 503,
+        headers: { 'Retry-After': '1' },
+        jsonBody: { error: 'ServiceUnavailable' },
+      });
+      expect(failed).toMatchObject({ code: 'StoreFailed' });
+      expect(recovered).toMatchObject({ status: 404 });
+    } finally {
+      cosmos.faults.clear();
+      await app.terminate();
+    }
+  });
+
   it.each([
     ['COSMOS_CONTAINER', 'orders/2', 'SettingsError'],
     ['OUTBOX_WEBHOOK_URL', 'ftp://example.com/hook', 'ConfigError'],

@@ -17,8 +17,7 @@ import type { Span } from '@opentelemetry/api';
 import { normaliseBody } from '../core/schemas/body.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
 import { messageTraceparent } from '../core/traceContext.js';
-import { DeadLetterReason } from '../core/deadLetterReasons.js';
-import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
+import { DeadLetterReason, MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
 import { planLedger } from '../core/splitter/planLedger.js';
 import { QueueName } from '../core/queueNames.js';
 import { defineFunction, SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
@@ -63,20 +62,22 @@ async function split(
   const { telemetry } = app;
   const settlement = settlementFor(actions, message);
   const fields = { messageId: message.messageId, deliveryCount: message.deliveryCount };
-
-  const plan = planLedger(body);
-  if (!plan.ok) {
-    const description = plan.description.slice(0, MAX_DEAD_LETTER_DESCRIPTION);
+  // Rule 9: the ledger goes whole, or not at all.
+  const deadLetter = async (ledgerId: string | undefined, why: string): Promise<Disposition> => {
+    const description = why.slice(0, MAX_DEAD_LETTER_DESCRIPTION);
     await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
     telemetry.log('warn', 'ledger dead-lettered', {
       ...fields,
-      ledgerId: readableLedgerId(body),
+      ledgerId,
       outcome: 'deadLettered',
       reason: DeadLetterReason.SchemaValidationFailed,
       description,
     });
     return 'dead_letter';
-  }
+  };
+
+  const plan = planLedger(body);
+  if (!plan.ok) return deadLetter(readableLedgerId(body), plan.description);
 
   const ledgerId = plan.ledger.ledgerId;
   const renew = lockRenewal(actions, message, app.ledgerLockDurationMs / 2, app);
@@ -98,19 +99,11 @@ async function split(
     if (error instanceof MessageTooLargeError) {
       // Nothing was sent: the batches are all built before the first send.
       const entry = plan.ledger.entries[error.index];
-      const description = (
-        `entries[${error.index}] (entryId ${entry?.entryId ?? '?'}): its ${QueueName.Orders} message does not fit the queue's ` +
-        `maximum message size (${error.maxSizeInBytes} bytes); nothing of the ledger was sent`
-      ).slice(0, MAX_DEAD_LETTER_DESCRIPTION);
-      await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
-      telemetry.log('warn', 'ledger dead-lettered', {
-        ...fields,
+      return deadLetter(
         ledgerId,
-        outcome: 'deadLettered',
-        reason: DeadLetterReason.SchemaValidationFailed,
-        description,
-      });
-      return 'dead_letter';
+        `entries[${error.index}] (entryId ${entry?.entryId ?? '?'}): its ${QueueName.Orders} message does not fit the queue's ` +
+          `maximum message size (${error.maxSizeInBytes} bytes); nothing of the ledger was sent`,
+      );
     }
     telemetry.log('error', 'ledger fan-out failed; abandoning it', {
       ...fields,

@@ -3,10 +3,9 @@
  */
 import { normaliseTriggerInput, releaseSession, settlementFor } from '../adapters/functionsSettlement.js';
 import { dispositionOf, inMessageSpan, settledAs } from '../adapters/telemetryTraceContext.js';
-import { messageTraceparent, type ProcessResult } from '../core/index.js';
+import { errorMessage, messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName } from '../core/queueNames.js';
 import { defineFunction, SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
-import { errorMessage } from '../core/index.js';
 
 /**
  * Handles one `orders` message (`sdkBinding` input `{ messages, actions }`): normalises it, lets the core decide and

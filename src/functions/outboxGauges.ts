@@ -3,7 +3,7 @@
  * (`convoy.outbox.lag_seconds`), the figures the Bicep alerts watch, and raises `OutboxFailed` when the lag passes
  * half of `OUTBOX_TTL` (records would otherwise start to expire unrelayed).
  */
-import { relayLag, type LeaseLag } from '../adapters/outboxLag.js';
+import { relayLag } from '../adapters/outboxLag.js';
 import { AlertName } from '../core/index.js';
 import { defineFunction, type AppContext } from './appContext.js';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFeedLease.js';
@@ -11,15 +11,11 @@ import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFe
 /** Every minute, at second 30 (NCRONTAB with seconds), apart from the gap monitor's minute. */
 const OUTBOX_GAUGES_SCHEDULE = '30 * * * * *';
 
-/** What one run saw. */
-interface OutboxGaugesReport {
-  holds: number;
-  lagSeconds: number;
-  leases: LeaseLag[];
-}
-
-/** One run; rejects if Cosmos cannot be read (the next occurrence tries again). @internal */
-export async function outboxGauges(app: AppContext): Promise<OutboxGaugesReport> {
+/**
+ * One run, which reports what it saw (the holds, the lag, each lease's lag); rejects if Cosmos cannot be read (the
+ * next occurrence tries again). @internal
+ */
+export async function outboxGauges(app: AppContext) {
   const leases = app.container.database.container(LEASE_CONTAINER);
   const [holds, lags] = await Promise.all([
     app.outbox.holds.count(),

@@ -53,7 +53,7 @@ export const SETTLED_BY_HANDLER = {
 const ORDER_CACHE_SIZE = 4096;
 
 /** Everything the functions share, built from one set of app settings. */
-export type AppContext = ReturnType<typeof createAppContext>;
+export type AppContext = Readonly<ReturnType<typeof createAppContext>>;
 
 /** What the Functions host takes for a trigger of kind `K`, its handler included. */
 type TriggerOptions<K extends FunctionRegistration['kind']> = Extract<FunctionRegistration, { kind: K }>['options'];

@@ -59,7 +59,7 @@ export function composeApp(options: ComposeAppOptions = {}): App {
     if (closing.kind !== 'running') return;
     await closing.context
       .close()
-      .catch((error: unknown) => console.error(`closing the app context failed: ${describe(error)}`));
+      .catch((error: unknown) => console.error(`closing the app context failed: ${errorMessage(error)}`));
   };
   const context = (): AppContext => {
     if (state.kind === 'new') state = build();
@@ -83,13 +83,9 @@ export function composeApp(options: ComposeAppOptions = {}): App {
       await close();
       state = build();
       if (state.kind === 'failed')
-        console.error(`Ledger Convoy cannot run with these app settings: ${describe(state.error)}`);
+        console.error(`Ledger Convoy cannot run with these app settings: ${errorMessage(state.error)}`);
     },
     terminate: close,
     context,
   };
-}
-
-function describe(error: unknown): string {
-  return errorMessage(error);
 }

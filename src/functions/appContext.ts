@@ -3,8 +3,8 @@
  * and its order cache, the outbox relay — built together from one set of app settings by the composition root
  * (`app.ts`) when the host starts, and handed to every function as its first parameter.
  */
-import type { Container, CosmosClient } from '@azure/cosmos';
-import type { ServiceBusClient, ServiceBusSender } from '@azure/service-bus';
+import type { CosmosClient } from '@azure/cosmos';
+import type { ServiceBusSender } from '@azure/service-bus';
 import type { DestinationStream } from 'pino';
 import { createCosmosClient, createServiceBusClient } from '../adapters/azureClients.js';
 import { resolveCosmosConnection, resolveServiceBusConnection } from '../adapters/azureSettings.js';
@@ -15,21 +15,22 @@ import {
   ordersContainer,
   resolveCosmosResourceNames,
 } from '../adapters/cosmosClientOptions.js';
-import type { CosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';
 import { ConvoyMetrics } from '../adapters/metrics.js';
+import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
+import { ServiceBusOrderEventSender } from '../adapters/outboxServiceBusSender.js';
+import { webhookOf } from '../adapters/outboxWebhook.js';
 import { createTelemetry } from '../adapters/telemetry.js';
 import { resolveCoreConfig } from '../core/config.js';
+import { OutboxRelay, type HoldRetryDeps } from '../core/index.js';
 import { resolveOutboxConfig } from '../core/outbox/outboxConfig.js';
-import type { CoreConfig } from '../core/config.js';
 import { parseIsoDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
-import type { Telemetry } from '../core/ports/telemetry.js';
 import { OrderCache } from '../core/processor/orderCache.js';
 import { OrderProcessor } from '../core/processor/orderProcessor.js';
 import { ORDER_EVENTS_TOPIC, QueueName } from '../core/queueNames.js';
-import { createOutboxRuntime, type OutboxRuntime } from './outboxRuntime.js';
+import type { FunctionRegistration } from './register.js';
 
 /** The app setting holding the Service Bus connection, as the triggers name it. */
 const SERVICE_BUS_CONNECTION = 'ServiceBusConnection';
@@ -51,37 +52,29 @@ export const SETTLED_BY_HANDLER = {
  */
 const ORDER_CACHE_SIZE = 4096;
 
-/** Settings of the functions themselves (beyond the core's). */
-interface FunctionSettings {
-  /** `LockDuration` of the `ledger` queue. Env `LEDGER_LOCK_DURATION`. @default PT1M */
-  ledgerLockDurationMs: number;
-}
-
 /** Everything the functions share, built from one set of app settings. */
-export interface AppContext {
-  readonly settings: AppSettings;
-  readonly config: Readonly<CoreConfig>;
-  readonly functionSettings: Readonly<FunctionSettings>;
-  /** The database and container: app settings `COSMOS_DATABASE` / `COSMOS_CONTAINER`, default `convoy` / `orders`. */
-  readonly cosmosResources: CosmosResourceNames;
-  readonly telemetry: Telemetry;
-  /** The instruments beyond the telemetry's counters (durations, conflicts, the outbox and gap gauges). */
-  readonly metrics: ConvoyMetrics;
-  /** The time the functions read (the splitter's lock renewal, the relay's holds); see {@link AppContextDeps.clock}. */
-  readonly clock: Clock;
-  /** The order documents the processor remembers across invocations of the same session (LRU). */
-  readonly orderCache: OrderCache;
-  readonly cosmosClient: CosmosClient;
-  /** The orders container named by {@link AppContext.cosmosResources}. */
-  readonly container: Container;
-  readonly store: CosmosOrderStore;
-  readonly processor: OrderProcessor;
-  /** The outbox relay and what the hold timer shares with it. */
-  readonly outbox: OutboxRuntime;
-  /** One sender per queue (and the `order-events` topic), created on first use (creating one opens nothing). */
-  sender(entity: QueueName | typeof ORDER_EVENTS_TOPIC): ServiceBusSender;
-  /** Closes senders and clients, and takes the metrics' gauges off the meter. */
-  close(): Promise<void>;
+export type AppContext = Readonly<ReturnType<typeof createAppContext>>;
+
+/** What the Functions host takes for a trigger of kind `K`, its handler included. */
+type TriggerOptions<K extends FunctionRegistration['kind']> = Extract<FunctionRegistration, { kind: K }>['options'];
+type TriggerHandler<K extends FunctionRegistration['kind']> = TriggerOptions<K>['handler'];
+
+/**
+ * A function of the app, as its file defines it: its trigger's options, and its handler, which takes the app context
+ * as its first parameter. The composition root hands it the context it holds, read at each invocation.
+ */
+export function defineFunction<K extends FunctionRegistration['kind']>(
+  kind: K,
+  name: string,
+  handler: (app: AppContext, ...args: Parameters<TriggerHandler<K>>) => ReturnType<TriggerHandler<K>>,
+  options: Omit<TriggerOptions<K>, 'handler'>,
+): (context: () => AppContext) => FunctionRegistration {
+  return (context) => {
+    // Async, so a context that cannot be built rejects the invocation rather than throwing at the host.
+    const bound = async (...args: Parameters<TriggerHandler<K>>) => handler(context(), ...args);
+    // The kind's options again, with their handler: TypeScript cannot follow a generic kind through the spread.
+    return { kind, name, options: { ...options, handler: bound } } as unknown as FunctionRegistration;
+  };
 }
 
 /** What {@link createAppContext} takes besides the settings. */
@@ -98,10 +91,10 @@ export interface AppContextDeps {
  * clients are created but not connected: they connect on first use.
  * @throws ConfigError / SettingsError naming the first unusable setting.
  */
-export function createAppContext(settings: AppSettings, deps: AppContextDeps = {}): AppContext {
+export function createAppContext(settings: AppSettings, deps: AppContextDeps = {}) {
   const frozen: AppSettings = Object.freeze({ ...settings });
   const config = resolveCoreConfig(frozen);
-  const functionSettings = resolveFunctionSettings(frozen);
+  const ledgerLockDurationMs = resolveLedgerLockDuration(frozen);
   const cosmosResources = resolveCosmosResourceNames(frozen);
   const outboxConfig = resolveOutboxConfig(frozen);
   const cosmosConnection = resolveCosmosConnection(frozen);
@@ -112,7 +105,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   });
   const clock = deps.clock ?? systemClock;
 
-  const serviceBus: ServiceBusClient = createServiceBusClient(frozen);
+  const serviceBus = createServiceBusClient(frozen);
   let cosmosClient: CosmosClient;
   try {
     // The emulators' account metadata names their default port, not the one they run on: no discovery there.
@@ -133,30 +126,51 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const metrics = new ConvoyMetrics();
   const container = ordersContainer(cosmosClient, cosmosResources);
   const store = new CosmosOrderStore(container);
-  const outbox = createOutboxRuntime({
-    config: outboxConfig,
-    container,
-    sender: sender(ORDER_EVENTS_TOPIC),
-    telemetry,
-    metrics,
-    clock,
-  });
+  // The relay and the hold timer share the holds (kept in the orders container), the sender and the webhook.
+  const holds = new CosmosOutboxHoldStore(container);
+  const events = new ServiceBusOrderEventSender(sender(ORDER_EVENTS_TOPIC));
+  const webhook = webhookOf(outboxConfig);
 
   return {
-    settings: frozen,
     config,
-    functionSettings,
-    cosmosResources,
+    /** `LockDuration` of the `ledger` queue: app setting `LEDGER_LOCK_DURATION`, default PT1M. */
+    ledgerLockDurationMs,
     telemetry,
+    /** The instruments beyond the telemetry's counters (durations, conflicts, the outbox and gap gauges). */
     metrics,
+    /** The time the functions read (the splitter's lock renewal, the relay's holds); see {@link AppContextDeps.clock}. */
     clock,
+    /** The order documents the processor remembers across invocations of the same session (LRU). */
     orderCache: new OrderCache(ORDER_CACHE_SIZE),
-    cosmosClient,
+    /** The orders container: app settings `COSMOS_DATABASE` / `COSMOS_CONTAINER`, default `convoy` / `orders`. */
     container,
     store,
     processor: new OrderProcessor({ store, telemetry, options: config }),
-    outbox,
+    /** The outbox relay, its holds, and what the `outboxHoldRetry` timer releases holds with. */
+    outbox: {
+      holds,
+      relay: new OutboxRelay({
+        sender: events,
+        webhook,
+        holds,
+        telemetry,
+        options: outboxConfig,
+        observer: metrics,
+        clock,
+      }),
+      holdRetry: {
+        holds,
+        sender: events,
+        webhook,
+        backoff: outboxConfig.holdRetry,
+        clock,
+        timeoutMs: outboxConfig.webhookTimeoutMs,
+        telemetry,
+      } satisfies HoldRetryDeps,
+    },
+    /** One sender per queue (and the `order-events` topic), created on first use (creating one opens nothing). */
     sender,
+    /** Closes senders and clients, and takes the metrics' gauges off the meter. */
     async close(): Promise<void> {
       metrics.close();
       await Promise.allSettled([...senders.values()].map((s) => s.close()));
@@ -167,12 +181,12 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   };
 }
 
-/** Reads the functions' own settings. */
-function resolveFunctionSettings(settings: AppSettings): Readonly<FunctionSettings> {
+/** Reads `LEDGER_LOCK_DURATION`, the `LockDuration` of the `ledger` queue. */
+function resolveLedgerLockDuration(settings: AppSettings): number {
   const raw = settings.LEDGER_LOCK_DURATION;
-  if (raw === undefined || raw === '') return Object.freeze({ ledgerLockDurationMs: 60_000 });
+  if (raw === undefined || raw === '') return 60_000;
   const ms = parseIsoDuration(raw);
   if (ms === undefined || ms <= 0)
     throw new ConfigError('LEDGER_LOCK_DURATION', `expected an ISO 8601 duration such as PT1M, got "${raw}"`);
-  return Object.freeze({ ledgerLockDurationMs: ms });
+  return ms;
 }

@@ -2,20 +2,14 @@
  * Gap monitor: a timer that raises `GapTooOld` once per gap older than `GAP_ALERT_AGE`, reports the parked gauges,
  * and resumes drains that stopped half-way (rule 5; the decisions are `src/core/order/gapMonitor.ts`'s).
  */
-import type { InvocationContext, Timer } from '@azure/functions';
 import { runGapMonitor, type GapMonitorReport } from '../core/index.js';
-import type { AppContext } from './appContext.js';
-import type { FunctionRegistration } from './register.js';
+import { defineFunction, type AppContext } from './appContext.js';
 
 /** Every minute, on the minute (NCRONTAB with seconds). */
 const GAP_MONITOR_SCHEDULE = '0 * * * * *';
 
 /** One scan; rejects if Cosmos cannot be queried (the next occurrence tries again). @internal */
-export async function gapMonitor(
-  app: AppContext,
-  _timer: Timer,
-  _context: InvocationContext,
-): Promise<GapMonitorReport> {
+export async function gapMonitor(app: AppContext): Promise<GapMonitorReport> {
   return runGapMonitor({
     store: app.store,
     telemetry: app.telemetry,
@@ -29,13 +23,6 @@ export async function gapMonitor(
 }
 
 /** The function: a timer every minute. */
-export function gapMonitorFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'timer',
-    name: 'gapMonitor',
-    options: {
-      schedule: GAP_MONITOR_SCHEDULE,
-      handler: async (timer, invocation) => gapMonitor(context(), timer, invocation),
-    },
-  };
-}
+export const gapMonitorFunction = defineFunction('timer', 'gapMonitor', gapMonitor, {
+  schedule: GAP_MONITOR_SCHEDULE,
+});

@@ -1,7 +1,6 @@
 /**
  * Ledger splitter: `ledger` queue → one session message per entry on `orders` (Sequential Convoy fan-out).
  */
-import type { InvocationContext } from '@azure/functions';
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { MessageTooLargeError, sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
 import { normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
@@ -18,12 +17,10 @@ import type { Span } from '@opentelemetry/api';
 import { normaliseBody } from '../core/schemas/body.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
 import { messageTraceparent } from '../core/traceContext.js';
-import { DeadLetterReason } from '../core/deadLetterReasons.js';
-import { MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
+import { DeadLetterReason, MAX_DEAD_LETTER_DESCRIPTION } from '../core/deadLetterReasons.js';
 import { planLedger } from '../core/splitter/planLedger.js';
 import { QueueName } from '../core/queueNames.js';
-import { SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
-import type { FunctionRegistration } from './register.js';
+import { defineFunction, SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
 
 /**
  * Handles one ledger message (`sdkBinding` input `{ messages, actions }`).
@@ -45,7 +42,7 @@ import type { FunctionRegistration } from './register.js';
  * `LEDGER_LOCK_DURATION` has passed since the last renewal.
  * @internal
  */
-export async function ledgerSplitter(app: AppContext, input: unknown, _context: InvocationContext): Promise<void> {
+export async function ledgerSplitter(app: AppContext, input: unknown): Promise<void> {
   const trigger = normaliseTriggerInput(input);
   const { message } = trigger;
   const span = {
@@ -65,23 +62,25 @@ async function split(
   const { telemetry } = app;
   const settlement = settlementFor(actions, message);
   const fields = { messageId: message.messageId, deliveryCount: message.deliveryCount };
-
-  const plan = planLedger(body);
-  if (!plan.ok) {
-    const description = plan.description.slice(0, MAX_DEAD_LETTER_DESCRIPTION);
+  // Rule 9: the ledger goes whole, or not at all.
+  const deadLetter = async (ledgerId: string | undefined, why: string): Promise<Disposition> => {
+    const description = why.slice(0, MAX_DEAD_LETTER_DESCRIPTION);
     await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
     telemetry.log('warn', 'ledger dead-lettered', {
       ...fields,
-      ledgerId: readableLedgerId(body),
+      ledgerId,
       outcome: 'deadLettered',
       reason: DeadLetterReason.SchemaValidationFailed,
       description,
     });
     return 'dead_letter';
-  }
+  };
+
+  const plan = planLedger(body);
+  if (!plan.ok) return deadLetter(readableLedgerId(body), plan.description);
 
   const ledgerId = plan.ledger.ledgerId;
-  const renew = lockRenewal(actions, message, app.functionSettings.ledgerLockDurationMs / 2, app);
+  const renew = lockRenewal(actions, message, app.ledgerLockDurationMs / 2, app);
   let sent;
   let traceparent: string | undefined;
   try {
@@ -100,19 +99,11 @@ async function split(
     if (error instanceof MessageTooLargeError) {
       // Nothing was sent: the batches are all built before the first send.
       const entry = plan.ledger.entries[error.index];
-      const description = (
-        `entries[${error.index}] (entryId ${entry?.entryId ?? '?'}): its ${QueueName.Orders} message does not fit the queue's ` +
-        `maximum message size (${error.maxSizeInBytes} bytes); nothing of the ledger was sent`
-      ).slice(0, MAX_DEAD_LETTER_DESCRIPTION);
-      await settlement.deadLetter(DeadLetterReason.SchemaValidationFailed, description);
-      telemetry.log('warn', 'ledger dead-lettered', {
-        ...fields,
+      return deadLetter(
         ledgerId,
-        outcome: 'deadLettered',
-        reason: DeadLetterReason.SchemaValidationFailed,
-        description,
-      });
-      return 'dead_letter';
+        `entries[${error.index}] (entryId ${entry?.entryId ?? '?'}): its ${QueueName.Orders} message does not fit the queue's ` +
+          `maximum message size (${error.maxSizeInBytes} bytes); nothing of the ledger was sent`,
+      );
     }
     telemetry.log('error', 'ledger fan-out failed; abandoning it', {
       ...fields,
@@ -171,14 +162,7 @@ function describe(error: unknown): string {
 }
 
 /** The function: one `ledger` message at a time, settled by the handler. */
-export function ledgerSplitterFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'serviceBusQueue',
-    name: 'ledgerSplitter',
-    options: {
-      ...SETTLED_BY_HANDLER,
-      queueName: QueueName.Ledger,
-      handler: async (input, invocation) => ledgerSplitter(context(), input, invocation),
-    },
-  };
-}
+export const ledgerSplitterFunction = defineFunction('serviceBusQueue', 'ledgerSplitter', ledgerSplitter, {
+  ...SETTLED_BY_HANDLER,
+  queueName: QueueName.Ledger,
+});

@@ -1,14 +1,11 @@
 /**
  * Order processor: `orders` session queue → the core's processor (rules 1–8, 10, 11), one message at a time.
  */
-import type { InvocationContext } from '@azure/functions';
 import { normaliseTriggerInput, releaseSession, settlementFor } from '../adapters/functionsSettlement.js';
 import { dispositionOf, inMessageSpan, settledAs } from '../adapters/telemetryTraceContext.js';
-import { messageTraceparent, type ProcessResult } from '../core/index.js';
+import { errorMessage, messageTraceparent, type ProcessResult } from '../core/index.js';
 import { QueueName } from '../core/queueNames.js';
-import { SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
-import type { FunctionRegistration } from './register.js';
-import { errorMessage } from '../core/index.js';
+import { defineFunction, SETTLED_BY_HANDLER, type AppContext } from './appContext.js';
 
 /**
  * Handles one `orders` message (`sdkBinding` input `{ messages, actions }`): normalises it, lets the core decide and
@@ -19,11 +16,7 @@ import { errorMessage } from '../core/index.js';
  * idling `sessionIdleTimeout` on this one. Its stored events leave through the relay (the change feed of `orders`).
  * @internal
  */
-export async function orderProcessor(
-  app: AppContext,
-  input: unknown,
-  _context: InvocationContext,
-): Promise<ProcessResult> {
+export async function orderProcessor(app: AppContext, input: unknown): Promise<ProcessResult> {
   const { message, body, actions } = normaliseTriggerInput(input);
   // The core reads the same trace context and stores it with the entry's documents for the outbox.
   const traceparent = messageTraceparent(message.applicationProperties);
@@ -63,15 +56,8 @@ export async function orderProcessor(
 }
 
 /** The function: one `orders` session at a time per slot, settled by the handler. */
-export function orderProcessorFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'serviceBusQueue',
-    name: 'orderProcessor',
-    options: {
-      ...SETTLED_BY_HANDLER,
-      queueName: QueueName.Orders,
-      isSessionsEnabled: true,
-      handler: async (input, invocation) => orderProcessor(context(), input, invocation),
-    },
-  };
-}
+export const orderProcessorFunction = defineFunction('serviceBusQueue', 'orderProcessor', orderProcessor, {
+  ...SETTLED_BY_HANDLER,
+  queueName: QueueName.Orders,
+  isSessionsEnabled: true,
+});

@@ -3,30 +3,20 @@
  * (`convoy.outbox.lag_seconds`), the figures the Bicep alerts watch, and raises `OutboxFailed` when the lag passes
  * half of `OUTBOX_TTL` (records would otherwise start to expire unrelayed).
  */
-import type { InvocationContext, Timer } from '@azure/functions';
-import { relayLag, type LeaseLag } from '../adapters/outboxLag.js';
+import { relayLag } from '../adapters/outboxLag.js';
 import { AlertName } from '../core/index.js';
-import type { AppContext } from './appContext.js';
+import { defineFunction, type AppContext } from './appContext.js';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFeedLease.js';
-import type { FunctionRegistration } from './register.js';
 
 /** Every minute, at second 30 (NCRONTAB with seconds), apart from the gap monitor's minute. */
 const OUTBOX_GAUGES_SCHEDULE = '30 * * * * *';
 
-/** What one run saw. */
-interface OutboxGaugesReport {
-  holds: number;
-  lagSeconds: number;
-  leases: LeaseLag[];
-}
-
-/** One run; rejects if Cosmos cannot be read (the next occurrence tries again). @internal */
-export async function outboxGauges(
-  app: AppContext,
-  _timer: Timer,
-  _context: InvocationContext,
-): Promise<OutboxGaugesReport> {
-  const leases = app.cosmosClient.database(app.cosmosResources.database).container(LEASE_CONTAINER);
+/**
+ * One run, which reports what it saw (the holds, the lag, each lease's lag); rejects if Cosmos cannot be read (the
+ * next occurrence tries again). @internal
+ */
+export async function outboxGauges(app: AppContext) {
+  const leases = app.container.database.container(LEASE_CONTAINER);
   const [holds, lags] = await Promise.all([
     app.outbox.holds.count(),
     relayLag(app.container, leases, OUTBOX_RELAY_LEASE_PREFIX, app.clock.now()),
@@ -49,13 +39,6 @@ export async function outboxGauges(
 }
 
 /** The function: a timer every minute. */
-export function outboxGaugesFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'timer',
-    name: 'outboxGauges',
-    options: {
-      schedule: OUTBOX_GAUGES_SCHEDULE,
-      handler: async (timer, invocation) => outboxGauges(context(), timer, invocation),
-    },
-  };
-}
+export const outboxGaugesFunction = defineFunction('timer', 'outboxGauges', outboxGauges, {
+  schedule: OUTBOX_GAUGES_SCHEDULE,
+});

@@ -5,8 +5,7 @@
  */
 import type { InvocationContext, Timer } from '@azure/functions';
 import { retryDueHolds, type HoldRetryReport } from '../core/index.js';
-import type { AppContext } from './appContext.js';
-import type { FunctionRegistration } from './register.js';
+import { defineFunction, type AppContext } from './appContext.js';
 
 /** Every minute, at second 15 (NCRONTAB with seconds), apart from the gap monitor's and the gauges' seconds. */
 const OUTBOX_HOLD_RETRY_SCHEDULE = '15 * * * * *';
@@ -24,13 +23,6 @@ export async function outboxHoldRetry(
 }
 
 /** The function: a timer every minute. */
-export function outboxHoldRetryFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'timer',
-    name: 'outboxHoldRetry',
-    options: {
-      schedule: OUTBOX_HOLD_RETRY_SCHEDULE,
-      handler: async (timer, invocation) => outboxHoldRetry(context(), timer, invocation),
-    },
-  };
-}
+export const outboxHoldRetryFunction = defineFunction('timer', 'outboxHoldRetry', outboxHoldRetry, {
+  schedule: OUTBOX_HOLD_RETRY_SCHEDULE,
+});

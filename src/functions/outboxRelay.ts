@@ -9,8 +9,7 @@
 import type { InvocationContext } from '@azure/functions';
 import type { RelayReport } from '../core/index.js';
 import { LEASE_CONTAINER, OUTBOX_RELAY_LEASE_PREFIX } from '../adapters/changeFeedLease.js';
-import type { AppContext } from './appContext.js';
-import type { FunctionRegistration } from './register.js';
+import { defineFunction, type AppContext } from './appContext.js';
 
 /** The app setting holding the Cosmos DB connection, as the trigger names it. */
 const COSMOS_CONNECTION = 'CosmosConnection';
@@ -61,13 +60,4 @@ export async function outboxRelay(
 }
 
 /** The function: the change feed of `orders`, leased in `leases`, retried until it succeeds. */
-export function outboxRelayFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'cosmosDB',
-    name: 'outboxRelay',
-    options: {
-      ...OUTBOX_RELAY_TRIGGER,
-      handler: async (documents: unknown[], invocation) => outboxRelay(context(), documents, invocation),
-    },
-  };
-}
+export const outboxRelayFunction = defineFunction('cosmosDB', 'outboxRelay', outboxRelay, OUTBOX_RELAY_TRIGGER);

@@ -14,12 +14,8 @@ import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
 import { validateLedger } from '../core/schemas/ledger.js';
 import { CoreErrorCode } from '../core/errors.js';
 import { QueueName } from '../core/queueNames.js';
-import type { AppContext } from './appContext.js';
-import { unavailable } from './httpErrors.js';
-import type { FunctionRegistration } from './register.js';
-
-/** Service Bus failures worth a retry by the client (503) rather than a 500. */
-const RETRYABLE_SEND_CODES = new Set(['ServiceBusy', 'ServiceTimeout', 'ServiceCommunicationProblem', 'QuotaExceeded']);
+import { defineFunction, type AppContext } from './appContext.js';
+import { unavailableOrRethrow } from './httpErrors.js';
 
 function tooLarge(bytes: number): HttpResponseInit {
   return {
@@ -62,10 +58,9 @@ export async function postLedger(
     '/api/ledgers',
     isTraceparent(incoming) ? incoming : undefined,
     async (span): Promise<HttpResponseInit> => {
-      let traceparent: string;
       try {
         // The splitter's span is a child of this send's: one trace from the request to the order events.
-        traceparent = await inSendSpan(
+        const traceparent = await inSendSpan(
           QueueName.Ledger,
           { messageId: ledger.ledgerId },
           span,
@@ -79,36 +74,24 @@ export async function postLedger(
             return tp;
           },
         );
+        app.telemetry.log('debug', 'ledger accepted', {
+          ledgerId: ledger.ledgerId,
+          entries: ledger.entries.length,
+          outcome: 'accepted',
+          traceparent,
+        });
+        return { status: 202, jsonBody: { ledgerId: ledger.ledgerId, entries: ledger.entries.length } };
       } catch (error) {
         if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') return tooLarge(bytes.byteLength);
-        const answer = unavailable(
-          error,
-          isServiceBusError(error) && (error.retryable || RETRYABLE_SEND_CODES.has(error.code)),
-        );
-        if (answer) return answer;
-        throw error;
+        return unavailableOrRethrow(error);
       }
-      app.telemetry.log('debug', 'ledger accepted', {
-        ledgerId: ledger.ledgerId,
-        entries: ledger.entries.length,
-        outcome: 'accepted',
-        traceparent,
-      });
-      return { status: 202, jsonBody: { ledgerId: ledger.ledgerId, entries: ledger.entries.length } };
     },
   );
 }
 
 /** The function: `POST /api/ledgers` with a function key. */
-export function postLedgerFunction(context: () => AppContext): FunctionRegistration {
-  return {
-    kind: 'http',
-    name: 'postLedger',
-    options: {
-      route: 'ledgers',
-      methods: ['POST'],
-      authLevel: 'function',
-      handler: async (request, invocation) => postLedger(context(), request, invocation),
-    },
-  };
-}
+export const postLedgerFunction = defineFunction('http', 'postLedger', postLedger, {
+  route: 'ledgers',
+  methods: ['POST'],
+  authLevel: 'function',
+});

@@ -66,11 +66,11 @@ describe('the composed app', () => {
     await app.start();
     // Assess
     expect(again).toBe(first);
-    expect(first.functionSettings.ledgerLockDurationMs).toBe(60_000);
+    expect(first.ledgerLockDurationMs).toBe(60_000);
     expect(sender.isClosed).toBe(true);
     expect(afterTerminate).toMatchObject({ message: expect.stringContaining('terminated') });
     expect(restarted).not.toBe(first);
-    expect(restarted.functionSettings.ledgerLockDurationMs).toBe(120_000);
+    expect(restarted.ledgerLockDurationMs).toBe(120_000);
     expect(restartedSender.isClosed).toBe(true); // a second start closed the context of the first
     await app.terminate();
   });
@@ -108,12 +108,45 @@ describe('the composed app', () => {
       const found = await getOrder(blue, 'o-blue');
       const absent = await getOrder(plain, 'o-blue');
       // Assess
-      expect(blue.context().cosmosResources).toEqual({ database: 'convoy-blue', container: 'orders-blue' });
-      expect(plain.context().cosmosResources).toEqual({ database: 'convoy', container: 'orders' });
+      expect(blue.context().container).toMatchObject({ id: 'orders-blue', database: { id: 'convoy-blue' } });
+      expect(plain.context().container).toMatchObject({ id: 'orders', database: { id: 'convoy' } });
       expect(found).toMatchObject({ status: 200, jsonBody: { orderId: 'o-blue' } });
       expect(absent).toMatchObject({ status: 404 });
     } finally {
       await Promise.all([blue.terminate(), plain.terminate()]);
+    }
+  });
+
+  it('answers 503 with Retry-After while the order store is throttled, and leaves any other failure to the host', async () => {
+    // Prepare
+    const client = new CosmosClient({
+      endpoint: cosmos.endpoint,
+      key: cosmos.key,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
+    const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
+    await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
+    client.dispose();
+    const app = appOn({});
+    await app.start();
+    try {
+      // Act
+      cosmos.faults.add({ operation: 'read', status: 429, count: 1 });
+      const throttled = await getOrder(app, 'o-throttled');
+      cosmos.faults.add({ operation: 'read', status: 500, count: 1 });
+      const failed = await getOrder(app, 'o-failed');
+      const recovered = await getOrder(app, 'o-recovered');
+      // Assess
+      expect(throttled).toEqual({
+        status: 503,
+        headers: { 'Retry-After': '1' },
+        jsonBody: { error: 'ServiceUnavailable' },
+      });
+      expect(failed).toMatchObject({ code: 'StoreFailed' });
+      expect(recovered).toMatchObject({ status: 404 });
+    } finally {
+      cosmos.faults.clear();
+      await app.terminate();
     }
   });
 

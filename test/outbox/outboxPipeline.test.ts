@@ -264,7 +264,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     const { resources: kinds } = await stack.container.items
       .query<string>('SELECT DISTINCT VALUE c.docType FROM c', { partitionKey: c })
       .fetchAll();
-    const view = await getOrder(stack.app.context(), orderRequest(c), invocation());
+    const view = await getOrder(stack.app.context(), orderRequest(c));
     const eventsC = await orderEvents(c);
     // The webhook is back; only the every-minute timer runs.
     failing.delete(c);
@@ -290,7 +290,7 @@ describe('outbox relay: orders change feed → order-events and webhook, on both
     expect(acceptedFor(c)).toEqual(keysOf(c, 3));
     expect(await holds.read(c)).toBeUndefined();
     expect(
-      ((await getOrder(stack.app.context(), orderRequest(c), invocation())).jsonBody as { hold?: unknown }).hold,
+      ((await getOrder(stack.app.context(), orderRequest(c))).jsonBody as { hold?: unknown }).hold,
     ).toBeUndefined();
     // The relay checkpoints past everything (its own hold writes included): no lag is left.
     await until(

@@ -67,7 +67,7 @@ describe('operator metrics through an in-memory OpenTelemetry reader', () => {
     await drainSession(stack, b);
     // What the outbox relay's trigger does, page by page of the change feed; then the gauges' timer.
     const relayed = await relayWholeFeed(stack.container, app.outbox.relay);
-    const gauges = await outboxGauges(app, {} as never, {} as never);
+    const gauges = await outboxGauges(app);
     // The gap monitor runs "20 minutes after" b's entry was parked, counted from the stored parkedAt: counted from now,
     // the time the drains took would add to the age.
     const { resource: orderB } = await stack.container.item('order', b).read<{ parked: { parkedAt: string }[] }>();

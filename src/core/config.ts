@@ -133,29 +133,3 @@ function positiveInteger(env: SettingsSource, name: string, fallback: number): n
   }
   return value;
 }
-
-/** Entity properties as the Service Bus `Config.json` (and `infra/servicebus.config.json`) spell them. @internal */
-export interface QueueEntityProperties {
-  LockDuration?: string;
-  MaxDeliveryCount?: number;
-  DefaultMessageTimeToLive?: string;
-}
-
-/**
- * Reads a queue's delivery window from its entity properties, so the defaults follow the entity file.
- * Missing properties take the {@link CORE_DEFAULTS}.
- * @internal
- */
-export function deliveryWindowOf(properties: QueueEntityProperties): QueueDeliveryWindow {
-  const source: Record<string, string | undefined> = {
-    ORDERS_LOCK_DURATION: properties.LockDuration,
-    ORDERS_MAX_DELIVERY_COUNT:
-      properties.MaxDeliveryCount === undefined ? undefined : String(properties.MaxDeliveryCount),
-    ORDERS_MESSAGE_TTL: properties.DefaultMessageTimeToLive,
-  };
-  return {
-    lockDurationMs: isoDuration(source, 'ORDERS_LOCK_DURATION', CORE_DEFAULTS.lockDurationMs),
-    maxDeliveryCount: positiveInteger(source, 'ORDERS_MAX_DELIVERY_COUNT', CORE_DEFAULTS.maxDeliveryCount),
-    messageTtlMs: isoDuration(source, 'ORDERS_MESSAGE_TTL', CORE_DEFAULTS.messageTtlMs),
-  };
-}

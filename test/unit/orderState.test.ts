@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Entry } from '../../src/core/index.js';
 import { applyTransition } from '../../src/core/order/transition.js';
 import { initialOrderState, type OrderState } from '../../src/core/order/orderState.js';
-import { dueOn, orderNeedsFollowUp } from '../../src/core/order/followUpCheck.js';
+import { dueOn } from '../../src/core/order/followUpCheck.js';
 import { orderView } from '../../src/core/order/orderView.js';
 import { staleGap } from '../../src/core/order/gapMonitor.js';
 import type { OrderDocument } from '../../src/core/documents/orderDocument.js';
@@ -274,6 +274,5 @@ describe('order views', () => {
       { kind: 'alert', rejected: { sequence: 3 } },
       undefined,
     ]);
-    expect(cases.map(orderNeedsFollowUp)).toEqual([true, false, true, true, false]);
   });
 });

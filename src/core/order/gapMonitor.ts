@@ -12,7 +12,7 @@ import { errorCode } from '../errors.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { GapStore, Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
-import { orderNeedsFollowUp } from './followUpCheck.js';
+import { dueOn } from './followUpCheck.js';
 import { errorMessage } from '../errorMessage.js';
 
 /** A gap that has been open too long (`GapTooOld`). @internal */
@@ -92,7 +92,7 @@ export interface GapMonitorDeps {
   metrics?: { gaps(gauges: GapGauges): void };
   /** @default systemClock */
   clock?: Clock;
-  /** The processor's drain, for orders that need a follow-up (`orderNeedsFollowUp`). @default none */
+  /** The processor's drain, for orders with something due (`dueOn`). @default none */
   drain?: (orderId: string) => Promise<{ drained: number }>;
 }
 
@@ -130,7 +130,7 @@ export async function runGapMonitor(deps: GapMonitorDeps): Promise<GapMonitorRep
       report.stale.push(gap);
       if (await alertOnce(deps, gap, nowMs)) report.alerted.push(gap);
     }
-    if (deps.drain && orderNeedsFollowUp(doc)) await drainQuietly(deps, doc.orderId, report);
+    if (deps.drain && dueOn(doc)) await drainQuietly(deps, doc.orderId, report);
   }
   deps.metrics?.gaps({ parkedEntries: report.parkedEntries, oldestGapAgeMs: report.oldestGapAgeMs });
   return report;

@@ -48,7 +48,7 @@ export interface CoreConfig {
  */
 export const IN_FLIGHT_REQUEST_ALLOWANCE_MS = 10_000;
 
-/** Defaults of {@link CoreConfig}, in milliseconds where a duration. @internal */
+/** Defaults of {@link CoreConfig}, in milliseconds where a duration. */
 export const CORE_DEFAULTS = {
   consumerName: 'order-processor',
   transientRetryBudgetMs: 30_000,

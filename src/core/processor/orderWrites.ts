@@ -11,7 +11,7 @@ import {
   type ParkedEntryRecord,
   type RejectedEntryRecord,
 } from '../documents/entryRecord.js';
-import type { OrderDocument, ParkedRecord, RejectedRecord } from '../documents/orderDocument.js';
+import { bySequence, type OrderDocument, type ParkedRecord, type RejectedRecord } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
 import { initialOrderState } from '../order/orderState.js';
 import { orderSummary } from '../order/orderView.js';
@@ -188,8 +188,4 @@ function transactionWrite(
   if ('create' in written) return { transaction: written };
   if (!read) throw new TypeError(`${entry.type} ${entry.entryId} is written without its transaction read`);
   return { transaction: { replace: { doc: written.replace, etag: read.etag } } };
-}
-
-function bySequence(a: { sequence: number }, b: { sequence: number }): number {
-  return a.sequence - b.sequence;
 }

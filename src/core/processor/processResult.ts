@@ -1,3 +1,4 @@
+import type { CoreConfig } from '../config.js';
 import { MAX_DEAD_LETTER_DESCRIPTION, type DeadLetterReason } from '../deadLetterReasons.js';
 import { errorMessage } from '../errorMessage.js';
 import { errorCode } from '../errors.js';
@@ -10,15 +11,14 @@ import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
 import type { Decision, ReceivedOrderMessage, Rule } from './decide.js';
 import type { OrderCache } from './orderCache.js';
 
-/** Settings the processor uses (resolved by `resolveCoreConfig`). */
-interface OrderProcessorOptions {
-  consumerName: string;
-  transientRetryBudgetMs: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-  /** The `orders` queue's lock duration, for renewing a lock while the store throttles. @default PT1M */
-  ordersQueue?: { lockDurationMs: number };
-}
+/**
+ * Settings the processor uses (resolved by `resolveCoreConfig`); `ordersQueue.lockDurationMs`, for renewing a lock
+ * while the store throttles, defaults to the queue's (PT1M).
+ */
+type OrderProcessorOptions = Pick<
+  CoreConfig,
+  'consumerName' | 'transientRetryBudgetMs' | 'retryBaseDelayMs' | 'retryMaxDelayMs'
+> & { ordersQueue?: Pick<CoreConfig['ordersQueue'], 'lockDurationMs'> };
 
 /** What the processor depends on. */
 export interface OrderProcessorDeps {
@@ -190,14 +190,9 @@ export function logFailure(
   error: unknown,
   keys: { orderId: string; entryId?: string; sequence?: number },
 ): { code: string | undefined; description: string } {
+  const { orderId, entryId, sequence } = keys;
   const code = errorCode(error);
   const description = errorMessage(error);
-  telemetry.log(level, message, {
-    orderId: keys.orderId,
-    entryId: keys.entryId,
-    sequence: keys.sequence,
-    code,
-    description,
-  });
+  telemetry.log(level, message, { orderId, entryId, sequence, code, description });
   return { code, description };
 }

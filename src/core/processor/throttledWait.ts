@@ -5,15 +5,13 @@
  * `retryAfterMs` says, however long, renewing the lock as it goes, and never spends a delivery; and the whole instance
  * holds off with it.
  */
+import { CORE_DEFAULTS } from '../config.js';
 import { errorCode, isRetryableStoreError, isThrottled } from '../errors.js';
 import { systemClock, timerSleep } from '../ports/clock.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
 import { CounterName } from '../ports/telemetry.js';
 import { backoffDelay, waitToRetry } from '../retry.js';
 import type { OrderProcessorDeps } from './processResult.js';
-
-/** The `orders` lock duration when the options do not give it (the queue's default, PT1M). */
-const DEFAULT_LOCK_DURATION_MS = 60_000;
 
 /**
  * When a call's store work must stop: `at` (clock ms) for a busy store or an unknown outcome; a throttling store
@@ -106,6 +104,6 @@ export class ThrottledWait {
 
   /** How often a message waiting out a throttling store renews its lock: a third of the lock duration. */
   private renewalMs(): number {
-    return Math.floor((this.deps.options.ordersQueue?.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS) / 3);
+    return Math.floor((this.deps.options.ordersQueue?.lockDurationMs ?? CORE_DEFAULTS.lockDurationMs) / 3);
   }
 }

@@ -83,22 +83,8 @@ export function checkMessage(message: ReceivedOrderMessage): {
       origin,
     };
   }
-  const keys = readableKeys(message);
-  const why = validated.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
-  // Rule 10: an entry whose sequence can't be read, or that names another order than its session, holds nothing.
-  const ofSession = keys.bodyOrderId === message.sessionId && message.sessionId !== undefined;
-  return {
-    entry: { valid: false, why, sequence: ofSession ? keys.bodySequence : undefined },
-    keys: { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence },
-    origin,
-  };
-}
-
-/**
- * Best-effort keys of an invalid message: from the body where it is JSON and has them, else the session, the
- * `messageId` (the dedup key of a body that cannot be parsed) and the `sequence` application property.
- */
-function readableKeys(message: ReceivedOrderMessage) {
+  // Best-effort keys of an invalid message: from the body where it is JSON and has them, else the session, the
+  // `messageId` (the dedup key of a body that cannot be parsed) and the `sequence` application property.
   const parsed = normaliseBody(message.body);
   const body =
     parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
@@ -106,14 +92,19 @@ function readableKeys(message: ReceivedOrderMessage) {
       : {};
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   const int = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
-  const bodyOrderId = text(body.orderId);
-  const bodySequence = int(body.sequence);
+  const orderId = text(body.orderId);
+  const sequence = int(body.sequence);
+  const why = validated.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+  // Rule 10: an entry whose sequence can't be read, or that names another order than its session, holds nothing.
+  const ofSession = orderId === message.sessionId && message.sessionId !== undefined;
   return {
-    bodyOrderId,
-    bodySequence,
-    orderId: bodyOrderId ?? message.sessionId,
-    entryId: text(body.entryId) ?? message.messageId,
-    sequence: bodySequence ?? int(message.applicationProperties?.sequence),
+    entry: { valid: false, why, sequence: ofSession ? sequence : undefined },
+    keys: {
+      orderId: orderId ?? message.sessionId,
+      entryId: text(body.entryId) ?? message.messageId,
+      sequence: sequence ?? int(message.applicationProperties?.sequence),
+    },
+    origin,
   };
 }
 
@@ -294,14 +285,7 @@ function deadLetter(
   reason: string,
   more: { alert?: AlertName; holds?: number | undefined } = {},
 ): Decision {
-  return {
-    kind: 'deadLetter',
-    rule,
-    deadLetterReason,
-    reason,
-    ...(more.alert !== undefined && { alert: more.alert }),
-    ...(more.holds !== undefined && { holds: more.holds }),
-  };
+  return { kind: 'deadLetter', rule, deadLetterReason, reason, ...more };
 }
 
 /**

@@ -325,13 +325,10 @@ export class OrderProcessor {
     write: OrderWrite,
     cache: OrderCache,
   ): Promise<'committed' | Pick<Known, 'record' | 'transactionExistsUnder'>> {
-    let outcome;
-    try {
-      outcome = await this.deps.store.commit(orderId, write);
-    } catch (error) {
+    const outcome = await this.deps.store.commit(orderId, write).catch((error: unknown) => {
       cache.afterCommit(orderId, write, undefined);
       throw error;
-    }
+    });
     cache.afterCommit(orderId, write, outcome);
     switch (outcome.kind) {
       case 'committed':

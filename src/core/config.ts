@@ -101,35 +101,35 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
   });
 }
 
-function isoDuration(env: SettingsSource, name: string, fallback: number): number {
+/**
+ * The setting `name`: `fallback` when unset or empty, else what `read` makes of its text, which must be a positive
+ * safe integer; anything else throws a `ConfigError` saying what was `expected`.
+ */
+function setting(
+  env: SettingsSource,
+  name: string,
+  fallback: number,
+  expected: string,
+  read: (text: string) => number | undefined,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const ms = parseIsoDuration(raw);
-  if (ms === undefined || ms <= 0)
-    throw new ConfigError(name, `expected a positive ISO 8601 duration such as PT1M, got "${raw}"`);
-  return ms;
+  const value = read(raw.trim());
+  if (value === undefined || !(value > 0) || !Number.isSafeInteger(value))
+    throw new ConfigError(name, `expected ${expected}, got "${raw}"`);
+  return value;
+}
+
+function isoDuration(env: SettingsSource, name: string, fallback: number): number {
+  return setting(env, name, fallback, 'a positive ISO 8601 duration such as PT1M', parseIsoDuration);
 }
 
 /** A plain number is in `unitMs` (milliseconds by default); otherwise an ISO 8601 duration. */
 function msOrIso(env: SettingsSource, name: string, fallback: number, unitMs = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (/^\d+$/.test(raw.trim())) {
-    const value = Number(raw) * unitMs;
-    if (value > 0 && Number.isSafeInteger(value)) return value;
-  } else {
-    const ms = parseIsoDuration(raw);
-    if (ms !== undefined && ms > 0) return ms;
-  }
-  throw new ConfigError(name, `expected a positive number or an ISO 8601 duration, got "${raw}"`);
+  const read = (text: string) => (/^\d+$/.test(text) ? Number(text) * unitMs : parseIsoDuration(text));
+  return setting(env, name, fallback, 'a positive number or an ISO 8601 duration', read);
 }
 
 function positiveInteger(env: SettingsSource, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(name, `expected a positive integer, got "${raw}"`);
-  }
-  return value;
+  return setting(env, name, fallback, 'a positive integer', (text) => (/^\d+$/.test(text) ? Number(text) : undefined));
 }

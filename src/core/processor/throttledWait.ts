@@ -7,7 +7,7 @@
  */
 import { CORE_DEFAULTS } from '../config.js';
 import { errorCode, isRetryableStoreError, isThrottled } from '../errors.js';
-import { systemClock, timerSleep } from '../ports/clock.js';
+import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
 import { CounterName } from '../ports/telemetry.js';
 import { backoffDelay, waitToRetry } from '../retry.js';
@@ -32,8 +32,8 @@ interface StepKeys {
 
 /** One per processor instance: the hint of a 429 seen by one of its steps holds off all of them. */
 export class ThrottledWait {
-  private readonly clock;
-  private readonly sleep;
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
   /** Until when the store asked this instance to wait (its last 429's `retryAfterMs`): every step holds off till then. */
   private throttledUntil = 0;
 
@@ -83,7 +83,8 @@ export class ThrottledWait {
       });
     await deadline.keepLock!();
     const hint = (error as { retryAfterMs?: number }).retryAfterMs;
-    const delay = Math.min(hint ?? backoffDelay(attempt, backoff), this.renewalMs());
+    const wait = hint !== undefined && hint >= 0 ? hint : backoffDelay(attempt, backoff);
+    const delay = Math.min(wait, this.renewalMs());
     onRetry(error, attempt, delay);
     await this.sleep(delay);
   }

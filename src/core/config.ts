@@ -48,7 +48,7 @@ export interface CoreConfig {
  */
 export const IN_FLIGHT_REQUEST_ALLOWANCE_MS = 10_000;
 
-/** Defaults of {@link CoreConfig}, in milliseconds where a duration. @internal */
+/** Defaults of {@link CoreConfig}, in milliseconds where a duration. */
 export const CORE_DEFAULTS = {
   consumerName: 'order-processor',
   transientRetryBudgetMs: 30_000,
@@ -101,61 +101,35 @@ export function resolveCoreConfig(env: SettingsSource = {}): Readonly<CoreConfig
   });
 }
 
-function isoDuration(env: SettingsSource, name: string, fallback: number): number {
+/**
+ * The setting `name`: `fallback` when unset or empty, else what `read` makes of its text, which must be a positive
+ * safe integer; anything else throws a `ConfigError` saying what was `expected`.
+ */
+function setting(
+  env: SettingsSource,
+  name: string,
+  fallback: number,
+  expected: string,
+  read: (text: string) => number | undefined,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const ms = parseIsoDuration(raw);
-  if (ms === undefined || ms <= 0)
-    throw new ConfigError(name, `expected a positive ISO 8601 duration such as PT1M, got "${raw}"`);
-  return ms;
+  const value = read(raw.trim());
+  if (value === undefined || !(value > 0) || !Number.isSafeInteger(value))
+    throw new ConfigError(name, `expected ${expected}, got "${raw}"`);
+  return value;
+}
+
+function isoDuration(env: SettingsSource, name: string, fallback: number): number {
+  return setting(env, name, fallback, 'a positive ISO 8601 duration such as PT1M', parseIsoDuration);
 }
 
 /** A plain number is in `unitMs` (milliseconds by default); otherwise an ISO 8601 duration. */
 export function msOrIso(env: SettingsSource, name: string, fallback: number, unitMs = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (/^\d+$/.test(raw.trim())) {
-    const value = Number(raw) * unitMs;
-    if (value > 0 && Number.isSafeInteger(value)) return value;
-  } else {
-    const ms = parseIsoDuration(raw);
-    if (ms !== undefined && ms > 0) return ms;
-  }
-  throw new ConfigError(name, `expected a positive number or an ISO 8601 duration, got "${raw}"`);
+  const read = (text: string) => (/^\d+$/.test(text) ? Number(text) * unitMs : parseIsoDuration(text));
+  return setting(env, name, fallback, 'a positive number or an ISO 8601 duration', read);
 }
 
 function positiveInteger(env: SettingsSource, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(name, `expected a positive integer, got "${raw}"`);
-  }
-  return value;
-}
-
-/** Entity properties as the Service Bus `Config.json` (and `infra/servicebus.config.json`) spell them. @internal */
-export interface QueueEntityProperties {
-  LockDuration?: string;
-  MaxDeliveryCount?: number;
-  DefaultMessageTimeToLive?: string;
-}
-
-/**
- * Reads a queue's delivery window from its entity properties, so the defaults follow the entity file.
- * Missing properties take the {@link CORE_DEFAULTS}.
- * @internal
- */
-export function deliveryWindowOf(properties: QueueEntityProperties): QueueDeliveryWindow {
-  const source: Record<string, string | undefined> = {
-    ORDERS_LOCK_DURATION: properties.LockDuration,
-    ORDERS_MAX_DELIVERY_COUNT:
-      properties.MaxDeliveryCount === undefined ? undefined : String(properties.MaxDeliveryCount),
-    ORDERS_MESSAGE_TTL: properties.DefaultMessageTimeToLive,
-  };
-  return {
-    lockDurationMs: isoDuration(source, 'ORDERS_LOCK_DURATION', CORE_DEFAULTS.lockDurationMs),
-    maxDeliveryCount: positiveInteger(source, 'ORDERS_MAX_DELIVERY_COUNT', CORE_DEFAULTS.maxDeliveryCount),
-    messageTtlMs: isoDuration(source, 'ORDERS_MESSAGE_TTL', CORE_DEFAULTS.messageTtlMs),
-  };
+  return setting(env, name, fallback, 'a positive integer', (text) => (/^\d+$/.test(text) ? Number(text) : undefined));
 }

@@ -5,8 +5,6 @@
 export const CoreErrorCode = {
   /** A message or ledger body is not JSON or fails the schema (rules 6 and 9). Same string as the dead-letter reason. */
   SchemaValidationFailed: 'SchemaValidationFailed',
-  /** An entry is impossible for the order's state (rule 7). Same string as the dead-letter reason. */
-  InvalidTransition: 'InvalidTransition',
   /** Store failure worth retrying: Cosmos 408/429/449/503 or a network error (rule 8). */
   StoreTransient: 'StoreTransient',
   /** A write may or may not have committed (timeout after send). Retried like a transient failure. */
@@ -31,15 +29,6 @@ export type CoreErrorCode = (typeof CoreErrorCode)[keyof typeof CoreErrorCode];
 export interface ValidationIssue {
   path: string;
   message: string;
-}
-
-/** An entry the order's state machine refuses (rule 7). */
-export class TransitionError extends Error {
-  readonly code = CoreErrorCode.InvalidTransition;
-  constructor(message: string) {
-    super(message);
-    this.name = 'TransitionError';
-  }
 }
 
 /** Store error codes an adapter may raise. */

@@ -30,13 +30,6 @@ export interface RetryOptions extends BackoffOptions {
   sleep: Sleep;
   /** Called before each wait (for counters and logs). */
   onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
-  /**
-   * Retryable failures that only say "later" (a store throttling to its throughput budget): waited out as the
-   * failure's `retryAfterMs` says (else {@link backoffDelay}), with no deadline. @default none
-   */
-  patient?: (error: unknown) => boolean;
-  /** Longest single wait for a patient failure, so the caller gets control back (to keep its lock). @default none */
-  maxPatientDelayMs?: number;
 }
 
 /**
@@ -57,19 +50,12 @@ export async function retry<T>(work: (attempt: number) => Promise<T>, options: R
 /**
  * The wait before retry `attempt` (0-based) after `error`: {@link backoffDelay}, honouring a failure's
  * `retryAfterMs`, if the failure is retryable and the wait still ends by the deadline; otherwise rethrows `error`.
- * A patient failure waits its `retryAfterMs` whatever the deadline.
+ * (A throttling store's wait past the deadline is the processor's own: `processor/throttledWait.ts`.)
  */
 export async function waitToRetry(error: unknown, attempt: number, options: RetryOptions): Promise<void> {
   if (!options.retryable(error)) throw error;
   const hint = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
-  const retryAfterMs = typeof hint === 'number' && hint >= 0 ? hint : undefined;
-  if (options.patient?.(error)) {
-    const delay = Math.min(retryAfterMs ?? backoffDelay(attempt, options), options.maxPatientDelayMs ?? Infinity);
-    options.onRetry?.(error, attempt, delay);
-    await options.sleep(delay);
-    return;
-  }
-  const delay = backoffDelay(attempt, { ...options, retryAfterMs: retryAfterMs ?? 0 });
+  const delay = backoffDelay(attempt, { ...options, retryAfterMs: typeof hint === 'number' && hint >= 0 ? hint : 0 });
   if (options.clock.now() + delay > options.deadline) throw error;
   options.onRetry?.(error, attempt, delay);
   await options.sleep(delay);

@@ -115,7 +115,7 @@ function scenario(text: Text) {
       hash: requestHash(entry),
       order: order?.doc,
       record: null,
-      ...(transaction !== undefined && { transaction: transaction?.doc ?? null }),
+      ...(transaction !== undefined && { current: transaction?.doc ?? null }),
     });
   };
 

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CORE_DEFAULTS,
-  IN_FLIGHT_REQUEST_ALLOWANCE_MS,
-  deliveryWindowOf,
-  resolveCoreConfig,
-} from '../../src/core/config.js';
+import { IN_FLIGHT_REQUEST_ALLOWANCE_MS, resolveCoreConfig } from '../../src/core/config.js';
 import { parseIsoDuration } from '../../src/core/duration.js';
 
 describe('ISO 8601 durations', () => {
@@ -99,17 +94,5 @@ describe('core configuration', () => {
     // Assess
     expect(tooLong).toThrow(expect.objectContaining({ code: 'ConfigInvalid', setting: 'TRANSIENT_RETRY_BUDGET' }));
     expect(fits.transientRetryBudgetMs + IN_FLIGHT_REQUEST_ALLOWANCE_MS).toBeLessThan(fits.ordersQueue.lockDurationMs);
-  });
-
-  it('reads the delivery window from the entity file properties', () => {
-    // Act
-    const window = deliveryWindowOf({ LockDuration: 'PT30S', MaxDeliveryCount: 3, DefaultMessageTimeToLive: 'PT1H' });
-    // Assess
-    expect(window).toEqual({ lockDurationMs: 30_000, maxDeliveryCount: 3, messageTtlMs: 3_600_000 });
-    expect(deliveryWindowOf({})).toEqual({
-      lockDurationMs: CORE_DEFAULTS.lockDurationMs,
-      maxDeliveryCount: CORE_DEFAULTS.maxDeliveryCount,
-      messageTtlMs: CORE_DEFAULTS.messageTtlMs,
-    });
   });
 });

@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import {
-  CORE_DEFAULTS,
-  deliveryWindowOf,
-  resolveCoreConfig,
-  type QueueEntityProperties,
-} from '../../src/core/config.js';
+import { CORE_DEFAULTS, resolveCoreConfig } from '../../src/core/config.js';
+
+/** Entity properties as the Service Bus `Config.json` (and `infra/servicebus.config.json`) spell them. */
+interface QueueEntityProperties {
+  LockDuration?: string;
+  MaxDeliveryCount?: number;
+  DefaultMessageTimeToLive?: string;
+}
 
 /** The `orders` queue's properties as the entity file (the production queue definition) spells them. */
 async function ordersQueueProperties(): Promise<QueueEntityProperties> {
@@ -21,8 +23,12 @@ describe("the core's defaults and the entity file", () => {
   it("default to the orders queue's LockDuration, MaxDeliveryCount and DefaultMessageTimeToLive", async () => {
     // Prepare
     const properties = await ordersQueueProperties();
-    // Act
-    const fromFile = deliveryWindowOf(properties);
+    // Act: the file's properties read as the settings that name them, and the defaults
+    const fromFile = resolveCoreConfig({
+      ORDERS_LOCK_DURATION: properties.LockDuration,
+      ORDERS_MAX_DELIVERY_COUNT: String(properties.MaxDeliveryCount),
+      ORDERS_MESSAGE_TTL: properties.DefaultMessageTimeToLive,
+    }).ordersQueue;
     const defaults = resolveCoreConfig({});
     // Assess: every property is set in the file (none falls back to a default), and the defaults equal them.
     expect(properties).toEqual(

@@ -69,3 +69,8 @@ export function checkedOrderDocument<T extends OrderDocument>(doc: T): T {
   }
   return doc;
 }
+
+/** Orders the `parked` and `rejected` indexes: ascending by sequence. */
+export function bySequence(a: { sequence: number }, b: { sequence: number }): number {
+  return a.sequence - b.sequence;
+}

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { errorMessage } from '../errorMessage.js';
 import type { OrderEventData } from '../outbox/orderCloudEvent.js';
-import { OrderStatus } from '../order/orderState.js';
+import { initialOrderState } from '../order/orderState.js';
 import type { BusinessState } from '../order/orderView.js';
 import { entryTypeOf } from './registry.js';
 
@@ -14,15 +14,9 @@ import { entryTypeOf } from './registry.js';
  */
 export function foldOrderEvent(order: BusinessState | undefined, event: OrderEventData): BusinessState {
   const { orderId, sequence, type } = event;
-  const before = order ?? {
-    orderId,
-    status: OrderStatus.Pending,
-    customerId: null,
-    currency: null,
-    lastSequence: 0,
-    total: 0,
-    transactions: [],
-  };
+  // Before the first event: the state of an order nothing has been applied to (its count is the list's length).
+  const { transactionCount: _count, ...initial } = initialOrderState();
+  const before = order ?? { orderId, ...initial, lastSequence: 0, transactions: [] };
   if (sequence <= before.lastSequence) return before;
   const where = `order ${orderId}, event ${sequence}`;
   if (sequence > before.lastSequence + 1)

@@ -3,9 +3,8 @@
  * derive from this list; the pipeline finds an entry's module here.
  */
 import { z } from 'zod';
-import type { BusinessState } from '../order/orderView.js';
-import type { OrderState } from '../order/orderState.js';
-import type { Applied, EntryTypeModule, TransactionFacts } from './entryType.js';
+import type { EntrySchema } from '../schemas/entry.js';
+import type { EntryTypeModule } from './entryType.js';
 import { orderCreated } from './orderCreated.js';
 import { orderDeleted } from './orderDeleted.js';
 import { transactionAdded } from './transactionAdded.js';
@@ -33,13 +32,7 @@ type ChangeOf<M> = M extends EntryTypeModule<infer _S, infer C> ? C : never;
 export type EntryChange = ChangeOf<EntryTypes[number]>;
 
 /** An entry type as the pipeline asks it, whatever the entry. */
-export interface EntryBehaviour {
-  eventType: `convoy.order.${string}`;
-  opensOrder?: true;
-  reads?(entry: Entry): string;
-  apply(state: OrderState, entry: Entry, facts: TransactionFacts): Applied<EntryChange> | string;
-  fold(order: BusinessState, change: EntryChange): BusinessState;
-}
+type EntryBehaviour = Omit<EntryTypeModule<EntrySchema, EntryChange>, 'schema'>;
 
 const BY_TYPE = new Map<string, EntryBehaviour>(
   ENTRY_TYPES.map((t) => [t.schema.shape.type.value, t as EntryBehaviour]),

@@ -12,7 +12,7 @@ import { errorCode } from '../errors.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { GapStore, Stored } from '../ports/orderStore.js';
 import { AlertName, type Telemetry } from '../ports/telemetry.js';
-import { orderNeedsFollowUp } from './followUpCheck.js';
+import { dueOn } from './followUpCheck.js';
 import { errorMessage } from '../errorMessage.js';
 
 /** A gap that has been open too long (`GapTooOld`). @internal */
@@ -73,10 +73,7 @@ export function gapAlertDue(
 }
 
 /** The parked gauges one scan reports. */
-export interface GapGauges {
-  parkedEntries: number;
-  oldestGapAgeMs: number;
-}
+export type GapGauges = Pick<GapMonitorReport, 'parkedEntries' | 'oldestGapAgeMs'>;
 
 /** What {@link runGapMonitor} needs. */
 export interface GapMonitorDeps {
@@ -92,7 +89,7 @@ export interface GapMonitorDeps {
   metrics?: { gaps(gauges: GapGauges): void };
   /** @default systemClock */
   clock?: Clock;
-  /** The processor's drain, for orders that need a follow-up (`orderNeedsFollowUp`). @default none */
+  /** The processor's drain, for orders with something due (`dueOn`). @default none */
   drain?: (orderId: string) => Promise<{ drained: number }>;
 }
 
@@ -110,7 +107,10 @@ export interface GapMonitorReport {
   drained: { orderId: string; drained: number }[];
 }
 
-/** One scan. Rejects only if the orders cannot be read; a failing drain is logged and retried next time. */
+/**
+ * One scan. Rejects only if the orders cannot be read; a failing drain (of an order with something due) is logged and
+ * retried next time.
+ */
 export async function runGapMonitor(deps: GapMonitorDeps): Promise<GapMonitorReport> {
   const nowMs = (deps.clock ?? systemClock).now();
   const docs = await deps.store.ordersWaiting();
@@ -130,7 +130,14 @@ export async function runGapMonitor(deps: GapMonitorDeps): Promise<GapMonitorRep
       report.stale.push(gap);
       if (await alertOnce(deps, gap, nowMs)) report.alerted.push(gap);
     }
-    if (deps.drain && orderNeedsFollowUp(doc)) await drainQuietly(deps, doc.orderId, report);
+    if (deps.drain && dueOn(doc)) {
+      try {
+        report.drained.push({ orderId: doc.orderId, drained: (await deps.drain(doc.orderId)).drained });
+      } catch (error) {
+        const fields = { orderId: doc.orderId, code: errorCode(error), description: errorMessage(error) };
+        deps.telemetry.log('warn', 'gap monitor drain failed', fields);
+      }
+    }
   }
   deps.metrics?.gaps({ parkedEntries: report.parkedEntries, oldestGapAgeMs: report.oldestGapAgeMs });
   return report;
@@ -174,17 +181,4 @@ async function alertOnce(deps: GapMonitorDeps, gap: StaleGap, nowMs: number): Pr
     parked: gap.parked,
   });
   return true;
-}
-
-async function drainQuietly(deps: GapMonitorDeps, orderId: string, report: GapMonitorReport): Promise<void> {
-  try {
-    const { drained } = await deps.drain!(orderId);
-    report.drained.push({ orderId, drained });
-  } catch (error) {
-    deps.telemetry.log('warn', 'gap monitor drain failed', {
-      orderId,
-      code: errorCode(error),
-      description: errorMessage(error),
-    });
-  }
 }

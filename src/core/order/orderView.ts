@@ -1,7 +1,7 @@
 import type { DeadLetterReason } from '../deadLetterReasons.js';
-import type { OrderDocument } from '../documents/orderDocument.js';
+import { bySequence, type OrderDocument } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
-import type { OrderStatus, Transaction } from './orderState.js';
+import type { OrderState, OrderStatus, Transaction } from './orderState.js';
 
 /** The business state of an order: the GET view without its operational lists. */
 export interface BusinessState {
@@ -21,15 +21,11 @@ export interface OrderView extends BusinessState {
   rejected: { sequence: number; entryId: string; reason: DeadLetterReason }[];
 }
 
-/** The order's summary right after an entry: what an event carries as `data.order` (no list of transactions). */
-export interface OrderSummary {
-  status: OrderStatus;
-  customerId: string | null;
-  currency: string | null;
-  lastSequence: number;
-  total: number;
-  transactionCount: number;
-}
+/**
+ * The order's summary right after an entry: what an event carries as `data.order` — its business state without its
+ * identity and list of transactions, and their count instead.
+ */
+export type OrderSummary = Omit<BusinessState, 'orderId' | 'transactions'> & Pick<OrderState, 'transactionCount'>;
 
 /** The summary of an order document (see {@link OrderSummary}). */
 export function orderSummary(doc: OrderDocument): OrderSummary {
@@ -61,8 +57,4 @@ export function orderView(doc: OrderDocument, transactions: readonly Transaction
 function transactionOf(doc: TransactionDocument): Transaction {
   const { id: _id, docType: _docType, orderId: _orderId, addedSequence: _addedSequence, ...transaction } = doc;
   return transaction;
-}
-
-function bySequence(a: { sequence: number }, b: { sequence: number }): number {
-  return a.sequence - b.sequence;
 }

@@ -81,10 +81,9 @@ export interface OrderStore {
 }
 
 /** What the gap monitor reads and writes (rule 5's `GapTooOld`). */
-export interface GapStore {
+export interface GapStore extends Pick<OrderStore, 'readEntry'> {
   /** Every order with a parked entry or a `ParkedEntryRejected` alert still owed (one cross-partition query). */
   ordersWaiting(): Promise<OrderDocument[]>;
-  readEntry(orderId: string, id: string): Promise<Stored<EntryRecord> | undefined>;
   /**
    * Records a `GapTooOld` alert on the gap's oldest parked entry's record if it still has the ETag it was read with:
    * `'changed'` when it did not (another scan marked it, or a drain ended the gap).

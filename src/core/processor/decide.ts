@@ -12,7 +12,6 @@ import { validateEntry } from '../schemas/ledger.js';
 import { messageTraceparent } from '../traceContext.js';
 import { EntryStatus, type EntryRecord } from '../documents/entryRecord.js';
 import type { OrderDocument, RejectedRecord } from '../documents/orderDocument.js';
-import type { TransactionDocument } from '../documents/transactionDocument.js';
 import { OrderStatus, initialOrderState, type OrderState } from '../order/orderState.js';
 import { applyTransition } from '../order/transition.js';
 import { AlertName } from '../ports/telemetry.js';
@@ -84,22 +83,8 @@ export function checkMessage(message: ReceivedOrderMessage): {
       origin,
     };
   }
-  const keys = readableKeys(message);
-  const why = validated.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
-  // Rule 10: an entry whose sequence can't be read, or that names another order than its session, holds nothing.
-  const ofSession = keys.bodyOrderId === message.sessionId && message.sessionId !== undefined;
-  return {
-    entry: { valid: false, why, sequence: ofSession ? keys.bodySequence : undefined },
-    keys: { orderId: keys.orderId, entryId: keys.entryId, sequence: keys.sequence },
-    origin,
-  };
-}
-
-/**
- * Best-effort keys of an invalid message: from the body where it is JSON and has them, else the session, the
- * `messageId` (the dedup key of a body that cannot be parsed) and the `sequence` application property.
- */
-function readableKeys(message: ReceivedOrderMessage) {
+  // Best-effort keys of an invalid message: from the body where it is JSON and has them, else the session, the
+  // `messageId` (the dedup key of a body that cannot be parsed) and the `sequence` application property.
   const parsed = normaliseBody(message.body);
   const body =
     parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
@@ -107,19 +92,28 @@ function readableKeys(message: ReceivedOrderMessage) {
       : {};
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   const int = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
-  const bodyOrderId = text(body.orderId);
-  const bodySequence = int(body.sequence);
+  const orderId = text(body.orderId);
+  const sequence = int(body.sequence);
+  const why = validated.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+  // Rule 10: an entry whose sequence can't be read, or that names another order than its session, holds nothing.
+  const ofSession = orderId === message.sessionId && message.sessionId !== undefined;
   return {
-    bodyOrderId,
-    bodySequence,
-    orderId: bodyOrderId ?? message.sessionId,
-    entryId: text(body.entryId) ?? message.messageId,
-    sequence: bodySequence ?? int(message.applicationProperties?.sequence),
+    entry: { valid: false, why, sequence: ofSession ? sequence : undefined },
+    keys: {
+      orderId: orderId ?? message.sessionId,
+      entryId: text(body.entryId) ?? message.messageId,
+      sequence: sequence ?? int(message.applicationProperties?.sequence),
+    },
+    origin,
   };
 }
 
-/** What {@link decide} knows about one valid entry. */
-export interface Facts {
+/**
+ * What {@link decide} knows about one valid entry; with what the store said of the transaction its type reads
+ * ({@link transactionToRead}: `current`, as read) or creates (`exists`: the entry's write met one, under the order as
+ * read).
+ */
+export interface Facts extends TransactionFacts {
   /** A message (`message`) or a parked entry whose turn has come (`parked`, by the drain). */
   source: 'message' | 'parked';
   entry: Entry;
@@ -128,10 +122,6 @@ export interface Facts {
   order: OrderDocument | undefined;
   /** The entry's record as read; `null`: none; `undefined`: not read (the write's create is the lookup). */
   record: EntryRecord | null | undefined;
-  /** The transaction the entry's type reads ({@link transactionToRead}), as read; `null`: the order has none of that id. */
-  transaction?: TransactionDocument | null;
-  /** The entry's write met an existing transaction of the id it creates, under the order as read. */
-  transactionExists?: boolean;
 }
 
 /** The processing rules, by number. */
@@ -229,7 +219,7 @@ export function decide(facts: Facts): Decision {
     // (d) A gap. Nothing can ever fill a deleted order's gap (rule 7, whose transition says why); otherwise park
     // (rule 5), within the bound.
     const afterDelete = deleted ? applyTransition(state, entry) : undefined;
-    if (afterDelete && !afterDelete.ok) return invalidTransition(afterDelete.error.message);
+    if (typeof afterDelete === 'string') return invalidTransition(afterDelete);
     if ((order?.parked.length ?? 0) >= ORDER_MAX_PARKED) {
       const why =
         `Order ${entry.orderId} already holds ${ORDER_MAX_PARKED} parked entries, the most an order may hold; ` +
@@ -240,9 +230,8 @@ export function decide(facts: Facts): Decision {
   }
 
   // (e) Rule 7: the next sequence, but impossible for the order's state (it holds the order, unless deleted). Else rule 1.
-  const transition = applyTransition(state, entry, transactionFacts(facts));
-  if (!transition.ok) return invalidTransition(transition.error.message, deleted ? undefined : entry.sequence);
-  const { ok: _ok, ...applied } = transition;
+  const applied = applyTransition(state, entry, facts);
+  if (typeof applied === 'string') return invalidTransition(applied, deleted ? undefined : entry.sequence);
   return { kind: 'apply', rule: 1, ...applied, reason: `sequence ${entry.sequence} follows ${lastSequence}` };
 }
 
@@ -255,14 +244,6 @@ export function transactionToRead(entry: Entry, order: OrderDocument | undefined
   return entryTypeOf(entry.type)?.reads?.(entry);
 }
 
-/** What the store said of the entry's transaction, for the state machine. */
-function transactionFacts(facts: Facts): TransactionFacts {
-  return {
-    ...(facts.transactionExists === true && { exists: true }),
-    ...(facts.transaction !== undefined && { current: facts.transaction }),
-  };
-}
-
 /**
  * A parked entry whose turn has come (the order's next sequence, or any parked one of a deleted order): applied
  * (rule 1), or rejected (rule 11) when it is now impossible.
@@ -270,18 +251,17 @@ function transactionFacts(facts: Facts): TransactionFacts {
 function decideParked(facts: Facts): Decision {
   const { entry, order } = facts;
   const state = order?.state ?? initialOrderState();
-  const transition = applyTransition(state, entry, transactionFacts(facts));
-  if (!transition.ok) {
+  const applied = applyTransition(state, entry, facts);
+  if (typeof applied === 'string') {
     const holds = state.status === OrderStatus.Deleted ? {} : { holds: entry.sequence };
     return {
       kind: 'reject',
       rule: 11,
       deadLetterReason: DeadLetterReason.InvalidTransition,
-      reason: transition.error.message,
+      reason: applied,
       ...holds,
     };
   }
-  const { ok: _ok, ...applied } = transition;
   return { kind: 'apply', rule: 1, ...applied, reason: `parked sequence ${entry.sequence} is due` };
 }
 
@@ -305,14 +285,7 @@ function deadLetter(
   reason: string,
   more: { alert?: AlertName; holds?: number | undefined } = {},
 ): Decision {
-  return {
-    kind: 'deadLetter',
-    rule,
-    deadLetterReason,
-    reason,
-    ...(more.alert !== undefined && { alert: more.alert }),
-    ...(more.holds !== undefined && { holds: more.holds }),
-  };
+  return { kind: 'deadLetter', rule, deadLetterReason, reason, ...more };
 }
 
 /**

@@ -10,14 +10,12 @@ import { entryRecordId } from '../documents/documentIds.js';
 import { EntryStatus, rejectedDetails, type EntryRecord } from '../documents/entryRecord.js';
 import type { OrderDocument } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
-import { CoreErrorCode, StoreError, errorCode, isThrottled } from '../errors.js';
+import { CoreErrorCode, StoreError } from '../errors.js';
 import { dueOn } from '../order/followUpCheck.js';
-import { systemClock, timerSleep, type Clock, type Sleep } from '../ports/clock.js';
+import { systemClock, type Clock } from '../ports/clock.js';
 import type { OrderWrite, Stored } from '../ports/orderStore.js';
 import { AlertName, CounterName } from '../ports/telemetry.js';
-import { waitToRetry } from '../retry.js';
 import type { Entry } from '../entryTypes/registry.js';
-import type { MessageSettlement } from '../ports/messageSettlement.js';
 import {
   checkMessage,
   decide,
@@ -34,33 +32,21 @@ import { OrderCache } from './orderCache.js';
 import { writeFor } from './orderWrites.js';
 import {
   abandoned,
+  endingOf,
   logFailure,
   releaseAfter,
   reportResult,
-  resultOf,
   settle,
   type DrainReport,
-  type Handled,
+  type Ending,
   type OrderProcessorDeps,
   type ProcessContext,
   type ProcessResult,
 } from './processResult.js';
+import { ThrottledWait, type Deadline } from './throttledWait.js';
 
 /** Conflicts in a row ("the order changed → read again → decide again") before a step backs off like a busy store. */
 const MAX_CONFLICT_ROUNDS = 5;
-
-/** The `orders` lock duration when the options do not give it (the queue's default, PT1M). */
-const DEFAULT_LOCK_DURATION_MS = 60_000;
-
-/**
- * When a call's store work must stop: `at` (clock ms) for a busy store or an unknown outcome; a throttling store
- * (Cosmos 429) is waited out past it when `keepLock` can keep the message locked meanwhile (rule 8).
- */
-interface Deadline {
-  at: number;
-  /** Renews the message's lock when a renewal is due; throws when the lock is lost. */
-  keepLock?: () => Promise<void>;
-}
 
 /** What a step is about: a message's entry, or whatever is due on an order (a parked entry, an owed alert). */
 type Subject =
@@ -91,19 +77,15 @@ interface Round extends ReadBasis {
   alert?: Extract<Decision, { kind: 'alert' }>;
 }
 
-/** How a step ended. */
-type StepOutcome = { kind: 'decided'; decision: Decision; source: Round['source'] } | { kind: 'nothingDue' };
-
 /** Processes `orders` messages; never throws for a decision, only when the settlement itself fails. */
 export class OrderProcessor {
   private readonly clock: Clock;
-  private readonly sleep: Sleep;
-  /** Until when the store asked this instance to wait (its last 429's `retryAfterMs`): every step holds off till then. */
-  private throttledUntil = 0;
+  /** Rule 8's wait, shared by the instance's steps (a 429 holds them all off). */
+  private readonly wait: ThrottledWait;
 
   constructor(private readonly deps: OrderProcessorDeps) {
     this.clock = deps.clock ?? systemClock;
-    this.sleep = deps.sleep ?? timerSleep;
+    this.wait = new ThrottledWait(deps);
   }
 
   /**
@@ -116,16 +98,19 @@ export class OrderProcessor {
     const cache = context.cache ?? new OrderCache(1);
     const deadline = {
       at: startedAt + this.deps.options.transientRetryBudgetMs,
-      keepLock: this.lockKeeper(context.settlement),
+      keepLock: this.wait.lockKeeper(context.settlement),
     };
-    const handled = await this.handle(checked, message.sessionId, origin, cache, deadline);
-    await settle(context.settlement, handled);
-    const release = handled.kind === 'decided' ? releaseAfter(handled.decision, checked, cache, message) : undefined;
-    const requestHash = checked.valid ? checked.hash : undefined;
-    const result = resultOf({ ...keys, requestHash }, handled, message, {
-      release,
+    const ending = await this.handle(checked, message.sessionId, origin, cache, deadline);
+    await settle(context.settlement, ending);
+    const release = releaseAfter(ending, keys.orderId, cache, message);
+    const result: ProcessResult = {
+      ...ending,
+      ...keys,
+      messageId: message.messageId,
+      requestHash: checked.valid ? checked.hash : undefined,
       durationMs: this.clock.now() - startedAt,
-    });
+      ...(release && { releaseSession: release }),
+    };
     reportResult(this.deps.telemetry, result);
     return result;
   }
@@ -149,16 +134,15 @@ export class OrderProcessor {
     origin: EntryOrigin,
     cache: OrderCache,
     deadline: Deadline,
-  ): Promise<Handled> {
+  ): Promise<Ending> {
     // (a) Rule 6 settles at once: nothing of the order is read, and nothing follows from it.
     const notOurs = notOfSession(checked, sessionId);
-    if (notOurs || !checked.valid) return { kind: 'decided', decision: notOurs! };
+    if (notOurs || !checked.valid) return endingOf(notOurs!);
     const { entry, hash } = checked;
     let decision: Decision;
     try {
-      const outcome = await this.step({ kind: 'message', entry, hash, origin }, cache, deadline);
-      if (outcome.kind !== 'decided') throw new TypeError(`a message's step ended as ${outcome.kind}`);
-      decision = outcome.decision;
+      // A message's step always decides (only a step on what is due finds nothing).
+      decision = (await this.step({ kind: 'message', entry, hash, origin }, cache, deadline))!;
     } catch (error) {
       return abandoned(this.deps.telemetry, error, entry, 'entry abandoned');
     }
@@ -173,16 +157,15 @@ export class OrderProcessor {
     // Something may be due whatever this message was (a crash mid-drain, a message the broker dead-lettered before its
     // drain succeeded). Without the order cached, only an entry applied or seen now can have made something due.
     if (!cache.has(entry.orderId) && decision.kind !== 'apply' && decision.kind !== 'duplicate')
-      return { kind: 'decided', decision };
+      return endingOf(decision);
     try {
-      const { drained, rejected } = await this.followUp(entry.orderId, cache, deadline);
-      return { kind: 'decided', decision, drained, rejected };
+      return endingOf(decision, await this.followUp(entry.orderId, cache, deadline));
     } catch (error) {
       // A dead letter stands (the next message or the gap monitor resumes); anything else is redelivered, and the
       // redelivery meets its record (a duplicate) and follows up again.
       if (decision.kind !== 'deadLetter') return abandoned(this.deps.telemetry, error, entry, 'drain abandoned');
       logFailure(this.deps.telemetry, 'warn', 'drain failed after a dead letter', error, entry);
-      return { kind: 'decided', decision };
+      return endingOf(decision);
     }
   }
 
@@ -196,12 +179,12 @@ export class OrderProcessor {
     // Alerts raised by this call: a marking that lost a race is not raised twice by one call.
     const raised = new Set<string>();
     for (;;) {
-      const outcome = await this.step({ kind: 'due', orderId, raised }, cache, deadline);
-      if (outcome.kind === 'nothingDue') return { ...report, alerted: raised.size };
-      if (outcome.decision.kind === 'apply') {
+      const decision = await this.step({ kind: 'due', orderId, raised }, cache, deadline);
+      if (decision === undefined) return { ...report, alerted: raised.size };
+      if (decision.kind === 'apply') {
         report.drained++;
         this.deps.telemetry.count(CounterName.EntriesApplied, { via: 'drain' });
-      } else if (outcome.decision.kind === 'reject') {
+      } else if (decision.kind === 'reject') {
         report.rejected++;
         this.deps.telemetry.count(CounterName.ParkedRejected);
       }
@@ -211,18 +194,18 @@ export class OrderProcessor {
   /**
    * One step, straight: read what the entry needs, decide once, write once; on a conflict read again and decide
    * again; on a busy store or an unknown outcome back off (rule 8) and go round. A retry after an unknown outcome
-   * meets the entry's own record with the same hash: a duplicate (rule 2).
+   * meets the entry's own record with the same hash: a duplicate (rule 2). `undefined`: nothing was due.
    */
-  private async step(subject: Subject, cache: OrderCache, deadline: Deadline): Promise<StepOutcome> {
+  private async step(subject: Subject, cache: OrderCache, deadline: Deadline): Promise<Decision | undefined> {
     const orderId = subject.kind === 'message' ? subject.entry.orderId : subject.orderId;
     let known: Known = { fresh: false };
     let conflicts = 0;
     let failures = 0;
     for (;;) {
       try {
-        await this.holdOffWhileThrottled();
+        await this.wait.holdOff();
         const round = await this.read(subject, known, cache);
-        if (round === 'nothingDue') return { kind: 'nothingDue' };
+        if (round === 'nothingDue') return undefined;
         if ('again' in round) {
           known = round.again;
           continue;
@@ -233,18 +216,20 @@ export class OrderProcessor {
           known = { fresh: true };
           continue;
         }
-        const write = this.writeOf(decision, round);
-        if (write === undefined) return { kind: 'decided', decision, source: round.source };
-        if (decision.kind === 'alert') this.raiseOwed(decision, round, subject);
+        const stamp = { now: new Date(this.clock.now()).toISOString(), consumer: this.deps.options.consumerName };
+        const write = writeFor(decision, round, stamp);
+        if (write === undefined) return decision;
+        if (decision.kind === 'alert') this.raiseOwed(decision, subject);
         const outcome = await this.commit(orderId, write, cache);
-        if (outcome === 'committed') return { kind: 'decided', decision, source: round.source };
+        if (outcome === 'committed') return decision;
         if (++conflicts > MAX_CONFLICT_ROUNDS) {
           conflicts = 0;
           throw new StoreError(CoreErrorCode.StoreTransient, `Order ${orderId} kept changing during the step`);
         }
         known = { fresh: known.fresh, ...outcome };
       } catch (error) {
-        await this.backOff(error, failures++, deadline, subject);
+        const keys = subject.kind === 'message' ? subject.entry : subject;
+        await this.wait.backOff(error, failures++, deadline, keys);
         known = { fresh: known.fresh };
       }
     }
@@ -320,33 +305,15 @@ export class OrderProcessor {
 
   /** `decide` on what the round read and what the last conflict taught. */
   private decide(round: Round, known: Known): Decision {
-    const exists = known.transactionExistsUnder !== undefined && known.transactionExistsUnder === round.order?.etag;
     return decide({
       source: round.source === 'parked' ? 'parked' : 'message',
       entry: round.entry,
       hash: round.hash,
       order: round.order?.doc,
       record: round.record === undefined ? undefined : (round.record?.doc ?? null),
-      ...(round.transaction !== undefined && { transaction: round.transaction?.doc ?? null }),
-      ...(exists && { transactionExists: true }),
+      ...(round.transaction !== undefined && { current: round.transaction?.doc ?? null }),
+      exists: known.transactionExistsUnder !== undefined && known.transactionExistsUnder === round.order?.etag,
     });
-  }
-
-  /** The write of a decision, if it writes anything. */
-  private writeOf(decision: Decision, round: Round): OrderWrite | undefined {
-    const record = round.record && round.record.doc.status !== EntryStatus.Applied ? round.record : undefined;
-    return writeFor(
-      decision,
-      {
-        entry: round.entry,
-        hash: round.hash,
-        origin: round.origin,
-        order: round.order,
-        record,
-        transaction: round.transaction ?? undefined,
-      },
-      { now: new Date(this.clock.now()).toISOString(), consumer: this.deps.options.consumerName },
-    );
   }
 
   /**
@@ -358,13 +325,10 @@ export class OrderProcessor {
     write: OrderWrite,
     cache: OrderCache,
   ): Promise<'committed' | Pick<Known, 'record' | 'transactionExistsUnder'>> {
-    let outcome;
-    try {
-      outcome = await this.deps.store.commit(orderId, write);
-    } catch (error) {
+    const outcome = await this.deps.store.commit(orderId, write).catch((error: unknown) => {
       cache.afterCommit(orderId, write, undefined);
       throw error;
-    }
+    });
     cache.afterCommit(orderId, write, outcome);
     switch (outcome.kind) {
       case 'committed':
@@ -391,14 +355,13 @@ export class OrderProcessor {
     rejected: OrderDocument['rejected'][number],
     record: Stored<EntryRecord> | null,
   ): Round {
-    const details = rejectedDetails(record?.doc);
-    const description = details?.description ?? `${rejected.reason} (its record is missing)`;
-    const entry = details?.entry ?? ({ orderId: order.doc.orderId } as Entry);
+    const description = rejectedDetails(record?.doc)?.description ?? `${rejected.reason} (its record is missing)`;
+    // Only the order is written (its alert marked): nothing of the entry.
     return {
       source: 'alert',
-      entry,
+      entry: { orderId: order.doc.orderId } as Entry,
       hash: rejected.requestHash,
-      origin: { correlationId: details?.correlationId, messageId: undefined, traceparent: undefined },
+      origin: { correlationId: undefined, messageId: undefined, traceparent: undefined },
       order,
       record,
       orderCached: false,
@@ -408,14 +371,13 @@ export class OrderProcessor {
   }
 
   /** Raises an owed alert before its mark is written (at least once: a lost mark only repeats it), once per call. */
-  private raiseOwed(decision: Extract<Decision, { kind: 'alert' }>, round: Round, subject: Subject): void {
+  private raiseOwed(decision: Extract<Decision, { kind: 'alert' }>, subject: Subject): void {
     const { sequence, entryId, reason } = decision.rejected;
     const key = `${sequence}:${entryId}`;
     if (subject.kind !== 'due' || subject.raised.has(key)) return;
     subject.raised.add(key);
-    const orderId = round.order?.doc.orderId ?? subject.orderId;
     this.deps.telemetry.alert(AlertName.ParkedEntryRejected, {
-      orderId,
+      orderId: subject.orderId,
       entryId,
       sequence,
       description: decision.reason,
@@ -429,68 +391,5 @@ export class OrderProcessor {
     if (read) cache.set(orderId, read);
     else cache.delete(orderId);
     return read;
-  }
-
-  /**
-   * Rule 8's wait, the one place it is: after a busy store, an unknown outcome or an order that kept changing, backs
-   * off while the wait still ends by the message's deadline; otherwise, and for any other failure, rethrows. A
-   * throttling store (Cosmos 429) only says "later": with a message to keep locked, it is waited out as its
-   * `retryAfterMs` says, however long, renewing the lock as it goes, and never spends a delivery; the whole instance
-   * holds off with it ({@link holdOffWhileThrottled}).
-   */
-  private async backOff(error: unknown, attempt: number, deadline: Deadline, subject: Subject): Promise<void> {
-    const { options, telemetry } = this.deps;
-    const keys = subject.kind === 'message' ? subject.entry : { orderId: subject.orderId };
-    const { keepLock } = deadline;
-    const patient = keepLock !== undefined && isThrottled(error);
-    if (patient) await keepLock();
-    return waitToRetry(error, attempt, {
-      deadline: deadline.at,
-      retryable: (e) =>
-        errorCode(e) === CoreErrorCode.StoreTransient || errorCode(e) === CoreErrorCode.StoreOutcomeUnknown,
-      patient: () => patient,
-      maxPatientDelayMs: this.lockRenewalIntervalMs(),
-      baseDelayMs: options.retryBaseDelayMs,
-      maxDelayMs: options.retryMaxDelayMs,
-      random: this.deps.random,
-      clock: this.clock,
-      sleep: this.sleep,
-      onRetry: (e, n, delayMs) => {
-        telemetry.count(CounterName.StoreRetries, { cause: patient ? 'throttled' : 'transient' });
-        if (isThrottled(e)) this.throttledUntil = Math.max(this.throttledUntil, this.clock.now() + delayMs);
-        const { entryId, sequence } = keys as Partial<Entry>;
-        const fields = { orderId: keys.orderId, entryId, sequence, code: errorCode(e), attempt: n, delayMs };
-        telemetry.log('warn', patient ? 'store throttled, waiting' : 'transient store failure, retrying', fields);
-      },
-    });
-  }
-
-  /**
-   * Holds a step off while the store asked this instance to wait: the Functions host gives an app no say in how many
-   * sessions it holds, so while throttled an instance's slots wait together on the store's hint (each still holding
-   * its session, so none is accepted in their place) instead of each asking again and being refused.
-   */
-  private async holdOffWhileThrottled(): Promise<void> {
-    const wait = this.throttledUntil - this.clock.now();
-    if (wait > 0) await this.sleep(wait);
-  }
-
-  /** How often a message waiting out a throttling store renews its lock: a third of the lock duration. */
-  private lockRenewalIntervalMs(): number {
-    return Math.floor((this.deps.options.ordersQueue?.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS) / 3);
-  }
-
-  /**
-   * Renews a waiting message's lock at its first throttled wait (the host's own renewal ends
-   * `maxAutoLockRenewalDuration` after the session's accept, and may already have) and then every
-   * {@link lockRenewalIntervalMs}, so the lock outlasts any throttling.
-   */
-  private lockKeeper(settlement: MessageSettlement): () => Promise<void> {
-    let renewedAt: number | undefined;
-    return async () => {
-      if (renewedAt !== undefined && this.clock.now() - renewedAt < this.lockRenewalIntervalMs()) return;
-      await settlement.renewLock();
-      renewedAt = this.clock.now();
-    };
   }
 }

@@ -11,7 +11,7 @@ import {
   type ParkedEntryRecord,
   type RejectedEntryRecord,
 } from '../documents/entryRecord.js';
-import type { OrderDocument, ParkedRecord, RejectedRecord } from '../documents/orderDocument.js';
+import { bySequence, type OrderDocument, type ParkedRecord, type RejectedRecord } from '../documents/orderDocument.js';
 import type { TransactionDocument } from '../documents/transactionDocument.js';
 import { initialOrderState } from '../order/orderState.js';
 import { orderSummary } from '../order/orderView.js';
@@ -36,12 +36,12 @@ export interface WriteSubject {
   /** The order as read; `undefined` when nothing of it exists yet (the write creates it). */
   order: Stored<OrderDocument> | undefined;
   /**
-   * The entry's record as read, replaced under its ETag: a parked one (the drain) or a rejected one (a correction);
-   * `undefined`: created.
+   * The entry's record as read, replaced under its ETag: a parked one (the drain) or a rejected one (a correction;
+   * a decision that writes never stands on an applied one); `null` or `undefined`: created.
    */
-  record: Stored<EntryRecord> | undefined;
+  record: Stored<EntryRecord> | null | undefined;
   /** The transaction the entry's type reads, as read (the decision replaces it under this ETag). */
-  transaction?: Stored<TransactionDocument> | undefined;
+  transaction?: Stored<TransactionDocument> | null | undefined;
 }
 
 /** The write that commits a decision that changes the order (`apply`, `park`, `reject`, `alert`); else `undefined`. */
@@ -186,10 +186,6 @@ function transactionWrite(
   const written = decision.transaction;
   if (written === undefined) return {};
   if ('create' in written) return { transaction: written };
-  if (read === undefined) throw new TypeError(`${entry.type} ${entry.entryId} is written without its transaction read`);
+  if (!read) throw new TypeError(`${entry.type} ${entry.entryId} is written without its transaction read`);
   return { transaction: { replace: { doc: written.replace, etag: read.etag } } };
-}
-
-function bySequence(a: { sequence: number }, b: { sequence: number }): number {
-  return a.sequence - b.sequence;
 }

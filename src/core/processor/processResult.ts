@@ -1,3 +1,4 @@
+import type { CoreConfig } from '../config.js';
 import { MAX_DEAD_LETTER_DESCRIPTION, type DeadLetterReason } from '../deadLetterReasons.js';
 import { errorMessage } from '../errorMessage.js';
 import { errorCode } from '../errors.js';
@@ -7,18 +8,17 @@ import { CounterName, type Telemetry } from '../ports/telemetry.js';
 import type { MessageSettlement } from '../ports/messageSettlement.js';
 import { OrderStatus } from '../order/orderState.js';
 import { HAND_OFF_PROPERTY } from '../splitter/planLedger.js';
-import type { CheckedEntry, Decision, MessageKeys, ReceivedOrderMessage, Rule } from './decide.js';
+import type { Decision, ReceivedOrderMessage, Rule } from './decide.js';
 import type { OrderCache } from './orderCache.js';
 
-/** Settings the processor uses (resolved by `resolveCoreConfig`). */
-interface OrderProcessorOptions {
-  consumerName: string;
-  transientRetryBudgetMs: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-  /** The `orders` queue's lock duration, for renewing a lock while the store throttles. @default PT1M */
-  ordersQueue?: { lockDurationMs: number };
-}
+/**
+ * Settings the processor uses (resolved by `resolveCoreConfig`); `ordersQueue.lockDurationMs`, for renewing a lock
+ * while the store throttles, defaults to the queue's (PT1M).
+ */
+type OrderProcessorOptions = Pick<
+  CoreConfig,
+  'consumerName' | 'transientRetryBudgetMs' | 'retryBaseDelayMs' | 'retryMaxDelayMs'
+> & { ordersQueue?: Pick<CoreConfig['ordersQueue'], 'lockDurationMs'> };
 
 /** What the processor depends on. */
 export interface OrderProcessorDeps {
@@ -64,11 +64,6 @@ export const ProcessOutcome = {
 /** One of {@link ProcessOutcome}. */
 export type ProcessOutcome = (typeof ProcessOutcome)[keyof typeof ProcessOutcome];
 
-/** What the processor made of one message, before it becomes a result. */
-export type Handled =
-  | { kind: 'decided'; decision: Decision; drained?: number; rejected?: number }
-  | { kind: 'abandoned'; errorCode: string | undefined; description: string };
-
 /** What the processor did with one message, for logs and the host. */
 export interface ProcessResult {
   outcome: ProcessOutcome;
@@ -103,38 +98,15 @@ export interface ProcessResult {
   releaseSession?: 'orderDeleted' | 'handOff';
 }
 
-/** The result of a handled message, built once. */
-export function resultOf(
-  keys: MessageKeys & { requestHash: string | undefined },
-  handled: Handled,
-  message: ReceivedOrderMessage,
-  after: { release: ProcessResult['releaseSession']; durationMs: number },
-): ProcessResult {
-  const common = {
-    orderId: keys.orderId,
-    entryId: keys.entryId,
-    sequence: keys.sequence,
-    messageId: message.messageId,
-    requestHash: keys.requestHash,
-    durationMs: after.durationMs,
-  };
-  if (handled.kind === 'abandoned') {
-    return {
-      outcome: ProcessOutcome.Abandoned,
-      rule: 8,
-      errorCode: handled.errorCode,
-      description: handled.description,
-      drained: 0,
-      rejected: 0,
-      ...common,
-    };
-  }
-  const { decision } = handled;
-  const counts = {
-    drained: handled.drained ?? 0,
-    rejected: handled.rejected ?? 0,
-    ...(after.release && { releaseSession: after.release }),
-  };
+/** What a message's handling decides of its result: the outcome and why, and what its drain did. */
+export type Ending = Pick<
+  ProcessResult,
+  'outcome' | 'rule' | 'reason' | 'description' | 'errorCode' | 'holds' | 'drained' | 'rejected'
+>;
+
+/** What a decision on a message comes to, with the parked entries its drain applied and rejected. */
+export function endingOf(decision: Decision, drain = { drained: 0, rejected: 0 }): Ending {
+  const counts = { drained: drain.drained, rejected: drain.rejected };
   switch (decision.kind) {
     case 'deadLetter':
     case 'reject':
@@ -144,15 +116,14 @@ export function resultOf(
         reason: decision.deadLetterReason,
         description: decision.reason.slice(0, MAX_DEAD_LETTER_DESCRIPTION),
         ...(decision.holds !== undefined && { holds: decision.holds }),
-        ...common,
         ...counts,
       };
     case 'duplicate':
-      return { outcome: ProcessOutcome.Duplicate, rule: decision.rule, ...common, ...counts };
+      return { outcome: ProcessOutcome.Duplicate, rule: decision.rule, ...counts };
     case 'park':
-      return { outcome: ProcessOutcome.Parked, rule: 5, ...common, ...counts };
+      return { outcome: ProcessOutcome.Parked, rule: 5, ...counts };
     case 'apply':
-      return { outcome: ProcessOutcome.Applied, rule: 1, ...common, ...counts };
+      return { outcome: ProcessOutcome.Applied, rule: 1, ...counts };
     case 'alert':
       throw new TypeError('an owed alert is no message decision');
   }
@@ -173,12 +144,10 @@ export function reportResult(telemetry: Telemetry, result: ProcessResult): void 
   telemetry.log(level, `entry ${result.outcome}`, { ...result });
 }
 
-/** The one place a decision becomes a settlement: complete, dead-letter (with its reason) or abandon. */
-export async function settle(settlement: MessageSettlement, handled: Handled): Promise<void> {
-  if (handled.kind === 'abandoned') return settlement.abandon();
-  const { decision } = handled;
-  if (decision.kind === 'deadLetter')
-    return settlement.deadLetter(decision.deadLetterReason, decision.reason.slice(0, MAX_DEAD_LETTER_DESCRIPTION));
+/** The one place a message's ending becomes its settlement: complete, dead-letter (with its reason) or abandon. */
+export async function settle(settlement: MessageSettlement, ending: Ending): Promise<void> {
+  if (ending.outcome === ProcessOutcome.Abandoned) return settlement.abandon();
+  if (ending.outcome === ProcessOutcome.DeadLettered) return settlement.deadLetter(ending.reason!, ending.description!);
   return settlement.complete();
 }
 
@@ -189,14 +158,15 @@ export async function settle(settlement: MessageSettlement, handled: Handled): P
  * Never for an abandoned message (the redelivery comes first), nor for one of another order than the session's.
  */
 export function releaseAfter(
-  decision: Decision,
-  checked: CheckedEntry,
+  ending: Ending,
+  orderId: string | undefined,
   cache: OrderCache,
   message: ReceivedOrderMessage,
 ): ProcessResult['releaseSession'] {
-  // The cache holds the order as this message's last step left (or read) it.
+  if (ending.outcome === ProcessOutcome.Abandoned) return undefined;
+  // The cache holds the order as this message's last step left (or read) it; rule 6 read nothing of it.
   const deleted =
-    checked.valid && decision.rule !== 6 && cache.get(checked.entry.orderId)?.doc.state.status === OrderStatus.Deleted;
+    ending.rule !== 6 && orderId !== undefined && cache.get(orderId)?.doc.state.status === OrderStatus.Deleted;
   if (deleted) return 'orderDeleted';
   return message.applicationProperties?.[HAND_OFF_PROPERTY] === true ? 'handOff' : undefined;
 }
@@ -207,9 +177,9 @@ export function abandoned(
   error: unknown,
   keys: { orderId: string; entryId?: string; sequence?: number },
   message: string,
-): Handled {
+): Ending {
   const { code, description } = logFailure(telemetry, 'error', message, error, keys);
-  return { kind: 'abandoned', errorCode: code, description };
+  return { outcome: ProcessOutcome.Abandoned, rule: 8, errorCode: code, description, drained: 0, rejected: 0 };
 }
 
 /** Logs a failure with the message's keys and the error's code; answers both. */
@@ -220,14 +190,9 @@ export function logFailure(
   error: unknown,
   keys: { orderId: string; entryId?: string; sequence?: number },
 ): { code: string | undefined; description: string } {
+  const { orderId, entryId, sequence } = keys;
   const code = errorCode(error);
   const description = errorMessage(error);
-  telemetry.log(level, message, {
-    orderId: keys.orderId,
-    entryId: keys.entryId,
-    sequence: keys.sequence,
-    code,
-    description,
-  });
+  telemetry.log(level, message, { orderId, entryId, sequence, code, description });
   return { code, description };
 }

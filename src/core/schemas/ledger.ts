@@ -67,25 +67,25 @@ export function validateLedger(body: unknown): Validated<Ledger> {
       issues: [{ path: '', message: `The ledger is ${bytes} bytes; at most ${LEDGER_MAX_BYTES} are accepted` }],
     };
   }
-  const normalised = normaliseBody(body);
-  if (!normalised.ok) return normalised;
-  const parsed = ledgerSchema.safeParse(normalised.value);
-  return parsed.success
-    ? { ok: true, value: parsed.data }
-    : { ok: false, issues: toValidationIssues(parsed.error.issues) };
+  return validate(ledgerSchema, body);
 }
 
 /** Validates one order entry body in any shape (rule 6, the schema part). */
 export function validateEntry(body: unknown): Validated<Entry> {
-  const normalised = normaliseBody(body);
-  if (!normalised.ok) return normalised;
-  const parsed = entrySchema.safeParse(normalised.value);
-  return parsed.success
-    ? { ok: true, value: parsed.data }
-    : { ok: false, issues: toValidationIssues(parsed.error.issues) };
+  return validate(entrySchema, body);
 }
 
 /** True when a ledger body is too large to accept (`POST /api/ledgers` answers 413). */
 export function exceedsLedgerByteLimit(body: unknown): boolean {
   return bodyByteLength(body) > LEDGER_MAX_BYTES;
+}
+
+/** A body in any shape, normalised to JSON, against `schema`. */
+function validate<T>(schema: z.ZodType<T>, body: unknown): Validated<T> {
+  const normalised = normaliseBody(body);
+  if (!normalised.ok) return normalised;
+  const parsed = schema.safeParse(normalised.value);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, issues: toValidationIssues(parsed.error.issues) };
 }

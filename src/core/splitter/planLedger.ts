@@ -42,13 +42,9 @@ export function planLedger(body: unknown): LedgerPlan {
   }
   const ledger = validated.value;
   const messages = ledger.entries.map((entry) => planEntryMessage(entry, ledger.ledgerId));
-  const marked = new Set<string>();
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
-    const message = messages[i] as PlannedEntryMessage;
-    if (marked.has(message.sessionId)) continue;
-    marked.add(message.sessionId);
-    message.applicationProperties.handOff = true;
-  }
+  // Each order's last message in the ledger (a later one of the same session replaces an earlier one in the map).
+  const lastOfOrder = new Map(messages.map((message) => [message.sessionId, message]));
+  for (const message of lastOfOrder.values()) message.applicationProperties.handOff = true;
   return { ok: true, ledger, messages };
 }
 

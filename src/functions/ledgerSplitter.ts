@@ -3,7 +3,7 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import { MessageTooLargeError, sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
+import { MessageTooLargeError, sendInBatches, serviceBusMessageOf } from '../adapters/serviceBusBatchSender.js';
 import { normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
 import type { FunctionsSettlementActions, FunctionsTriggerInput } from '../adapters/functionsSettlement.js';
 import {
@@ -11,7 +11,6 @@ import {
   inMessageSpan,
   inSendSpan,
   settledAs,
-  traceProperties,
   type Disposition,
 } from '../adapters/telemetryTraceContext.js';
 import type { Span } from '@opentelemetry/api';
@@ -92,7 +91,7 @@ async function split(
       span,
       (tp = currentOrNewTraceparent()) => {
         traceparent = tp;
-        const messages = plan.messages.map((planned) => toOrderEntryMessage(planned, traceProperties(tp)));
+        const messages = plan.messages.map((planned) => serviceBusMessageOf(planned, tp));
         return sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
       },
     );

@@ -3,7 +3,7 @@ import type { Container } from '@azure/cosmos';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { orderStoreClientOptions } from '../../src/adapters/cosmosClientOptions.js';
-import { CosmosOrderStore, describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosOrderStore.js';
+import { CosmosOrderStore, toStoreError } from '../../src/adapters/cosmosOrderStore.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
 import { start } from '@ledger-convoy/cosmos-emulator';
 import type { CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
@@ -128,18 +128,17 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
 
 describe('Cosmos failure classification without a server', () => {
   it('treats a refused connection as transient and a reset after sending as an unknown write', () => {
-    const refused = describeCosmosFailure(
-      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
-    );
-    const reset = describeCosmosFailure(new Error('Batch request error: read ECONNRESET'));
-    expect(storeErrorCodeOf(refused, 'commit')).toBe('StoreTransient');
-    expect(storeErrorCodeOf(reset, 'commit')).toBe('StoreOutcomeUnknown');
-    expect(storeErrorCodeOf(reset, 'read')).toBe('StoreTransient');
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const reset = new Error('Batch request error: read ECONNRESET');
+    expect(toStoreError(refused, 'commit', 'a batch').code).toBe('StoreTransient');
+    expect(toStoreError(reset, 'commit', 'a batch')).toMatchObject({
+      code: 'StoreOutcomeUnknown',
+      message: 'Cosmos DB commit of a batch failed (ECONNRESET): Batch request error: read ECONNRESET',
+    });
+    expect(toStoreError(reset, 'read', 'a document').code).toBe('StoreTransient');
   });
 
   it('treats an unclassifiable error as StoreFailed', () => {
-    expect(storeErrorCodeOf(describeCosmosFailure(new Error('Batch request error: something odd')), 'commit')).toBe(
-      'StoreFailed',
-    );
+    expect(toStoreError(new Error('Batch request error: something odd'), 'commit', 'a batch').code).toBe('StoreFailed');
   });
 });

@@ -43,7 +43,11 @@ export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry
   const config = { level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } };
   const logger = options.logger ?? (options.destination ? pino(config, options.destination) : pino(config));
   const tracer = options.tracer ?? trace.getTracer(TELEMETRY_SCOPE);
-  const counters = counterCache(options.meterProvider);
+  // Counters by name on the current meter.
+  const counters = onCurrentMeter(options.meterProvider, (meter) => {
+    const byName = new Map<string, Counter>();
+    return (name: string) => byName.get(name) ?? byName.set(name, meter.createCounter(name)).get(name)!;
+  });
 
   return {
     log(level: LogLevel, message: string, fields: Readonly<Record<string, unknown>>): void {
@@ -61,34 +65,24 @@ export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry
         span.end();
       }
       // Low-cardinality attributes only: order and entry ids belong in the logs and the event, not in a metric.
-      counters.get(name).add(1);
+      counters()(name).add(1);
     },
     count(name: CounterName, attributes?: Readonly<Record<string, string>>): void {
-      counters.get(name).add(1, attributes ? { ...attributes } : undefined);
+      counters()(name).add(1, attributes ? { ...attributes } : undefined);
     },
   };
 }
 
-/** Counters by name, rebuilt when the global meter provider changes (it is registered after startup). */
-function counterCache(fixed: MeterProvider | undefined): { get(name: string): Counter } {
-  let provider: MeterProvider | undefined;
-  let meter: Meter | undefined;
-  const byName = new Map<string, Counter>();
-  return {
-    get(name: string): Counter {
-      const current = fixed ?? metrics.getMeterProvider();
-      if (current !== provider || meter === undefined) {
-        provider = current;
-        meter = current.getMeter(TELEMETRY_SCOPE);
-        byName.clear();
-      }
-      let counter = byName.get(name);
-      if (counter === undefined) {
-        counter = meter.createCounter(name);
-        byName.set(name, counter);
-      }
-      return counter;
-    },
+/**
+ * What `make` builds on the app's meter of `fixed`, or of the global meter provider, looked up at each call: it is
+ * registered after startup (Application Insights, a test's `MeterProvider`), and what was built is built again then.
+ */
+export function onCurrentMeter<T>(fixed: MeterProvider | undefined, make: (meter: Meter) => T): () => T {
+  let made: { provider: MeterProvider; value: T } | undefined;
+  return () => {
+    const provider = fixed ?? metrics.getMeterProvider();
+    if (made?.provider !== provider) made = { provider, value: make(provider.getMeter(TELEMETRY_SCOPE)) };
+    return made.value;
   };
 }
 

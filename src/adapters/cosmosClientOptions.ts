@@ -1,12 +1,10 @@
 /**
- * Cosmos DB client settings for the order store, and the names of its resources (docs/architecture.md, "Names everyone shares").
+ * The names of the order store's Cosmos DB resources (docs/architecture.md, "Names everyone shares"); the client's
+ * settings are `createCosmosClient`'s.
  */
-import type { CosmosClient, CosmosClientOptions, Container } from '@azure/cosmos';
+import type { CosmosClient, Container } from '@azure/cosmos';
 import { SettingsError } from './azureSettings.js';
 import type { AppSettings } from './azureSettings.js';
-
-/** True for an endpoint on this machine (the embedded or official emulator): see `loopback.ts`. */
-export { isLoopbackEndpoint } from './loopback.js';
 
 /** The app's database when the `COSMOS_DATABASE` app setting is unset. */
 export const COSMOS_DATABASE = 'convoy';
@@ -54,41 +52,10 @@ export function resolveCosmosResourceNames(settings: AppSettings): CosmosResourc
   });
 }
 
-/** Options of {@link orderStoreClientOptions}. */
-export interface OrderStoreClientOptions {
-  /** Time to wait for a reply before the SDK gives up on a request (then a write's outcome is unknown). @default 10000 */
-  requestTimeoutMs?: number;
-  /**
-   * Follow the account's regional endpoints. Off for the local emulators, whose account metadata names their
-   * default port rather than the one they were started on. @default true
-   */
-  endpointDiscovery?: boolean;
-}
-
-/**
- * Client options that let the core see every status it must decide on: the SDK's own throttling retries are off
- * (a 429 reaches the core, which waits it out as its retry-after says, rule 8), and requests time out well
- * inside the message lock.
- */
-export function orderStoreClientOptions(
-  options: OrderStoreClientOptions = {},
-): Omit<CosmosClientOptions, 'endpoint' | 'key' | 'aadCredentials'> {
-  return {
-    connectionPolicy: {
-      enableEndpointDiscovery: options.endpointDiscovery ?? true,
-      requestTimeout: options.requestTimeoutMs ?? 10_000,
-      retryOptions: { maxRetryAttemptCount: 0, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 0 },
-    },
-  };
-}
-
 /**
  * The orders container (named by {@link resolveCosmosResourceNames}); nothing is created here (Bicep provisions it
  * on Azure, the local host on the emulator).
  */
-export function ordersContainer(
-  client: CosmosClient,
-  names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES,
-): Container {
+export function ordersContainer(client: CosmosClient, names: CosmosResourceNames): Container {
   return client.database(names.database).container(names.container);
 }

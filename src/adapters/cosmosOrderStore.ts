@@ -43,7 +43,7 @@ type Step = {
 /**
  * {@link OrderStore} over a Cosmos DB container (`convoy`/`orders`, partition key `/orderId`). Every `commit` is one
  * `container.items.batch` call, so an applied entry costs one round trip; a write refused because the entry's key
- * exists costs one more read, of the record it met. Give it a client whose SDK retries are off (`cosmosClientOptions`):
+ * exists costs one more read, of the record it met. Give it a client whose SDK retries are off (`createCosmosClient`):
  * the core retries transient failures itself within its budget, and must see each 429 or timeout to decide.
  */
 export class CosmosOrderStore implements OrderStore, GapStore {

@@ -9,12 +9,7 @@ import type { DestinationStream } from 'pino';
 import { createCosmosClient, createServiceBusClient } from '../adapters/azureClients.js';
 import { resolveCosmosConnection, resolveServiceBusConnection } from '../adapters/azureSettings.js';
 import type { AppSettings } from '../adapters/azureSettings.js';
-import {
-  isLoopbackEndpoint,
-  orderStoreClientOptions,
-  ordersContainer,
-  resolveCosmosResourceNames,
-} from '../adapters/cosmosClientOptions.js';
+import { ordersContainer, resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import type { CosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';
 import { ConvoyMetrics } from '../adapters/metrics.js';
@@ -104,7 +99,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const functionSettings = resolveFunctionSettings(frozen);
   const cosmosResources = resolveCosmosResourceNames(frozen);
   const outboxConfig = resolveOutboxConfig(frozen);
-  const cosmosConnection = resolveCosmosConnection(frozen);
+  resolveCosmosConnection(frozen);
   resolveServiceBusConnection(frozen);
   const telemetry = createTelemetry({
     level: frozen.LOG_LEVEL || 'info',
@@ -115,11 +110,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const serviceBus: ServiceBusClient = createServiceBusClient(frozen);
   let cosmosClient: CosmosClient;
   try {
-    // The emulators' account metadata names their default port, not the one they run on: no discovery there.
-    cosmosClient = createCosmosClient(
-      frozen,
-      orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(cosmosConnection.endpoint) }),
-    );
+    cosmosClient = createCosmosClient(frozen);
   } catch (error) {
     void serviceBus.close();
     throw error;

@@ -1,8 +1,7 @@
-import { CosmosClient } from '@azure/cosmos';
-import type { Container } from '@azure/cosmos';
+import type { Container, CosmosClient } from '@azure/cosmos';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { orderStoreClientOptions } from '../../src/adapters/cosmosClientOptions.js';
+import { createCosmosClient } from '../../src/adapters/azureClients.js';
 import { CosmosOrderStore, toStoreError } from '../../src/adapters/cosmosOrderStore.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
 import { start } from '@ledger-convoy/cosmos-emulator';
@@ -15,11 +14,8 @@ let container: Container;
 
 beforeAll(async () => {
   emulator = await start({ port: 0 });
-  client = new CosmosClient({
-    endpoint: emulator.endpoint,
-    key: emulator.key,
-    ...orderStoreClientOptions({ endpointDiscovery: false, requestTimeoutMs: 5_000 }),
-  });
+  // The app's own client: no SDK retries, so each fault reaches the store.
+  client = createCosmosClient({ CosmosConnection: `AccountEndpoint=${emulator.endpoint};AccountKey=${emulator.key}` });
   const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
   ({ container } = await database.containers.createIfNotExists({
     id: 'orders',

@@ -19,35 +19,25 @@ import { inHttpClientSpan } from './telemetryTraceContext.js';
 export interface WebhookPosterOptions {
   url: string;
   /** The Standard Webhooks signing secret (`whsec_` + base64, `OUTBOX_WEBHOOK_SECRET`); unsigned without. @default none */
-  secret?: string;
+  secret?: string | undefined;
   /** Longest time one POST may take. @default 10000 */
-  timeoutMs?: number;
-  /** @default globalThis.fetch */
-  fetch?: typeof fetch;
-  /** The signature's time. @default the system clock */
-  now?: () => Date;
+  timeoutMs?: number | undefined;
 }
 
 /** The webhook `config` names (`OUTBOX_WEBHOOK_URL`, its timeout and secret), or none without a URL. */
 export function webhookOf(
   config: Pick<OutboxConfig, 'webhookUrl' | 'webhookTimeoutMs' | 'webhookSecret'>,
 ): WebhookOrderEventPoster | undefined {
-  if (config.webhookUrl === undefined) return undefined;
-  return new WebhookOrderEventPoster({
-    url: config.webhookUrl,
-    timeoutMs: config.webhookTimeoutMs,
-    ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }),
-  });
+  const { webhookUrl: url, webhookTimeoutMs: timeoutMs, webhookSecret: secret } = config;
+  return url === undefined ? undefined : new WebhookOrderEventPoster({ url, timeoutMs, secret });
 }
 
 /** {@link OrderEventWebhook} over `fetch`. */
 export class WebhookOrderEventPoster implements OrderEventWebhook {
-  private readonly fetch: typeof fetch;
   private readonly signer: Webhook | undefined;
 
   /** @throws Error when `secret` is not a Standard Webhooks secret (base64, optionally `whsec_`-prefixed). */
   constructor(private readonly options: WebhookPosterOptions) {
-    this.fetch = options.fetch ?? globalThis.fetch;
     this.signer = options.secret === undefined ? undefined : new Webhook(options.secret);
   }
 
@@ -56,7 +46,7 @@ export class WebhookOrderEventPoster implements OrderEventWebhook {
     try {
       status = await inHttpClientSpan(this.options.url, event.traceparent, async (traceparent) => {
         const body = JSON.stringify(event.body);
-        const response = await this.fetch(this.options.url, {
+        const response = await fetch(this.options.url, {
           method: 'POST',
           headers: {
             'content-type': event.contentType,
@@ -86,7 +76,7 @@ export class WebhookOrderEventPoster implements OrderEventWebhook {
   /** The Standard Webhooks headers of one delivery, signed over exactly the bytes sent; none without a secret. */
   private signature(id: string, body: string): Record<string, string> {
     if (this.signer === undefined) return {};
-    const at = this.options.now?.() ?? new Date();
+    const at = new Date();
     return {
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),

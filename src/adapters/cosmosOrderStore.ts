@@ -79,12 +79,8 @@ export class CosmosOrderStore implements OrderStore, GapStore {
     const steps = batchOf(write);
     let results: OperationResponse[] | undefined;
     try {
-      results = (
-        await this.container.items.batch(
-          steps.map((s) => s.op),
-          orderId,
-        )
-      ).result;
+      const operations = steps.map((s) => s.op);
+      results = (await this.container.items.batch(operations, orderId)).result;
     } catch (error) {
       const failure = toStoreError(error, 'commit', `a batch of ${steps.length} operations in order ${orderId}`);
       if (failure.code === CoreErrorCode.StoreTransient)
@@ -97,7 +93,7 @@ export class CosmosOrderStore implements OrderStore, GapStore {
       if (failure.code === CoreErrorCode.StoreOutcomeUnknown) return { kind: 'unknown', reason: failure.message };
       throw failure;
     }
-    if (results === undefined || results.length !== steps.length) {
+    if (results?.length !== steps.length) {
       throw new StoreError(
         CoreErrorCode.StoreFailed,
         `Cosmos DB answered ${results?.length ?? 'no'} results for a batch of ${steps.length} in order ${orderId}`,

@@ -4,7 +4,7 @@
  * duration, outbox delivery counts and gauges, and the gap gauges. Everything goes through `@opentelemetry/api`,
  * a no-op until an SDK is registered (Application Insights, or a test's `MeterProvider`).
  */
-import type { BatchObservableCallback, Counter, Histogram, Meter, MeterProvider } from '@opentelemetry/api';
+import type { BatchObservableCallback, Counter, Histogram, Meter } from '@opentelemetry/api';
 import {
   ATTR_MESSAGING_DESTINATION_NAME,
   ATTR_MESSAGING_OPERATION_NAME,
@@ -47,12 +47,6 @@ export interface RelaySnapshot {
   lagSeconds: number;
 }
 
-/** Options of {@link ConvoyMetrics}. */
-export interface ConvoyMetricsOptions {
-  /** @default the global meter provider, looked up at each use (it may be registered after startup) */
-  meterProvider?: MeterProvider;
-}
-
 const CONFLICTS: ReadonlySet<string> = new Set([
   DeadLetterReason.IdempotencyKeyConflict,
   DeadLetterReason.SequenceConflict,
@@ -71,16 +65,13 @@ interface Instruments {
  * from the gap monitor), which the gauges report at each collection. Implements the outbox relay's observer.
  */
 export class ConvoyMetrics implements OutboxObserver {
-  private readonly instruments: () => Instruments;
+  /** On the global meter provider, looked up at each use (it may be registered after startup). */
+  private readonly instruments = onCurrentMeter((meter) => this.create(meter));
   /** Takes the latest gauges' callback off their meter. */
   private unobserve: (() => void) | undefined;
   private relay: RelaySnapshot | undefined;
   private gap: GapGauges | undefined;
   private closed = false;
-
-  constructor(options: ConvoyMetricsOptions = {}) {
-    this.instruments = onCurrentMeter(options.meterProvider, (meter) => this.create(meter));
-  }
 
   /** Records one processed `orders` message: its duration, and a conflict when it was dead-lettered for one. */
   processed(result: Pick<ProcessResult, 'outcome' | 'reason' | 'durationMs' | 'errorCode'>): void {

@@ -4,7 +4,7 @@
  * so this costs nothing offline and in tests.
  */
 import { metrics, trace } from '@opentelemetry/api';
-import type { Attributes, Counter, Meter, MeterProvider, Tracer } from '@opentelemetry/api';
+import type { Attributes, Counter, Meter, MeterProvider } from '@opentelemetry/api';
 import { pino } from 'pino';
 import type { DestinationStream, Logger } from 'pino';
 import type { AlertFields, AlertName, CounterName, LogLevel, Telemetry } from '../core/ports/telemetry.js';
@@ -23,10 +23,6 @@ export interface CreateTelemetryOptions {
    * host: one stream, one format, held until its banner). @default stdout
    */
   destination?: DestinationStream;
-  /** Meter provider for counters. @default the global one, looked up at each use (it may be registered later) */
-  meterProvider?: MeterProvider;
-  /** Tracer for alert events when no span is active. @default `trace.getTracer('ledger-convoy')` (a proxy) */
-  tracer?: Tracer;
 }
 
 /** Log fields every line may carry, kept first so they are easy to query. */
@@ -42,9 +38,10 @@ const KEY_FIELDS = ['entryId', 'orderId', 'sequence', 'ledgerId', 'outcome'] as 
 export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry {
   const config = { level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } };
   const logger = options.logger ?? (options.destination ? pino(config, options.destination) : pino(config));
-  const tracer = options.tracer ?? trace.getTracer(TELEMETRY_SCOPE);
+  // A proxy: it starts real spans once an SDK registers a tracer provider.
+  const tracer = trace.getTracer(TELEMETRY_SCOPE);
   // Counters by name on the current meter.
-  const counters = onCurrentMeter(options.meterProvider, (meter) => {
+  const counters = onCurrentMeter((meter) => {
     const byName = new Map<string, Counter>();
     return (name: string) => byName.get(name) ?? byName.set(name, meter.createCounter(name)).get(name)!;
   });
@@ -74,13 +71,13 @@ export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry
 }
 
 /**
- * What `make` builds on the app's meter of `fixed`, or of the global meter provider, looked up at each call: it is
- * registered after startup (Application Insights, a test's `MeterProvider`), and what was built is built again then.
+ * What `make` builds on the app's meter of the global meter provider, looked up at each call: it is registered after
+ * startup (Application Insights, a test's `MeterProvider`), and what was built is built again then.
  */
-export function onCurrentMeter<T>(fixed: MeterProvider | undefined, make: (meter: Meter) => T): () => T {
+export function onCurrentMeter<T>(make: (meter: Meter) => T): () => T {
   let made: { provider: MeterProvider; value: T } | undefined;
   return () => {
-    const provider = fixed ?? metrics.getMeterProvider();
+    const provider = metrics.getMeterProvider();
     if (made?.provider !== provider) made = { provider, value: make(provider.getMeter(TELEMETRY_SCOPE)) };
     return made.value;
   };

@@ -1,5 +1,6 @@
-import type { Span, SpanOptions, Tracer } from '@opentelemetry/api';
+import { metrics, trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -33,27 +34,6 @@ function capture() {
     },
   });
   return { lines, logger: pino({ level: 'debug' }, stream) };
-}
-
-/** A tracer that records the spans it starts and their events. */
-function recordingTracer() {
-  const spans: { name: string; events: { name: string; attributes: unknown }[]; ended: boolean }[] = [];
-  const tracer = {
-    startSpan(name: string, _options?: SpanOptions): Span {
-      const record = { name, events: [] as { name: string; attributes: unknown }[], ended: false };
-      spans.push(record);
-      return {
-        addEvent(event: string, attributes?: unknown) {
-          record.events.push({ name: event, attributes });
-          return this;
-        },
-        end() {
-          record.ended = true;
-        },
-      } as unknown as Span;
-    },
-  } as unknown as Tracer;
-  return { spans, tracer };
 }
 
 describe('pino + OpenTelemetry telemetry adapter', () => {
@@ -90,8 +70,11 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
     const { lines, logger } = capture();
     const reader = new CollectingReader();
     const meterProvider = new MeterProvider({ readers: [reader] });
-    const { spans, tracer } = recordingTracer();
-    const telemetry = createTelemetry({ logger, meterProvider, tracer });
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    metrics.setGlobalMeterProvider(meterProvider);
+    trace.setGlobalTracerProvider(tracerProvider);
+    const telemetry = createTelemetry({ logger });
     // Act
     telemetry.alert('IdempotencyKeyConflict', {
       orderId: 'o-1',
@@ -109,13 +92,16 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
       entryId: 'e-1',
       sequence: 3,
     });
+    const spans = exporter.getFinishedSpans();
     expect(spans[0]).toMatchObject({
-      ended: true,
+      name: 'alert IdempotencyKeyConflict',
       events: [{ name: 'IdempotencyKeyConflict', attributes: { orderId: 'o-1', entryId: 'e-1', sequence: 3 } }],
     });
     expect(spans[1]!.events[0]!.attributes).toEqual({ orderId: 'o-2', entryId: 'e-9' });
     expect(await counterSums(reader)).toEqual({ IdempotencyKeyConflict: 2, 'convoy.entries.applied': 1 });
-    await meterProvider.shutdown();
+    metrics.disable();
+    trace.disable();
+    await Promise.all([meterProvider.shutdown(), tracerProvider.shutdown()]);
   });
 });
 

@@ -4,7 +4,7 @@
  * duration, outbox delivery counts and gauges, and the gap gauges. Everything goes through `@opentelemetry/api`,
  * a no-op until an SDK is registered (Application Insights, or a test's `MeterProvider`).
  */
-import type { BatchObservableCallback, Counter, Histogram, Meter } from '@opentelemetry/api';
+import type { BatchObservableCallback, Meter } from '@opentelemetry/api';
 import {
   ATTR_MESSAGING_DESTINATION_NAME,
   ATTR_MESSAGING_OPERATION_NAME,
@@ -51,14 +51,6 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   DeadLetterReason.IdempotencyKeyConflict,
   DeadLetterReason.SequenceConflict,
 ]);
-
-interface Instruments {
-  conflicts: Counter;
-  duration: Histogram;
-  processDuration: Histogram;
-  delivered: Counter;
-  attemptsFailed: Counter;
-}
 
 /**
  * The instruments, and the last values of the gauges (the outbox holds and lag from the relay's timer, the gap figures
@@ -123,11 +115,11 @@ export class ConvoyMetrics implements OutboxObserver {
   }
 
   /** The instruments of the current meter provider; none once closed (a late invocation records nothing). */
-  private current(): Instruments | undefined {
+  private current() {
     return this.closed ? undefined : this.instruments();
   }
 
-  private create(meter: Meter): Instruments {
+  private create(meter: Meter) {
     const gauge = (name: MetricName, description: string, unit: string) =>
       meter.createObservableGauge(name, { description, unit });
     const gauges = [

@@ -93,26 +93,17 @@ export class CosmosOrderStore implements OrderStore, GapStore {
       if (failure.code === CoreErrorCode.StoreOutcomeUnknown) return { kind: 'unknown', reason: failure.message };
       throw failure;
     }
-    if (results?.length !== steps.length) {
-      throw new StoreError(
-        CoreErrorCode.StoreFailed,
-        `Cosmos DB answered ${results?.length ?? 'no'} results for a batch of ${steps.length} in order ${orderId}`,
-      );
-    }
+    // Answers the batch API cannot give: the store cannot tell what was written.
+    const malformed = (what: string) =>
+      new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB ${what} in order ${orderId}`);
+    if (results?.length !== steps.length)
+      throw malformed(`answered ${results?.length ?? 'no'} results for a batch of ${steps.length}`);
     // A failed batch (HTTP 207) applied nothing: the failing operation has its status, every other 424.
     const failedIndex = results.findIndex((r) => r.statusCode >= 400 && r.statusCode !== FAILED_DEPENDENCY);
     if (failedIndex === -1) {
-      if (results.some((r) => r.statusCode >= 400))
-        throw new StoreError(
-          CoreErrorCode.StoreFailed,
-          `Cosmos DB failed a batch in order ${orderId} without naming an operation`,
-        );
+      if (results.some((r) => r.statusCode >= 400)) throw malformed('failed a batch without naming an operation');
       const orderEtag = results[steps.findIndex((s) => s.role === 'order')]?.eTag;
-      if (orderEtag === undefined)
-        throw new StoreError(
-          CoreErrorCode.StoreFailed,
-          `Cosmos DB gave no ETag for the order document of order ${orderId}`,
-        );
+      if (orderEtag === undefined) throw malformed('gave no ETag for the order document');
       const transactionEtag = results[steps.findIndex((s) => s.role === 'transaction')]?.eTag;
       return { kind: 'committed', orderEtag, ...(transactionEtag !== undefined && { transactionEtag }) };
     }

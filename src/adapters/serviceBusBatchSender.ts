@@ -53,25 +53,8 @@ export class MessageTooLargeError extends Error {
 export async function sendInBatches(
   sender: ServiceBusSender,
   messages: readonly ServiceBusMessage[],
-  options: SendInBatchesOptions = {},
+  { beforeSend, maxSizeInBytes, abortSignal }: SendInBatchesOptions = {},
 ): Promise<SendInBatchesResult> {
-  const batches = await packBatches(sender, messages, options);
-  for (const [index, batch] of batches.entries()) {
-    await options.beforeSend?.(index);
-    await sender.sendMessages(batch, { abortSignal: options.abortSignal });
-  }
-  return { messages: messages.length, batches: batches.length };
-}
-
-/**
- * The batches {@link sendInBatches} sends, in order; none is empty.
- * @throws MessageTooLargeError for the first message that does not fit an empty batch.
- */
-async function packBatches(
-  sender: ServiceBusSender,
-  messages: readonly ServiceBusMessage[],
-  { maxSizeInBytes, abortSignal }: SendInBatchesOptions,
-): Promise<ServiceBusMessageBatch[]> {
   const newBatch = () => sender.createMessageBatch({ maxSizeInBytes, abortSignal });
   const batches: ServiceBusMessageBatch[] = [];
   let batch = await newBatch();
@@ -85,7 +68,11 @@ async function packBatches(
     throw new MessageTooLargeError(message.messageId?.toString(), batch.maxSizeInBytes, index);
   }
   if (batch.count > 0) batches.push(batch);
-  return batches;
+  for (const [index, ready] of batches.entries()) {
+    await beforeSend?.(index);
+    await sender.sendMessages(ready, { abortSignal });
+  }
+  return { messages: messages.length, batches: batches.length };
 }
 
 /**

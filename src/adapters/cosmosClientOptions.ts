@@ -2,7 +2,6 @@
  * The names of the order store's Cosmos DB resources (docs/architecture.md, "Names everyone shares"); the client's
  * settings are `createCosmosClient`'s.
  */
-import type { CosmosClient, Container } from '@azure/cosmos';
 import { SettingsError } from './azureSettings.js';
 import type { AppSettings } from './azureSettings.js';
 
@@ -50,12 +49,4 @@ export function resolveCosmosResourceNames(settings: AppSettings): CosmosResourc
     database: read('COSMOS_DATABASE', COSMOS_DATABASE),
     container: read('COSMOS_CONTAINER', ORDERS_CONTAINER),
   });
-}
-
-/**
- * The orders container (named by {@link resolveCosmosResourceNames}); nothing is created here (Bicep provisions it
- * on Azure, the local host on the emulator).
- */
-export function ordersContainer(client: CosmosClient, names: CosmosResourceNames): Container {
-  return client.database(names.database).container(names.container);
 }

@@ -9,7 +9,7 @@ import type { DestinationStream } from 'pino';
 import { createCosmosClient, createServiceBusClient } from '../adapters/azureClients.js';
 import { resolveCosmosConnection, resolveServiceBusConnection } from '../adapters/azureSettings.js';
 import type { AppSettings } from '../adapters/azureSettings.js';
-import { ordersContainer, resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
+import { resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import type { CosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';
 import { ConvoyMetrics } from '../adapters/metrics.js';
@@ -122,7 +122,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
     return found;
   };
   const metrics = new ConvoyMetrics();
-  const container = ordersContainer(cosmosClient, cosmosResources);
+  const container = cosmosClient.database(cosmosResources.database).container(cosmosResources.container);
   const store = new CosmosOrderStore(container);
   const outbox = createOutboxRuntime({
     config: outboxConfig,

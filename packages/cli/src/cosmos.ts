@@ -1,6 +1,6 @@
 import type { Container } from '@azure/cosmos';
 import { resolveCosmosConnection, type AppSettings } from 'ledger-convoy/adapters/azureSettings';
-import { ordersContainer, resolveCosmosResourceNames } from 'ledger-convoy/adapters/cosmosClientOptions';
+import { resolveCosmosResourceNames } from 'ledger-convoy/adapters/cosmosClientOptions';
 import { CliError } from './errors.js';
 import { errorMessage } from 'ledger-convoy/core';
 
@@ -37,7 +37,7 @@ export async function withOrdersContainer<T>(app: AppSettings, work: (container:
   const { createCosmosClient } = await import('ledger-convoy/adapters/azureClients');
   const client = createCosmosClient(app);
   try {
-    return await work(ordersContainer(client, names));
+    return await work(client.database(names.database).container(names.container));
   } finally {
     client.dispose();
   }

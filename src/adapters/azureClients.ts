@@ -28,14 +28,10 @@ export function createCredential(choice: CredentialChoice): TokenCredential {
 /** The `@azure/identity` credential of `choice`, loading the package. */
 export async function identityCredential(choice: CredentialChoice): Promise<TokenCredential> {
   const { DefaultAzureCredential, ManagedIdentityCredential } = await import('@azure/identity');
-  if (choice.kind === 'managedIdentity') {
-    return choice.clientId
-      ? new ManagedIdentityCredential({ clientId: choice.clientId })
-      : new ManagedIdentityCredential();
-  }
-  return new DefaultAzureCredential(
-    choice.managedIdentityClientId ? { managedIdentityClientId: choice.managedIdentityClientId } : {},
-  );
+  const { clientId } = choice;
+  if (choice.kind === 'default')
+    return new DefaultAzureCredential(clientId ? { managedIdentityClientId: clientId } : {});
+  return clientId ? new ManagedIdentityCredential({ clientId }) : new ManagedIdentityCredential();
 }
 
 /** A `ServiceBusClient` from the settings; `options` pass through (retry policy, identifier, …). */

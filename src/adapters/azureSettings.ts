@@ -23,12 +23,15 @@ export class SettingsError extends Error {
   }
 }
 
-/** Which identity a client authenticates with. */
-export type CredentialChoice =
-  /** `<prefix>__credential=managedidentity`: the managed identity, user-assigned when a client id is known. */
-  | { kind: 'managedIdentity'; clientId: string | undefined }
-  /** Otherwise `DefaultAzureCredential` (developer sign-in locally), told which user-assigned identity to prefer. */
-  | { kind: 'default'; managedIdentityClientId: string | undefined };
+/**
+ * Which identity a client authenticates with: `managedIdentity` (`<prefix>__credential=managedidentity`) the managed
+ * identity, user-assigned when a client id is known; otherwise `default`, `DefaultAzureCredential` (developer sign-in
+ * locally), told which user-assigned identity to prefer.
+ */
+export interface CredentialChoice {
+  kind: 'managedIdentity' | 'default';
+  clientId: string | undefined;
+}
 
 /** How to reach Service Bus. */
 export type ServiceBusConnectionChoice =
@@ -48,7 +51,7 @@ function setting(settings: AppSettings, name: string): string | undefined {
 export function resolveCredential(settings: AppSettings, prefix: string): CredentialChoice {
   const clientId = setting(settings, `${prefix}__clientId`) ?? setting(settings, 'AZURE_CLIENT_ID');
   const credential = setting(settings, `${prefix}__credential`);
-  if (credential === undefined) return { kind: 'default', managedIdentityClientId: clientId };
+  if (credential === undefined) return { kind: 'default', clientId };
   if (credential.toLowerCase() === 'managedidentity') return { kind: 'managedIdentity', clientId };
   throw new SettingsError(
     'InvalidSetting',

@@ -38,8 +38,6 @@ const KEY_FIELDS = ['entryId', 'orderId', 'sequence', 'ledgerId', 'outcome'] as 
 export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry {
   const config = { level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } };
   const logger = options.logger ?? (options.destination ? pino(config, options.destination) : pino(config));
-  // A proxy: it starts real spans once an SDK registers a tracer provider.
-  const tracer = trace.getTracer(TELEMETRY_SCOPE);
   // Counters by name on the current meter.
   const counters = onCurrentMeter((meter) => {
     const byName = new Map<string, Counter>();
@@ -54,13 +52,10 @@ export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry
       logger.warn({ alert: name, ...orderedFields(fields) }, `alert ${name}`);
       const attributes = toAttributes(fields);
       const active = trace.getActiveSpan();
-      if (active) {
-        active.addEvent(name, attributes);
-      } else {
-        const span = tracer.startSpan(`alert ${name}`, { attributes });
-        span.addEvent(name, attributes);
-        span.end();
-      }
+      // The tracer is a proxy: it starts real spans once an SDK registers a tracer provider.
+      const span = active ?? trace.getTracer(TELEMETRY_SCOPE).startSpan(`alert ${name}`, { attributes });
+      span.addEvent(name, attributes);
+      if (active === undefined) span.end();
       // Low-cardinality attributes only: order and entry ids belong in the logs and the event, not in a metric.
       counters()(name).add(1);
     },

@@ -46,14 +46,9 @@ export class ServiceBusOrderEventSender implements OrderEventSender {
  * unauthorised, the queue missing, a timeout) is the relay's own infrastructure, and fails the whole batch.
  */
 function toDeliveryError(error: unknown): OutboxDeliveryError {
-  if (error instanceof MessageTooLargeError) {
-    return new OutboxDeliveryError(
-      OutboxErrorCode.TargetRejected,
-      `order event ${error.messageId} is larger than a Service Bus batch`,
-    );
-  }
   const message = errorMessage(error);
-  if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') {
+  // Too large for a batch, as the SDK measures it before sending or as the broker answers.
+  if (error instanceof MessageTooLargeError || (isServiceBusError(error) && error.code === 'MessageSizeExceeded')) {
     return new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order-events refused the batch: ${message}`, {
       cause: error,
     });

@@ -65,13 +65,9 @@ export class CosmosOrderStore implements OrderStore, GapStore {
   }
 
   async listTransactions(orderId: string): Promise<TransactionDocument[]> {
-    const query = {
-      query: "SELECT * FROM c WHERE c.orderId = @orderId AND c.docType = 'transaction' ORDER BY c.addedSequence",
-      parameters: [{ name: '@orderId', value: orderId }],
-    };
-    const found = await queryAll<object>(this.container, query, `the transactions of order ${orderId}`, {
-      partitionKey: orderId,
-    });
+    const query = "SELECT * FROM c WHERE c.docType = 'transaction' ORDER BY c.addedSequence";
+    const what = `the transactions of order ${orderId}`;
+    const found = await queryAll<object>(this.container, query, what, { partitionKey: orderId });
     return found.map((doc) => withoutSystemProperties<TransactionDocument>(doc));
   }
 

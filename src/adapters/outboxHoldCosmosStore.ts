@@ -19,8 +19,8 @@ import { queryAll, readStored, toStoreError, writeUnlessLost } from './cosmosOrd
 
 /** The applied entry records of one order in a range of sequences, ascending. */
 const STORED_EVENTS =
-  'FROM c WHERE c.docType = @entry AND c.status = @applied AND c.sequence > @after AND c.sequence <= @through ' +
-  'ORDER BY c.sequence';
+  `FROM c WHERE c.docType = 'entry' AND c.status = '${EntryStatus.Applied}' ` +
+  'AND c.sequence > @after AND c.sequence <= @through ORDER BY c.sequence';
 
 /** {@link OutboxHoldStore} over the `orders` container. */
 export class CosmosOutboxHoldStore implements OutboxHoldStore {
@@ -53,8 +53,6 @@ export class CosmosOutboxHoldStore implements OutboxHoldStore {
   async storedEvents(orderId: string, after: number, through: number, max: number): Promise<StoredEvent[]> {
     const query = `SELECT TOP ${Math.trunc(max)} * ${STORED_EVENTS}`;
     const parameters = [
-      { name: '@entry', value: 'entry' },
-      { name: '@applied', value: EntryStatus.Applied },
       { name: '@after', value: after },
       { name: '@through', value: through },
     ];

@@ -42,7 +42,8 @@ export type ServiceBusConnectionChoice =
 export type CosmosConnectionChoice =
   { kind: 'key'; endpoint: string; key: string } | { kind: 'identity'; endpoint: string; credential: CredentialChoice };
 
-function setting(settings: AppSettings, name: string): string | undefined {
+/** The trimmed value of the setting `name`; `undefined` when it is unset or blank. */
+export function setting(settings: AppSettings, name: string): string | undefined {
   const value = settings[name]?.trim();
   return value ? value : undefined;
 }

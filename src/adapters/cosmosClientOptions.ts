@@ -2,7 +2,7 @@
  * The names of the order store's Cosmos DB resources (docs/architecture.md, "Names everyone shares"); the client's
  * settings are `createCosmosClient`'s.
  */
-import { SettingsError } from './azureSettings.js';
+import { SettingsError, setting } from './azureSettings.js';
 import type { AppSettings } from './azureSettings.js';
 
 /** The app's database when the `COSMOS_DATABASE` app setting is unset. */
@@ -34,16 +34,13 @@ const RESOURCE_ID = /^[^/\\?#]{0,254}[^/\\?# ]$/;
  */
 export function resolveCosmosResourceNames(settings: AppSettings): CosmosResourceNames {
   const read = (name: string, fallback: string): string => {
-    const value = settings[name]?.trim();
-    if (!value) return fallback;
-    if (!RESOURCE_ID.test(value)) {
-      throw new SettingsError(
-        'InvalidSetting',
-        name,
-        `${name} must be a Cosmos DB resource id: 1-255 characters, none of / \\ ? #, not ending in a space.`,
-      );
-    }
-    return value;
+    const value = setting(settings, name) ?? fallback;
+    if (RESOURCE_ID.test(value)) return value;
+    throw new SettingsError(
+      'InvalidSetting',
+      name,
+      `${name} must be a Cosmos DB resource id: 1-255 characters, none of / \\ ? #, not ending in a space.`,
+    );
   };
   return Object.freeze({
     database: read('COSMOS_DATABASE', COSMOS_DATABASE),

@@ -61,12 +61,6 @@ export function spanContextOf(traceparent: string): SpanContext | undefined {
   return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
 }
 
-/** How a received message was settled, as the conventions' `azure.servicebus.disposition_status` names it. */
-export type Disposition =
-  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE
-  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON
-  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
-
 /** The message (or messages, sent at once) a span is about. */
 interface MessageSpan {
   /** The queue or topic (`messaging.destination.name`). */
@@ -145,13 +139,16 @@ export async function inMessageSpan<T>(message: MessageSpan, work: (span: Span) 
   return inSpan(`process ${message.queue}`, SpanKind.CONSUMER, attributes, message.traceparent, work);
 }
 
+/** How a received message was settled, as the conventions' `azure.servicebus.disposition_status` names it. */
+export type Disposition = ReturnType<typeof dispositionOf>;
+
 /** Records how the consumer span's message was settled. */
 export function settledAs(span: Span, disposition: Disposition): void {
   span.setAttribute(ATTR_AZURE_SERVICEBUS_DISPOSITION_STATUS, disposition);
 }
 
 /** The settlement of an `orders` message from the processor's outcome (the processor settles it itself). */
-export function dispositionOf(outcome: string): Disposition {
+export function dispositionOf(outcome: string) {
   if (outcome === 'deadLettered') return AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
   return outcome === 'abandoned'
     ? AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON

@@ -18,12 +18,6 @@ export interface CosmosResourceNames {
   readonly container: string;
 }
 
-/** `convoy` / `orders`, the names Bicep and the local host provision by default. */
-export const DEFAULT_COSMOS_RESOURCES: CosmosResourceNames = Object.freeze({
-  database: COSMOS_DATABASE,
-  container: ORDERS_CONTAINER,
-});
-
 // Cosmos DB resource ids: 1-255 characters, none of / \ ? #, not ending in a space.
 const RESOURCE_ID = /^[^/\\?#]{0,254}[^/\\?# ]$/;
 
@@ -47,3 +41,6 @@ export function resolveCosmosResourceNames(settings: AppSettings): CosmosResourc
     container: read('COSMOS_CONTAINER', ORDERS_CONTAINER),
   });
 }
+
+/** `convoy` / `orders`, the names Bicep and the local host provision by default: what no setting resolves to. */
+export const DEFAULT_COSMOS_RESOURCES = resolveCosmosResourceNames({});

@@ -180,17 +180,12 @@ export async function inServerSpan<T extends { status?: number }>(
   traceparent: string | undefined,
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
-  return inSpan(
-    `${method} ${route}`,
-    SpanKind.SERVER,
-    { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route },
-    traceparent,
-    async (span) => {
-      const response = await work(span);
-      if (response.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.status);
-      return response;
-    },
-  );
+  const attributes = { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route };
+  return inSpan(`${method} ${route}`, SpanKind.SERVER, attributes, traceparent, async (span) => {
+    const response = await work(span);
+    if (response.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.status);
+    return response;
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
 import { metrics, trace } from '@opentelemetry/api';
 import type { Attributes, Counter, Meter, MeterProvider } from '@opentelemetry/api';
 import { pino } from 'pino';
-import type { DestinationStream, Logger } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { AlertFields, AlertName, CounterName, LogLevel, Telemetry } from '../core/ports/telemetry.js';
 
 /** Instrumentation scope name of the app's meters and tracers. */
@@ -14,13 +14,11 @@ export const TELEMETRY_SCOPE = 'ledger-convoy';
 
 /** Options of {@link createTelemetry}. */
 export interface CreateTelemetryOptions {
-  /** Where log lines go. @default pino at `level`, JSON lines to `destination` */
-  logger?: Logger;
-  /** Level of the default logger (env `LOG_LEVEL`). @default 'info' */
+  /** Level of the log lines written (env `LOG_LEVEL`). @default 'info' */
   level?: string;
   /**
-   * Where the default logger writes: a host that runs the app in its own process hands it its log stream (the local
-   * host: one stream, one format, held until its banner). @default stdout
+   * Where pino writes its JSON lines: a host that runs the app in its own process hands it its log stream (the local
+   * host: one stream, one format, held until its banner), the CLI stderr. @default stdout
    */
   destination?: DestinationStream;
 }
@@ -37,7 +35,7 @@ const KEY_FIELDS = ['entryId', 'orderId', 'sequence', 'ledgerId', 'outcome'] as 
  */
 export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry {
   const config = { level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } };
-  const logger = options.logger ?? (options.destination ? pino(config, options.destination) : pino(config));
+  const logger = options.destination ? pino(config, options.destination) : pino(config);
   // Counters by name on the current meter.
   const counters = onCurrentMeter((meter) => {
     const byName = new Map<string, Counter>();

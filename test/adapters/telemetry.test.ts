@@ -1,7 +1,6 @@
 import { metrics, trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createTelemetry } from '../../src/adapters/telemetry.js';
@@ -33,14 +32,14 @@ function capture() {
       done();
     },
   });
-  return { lines, logger: pino({ level: 'debug' }, stream) };
+  return { lines, destination: stream };
 }
 
 describe('pino + OpenTelemetry telemetry adapter', () => {
   it('writes structured log lines with the key fields first and drops undefined ones', () => {
     // Prepare
-    const { lines, logger } = capture();
-    const telemetry = createTelemetry({ logger });
+    const { lines, destination } = capture();
+    const telemetry = createTelemetry({ level: 'debug', destination });
     // Act
     telemetry.log('info', 'entry applied', {
       durationMs: 3,
@@ -53,7 +52,7 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
     });
     // Assess
     expect(lines).toHaveLength(1);
-    expect(Object.keys(lines[0]!).filter((k) => !['level', 'time', 'pid', 'hostname'].includes(k))).toEqual([
+    expect(Object.keys(lines[0]!).filter((k) => !['level', 'time', 'pid', 'hostname', 'service'].includes(k))).toEqual([
       'entryId',
       'orderId',
       'sequence',
@@ -62,19 +61,19 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
       'durationMs',
       'msg',
     ]);
-    expect(lines[0]).toMatchObject({ level: 30, msg: 'entry applied' });
+    expect(lines[0]).toMatchObject({ level: 30, msg: 'entry applied', service: 'ledger-convoy' });
   });
 
   it('raises an alert as a warn line, an event and a counter, all named exactly after the alert', async () => {
     // Prepare
-    const { lines, logger } = capture();
+    const { lines, destination } = capture();
     const reader = new CollectingReader();
     const meterProvider = new MeterProvider({ readers: [reader] });
     const exporter = new InMemorySpanExporter();
     const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     metrics.setGlobalMeterProvider(meterProvider);
     trace.setGlobalTracerProvider(tracerProvider);
-    const telemetry = createTelemetry({ logger });
+    const telemetry = createTelemetry({ destination });
     // Act
     telemetry.alert('IdempotencyKeyConflict', {
       orderId: 'o-1',

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context as otelContext, isSpanContextValid, trace } from '@opentelemetry/api';
-import type { Attributes, Span, SpanContext } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -54,13 +54,6 @@ export function traceProperties(traceparent: string): Record<string, string> {
   return { 'Diagnostic-Id': traceparent, traceparent };
 }
 
-/** The span context a `traceparent` names, as a remote parent. @internal */
-export function spanContextOf(traceparent: string): SpanContext | undefined {
-  if (!isTraceparent(traceparent)) return undefined;
-  const [, traceId, spanId, flags] = traceparent.split('-') as [string, string, string, string];
-  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
-}
-
 /** The message (or messages, sent at once) a span is about. */
 interface MessageSpan {
   /** The queue or topic (`messaging.destination.name`). */
@@ -77,12 +70,13 @@ interface MessageSpan {
 /** A parent: a span of this process, or a `traceparent` from the wire. */
 type SpanParent = Span | string | undefined;
 
+/** The context a span starts in: under `parent`, a `traceparent` as a remote parent; a malformed one is no parent. */
 function contextOf(parent: SpanParent) {
   const active = otelContext.active();
-  if (parent === undefined) return active;
-  if (typeof parent !== 'string') return trace.setSpan(active, parent);
-  const remote = spanContextOf(parent);
-  return remote ? trace.setSpanContext(active, remote) : active;
+  if (typeof parent === 'object') return trace.setSpan(active, parent);
+  if (parent === undefined || !isTraceparent(parent)) return active;
+  const [, traceId, spanId, flags] = parent.split('-') as [string, string, string, string];
+  return trace.setSpanContext(active, { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true });
 }
 
 async function inSpan<T>(

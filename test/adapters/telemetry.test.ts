@@ -4,7 +4,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createTelemetry } from '../../src/adapters/telemetry.js';
-import { currentOrNewTraceparent, spanContextOf } from '../../src/adapters/telemetryTraceContext.js';
+import { currentOrNewTraceparent, inMessageSpan } from '../../src/adapters/telemetryTraceContext.js';
 import { isTraceparent, messageTraceparent as traceparentOf } from '../../src/core/traceContext.js';
 
 class CollectingReader extends MetricReader {
@@ -110,12 +110,25 @@ describe('W3C trace context on messages', () => {
     expect(traceparentOf({ 'Diagnostic-Id': tp })).toBe(tp);
     expect(traceparentOf({ 'diagnostic-Id': tp })).toBe(tp);
     expect(traceparentOf({ traceparent: 'garbage', 'Diagnostic-Id': '|abc.1.' })).toBeUndefined();
-    expect(spanContextOf(tp)).toEqual({
-      traceId: '0af7651916cd43dd8448eb211c80319c',
-      spanId: 'b7ad6b7169203331',
-      traceFlags: 1,
-      isRemote: true,
-    });
+  });
+
+  it("starts a message's span as a child of its traceparent, and a new trace for a malformed one", async () => {
+    // Prepare
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    trace.setGlobalTracerProvider(provider);
+    const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    // Act
+    await inMessageSpan({ queue: 'orders', traceparent: tp }, async () => {});
+    await inMessageSpan({ queue: 'orders', traceparent: '00-not-a-trace' }, async () => {});
+    // Assess
+    const [child, root] = exporter.getFinishedSpans();
+    expect(child?.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(child?.parentSpanContext).toMatchObject({ spanId: 'b7ad6b7169203331', traceFlags: 1, isRemote: true });
+    expect(root?.parentSpanContext).toBeUndefined();
+    expect(root?.spanContext().traceId).not.toBe('0af7651916cd43dd8448eb211c80319c');
+    trace.disable();
+    await provider.shutdown();
   });
 
   it('generates a valid sampled traceparent when no span is active', () => {

@@ -5,7 +5,7 @@
 import type { ServiceBusClient, ServiceBusMessage } from '@azure/service-bus';
 import { entryIdOf, generateRun, ledgerIdOf, orderIdOf } from '@ledger-convoy/cli';
 import { createHash } from 'node:crypto';
-import { sendInBatches, toOrderEntryMessage } from '../../src/adapters/serviceBusBatchSender.js';
+import { sendInBatches, serviceBusMessageOf } from '../../src/adapters/serviceBusBatchSender.js';
 import { ledgerSchema, planLedger, type Ledger } from '../../src/core/index.js';
 
 /** The size of one phase's input. */
@@ -146,5 +146,5 @@ export function longOrderWorkload(
 function messagesOf(ledger: Ledger): ServiceBusMessage[] {
   const plan = planLedger(ledger);
   if (!plan.ok) throw new Error(`ledger ${ledger.ledgerId} is invalid: ${plan.description}`);
-  return plan.messages.map((planned) => toOrderEntryMessage(planned));
+  return plan.messages.map((planned) => serviceBusMessageOf(planned, undefined));
 }

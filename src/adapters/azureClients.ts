@@ -3,13 +3,13 @@
  * the emulators, managed identity everywhere else.
  */
 import { CosmosClient } from '@azure/cosmos';
-import type { CosmosClientOptions } from '@azure/cosmos';
 import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/identity';
 import { ServiceBusClient } from '@azure/service-bus';
 import type { ServiceBusClientOptions } from '@azure/service-bus';
 import type { AzureMonitorOpenTelemetryOptions } from 'applicationinsights';
 import { resolveCosmosConnection, resolveServiceBusConnection, resolveTelemetry } from './azureSettings.js';
 import type { AppSettings, CredentialChoice } from './azureSettings.js';
+import { isLoopbackEndpoint } from './loopback.js';
 
 /**
  * The credential a {@link CredentialChoice} describes. `@azure/identity` loads with the first token asked for, not
@@ -28,14 +28,10 @@ export function createCredential(choice: CredentialChoice): TokenCredential {
 /** The `@azure/identity` credential of `choice`, loading the package. */
 export async function identityCredential(choice: CredentialChoice): Promise<TokenCredential> {
   const { DefaultAzureCredential, ManagedIdentityCredential } = await import('@azure/identity');
-  if (choice.kind === 'managedIdentity') {
-    return choice.clientId
-      ? new ManagedIdentityCredential({ clientId: choice.clientId })
-      : new ManagedIdentityCredential();
-  }
-  return new DefaultAzureCredential(
-    choice.managedIdentityClientId ? { managedIdentityClientId: choice.managedIdentityClientId } : {},
-  );
+  const { clientId } = choice;
+  if (choice.kind === 'default')
+    return new DefaultAzureCredential(clientId ? { managedIdentityClientId: clientId } : {});
+  return clientId ? new ManagedIdentityCredential({ clientId }) : new ManagedIdentityCredential();
 }
 
 /** A `ServiceBusClient` from the settings; `options` pass through (retry policy, identifier, …). */
@@ -46,15 +42,24 @@ export function createServiceBusClient(settings: AppSettings, options?: ServiceB
     : new ServiceBusClient(choice.fullyQualifiedNamespace, createCredential(choice.credential), options);
 }
 
-/** A `CosmosClient` from the settings; `options` add to (and may not override) the endpoint and credentials. */
-export function createCosmosClient(
-  settings: AppSettings,
-  options: Omit<CosmosClientOptions, 'endpoint' | 'key' | 'aadCredentials'> = {},
-): CosmosClient {
+/**
+ * A `CosmosClient` from the settings, set up so the core sees every status it must decide on: the SDK's own
+ * throttling retries are off (a 429 reaches the core, which waits it out as its retry-after says, rule 8), and
+ * requests time out well inside the message lock (then a write's outcome is unknown). The account's regional
+ * endpoints are followed except on this machine: the emulators' account metadata names their default port rather
+ * than the one they were started on.
+ */
+export function createCosmosClient(settings: AppSettings): CosmosClient {
   const choice = resolveCosmosConnection(settings);
-  return choice.kind === 'key'
-    ? new CosmosClient({ ...options, endpoint: choice.endpoint, key: choice.key })
-    : new CosmosClient({ ...options, endpoint: choice.endpoint, aadCredentials: createCredential(choice.credential) });
+  return new CosmosClient({
+    endpoint: choice.endpoint,
+    ...(choice.kind === 'key' ? { key: choice.key } : { aadCredentials: createCredential(choice.credential) }),
+    connectionPolicy: {
+      enableEndpointDiscovery: !isLoopbackEndpoint(choice.endpoint),
+      requestTimeout: 10_000,
+      retryOptions: { maxRetryAttemptCount: 0, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 0 },
+    },
+  });
 }
 
 /** The part of `applicationinsights` used here; injectable so tests never load the SDK or reach the network. */

@@ -23,12 +23,15 @@ export class SettingsError extends Error {
   }
 }
 
-/** Which identity a client authenticates with. */
-export type CredentialChoice =
-  /** `<prefix>__credential=managedidentity`: the managed identity, user-assigned when a client id is known. */
-  | { kind: 'managedIdentity'; clientId: string | undefined }
-  /** Otherwise `DefaultAzureCredential` (developer sign-in locally), told which user-assigned identity to prefer. */
-  | { kind: 'default'; managedIdentityClientId: string | undefined };
+/**
+ * Which identity a client authenticates with: `managedIdentity` (`<prefix>__credential=managedidentity`) the managed
+ * identity, user-assigned when a client id is known; otherwise `default`, `DefaultAzureCredential` (developer sign-in
+ * locally), told which user-assigned identity to prefer.
+ */
+export interface CredentialChoice {
+  kind: 'managedIdentity' | 'default';
+  clientId: string | undefined;
+}
 
 /** How to reach Service Bus. */
 export type ServiceBusConnectionChoice =
@@ -39,7 +42,8 @@ export type ServiceBusConnectionChoice =
 export type CosmosConnectionChoice =
   { kind: 'key'; endpoint: string; key: string } | { kind: 'identity'; endpoint: string; credential: CredentialChoice };
 
-function setting(settings: AppSettings, name: string): string | undefined {
+/** The trimmed value of the setting `name`; `undefined` when it is unset or blank. */
+export function setting(settings: AppSettings, name: string): string | undefined {
   const value = settings[name]?.trim();
   return value ? value : undefined;
 }
@@ -48,7 +52,7 @@ function setting(settings: AppSettings, name: string): string | undefined {
 export function resolveCredential(settings: AppSettings, prefix: string): CredentialChoice {
   const clientId = setting(settings, `${prefix}__clientId`) ?? setting(settings, 'AZURE_CLIENT_ID');
   const credential = setting(settings, `${prefix}__credential`);
-  if (credential === undefined) return { kind: 'default', managedIdentityClientId: clientId };
+  if (credential === undefined) return { kind: 'default', clientId };
   if (credential.toLowerCase() === 'managedidentity') return { kind: 'managedIdentity', clientId };
   throw new SettingsError(
     'InvalidSetting',
@@ -57,64 +61,73 @@ export function resolveCredential(settings: AppSettings, prefix: string): Creden
   );
 }
 
-/** Host name only: the SDK wants `ns.servicebus.windows.net`, people paste `sb://ns.servicebus.windows.net/`. */
-function hostOf(value: string): string {
-  return value.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '');
+/** `Key=value;…` with lower-cased keys, each pair split on its first `=` only: keys are base64 and end in `=`. */
+function pairsOf(value: string): Map<string, string> {
+  return new Map(
+    value.split(';').map((pair) => {
+      const at = pair.indexOf('=');
+      return [pair.slice(0, Math.max(at, 0)).trim().toLowerCase(), pair.slice(at + 1).trim()] as const;
+    }),
+  );
 }
 
-/**
- * `<name>` (a connection string; `UseDevelopmentEmulator=true` works as is with the SDK) wins over
- * `<name>__fullyQualifiedNamespace` (managed identity).
- */
-export function resolveServiceBusConnection(
-  settings: AppSettings,
-  name = 'ServiceBusConnection',
-): ServiceBusConnectionChoice {
-  const connectionString = setting(settings, name);
-  if (connectionString !== undefined) {
-    const invalid = (why: string) =>
-      new SettingsError('InvalidSetting', name, `${name} is not a usable Service Bus connection string: ${why}`);
-    let parsed: ReturnType<typeof parseServiceBusConnectionString>;
-    try {
-      parsed = parseServiceBusConnectionString(connectionString);
-    } catch (error) {
-      // The SDK's parse errors describe the structure, never the key, so they are safe to pass on.
-      throw invalid(errorMessage(error));
-    }
-    if (!parsed.fullyQualifiedNamespace || !(parsed.sharedAccessKey || parsed.sharedAccessSignature)) {
-      throw invalid('it needs Endpoint and SharedAccessKey (or SharedAccessSignature).');
-    }
-    return {
-      kind: 'connectionString',
-      connectionString,
-      emulator: /(^|;)\s*UseDevelopmentEmulator\s*=\s*true/i.test(connectionString),
-    };
-  }
-  const namespace = setting(settings, `${name}__fullyQualifiedNamespace`);
-  if (namespace === undefined) {
+/** `<name>__<identitySetting>` and the identity to use with it, when `<name>` holds no connection string. */
+function identitySetting(settings: AppSettings, name: string, identitySetting: string, service: string) {
+  const value = setting(settings, `${name}__${identitySetting}`);
+  if (value === undefined) {
     throw new SettingsError(
       'MissingSetting',
       name,
-      `Service Bus is not configured: set ${name} (a connection string, emulator only) or ` +
-        `${name}__fullyQualifiedNamespace (managed identity).`,
+      `${service} is not configured: set ${name} (a connection string, emulator only) or ` +
+        `${name}__${identitySetting} (managed identity).`,
     );
   }
-  return {
-    kind: 'identity',
-    fullyQualifiedNamespace: hostOf(namespace),
-    credential: resolveCredential(settings, name),
-  };
+  return { value, credential: resolveCredential(settings, name) };
 }
 
-/** `AccountEndpoint=…;AccountKey=…;` — split on the first `=` only, as keys are base64 and end in `=`. */
-function parseCosmosConnectionString(value: string, name: string): { endpoint: string; key: string } {
-  const parts = new Map<string, string>();
-  for (const pair of value.split(';')) {
-    const at = pair.indexOf('=');
-    if (at > 0) parts.set(pair.slice(0, at).trim().toLowerCase(), pair.slice(at + 1).trim());
+/**
+ * `ServiceBusConnection` (a connection string; `UseDevelopmentEmulator=true` works as is with the SDK) wins over
+ * `ServiceBusConnection__fullyQualifiedNamespace` (managed identity).
+ */
+export function resolveServiceBusConnection(settings: AppSettings): ServiceBusConnectionChoice {
+  const name = 'ServiceBusConnection';
+  const connectionString = setting(settings, name);
+  if (connectionString === undefined) {
+    const { value, credential } = identitySetting(settings, name, 'fullyQualifiedNamespace', 'Service Bus');
+    // Host name only: the SDK wants `ns.servicebus.windows.net`, people paste `sb://ns.servicebus.windows.net/`.
+    const fullyQualifiedNamespace = value.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '');
+    return { kind: 'identity', fullyQualifiedNamespace, credential };
   }
-  const endpoint = parts.get('accountendpoint');
-  const key = parts.get('accountkey');
+  const invalid = (why: string) =>
+    new SettingsError('InvalidSetting', name, `${name} is not a usable Service Bus connection string: ${why}`);
+  let parsed: ReturnType<typeof parseServiceBusConnectionString>;
+  try {
+    parsed = parseServiceBusConnectionString(connectionString);
+  } catch (error) {
+    // The SDK's parse errors describe the structure, never the key, so they are safe to pass on.
+    throw invalid(errorMessage(error));
+  }
+  if (!parsed.fullyQualifiedNamespace || !(parsed.sharedAccessKey || parsed.sharedAccessSignature)) {
+    throw invalid('it needs Endpoint and SharedAccessKey (or SharedAccessSignature).');
+  }
+  const emulator = /(^|;)\s*UseDevelopmentEmulator\s*=\s*true/i.test(connectionString);
+  return { kind: 'connectionString', connectionString, emulator };
+}
+
+/**
+ * `CosmosConnection` (a connection string, `AccountEndpoint=…;AccountKey=…;`, emulator only) wins over
+ * `CosmosConnection__accountEndpoint` (managed identity).
+ */
+export function resolveCosmosConnection(settings: AppSettings): CosmosConnectionChoice {
+  const name = 'CosmosConnection';
+  const connectionString = setting(settings, name);
+  if (connectionString === undefined) {
+    const { value, credential } = identitySetting(settings, name, 'accountEndpoint', 'Cosmos DB');
+    return { kind: 'identity', endpoint: value, credential };
+  }
+  const pairs = pairsOf(connectionString);
+  const endpoint = pairs.get('accountendpoint');
+  const key = pairs.get('accountkey');
   if (!endpoint || !key) {
     throw new SettingsError(
       'InvalidSetting',
@@ -122,23 +135,7 @@ function parseCosmosConnectionString(value: string, name: string): { endpoint: s
       `${name} must be a Cosmos DB connection string with AccountEndpoint and AccountKey.`,
     );
   }
-  return { endpoint, key };
-}
-
-/** `<name>` (a connection string, emulator only) wins over `<name>__accountEndpoint` (managed identity). */
-export function resolveCosmosConnection(settings: AppSettings, name = 'CosmosConnection'): CosmosConnectionChoice {
-  const connectionString = setting(settings, name);
-  if (connectionString !== undefined) return { kind: 'key', ...parseCosmosConnectionString(connectionString, name) };
-  const endpoint = setting(settings, `${name}__accountEndpoint`);
-  if (endpoint === undefined) {
-    throw new SettingsError(
-      'MissingSetting',
-      name,
-      `Cosmos DB is not configured: set ${name} (a connection string, emulator only) or ` +
-        `${name}__accountEndpoint (managed identity).`,
-    );
-  }
-  return { kind: 'identity', endpoint, credential: resolveCredential(settings, name) };
+  return { kind: 'key', endpoint, key };
 }
 
 /** Whether and how to export telemetry to Application Insights. */
@@ -154,18 +151,13 @@ export function resolveTelemetry(settings: AppSettings): TelemetryChoice | undef
   if (connectionString === undefined) return undefined;
   const authentication = setting(settings, 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING');
   if (authentication === undefined) return { connectionString, credential: undefined };
-  const parts = new Map(
-    authentication.split(';').map((pair) => {
-      const at = pair.indexOf('=');
-      return [pair.slice(0, Math.max(at, 0)).trim().toLowerCase(), pair.slice(at + 1).trim()] as const;
-    }),
-  );
-  if (parts.get('authorization')?.toUpperCase() !== 'AAD') {
+  const pairs = pairsOf(authentication);
+  if (pairs.get('authorization')?.toUpperCase() !== 'AAD') {
     throw new SettingsError(
       'InvalidSetting',
       'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
       'APPLICATIONINSIGHTS_AUTHENTICATION_STRING must read "Authorization=AAD" (optionally ";ClientId=<id>").',
     );
   }
-  return { connectionString, credential: { kind: 'managedIdentity', clientId: parts.get('clientid') || undefined } };
+  return { connectionString, credential: { kind: 'managedIdentity', clientId: pairs.get('clientid') || undefined } };
 }

@@ -1,12 +1,9 @@
 /**
- * Cosmos DB client settings for the order store, and the names of its resources (docs/architecture.md, "Names everyone shares").
+ * The names of the order store's Cosmos DB resources (docs/architecture.md, "Names everyone shares"); the client's
+ * settings are `createCosmosClient`'s.
  */
-import type { CosmosClient, CosmosClientOptions, Container } from '@azure/cosmos';
-import { SettingsError } from './azureSettings.js';
+import { SettingsError, setting } from './azureSettings.js';
 import type { AppSettings } from './azureSettings.js';
-
-/** True for an endpoint on this machine (the embedded or official emulator): see `loopback.ts`. */
-export { isLoopbackEndpoint } from './loopback.js';
 
 /** The app's database when the `COSMOS_DATABASE` app setting is unset. */
 export const COSMOS_DATABASE = 'convoy';
@@ -21,12 +18,6 @@ export interface CosmosResourceNames {
   readonly container: string;
 }
 
-/** `convoy` / `orders`, the names Bicep and the local host provision by default. */
-export const DEFAULT_COSMOS_RESOURCES: CosmosResourceNames = Object.freeze({
-  database: COSMOS_DATABASE,
-  container: ORDERS_CONTAINER,
-});
-
 // Cosmos DB resource ids: 1-255 characters, none of / \ ? #, not ending in a space.
 const RESOURCE_ID = /^[^/\\?#]{0,254}[^/\\?# ]$/;
 
@@ -37,16 +28,13 @@ const RESOURCE_ID = /^[^/\\?#]{0,254}[^/\\?# ]$/;
  */
 export function resolveCosmosResourceNames(settings: AppSettings): CosmosResourceNames {
   const read = (name: string, fallback: string): string => {
-    const value = settings[name]?.trim();
-    if (!value) return fallback;
-    if (!RESOURCE_ID.test(value)) {
-      throw new SettingsError(
-        'InvalidSetting',
-        name,
-        `${name} must be a Cosmos DB resource id: 1-255 characters, none of / \\ ? #, not ending in a space.`,
-      );
-    }
-    return value;
+    const value = setting(settings, name) ?? fallback;
+    if (RESOURCE_ID.test(value)) return value;
+    throw new SettingsError(
+      'InvalidSetting',
+      name,
+      `${name} must be a Cosmos DB resource id: 1-255 characters, none of / \\ ? #, not ending in a space.`,
+    );
   };
   return Object.freeze({
     database: read('COSMOS_DATABASE', COSMOS_DATABASE),
@@ -54,41 +42,5 @@ export function resolveCosmosResourceNames(settings: AppSettings): CosmosResourc
   });
 }
 
-/** Options of {@link orderStoreClientOptions}. */
-export interface OrderStoreClientOptions {
-  /** Time to wait for a reply before the SDK gives up on a request (then a write's outcome is unknown). @default 10000 */
-  requestTimeoutMs?: number;
-  /**
-   * Follow the account's regional endpoints. Off for the local emulators, whose account metadata names their
-   * default port rather than the one they were started on. @default true
-   */
-  endpointDiscovery?: boolean;
-}
-
-/**
- * Client options that let the core see every status it must decide on: the SDK's own throttling retries are off
- * (a 429 reaches the core, which waits it out as its retry-after says, rule 8), and requests time out well
- * inside the message lock.
- */
-export function orderStoreClientOptions(
-  options: OrderStoreClientOptions = {},
-): Omit<CosmosClientOptions, 'endpoint' | 'key' | 'aadCredentials'> {
-  return {
-    connectionPolicy: {
-      enableEndpointDiscovery: options.endpointDiscovery ?? true,
-      requestTimeout: options.requestTimeoutMs ?? 10_000,
-      retryOptions: { maxRetryAttemptCount: 0, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 0 },
-    },
-  };
-}
-
-/**
- * The orders container (named by {@link resolveCosmosResourceNames}); nothing is created here (Bicep provisions it
- * on Azure, the local host on the emulator).
- */
-export function ordersContainer(
-  client: CosmosClient,
-  names: CosmosResourceNames = DEFAULT_COSMOS_RESOURCES,
-): Container {
-  return client.database(names.database).container(names.container);
-}
+/** `convoy` / `orders`, the names Bicep and the local host provision by default: what no setting resolves to. */
+export const DEFAULT_COSMOS_RESOURCES = resolveCosmosResourceNames({});

@@ -4,13 +4,20 @@
  * becomes the domain's outcome or a `StoreError` (rule 8: 408 on a write is "outcome unknown"; 429, 449, 503 and
  * network failures are transient; anything else fails).
  */
-import type { Container, ItemDefinition, OperationInput, OperationResponse } from '@azure/cosmos';
+import type {
+  Container,
+  FeedOptions,
+  ItemDefinition,
+  OperationInput,
+  OperationResponse,
+  SqlQuerySpec,
+} from '@azure/cosmos';
 import { ORDER_DOCUMENT_ID, transactionDocumentId } from '../core/documents/documentIds.js';
 import type { EntryRecord, GapAlertMark, ParkedEntryRecord } from '../core/documents/entryRecord.js';
 import { checkedOrderDocument, type OrderDocument } from '../core/documents/orderDocument.js';
 import { withoutSystemProperties } from '../core/documents/systemProperties.js';
 import type { TransactionDocument } from '../core/documents/transactionDocument.js';
-import { CoreErrorCode, StoreError, errorCode, type StoreErrorCode } from '../core/errors.js';
+import { CoreErrorCode, StoreError, type StoreErrorCode } from '../core/errors.js';
 import type {
   CommitOutcome,
   GapStore,
@@ -36,7 +43,7 @@ type Step = {
 /**
  * {@link OrderStore} over a Cosmos DB container (`convoy`/`orders`, partition key `/orderId`). Every `commit` is one
  * `container.items.batch` call, so an applied entry costs one round trip; a write refused because the entry's key
- * exists costs one more read, of the record it met. Give it a client whose SDK retries are off (`cosmosClientOptions`):
+ * exists costs one more read, of the record it met. Give it a client whose SDK retries are off (`createCosmosClient`):
  * the core retries transient failures itself within its budget, and must see each 429 or timeout to decide.
  */
 export class CosmosOrderStore implements OrderStore, GapStore {
@@ -58,32 +65,18 @@ export class CosmosOrderStore implements OrderStore, GapStore {
   }
 
   async listTransactions(orderId: string): Promise<TransactionDocument[]> {
-    try {
-      const { resources } = await this.container.items
-        .query<TransactionDocument & ItemDefinition>(
-          {
-            query: "SELECT * FROM c WHERE c.orderId = @orderId AND c.docType = 'transaction' ORDER BY c.addedSequence",
-            parameters: [{ name: '@orderId', value: orderId }],
-          },
-          { partitionKey: orderId },
-        )
-        .fetchAll();
-      return resources.map((doc) => withoutSystemProperties<TransactionDocument>(doc));
-    } catch (error) {
-      throw toStoreError(error, 'read', `the transactions of order ${orderId}`);
-    }
+    const query = "SELECT * FROM c WHERE c.docType = 'transaction' ORDER BY c.addedSequence";
+    const what = `the transactions of order ${orderId}`;
+    const found = await queryAll<object>(this.container, query, what, { partitionKey: orderId });
+    return found.map((doc) => withoutSystemProperties<TransactionDocument>(doc));
   }
 
   async commit(orderId: string, write: OrderWrite): Promise<CommitOutcome> {
     const steps = batchOf(write);
     let results: OperationResponse[] | undefined;
     try {
-      results = (
-        await this.container.items.batch(
-          steps.map((s) => s.op),
-          orderId,
-        )
-      ).result;
+      const operations = steps.map((s) => s.op);
+      results = (await this.container.items.batch(operations, orderId)).result;
     } catch (error) {
       const failure = toStoreError(error, 'commit', `a batch of ${steps.length} operations in order ${orderId}`);
       if (failure.code === CoreErrorCode.StoreTransient)
@@ -96,26 +89,17 @@ export class CosmosOrderStore implements OrderStore, GapStore {
       if (failure.code === CoreErrorCode.StoreOutcomeUnknown) return { kind: 'unknown', reason: failure.message };
       throw failure;
     }
-    if (results === undefined || results.length !== steps.length) {
-      throw new StoreError(
-        CoreErrorCode.StoreFailed,
-        `Cosmos DB answered ${results?.length ?? 'no'} results for a batch of ${steps.length} in order ${orderId}`,
-      );
-    }
+    // Answers the batch API cannot give: the store cannot tell what was written.
+    const malformed = (what: string) =>
+      new StoreError(CoreErrorCode.StoreFailed, `Cosmos DB ${what} in order ${orderId}`);
+    if (results?.length !== steps.length)
+      throw malformed(`answered ${results?.length ?? 'no'} results for a batch of ${steps.length}`);
     // A failed batch (HTTP 207) applied nothing: the failing operation has its status, every other 424.
     const failedIndex = results.findIndex((r) => r.statusCode >= 400 && r.statusCode !== FAILED_DEPENDENCY);
     if (failedIndex === -1) {
-      if (results.some((r) => r.statusCode >= 400))
-        throw new StoreError(
-          CoreErrorCode.StoreFailed,
-          `Cosmos DB failed a batch in order ${orderId} without naming an operation`,
-        );
+      if (results.some((r) => r.statusCode >= 400)) throw malformed('failed a batch without naming an operation');
       const orderEtag = results[steps.findIndex((s) => s.role === 'order')]?.eTag;
-      if (orderEtag === undefined)
-        throw new StoreError(
-          CoreErrorCode.StoreFailed,
-          `Cosmos DB gave no ETag for the order document of order ${orderId}`,
-        );
+      if (orderEtag === undefined) throw malformed('gave no ETag for the order document');
       const transactionEtag = results[steps.findIndex((s) => s.role === 'transaction')]?.eTag;
       return { kind: 'committed', orderEtag, ...(transactionEtag !== undefined && { transactionEtag }) };
     }
@@ -136,43 +120,24 @@ export class CosmosOrderStore implements OrderStore, GapStore {
   }
 
   async ordersWaiting(): Promise<OrderDocument[]> {
-    try {
-      const { resources } = await this.container.items
-        .query<OrderDocument>({
-          query:
-            "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_CONTAINS(c.rejected, { alerted: false }, true))",
-        })
-        .fetchAll();
-      return resources.map((doc) => checkedOrderDocument(withoutSystemProperties<OrderDocument>(doc)));
-    } catch (error) {
-      if (errorCode(error) === CoreErrorCode.StoredFormatUnknown) throw error;
-      throw toStoreError(error, 'read', 'orders with parked entries');
-    }
+    const query =
+      "SELECT * FROM c WHERE c.docType = 'order' AND (ARRAY_LENGTH(c.parked) > 0 OR ARRAY_CONTAINS(c.rejected, { alerted: false }, true))";
+    const found = await queryAll<object>(this.container, query, 'orders with parked entries');
+    return found.map((doc) => checkedOrderDocument(withoutSystemProperties<OrderDocument>(doc)));
   }
 
   async markGapAlert(parked: Stored<ParkedEntryRecord>, mark: GapAlertMark): Promise<'marked' | 'changed'> {
     const { orderId, id } = parked.doc;
-    try {
-      await this.container
+    const written = await writeUnlessLost(`the gap alert mark of ${id} in order ${orderId}`, () =>
+      this.container
         .item(id, orderId)
-        .replace({ ...parked.doc, gapAlert: mark }, { accessCondition: { type: 'IfMatch', condition: parked.etag } });
-      return 'marked';
-    } catch (error) {
-      const { status } = describeCosmosFailure(error);
-      if (status === 404 || status === 412) return 'changed';
-      throw toStoreError(error, 'commit', `the gap alert mark of ${id} in order ${orderId}`);
-    }
+        .replace({ ...parked.doc, gapAlert: mark }, { accessCondition: { type: 'IfMatch', condition: parked.etag } }),
+    );
+    return written === 'lost' ? 'changed' : 'marked';
   }
 
-  private async read<T extends OrderContainerDocument>(orderId: string, id: string): Promise<Stored<T> | undefined> {
-    try {
-      // 404 resolves (statusCode 404, no resource) rather than throwing.
-      const { resource, etag } = await this.container.item(id, orderId).read<T & ItemDefinition>();
-      if (resource === undefined) return undefined;
-      return { doc: withoutSystemProperties(resource), etag: etag ?? resource._etag ?? '' };
-    } catch (error) {
-      throw toStoreError(error, 'read', `${id} in order ${orderId}`);
-    }
+  private read<T extends OrderContainerDocument>(orderId: string, id: string): Promise<Stored<T> | undefined> {
+    return readStored<T>(this.container, id, orderId, `${id} in order ${orderId}`);
   }
 }
 
@@ -199,18 +164,7 @@ function batchOf(write: OrderWrite): Step[] {
 }
 
 /** Which kind of call failed: only a write can have an unknown outcome. */
-export type CosmosCallKind = 'read' | 'commit';
-
-/** What could be learnt about a failed SDK call. */
-export interface CosmosFailure {
-  /** HTTP status, when the server answered. */
-  status: number | undefined;
-  substatus: number | undefined;
-  retryAfterMs: number | undefined;
-  /** Node's network error code (`ECONNRESET`, ...) or the SDK's error name, when there was no answer. */
-  networkCode: string | undefined;
-  message: string;
-}
+type CosmosCallKind = 'read' | 'commit';
 
 /** Network failures that mean the request never left: nothing can have been written. */
 const NOT_SENT = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
@@ -231,66 +185,89 @@ function lastGatewayStatus(error: object): { status?: number; substatus?: number
   return { status: numberOf(last.statusCode), substatus: numberOf(last.subStatusCode) };
 }
 
-/**
- * Reads status and network code from anything the SDK threw. Point operations throw an `ErrorResponse` whose `code`
- * is the HTTP status (or a Node error code such as `ECONNREFUSED`). `items.batch` rethrows every failure as a plain
- * `Error("Batch request error: …")` (`dist/esm/client/Item/Items.js`), keeping only the message and the diagnostics,
- * so the status is taken from the diagnostics' gateway statistics there.
- */
-export function describeCosmosFailure(error: unknown): CosmosFailure {
-  if (typeof error !== 'object' || error === null) {
-    return {
-      status: undefined,
-      substatus: undefined,
-      retryAfterMs: undefined,
-      networkCode: undefined,
-      message: String(error),
-    };
-  }
-  const e = error as {
-    code?: unknown;
-    statusCode?: unknown;
-    substatus?: unknown;
-    retryAfterInMs?: unknown;
-    message?: unknown;
-    name?: unknown;
-  };
-  const message = typeof e.message === 'string' ? e.message : String(error);
-  const fromDiagnostics = lastGatewayStatus(error);
-  const status = numberOf(e.code) ?? numberOf(e.statusCode) ?? fromDiagnostics.status;
-  const substatus = numberOf(e.substatus) ?? fromDiagnostics.substatus;
-  let networkCode: string | undefined;
-  if (typeof e.code === 'string') networkCode = e.code;
-  else if (status === undefined)
-    networkCode =
-      (NOT_SENT.exec(message) ?? NO_REPLY.exec(message))?.[0] ?? (typeof e.name === 'string' ? e.name : undefined);
-  return { status, substatus, retryAfterMs: numberOf(e.retryAfterInMs), networkCode, message };
-}
-
-/** The core code for a failure of a call of `kind`. */
-export function storeErrorCodeOf(failure: CosmosFailure, kind: CosmosCallKind): StoreErrorCode {
-  const { status, networkCode, message } = failure;
+/** The core code for a failure of a call of `kind`: by the status the server answered, else by the network error. */
+function storeErrorCodeOf(status: number | undefined, networkFailure: string, kind: CosmosCallKind): StoreErrorCode {
   if (status !== undefined) {
     // A server-side timeout of a write: Cosmos may still have committed it.
     if (status === 408 && kind === 'commit') return CoreErrorCode.StoreOutcomeUnknown;
     return TRANSIENT_STATUSES.has(status) ? CoreErrorCode.StoreTransient : CoreErrorCode.StoreFailed;
   }
-  const text = `${networkCode ?? ''} ${message}`;
-  if (NOT_SENT.test(text)) return CoreErrorCode.StoreTransient;
-  if (NO_REPLY.test(text)) return kind === 'commit' ? CoreErrorCode.StoreOutcomeUnknown : CoreErrorCode.StoreTransient;
+  if (NOT_SENT.test(networkFailure)) return CoreErrorCode.StoreTransient;
+  if (NO_REPLY.test(networkFailure))
+    return kind === 'commit' ? CoreErrorCode.StoreOutcomeUnknown : CoreErrorCode.StoreTransient;
   return CoreErrorCode.StoreFailed;
 }
 
-/** Translates an SDK failure of a `kind` call about `what` into a {@link StoreError}. */
+/**
+ * Translates anything the SDK threw on a `kind` call about `what` into a {@link StoreError}. Point operations throw
+ * an `ErrorResponse` whose `code` is the HTTP status (or a Node error code such as `ECONNREFUSED`). `items.batch`
+ * rethrows every failure as a plain `Error("Batch request error: …")` (`dist/esm/client/Item/Items.js`), keeping only
+ * the message and the diagnostics, so the status is taken from the diagnostics' gateway statistics there.
+ */
 export function toStoreError(error: unknown, kind: CosmosCallKind, what: string): StoreError {
-  const failure = describeCosmosFailure(error);
-  const code = storeErrorCodeOf(failure, kind);
-  const reason = failure.status !== undefined ? `status ${failure.status}` : (failure.networkCode ?? 'no status');
-  return new StoreError(code, `Cosmos DB ${kind} of ${what} failed (${reason}): ${failure.message}`, {
-    status: failure.status,
-    substatus: failure.substatus,
-    retryAfterMs: failure.retryAfterMs,
-    throttled: code === CoreErrorCode.StoreTransient && failure.status === THROTTLED,
+  const e = (typeof error === 'object' && error !== null ? error : {}) as Partial<
+    Record<'code' | 'statusCode' | 'substatus' | 'retryAfterInMs' | 'message' | 'name', unknown>
+  >;
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  const fromDiagnostics = lastGatewayStatus(e);
+  const status = numberOf(e.code) ?? numberOf(e.statusCode) ?? fromDiagnostics.status;
+  // Without an answer: Node's network error code (`ECONNRESET`, ...), as the code or in the message, or the error's name.
+  const networkCode =
+    typeof e.code === 'string'
+      ? e.code
+      : ((NOT_SENT.exec(message) ?? NO_REPLY.exec(message))?.[0] ?? (typeof e.name === 'string' ? e.name : undefined));
+  const code = storeErrorCodeOf(status, `${networkCode ?? ''} ${message}`, kind);
+  const reason = status !== undefined ? `status ${status}` : (networkCode ?? 'no status');
+  return new StoreError(code, `Cosmos DB ${kind} of ${what} failed (${reason}): ${message}`, {
+    status,
+    substatus: numberOf(e.substatus) ?? fromDiagnostics.substatus,
+    retryAfterMs: numberOf(e.retryAfterInMs),
+    throttled: code === CoreErrorCode.StoreTransient && status === THROTTLED,
     cause: error,
   });
+}
+
+/** One document by a point read, without system properties; `undefined` when there is none. */
+export async function readStored<T extends object>(
+  container: Container,
+  id: string,
+  partitionKey: string,
+  what: string,
+): Promise<Stored<T> | undefined> {
+  try {
+    // 404 resolves (statusCode 404, no resource) rather than throwing.
+    const { resource, etag } = await container.item(id, partitionKey).read<T & ItemDefinition>();
+    if (resource === undefined) return undefined;
+    return { doc: withoutSystemProperties(resource), etag: etag ?? resource._etag ?? '' };
+  } catch (error) {
+    throw toStoreError(error, 'read', what);
+  }
+}
+
+/** Every result of a query, across partitions unless `options` name one. */
+export async function queryAll<T>(
+  container: Container,
+  query: SqlQuerySpec | string,
+  what: string,
+  options?: FeedOptions,
+): Promise<T[]> {
+  try {
+    return (await container.items.query<T>(query, options).fetchAll()).resources;
+  } catch (error) {
+    throw toStoreError(error, 'read', what);
+  }
+}
+
+/**
+ * Runs a conditional write of `what`: `lost` when its condition failed (the document to create exists, 409, or the
+ * one named changed, 412, or is gone, 404); any other failure throws a {@link StoreError}.
+ */
+export async function writeUnlessLost<T>(what: string, write: () => Promise<T>): Promise<T | 'lost'> {
+  try {
+    return await write();
+  } catch (error) {
+    const failure = toStoreError(error, 'commit', what);
+    if (failure.status === 404 || failure.status === 409 || failure.status === 412) return 'lost';
+    throw failure;
+  }
 }

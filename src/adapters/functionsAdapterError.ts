@@ -9,8 +9,6 @@ export type FunctionsAdapterErrorCode =
   | 'MessageAlreadySettled'
   /** The host rejected or failed a settlement call; `cause` holds the gRPC error. */
   | 'SettlementFailed'
-  /** The host answered a session-lock renewal without a usable `lockedUntil`. */
-  | 'InvalidSessionLockResponse'
   /** The extension's message factory is not registered where `@azure/functions` looks it up. */
   | 'ExtensionNotRegistered';
 

@@ -2,7 +2,7 @@
  * The one place that loads `@azure/functions-extensions-servicebus`. Loading it registers the factory that turns
  * the host's `AzureServiceBusReceivedMessage` model-binding data into `{ messages, actions }` for triggers declared
  * with `sdkBinding: true`. Only the Functions host needs it, and the entry module loads it there
- * (`ensureServiceBusSdkBinding`, through `functionsSettlement.ts`); the in-process host hands handlers that shape
+ * (`ensureServiceBusSdkBinding`); the in-process host hands handlers that shape
  * itself, so it never pays for the extension's gRPC client (a fifth of `npm start`'s main-thread time).
  */
 import { createRequire } from 'node:module';

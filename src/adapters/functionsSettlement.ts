@@ -9,8 +9,6 @@ import type { DeadLetterReason } from '../core/deadLetterReasons.js';
 import type { MessageSettlement } from '../core/ports/messageSettlement.js';
 import { FunctionsAdapterError } from './functionsAdapterError.js';
 
-export { ensureServiceBusSdkBinding } from './functionsServiceBusExtension.js';
-
 /** A protobuf `google.protobuf.StringValue`, as the host's gRPC Settlement service expects it. */
 interface StringValue {
   value: string;
@@ -97,6 +95,15 @@ function describe(message: ServiceBusReceivedMessage): string {
   return `message ${String(message.messageId)} (session ${String(message.sessionId)})`;
 }
 
+/** Runs a call to the host: its failure is `SettlementFailed`, naming what failed, with the host's error as `cause`. */
+async function hostCall(what: string, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    throw new FunctionsAdapterError('SettlementFailed', `The host failed to ${what}.`, { cause: error });
+  }
+}
+
 /**
  * The {@link MessageSettlement} port for one message of one invocation.
  *
@@ -123,17 +130,14 @@ export function settlementFor(
     }
     inFlight = outcome;
     try {
-      await call();
+      await hostCall(`${outcome} ${describe(message)}`, call);
       settledAs = outcome;
-    } catch (error) {
-      throw new FunctionsAdapterError('SettlementFailed', `The host failed to ${outcome} ${describe(message)}.`, {
-        cause: error,
-      });
     } finally {
       inFlight = undefined;
     }
   }
 
+  const { sessionId } = message;
   return {
     complete: () => settleOnce('complete', () => actions.complete(message)),
     abandon: () => settleOnce('abandon', () => actions.abandon(message)),
@@ -142,21 +146,10 @@ export function settlementFor(
       // forwards them unwrapped, so plain strings fail serialisation ("object expected").
       settleOnce('deadLetter', () => actions.deadletter(message, undefined, { value: reason }, { value: description })),
     // A session's messages are locked by the session (the host refuses a message lock renewal for them).
-    renewLock: async () => {
-      const { sessionId } = message;
-      try {
-        if (sessionId === undefined) await actions.renewMessageLock(message);
-        else await actions.renewSessionLock(sessionId);
-      } catch (error) {
-        throw new FunctionsAdapterError(
-          'SettlementFailed',
-          `The host failed to renew the lock of ${describe(message)}.`,
-          {
-            cause: error,
-          },
-        );
-      }
-    },
+    renewLock: () =>
+      hostCall(`renew the lock of ${describe(message)}`, () =>
+        sessionId === undefined ? actions.renewMessageLock(message) : actions.renewSessionLock(sessionId),
+      ),
   };
 }
 
@@ -164,12 +157,6 @@ export function settlementFor(
  * Asks the host to close the session once this invocation returns (no further receive on it), so the slot accepts
  * the next session at once instead of idling `sessionIdleTimeout`. A failure is `SettlementFailed`.
  */
-export async function releaseSession(actions: FunctionsSettlementActions, sessionId: string): Promise<void> {
-  try {
-    await actions.releaseSession(sessionId);
-  } catch (error) {
-    throw new FunctionsAdapterError('SettlementFailed', `The host failed to release session ${sessionId}.`, {
-      cause: error,
-    });
-  }
+export function releaseSession(actions: FunctionsSettlementActions, sessionId: string): Promise<void> {
+  return hostCall(`release session ${sessionId}`, () => actions.releaseSession(sessionId));
 }

@@ -4,8 +4,7 @@
  * duration, outbox delivery counts and gauges, and the gap gauges. Everything goes through `@opentelemetry/api`,
  * a no-op until an SDK is registered (Application Insights, or a test's `MeterProvider`).
  */
-import { metrics } from '@opentelemetry/api';
-import type { Counter, Histogram, Meter, MeterProvider, ObservableCallback, ObservableGauge } from '@opentelemetry/api';
+import type { BatchObservableCallback, Meter } from '@opentelemetry/api';
 import {
   ATTR_MESSAGING_DESTINATION_NAME,
   ATTR_MESSAGING_OPERATION_NAME,
@@ -18,7 +17,7 @@ import { DeadLetterReason } from '../core/deadLetterReasons.js';
 import type { OutboxObserver } from '../core/outbox/outboxPorts.js';
 import type { GapGauges } from '../core/order/gapMonitor.js';
 import type { ProcessResult } from '../core/processor/processResult.js';
-import { TELEMETRY_SCOPE } from './telemetry.js';
+import { onCurrentMeter } from './telemetry.js';
 
 /** Names of the instruments defined here. @internal */
 export const MetricName = {
@@ -48,39 +47,23 @@ export interface RelaySnapshot {
   lagSeconds: number;
 }
 
-/** Options of {@link ConvoyMetrics}. */
-export interface ConvoyMetricsOptions {
-  /** @default the global meter provider, looked up at each use (it may be registered after startup) */
-  meterProvider?: MeterProvider;
-}
-
 const CONFLICTS: ReadonlySet<string> = new Set([
   DeadLetterReason.IdempotencyKeyConflict,
   DeadLetterReason.SequenceConflict,
 ]);
-
-interface Instruments {
-  conflicts: Counter;
-  duration: Histogram;
-  processDuration: Histogram;
-  delivered: Counter;
-  attemptsFailed: Counter;
-  /** The gauges with the callback each reports through, so {@link ConvoyMetrics.close} can take them off. */
-  gauges: { gauge: ObservableGauge; callback: ObservableCallback }[];
-}
 
 /**
  * The instruments, and the last values of the gauges (the outbox holds and lag from the relay's timer, the gap figures
  * from the gap monitor), which the gauges report at each collection. Implements the outbox relay's observer.
  */
 export class ConvoyMetrics implements OutboxObserver {
-  private provider: MeterProvider | undefined;
-  private instruments: Instruments | undefined;
+  /** On the global meter provider, looked up at each use (it may be registered after startup). */
+  private readonly instruments = onCurrentMeter((meter) => this.create(meter));
+  /** Takes the latest gauges' callback off their meter. */
+  private unobserve: (() => void) | undefined;
   private relay: RelaySnapshot | undefined;
   private gap: GapGauges | undefined;
   private closed = false;
-
-  constructor(private readonly options: ConvoyMetricsOptions = {}) {}
 
   /** Records one processed `orders` message: its duration, and a conflict when it was dead-lettered for one. */
   processed(result: Pick<ProcessResult, 'outcome' | 'reason' | 'durationMs' | 'errorCode'>): void {
@@ -123,45 +106,37 @@ export class ConvoyMetrics implements OutboxObserver {
   }
 
   /**
-   * Takes the gauges' callbacks off the meter: an app context built after this one (a restarted in-process host)
+   * Takes the gauges' callback off the meter: an app context built after this one (a restarted in-process host)
    * registers its own, and this one's last figures must not be reported beside them.
    */
   close(): void {
     this.closed = true;
-    this.forget();
+    this.unobserve?.();
   }
 
-  /**
-   * The instruments of the current meter provider, created on first use and again when the provider changes; none
-   * once closed (a late invocation of a closed context records nothing, and registers no gauge again).
-   */
-  private current(): Instruments | undefined {
-    if (this.closed) return undefined;
-    const provider = this.options.meterProvider ?? metrics.getMeterProvider();
-    if (this.instruments === undefined || provider !== this.provider) {
-      this.forget();
-      this.provider = provider;
-      this.instruments = this.create(provider.getMeter(TELEMETRY_SCOPE));
-    }
-    return this.instruments;
+  /** The instruments of the current meter provider; none once closed (a late invocation records nothing). */
+  private current() {
+    return this.closed ? undefined : this.instruments();
   }
 
-  private forget(): void {
-    for (const { gauge, callback } of this.instruments?.gauges ?? []) gauge.removeCallback(callback);
-    this.instruments = undefined;
-  }
-
-  private create(meter: Meter): Instruments {
-    const gauge = (name: MetricName, description: string, unit: string, read: () => number | undefined) => {
-      const g = meter.createObservableGauge(name, { description, unit });
-      const callback: ObservableCallback = (result) => {
-        const value = read();
-        // Nothing observed yet (no sweep or scan has run in this process): report nothing rather than a false 0.
-        if (value !== undefined) result.observe(value);
-      };
-      g.addCallback(callback);
-      return { gauge: g, callback };
+  private create(meter: Meter) {
+    const gauge = (name: MetricName, description: string, unit: string) =>
+      meter.createObservableGauge(name, { description, unit });
+    const gauges = [
+      gauge(MetricName.OutboxHolds, 'Orders whose outbox records are on hold', '{order}'),
+      gauge(MetricName.OutboxLag, 'Age of the oldest outbox record the relay has not passed', 's'),
+      gauge(MetricName.ParkedEntries, 'Entries parked behind a gap', '{entry}'),
+      gauge(MetricName.OldestGapAge, 'Age of the oldest parked entry', 's'),
+    ];
+    const observe: BatchObservableCallback = (result) => {
+      const { relay, gap } = this;
+      const values = [relay?.holds, relay?.lagSeconds, gap?.parkedEntries, gap && gap.oldestGapAgeMs / 1000];
+      // Nothing observed yet (no sweep or scan has run in this process): report nothing rather than a false 0.
+      values.forEach((value, i) => value !== undefined && result.observe(gauges[i]!, value));
     };
+    this.unobserve?.();
+    meter.addBatchObservableCallback(observe, gauges);
+    this.unobserve = () => meter.removeBatchObservableCallback(observe, gauges);
     return {
       conflicts: meter.createCounter(MetricName.EntriesConflicts, {
         description: 'Entries dead-lettered for an idempotency-key or sequence conflict',
@@ -180,22 +155,6 @@ export class ConvoyMetrics implements OutboxObserver {
       attemptsFailed: meter.createCounter(MetricName.OutboxAttemptsFailed, {
         description: 'Failed outbox delivery attempts',
       }),
-      gauges: [
-        gauge(MetricName.OutboxHolds, 'Orders whose outbox records are on hold', '{order}', () => this.relay?.holds),
-        gauge(
-          MetricName.OutboxLag,
-          'Age of the oldest outbox record the relay has not passed',
-          's',
-          () => this.relay?.lagSeconds,
-        ),
-        gauge(MetricName.ParkedEntries, 'Entries parked behind a gap', '{entry}', () => this.gap?.parkedEntries),
-        gauge(
-          MetricName.OldestGapAge,
-          'Age of the oldest parked entry',
-          's',
-          () => this.gap && this.gap.oldestGapAgeMs / 1000,
-        ),
-      ],
     };
   }
 }

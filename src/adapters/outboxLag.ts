@@ -4,7 +4,7 @@
  * continuation. A page holding no stored event but other changes counts from its oldest change (`_ts`), so a lease
  * stuck behind other documents still shows.
  */
-import { ChangeFeedStartFrom, StatusCodes, type Container, type FeedRange } from '@azure/cosmos';
+import { ChangeFeedStartFrom, StatusCodes, type Container } from '@azure/cosmos';
 import { readLeases, sdkContinuation, type ChangeFeedLease } from './changeFeedLease.js';
 
 /** One lease's figure. */
@@ -34,39 +34,32 @@ export async function relayLag(
   const marker = `_${database._rid}_${container._rid}..`;
   const own = (await readLeases(leases, leaseContainerPrefix)).filter((l) => l.id.includes(marker));
   const ranges = own.some((l) => !l.ContinuationToken) ? await monitored.getFeedRanges() : [];
+  const lagMs = async (lease: ChangeFeedLease): Promise<number> => {
+    const continuation = sdkContinuation(lease, container._rid!);
+    const { min, max } = lease.FeedRange.Range;
+    const range = ranges.find((r) => r.minInclusive === min && r.maxExclusive === max);
+    if (continuation === undefined && range === undefined) return 0; // a range that split or merged: its new leases count
+    const start =
+      continuation !== undefined
+        ? ChangeFeedStartFrom.Continuation(continuation)
+        : ChangeFeedStartFrom.Beginning(range!);
+    const page = await monitored.items
+      .getChangeFeedIterator<{ docType?: string; status?: string; committedAt?: string; _ts?: number }>({
+        changeFeedStartFrom: start,
+        maxItemCount: PAGE,
+      })
+      .readNext();
+    if (page.statusCode === StatusCodes.NotModified || page.result.length === 0) return 0;
+    const committed = page.result
+      .filter((d) => d.docType === 'entry' && d.status === 'applied' && typeof d.committedAt === 'string')
+      .map((d) => Date.parse(d.committedAt!));
+    const oldest =
+      committed.length > 0
+        ? Math.min(...committed)
+        : Math.min(...page.result.map((d) => (d._ts ?? nowMs / 1000) * 1000));
+    return Math.max(0, nowMs - oldest);
+  };
   return Promise.all(
-    own.map(async (lease) => ({
-      leaseToken: lease.LeaseToken,
-      owner: lease.Owner,
-      lagMs: await leaseLagMs(monitored, lease, container._rid!, ranges, nowMs),
-    })),
+    own.map(async (lease) => ({ leaseToken: lease.LeaseToken, owner: lease.Owner, lagMs: await lagMs(lease) })),
   );
-}
-
-async function leaseLagMs(
-  monitored: Container,
-  lease: ChangeFeedLease,
-  containerRid: string,
-  ranges: readonly FeedRange[],
-  nowMs: number,
-): Promise<number> {
-  const continuation = sdkContinuation(lease, containerRid);
-  const { min, max } = lease.FeedRange.Range;
-  const range = ranges.find((r) => r.minInclusive === min && r.maxExclusive === max);
-  if (continuation === undefined && range === undefined) return 0; // a range that split or merged: its new leases count
-  const start =
-    continuation !== undefined ? ChangeFeedStartFrom.Continuation(continuation) : ChangeFeedStartFrom.Beginning(range!);
-  const page = await monitored.items
-    .getChangeFeedIterator<{ docType?: string; status?: string; committedAt?: string; _ts?: number }>({
-      changeFeedStartFrom: start,
-      maxItemCount: PAGE,
-    })
-    .readNext();
-  if (page.statusCode === StatusCodes.NotModified || page.result.length === 0) return 0;
-  const committed = page.result
-    .filter((d) => d.docType === 'entry' && d.status === 'applied' && typeof d.committedAt === 'string')
-    .map((d) => Date.parse(d.committedAt!));
-  const oldest =
-    committed.length > 0 ? Math.min(...committed) : Math.min(...page.result.map((d) => (d._ts ?? nowMs / 1000) * 1000));
-  return Math.max(0, nowMs - oldest);
 }

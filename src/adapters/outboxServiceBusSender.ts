@@ -5,72 +5,36 @@
  * as the `Diagnostic-Id` / `traceparent` application properties. One order's events go in as few batch sends as
  * they fit in (256 KB each on the Standard tier), in sequence order.
  */
-import {
-  isServiceBusError,
-  type ServiceBusMessage,
-  type ServiceBusMessageBatch,
-  type ServiceBusSender,
-} from '@azure/service-bus';
+import { isServiceBusError, type ServiceBusSender } from '@azure/service-bus';
 import {
   ORDER_EVENTS_TOPIC,
   OutboxDeliveryError,
   OutboxErrorCode,
+  errorMessage,
   type OrderEventSender,
   type OutboundOrderEvent,
 } from '../core/index.js';
-import { inSendSpan, traceProperties } from './telemetryTraceContext.js';
-import { errorMessage } from '../core/index.js';
-
-/** The Service Bus message of an order event. @internal */
-export function toOrderEventServiceBusMessage(
-  event: OutboundOrderEvent,
-  traceparent: string | undefined,
-): ServiceBusMessage {
-  return {
-    messageId: event.messageId,
-    sessionId: event.sessionId,
-    subject: event.subject,
-    ...(event.correlationId !== undefined && { correlationId: event.correlationId }),
-    contentType: event.contentType,
-    applicationProperties: {
-      ...(traceparent === undefined ? {} : traceProperties(traceparent)),
-      ...event.applicationProperties,
-    },
-    body: event.body,
-  };
-}
+import { MessageTooLargeError, sendInBatches, serviceBusMessageOf } from './serviceBusBatchSender.js';
+import { inSendSpan } from './telemetryTraceContext.js';
 
 /** {@link OrderEventSender} on a sender for `order-events`. */
 export class ServiceBusOrderEventSender implements OrderEventSender {
   constructor(private readonly sender: ServiceBusSender) {}
 
   async send(events: readonly OutboundOrderEvent[], signal: AbortSignal): Promise<void> {
-    try {
-      let batch: ServiceBusMessageBatch | undefined;
-      for (const event of events) {
-        // Each message gets its own producer span, child of its entry's trace.
-        const message = await inSendSpan(
-          'order-events',
+    // Each message gets its own producer span, child of its entry's trace.
+    const messages = await Promise.all(
+      events.map((event) =>
+        inSendSpan(
+          ORDER_EVENTS_TOPIC,
           { messageId: event.messageId, sessionId: event.sessionId },
           event.traceparent,
-          async (tp) => toOrderEventServiceBusMessage(event, tp),
-        );
-        batch ??= await this.sender.createMessageBatch({ abortSignal: signal });
-        if (batch.tryAddMessage(message)) continue;
-        if (batch.count === 0)
-          throw new OutboxDeliveryError(
-            OutboxErrorCode.TargetRejected,
-            `order event ${event.messageId} is larger than a Service Bus batch`,
-          );
-        await this.sender.sendMessages(batch, { abortSignal: signal });
-        batch = await this.sender.createMessageBatch({ abortSignal: signal });
-        if (!batch.tryAddMessage(message))
-          throw new OutboxDeliveryError(
-            OutboxErrorCode.TargetRejected,
-            `order event ${event.messageId} is larger than a Service Bus batch`,
-          );
-      }
-      if (batch !== undefined && batch.count > 0) await this.sender.sendMessages(batch, { abortSignal: signal });
+          async (tp) => serviceBusMessageOf(event, tp),
+        ),
+      ),
+    );
+    try {
+      await sendInBatches(this.sender, messages, { abortSignal: signal });
     } catch (error) {
       throw toDeliveryError(error);
     }
@@ -82,15 +46,9 @@ export class ServiceBusOrderEventSender implements OrderEventSender {
  * unauthorised, the queue missing, a timeout) is the relay's own infrastructure, and fails the whole batch.
  */
 function toDeliveryError(error: unknown): OutboxDeliveryError {
-  if (
-    error instanceof Error &&
-    'code' in error &&
-    (error.code === OutboxErrorCode.TargetRejected || error.code === OutboxErrorCode.TransportFailed)
-  ) {
-    return error as OutboxDeliveryError;
-  }
   const message = errorMessage(error);
-  if (isServiceBusError(error) && error.code === 'MessageSizeExceeded') {
+  // Too large for a batch, as the SDK measures it before sending or as the broker answers.
+  if (error instanceof MessageTooLargeError || (isServiceBusError(error) && error.code === 'MessageSizeExceeded')) {
     return new OutboxDeliveryError(OutboxErrorCode.TargetRejected, `order-events refused the batch: ${message}`, {
       cause: error,
     });

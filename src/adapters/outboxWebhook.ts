@@ -8,55 +8,40 @@ import { Webhook } from 'standardwebhooks';
 import {
   OutboxDeliveryError,
   OutboxErrorCode,
-  WEBHOOK_TIMEOUT_DEFAULT_MS,
   type OrderEventWebhook,
   type OutboundOrderEvent,
   type OutboxConfig,
 } from '../core/index.js';
 import { inHttpClientSpan } from './telemetryTraceContext.js';
 
-/** Options of {@link WebhookOrderEventPoster}. */
-export interface WebhookPosterOptions {
-  url: string;
-  /** The Standard Webhooks signing secret (`whsec_` + base64, `OUTBOX_WEBHOOK_SECRET`); unsigned without. @default none */
-  secret?: string;
-  /** Longest time one POST may take. @default 10000 */
-  timeoutMs?: number;
-  /** @default globalThis.fetch */
-  fetch?: typeof fetch;
-  /** The signature's time. @default the system clock */
-  now?: () => Date;
+/** The webhook's settings: `OUTBOX_WEBHOOK_URL`, `OUTBOX_WEBHOOK_TIMEOUT` and `OUTBOX_WEBHOOK_SECRET`. */
+type WebhookConfig = Pick<OutboxConfig, 'webhookUrl' | 'webhookTimeoutMs' | 'webhookSecret'>;
+
+/**
+ * The webhook `config` names, or none without a URL.
+ * @throws Error when the secret is not a Standard Webhooks secret (base64, optionally `whsec_`-prefixed).
+ */
+export function webhookOf(config: WebhookConfig): WebhookOrderEventPoster | undefined {
+  return config.webhookUrl === undefined ? undefined : new WebhookOrderEventPoster(config.webhookUrl, config);
 }
 
-/** The webhook `config` names (`OUTBOX_WEBHOOK_URL`, its timeout and secret), or none without a URL. */
-export function webhookOf(
-  config: Pick<OutboxConfig, 'webhookUrl' | 'webhookTimeoutMs' | 'webhookSecret'>,
-): WebhookOrderEventPoster | undefined {
-  if (config.webhookUrl === undefined) return undefined;
-  return new WebhookOrderEventPoster({
-    url: config.webhookUrl,
-    timeoutMs: config.webhookTimeoutMs,
-    ...(config.webhookSecret !== undefined && { secret: config.webhookSecret }),
-  });
-}
-
-/** {@link OrderEventWebhook} over `fetch`. */
+/** {@link OrderEventWebhook} over `fetch`; signed with the Standard Webhooks secret when there is one. */
 export class WebhookOrderEventPoster implements OrderEventWebhook {
-  private readonly fetch: typeof fetch;
   private readonly signer: Webhook | undefined;
 
-  /** @throws Error when `secret` is not a Standard Webhooks secret (base64, optionally `whsec_`-prefixed). */
-  constructor(private readonly options: WebhookPosterOptions) {
-    this.fetch = options.fetch ?? globalThis.fetch;
-    this.signer = options.secret === undefined ? undefined : new Webhook(options.secret);
+  constructor(
+    private readonly url: string,
+    private readonly config: Omit<WebhookConfig, 'webhookUrl'>,
+  ) {
+    this.signer = config.webhookSecret === undefined ? undefined : new Webhook(config.webhookSecret);
   }
 
   async post(event: OutboundOrderEvent, signal: AbortSignal): Promise<void> {
     let status: number;
     try {
-      status = await inHttpClientSpan(this.options.url, event.traceparent, async (traceparent) => {
+      status = await inHttpClientSpan(this.url, event.traceparent, async (traceparent) => {
         const body = JSON.stringify(event.body);
-        const response = await this.fetch(this.options.url, {
+        const response = await fetch(this.url, {
           method: 'POST',
           headers: {
             'content-type': event.contentType,
@@ -65,7 +50,7 @@ export class WebhookOrderEventPoster implements OrderEventWebhook {
             ...this.signature(event.messageId, body),
           },
           body,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? WEBHOOK_TIMEOUT_DEFAULT_MS)]),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(this.config.webhookTimeoutMs)]),
         });
         // Drain the body so the connection can be reused.
         await response.arrayBuffer().catch(() => undefined);
@@ -86,7 +71,7 @@ export class WebhookOrderEventPoster implements OrderEventWebhook {
   /** The Standard Webhooks headers of one delivery, signed over exactly the bytes sent; none without a secret. */
   private signature(id: string, body: string): Record<string, string> {
     if (this.signer === undefined) return {};
-    const at = this.options.now?.() ?? new Date();
+    const at = new Date();
     return {
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),

@@ -3,7 +3,9 @@
  * only once every batch has been built: a message that can never be sent is found before anything goes out.
  */
 import type { ServiceBusMessage, ServiceBusMessageBatch, ServiceBusSender } from '@azure/service-bus';
+import type { OutboundOrderEvent } from '../core/outbox/outboxPorts.js';
 import type { PlannedEntryMessage } from '../core/splitter/planLedger.js';
+import { traceProperties } from './telemetryTraceContext.js';
 
 /** Options of {@link sendInBatches}. */
 export interface SendInBatchesOptions {
@@ -11,6 +13,8 @@ export interface SendInBatchesOptions {
   beforeSend?: (batchIndex: number) => Promise<void>;
   /** Cap of a batch below the link's maximum message size. @default the link's maximum */
   maxSizeInBytes?: number;
+  /** Cancels building and sending the batches. @default none */
+  abortSignal?: AbortSignal;
 }
 
 /** What {@link sendInBatches} did. */
@@ -49,26 +53,9 @@ export class MessageTooLargeError extends Error {
 export async function sendInBatches(
   sender: ServiceBusSender,
   messages: readonly ServiceBusMessage[],
-  options: SendInBatchesOptions = {},
+  { beforeSend, maxSizeInBytes, abortSignal }: SendInBatchesOptions = {},
 ): Promise<SendInBatchesResult> {
-  const batches = await packBatches(sender, messages, options.maxSizeInBytes);
-  for (const [index, batch] of batches.entries()) {
-    await options.beforeSend?.(index);
-    await sender.sendMessages(batch);
-  }
-  return { messages: messages.length, batches: batches.length };
-}
-
-/**
- * The batches {@link sendInBatches} sends, in order; none is empty.
- * @throws MessageTooLargeError for the first message that does not fit an empty batch.
- */
-async function packBatches(
-  sender: ServiceBusSender,
-  messages: readonly ServiceBusMessage[],
-  maxSizeInBytes?: number,
-): Promise<ServiceBusMessageBatch[]> {
-  const newBatch = () => sender.createMessageBatch(maxSizeInBytes === undefined ? undefined : { maxSizeInBytes });
+  const newBatch = () => sender.createMessageBatch({ maxSizeInBytes, abortSignal });
   const batches: ServiceBusMessageBatch[] = [];
   let batch = await newBatch();
   for (const [index, message] of messages.entries()) {
@@ -78,30 +65,34 @@ async function packBatches(
       batch = await newBatch();
       if (batch.tryAddMessage(message)) continue;
     }
-    throw new MessageTooLargeError(messageIdOf(message), batch.maxSizeInBytes, index);
+    throw new MessageTooLargeError(message.messageId?.toString(), batch.maxSizeInBytes, index);
   }
   if (batch.count > 0) batches.push(batch);
-  return batches;
-}
-
-function messageIdOf(message: ServiceBusMessage): string | undefined {
-  return message.messageId === undefined ? undefined : String(message.messageId);
+  for (const [index, ready] of batches.entries()) {
+    await beforeSend?.(index);
+    await sender.sendMessages(ready, { abortSignal });
+  }
+  return { messages: messages.length, batches: batches.length };
 }
 
 /**
- * The `orders` message of one planned entry (docs/contracts.md), with the ledger's trace context
- * (`Diagnostic-Id` / `traceparent`) added to its application properties.
+ * The Service Bus message of a planned `orders` entry or an `order-events` event (docs/contracts.md), with the W3C
+ * trace context `traceparent` (when known) as the `Diagnostic-Id` / `traceparent` application properties.
  */
-export function toOrderEntryMessage(
-  planned: PlannedEntryMessage,
-  traceProperties: Readonly<Record<string, string>> = {},
+export function serviceBusMessageOf(
+  message: PlannedEntryMessage | OutboundOrderEvent,
+  traceparent: string | undefined,
 ): ServiceBusMessage {
   return {
-    messageId: planned.messageId,
-    sessionId: planned.sessionId,
-    correlationId: planned.correlationId,
-    contentType: planned.contentType,
-    applicationProperties: { ...traceProperties, ...planned.applicationProperties },
-    body: planned.body,
+    messageId: message.messageId,
+    sessionId: message.sessionId,
+    ...('subject' in message && { subject: message.subject }),
+    correlationId: message.correlationId,
+    contentType: message.contentType,
+    applicationProperties: {
+      ...(traceparent !== undefined && traceProperties(traceparent)),
+      ...message.applicationProperties,
+    },
+    body: message.body,
   };
 }

@@ -4,9 +4,9 @@
  * so this costs nothing offline and in tests.
  */
 import { metrics, trace } from '@opentelemetry/api';
-import type { Attributes, Counter, Meter, MeterProvider, Tracer } from '@opentelemetry/api';
+import type { Attributes, Counter, Meter, MeterProvider } from '@opentelemetry/api';
 import { pino } from 'pino';
-import type { DestinationStream, Logger } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { AlertFields, AlertName, CounterName, LogLevel, Telemetry } from '../core/ports/telemetry.js';
 
 /** Instrumentation scope name of the app's meters and tracers. */
@@ -14,19 +14,13 @@ export const TELEMETRY_SCOPE = 'ledger-convoy';
 
 /** Options of {@link createTelemetry}. */
 export interface CreateTelemetryOptions {
-  /** Where log lines go. @default pino at `level`, JSON lines to `destination` */
-  logger?: Logger;
-  /** Level of the default logger (env `LOG_LEVEL`). @default 'info' */
+  /** Level of the log lines written (env `LOG_LEVEL`). @default 'info' */
   level?: string;
   /**
-   * Where the default logger writes: a host that runs the app in its own process hands it its log stream (the local
-   * host: one stream, one format, held until its banner). @default stdout
+   * Where pino writes its JSON lines: a host that runs the app in its own process hands it its log stream (the local
+   * host: one stream, one format, held until its banner), the CLI stderr. @default stdout
    */
   destination?: DestinationStream;
-  /** Meter provider for counters. @default the global one, looked up at each use (it may be registered later) */
-  meterProvider?: MeterProvider;
-  /** Tracer for alert events when no span is active. @default `trace.getTracer('ledger-convoy')` (a proxy) */
-  tracer?: Tracer;
 }
 
 /** Log fields every line may carry, kept first so they are easy to query. */
@@ -41,9 +35,12 @@ const KEY_FIELDS = ['entryId', 'orderId', 'sequence', 'ledgerId', 'outcome'] as 
  */
 export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry {
   const config = { level: options.level ?? 'info', base: { service: TELEMETRY_SCOPE } };
-  const logger = options.logger ?? (options.destination ? pino(config, options.destination) : pino(config));
-  const tracer = options.tracer ?? trace.getTracer(TELEMETRY_SCOPE);
-  const counters = counterCache(options.meterProvider);
+  const logger = options.destination ? pino(config, options.destination) : pino(config);
+  // Counters by name on the current meter.
+  const counters = onCurrentMeter((meter) => {
+    const byName = new Map<string, Counter>();
+    return (name: string) => byName.get(name) ?? byName.set(name, meter.createCounter(name)).get(name)!;
+  });
 
   return {
     log(level: LogLevel, message: string, fields: Readonly<Record<string, unknown>>): void {
@@ -53,42 +50,29 @@ export function createTelemetry(options: CreateTelemetryOptions = {}): Telemetry
       logger.warn({ alert: name, ...orderedFields(fields) }, `alert ${name}`);
       const attributes = toAttributes(fields);
       const active = trace.getActiveSpan();
-      if (active) {
-        active.addEvent(name, attributes);
-      } else {
-        const span = tracer.startSpan(`alert ${name}`, { attributes });
-        span.addEvent(name, attributes);
-        span.end();
-      }
+      // The tracer is a proxy: it starts real spans once an SDK registers a tracer provider.
+      const span = active ?? trace.getTracer(TELEMETRY_SCOPE).startSpan(`alert ${name}`, { attributes });
+      span.addEvent(name, attributes);
+      if (active === undefined) span.end();
       // Low-cardinality attributes only: order and entry ids belong in the logs and the event, not in a metric.
-      counters.get(name).add(1);
+      counters()(name).add(1);
     },
     count(name: CounterName, attributes?: Readonly<Record<string, string>>): void {
-      counters.get(name).add(1, attributes ? { ...attributes } : undefined);
+      counters()(name).add(1, attributes ? { ...attributes } : undefined);
     },
   };
 }
 
-/** Counters by name, rebuilt when the global meter provider changes (it is registered after startup). */
-function counterCache(fixed: MeterProvider | undefined): { get(name: string): Counter } {
-  let provider: MeterProvider | undefined;
-  let meter: Meter | undefined;
-  const byName = new Map<string, Counter>();
-  return {
-    get(name: string): Counter {
-      const current = fixed ?? metrics.getMeterProvider();
-      if (current !== provider || meter === undefined) {
-        provider = current;
-        meter = current.getMeter(TELEMETRY_SCOPE);
-        byName.clear();
-      }
-      let counter = byName.get(name);
-      if (counter === undefined) {
-        counter = meter.createCounter(name);
-        byName.set(name, counter);
-      }
-      return counter;
-    },
+/**
+ * What `make` builds on the app's meter of the global meter provider, looked up at each call: it is registered after
+ * startup (Application Insights, a test's `MeterProvider`), and what was built is built again then.
+ */
+export function onCurrentMeter<T>(make: (meter: Meter) => T): () => T {
+  let made: { provider: MeterProvider; value: T } | undefined;
+  return () => {
+    const provider = metrics.getMeterProvider();
+    if (made?.provider !== provider) made = { provider, value: make(provider.getMeter(TELEMETRY_SCOPE)) };
+    return made.value;
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context as otelContext, isSpanContextValid, trace } from '@opentelemetry/api';
-import type { Attributes, Span, SpanContext } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -33,9 +33,6 @@ import { isTraceparent } from '../core/traceContext.js';
 import { TELEMETRY_SCOPE } from './telemetry.js';
 import { errorMessage } from '../core/index.js';
 
-/** Application properties that carry a traceparent. */
-export const TRACE_PROPERTIES = ['Diagnostic-Id', 'traceparent'] as const;
-
 /** The `traceparent` of a span, when its context is valid. */
 function traceparentOfSpan(span: Span | undefined): string | undefined {
   const context = span?.spanContext();
@@ -53,43 +50,33 @@ export function currentOrNewTraceparent(span: Span | undefined = trace.getActive
 }
 
 /** The application properties that carry `traceparent` on a message. */
-export function traceProperties(traceparent: string): Record<(typeof TRACE_PROPERTIES)[number], string> {
+export function traceProperties(traceparent: string): Record<string, string> {
   return { 'Diagnostic-Id': traceparent, traceparent };
 }
 
-/** The span context a `traceparent` names, as a remote parent. @internal */
-export function spanContextOf(traceparent: string): SpanContext | undefined {
-  if (!isTraceparent(traceparent)) return undefined;
-  const [, traceId, spanId, flags] = traceparent.split('-') as [string, string, string, string];
-  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
-}
-
-/** How a received message was settled, as the conventions' `azure.servicebus.disposition_status` names it. */
-export type Disposition =
-  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_COMPLETE
-  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON
-  | typeof AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
-
-/** The received message a consumer span is about. */
-export interface ReceivedMessageSpan {
-  /** The queue it came from (`messaging.destination.name`). */
+/** The message (or messages, sent at once) a span is about. */
+interface MessageSpan {
+  /** The queue or topic (`messaging.destination.name`). */
   queue: string;
   messageId?: string | number | Buffer;
   sessionId?: string;
   deliveryCount?: number;
-  /** Its W3C trace context (`Diagnostic-Id` / `traceparent`): the span's parent. */
+  /** How many messages were sent at once. */
+  count?: number;
+  /** A received message's W3C trace context (`Diagnostic-Id` / `traceparent`): the consumer span's parent. */
   traceparent?: string;
 }
 
 /** A parent: a span of this process, or a `traceparent` from the wire. */
 type SpanParent = Span | string | undefined;
 
+/** The context a span starts in: under `parent`, a `traceparent` as a remote parent; a malformed one is no parent. */
 function contextOf(parent: SpanParent) {
   const active = otelContext.active();
-  if (parent === undefined) return active;
-  if (typeof parent !== 'string') return trace.setSpan(active, parent);
-  const remote = spanContextOf(parent);
-  return remote ? trace.setSpanContext(active, remote) : active;
+  if (typeof parent === 'object') return trace.setSpan(active, parent);
+  if (parent === undefined || !isTraceparent(parent)) return active;
+  const [, traceId, spanId, flags] = parent.split('-') as [string, string, string, string];
+  return trace.setSpanContext(active, { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true });
 }
 
 async function inSpan<T>(
@@ -122,20 +109,18 @@ const CONVOY_SESSION_ID = 'convoy.session.id';
  * `@opentelemetry/semantic-conventions`): `messaging.system` stays `servicebus`, as the Azure SDKs' own spans say it,
  * so backends group ours with theirs. The session has no conventional name: `convoy.session.id`.
  */
-function messagingAttributes(
-  operation: 'send' | 'process',
-  queue: string,
-  extra: { messageId?: unknown; sessionId?: string; count?: number },
-): Attributes {
+function messagingAttributes(operation: 'send' | 'process', message: MessageSpan): Attributes {
+  const { messageId, sessionId, count, deliveryCount } = message;
   return {
     [ATTR_MESSAGING_SYSTEM]: MESSAGING_SYSTEM_VALUE_SERVICEBUS,
     [ATTR_MESSAGING_OPERATION_TYPE]:
       operation === 'send' ? MESSAGING_OPERATION_TYPE_VALUE_SEND : MESSAGING_OPERATION_TYPE_VALUE_PROCESS,
     [ATTR_MESSAGING_OPERATION_NAME]: operation,
-    [ATTR_MESSAGING_DESTINATION_NAME]: queue,
-    ...(extra.messageId !== undefined && { [ATTR_MESSAGING_MESSAGE_ID]: String(extra.messageId) }),
-    ...(extra.sessionId !== undefined && { [CONVOY_SESSION_ID]: extra.sessionId }),
-    ...(extra.count !== undefined && { [ATTR_MESSAGING_BATCH_MESSAGE_COUNT]: extra.count }),
+    [ATTR_MESSAGING_DESTINATION_NAME]: message.queue,
+    ...(messageId !== undefined && { [ATTR_MESSAGING_MESSAGE_ID]: String(messageId) }),
+    ...(sessionId !== undefined && { [CONVOY_SESSION_ID]: sessionId }),
+    ...(count !== undefined && { [ATTR_MESSAGING_BATCH_MESSAGE_COUNT]: count }),
+    ...(deliveryCount !== undefined && { [ATTR_AZURE_SERVICEBUS_MESSAGE_DELIVERY_COUNT]: deliveryCount }),
   };
 }
 
@@ -143,15 +128,13 @@ function messagingAttributes(
  * Runs `work` in the consumer span `process <queue>`, child of the message's `traceparent` when it has one, so the
  * logs' and alerts' telemetry joins the trace started at `POST /api/ledgers`. A no-op span without an SDK.
  */
-export async function inMessageSpan<T>(message: ReceivedMessageSpan, work: (span: Span) => Promise<T>): Promise<T> {
-  const attributes = {
-    ...messagingAttributes('process', message.queue, { messageId: message.messageId, sessionId: message.sessionId }),
-    ...(message.deliveryCount !== undefined && {
-      [ATTR_AZURE_SERVICEBUS_MESSAGE_DELIVERY_COUNT]: message.deliveryCount,
-    }),
-  };
+export async function inMessageSpan<T>(message: MessageSpan, work: (span: Span) => Promise<T>): Promise<T> {
+  const attributes = messagingAttributes('process', message);
   return inSpan(`process ${message.queue}`, SpanKind.CONSUMER, attributes, message.traceparent, work);
 }
+
+/** How a received message was settled, as the conventions' `azure.servicebus.disposition_status` names it. */
+export type Disposition = ReturnType<typeof dispositionOf>;
 
 /** Records how the consumer span's message was settled. */
 export function settledAs(span: Span, disposition: Disposition): void {
@@ -159,7 +142,7 @@ export function settledAs(span: Span, disposition: Disposition): void {
 }
 
 /** The settlement of an `orders` message from the processor's outcome (the processor settles it itself). */
-export function dispositionOf(outcome: string): Disposition {
+export function dispositionOf(outcome: string) {
   if (outcome === 'deadLettered') return AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_DEAD_LETTER;
   return outcome === 'abandoned'
     ? AZURE_SERVICEBUS_DISPOSITION_STATUS_VALUE_ABANDON
@@ -178,7 +161,8 @@ export async function inSendSpan<T>(
   parent: SpanParent,
   send: (traceparent: string | undefined, span: Span) => Promise<T>,
 ): Promise<T> {
-  return inSpan(`send ${queue}`, SpanKind.PRODUCER, messagingAttributes('send', queue, message), parent, (span) =>
+  const attributes = messagingAttributes('send', { queue, ...message });
+  return inSpan(`send ${queue}`, SpanKind.PRODUCER, attributes, parent, (span) =>
     send(traceparentOfSpan(span) ?? (typeof parent === 'object' ? currentOrNewTraceparent(span) : parent), span),
   );
 }
@@ -190,17 +174,12 @@ export async function inServerSpan<T extends { status?: number }>(
   traceparent: string | undefined,
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
-  return inSpan(
-    `${method} ${route}`,
-    SpanKind.SERVER,
-    { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route },
-    traceparent,
-    async (span) => {
-      const response = await work(span);
-      if (response.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.status);
-      return response;
-    },
-  );
+  const attributes = { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route };
+  return inSpan(`${method} ${route}`, SpanKind.SERVER, attributes, traceparent, async (span) => {
+    const response = await work(span);
+    if (response.status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.status);
+    return response;
+  });
 }
 
 /**

@@ -42,7 +42,7 @@ export interface CoreConfig {
 /**
  * Room left between the end of the retry budget and the end of the message lock: a request started just before
  * the deadline may still run for the store client's request timeout (the Cosmos adapter's default is 10 s,
- * `orderStoreClientOptions`), and the message must then still be settled under its lock. A deployment that
+ * `createCosmosClient`), and the message must then still be settled under its lock. A deployment that
  * raises that timeout must keep `TRANSIENT_RETRY_BUDGET` + its timeout below `LockDuration`.
  * @internal
  */

@@ -9,12 +9,7 @@ import type { DestinationStream } from 'pino';
 import { createCosmosClient, createServiceBusClient } from '../adapters/azureClients.js';
 import { resolveCosmosConnection, resolveServiceBusConnection } from '../adapters/azureSettings.js';
 import type { AppSettings } from '../adapters/azureSettings.js';
-import {
-  isLoopbackEndpoint,
-  orderStoreClientOptions,
-  ordersContainer,
-  resolveCosmosResourceNames,
-} from '../adapters/cosmosClientOptions.js';
+import { resolveCosmosResourceNames } from '../adapters/cosmosClientOptions.js';
 import { CosmosOrderStore } from '../adapters/cosmosOrderStore.js';
 import { ConvoyMetrics } from '../adapters/metrics.js';
 import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
@@ -97,7 +92,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const ledgerLockDurationMs = resolveLedgerLockDuration(frozen);
   const cosmosResources = resolveCosmosResourceNames(frozen);
   const outboxConfig = resolveOutboxConfig(frozen);
-  const cosmosConnection = resolveCosmosConnection(frozen);
+  resolveCosmosConnection(frozen);
   resolveServiceBusConnection(frozen);
   const telemetry = createTelemetry({
     level: frozen.LOG_LEVEL || 'info',
@@ -108,11 +103,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
   const serviceBus = createServiceBusClient(frozen);
   let cosmosClient: CosmosClient;
   try {
-    // The emulators' account metadata names their default port, not the one they run on: no discovery there.
-    cosmosClient = createCosmosClient(
-      frozen,
-      orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(cosmosConnection.endpoint) }),
-    );
+    cosmosClient = createCosmosClient(frozen);
   } catch (error) {
     void serviceBus.close();
     throw error;
@@ -124,7 +115,7 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
     return found;
   };
   const metrics = new ConvoyMetrics();
-  const container = ordersContainer(cosmosClient, cosmosResources);
+  const container = cosmosClient.database(cosmosResources.database).container(cosmosResources.container);
   const store = new CosmosOrderStore(container);
   // The relay and the hold timer share the holds (kept in the orders container), the sender and the webhook.
   const holds = new CosmosOutboxHoldStore(container);

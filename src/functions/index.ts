@@ -1,7 +1,7 @@
 /**
  * Registers the app with the Functions host: the functions and hooks `composeApp` defines, each given to `app`.
  */
-import { ensureServiceBusSdkBinding } from '../adapters/functionsSettlement.js';
+import { ensureServiceBusSdkBinding } from '../adapters/functionsServiceBusExtension.js';
 import { composeApp } from './app.js';
 import { registerWithHost } from './register.js';
 

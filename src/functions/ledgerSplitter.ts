@@ -2,7 +2,7 @@
  * Ledger splitter: `ledger` queue → one session message per entry on `orders` (Sequential Convoy fan-out).
  */
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
-import { MessageTooLargeError, sendInBatches, toOrderEntryMessage } from '../adapters/serviceBusBatchSender.js';
+import { MessageTooLargeError, sendInBatches, serviceBusMessageOf } from '../adapters/serviceBusBatchSender.js';
 import { normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
 import type { FunctionsSettlementActions, FunctionsTriggerInput } from '../adapters/functionsSettlement.js';
 import {
@@ -10,7 +10,6 @@ import {
   inMessageSpan,
   inSendSpan,
   settledAs,
-  traceProperties,
   type Disposition,
 } from '../adapters/telemetryTraceContext.js';
 import type { Span } from '@opentelemetry/api';
@@ -91,7 +90,7 @@ async function split(
       span,
       (tp = currentOrNewTraceparent()) => {
         traceparent = tp;
-        const messages = plan.messages.map((planned) => toOrderEntryMessage(planned, traceProperties(tp)));
+        const messages = plan.messages.map((planned) => serviceBusMessageOf(planned, tp));
         return sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
       },
     );

@@ -37,13 +37,13 @@ describe('credentials', () => {
   it('uses DefaultAzureCredential, preferring <prefix>__clientId over AZURE_CLIENT_ID', () => {
     expect(resolveCredential({ AZURE_CLIENT_ID: 'app' }, 'X')).toEqual({
       kind: 'default',
-      managedIdentityClientId: 'app',
+      clientId: 'app',
     });
     expect(resolveCredential({ AZURE_CLIENT_ID: 'app', X__clientId: 'x' }, 'X')).toEqual({
       kind: 'default',
-      managedIdentityClientId: 'x',
+      clientId: 'x',
     });
-    expect(resolveCredential({}, 'X')).toEqual({ kind: 'default', managedIdentityClientId: undefined });
+    expect(resolveCredential({}, 'X')).toEqual({ kind: 'default', clientId: undefined });
   });
 
   it('uses the managed identity when <prefix>__credential=managedidentity, and refuses other values', () => {
@@ -62,9 +62,7 @@ describe('credentials', () => {
     expect(await identityCredential({ kind: 'managedIdentity', clientId: undefined })).toBeInstanceOf(
       ManagedIdentityCredential,
     );
-    expect(await identityCredential({ kind: 'default', managedIdentityClientId: 'id' })).toBeInstanceOf(
-      DefaultAzureCredential,
-    );
+    expect(await identityCredential({ kind: 'default', clientId: 'id' })).toBeInstanceOf(DefaultAzureCredential);
   });
 
   it('hands out a credential that asks the matching class for each token, building it once', async () => {
@@ -159,7 +157,7 @@ describe('Cosmos DB settings', () => {
     expect(resolveCosmosConnection(settings)).toEqual({
       kind: 'identity',
       endpoint: 'https://acct.documents.azure.com:443/',
-      credential: { kind: 'default', managedIdentityClientId: 'app' },
+      credential: { kind: 'default', clientId: 'app' },
     });
     createCosmosClient(settings).dispose();
   });

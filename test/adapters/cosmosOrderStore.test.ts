@@ -1,9 +1,8 @@
-import { CosmosClient } from '@azure/cosmos';
-import type { Container } from '@azure/cosmos';
+import type { Container, CosmosClient } from '@azure/cosmos';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { orderStoreClientOptions } from '../../src/adapters/cosmosClientOptions.js';
-import { CosmosOrderStore, describeCosmosFailure, storeErrorCodeOf } from '../../src/adapters/cosmosOrderStore.js';
+import { createCosmosClient } from '../../src/adapters/azureClients.js';
+import { CosmosOrderStore, toStoreError } from '../../src/adapters/cosmosOrderStore.js';
 import type { OrderWrite } from '../../src/core/ports/orderStore.js';
 import { start } from '@ledger-convoy/cosmos-emulator';
 import type { CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
@@ -15,11 +14,8 @@ let container: Container;
 
 beforeAll(async () => {
   emulator = await start({ port: 0 });
-  client = new CosmosClient({
-    endpoint: emulator.endpoint,
-    key: emulator.key,
-    ...orderStoreClientOptions({ endpointDiscovery: false, requestTimeoutMs: 5_000 }),
-  });
+  // The app's own client: no SDK retries, so each fault reaches the store.
+  client = createCosmosClient({ CosmosConnection: `AccountEndpoint=${emulator.endpoint};AccountKey=${emulator.key}` });
   const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
   ({ container } = await database.containers.createIfNotExists({
     id: 'orders',
@@ -128,18 +124,17 @@ describe('CosmosOrderStore on the Cosmos emulator', () => {
 
 describe('Cosmos failure classification without a server', () => {
   it('treats a refused connection as transient and a reset after sending as an unknown write', () => {
-    const refused = describeCosmosFailure(
-      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
-    );
-    const reset = describeCosmosFailure(new Error('Batch request error: read ECONNRESET'));
-    expect(storeErrorCodeOf(refused, 'commit')).toBe('StoreTransient');
-    expect(storeErrorCodeOf(reset, 'commit')).toBe('StoreOutcomeUnknown');
-    expect(storeErrorCodeOf(reset, 'read')).toBe('StoreTransient');
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const reset = new Error('Batch request error: read ECONNRESET');
+    expect(toStoreError(refused, 'commit', 'a batch').code).toBe('StoreTransient');
+    expect(toStoreError(reset, 'commit', 'a batch')).toMatchObject({
+      code: 'StoreOutcomeUnknown',
+      message: 'Cosmos DB commit of a batch failed (ECONNRESET): Batch request error: read ECONNRESET',
+    });
+    expect(toStoreError(reset, 'read', 'a document').code).toBe('StoreTransient');
   });
 
   it('treats an unclassifiable error as StoreFailed', () => {
-    expect(storeErrorCodeOf(describeCosmosFailure(new Error('Batch request error: something odd')), 'commit')).toBe(
-      'StoreFailed',
-    );
+    expect(toStoreError(new Error('Batch request error: something odd'), 'commit', 'a batch').code).toBe('StoreFailed');
   });
 });

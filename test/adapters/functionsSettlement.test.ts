@@ -4,13 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeadLetterReason } from '../../src/core/deadLetterReasons.js';
 import { createRequire } from 'node:module';
 import { isFunctionsAdapterError } from '../../src/adapters/functionsAdapterError.js';
-import {
-  ensureServiceBusSdkBinding,
-  normaliseTriggerInput,
-  settlementFor,
-} from '../../src/adapters/functionsSettlement.js';
+import { normaliseTriggerInput, settlementFor } from '../../src/adapters/functionsSettlement.js';
 import type { FunctionsTriggerInput } from '../../src/adapters/functionsSettlement.js';
 import {
+  ensureServiceBusSdkBinding,
   functionsResourceFactoryResolver,
   serviceBusSdkBindingSource,
 } from '../../src/adapters/functionsServiceBusExtension.js';

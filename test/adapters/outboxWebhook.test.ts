@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookOrderEventPoster } from '../../src/adapters/outboxWebhook.js';
+import { webhookOf } from '../../src/adapters/outboxWebhook.js';
 import { type OutboundOrderEvent } from '../../src/core/index.js';
 import { initialOrderState } from '../../src/core/order/orderState.js';
 import { CLOUDEVENTS_JSON, orderCloudEvent } from '../../src/core/outbox/orderCloudEvent.js';
@@ -64,14 +64,19 @@ function outbound(): OutboundOrderEvent {
   };
 }
 
+/** The poster of `OUTBOX_WEBHOOK_URL` = the test's receiver, with `OUTBOX_WEBHOOK_SECRET` = `secret`. */
+function poster(secret?: string) {
+  return webhookOf({ webhookUrl: url, webhookTimeoutMs: 5_000, webhookSecret: secret })!;
+}
+
 describe('the webhook poster', () => {
   it("posts the CloudEvent with its key and a Standard Webhooks signature the library's verifier accepts", async () => {
     // Prepare
     received.length = 0;
-    const poster = new WebhookOrderEventPoster({ url, secret: SECRET });
+    const signed = poster(SECRET);
     const event = outbound();
     // Act
-    await poster.post(event, AbortSignal.timeout(5_000));
+    await signed.post(event, AbortSignal.timeout(5_000));
     // Assess
     const [delivery] = received;
     expect(delivery?.headers).toMatchObject({
@@ -95,12 +100,12 @@ describe('the webhook poster', () => {
     // Prepare
     received.length = 0;
     // Act
-    await new WebhookOrderEventPoster({ url }).post(outbound(), AbortSignal.timeout(5_000));
+    await poster().post(outbound(), AbortSignal.timeout(5_000));
     // Assess
     expect(received[0]?.headers['webhook-signature']).toBeUndefined();
   });
 
   it('refuses a secret that is not base64 when it is built', () => {
-    expect(() => new WebhookOrderEventPoster({ url, secret: 'whsec_not*base64!' })).toThrow();
+    expect(() => poster('whsec_not*base64!')).toThrow();
   });
 });

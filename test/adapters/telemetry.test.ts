@@ -1,10 +1,10 @@
-import type { Span, SpanOptions, Tracer } from '@opentelemetry/api';
+import { metrics, trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { pino } from 'pino';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createTelemetry } from '../../src/adapters/telemetry.js';
-import { currentOrNewTraceparent, spanContextOf } from '../../src/adapters/telemetryTraceContext.js';
+import { currentOrNewTraceparent, inMessageSpan } from '../../src/adapters/telemetryTraceContext.js';
 import { isTraceparent, messageTraceparent as traceparentOf } from '../../src/core/traceContext.js';
 
 class CollectingReader extends MetricReader {
@@ -32,35 +32,14 @@ function capture() {
       done();
     },
   });
-  return { lines, logger: pino({ level: 'debug' }, stream) };
-}
-
-/** A tracer that records the spans it starts and their events. */
-function recordingTracer() {
-  const spans: { name: string; events: { name: string; attributes: unknown }[]; ended: boolean }[] = [];
-  const tracer = {
-    startSpan(name: string, _options?: SpanOptions): Span {
-      const record = { name, events: [] as { name: string; attributes: unknown }[], ended: false };
-      spans.push(record);
-      return {
-        addEvent(event: string, attributes?: unknown) {
-          record.events.push({ name: event, attributes });
-          return this;
-        },
-        end() {
-          record.ended = true;
-        },
-      } as unknown as Span;
-    },
-  } as unknown as Tracer;
-  return { spans, tracer };
+  return { lines, destination: stream };
 }
 
 describe('pino + OpenTelemetry telemetry adapter', () => {
   it('writes structured log lines with the key fields first and drops undefined ones', () => {
     // Prepare
-    const { lines, logger } = capture();
-    const telemetry = createTelemetry({ logger });
+    const { lines, destination } = capture();
+    const telemetry = createTelemetry({ level: 'debug', destination });
     // Act
     telemetry.log('info', 'entry applied', {
       durationMs: 3,
@@ -73,7 +52,7 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
     });
     // Assess
     expect(lines).toHaveLength(1);
-    expect(Object.keys(lines[0]!).filter((k) => !['level', 'time', 'pid', 'hostname'].includes(k))).toEqual([
+    expect(Object.keys(lines[0]!).filter((k) => !['level', 'time', 'pid', 'hostname', 'service'].includes(k))).toEqual([
       'entryId',
       'orderId',
       'sequence',
@@ -82,16 +61,19 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
       'durationMs',
       'msg',
     ]);
-    expect(lines[0]).toMatchObject({ level: 30, msg: 'entry applied' });
+    expect(lines[0]).toMatchObject({ level: 30, msg: 'entry applied', service: 'ledger-convoy' });
   });
 
   it('raises an alert as a warn line, an event and a counter, all named exactly after the alert', async () => {
     // Prepare
-    const { lines, logger } = capture();
+    const { lines, destination } = capture();
     const reader = new CollectingReader();
     const meterProvider = new MeterProvider({ readers: [reader] });
-    const { spans, tracer } = recordingTracer();
-    const telemetry = createTelemetry({ logger, meterProvider, tracer });
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    metrics.setGlobalMeterProvider(meterProvider);
+    trace.setGlobalTracerProvider(tracerProvider);
+    const telemetry = createTelemetry({ destination });
     // Act
     telemetry.alert('IdempotencyKeyConflict', {
       orderId: 'o-1',
@@ -109,13 +91,16 @@ describe('pino + OpenTelemetry telemetry adapter', () => {
       entryId: 'e-1',
       sequence: 3,
     });
+    const spans = exporter.getFinishedSpans();
     expect(spans[0]).toMatchObject({
-      ended: true,
+      name: 'alert IdempotencyKeyConflict',
       events: [{ name: 'IdempotencyKeyConflict', attributes: { orderId: 'o-1', entryId: 'e-1', sequence: 3 } }],
     });
     expect(spans[1]!.events[0]!.attributes).toEqual({ orderId: 'o-2', entryId: 'e-9' });
     expect(await counterSums(reader)).toEqual({ IdempotencyKeyConflict: 2, 'convoy.entries.applied': 1 });
-    await meterProvider.shutdown();
+    metrics.disable();
+    trace.disable();
+    await Promise.all([meterProvider.shutdown(), tracerProvider.shutdown()]);
   });
 });
 
@@ -125,12 +110,25 @@ describe('W3C trace context on messages', () => {
     expect(traceparentOf({ 'Diagnostic-Id': tp })).toBe(tp);
     expect(traceparentOf({ 'diagnostic-Id': tp })).toBe(tp);
     expect(traceparentOf({ traceparent: 'garbage', 'Diagnostic-Id': '|abc.1.' })).toBeUndefined();
-    expect(spanContextOf(tp)).toEqual({
-      traceId: '0af7651916cd43dd8448eb211c80319c',
-      spanId: 'b7ad6b7169203331',
-      traceFlags: 1,
-      isRemote: true,
-    });
+  });
+
+  it("starts a message's span as a child of its traceparent, and a new trace for a malformed one", async () => {
+    // Prepare
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    trace.setGlobalTracerProvider(provider);
+    const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    // Act
+    await inMessageSpan({ queue: 'orders', traceparent: tp }, async () => {});
+    await inMessageSpan({ queue: 'orders', traceparent: '00-not-a-trace' }, async () => {});
+    // Assess
+    const [child, root] = exporter.getFinishedSpans();
+    expect(child?.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(child?.parentSpanContext).toMatchObject({ spanId: 'b7ad6b7169203331', traceFlags: 1, isRemote: true });
+    expect(root?.parentSpanContext).toBeUndefined();
+    expect(root?.spanContext().traceId).not.toBe('0af7651916cd43dd8448eb211c80319c');
+    trace.disable();
+    await provider.shutdown();
   });
 
   it('generates a valid sampled traceparent when no span is active', () => {

@@ -4,6 +4,7 @@ import { start } from '@ledger-convoy/servicebus-emulator';
 import type { RunningEmulator } from '@ledger-convoy/servicebus-emulator';
 import { ServiceBusOrderEventSender } from '../../src/adapters/outboxServiceBusSender.js';
 import { ORDER_EVENTS_TOPIC, OutboxErrorCode } from '../../src/core/index.js';
+import { peekEverything } from '../support/serviceBusWaits.js';
 import { serviceBusConfig } from './support/stack.js';
 
 let emulator: RunningEmulator;
@@ -45,5 +46,44 @@ describe('the order-event sender', () => {
         'the Service Bus topic order-events does not exist (infra/servicebus.config.json and infra/app/serviceBus.bicep declare it)',
       ),
     });
+  });
+});
+
+describe('the order-event sender on a namespace with the topic', () => {
+  it('fails the order, sending none of its events, when one of them is too large for any batch', async () => {
+    // Prepare
+    const withTopic = await start({ port: 0, adminPort: 0, config: serviceBusConfig() });
+    const topicClient = new ServiceBusClient(withTopic.connectionString, {
+      retryOptions: { maxRetries: 0, timeoutInMs: 5_000 },
+    });
+    const event = (messageId: string, sequence: number, body: object) => ({
+      messageId,
+      sessionId: 'o-big',
+      subject: 'convoy.order.created' as const,
+      correlationId: undefined,
+      contentType: 'application/cloudevents+json' as const,
+      applicationProperties: { sequence, type: 'OrderCreated' as const },
+      body: body as never,
+      traceparent: undefined,
+    });
+    try {
+      const sender = new ServiceBusOrderEventSender(topicClient.createSender(ORDER_EVENTS_TOPIC));
+      // Act
+      const sending = sender.send(
+        [event('evt-small', 1, {}), event('evt-huge', 2, { pad: 'x'.repeat(400_000) })],
+        AbortSignal.timeout(10_000),
+      );
+      // Assess: the order's failure, naming the event; the small one before it did not go out either.
+      await expect(sending).rejects.toMatchObject({
+        code: OutboxErrorCode.TargetRejected,
+        message: expect.stringContaining('evt-huge'),
+      });
+      const receiver = await topicClient.acceptSession(ORDER_EVENTS_TOPIC, 'all', 'o-big');
+      expect(await peekEverything(receiver)).toEqual([]);
+      await receiver.close();
+    } finally {
+      await topicClient.close();
+      await withTopic.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { ServiceBusClient, type ServiceBusSender } from '@azure/service-bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type RunningEmulator } from '@ledger-convoy/servicebus-emulator';
-import { toOrderEventServiceBusMessage } from '../../src/adapters/outboxServiceBusSender.js';
+import { serviceBusMessageOf } from '../../src/adapters/serviceBusBatchSender.js';
 import { ORDER_MAX_TRANSACTIONS, type Entry, type Stored } from '../../src/core/index.js';
 import {
   ID_MAX_BYTES,
@@ -275,7 +275,7 @@ afterAll(async () => {
  */
 async function fitsServiceBus(write: OrderWrite): Promise<{ fits: boolean; bodyBytes: number }> {
   const event = outboundEvent(appliedOf(write));
-  const message = toOrderEventServiceBusMessage(event, event.traceparent);
+  const message = serviceBusMessageOf(event, event.traceparent);
   const batch = await sender.createMessageBatch({ maxSizeInBytes: SERVICE_BUS_STANDARD_MAX_MESSAGE_BYTES });
   return { fits: batch.tryAddMessage(message), bodyBytes: bytes(event.body) };
 }

@@ -1,3 +1,4 @@
+import { metrics } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { ConvoyMetrics } from '../../src/adapters/metrics.js';
 import { inMemoryMetrics, valueOf } from './support.js';
@@ -6,8 +7,9 @@ describe('ConvoyMetrics', () => {
   it('reports its gauges until closed, so a context built after it is the only one a collection sees', async () => {
     // Prepare: one context's metrics, then the next one's, on the same meter provider.
     const otel = inMemoryMetrics('delta');
-    const earlier = new ConvoyMetrics({ meterProvider: otel.provider });
-    const later = new ConvoyMetrics({ meterProvider: otel.provider });
+    metrics.setGlobalMeterProvider(otel.provider);
+    const earlier = new ConvoyMetrics();
+    const later = new ConvoyMetrics();
     earlier.relayGauges({ holds: 5, lagSeconds: 9 });
     const before = await otel.collect();
     // Act
@@ -19,6 +21,7 @@ describe('ConvoyMetrics', () => {
     expect(valueOf(after, 'convoy.outbox.holds')).toBeUndefined();
     expect(valueOf(after, 'convoy.outbox.lag_seconds')).toBeUndefined();
     expect(valueOf(after, 'convoy.parked.entries')).toBe(2);
+    metrics.disable();
     await otel.provider.shutdown();
   });
 });

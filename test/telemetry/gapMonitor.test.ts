@@ -1,3 +1,4 @@
+import { metrics as otelMetrics } from '@opentelemetry/api';
 import { CosmosClient, type Container } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start as startCosmos, type CosmosEmulator } from '@ledger-convoy/cosmos-emulator';
@@ -114,7 +115,8 @@ describe('gap monitor on the Cosmos DB emulator', () => {
       }),
     );
     const otel = inMemoryMetrics();
-    const metrics = new ConvoyMetrics({ meterProvider: otel.provider });
+    otelMetrics.setGlobalMeterProvider(otel.provider);
+    const metrics = new ConvoyMetrics();
     const drained: string[] = [];
     const run = (nowMs: number, telemetry = new RecordingTelemetry()) =>
       runGapMonitor({
@@ -159,6 +161,7 @@ describe('gap monitor on the Cosmos DB emulator', () => {
     });
     expect(valueOf(points, 'convoy.parked.entries')).toBe(4);
     expect(valueOf(points, 'convoy.gap.oldest_age')).toBe(16 * 60);
+    otelMetrics.disable();
     await otel.provider.shutdown();
   });
 });

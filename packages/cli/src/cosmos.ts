@@ -1,11 +1,6 @@
 import type { Container } from '@azure/cosmos';
 import { resolveCosmosConnection, type AppSettings } from 'ledger-convoy/adapters/azureSettings';
-import {
-  orderStoreClientOptions,
-  ordersContainer,
-  resolveCosmosResourceNames,
-} from 'ledger-convoy/adapters/cosmosClientOptions';
-import { isLoopbackEndpoint } from 'ledger-convoy/adapters/loopback';
+import { resolveCosmosResourceNames } from 'ledger-convoy/adapters/cosmosClientOptions';
 import { CliError } from './errors.js';
 import { errorMessage } from 'ledger-convoy/core';
 
@@ -26,10 +21,9 @@ export function hasCosmosConnection(app: AppSettings): boolean {
  * @throws CliError `Settings` when the connection or the names are unusable.
  */
 export async function withOrdersContainer<T>(app: AppSettings, work: (container: Container) => Promise<T>): Promise<T> {
-  let endpoint: string;
   let names: ReturnType<typeof resolveCosmosResourceNames>;
   try {
-    endpoint = resolveCosmosConnection(app).endpoint;
+    resolveCosmosConnection(app);
     names = resolveCosmosResourceNames(app);
   } catch (error) {
     throw new CliError(
@@ -41,9 +35,9 @@ export async function withOrdersContainer<T>(app: AppSettings, work: (container:
   }
   // Loaded here, not at the top: `@azure/cosmos` and `@azure/identity` are a second of start-up for every command.
   const { createCosmosClient } = await import('ledger-convoy/adapters/azureClients');
-  const client = createCosmosClient(app, orderStoreClientOptions({ endpointDiscovery: !isLoopbackEndpoint(endpoint) }));
+  const client = createCosmosClient(app);
   try {
-    return await work(ordersContainer(client, names));
+    return await work(client.database(names.database).container(names.container));
   } finally {
     client.dispose();
   }

@@ -152,7 +152,7 @@ export async function discardOutbox(
     import('ledger-convoy/core'),
   ]);
   // The alert goes to stderr as a log line (and to OpenTelemetry when the CLI has an exporter).
-  const telemetry = createTelemetry({ logger: pino({ level: 'warn' }, pino.destination(2)) });
+  const telemetry = createTelemetry({ level: 'warn', destination: pino.destination(2) });
   const report = await discardHold({ holds: new CosmosOutboxHoldStore(container), telemetry }, orderId, { reason, by });
   if (report.outcome === 'no-hold') throw noHold(orderId);
   if (report.outcome === 'busy')

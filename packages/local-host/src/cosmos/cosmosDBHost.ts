@@ -9,7 +9,7 @@ import type { CosmosDBv4FunctionOptions } from '@azure/functions';
 import type { Logger } from 'pino';
 import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import { leaseIdPrefix } from 'ledger-convoy/adapters/changeFeedLease';
-import { describeCosmosFailure, storeErrorCodeOf } from 'ledger-convoy/adapters/cosmosOrderStore';
+import { toStoreError } from 'ledger-convoy/adapters/cosmosOrderStore';
 import { CoreErrorCode } from 'ledger-convoy/core';
 import type { AppSettings } from '../config/appSettings.js';
 import { createInvocationContext } from '../logging/invocationContext.js';
@@ -100,7 +100,8 @@ async function startWithRetries(
     try {
       return await start();
     } catch (error) {
-      const transient = storeErrorCodeOf(describeCosmosFailure(error), 'read') === CoreErrorCode.StoreTransient;
+      const transient =
+        toStoreError(error, 'read', `the ${name} trigger's start`).code === CoreErrorCode.StoreTransient;
       if (!transient || attempt >= START_ATTEMPTS) throw error;
       const delayMs = Math.min(5_000, 100 * 2 ** attempt);
       logger.warn(

@@ -13,11 +13,8 @@ export function serviceBusClientFor(connection: string, settings: AppSettings): 
   if (connectionString) return new ServiceBusClient(connectionString);
   const namespace = settings[`${connection}__fullyQualifiedNamespace`];
   if (namespace) {
-    const managedIdentityClientId = settings[`${connection}__clientId`];
-    return new ServiceBusClient(
-      namespace,
-      createCredential({ kind: 'default', managedIdentityClientId: managedIdentityClientId || undefined }),
-    );
+    const clientId = settings[`${connection}__clientId`] || undefined;
+    return new ServiceBusClient(namespace, createCredential({ kind: 'default', clientId }));
   }
   throw new Error(
     `App setting "${connection}" is missing: set a Service Bus connection string, or ` +

@@ -1,21 +1,19 @@
 import type { ServiceBusClient } from '@azure/service-bus';
-import type { Logger } from 'pino';
-import type { ThroughputSummary } from '../logging/throughputSummary.js';
 import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
-import type { ServiceBusRegistration } from '../registrations.js';
-import { processMessage } from './processMessage.js';
 import { createSettlementQueue } from './settlementQueue.js';
-import { createTriggerReceiver, missingEntityMessage, triggerEntity } from './triggerEntity.js';
-import type { TriggerListener } from './triggerListener.js';
+import { createTriggerReceiver, missingEntityMessage } from './triggerEntity.js';
+import type { TriggerSource } from './triggerEntity.js';
+import type { Dispatch, TriggerListener, TriggerLog } from './triggerListener.js';
 
-/** Options of {@link startQueueTrigger}. */
-export interface QueueTriggerOptions {
+/** Options of a trigger's listener, in the trigger thread (a queue's or subscription's, with or without sessions). */
+export interface TriggerOptions {
   client: ServiceBusClient;
-  registration: ServiceBusRegistration;
+  registration: TriggerSource;
   hostOptions: ServiceBusHostOptions;
-  logger: Logger;
-  /** Counts each invocation's outcome for the periodic summary line. @default none */
-  summary?: ThroughputSummary;
+  /** The trigger's log lines (bound to its function and entity). */
+  log: TriggerLog;
+  /** Invokes the function with a message, on the main thread. */
+  dispatch: Dispatch;
 }
 
 /**
@@ -23,9 +21,8 @@ export interface QueueTriggerOptions {
  * handlers at once, automatic lock renewal up to `maxAutoLockRenewalDuration`. The handlers share one link, so
  * their settlements go through one {@link SettlementQueue} (see there for why).
  */
-export function startQueueTrigger(options: QueueTriggerOptions): TriggerListener {
-  const { client, registration, hostOptions, logger } = options;
-  const log = logger.child({ function: registration.name, queue: triggerEntity(registration) });
+export function startQueueTrigger(options: TriggerOptions): TriggerListener {
+  const { client, registration, hostOptions, log, dispatch } = options;
   const receiver = createTriggerReceiver(client, registration, {
     maxAutoLockRenewalDurationInMs: hostOptions.maxAutoLockRenewalDurationMs,
     skipParsingBodyAsJson: true,
@@ -37,15 +34,7 @@ export function startQueueTrigger(options: QueueTriggerOptions): TriggerListener
   const subscription = receiver.subscribe(
     {
       processMessage: async (message) => {
-        const run = processMessage({
-          registration,
-          receiver,
-          settlementQueue,
-          message,
-          autoCompleteMessages: hostOptions.autoCompleteMessages,
-          logger,
-          summary: options.summary,
-        });
+        const run = dispatch({ receiver, queue: settlementQueue, message });
         inFlight.add(run);
         try {
           await run;

@@ -93,12 +93,12 @@ export interface InvocationSettlement {
 
 /**
  * Creates the settlement of one message. Every settlement is executed by the trigger thread, on the receiver that
- * holds the message and through its settlement queue; a message settles once (a second attempt throws, as the SDK does); actions refuse a message of another
- * invocation, since its lock token means nothing to this receiver; and after {@link InvocationSettlement.end} every
- * action fails with {@link SettlementServiceError}, as on the real host: the WebJobs extension's listener removes the
- * lock token (`ActionsCache`) and the session (`SessionActionsCache`) in the `finally` after the function returned
- * (azure-sdk-for-net `Microsoft.Azure.WebJobs.Extensions.ServiceBus/src/Listeners/ServiceBusListener.cs`,
- * `ProcessMessageAsync` / `ProcessSessionMessageAsync`), and its gRPC `SettlementService` answers an unknown one
+ * holds the message and through its settlement queue; a message settles once (a second attempt throws, as the SDK
+ * does); actions refuse a message of another invocation, since its lock token means nothing to this receiver; and
+ * after {@link InvocationSettlement.end} every action fails with {@link SettlementServiceError}, as on the real host:
+ * the WebJobs extension's listener removes the lock token (`ActionsCache`) and the session (`SessionActionsCache`)
+ * in the `finally` after the function returned (azure-sdk-for-net
+ * `Microsoft.Azure.WebJobs.Extensions.ServiceBus/src/Listeners/ServiceBusListener.cs`, `ProcessMessageAsync` / `ProcessSessionMessageAsync`), and its gRPC `SettlementService` answers an unknown one
  * with `FailedPrecondition` "LockToken … not found." / "SessionId … not found." (`src/Grpc/SettlementService.cs`).
  */
 export function createInvocationSettlement(options: InvocationSettlementOptions): InvocationSettlement {

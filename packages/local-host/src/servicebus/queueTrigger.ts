@@ -1,25 +1,12 @@
-import type { ServiceBusClient } from '@azure/service-bus';
-import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
 import { createSettlementQueue } from './settlementQueue.js';
 import { createTriggerReceiver, missingEntityMessage } from './triggerEntity.js';
-import type { TriggerSource } from './triggerEntity.js';
-import type { Dispatch, TriggerListener, TriggerLog } from './triggerListener.js';
-
-/** Options of a trigger's listener, in the trigger thread (a queue's or subscription's, with or without sessions). */
-export interface TriggerOptions {
-  client: ServiceBusClient;
-  registration: TriggerSource;
-  hostOptions: ServiceBusHostOptions;
-  /** The trigger's log lines (bound to its function and entity). */
-  log: TriggerLog;
-  /** Invokes the function with a message, on the main thread. */
-  dispatch: Dispatch;
-}
+import type { TriggerListener, TriggerOptions } from './triggerListener.js';
 
 /**
  * Runs a non-session queue (or subscription) trigger like the host's message processor: one receiver, up to `maxConcurrentCalls`
  * handlers at once, automatic lock renewal up to `maxAutoLockRenewalDuration`. The handlers share one link, so
- * their settlements go through one {@link SettlementQueue} (see there for why).
+ * their settlements go through one {@link SettlementQueue} (see there for why). It runs in the trigger thread: each
+ * message goes to the main thread to be invoked, and its call slot is taken until that invocation is over.
  */
 export function startQueueTrigger(options: TriggerOptions): TriggerListener {
   const { client, registration, hostOptions, log, dispatch } = options;

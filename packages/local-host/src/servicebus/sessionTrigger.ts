@@ -2,10 +2,9 @@ import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { isServiceBusError } from '@azure/service-bus';
 import type { ServiceBusSessionReceiver } from '@azure/service-bus';
-import type { TriggerOptions } from './queueTrigger.js';
 import { createSettlementQueue } from './settlementQueue.js';
 import { acceptNextTriggerSession, missingEntityMessage } from './triggerEntity.js';
-import type { TriggerListener } from './triggerListener.js';
+import type { TriggerListener, TriggerOptions } from './triggerListener.js';
 
 /** Options of {@link startSessionTrigger}. */
 export interface SessionTriggerOptions extends TriggerOptions {
@@ -40,7 +39,8 @@ const LISTENERS_PER_WORKER = 3;
  * - a handler that throws has its unsettled message abandoned and the slot stays on the session (the SDK's
  *   processor swallows the error after `ProcessErrorAsync`); a failed receive (a lost session lock) closes it;
  * - session locks renew automatically from the accept, idle waits included, up to `maxAutoLockRenewalDuration`.
- * Each session has its own receiver, so concurrent sessions never share a link.
+ * Each session has its own receiver, so concurrent sessions never share a link. It runs in the trigger thread: each
+ * message goes to the main thread to be invoked, and the slot receives again once that invocation is over.
  */
 export function startSessionTrigger(options: SessionTriggerOptions): TriggerListener {
   const { client, registration, hostOptions, log, dispatch } = options;

@@ -6,7 +6,7 @@ describe('an error crossing from the trigger thread to the main thread', () => {
   it("keeps what a caller tells errors apart by: a settlement's ServiceBusError stays one, code and retryable", () => {
     const thrown = new ServiceBusError('the lock supplied is invalid', 'MessageLockLost');
     const error = fromWireError(structuredClone(toWireError(thrown)));
-    expect(isServiceBusError(error)).toBe(true);
+    expect(isServiceBusError(error) && error instanceof ServiceBusError).toBe(true);
     expect(error).toMatchObject({ name: 'ServiceBusError', code: 'MessageLockLost', retryable: thrown.retryable });
     expect(error.message).toBe(thrown.message);
     expect(error.stack).toBe(thrown.stack);

@@ -4,7 +4,8 @@
  * settlement actions come back as requests, each answered once, as the Functions host and its Node worker talk over
  * gRPC (`InvocationRequest`, and the extension's `Settlement` service). Every value here is structured-clone safe.
  */
-import type { DeadLetterOptions } from '@azure/service-bus';
+import { ServiceBusError } from '@azure/service-bus';
+import type { DeadLetterOptions, ServiceBusErrorCode } from '@azure/service-bus';
 import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
 import type { PropertiesToModify } from './propertiesToModify.js';
 import type { ServiceBusConnection } from './serviceBusClients.js';
@@ -71,9 +72,12 @@ export function toWireError(error: unknown): WireError {
   return { name: error.name, message: error.message, stack: error.stack, fields };
 }
 
-/** An `Error` again, with the name, stack and fields it had (`isServiceBusError` holds for a `ServiceBusError`). */
+/** An `Error` again, with the name, stack and fields it had; a `ServiceBusError` is one again, as the SDK threw it. */
 export function fromWireError(wire: WireError): Error {
-  const error = new Error(wire.message);
+  const error =
+    wire.name === 'ServiceBusError'
+      ? new ServiceBusError(wire.message, wire.fields.code as ServiceBusErrorCode)
+      : new Error(wire.message);
   Object.defineProperty(error, 'name', { value: wire.name, enumerable: false, writable: true, configurable: true });
   if (wire.stack !== undefined) error.stack = wire.stack;
   return Object.assign(error, wire.fields);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: runs the local host from bundles of its TypeScript, built with esbuild (packages/launcher): the host
-// (src/main.ts and all it imports of the app, the CLI and the emulators), the emulators' worker thread, and the npm
-// packages both import. See packages/local-host/README.md, "Start-up".
+// (src/main.ts and all it imports of the app, the CLI and the emulators), its worker threads (the emulators' and the
+// Service Bus triggers'), and the npm packages they import. See packages/local-host/README.md, "Start-up".
 //
 // A bundle is rebuilt before it runs whenever it could be stale: any file it was built from, or the directory of
 // one, changed, or so did the launcher, package.json or tsconfig.json (packages/launcher/src/buildCache.mjs).
@@ -17,15 +17,15 @@ import { enableCompileCache, INPUTS, PARTS, prepareBundles, mapStackTraces } fro
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 enableCompileCache(root);
-/** How the host finds the emulators' threads started here (src/emulatorThread.ts reads it). */
+/** How the host finds the emulators' threads started here, and the workers' bundle (src/emulatorThread.ts reads it). */
 const EMULATOR_WORKERS = Symbol.for('ledger-convoy.emulatorWorkers');
 
 const { dirs, buildMs, prune } = await prepareBundles({
   root,
   parts: PARTS,
-  only: ['host', 'emulators'],
+  only: ['host', 'workers'],
   inputs: INPUTS,
-  onReady: (part, dir) => void (part === 'emulators' && startEmulatorWorkers(dir)),
+  onReady: (part, dir) => void (part === 'workers' && startEmulatorWorkers(dir)),
 });
 // For the host's start-up log (src/main.ts).
 process.env.CONVOY_START_BUNDLES_AT_MS = String(Math.round(performance.now()));
@@ -38,20 +38,12 @@ prune?.();
 
 /**
  * Starts one thread per emulator from the bundle in `dir`; the host hands each its options (emulatorThread.ts).
- * Unreferenced until then, so a start that never needs them (`--no-emulators`, `--help`) is not held open by them.
+ * Unreferenced until then, so a start that never needs them (`--help`) is not held open by them. The host finds the
+ * Service Bus triggers' entry beside the emulators' (`--no-emulators` too).
  */
 function startEmulatorWorkers(dir) {
-  if (process.argv.includes('--no-emulators')) return;
   const script = pathToFileURL(join(dir, 'emulatorWorker.js'));
   const waiting = new Map();
-  for (const service of ['servicebus', 'cosmos']) {
-    const worker = new Worker(script, { workerData: { service } });
-    worker.unref();
-    // A thread that dies before it is taken is not handed out: the host starts another, which reports why.
-    worker.on('error', () => undefined);
-    worker.once('exit', () => waiting.delete(service));
-    waiting.set(service, worker);
-  }
   globalThis[EMULATOR_WORKERS] = {
     script,
     take(service) {
@@ -61,4 +53,13 @@ function startEmulatorWorkers(dir) {
       return worker;
     },
   };
+  if (process.argv.includes('--no-emulators')) return;
+  for (const service of ['servicebus', 'cosmos']) {
+    const worker = new Worker(script, { workerData: { service } });
+    worker.unref();
+    // A thread that dies before it is taken is not handed out: the host starts another, which reports why.
+    worker.on('error', () => undefined);
+    worker.once('exit', () => waiting.delete(service));
+    waiting.set(service, worker);
+  }
 }

@@ -71,6 +71,12 @@ interface LauncherWorkers {
 const launcherWorkers = (): LauncherWorkers | undefined =>
   (globalThis as { [key: symbol]: LauncherWorkers | undefined })[Symbol.for('ledger-convoy.emulatorWorkers')];
 
+/** Under `npm start`, the launcher's bundle of the worker entry `name` (beside the emulators'); else undefined. */
+export function bundledWorkerScript(name: 'triggerWorker'): URL | undefined {
+  const launcher = launcherWorkers();
+  return launcher && new URL(`${name}.js`, launcher.script);
+}
+
 /**
  * A thread for `service`: the one `npm start`'s launcher started, else a new one from the bundle it built, else
  * (vitest, the benches) from the TypeScript source through tsx.

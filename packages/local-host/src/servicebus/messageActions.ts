@@ -1,11 +1,6 @@
-import type {
-  DeadLetterOptions,
-  ServiceBusReceivedMessage,
-  ServiceBusReceiver,
-  ServiceBusSessionReceiver,
-} from '@azure/service-bus';
+import type { DeadLetterOptions, ServiceBusReceivedMessage } from '@azure/service-bus';
 import { decodePropertiesToModify } from './propertiesToModify.js';
-import type { SettlementQueue } from './settlementQueue.js';
+import type { SettlementRequest } from './triggerProtocol.js';
 
 /** How a message left the handler. */
 export type SettlementOutcome = 'completed' | 'abandoned' | 'deadLettered' | 'deferred';
@@ -21,7 +16,7 @@ interface ProtobufTimestamp {
 
 /**
  * The settlement actions an `sdkBinding` handler receives, with the signatures of
- * `@azure/functions-extensions-servicebus` 0.2.0-preview, backed here by the SDK receiver instead of gRPC.
+ * `@azure/functions-extensions-servicebus` 0.2.0-preview, forwarded here to the trigger thread instead of over gRPC.
  * @internal
  */
 export interface LocalServiceBusMessageActions {
@@ -61,16 +56,21 @@ export class SettlementServiceError extends Error {
 
 /** The session a message came from, for the session actions. */
 export interface SessionControl {
-  readonly receiver: ServiceBusSessionReceiver;
-  /** Ask the session worker to release the session once the current message is done. */
+  readonly sessionId: string;
+  /** Ask the session's slot to release the session once the current message is done. */
   requestRelease(): void;
 }
 
+/**
+ * Executes one settlement on the receiver that holds the message (in the trigger thread, in the order of its
+ * receiver's settlement queue, settlementQueue.ts); resolves to the session's new lock expiry for `renewSessionLock`.
+ */
+export type Settle = (request: SettlementRequest) => Promise<Date | undefined>;
+
 /** Options of {@link createInvocationSettlement}. */
 export interface InvocationSettlementOptions {
-  receiver: ServiceBusReceiver;
-  queue: SettlementQueue;
-  /** The message exactly as the SDK receiver delivered it (settlement needs the SDK's own object). */
+  settle: Settle;
+  /** The message as the function receives it (its lock token names it). */
   message: ServiceBusReceivedMessage;
   session?: SessionControl;
 }
@@ -92,23 +92,23 @@ export interface InvocationSettlement {
 }
 
 /**
- * Creates the settlement of one message. Every settlement goes through the receiver's {@link SettlementQueue};
- * a message settles once (a second attempt throws, as the SDK does); actions refuse a message of another
- * invocation, since its lock token means nothing to this receiver; and after {@link InvocationSettlement.end} every
- * action fails with {@link SettlementServiceError}, as on the real host: the WebJobs extension's listener removes the
- * lock token (`ActionsCache`) and the session (`SessionActionsCache`) in the `finally` after the function returned
- * (azure-sdk-for-net `Microsoft.Azure.WebJobs.Extensions.ServiceBus/src/Listeners/ServiceBusListener.cs`,
- * `ProcessMessageAsync` / `ProcessSessionMessageAsync`), and its gRPC `SettlementService` answers an unknown one
+ * Creates the settlement of one message. Every settlement is executed by the trigger thread, on the receiver that
+ * holds the message and through its settlement queue; a message settles once (a second attempt throws, as the SDK
+ * does); actions refuse a message of another invocation, since its lock token means nothing to this receiver; and
+ * after {@link InvocationSettlement.end} every action fails with {@link SettlementServiceError}, as on the real host:
+ * the WebJobs extension's listener removes the lock token (`ActionsCache`) and the session (`SessionActionsCache`)
+ * in the `finally` after the function returned (azure-sdk-for-net
+ * `Microsoft.Azure.WebJobs.Extensions.ServiceBus/src/Listeners/ServiceBusListener.cs`, `ProcessMessageAsync` / `ProcessSessionMessageAsync`), and its gRPC `SettlementService` answers an unknown one
  * with `FailedPrecondition` "LockToken … not found." / "SessionId … not found." (`src/Grpc/SettlementService.cs`).
  */
 export function createInvocationSettlement(options: InvocationSettlementOptions): InvocationSettlement {
-  const { receiver, queue, message, session } = options;
+  const { settle: execute, message, session } = options;
   let outcome: SettlementOutcome | undefined;
   let pending: SettlementOutcome | undefined;
   let reason: string | undefined;
   let ended = false;
 
-  const own = (candidate: ServiceBusReceivedMessage, action: string): ServiceBusReceivedMessage => {
+  const own = (candidate: ServiceBusReceivedMessage, action: string): void => {
     if (ended)
       throw new SettlementServiceError(
         SETTLEMENT_STATUS.FAILED_PRECONDITION,
@@ -117,10 +117,9 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
     if (candidate?.lockToken !== message.lockToken) {
       throw new TypeError(`${action}: the message is not this invocation's message (lock token mismatch)`);
     }
-    return message;
   };
 
-  const settle = async (next: SettlementOutcome, run: () => Promise<void>): Promise<void> => {
+  const settle = async (next: SettlementOutcome, request: () => SettlementRequest): Promise<void> => {
     if (ended)
       throw new SettlementServiceError(
         SETTLEMENT_STATUS.FAILED_PRECONDITION,
@@ -130,53 +129,63 @@ export function createInvocationSettlement(options: InvocationSettlementOptions)
     if (previous) throw new Error(`Cannot ${next}: message ${String(message.messageId)} is already ${previous}`);
     pending = next;
     try {
-      await queue.run(run);
+      await execute(request());
       outcome = next;
     } finally {
       pending = undefined;
     }
   };
 
-  const sessionReceiver = (sessionId: string, action: string): ServiceBusSessionReceiver => {
+  const heldSession = (sessionId: string, action: string): SessionControl => {
     if (ended)
       throw new SettlementServiceError(SETTLEMENT_STATUS.FAILED_PRECONDITION, `SessionId ${sessionId} not found.`);
     if (!session) throw new Error(`${action}: the trigger is not session-enabled`);
-    if (session.receiver.sessionId !== sessionId)
+    if (session.sessionId !== sessionId)
       throw new Error(`${action}: session "${sessionId}" is not held by this invocation`);
-    return session.receiver;
+    return session;
   };
 
   const actions: LocalServiceBusMessageActions = {
-    complete: (m) => settle('completed', () => receiver.completeMessage(own(m, 'complete'))),
+    complete: (m) =>
+      settle('completed', () => {
+        own(m, 'complete');
+        return { action: 'complete' };
+      }),
     abandon: (m, props) =>
-      settle('abandoned', () => receiver.abandonMessage(own(m, 'abandon'), decodePropertiesToModify(props))),
+      settle('abandoned', () => {
+        own(m, 'abandon');
+        return { action: 'abandon', propertiesToModify: decodePropertiesToModify(props) };
+      }),
     deadletter: async (m, props, deadletterReason, description) => {
-      const target = own(m, 'deadletter');
+      own(m, 'deadletter');
       reason = unwrap(deadletterReason);
       type Details = DeadLetterOptions & Record<string, string | number | boolean | Date | null>;
       const details = { ...decodePropertiesToModify(props) } as Details;
       if (reason !== undefined) details.deadLetterReason = reason;
       const text = unwrap(description);
       if (text !== undefined) details.deadLetterErrorDescription = text;
-      return settle('deadLettered', () => receiver.deadLetterMessage(target, details));
+      return settle('deadLettered', () => ({ action: 'deadLetter', details }));
     },
     defer: (m, props) =>
-      settle('deferred', () => receiver.deferMessage(own(m, 'defer'), decodePropertiesToModify(props))),
+      settle('deferred', () => {
+        own(m, 'defer');
+        return { action: 'defer', propertiesToModify: decodePropertiesToModify(props) };
+      }),
     renewMessageLock: async (m) => {
-      const target = own(m, 'renewMessageLock');
+      own(m, 'renewMessageLock');
       // Session messages are locked through their session, as on the real host.
       if (session)
         throw new Error('renewMessageLock: messages of a session are locked by the session; use renewSessionLock');
-      await receiver.renewMessageLock(target);
+      await execute({ action: 'renewMessageLock' });
     },
-    setSessionState: async (sessionId, state) =>
-      sessionReceiver(sessionId, 'setSessionState').setSessionState(Buffer.from(state)),
-    releaseSession: async (sessionId) => {
-      sessionReceiver(sessionId, 'releaseSession');
-      session?.requestRelease();
+    setSessionState: async (sessionId, state) => {
+      heldSession(sessionId, 'setSessionState');
+      await execute({ action: 'setSessionState', state });
     },
+    releaseSession: async (sessionId) => heldSession(sessionId, 'releaseSession').requestRelease(),
     renewSessionLock: async (sessionId) => {
-      const lockedUntil = await sessionReceiver(sessionId, 'renewSessionLock').renewSessionLock();
+      heldSession(sessionId, 'renewSessionLock');
+      const lockedUntil = (await execute({ action: 'renewSessionLock' })) as Date;
       const ms = lockedUntil.getTime();
       return { seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 };
     },

@@ -1,4 +1,4 @@
-import type { ServiceBusReceivedMessage, ServiceBusReceiver } from '@azure/service-bus';
+import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import type { TraceContext } from '@azure/functions';
 import type { Logger } from 'pino';
 import type { ThroughputSummary } from '../logging/throughputSummary.js';
@@ -6,17 +6,17 @@ import { createInvocationContext } from '../logging/invocationContext.js';
 import { inInvocation } from '../logging/logOutput.js';
 import type { ServiceBusRegistration } from '../registrations.js';
 import { createInvocationSettlement } from './messageActions.js';
-import type { SessionControl, SettlementOutcome } from './messageActions.js';
-import type { SettlementQueue } from './settlementQueue.js';
+import type { SessionControl, Settle, SettlementOutcome } from './messageActions.js';
 import { triggerEntity } from './triggerEntity.js';
 import { toExtensionMessage, toHostBody, toTriggerMetadata } from './triggerInput.js';
 
 /** One message to run through one Service Bus function. */
 export interface ProcessMessageOptions {
   registration: ServiceBusRegistration;
-  receiver: ServiceBusReceiver;
-  settlementQueue: SettlementQueue;
+  /** The message as the trigger thread received it, rebuilt on this thread (wireMessage.ts). */
   message: ServiceBusReceivedMessage;
+  /** Executes the settlements on the receiver holding the message, in the trigger thread. */
+  settle: Settle;
   session?: SessionControl;
   /** host.json's value, overridden by a queue registration's own `autoCompleteMessages` (a topic's has none). */
   autoCompleteMessages: boolean;
@@ -38,12 +38,7 @@ export type MessageOutcome = SettlementOutcome | 'unsettled';
 export async function processMessage(options: ProcessMessageOptions): Promise<MessageOutcome> {
   const { registration, message, logger } = options;
   const started = performance.now();
-  const settlement = createInvocationSettlement({
-    receiver: options.receiver,
-    queue: options.settlementQueue,
-    message,
-    session: options.session,
-  });
+  const settlement = createInvocationSettlement({ settle: options.settle, message, session: options.session });
   const sdkBinding = registration.options.sdkBinding === true;
   const extensionMessage = sdkBinding ? toExtensionMessage(message) : undefined;
   const input = extensionMessage ? { messages: extensionMessage, actions: settlement.actions } : toHostBody(message);

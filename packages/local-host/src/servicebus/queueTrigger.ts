@@ -1,31 +1,15 @@
-import type { ServiceBusClient } from '@azure/service-bus';
-import type { Logger } from 'pino';
-import type { ThroughputSummary } from '../logging/throughputSummary.js';
-import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
-import type { ServiceBusRegistration } from '../registrations.js';
-import { processMessage } from './processMessage.js';
 import { createSettlementQueue } from './settlementQueue.js';
-import { createTriggerReceiver, missingEntityMessage, triggerEntity } from './triggerEntity.js';
-import type { TriggerListener } from './triggerListener.js';
-
-/** Options of {@link startQueueTrigger}. */
-export interface QueueTriggerOptions {
-  client: ServiceBusClient;
-  registration: ServiceBusRegistration;
-  hostOptions: ServiceBusHostOptions;
-  logger: Logger;
-  /** Counts each invocation's outcome for the periodic summary line. @default none */
-  summary?: ThroughputSummary;
-}
+import { createTriggerReceiver, missingEntityMessage } from './triggerEntity.js';
+import type { TriggerListener, TriggerOptions } from './triggerListener.js';
 
 /**
  * Runs a non-session queue (or subscription) trigger like the host's message processor: one receiver, up to `maxConcurrentCalls`
  * handlers at once, automatic lock renewal up to `maxAutoLockRenewalDuration`. The handlers share one link, so
- * their settlements go through one {@link SettlementQueue} (see there for why).
+ * their settlements go through one {@link SettlementQueue} (see there for why). It runs in the trigger thread: each
+ * message goes to the main thread to be invoked, and its call slot is taken until that invocation is over.
  */
-export function startQueueTrigger(options: QueueTriggerOptions): TriggerListener {
-  const { client, registration, hostOptions, logger } = options;
-  const log = logger.child({ function: registration.name, queue: triggerEntity(registration) });
+export function startQueueTrigger(options: TriggerOptions): TriggerListener {
+  const { client, registration, hostOptions, log, dispatch } = options;
   const receiver = createTriggerReceiver(client, registration, {
     maxAutoLockRenewalDurationInMs: hostOptions.maxAutoLockRenewalDurationMs,
     skipParsingBodyAsJson: true,
@@ -37,15 +21,7 @@ export function startQueueTrigger(options: QueueTriggerOptions): TriggerListener
   const subscription = receiver.subscribe(
     {
       processMessage: async (message) => {
-        const run = processMessage({
-          registration,
-          receiver,
-          settlementQueue,
-          message,
-          autoCompleteMessages: hostOptions.autoCompleteMessages,
-          logger,
-          summary: options.summary,
-        });
+        const run = dispatch({ receiver, queue: settlementQueue, message });
         inFlight.add(run);
         try {
           await run;

@@ -1,23 +1,45 @@
-import { createCredential } from 'ledger-convoy/adapters/azureClients';
-import { ServiceBusClient } from '@azure/service-bus';
+import { ServiceBusClient, parseServiceBusConnectionString } from '@azure/service-bus';
 import type { AppSettings } from '../config/appSettings.js';
 
+/** A trigger's `connection` setting, resolved: what the trigger thread builds its client from. */
+export type ServiceBusConnection =
+  { connectionString: string } | { fullyQualifiedNamespace: string; managedIdentityClientId?: string };
+
 /**
- * Builds the client for a trigger's `connection` setting the way the Functions host resolves it: a connection
- * string in `<connection>`, or an identity-based connection in `<connection>__fullyQualifiedNamespace` (with
- * `__clientId` for a user-assigned identity).
+ * Resolves a trigger's `connection` setting the way the Functions host does: a connection string in `<connection>`,
+ * or an identity-based connection in `<connection>__fullyQualifiedNamespace` (with `__clientId` for a user-assigned
+ * identity).
  * @throws Error naming the missing setting.
  */
-export function serviceBusClientFor(connection: string, settings: AppSettings): ServiceBusClient {
+export function resolveServiceBusConnection(connection: string, settings: AppSettings): ServiceBusConnection {
   const connectionString = settings[connection];
-  if (connectionString) return new ServiceBusClient(connectionString);
+  if (connectionString) {
+    // A malformed one fails the start here, as the client's constructor would.
+    parseServiceBusConnectionString(connectionString);
+    return { connectionString };
+  }
   const namespace = settings[`${connection}__fullyQualifiedNamespace`];
   if (namespace) {
-    const clientId = settings[`${connection}__clientId`] || undefined;
-    return new ServiceBusClient(namespace, createCredential({ kind: 'default', clientId }));
+    const managedIdentityClientId = settings[`${connection}__clientId`];
+    return managedIdentityClientId
+      ? { fullyQualifiedNamespace: namespace, managedIdentityClientId }
+      : { fullyQualifiedNamespace: namespace };
   }
   throw new Error(
     `App setting "${connection}" is missing: set a Service Bus connection string, or ` +
       `"${connection}__fullyQualifiedNamespace" for an identity-based connection (local.settings.json Values or the environment).`,
+  );
+}
+
+/**
+ * The client of a resolved connection. The app's credential (and the Cosmos DB SDK its module imports) loads only for
+ * an identity-based connection: on the emulators the trigger thread loads neither.
+ */
+export async function serviceBusClientFor(connection: ServiceBusConnection): Promise<ServiceBusClient> {
+  if ('connectionString' in connection) return new ServiceBusClient(connection.connectionString);
+  const { createCredential } = await import('ledger-convoy/adapters/azureClients');
+  return new ServiceBusClient(
+    connection.fullyQualifiedNamespace,
+    createCredential({ kind: 'default', clientId: connection.managedIdentityClientId }),
   );
 }

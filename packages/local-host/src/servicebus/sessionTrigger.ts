@@ -1,24 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { isServiceBusError } from '@azure/service-bus';
-import type { ServiceBusClient, ServiceBusSessionReceiver } from '@azure/service-bus';
-import type { Logger } from 'pino';
-import type { ThroughputSummary } from '../logging/throughputSummary.js';
-import type { ServiceBusHostOptions } from '../config/serviceBusHostOptions.js';
-import type { ServiceBusRegistration } from '../registrations.js';
-import { processMessage } from './processMessage.js';
+import type { ServiceBusSessionReceiver } from '@azure/service-bus';
 import { createSettlementQueue } from './settlementQueue.js';
-import { acceptNextTriggerSession, missingEntityMessage, triggerEntity } from './triggerEntity.js';
-import type { TriggerListener } from './triggerListener.js';
+import { acceptNextTriggerSession, missingEntityMessage } from './triggerEntity.js';
+import type { TriggerListener, TriggerOptions } from './triggerListener.js';
 
 /** Options of {@link startSessionTrigger}. */
-export interface SessionTriggerOptions {
-  client: ServiceBusClient;
-  registration: ServiceBusRegistration;
-  hostOptions: ServiceBusHostOptions;
-  logger: Logger;
-  /** Counts each invocation's outcome for the periodic summary line. @default none */
-  summary?: ThroughputSummary;
+export interface SessionTriggerOptions extends TriggerOptions {
   /** Processors the accept limit counts (see {@link acceptLimit}). @default os.availableParallelism() */
   processorCount?: number;
 }
@@ -50,15 +39,14 @@ const LISTENERS_PER_WORKER = 3;
  * - a handler that throws has its unsettled message abandoned and the slot stays on the session (the SDK's
  *   processor swallows the error after `ProcessErrorAsync`); a failed receive (a lost session lock) closes it;
  * - session locks renew automatically from the accept, idle waits included, up to `maxAutoLockRenewalDuration`.
- * Each session has its own receiver, so concurrent sessions never share a link.
+ * Each session has its own receiver, so concurrent sessions never share a link. It runs in the trigger thread: each
+ * message goes to the main thread to be invoked, and the slot receives again once that invocation is over.
  */
 export function startSessionTrigger(options: SessionTriggerOptions): TriggerListener {
-  const { client, registration, hostOptions, logger } = options;
-  const entity = triggerEntity(registration);
+  const { client, registration, hostOptions, log, dispatch } = options;
   const abort = new AbortController();
   // Every worker listens on this one signal, so more than ten workers is normal, not a leak.
   setMaxListeners(hostOptions.maxConcurrentSessions * LISTENERS_PER_WORKER + 10, abort.signal);
-  const log = logger.child({ function: registration.name, queue: entity });
   let acceptsPending = 0;
   let missingReported = false;
   const accepts = new Gate(
@@ -125,12 +113,6 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
   const drainSession = async (receiver: ServiceBusSessionReceiver): Promise<void> => {
     const settlementQueue = createSettlementQueue();
     let release = false;
-    const session = {
-      receiver,
-      requestRelease: () => {
-        release = true;
-      },
-    };
     log.debug({ sessionId: receiver.sessionId }, 'session accepted');
     // The SDK leaves one abort listener behind on the signal of each session receiver's receiveMessages, so each
     // session gets its own signal (dropped with the session), linked to the trigger's by one listener removed here.
@@ -151,16 +133,8 @@ export function startSessionTrigger(options: SessionTriggerOptions): TriggerList
         }
         const [message] = messages;
         if (!message) return; // idle: release the session so another worker (or host) can take it
-        await processMessage({
-          registration,
-          receiver,
-          settlementQueue,
-          message,
-          session,
-          autoCompleteMessages: hostOptions.autoCompleteMessages,
-          logger,
-          summary: options.summary,
-        });
+        const invoked = await dispatch({ receiver, queue: settlementQueue, message, session: receiver });
+        release = invoked.releaseSession;
       }
     } finally {
       abort.signal.removeEventListener('abort', onAbort);

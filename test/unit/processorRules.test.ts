@@ -373,6 +373,11 @@ describe('order processor, rules 1–4 and 6–7', () => {
         (e: ReturnType<typeof entriesFor>) => [e.created(), e.amended(2, 't-1', 1)],
       ],
       [
+        // An amendment names a transaction: an id longer than any the order can hold is unknown, not malformed.
+        'TransactionAmended of a transactionId of 101 bytes',
+        (e: ReturnType<typeof entriesFor>) => [e.created(), e.amended(2, 't'.repeat(101), 1)],
+      ],
+      [
         'anything after OrderDeleted',
         (e: ReturnType<typeof entriesFor>) => [e.created(), e.deleted(2), e.added(3, 't-1', 1)],
       ],

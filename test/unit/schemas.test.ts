@@ -55,7 +55,8 @@ describe('entry schema', () => {
     ['a transactionId with a control character', { ...e.added(2, 't\u0007', 1) }, 'data.transactionId'],
     ['a transactionId with a C1 control character', { ...e.added(2, 't\u0085', 1) }, 'data.transactionId'],
     ['a transactionId with a lone surrogate', { ...e.added(2, 't\ud83d', 1) }, 'data.transactionId'],
-    ['an amended transactionId of 101 characters', { ...e.amended(2, 't'.repeat(101), 1) }, 'data.transactionId'],
+    ['an empty amended transactionId', { ...e.amended(2, '', 1) }, 'data.transactionId'],
+    ['an amended transactionId with a lone surrogate', { ...e.amended(2, 't\ud83d', 1) }, 'data.transactionId'],
     [
       'a customerId of 101 bytes',
       { ...e.created(), data: { customerId: 'c'.repeat(101), currency: 'EUR' } },
@@ -99,6 +100,13 @@ describe('entry schema', () => {
     const results = [created, added, euros, emoji, quotes].map((body) => validateEntry(body));
     // Assess
     expect(results.map((r) => r.ok)).toEqual([true, true, true, true, true]);
+  });
+
+  it('takes an amended transactionId of any length: the order holding it is rule 7, not the schema', () => {
+    // Act
+    const result = validateEntry(e.amended(2, '€'.repeat(34), 1));
+    // Assess
+    expect(result.ok).toBe(true);
   });
 
   it('says a transactionId is too long in bytes', () => {

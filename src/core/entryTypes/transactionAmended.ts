@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amountSchema, entryOf, introducedId } from '../schemas/entry.js';
+import { amountSchema, entryOf, namedId } from '../schemas/entry.js';
 import { entryType } from './entryType.js';
 
 /**
@@ -7,7 +7,7 @@ import { entryType } from './entryType.js';
  * holds. It reads that transaction first (its amount makes the new total) and replaces it under the read's ETag.
  */
 export const transactionAmended = entryType({
-  schema: entryOf('TransactionAmended', z.strictObject({ transactionId: introducedId(), amount: amountSchema })),
+  schema: entryOf('TransactionAmended', z.strictObject({ transactionId: namedId, amount: amountSchema })),
   eventType: 'convoy.order.transaction-amended',
   reads: (entry) => entry.data.transactionId,
   apply(state, entry, { current }) {

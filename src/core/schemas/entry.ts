@@ -13,6 +13,13 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
 const WELL_FORMED = { error: 'Contains a lone surrogate (not valid Unicode)' };
 
+/**
+ * An id an entry names rather than introduces (`TransactionAmended`'s `transactionId`): any well-formed text; whether
+ * the order holds it is rule 7's question, not the schema's (the byte bound of {@link introducedId} applies where an
+ * id is introduced).
+ */
+export const namedId = z.string().min(1).refine(wellFormed, WELL_FORMED);
+
 /** `orderId` / `ledgerId`: 1–128 characters (Service Bus SessionId / MessageId limit), well-formed. */
 export const orderIdSchema = z.string().min(1).max(ORDER_ID_MAX_LENGTH).refine(wellFormed, WELL_FORMED);
 

@@ -40,18 +40,22 @@ const reused: Entry[] = run.sends
 /** The `data` a correct processor commits for `entry`, from the oracle's states before and after it. */
 function dataOf(entry: Entry, before: BusinessState | undefined, after: BusinessState | undefined): SeenEvent['data'] {
   if (!after) return undefined;
-  const change =
-    entry.type === 'OrderCreated'
-      ? { ...entry.data }
-      : entry.type === 'TransactionAdded'
-        ? { ...entry.data }
-        : entry.type === 'TransactionAmended'
-          ? {
-              ...entry.data,
-              previousAmount:
-                before?.transactions.find((t) => t.transactionId === entry.data.transactionId)?.amount ?? 0,
-            }
-          : {};
+  // Exhaustive on purpose: a new entry type fails to compile here until this model says what its change is.
+  let change: object;
+  switch (entry.type) {
+    case 'OrderCreated':
+    case 'TransactionAdded':
+    case 'OrderDeleted':
+      change = { ...entry.data };
+      break;
+    case 'TransactionAmended': {
+      const previous = before?.transactions.find((t) => t.transactionId === entry.data.transactionId);
+      change = { ...entry.data, previousAmount: previous?.amount ?? 0 };
+      break;
+    }
+    default:
+      change = entry satisfies never;
+  }
   const { status, customerId, currency, lastSequence, total, transactions } = after;
   return {
     orderId: entry.orderId,

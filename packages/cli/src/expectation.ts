@@ -10,14 +10,14 @@ import { expectedOrders } from './oracle.js';
 /** Default path of the expectation file `send` writes and `verify` reads. */
 export const DEFAULT_EXPECTATION_FILE = 'convoy-expected.json';
 
-const businessStateSchema = z.object({
+const businessStateSchema = z.strictObject({
   orderId: z.string(),
   status: z.enum([OrderStatus.Pending, OrderStatus.Open, OrderStatus.Deleted]),
   customerId: z.string().nullable(),
   currency: z.string().nullable(),
   lastSequence: z.int(),
   total: z.int(),
-  transactions: z.array(z.object({ transactionId: z.string(), amount: z.int() })),
+  transactions: z.array(z.strictObject({ transactionId: z.string(), amount: z.int() })),
 });
 
 const deadLetterSchema = z.object({

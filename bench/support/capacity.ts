@@ -239,7 +239,7 @@ export const DOCUMENTED_INPUTS: CapacityInputs = {
   requestUnitsPerEntry: 18.5,
   serviceBusMessagesPerEntry: 2.01,
   executionsPerEntry: 1.25,
-  appCpuMsPerEntry: 4.3,
+  appCpuMsPerEntry: 0.83,
   entriesPerSecondPerSlot: 6.26,
   oneOrderEntriesPerSecond: 21.1,
 };

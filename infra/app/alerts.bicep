@@ -46,7 +46,7 @@ param alertEvents array = [
   'OutboxDiscarded'
 ]
 
-@description('Gauge the app reports for orders whose outbox records are on hold (src/adapters/metrics.ts).')
+@description('Gauge the app reports for orders whose events are held for a target (src/adapters/metrics.ts).')
 param outboxHoldsMetric string = 'convoy.outbox.holds'
 
 @description('Gauge the app reports for the outbox relay lag, in seconds (src/adapters/metrics.ts).')

@@ -123,8 +123,8 @@ export class ConvoyMetrics implements OutboxObserver {
     const gauge = (name: MetricName, description: string, unit: string) =>
       meter.createObservableGauge(name, { description, unit });
     const gauges = [
-      gauge(MetricName.OutboxHolds, 'Orders whose outbox records are on hold', '{order}'),
-      gauge(MetricName.OutboxLag, 'Age of the oldest outbox record the relay has not passed', 's'),
+      gauge(MetricName.OutboxHolds, 'Orders whose events are held for a target', '{order}'),
+      gauge(MetricName.OutboxLag, 'Age of the oldest stored event the relay has not passed', 's'),
       gauge(MetricName.ParkedEntries, 'Entries parked behind a gap', '{entry}'),
       gauge(MetricName.OldestGapAge, 'Age of the oldest parked entry', 's'),
     ];
@@ -150,7 +150,7 @@ export class ConvoyMetrics implements OutboxObserver {
         unit: 's',
       }),
       delivered: meter.createCounter(MetricName.OutboxDelivered, {
-        description: 'Outbox records delivered to every target',
+        description: 'Stored events delivered to every target',
       }),
       attemptsFailed: meter.createCounter(MetricName.OutboxAttemptsFailed, {
         description: 'Failed outbox delivery attempts',

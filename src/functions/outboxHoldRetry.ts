@@ -6,11 +6,15 @@
 import type { InvocationContext, Timer } from '@azure/functions';
 import { retryDueHolds, type HoldRetryReport } from '../core/index.js';
 import { defineFunction, type AppContext } from './appContext.js';
+import { skippedWhenThrottled } from './throttledTick.js';
 
 /** Every minute, at second 15 (NCRONTAB with seconds), apart from the gap monitor's and the gauges' seconds. */
 const OUTBOX_HOLD_RETRY_SCHEDULE = '15 * * * * *';
 
-/** One tick; rejects if Cosmos DB cannot list the holds (the next tick tries again). @internal */
+/**
+ * One tick; rejects if Cosmos DB cannot list the holds (the next tick tries again; the function skips a throttled
+ * one with a warn line). @internal
+ */
 export async function outboxHoldRetry(
   app: AppContext,
   _timer: Timer,
@@ -23,6 +27,11 @@ export async function outboxHoldRetry(
 }
 
 /** The function: a timer every minute. */
-export const outboxHoldRetryFunction = defineFunction('timer', 'outboxHoldRetry', outboxHoldRetry, {
-  schedule: OUTBOX_HOLD_RETRY_SCHEDULE,
-});
+export const outboxHoldRetryFunction = defineFunction(
+  'timer',
+  'outboxHoldRetry',
+  skippedWhenThrottled(outboxHoldRetry),
+  {
+    schedule: OUTBOX_HOLD_RETRY_SCHEDULE,
+  },
+);

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 /** The app on `settings`, read at each start as the host would read its app settings. */
-function appOn(settings: AppSettings) {
+function appOn(settings: AppSettings, deps: Omit<Parameters<typeof composeApp>[0] & object, 'settings'> = {}) {
   return composeApp({
     settings: () => ({
       LOG_LEVEL: 'silent',
@@ -31,6 +31,7 @@ function appOn(settings: AppSettings) {
       CosmosConnection: cosmos.connectionString,
       ...settings,
     }),
+    ...deps,
   });
 }
 
@@ -144,6 +145,51 @@ describe('the composed app', () => {
       });
       expect(failed).toMatchObject({ code: 'StoreFailed' });
       expect(recovered).toMatchObject({ status: 404 });
+    } finally {
+      cosmos.faults.clear();
+      await app.terminate();
+    }
+  });
+
+  it('skips a timer tick the order store throttles with a warn line and no error, and fails one on any other failure', async () => {
+    // Prepare: the orders and leases containers, and an app whose log lines the test reads.
+    const client = new CosmosClient({
+      endpoint: cosmos.endpoint,
+      key: cosmos.key,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
+    const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
+    await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
+    await database.containers.createIfNotExists({ id: 'leases', partitionKey: { paths: ['/id'] } });
+    client.dispose();
+    const lines: string[] = [];
+    const app = appOn({ LOG_LEVEL: 'info' }, { logDestination: { write: (line: string) => void lines.push(line) } });
+    await app.start();
+    const tick = (name: string) => {
+      const handler = handlerOf(app, name) as (timer: unknown, context: unknown) => Promise<unknown>;
+      return Promise.resolve()
+        .then(() => handler({ isPastDue: false }, invocation(name)))
+        .catch((error: unknown) => error);
+    };
+    try {
+      // Act
+      const throttling = cosmos.faults.add({ operation: '*', status: 429, count: 1_000, retryAfterMs: 250 });
+      const holdRetry = await tick('outboxHoldRetry');
+      const gauges = await tick('outboxGauges');
+      cosmos.faults.remove(throttling);
+      cosmos.faults.add({ operation: 'query', status: 500, count: 1 });
+      const failed = await tick('outboxHoldRetry');
+      const next = await tick('outboxHoldRetry');
+      // Assess
+      const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect([holdRetry, gauges]).toEqual([undefined, undefined]);
+      expect(logged.filter((l) => l.msg === 'store throttled, tick skipped')).toEqual([
+        expect.objectContaining({ level: 40, function: 'outboxHoldRetry', retryAfterMs: 250 }),
+        expect.objectContaining({ level: 40, function: 'outboxGauges', retryAfterMs: 250 }),
+      ]);
+      expect(logged.filter((l) => (l.level as number) >= 50 || 'err' in l || 'stack' in l)).toEqual([]);
+      expect(failed).toMatchObject({ code: 'StoreFailed' });
+      expect(next).toMatchObject({ holds: 0, tried: 0 });
     } finally {
       cosmos.faults.clear();
       await app.terminate();

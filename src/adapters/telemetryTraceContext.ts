@@ -43,7 +43,7 @@ function traceparentOfSpan(span: Span | undefined): string | undefined {
 /**
  * The traceparent of `span` (default: the active span), or a new random one (sampled) when there is no valid span.
  * Without an OpenTelemetry SDK a span started under a remote parent carries that parent's context, so the
- * caller's trace still goes on.
+ * caller's trace still goes on. @internal exported for tests
  */
 export function currentOrNewTraceparent(span: Span | undefined = trace.getActiveSpan()): string {
   return traceparentOfSpan(span) ?? `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
@@ -153,18 +153,21 @@ export function dispositionOf(outcome: string) {
  * Runs `send` in the producer span `send <queue>` under `parent`, handing it the span's `traceparent` to put on the
  * wire (the consumer's span becomes its child). Without an SDK the span is not recording and carries its parent's
  * context, so the trace id still travels; under a span of this process that has none, a new trace id is made up,
- * and with no parent at all there is none to pass on.
+ * and with no parent at all there is none to pass on: so `send` always gets one under a span parent.
  */
-export async function inSendSpan<T>(
+export async function inSendSpan<T, P extends SpanParent>(
   queue: string,
   message: { messageId?: string; sessionId?: string; count?: number },
-  parent: SpanParent,
-  send: (traceparent: string | undefined, span: Span) => Promise<T>,
+  parent: P,
+  send: (traceparent: P extends Span ? string : string | undefined, span: Span) => Promise<T>,
 ): Promise<T> {
   const attributes = messagingAttributes('send', { queue, ...message });
-  return inSpan(`send ${queue}`, SpanKind.PRODUCER, attributes, parent, (span) =>
-    send(traceparentOfSpan(span) ?? (typeof parent === 'object' ? currentOrNewTraceparent(span) : parent), span),
-  );
+  return inSpan(`send ${queue}`, SpanKind.PRODUCER, attributes, parent, (span) => {
+    const traceparent =
+      traceparentOfSpan(span) ?? (typeof parent === 'object' ? currentOrNewTraceparent(span) : parent);
+    // Under a span parent it is always a string (its own, or a new trace's); TypeScript cannot narrow `P` from it.
+    return send(traceparent as Parameters<typeof send>[0], span);
+  });
 }
 
 /** Runs `work` in the server span `<method> <route>` of an HTTP function, child of the request's `traceparent`. */

@@ -5,13 +5,7 @@ import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { MessageTooLargeError, sendInBatches, serviceBusMessageOf } from '../adapters/serviceBusBatchSender.js';
 import { normaliseTriggerInput, settlementFor } from '../adapters/functionsSettlement.js';
 import type { FunctionsSettlementActions, FunctionsTriggerInput } from '../adapters/functionsSettlement.js';
-import {
-  currentOrNewTraceparent,
-  inMessageSpan,
-  inSendSpan,
-  settledAs,
-  type Disposition,
-} from '../adapters/telemetryTraceContext.js';
+import { inMessageSpan, inSendSpan, settledAs, type Disposition } from '../adapters/telemetryTraceContext.js';
 import type { Span } from '@opentelemetry/api';
 import { normaliseBody } from '../core/schemas/body.js';
 import { ORDER_ID_MAX_LENGTH } from '../core/schemas/limits.js';
@@ -84,16 +78,11 @@ async function split(
   let traceparent: string | undefined;
   try {
     // One send span for the fan-out: the entries carry its trace context, so each entry's processing is its child.
-    sent = await inSendSpan(
-      QueueName.Orders,
-      { count: plan.messages.length },
-      span,
-      (tp = currentOrNewTraceparent()) => {
-        traceparent = tp;
-        const messages = plan.messages.map((planned) => serviceBusMessageOf(planned, tp));
-        return sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
-      },
-    );
+    sent = await inSendSpan(QueueName.Orders, { count: plan.messages.length }, span, (tp) => {
+      traceparent = tp;
+      const messages = plan.messages.map((planned) => serviceBusMessageOf(planned, tp));
+      return sendInBatches(app.sender(QueueName.Orders), messages, { beforeSend: renew });
+    });
   } catch (error) {
     if (error instanceof MessageTooLargeError) {
       // Nothing was sent: the batches are all built before the first send.

@@ -3,12 +3,7 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { isServiceBusError } from '@azure/service-bus';
-import {
-  currentOrNewTraceparent,
-  inSendSpan,
-  inServerSpan,
-  traceProperties,
-} from '../adapters/telemetryTraceContext.js';
+import { inSendSpan, inServerSpan, traceProperties } from '../adapters/telemetryTraceContext.js';
 import { isTraceparent } from '../core/traceContext.js';
 import { LEDGER_MAX_BYTES } from '../core/schemas/limits.js';
 import { validateLedger } from '../core/schemas/ledger.js';
@@ -60,20 +55,15 @@ export async function postLedger(
     async (span): Promise<HttpResponseInit> => {
       try {
         // The splitter's span is a child of this send's: one trace from the request to the order events.
-        const traceparent = await inSendSpan(
-          QueueName.Ledger,
-          { messageId: ledger.ledgerId },
-          span,
-          async (tp = currentOrNewTraceparent()) => {
-            await app.sender(QueueName.Ledger).sendMessages({
-              messageId: ledger.ledgerId,
-              contentType: 'application/json',
-              body: ledger,
-              applicationProperties: traceProperties(tp),
-            });
-            return tp;
-          },
-        );
+        const traceparent = await inSendSpan(QueueName.Ledger, { messageId: ledger.ledgerId }, span, async (tp) => {
+          await app.sender(QueueName.Ledger).sendMessages({
+            messageId: ledger.ledgerId,
+            contentType: 'application/json',
+            body: ledger,
+            applicationProperties: traceProperties(tp),
+          });
+          return tp;
+        });
         app.telemetry.log('debug', 'ledger accepted', {
           ledgerId: ledger.ledgerId,
           entries: ledger.entries.length,

@@ -120,7 +120,8 @@ function setting(
   return value;
 }
 
-function isoDuration(env: SettingsSource, name: string, fallback: number): number {
+/** An ISO 8601 duration in milliseconds (`PT1M`), positive; `fallback` when unset or empty. */
+export function isoDuration(env: SettingsSource, name: string, fallback: number): number {
   return setting(env, name, fallback, 'a positive ISO 8601 duration such as PT1M', parseIsoDuration);
 }
 

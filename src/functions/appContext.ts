@@ -16,11 +16,9 @@ import { CosmosOutboxHoldStore } from '../adapters/outboxHoldCosmosStore.js';
 import { ServiceBusOrderEventSender } from '../adapters/outboxServiceBusSender.js';
 import { webhookOf } from '../adapters/outboxWebhook.js';
 import { createTelemetry } from '../adapters/telemetry.js';
-import { resolveCoreConfig } from '../core/config.js';
+import { isoDuration, resolveCoreConfig } from '../core/config.js';
 import { OutboxRelay, type HoldRetryDeps } from '../core/index.js';
 import { resolveOutboxConfig } from '../core/outbox/outboxConfig.js';
-import { parseIsoDuration } from '../core/duration.js';
-import { ConfigError } from '../core/errors.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { OrderCache } from '../core/processor/orderCache.js';
 import { OrderProcessor } from '../core/processor/orderProcessor.js';
@@ -46,6 +44,9 @@ export const SETTLED_BY_HANDLER = {
  * four times as many transactions.
  */
 const ORDER_CACHE_SIZE = 4096;
+
+/** `LockDuration` of the `ledger` queue when `LEDGER_LOCK_DURATION` is unset (PT1M). */
+const LEDGER_LOCK_DURATION_DEFAULT_MS = 60_000;
 
 /** Everything the functions share, built from one set of app settings. */
 export type AppContext = Readonly<ReturnType<typeof createAppContext>>;
@@ -89,7 +90,7 @@ export interface AppContextDeps {
 export function createAppContext(settings: AppSettings, deps: AppContextDeps = {}) {
   const frozen: AppSettings = Object.freeze({ ...settings });
   const config = resolveCoreConfig(frozen);
-  const ledgerLockDurationMs = resolveLedgerLockDuration(frozen);
+  const ledgerLockDurationMs = isoDuration(frozen, 'LEDGER_LOCK_DURATION', LEDGER_LOCK_DURATION_DEFAULT_MS);
   const cosmosResources = resolveCosmosResourceNames(frozen);
   const outboxConfig = resolveOutboxConfig(frozen);
   resolveCosmosConnection(frozen);
@@ -170,14 +171,4 @@ export function createAppContext(settings: AppSettings, deps: AppContextDeps = {
       cosmosClient.dispose();
     },
   };
-}
-
-/** Reads `LEDGER_LOCK_DURATION`, the `LockDuration` of the `ledger` queue. */
-function resolveLedgerLockDuration(settings: AppSettings): number {
-  const raw = settings.LEDGER_LOCK_DURATION;
-  if (raw === undefined || raw === '') return 60_000;
-  const ms = parseIsoDuration(raw);
-  if (ms === undefined || ms <= 0)
-    throw new ConfigError('LEDGER_LOCK_DURATION', `expected an ISO 8601 duration such as PT1M, got "${raw}"`);
-  return ms;
 }

@@ -176,13 +176,12 @@ function numberOf(value: unknown): number | undefined {
 }
 
 /** The last status the gateway answered, from an error's diagnostics (`items.batch` keeps nothing else). */
-function lastGatewayStatus(error: object): { status?: number; substatus?: number } {
+function lastGatewayStatus(error: object): number | undefined {
   const diagnostics = (error as { diagnostics?: { clientSideRequestStatistics?: { gatewayStatistics?: unknown } } })
     .diagnostics;
   const stats = diagnostics?.clientSideRequestStatistics?.gatewayStatistics;
-  if (!Array.isArray(stats) || stats.length === 0) return {};
-  const last = stats[stats.length - 1] as { statusCode?: unknown; subStatusCode?: unknown };
-  return { status: numberOf(last.statusCode), substatus: numberOf(last.subStatusCode) };
+  if (!Array.isArray(stats) || stats.length === 0) return undefined;
+  return numberOf((stats[stats.length - 1] as { statusCode?: unknown }).statusCode);
 }
 
 /** The core code for a failure of a call of `kind`: by the status the server answered, else by the network error. */
@@ -206,11 +205,10 @@ function storeErrorCodeOf(status: number | undefined, networkFailure: string, ki
  */
 export function toStoreError(error: unknown, kind: CosmosCallKind, what: string): StoreError {
   const e = (typeof error === 'object' && error !== null ? error : {}) as Partial<
-    Record<'code' | 'statusCode' | 'substatus' | 'retryAfterInMs' | 'message' | 'name', unknown>
+    Record<'code' | 'statusCode' | 'retryAfterInMs' | 'message' | 'name', unknown>
   >;
   const message = typeof e.message === 'string' ? e.message : String(error);
-  const fromDiagnostics = lastGatewayStatus(e);
-  const status = numberOf(e.code) ?? numberOf(e.statusCode) ?? fromDiagnostics.status;
+  const status = numberOf(e.code) ?? numberOf(e.statusCode) ?? lastGatewayStatus(e);
   // Without an answer: Node's network error code (`ECONNRESET`, ...), as the code or in the message, or the error's name.
   const networkCode =
     typeof e.code === 'string'
@@ -220,7 +218,6 @@ export function toStoreError(error: unknown, kind: CosmosCallKind, what: string)
   const reason = status !== undefined ? `status ${status}` : (networkCode ?? 'no status');
   return new StoreError(code, `Cosmos DB ${kind} of ${what} failed (${reason}): ${message}`, {
     status,
-    substatus: numberOf(e.substatus) ?? fromDiagnostics.substatus,
     retryAfterMs: numberOf(e.retryAfterInMs),
     throttled: code === CoreErrorCode.StoreTransient && status === THROTTLED,
     cause: error,

@@ -43,7 +43,6 @@ export type StoreErrorCode =
 export interface StoreErrorDetails {
   /** HTTP status of the underlying failure, when there was one. */
   status?: number;
-  substatus?: number;
   /** Server-suggested wait (Cosmos `x-ms-retry-after-ms`). */
   retryAfterMs?: number;
   /** The store refused only because the request would pass its throughput budget (Cosmos 429): it says "later". */
@@ -54,7 +53,6 @@ export interface StoreErrorDetails {
 /** Failure of an `OrderStore` call, translated by the adapter from its SDK error. */
 export class StoreError extends Error {
   readonly status: number | undefined;
-  readonly substatus: number | undefined;
   readonly retryAfterMs: number | undefined;
   readonly throttled: boolean;
   constructor(
@@ -65,7 +63,6 @@ export class StoreError extends Error {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'StoreError';
     this.status = details.status;
-    this.substatus = details.substatus;
     this.retryAfterMs = details.retryAfterMs;
     this.throttled = details.throttled === true;
   }

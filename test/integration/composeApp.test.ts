@@ -22,6 +22,15 @@ afterAll(async () => {
   await cosmos?.close();
 });
 
+/** A client of the emulator, for what a test prepares or reads beside the app. */
+function emulatorClient(): CosmosClient {
+  return new CosmosClient({
+    endpoint: cosmos.endpoint,
+    key: cosmos.key,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
+}
+
 /** The app on `settings`, read at each start as the host would read its app settings. */
 function appOn(settings: AppSettings, deps: Omit<Parameters<typeof composeApp>[0] & object, 'settings'> = {}) {
   return composeApp({
@@ -78,11 +87,7 @@ describe('the composed app', () => {
 
   it('hands every function the one context: the order store of the database and container the settings name', async () => {
     // Prepare: an order document in a database and container with other names.
-    const client = new CosmosClient({
-      endpoint: cosmos.endpoint,
-      key: cosmos.key,
-      connectionPolicy: { enableEndpointDiscovery: false },
-    });
+    const client = emulatorClient();
     const { database } = await client.databases.createIfNotExists({ id: 'convoy-blue' });
     const { container } = await database.containers.createIfNotExists({
       id: 'orders-blue',
@@ -120,11 +125,7 @@ describe('the composed app', () => {
 
   it('answers 503 with Retry-After while the order store is throttled, and leaves any other failure to the host', async () => {
     // Prepare
-    const client = new CosmosClient({
-      endpoint: cosmos.endpoint,
-      key: cosmos.key,
-      connectionPolicy: { enableEndpointDiscovery: false },
-    });
+    const client = emulatorClient();
     const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
     await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
     client.dispose();
@@ -153,11 +154,7 @@ describe('the composed app', () => {
 
   it('skips a timer tick the order store throttles with a warn line and no error, and fails one on any other failure', async () => {
     // Prepare: the orders and leases containers, and an app whose log lines the test reads.
-    const client = new CosmosClient({
-      endpoint: cosmos.endpoint,
-      key: cosmos.key,
-      connectionPolicy: { enableEndpointDiscovery: false },
-    });
+    const client = emulatorClient();
     const { database } = await client.databases.createIfNotExists({ id: 'convoy' });
     await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/orderId'] } });
     await database.containers.createIfNotExists({ id: 'leases', partitionKey: { paths: ['/id'] } });

@@ -36,7 +36,7 @@ export interface BenchStack {
   /** Starts the in-process host with these functions (host.json plus the overrides); counts what it processes. */
   startHost(options: HostPhaseOptions): Promise<BenchHost>;
   cosmosCounters(): Promise<CosmosCounts>;
-  /** `committedAt` (epoch ms) of every outbox record, by its event's key (the `messageId` on order-events). */
+  /** `committedAt` (epoch ms) of every stored event, by its key (the `messageId` on order-events). */
   outboxCommitTimes(): Promise<Map<string, number>>;
   resetCosmosCounters(): Promise<void>;
   close(): Promise<void>;

@@ -109,7 +109,7 @@ export async function latencyPhase(
     const eventLatencies = measured
       .map((id) => (enqueuedAt.get(id) as number) - (committedAt.get(id) ?? Number.NaN))
       .sort((a, b) => a - b);
-    if (eventLatencies.some(Number.isNaN)) throw new Error('an outbox record of the latency phase has no committedAt');
+    if (eventLatencies.some(Number.isNaN)) throw new Error('a stored event of the latency phase has no committedAt');
 
     const applied = appliedTimes(
       phase.processed,

@@ -156,7 +156,7 @@ export function report(r: BenchResults): string {
         ],
       ],
     ),
-    `Event latency, outbox record committed (committedAt) → its event enqueued on the order-events topic (read from subscription all), same entries (${l.event.samples}): ` +
+    `Event latency, entry committed with its event (committedAt) → its event enqueued on the order-events topic (read from subscription all), same entries (${l.event.samples}): ` +
       `p50 ${fixed(l.event.p50Ms, 0)} ms, p99 ${fixed(l.event.p99Ms, 0)} ms, max ${fixed(l.event.maxMs, 0)} ms`,
     ...(l.appliedPerSecond < 0.95 * l.offeredPerSecond
       ? [`FELL BEHIND: ${fixed(l.appliedPerSecond, 1)} of ${l.offeredPerSecond} entries/s applied during the window.`]
@@ -183,7 +183,7 @@ export function report(r: BenchResults): string {
     "  counted from the first send until every entry's event was taken from order-events subscription all (a consumer in the bench, started once the",
     "  e2e timing ends so it takes no CPU from it; the relay's end is the last event's enqueue time), so the relay's",
     '  change-feed reads, hold reads, lease checkpoints and renewals are in; no HTTP reads run meanwhile (the order check comes after).',
-    "event latency: enqueuedTimeUtc of the entry's order-events message (the topic's enqueue time, as subscription all delivers it) − its outbox record's committedAt (one machine, one clock).",
+    "event latency: enqueuedTimeUtc of the entry's order-events message (the topic's enqueue time, as subscription all delivers it) − the committedAt of the entry's record (one machine, one clock).",
     'raw: timed from the first acceptNextSession to the last completeMessage. ratio: e2e entries/s ÷ raw msg/s, per pair, median of the pairs.',
     'latency: each POST\'s start time is computed from the phase start (no drift, at most 64 POSTs awaiting their 202); "applied" is the',
     "  host's log time of the entry's completed line, or of its predecessor's when it arrived first and was parked (out of order).",

@@ -75,7 +75,7 @@ export function duplicateSends(
 /**
  * Checks every invariant of the run against what was observed. `reusedKeys` are the other bodies sent under a
  * valid entry's `entryId` (IdempotencyKeyConflict on purpose): whichever body arrives first is the one applied.
- * The duplicate-send bound fails the run only from `duplicateBoundMinRecords` outbox records on.
+ * The duplicate-send bound fails the run only from `duplicateBoundMinRecords` stored events on.
  */
 export function checkInvariants(
   expectation: Expectation,

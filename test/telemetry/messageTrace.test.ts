@@ -95,7 +95,7 @@ describe("one message's spans", () => {
       expect(parentOf(processLedger)).toBe(sendLedger.spanContext().spanId);
       expect(parentOf(sendOrders)).toBe(processLedger.spanContext().spanId);
       expect(parentOf(processOrder)).toBe(sendOrders.spanContext().spanId);
-      // The relay delivers from the outbox record, which keeps the entry's own trace context (its message's).
+      // The relay delivers the event stored on the entry's record, which keeps the entry's own trace context (its message's).
       expect(parentOf(sendEvent)).toBe(sendOrders.spanContext().spanId);
       // The webhook got the trace context of its client span.
       const call = [...webhook.appliedBodies.entries()].find(([, b]) => b.orderId === orderId);

@@ -33,7 +33,7 @@ describe('W3C trace context of order messages', () => {
 });
 
 describe('order processor, trace context on the outbox', () => {
-  it("stores the message's traceparent on the outbox record of an applied entry, and none when it had none", async () => {
+  it("stores the message's traceparent with the event of an applied entry, and none when it had none", async () => {
     // Prepare
     const h = makeHarness();
     const orderId = uniqueOrderId();

@@ -35,8 +35,8 @@ export interface OrderWrite {
   order: { doc: OrderDocument; etag: string | undefined };
   /**
    * The entry's transaction: created by a `TransactionAdded` (one of its id fails the write with
-   * `transactionExists`), replaced under the ETag it was read with by a `TransactionAmended` (a changed or missing one
-   * fails it with `orderChanged`).
+   * `transactionExists`), replaced under the ETag it was read with by an entry that changes it, such as a
+   * `TransactionAmended` (a changed or missing one fails it with `orderChanged`).
    */
   transaction?: { create: TransactionDocument } | { replace: Stored<TransactionDocument> };
 }

@@ -77,17 +77,20 @@ const listeners: TriggerListener[] = triggers.map((registration, trigger) => {
 /** Executes one settlement on the receiver that holds the message, as the extension's settlement service does. */
 async function settle(message: HeldMessage, request: SettlementRequest): Promise<Date | undefined> {
   const { receiver, queue, session } = message;
+  // A message's outcomes go through its settlement queue, in the order the function asked for them.
+  const outcome = async (run: () => Promise<void>): Promise<undefined> => {
+    await queue.run(run);
+    return undefined;
+  };
   switch (request.action) {
     case 'complete':
-      return queue.run(() => receiver.completeMessage(message.message)).then(() => undefined);
+      return outcome(() => receiver.completeMessage(message.message));
     case 'abandon':
-      return queue
-        .run(() => receiver.abandonMessage(message.message, request.propertiesToModify))
-        .then(() => undefined);
+      return outcome(() => receiver.abandonMessage(message.message, request.propertiesToModify));
     case 'deadLetter':
-      return queue.run(() => receiver.deadLetterMessage(message.message, request.details)).then(() => undefined);
+      return outcome(() => receiver.deadLetterMessage(message.message, request.details));
     case 'defer':
-      return queue.run(() => receiver.deferMessage(message.message, request.propertiesToModify)).then(() => undefined);
+      return outcome(() => receiver.deferMessage(message.message, request.propertiesToModify));
     case 'renewMessageLock':
       await receiver.renewMessageLock(message.message);
       return undefined;
